@@ -1,0 +1,56 @@
+/* gpuimg info: version, backends, devices and threads of this machine. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "options.h"
+
+static void print_devices(int measure)
+{
+    const char *why = "";
+    int n = gi_cuda_device_count(&why);
+    if (n == 0) {
+        printf("cuda devices: none (%s)\n", why);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        gi_device_info d;
+        if (gi_cuda_device_info(i, measure, &d) != GI_OK) {
+            printf("cuda device %d: %s\n", i, gi_last_error());
+            continue;
+        }
+        printf("cuda device %d: %s, compute capability %d.%d, %.1f GiB, %d SMs", i, d.name,
+               d.cc_major, d.cc_minor, d.total_memory / (double)(1ull << 30), d.multiprocessors);
+        if (measure) printf(", device copy %.0f GB/s", d.copy_gbytes_per_s);
+        printf("\n");
+    }
+}
+
+int cmd_info(int argc, char **argv)
+{
+    cli_common common;
+    int quick = 0;
+    cli_common_init(&common, "info");
+    const cli_option own[] = {
+        {"no-bandwidth", 0, NULL, "skip the device-copy bandwidth measurement", opt_flag, &quick},
+        {0},
+    };
+    char **rest;
+    int count;
+    int rc = cli_parse(argc, argv, &common, own, 0, &rest, &count);
+    if (rc) return rc;
+    if (common.help) {
+        cli_print_help(&common, "usage: gpuimg info [options]",
+                       "Prints the version, the backends compiled in, each GPU (name, compute\n"
+                       "capability, memory, measured device-copy bandwidth) and CPU threads.",
+                       own, 0);
+        return EXIT_OK;
+    }
+    if (count) return cli_usage_error(&common, "unexpected argument '%s'", rest[0]);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("gpuimg %s\n", GI_VERSION_STRING);
+    printf("backends: cpu%s\n", gi_cuda_compiled() ? " cuda" : "");
+    printf("cpu threads: %ld\n", cores < 1 ? 1 : cores);
+    print_devices(!quick);
+    return EXIT_OK;
+}

@@ -1,0 +1,270 @@
+/* Generic option parsing over declarative tables (see options.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "options.h"
+
+#define MAX_OPTIONS 64
+
+void cli_common_init(cli_common *c, const char *command)
+{
+    memset(c, 0, sizeof *c);
+    c->command = command;
+    c->verbosity = 1;
+    c->device = GI_DEVICE_AUTO;
+    c->border.mode = GI_BORDER_MIRROR;
+    c->quality = 90;
+    gi_load_limits_default(&c->limits);
+    const char *env = getenv("GPUIMG_DEVICE");
+    if (env && strcasecmp(env, "cpu") == 0) c->device = GI_DEVICE_CPU;
+    if (env && strcasecmp(env, "cuda") == 0) c->device = GI_DEVICE_CUDA;
+}
+
+int cli_usage_error(const cli_common *common, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "gpuimg %s: ", common->command);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'gpuimg %s --help'.\n", common->command);
+    return EXIT_USAGE;
+}
+
+static int invalid(const cli_option *o, const char *arg, const char *why)
+{
+    fprintf(stderr, "gpuimg: --%s '%s': %s\n", o->name, arg, why);
+    return -1;
+}
+
+int opt_flag(const cli_option *o, const char *arg)
+{
+    (void)arg;
+    *(int *)o->target = 1;
+    return 0;
+}
+
+static int parse_finite(const cli_option *o, const char *arg, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(arg, &end);
+    if (end == arg || *end || errno == ERANGE || !isfinite(*out))
+        return invalid(o, arg, "not a finite number");
+    return 0;
+}
+
+int opt_double(const cli_option *o, const char *arg)
+{
+    return parse_finite(o, arg, o->target);
+}
+
+int opt_double_positive(const cli_option *o, const char *arg)
+{
+    double v;
+    if (parse_finite(o, arg, &v)) return -1;
+    if (!(v > 0)) return invalid(o, arg, "must be greater than 0");
+    *(double *)o->target = v;
+    return 0;
+}
+
+int opt_double_nonneg(const cli_option *o, const char *arg)
+{
+    double v;
+    if (parse_finite(o, arg, &v)) return -1;
+    if (v < 0) return invalid(o, arg, "must not be negative");
+    *(double *)o->target = v;
+    return 0;
+}
+
+int opt_int_range(const cli_option *o, const char *arg, long min, long max)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || errno == ERANGE || v < min || v > max) {
+        fprintf(stderr, "gpuimg: --%s '%s': must be an integer from %ld to %ld\n", o->name, arg,
+                min, max);
+        return -1;
+    }
+    *(int *)o->target = (int)v;
+    return 0;
+}
+
+static int opt_quiet(const cli_option *o, const char *arg)
+{
+    (void)arg;
+    *(int *)o->target = 0;
+    return 0;
+}
+
+static int opt_verbose(const cli_option *o, const char *arg)
+{
+    (void)arg;
+    *(int *)o->target = 2;
+    return 0;
+}
+
+static int opt_device(const cli_option *o, const char *arg)
+{
+    static const char *const names[] = {"auto", "cpu", "cuda"};
+    for (int d = 0; d < 3; d++) {
+        if (strcasecmp(arg, names[d]) == 0) {
+            *(gi_device *)o->target = (gi_device)d;
+            return 0;
+        }
+    }
+    return invalid(o, arg, "expected auto, cpu or cuda");
+}
+
+static int opt_jobs(const cli_option *o, const char *arg)
+{
+    return opt_int_range(o, arg, 1, 256);
+}
+
+static int opt_border(const cli_option *o, const char *arg)
+{
+    if (gi_border_parse(arg, &((gi_border *)o->target)->mode) == 0) return 0;
+    return invalid(o, arg, "expected zero, replicate, reflect, mirror or wrap (see --help)");
+}
+
+static int opt_border_value(const cli_option *o, const char *arg)
+{
+    int v;
+    cli_option as_int = *o;
+    as_int.target = &v;
+    if (opt_int_range(&as_int, arg, 0, 255)) return -1;
+    ((gi_border *)o->target)->value = (uint8_t)v;
+    return 0;
+}
+
+static int opt_image_format(const cli_option *o, const char *arg)
+{
+    gi_format *f = o->target;
+    if (strcasecmp(arg, "png") == 0) *f = GI_FORMAT_PNG;
+    else if (strcasecmp(arg, "jpeg") == 0 || strcasecmp(arg, "jpg") == 0) *f = GI_FORMAT_JPEG;
+    else return invalid(o, arg, "expected png or jpeg");
+    return 0;
+}
+
+static int opt_quality(const cli_option *o, const char *arg)
+{
+    return opt_int_range(o, arg, 1, 100);
+}
+
+static int opt_string(const cli_option *o, const char *arg)
+{
+    *(const char **)o->target = arg;
+    return 0;
+}
+
+/* The options of every command, then those of image-writing commands. */
+static int common_table(cli_common *c, int image_options, cli_option *out)
+{
+    const cli_option general[] = {
+        {"help", 'h', NULL, "show this help and exit", opt_flag, &c->help},
+        {"quiet", 'q', NULL, "print nothing but errors", opt_quiet, &c->verbosity},
+        {"verbose", 'v', NULL, "say which backend runs and what each file took", opt_verbose,
+         &c->verbosity},
+        {"device", 0, "DEV", "auto | cpu | cuda (default auto, or $GPUIMG_DEVICE)", opt_device,
+         &c->device},
+        {"jobs", 'j', "N", "worker threads (default: one per core)", opt_jobs, &c->jobs},
+    };
+    const cli_option image[] = {
+        {"output-dir", 'o', "DIR", "batch mode: write each input to DIR under its own name",
+         opt_string, &c->output_dir},
+        {"border", 0, "MODE", "how pixels outside the image read (default mirror):\n"
+         "    zero       00|abcd|00  also 'constant'; the value is --border-value\n"
+         "    replicate  aa|abcd|dd  also 'clamp', 'nearest', 'edge'\n"
+         "    reflect    ba|abcd|dc  also 'symmetric' (OpenCV BORDER_REFLECT)\n"
+         "    mirror     cb|abcd|cb  also 'reflect101' (OpenCV BORDER_REFLECT_101)\n"
+         "    wrap       cd|abcd|ab  also 'periodic', 'tile'",
+         opt_border, &c->border},
+        {"border-value", 0, "V", "value (0..255) of outside pixels in zero mode (default 0)",
+         opt_border_value, &c->border},
+        {"format", 0, "FMT", "png | jpeg: output format when it cannot come from the name",
+         opt_image_format, &c->format},
+        {"quality", 0, "Q", "JPEG quality 1..100 (default 90)", opt_quality, &c->quality},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof general / sizeof *general; i++) out[n++] = general[i];
+    for (size_t i = 0; image_options && i < sizeof image / sizeof *image; i++) out[n++] = image[i];
+    return n;
+}
+
+static int build_table(cli_common *c, const cli_option *own, int image_options, cli_option *all)
+{
+    int n = common_table(c, image_options, all);
+    for (; own && own->name && n < MAX_OPTIONS; own++) all[n++] = *own;
+    return n;
+}
+
+static int find_short(const cli_option *all, int n, int ch)
+{
+    for (int i = 0; i < n; i++)
+        if (all[i].short_name == ch) return i;
+    return -1;
+}
+
+int cli_parse(int argc, char **argv, cli_common *common, const cli_option *own, int image_options,
+              char ***positional, int *count)
+{
+    cli_option all[MAX_OPTIONS];
+    struct option longs[MAX_OPTIONS + 1];
+    char shorts[2 * MAX_OPTIONS + 2] = "";
+    int n = build_table(common, own, image_options, all), ns = 0;
+    for (int i = 0; i < n; i++) {
+        longs[i] = (struct option){all[i].name, all[i].metavar ? required_argument : no_argument,
+                                   NULL, 1000 + i};
+        if (all[i].short_name) {
+            shorts[ns++] = (char)all[i].short_name;
+            if (all[i].metavar) shorts[ns++] = ':';
+        }
+    }
+    longs[n] = (struct option){0};
+    shorts[ns] = '\0';
+
+    opterr = 0;
+    optind = 1;
+    for (;;) {
+        int prev = optind;
+        int got = getopt_long(argc, argv, shorts, longs, NULL);
+        if (got == -1) break;
+        int i = got >= 1000 ? got - 1000 : find_short(all, n, got);
+        if (got == '?' || got == ':' || i < 0) {
+            const char *bad = prev < argc ? argv[prev] : "?";
+            if (optopt && find_short(all, n, optopt) >= 0)
+                return cli_usage_error(common, "option '-%c' needs a value", optopt);
+            if (optopt >= 1000)
+                return cli_usage_error(common, "option '--%s' needs a value", all[optopt - 1000].name);
+            return cli_usage_error(common, "unknown option '%s'", bad);
+        }
+        if (all[i].apply(&all[i], optarg)) return EXIT_USAGE;
+    }
+    *positional = argv + optind;
+    *count = argc - optind;
+    return 0;
+}
+
+void cli_print_help(const cli_common *common, const char *usage, const char *description,
+                    const cli_option *own, int image_options)
+{
+    cli_option all[MAX_OPTIONS];
+    cli_common scratch = *common;
+    int n = build_table(&scratch, own, image_options, all);
+    printf("%s\n\n%s\n\nOptions:\n", usage, description);
+    for (int i = 0; i < n; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "%c%c%s--%s%s%s", all[i].short_name ? '-' : ' ',
+                 all[i].short_name ? all[i].short_name : ' ', all[i].short_name ? ", " : "  ",
+                 all[i].name, all[i].metavar ? " " : "", all[i].metavar ? all[i].metavar : "");
+        printf("  %-26s %s\n", left, all[i].help);
+    }
+    printf("\nExit status: 0 success, 1 failure (an input could not be processed), 2 usage error.\n");
+}

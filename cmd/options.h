@@ -1,0 +1,61 @@
+/* Option tables shared by every command: each option is declared once,
+ * with its help text, and parsed by the generic loop in options.c. */
+#ifndef GPUIMG_OPTIONS_H
+#define GPUIMG_OPTIONS_H
+
+#include "gpuimg.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+typedef struct cli_option cli_option;
+/* Stores `arg` (NULL for flags) into o->target; prints and returns -1 when
+ * the value is invalid. */
+typedef int (*cli_apply)(const cli_option *o, const char *arg);
+
+struct cli_option {
+    const char *name;    /* long name, without "--" */
+    int short_name;      /* 0 when none */
+    const char *metavar; /* NULL for a flag */
+    const char *help;
+    cli_apply apply;
+    void *target;
+};
+
+/* Settings every command understands. */
+typedef struct cli_common {
+    const char *command;
+    int verbosity; /* 0 = -q, 1 = normal, 2 = -v */
+    gi_device device;
+    int jobs;      /* 0 = one per core */
+    int help;
+    gi_border border;
+    gi_format format;
+    int quality;
+    const char *output_dir;
+    gi_load_limits limits;
+} cli_common;
+
+void cli_common_init(cli_common *c, const char *command);
+
+/* Parses argv with the common options plus the command's own (a table
+ * ending in {0}). Positional arguments are collected in order into
+ * positional[0..*count). Returns 0, or EXIT_USAGE after printing why. */
+int cli_parse(int argc, char **argv, cli_common *common, const cli_option *own,
+              int image_options, char ***positional, int *count);
+
+/* Prints the command's usage line(s), description and every option. */
+void cli_print_help(const cli_common *common, const char *usage, const char *description,
+                    const cli_option *own, int image_options);
+
+/* "gpuimg CMD: message" on stderr, then the usage hint; returns EXIT_USAGE. */
+int cli_usage_error(const cli_common *common, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Value parsers for option tables. */
+int opt_flag(const cli_option *o, const char *arg);
+int opt_double(const cli_option *o, const char *arg);          /* any finite */
+int opt_double_positive(const cli_option *o, const char *arg); /* finite, > 0 */
+int opt_double_nonneg(const cli_option *o, const char *arg);   /* finite, >= 0 */
+int opt_int_range(const cli_option *o, const char *arg, long min, long max);
+
+#endif

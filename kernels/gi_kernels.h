@@ -1,0 +1,51 @@
+/* Launchers for the CUDA kernels, callable from C.
+ *
+ * Every launcher takes device pointers with a row pitch in bytes, queues its
+ * work on `stream` and returns the launch's cudaError_t (the last error is
+ * read and cleared after every launch). Launchers never print, exit,
+ * allocate or synchronize. Results are defined in lib/gpuimg.h and match the
+ * CPU backend byte for byte. */
+#ifndef GI_KERNELS_H
+#define GI_KERNELS_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Scratch bytes gi_cuda_blur needs in device memory for this size. */
+size_t gi_cuda_blur_scratch_bytes(int width, int height, int channels, int radius);
+
+/* weights: host array of 2*radius+1 integers summing to 65536.
+ * border_mode: a gi_border_mode value. */
+cudaError_t gi_cuda_blur(const uint8_t *src, size_t src_pitch, uint8_t *dst,
+                         size_t dst_pitch, int width, int height, int channels,
+                         const int32_t *weights, int radius, int border_mode,
+                         int border_value, void *scratch, size_t scratch_bytes,
+                         cudaStream_t stream);
+
+/* dst has 1 channel when gray is set, else `channels`. */
+cudaError_t gi_cuda_sobel(const uint8_t *src, size_t src_pitch, uint8_t *dst,
+                          size_t dst_pitch, int width, int height, int channels,
+                          double scale, int use_threshold, double threshold,
+                          int gray, int border_mode, int border_value,
+                          cudaStream_t stream);
+
+/* transform: a gi_transform value; width/height are the source's. */
+cudaError_t gi_cuda_transform(const uint8_t *src, size_t src_pitch, uint8_t *dst,
+                              size_t dst_pitch, int width, int height,
+                              int channels, int transform, cudaStream_t stream);
+
+/* counts: device array of 4 * 256 unsigned long long, zeroed by the
+ * launcher; channel c's bin b lands at counts[c * 256 + b]. */
+cudaError_t gi_cuda_hist(const uint8_t *src, size_t src_pitch, int width,
+                         int height, int channels, int bins,
+                         unsigned long long *counts, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,32 @@
+/* The interface every backend implements. lib/ops.c validates arguments,
+ * resolves parameters (blur weights) and then calls one of these; a backend
+ * may assume sizes and channels are consistent and parameters in range. */
+#ifndef GI_BACKEND_H
+#define GI_BACKEND_H
+
+#include "gpuimg.h"
+
+typedef struct gi__backend_ops {
+    const char *name;
+    /* weights: 2 * radius + 1 integers summing to GI_BLUR_WEIGHT_SUM */
+    gi_status (*blur)(void *state, const gi_image *src, gi_image *dst,
+                      const int32_t *weights, int radius, gi_border border);
+    gi_status (*sobel)(void *state, const gi_image *src, gi_image *dst,
+                       const gi_sobel_params *p);
+    gi_status (*transform)(void *state, const gi_image *src, gi_image *dst,
+                           gi_transform t);
+    gi_status (*hist)(void *state, const gi_image *src, int bins,
+                      gi_histogram *out);
+    void (*destroy)(void *state);
+} gi__backend_ops;
+
+/* CPU backend: threads over row bands. Never fails to create. */
+gi_status gi__cpu_backend_create(int threads, const gi__backend_ops **ops,
+                                 void **state);
+
+/* CUDA backend. Returns GI_ERR_NO_DEVICE (with a detail saying why) when
+ * the library was built without CUDA, no device is present or the driver is
+ * too old. Defined in cuda_backend.c, or cuda_absent.c in CPU-only builds. */
+gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state);
+
+#endif

@@ -1,0 +1,110 @@
+/* Integer blur weights that sum to exactly GI_BLUR_WEIGHT_SUM.
+ *
+ * The weights are computed once on the host and shared by every backend,
+ * which is what makes CPU and GPU results identical. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "gi_error.h"
+
+void gi_blur_params_default(gi_blur_params *p)
+{
+    p->kernel = GI_BLUR_GAUSSIAN;
+    p->sigma = 1.0;
+    p->radius = -1;
+    p->border.mode = GI_BORDER_MIRROR;
+    p->border.value = 0;
+}
+
+int gi_blur_radius(const gi_blur_params *p)
+{
+    if (p->radius >= 0) return p->radius;
+    if (!(p->sigma > 0) || !isfinite(p->sigma) || 3.0 * p->sigma > GI_BLUR_MAX_RADIUS)
+        return -1;
+    return (int)ceil(3.0 * p->sigma);
+}
+
+/* Hands out `residual` extra units, one per tap, keeping the weights
+ * symmetric: the centre takes one when the residual is odd, then pairs of
+ * taps take one each, in the order given by pair_order. */
+static void spread_residual(int32_t *w, int radius, long residual, const int *pair_order)
+{
+    if (residual & 1) {
+        w[radius] += 1;
+        residual -= 1;
+    }
+    for (int i = 0; residual > 0 && i < radius; i++, residual -= 2) {
+        int k = pair_order[i];
+        w[radius - k] += 1;
+        w[radius + k] += 1;
+    }
+}
+
+static const double *sort_key; /* qsort has no context argument */
+
+static int by_key_descending(const void *a, const void *b)
+{
+    double ka = sort_key[*(const int *)a], kb = sort_key[*(const int *)b];
+    if (ka != kb) return ka < kb ? 1 : -1;
+    return *(const int *)a - *(const int *)b; /* ties: nearer the centre first */
+}
+
+/* Largest-remainder rounding of the normalized gaussian, so every weight is
+ * the floor or the ceiling of its exact value. */
+static gi_status gaussian_weights(double sigma, int radius, int32_t *w)
+{
+    double *exact = malloc(sizeof(double) * (size_t)(radius + 1));
+    int *order = malloc(sizeof(int) * (size_t)(radius + 1));
+    if (!exact || !order) {
+        free(exact);
+        free(order);
+        return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights");
+    }
+    double total = 0;
+    for (int k = 0; k <= radius; k++) {
+        exact[k] = exp(-(double)k * k / (2.0 * sigma * sigma));
+        total += k == 0 ? exact[k] : 2.0 * exact[k];
+    }
+    long used = 0;
+    for (int k = 0; k <= radius; k++) {
+        exact[k] *= GI_BLUR_WEIGHT_SUM / total;
+        double base = floor(exact[k]);
+        w[radius - k] = w[radius + k] = (int32_t)base;
+        used += k == 0 ? (long)base : 2 * (long)base;
+        exact[k] -= base; /* keep only the remainder, the sort key */
+    }
+    for (int i = 0; i < radius; i++) order[i] = i + 1;
+    sort_key = exact;
+    qsort(order, (size_t)radius, sizeof(int), by_key_descending);
+    spread_residual(w, radius, GI_BLUR_WEIGHT_SUM - used, order);
+    free(exact);
+    free(order);
+    return GI_OK;
+}
+
+/* Equal weights; the remainder goes to the taps nearest the centre. */
+static gi_status box_weights(int radius, int32_t *w)
+{
+    int taps = 2 * radius + 1;
+    int *order = malloc(sizeof(int) * (size_t)(radius + 1));
+    if (!order) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights");
+    for (int k = 0; k < taps; k++) w[k] = GI_BLUR_WEIGHT_SUM / taps;
+    for (int i = 0; i < radius; i++) order[i] = i + 1;
+    spread_residual(w, radius, GI_BLUR_WEIGHT_SUM % taps, order);
+    free(order);
+    return GI_OK;
+}
+
+gi_status gi_blur_weights(const gi_blur_params *p, int32_t *weights)
+{
+    if (p->kernel == GI_BLUR_GAUSSIAN && (!(p->sigma > 0) || !isfinite(p->sigma)))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "sigma %g: must be a finite number > 0", p->sigma);
+    int radius = gi_blur_radius(p);
+    if (radius < 0 || radius > GI_BLUR_MAX_RADIUS)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "blur radius must be 0..%d", GI_BLUR_MAX_RADIUS);
+    switch (p->kernel) {
+    case GI_BLUR_GAUSSIAN: return gaussian_weights(p->sigma, radius, weights);
+    case GI_BLUR_BOX: return box_weights(radius, weights);
+    }
+    return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown blur kernel %d", (int)p->kernel);
+}

@@ -1,0 +1,80 @@
+/* Context creation: backend selection with the AUTO fallback to the CPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "gi_error.h"
+
+void gi_context_options_default(gi_context_options *opts)
+{
+    opts->device = GI_DEVICE_AUTO;
+    opts->cpu_threads = 0;
+}
+
+gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **state)
+{
+    if (!ctx->cpu_ops) {
+        gi_status st = gi__cpu_backend_create(ctx->cpu_threads, &ctx->cpu_ops, &ctx->cpu_state);
+        if (st != GI_OK) return st;
+    }
+    *ops = ctx->cpu_ops;
+    *state = ctx->cpu_state;
+    return GI_OK;
+}
+
+static gi_status choose_backend(gi_context *ctx)
+{
+    if (ctx->requested != GI_DEVICE_CPU) {
+        gi_status st = gi__cuda_backend_create(&ctx->ops, &ctx->state);
+        if (st == GI_OK || ctx->requested == GI_DEVICE_CUDA) return st;
+        snprintf(ctx->fallback_reason, sizeof ctx->fallback_reason, "%s", gi_last_error());
+    }
+    return gi__context_cpu(ctx, &ctx->ops, &ctx->state);
+}
+
+gi_status gi_context_create(gi_context **out, const gi_context_options *opts)
+{
+    gi_context_options defaults;
+    if (!opts) {
+        gi_context_options_default(&defaults);
+        opts = &defaults;
+    }
+    *out = NULL;
+    if ((unsigned)opts->device > GI_DEVICE_CUDA || opts->cpu_threads < 0)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "invalid context options");
+    gi_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate a context");
+    ctx->requested = opts->device;
+    ctx->cpu_threads = opts->cpu_threads;
+    gi_status st = choose_backend(ctx);
+    if (st != GI_OK) {
+        gi_context_destroy(ctx);
+        return st;
+    }
+    *out = ctx;
+    return GI_OK;
+}
+
+void gi_context_destroy(gi_context *ctx)
+{
+    if (!ctx) return;
+    if (ctx->ops && ctx->ops != ctx->cpu_ops) ctx->ops->destroy(ctx->state);
+    if (ctx->cpu_ops) ctx->cpu_ops->destroy(ctx->cpu_state);
+    free(ctx);
+}
+
+const char *gi_context_backend(const gi_context *ctx)
+{
+    return ctx->ops->name;
+}
+
+const char *gi_context_fallback_reason(const gi_context *ctx)
+{
+    return ctx->fallback_reason;
+}
+
+const char *gi_context_last_fallback(const gi_context *ctx)
+{
+    return ctx->last_fallback;
+}

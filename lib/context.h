@@ -1,0 +1,22 @@
+/* The context behind the opaque gi_context: the chosen backend, plus the
+ * CPU backend that AUTO falls back to when the GPU runs out of memory. */
+#ifndef GI_CONTEXT_H
+#define GI_CONTEXT_H
+
+#include "backend.h"
+
+struct gi_context {
+    gi_device requested;
+    int cpu_threads;
+    const gi__backend_ops *ops;
+    void *state;
+    const gi__backend_ops *cpu_ops; /* created on first fallback */
+    void *cpu_state;
+    char fallback_reason[512]; /* why creation chose the CPU */
+    char last_fallback[512];   /* why the last operation ran on the CPU */
+};
+
+/* The CPU backend of ctx, created on first use. */
+gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **state);
+
+#endif

@@ -1,0 +1,38 @@
+/* The CPU backend's operation table and its only state, the thread count. */
+#include <stdlib.h>
+
+#include "cpu_backend.h"
+#include "cpu_parallel.h"
+
+typedef struct {
+    int threads;
+} cpu_state;
+
+int gi__cpu_threads(const void *state)
+{
+    return ((const cpu_state *)state)->threads;
+}
+
+static void cpu_destroy(void *state)
+{
+    free(state);
+}
+
+static const gi__backend_ops cpu_ops = {
+    .name = "cpu",
+    .blur = gi__cpu_blur,
+    .sobel = gi__cpu_sobel,
+    .transform = gi__cpu_transform,
+    .hist = gi__cpu_hist,
+    .destroy = cpu_destroy,
+};
+
+gi_status gi__cpu_backend_create(int threads, const gi__backend_ops **ops, void **state)
+{
+    cpu_state *s = malloc(sizeof *s);
+    if (!s) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate the CPU backend");
+    s->threads = threads > 0 ? threads : gi__cpu_count();
+    *ops = &cpu_ops;
+    *state = s;
+    return GI_OK;
+}

@@ -1,0 +1,155 @@
+/* CPU blur: the fixed-point separable filter defined in gpuimg.h.
+ *
+ * Each thread owns a band of output rows and walks it top to bottom,
+ * keeping the last 2R+1 horizontally filtered rows in a ring, so every
+ * input row is filtered horizontally about once. Wide radii on wide images
+ * would make that ring huge, so the band is cut into column strips whose
+ * ring fits RING_BUDGET bytes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_backend.h"
+#include "cpu_parallel.h"
+
+#define RING_BUDGET (32u << 20)
+#define MIN_STRIP 16
+
+typedef struct {
+    const gi_image *src;
+    gi_image *dst;
+    const int32_t *w;
+    int radius;
+    gi_border border;
+    int premultiplied; /* 2 or 4 channels: colour is blurred as c * alpha */
+    int strip;         /* columns per strip */
+} blur_job;
+
+typedef struct {
+    uint32_t *pad;  /* one input row as u values, with R columns each side */
+    uint32_t *ring; /* 2R+1 horizontally filtered rows of one strip */
+    uint64_t *acc;  /* vertical sums of one output row of one strip */
+} blur_buffers;
+
+/* The value u the filter sees for channel c of pixel p (see gpuimg.h). */
+static inline uint32_t sample_u(const uint8_t *p, int c, int channels, int premultiplied)
+{
+    if (premultiplied && c < channels - 1) return (uint32_t)p[c] * p[channels - 1];
+    return p[c];
+}
+
+/* Fills pad with u for virtual columns [x0 - R, x1 + R) of source row sy,
+ * or of an outside row (sy < 0, zero mode). */
+static void fill_padded_row(const blur_job *j, long sy, int x0, int x1, uint32_t *pad)
+{
+    const int ch = j->src->channels, R = j->radius;
+    const uint8_t *row = sy >= 0 ? j->src->data + (size_t)sy * j->src->stride : NULL;
+    uint8_t outside[4];
+    memset(outside, j->border.value, sizeof outside);
+    for (long vx = (long)x0 - R; vx < (long)x1 + R; vx++) {
+        long sx = row ? gi_border_index(vx, j->src->width, j->border.mode) : -1;
+        const uint8_t *p = sx >= 0 ? row + sx * ch : outside;
+        uint32_t *o = pad + (vx - x0 + R) * ch;
+        for (int c = 0; c < ch; c++) o[c] = sample_u(p, c, ch, j->premultiplied);
+    }
+}
+
+/* h = (sum_k w[k] * u[x + k] + 128) >> 8, using w's symmetry to halve the
+ * multiplies. The sum never exceeds 65536 * 65025, so uint32 holds it. */
+static void filter_row(const blur_job *j, const uint32_t *pad, int n, uint32_t *out)
+{
+    const int ch = j->src->channels, R = j->radius;
+    const int32_t *w = j->w + R; /* w[k] for k in [-R, R] */
+    for (int i = 0; i < n * ch; i++) {
+        const uint32_t *centre = pad + R * ch + i;
+        uint32_t sum = (uint32_t)w[0] * centre[0];
+        for (int k = 1; k <= R; k++)
+            sum += (uint32_t)w[k] * (centre[-k * ch] + centre[k * ch]);
+        out[i] = (sum + 128) >> 8;
+    }
+}
+
+static void horizontal_row(const blur_job *j, long vy, int x0, int x1, blur_buffers *b)
+{
+    long sy = gi_border_index(vy, j->src->height, j->border.mode);
+    long slots = 2L * j->radius + 1;
+    long slot = ((vy % slots) + slots) % slots;
+    size_t row_len = (size_t)j->strip * j->src->channels;
+    fill_padded_row(j, sy, x0, x1, b->pad);
+    filter_row(j, b->pad, x1 - x0, b->ring + (size_t)slot * row_len);
+}
+
+static uint8_t finish_plain(uint64_t v)
+{
+    return (uint8_t)((v + (1u << 23)) >> 24);
+}
+
+static uint8_t finish_colour(uint64_t vc, uint64_t va)
+{
+    if (va == 0) return 0;
+    uint64_t c = (vc + va / 2) / va;
+    return (uint8_t)(c > 255 ? 255 : c);
+}
+
+static void vertical_row(const blur_job *j, int y, int x0, int x1, blur_buffers *b)
+{
+    const int ch = j->src->channels, R = j->radius;
+    const size_t n = (size_t)(x1 - x0) * ch, row_len = (size_t)j->strip * ch;
+    const long slots = 2L * R + 1;
+    memset(b->acc, 0, n * sizeof *b->acc);
+    for (int k = -R; k <= R; k++) {
+        long slot = (((long)y + k) % slots + slots) % slots;
+        const uint32_t *h = b->ring + (size_t)slot * row_len;
+        uint64_t wk = (uint64_t)j->w[k + R];
+        for (size_t i = 0; i < n; i++) b->acc[i] += wk * h[i];
+    }
+    uint8_t *out = j->dst->data + (size_t)y * j->dst->stride + (size_t)x0 * ch;
+    for (size_t i = 0; i < n; i += ch) {
+        const uint64_t *v = b->acc + i;
+        for (int c = 0; c < ch; c++) {
+            int colour = j->premultiplied && c < ch - 1;
+            out[i + c] = colour ? finish_colour(v[c], v[ch - 1]) : finish_plain(v[c]);
+        }
+    }
+}
+
+static void blur_strip(const blur_job *j, int y0, int y1, int x0, int x1, blur_buffers *b)
+{
+    const int R = j->radius;
+    for (long vy = (long)y0 - R; vy < (long)y0 + R; vy++) horizontal_row(j, vy, x0, x1, b);
+    for (int y = y0; y < y1; y++) {
+        horizontal_row(j, (long)y + R, x0, x1, b);
+        vertical_row(j, y, x0, x1, b);
+    }
+}
+
+static int blur_band(void *arg, int y0, int y1)
+{
+    const blur_job *j = arg;
+    const size_t ch = (size_t)j->src->channels, R = (size_t)j->radius, strip = (size_t)j->strip;
+    blur_buffers b;
+    b.pad = malloc((strip + 2 * R) * ch * sizeof *b.pad);
+    b.ring = malloc((2 * R + 1) * strip * ch * sizeof *b.ring);
+    b.acc = malloc(strip * ch * sizeof *b.acc);
+    int ok = b.pad && b.ring && b.acc;
+    for (int x0 = 0; ok && x0 < j->src->width; x0 += j->strip) {
+        int x1 = x0 + j->strip < j->src->width ? x0 + j->strip : j->src->width;
+        blur_strip(j, y0, y1, x0, x1, &b);
+    }
+    free(b.pad);
+    free(b.ring);
+    free(b.acc);
+    return ok ? 0 : -1;
+}
+
+gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
+                       int radius, gi_border border)
+{
+    blur_job j = {src, dst, weights, radius, border, src->channels == 2 || src->channels == 4, 0};
+    size_t per_column = (2 * (size_t)radius + 1) * (size_t)src->channels * sizeof(uint32_t);
+    size_t strip = RING_BUDGET / per_column;
+    if (strip < MIN_STRIP) strip = MIN_STRIP;
+    j.strip = strip < (size_t)src->width ? (int)strip : src->width;
+    if (gi__parallel_rows(gi__cpu_threads(state), src->height, blur_band, &j))
+        return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur buffers (radius %d)", radius);
+    return GI_OK;
+}

@@ -1,0 +1,38 @@
+/* Status phrases and the per-thread failure detail behind gi_last_error(). */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "gi_error.h"
+
+static _Thread_local char last_error[1024];
+
+const char *gi_strerror(gi_status status)
+{
+    switch (status) {
+    case GI_OK: return "success";
+    case GI_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case GI_ERR_IO: return "input/output error";
+    case GI_ERR_DECODE: return "cannot decode image";
+    case GI_ERR_ENCODE: return "cannot encode image";
+    case GI_ERR_NO_MEMORY: return "out of memory";
+    case GI_ERR_TOO_LARGE: return "image too large";
+    case GI_ERR_UNSUPPORTED: return "unsupported";
+    case GI_ERR_NO_DEVICE: return "no CUDA device";
+    case GI_ERR_DEVICE: return "CUDA error";
+    }
+    return "unknown status";
+}
+
+const char *gi_last_error(void)
+{
+    return last_error;
+}
+
+gi_status gi__fail(gi_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}

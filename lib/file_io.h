@@ -1,0 +1,14 @@
+/* Whole-file reads with a size cap, and atomic whole-file writes. */
+#ifndef GI_FILE_IO_H
+#define GI_FILE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuimg.h"
+
+/* Reads all of `path` ("-" = standard input) into a malloc'ed buffer.
+ * Refuses directories and inputs over max_bytes. */
+gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, size_t *size);
+
+#endif

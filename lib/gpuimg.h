@@ -1,0 +1,325 @@
+/* gpuimg.h - libgpuimg, image filters on the GPU with a bit-identical CPU twin
+ *
+ * This header is the manual. Everything a caller needs is here.
+ *
+ * PIXELS
+ *   An image is 8 bits per channel, channels interleaved, rows top to bottom:
+ *       channels 1 = gray, 2 = gray+alpha, 3 = RGB, 4 = RGBA
+ *       pixel (x, y), channel c lives at  data[y * stride + x * channels + c]
+ *   `stride` is the distance in bytes between the starts of two rows; it is
+ *   at least width * channels. Width and height are at least 1.
+ *
+ * OWNERSHIP
+ *   gi_image_alloc() and gi_load_*() give you an image that owns its pixels;
+ *   release it with gi_image_free(). You may also describe your own buffer
+ *   in a gi_image (owns_data = 0); gi_image_free() then leaves the buffer alone.
+ *   Operations never allocate the destination for you: gi_*_size() tell what
+ *   size to allocate. Source and destination must not overlap.
+ *
+ * ERRORS
+ *   Every function that can fail returns a gi_status. GI_OK is 0. On failure
+ *   gi_last_error() returns a sentence that names the reason (and the file,
+ *   where there is one), in the style of stbi_failure_reason(). The message
+ *   is per thread and stays valid until the next failing call on that thread.
+ *   The library never prints and never exits.
+ *
+ * THREADS
+ *   A gi_context is used by one thread at a time. Make one per thread for
+ *   concurrent work. Everything else is thread-safe.
+ *
+ * DETERMINISM
+ *   8-bit results are exact integers defined below, identical on every
+ *   backend (CPU with any thread count, CUDA on any GPU), so golden-image
+ *   tests can compare bytes.
+ */
+#ifndef GPUIMG_H
+#define GPUIMG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GI_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum gi_status {
+    GI_OK = 0,
+    GI_ERR_INVALID_ARGUMENT, /* a parameter is out of its documented range */
+    GI_ERR_IO,               /* reading or writing a file or stream failed */
+    GI_ERR_DECODE,           /* the input is not a PNG/JPEG stb can decode */
+    GI_ERR_ENCODE,           /* the encoder failed */
+    GI_ERR_NO_MEMORY,        /* host allocation failed */
+    GI_ERR_TOO_LARGE,        /* size limits or size arithmetic overflow */
+    GI_ERR_UNSUPPORTED,      /* a format or feature this build lacks */
+    GI_ERR_NO_DEVICE,        /* the CUDA backend was asked for but is absent */
+    GI_ERR_DEVICE            /* a CUDA call failed; the detail names the error */
+} gi_status;
+
+/* A short fixed phrase for the status ("input/output error", ...). */
+const char *gi_strerror(gi_status status);
+/* The detail of the last failure on this thread ("" when none). */
+const char *gi_last_error(void);
+
+/* ---------------------------------------------------------------- images */
+
+typedef struct gi_image {
+    int width;
+    int height;
+    int channels;   /* 1..4, see PIXELS */
+    size_t stride;  /* bytes per row, >= width * channels */
+    uint8_t *data;
+    int owns_data;  /* 1: gi_image_free() frees data */
+} gi_image;
+
+/* Allocates width x height x channels with stride = width * channels.
+ * Fails with GI_ERR_TOO_LARGE when the byte count overflows size_t. */
+gi_status gi_image_alloc(gi_image *img, int width, int height, int channels);
+/* Frees owned pixels and zeroes the struct. Safe on a zeroed struct. */
+void gi_image_free(gi_image *img);
+
+/* ---------------------------------------------------------------- files */
+
+typedef enum gi_format {
+    GI_FORMAT_AUTO = 0, /* from the file name's extension */
+    GI_FORMAT_PNG,
+    GI_FORMAT_JPEG
+} gi_format;
+
+/* Limits checked before any large allocation. */
+typedef struct gi_load_limits {
+    uint64_t max_input_bytes; /* default 1 GiB */
+    uint64_t max_pixels;      /* width * height, default 16384 * 16384 */
+} gi_load_limits;
+void gi_load_limits_default(gi_load_limits *limits);
+
+/* Decodes PNG or JPEG. The image keeps the channel count stored in the
+ * file (palette PNGs become RGB or RGBA, 16-bit PNGs become 8-bit). Rows are
+ * never flipped. `name` is used in error messages only and may be NULL. */
+gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
+                         const char *name, const gi_load_limits *limits);
+/* Reads a whole file ("-" is standard input) and decodes it. */
+gi_status gi_load_file(gi_image *img, const char *path,
+                       const gi_load_limits *limits);
+
+/* GI_FORMAT_JPEG drops alpha (stb writes gray or RGB). quality 1..100. */
+typedef struct gi_save_options {
+    gi_format format;
+    int jpeg_quality;
+} gi_save_options;
+void gi_save_options_default(gi_save_options *opts);
+
+/* Picks the format from a path's extension (.png .jpg .jpeg, any case).
+ * Returns GI_FORMAT_AUTO when the extension is none of those. */
+gi_format gi_format_from_path(const char *path);
+
+/* Encodes into a malloc'ed buffer that the caller frees with free(). */
+gi_status gi_encode(const gi_image *img, const gi_save_options *opts,
+                    uint8_t **bytes, size_t *size);
+/* Encodes and writes atomically: the bytes go to a temporary file in the
+ * destination's directory, which is renamed over `path` only after every
+ * write, fflush and fclose succeeded. On failure no file is left behind and
+ * an existing file at `path` is untouched. "-" writes standard output. */
+gi_status gi_save_file(const gi_image *img, const char *path,
+                       const gi_save_options *opts);
+/* The same atomic write for bytes that are already encoded (or text). */
+gi_status gi_write_file_atomic(const char *path, const void *bytes,
+                               size_t size);
+
+/* ---------------------------------------------------------------- borders
+ *
+ * For an index i outside [0, n) each mode reads:
+ *   zero       00|abcd|00   the border value (gi_border.value)
+ *   replicate  aa|abcd|dd   clamp(i, 0, n-1)
+ *   reflect    ba|abcd|dc   j = i mod 2n; j >= n ? 2n-1-j : j
+ *   mirror     cb|abcd|cb   n == 1 ? 0 : (j = i mod (2n-2); j >= n ? 2n-2-j : j)
+ *   wrap       cd|abcd|ab   i mod n
+ * "mod" is the non-negative remainder. The formulas hold for any i, so a
+ * radius larger than the image is fine. mirror is the default.
+ */
+typedef enum gi_border_mode {
+    GI_BORDER_ZERO = 0,
+    GI_BORDER_REPLICATE,
+    GI_BORDER_REFLECT,
+    GI_BORDER_MIRROR,
+    GI_BORDER_WRAP
+} gi_border_mode;
+
+typedef struct gi_border {
+    gi_border_mode mode;
+    uint8_t value; /* every channel of an outside pixel in zero mode */
+} gi_border;
+
+/* Maps i into [0, n); returns -1 for an outside index in zero mode. */
+long gi_border_index(long i, long n, gi_border_mode mode);
+/* Accepts the names and aliases: zero constant | replicate clamp nearest
+ * edge | reflect symmetric | mirror reflect101 | wrap periodic tile.
+ * Returns 0 on success, -1 for an unknown name. */
+int gi_border_parse(const char *name, gi_border_mode *mode);
+const char *gi_border_name(gi_border_mode mode);
+const char *gi_border_pattern(gi_border_mode mode); /* "cb|abcd|cb" */
+
+/* ---------------------------------------------------------------- context */
+
+typedef enum gi_device {
+    GI_DEVICE_AUTO = 0, /* CUDA when built and a usable GPU is present */
+    GI_DEVICE_CPU,
+    GI_DEVICE_CUDA      /* fails with GI_ERR_NO_DEVICE when unavailable */
+} gi_device;
+
+typedef struct gi_context gi_context;
+
+typedef struct gi_context_options {
+    gi_device device;
+    int cpu_threads; /* 0 = one per online core */
+} gi_context_options;
+void gi_context_options_default(gi_context_options *opts);
+
+gi_status gi_context_create(gi_context **ctx, const gi_context_options *opts);
+void gi_context_destroy(gi_context *ctx);
+/* "cpu" or "cuda": the backend the context ended up with. */
+const char *gi_context_backend(const gi_context *ctx);
+/* Why AUTO chose the CPU at creation, or "" when it did not. */
+const char *gi_context_fallback_reason(const gi_context *ctx);
+/* Why the last operation ran on the CPU although the context uses CUDA
+ * (AUTO reruns an operation on the CPU when the GPU is out of memory), or
+ * "" when it ran on the context's backend. */
+const char *gi_context_last_fallback(const gi_context *ctx);
+/* Was the CUDA backend compiled into this library? */
+int gi_cuda_compiled(void);
+
+/* GPUs the CUDA backend can use. Returns the count; when it is 0, *why (if
+ * not NULL) says why (not compiled in, no driver, no device, ...). */
+int gi_cuda_device_count(const char **why);
+
+typedef struct gi_device_info {
+    char name[256];
+    int cc_major, cc_minor;     /* compute capability */
+    uint64_t total_memory;      /* bytes */
+    int multiprocessors;
+    double copy_gbytes_per_s;   /* device-to-device copy, read + write bytes;
+                                   0 unless measured */
+} gi_device_info;
+/* Fills `info` for GPU `index`; measure_bandwidth times a 256 MiB copy. */
+gi_status gi_cuda_device_info(int index, int measure_bandwidth,
+                              gi_device_info *info);
+
+/* ---------------------------------------------------------------- blur
+ *
+ * Separable: a horizontal pass, then a vertical pass, with integer weights
+ * w[-R..R] that sum to exactly 65536 (gi_blur_weights).
+ *   gaussian: w[k] ~ 65536 * exp(-k^2 / (2 sigma^2)) / sum; symmetric.
+ *   box:      65536 / (2R+1) each, the remainder handed out one unit at a
+ *             time from the centre outwards, keeping the weights symmetric.
+ *   Gaussian weights are rounded by largest remainder (in symmetric pairs),
+ *   so each is the floor or the ceiling of its exact value.
+ * Per channel, with u the input sample and B(.) the border rule:
+ *   horizontal  h(x,y) = (sum_k w[k] * u(B(x+k), y) + 128) >> 8
+ *   vertical    v(x,y) =  sum_k w[k] * h(x, B(y+k))
+ *   plain       out    = (v + 2^23) >> 24                  (u = the sample)
+ * Images with alpha (2 and 4 channels) are blurred premultiplied so colour
+ * does not darken next to transparency: colour channels use u = c * a,
+ * alpha uses u = a, and
+ *   colour      out    = va == 0 ? 0 : min(255, (vc + va / 2) / va)
+ * where vc, va are the vertical sums of that colour and of alpha.
+ * Each result is within 1 of the same computation in exact arithmetic.
+ */
+typedef enum gi_blur_kernel { GI_BLUR_GAUSSIAN = 0, GI_BLUR_BOX } gi_blur_kernel;
+
+#define GI_BLUR_MAX_RADIUS 1024
+#define GI_BLUR_WEIGHT_SUM 65536
+
+typedef struct gi_blur_params {
+    gi_blur_kernel kernel;
+    double sigma;  /* > 0, default 1.0 (gaussian only) */
+    int radius;    /* 0..GI_BLUR_MAX_RADIUS, or -1 = ceil(3 * sigma) */
+    gi_border border;
+} gi_blur_params;
+void gi_blur_params_default(gi_blur_params *p);
+/* The radius actually used (resolves -1). */
+int gi_blur_radius(const gi_blur_params *p);
+/* Fills weights[0 .. 2R] (index k + R holds w[k]). */
+gi_status gi_blur_weights(const gi_blur_params *p, int32_t *weights);
+/* dst: same size and channels as src. */
+gi_status gi_blur(gi_context *ctx, const gi_image *src, gi_image *dst,
+                  const gi_blur_params *p);
+
+/* ---------------------------------------------------------------- sobel
+ *
+ * gx = [-1 0 1; -2 0 2; -1 0 1] and gy = its transpose, applied as a
+ * correlation with the border rule. With m = sqrt(gx^2 + gy^2) in double:
+ *   magnitude  out = min(255, floor(scale * m + 0.5))
+ *   threshold  out = scale * m >= threshold ? 255 : 0
+ * Colour channels are filtered one by one and alpha is copied through.
+ * gray = 1 first converts to luma, Y = (77 R + 150 G + 29 B + 128) >> 8
+ * (gray inputs are used as they are), and writes one channel.
+ */
+typedef struct gi_sobel_params {
+    double scale;      /* finite, >= 0, default 1 */
+    int use_threshold; /* 0: magnitude, 1: binary edge map */
+    double threshold;
+    int gray;
+    gi_border border;
+} gi_sobel_params;
+void gi_sobel_params_default(gi_sobel_params *p);
+/* dst: src's size, 1 channel with gray, else src's channels. */
+void gi_sobel_size(const gi_image *src, const gi_sobel_params *p,
+                   int *width, int *height, int *channels);
+gi_status gi_sobel(gi_context *ctx, const gi_image *src, gi_image *dst,
+                   const gi_sobel_params *p);
+
+/* ---------------------------------------------------------------- transform
+ *
+ * Exact pixel permutations. Rotations are clockwise.
+ *   transpose  out(x, y) = in(y, x)               out is h x w
+ *   rotate90   out(x, y) = in(y, h-1-x)           out is h x w
+ *   rotate180  out(x, y) = in(w-1-x, h-1-y)
+ *   rotate270  out(x, y) = in(w-1-y, x)           out is h x w
+ *   flip_h     out(x, y) = in(w-1-x, y)           mirror left-right
+ *   flip_v     out(x, y) = in(x, h-1-y)           upside down
+ */
+typedef enum gi_transform {
+    GI_TRANSPOSE = 0,
+    GI_ROTATE_90,
+    GI_ROTATE_180,
+    GI_ROTATE_270,
+    GI_FLIP_H,
+    GI_FLIP_V
+} gi_transform;
+void gi_transform_size(const gi_image *src, gi_transform t, int *width,
+                       int *height);
+gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
+                             gi_image *dst, gi_transform t);
+
+/* ---------------------------------------------------------------- hist
+ *
+ * counts[c][b] = number of pixels whose channel c falls in bin b, where
+ * bin = v * bins / 256 (integer division), bins 1..256. Each channel's
+ * counts sum to width * height.
+ */
+#define GI_HIST_MAX_BINS 256
+typedef struct gi_histogram {
+    int channels;
+    int bins;
+    uint64_t counts[4][GI_HIST_MAX_BINS];
+} gi_histogram;
+gi_status gi_hist(gi_context *ctx, const gi_image *src, int bins,
+                  gi_histogram *out);
+
+/* Statistics of one channel from its 256-bin histogram. median is the
+ * smallest value v with at least ceil(n/2) samples <= v. stddev is the
+ * population standard deviation. */
+typedef struct gi_channel_stats {
+    int min, max, median;
+    double mean, stddev;
+} gi_channel_stats;
+void gi_hist_stats(const uint64_t counts256[GI_HIST_MAX_BINS],
+                   gi_channel_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUIMG_H */

@@ -1,0 +1,33 @@
+/* Image buffers: allocation with overflow-checked sizes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gi_error.h"
+#include "gi_size.h"
+
+gi_status gi_image_alloc(gi_image *img, int width, int height, int channels)
+{
+    size_t bytes;
+    memset(img, 0, sizeof *img);
+    if (channels < 1 || channels > 4)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d channels: images have 1 to 4", channels);
+    if (gi__image_bytes(width, height, channels, &bytes))
+        return gi__fail(GI_ERR_TOO_LARGE, "%dx%d with %d channels does not fit in memory",
+                        width, height, channels);
+    img->data = malloc(bytes);
+    if (!img->data)
+        return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate %zu bytes for a %dx%d image",
+                        bytes, width, height);
+    img->width = width;
+    img->height = height;
+    img->channels = channels;
+    img->stride = (size_t)width * (size_t)channels;
+    img->owns_data = 1;
+    return GI_OK;
+}
+
+void gi_image_free(gi_image *img)
+{
+    if (img->owns_data) free(img->data);
+    memset(img, 0, sizeof *img);
+}

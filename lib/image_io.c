@@ -1,0 +1,169 @@
+/* PNG/JPEG decode and encode through stb (compiled in stb_impl.c). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include "file_io.h"
+#include "gi_error.h"
+
+void gi_load_limits_default(gi_load_limits *limits)
+{
+    limits->max_input_bytes = 1ull << 30;
+    limits->max_pixels = 16384ull * 16384ull;
+}
+
+void gi_save_options_default(gi_save_options *opts)
+{
+    opts->format = GI_FORMAT_AUTO;
+    opts->jpeg_quality = 90;
+}
+
+gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const char *name,
+                         const gi_load_limits *limits)
+{
+    gi_load_limits defaults;
+    if (!limits) {
+        gi_load_limits_default(&defaults);
+        limits = &defaults;
+    }
+    if (!name) name = "image";
+    memset(img, 0, sizeof *img);
+    if (size == 0) return gi__fail(GI_ERR_DECODE, "%s: empty file", name);
+    if (size > (size_t)INT_MAX || size > limits->max_input_bytes)
+        return gi__fail(GI_ERR_TOO_LARGE, "%s: %zu bytes is over the input limit", name, size);
+    /* The header first: refuse oversized images before any large allocation. */
+    int w, h, comp;
+    if (!stbi_info_from_memory(bytes, (int)size, &w, &h, &comp))
+        return gi__fail(GI_ERR_DECODE, "%s: not a PNG or JPEG image stb can read (%s)", name,
+                        stbi_failure_reason());
+    if (w <= 0 || h <= 0 || (uint64_t)w * (uint64_t)h > limits->max_pixels)
+        return gi__fail(GI_ERR_TOO_LARGE, "%s: %dx%d is over the %llu-pixel limit", name, w, h,
+                        (unsigned long long)limits->max_pixels);
+    int got;
+    uint8_t *pixels = stbi_load_from_memory(bytes, (int)size, &w, &h, &got, comp);
+    if (!pixels)
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode (%s)", name, stbi_failure_reason());
+    img->width = w;
+    img->height = h;
+    img->channels = comp;
+    img->stride = (size_t)w * (size_t)comp;
+    img->data = pixels; /* stb allocates with malloc, so gi_image_free may free it */
+    img->owns_data = 1;
+    return GI_OK;
+}
+
+gi_status gi_load_file(gi_image *img, const char *path, const gi_load_limits *limits)
+{
+    gi_load_limits defaults;
+    if (!limits) {
+        gi_load_limits_default(&defaults);
+        limits = &defaults;
+    }
+    uint8_t *bytes;
+    size_t size;
+    memset(img, 0, sizeof *img);
+    gi_status st = gi__read_file(path, limits->max_input_bytes, &bytes, &size);
+    if (st != GI_OK) return st;
+    st = gi_load_memory(img, bytes, size, strcmp(path, "-") ? path : "standard input", limits);
+    free(bytes);
+    return st;
+}
+
+gi_format gi_format_from_path(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot || strchr(dot, '/')) return GI_FORMAT_AUTO;
+    if (strcasecmp(dot, ".png") == 0) return GI_FORMAT_PNG;
+    if (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0) return GI_FORMAT_JPEG;
+    return GI_FORMAT_AUTO;
+}
+
+typedef struct {
+    uint8_t *data;
+    size_t size, cap;
+    int failed;
+} byte_sink;
+
+static void sink_write(void *context, void *data, int size)
+{
+    byte_sink *s = context;
+    if (s->failed || size <= 0) return;
+    if (s->size + (size_t)size > s->cap) {
+        size_t cap = s->cap ? s->cap : 1 << 16;
+        while (cap < s->size + (size_t)size) cap *= 2;
+        uint8_t *bigger = realloc(s->data, cap);
+        if (!bigger) {
+            s->failed = 1;
+            return;
+        }
+        s->data = bigger;
+        s->cap = cap;
+    }
+    memcpy(s->data + s->size, data, (size_t)size);
+    s->size += (size_t)size;
+}
+
+/* stb's JPEG writer takes no stride; repack rows when there is padding. */
+static int encode_jpeg(byte_sink *sink, const gi_image *img, int quality)
+{
+    const uint8_t *pixels = img->data;
+    uint8_t *packed = NULL;
+    size_t row = (size_t)img->width * img->channels;
+    if (img->stride != row) {
+        packed = malloc(row * (size_t)img->height);
+        if (!packed) return 0;
+        for (int y = 0; y < img->height; y++)
+            memcpy(packed + row * y, img->data + img->stride * y, row);
+        pixels = packed;
+    }
+    int ok = stbi_write_jpg_to_func(sink_write, sink, img->width, img->height, img->channels,
+                                    pixels, quality);
+    free(packed);
+    return ok;
+}
+
+gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
+                    size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    if (opts->format != GI_FORMAT_PNG && opts->format != GI_FORMAT_JPEG)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "no output format given (png or jpeg)");
+    if (opts->jpeg_quality < 1 || opts->jpeg_quality > 100)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "JPEG quality %d: must be 1..100", opts->jpeg_quality);
+    if (img->stride > (size_t)INT_MAX)
+        return gi__fail(GI_ERR_TOO_LARGE, "rows of %zu bytes are too long to encode", img->stride);
+    byte_sink sink = {0};
+    int ok = opts->format == GI_FORMAT_PNG
+                 ? stbi_write_png_to_func(sink_write, &sink, img->width, img->height,
+                                          img->channels, img->data, (int)img->stride)
+                 : encode_jpeg(&sink, img, opts->jpeg_quality);
+    if (!ok || sink.failed) {
+        free(sink.data);
+        return gi__fail(GI_ERR_ENCODE, "cannot encode a %dx%d %s image", img->width, img->height,
+                        opts->format == GI_FORMAT_PNG ? "PNG" : "JPEG");
+    }
+    *bytes = sink.data;
+    *size = sink.size;
+    return GI_OK;
+}
+
+gi_status gi_save_file(const gi_image *img, const char *path, const gi_save_options *opts)
+{
+    gi_save_options resolved = *opts;
+    if (resolved.format == GI_FORMAT_AUTO) resolved.format = gi_format_from_path(path);
+    if (resolved.format == GI_FORMAT_AUTO)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT,
+                        "%s: cannot tell the format from the name (use .png, .jpg or --format)", path);
+    uint8_t *bytes;
+    size_t size;
+    gi_status st = gi_encode(img, &resolved, &bytes, &size);
+    if (st != GI_OK) return gi__fail(st, "%s: %s", path, gi_last_error());
+    st = gi_write_file_atomic(path, bytes, size);
+    free(bytes);
+    return st;
+}
