@@ -27,7 +27,8 @@ typedef struct {
 typedef struct {
     uint32_t *pad;  /* one input row as u values, with R columns each side */
     uint32_t *ring; /* 2R+1 horizontally filtered rows of one strip */
-    uint64_t *acc;  /* vertical sums of one output row of one strip */
+    uint64_t *acc;   /* vertical sums of one output row of one strip... */
+    uint32_t *acc32; /* ...or the same in 32 bits, when nothing is premultiplied */
 } blur_buffers;
 
 /* The value u the filter sees for channel c of pixel p (see gpuimg.h). */
@@ -41,31 +42,35 @@ static inline uint32_t sample_u(const uint8_t *p, int c, int channels, int premu
  * or of an outside row (sy < 0, zero mode). */
 static void fill_padded_row(const blur_job *j, long sy, int x0, int x1, uint32_t *pad)
 {
-    const int ch = j->src->channels, R = j->radius;
+    const int ch = j->src->channels, R = j->radius, width = j->src->width;
     const uint8_t *row = sy >= 0 ? j->src->data + (size_t)sy * j->src->stride : NULL;
     uint8_t outside[4];
     memset(outside, j->border.value, sizeof outside);
     for (long vx = (long)x0 - R; vx < (long)x1 + R; vx++) {
-        long sx = row ? gi_border_index(vx, j->src->width, j->border.mode) : -1;
-        const uint8_t *p = sx >= 0 ? row + sx * ch : outside;
+        long sx = vx >= 0 && vx < width ? vx : gi_border_index(vx, width, j->border.mode);
+        const uint8_t *p = row && sx >= 0 ? row + sx * ch : outside;
         uint32_t *o = pad + (vx - x0 + R) * ch;
         for (int c = 0; c < ch; c++) o[c] = sample_u(p, c, ch, j->premultiplied);
     }
 }
 
 /* h = (sum_k w[k] * u[x + k] + 128) >> 8, using w's symmetry to halve the
- * multiplies. The sum never exceeds 65536 * 65025, so uint32 holds it. */
+ * multiplies. The sum never exceeds 65536 * 65025, so uint32 holds it.
+ * Taps are the outer loop so the inner one runs over contiguous values
+ * and vectorizes. */
 static void filter_row(const blur_job *j, const uint32_t *pad, int n, uint32_t *out)
 {
     const int ch = j->src->channels, R = j->radius;
     const int32_t *w = j->w + R; /* w[k] for k in [-R, R] */
-    for (int i = 0; i < n * ch; i++) {
-        const uint32_t *centre = pad + R * ch + i;
-        uint32_t sum = (uint32_t)w[0] * centre[0];
-        for (int k = 1; k <= R; k++)
-            sum += (uint32_t)w[k] * (centre[-k * ch] + centre[k * ch]);
-        out[i] = (sum + 128) >> 8;
+    const size_t len = (size_t)n * ch;
+    const uint32_t *centre = pad + (size_t)R * ch;
+    for (size_t i = 0; i < len; i++) out[i] = (uint32_t)w[0] * centre[i];
+    for (int k = 1; k <= R; k++) {
+        const uint32_t *left = centre - (size_t)k * ch, *right = centre + (size_t)k * ch;
+        const uint32_t wk = (uint32_t)w[k];
+        for (size_t i = 0; i < len; i++) out[i] += wk * (left[i] + right[i]);
     }
+    for (size_t i = 0; i < len; i++) out[i] = (out[i] + 128) >> 8;
 }
 
 static void horizontal_row(const blur_job *j, long vy, int x0, int x1, blur_buffers *b)
@@ -90,25 +95,40 @@ static uint8_t finish_colour(uint64_t vc, uint64_t va)
     return (uint8_t)(c > 255 ? 255 : c);
 }
 
-static void vertical_row(const blur_job *j, int y, int x0, int x1, blur_buffers *b)
+/* v = sum_k w[k] * h(y + k). Plain channels fit uint32 (65280 * 65536 <
+ * 2^32); premultiplied colour needs 64 bits. */
+static void vertical_sums(const blur_job *j, int y, size_t n, blur_buffers *b)
 {
-    const int ch = j->src->channels, R = j->radius;
-    const size_t n = (size_t)(x1 - x0) * ch, row_len = (size_t)j->strip * ch;
+    const int R = j->radius;
+    const size_t row_len = (size_t)j->strip * j->src->channels;
     const long slots = 2L * R + 1;
-    memset(b->acc, 0, n * sizeof *b->acc);
+    if (j->premultiplied) memset(b->acc, 0, n * sizeof *b->acc);
+    else memset(b->acc32, 0, n * sizeof *b->acc32);
     for (int k = -R; k <= R; k++) {
         long slot = (((long)y + k) % slots + slots) % slots;
         const uint32_t *h = b->ring + (size_t)slot * row_len;
-        uint64_t wk = (uint64_t)j->w[k + R];
-        for (size_t i = 0; i < n; i++) b->acc[i] += wk * h[i];
+        const uint32_t wk = (uint32_t)j->w[k + R];
+        if (j->premultiplied)
+            for (size_t i = 0; i < n; i++) b->acc[i] += (uint64_t)wk * h[i];
+        else
+            for (size_t i = 0; i < n; i++) b->acc32[i] += wk * h[i];
     }
+}
+
+static void vertical_row(const blur_job *j, int y, int x0, int x1, blur_buffers *b)
+{
+    const int ch = j->src->channels;
+    const size_t n = (size_t)(x1 - x0) * ch;
     uint8_t *out = j->dst->data + (size_t)y * j->dst->stride + (size_t)x0 * ch;
+    vertical_sums(j, y, n, b);
+    if (!j->premultiplied) {
+        for (size_t i = 0; i < n; i++) out[i] = finish_plain(b->acc32[i]);
+        return;
+    }
     for (size_t i = 0; i < n; i += ch) {
         const uint64_t *v = b->acc + i;
-        for (int c = 0; c < ch; c++) {
-            int colour = j->premultiplied && c < ch - 1;
-            out[i + c] = colour ? finish_colour(v[c], v[ch - 1]) : finish_plain(v[c]);
-        }
+        for (int c = 0; c < ch - 1; c++) out[i + c] = finish_colour(v[c], v[ch - 1]);
+        out[i + ch - 1] = finish_plain(v[ch - 1]);
     }
 }
 
@@ -130,7 +150,8 @@ static int blur_band(void *arg, int y0, int y1)
     b.pad = malloc((strip + 2 * R) * ch * sizeof *b.pad);
     b.ring = malloc((2 * R + 1) * strip * ch * sizeof *b.ring);
     b.acc = malloc(strip * ch * sizeof *b.acc);
-    int ok = b.pad && b.ring && b.acc;
+    b.acc32 = malloc(strip * ch * sizeof *b.acc32);
+    int ok = b.pad && b.ring && b.acc && b.acc32;
     for (int x0 = 0; ok && x0 < j->src->width; x0 += j->strip) {
         int x1 = x0 + j->strip < j->src->width ? x0 + j->strip : j->src->width;
         blur_strip(j, y0, y1, x0, x1, &b);
@@ -138,6 +159,7 @@ static int blur_band(void *arg, int y0, int y1)
     free(b.pad);
     free(b.ring);
     free(b.acc);
+    free(b.acc32);
     return ok ? 0 : -1;
 }
 

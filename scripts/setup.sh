@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs what gpuimg needs on Debian 12 (when missing), then configures and
+# builds it in ./build. The CUDA backend is built when nvcc is found (on
+# PATH or in /usr/local/cuda/bin); without it, the CPU backend alone.
+set -eu
+cd "$(dirname "$0")/.."
+
+packages="meson ninja-build gcc pkg-config libstb-dev"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "setup: installing$missing"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+    PATH="/usr/local/cuda/bin:$PATH"
+    export PATH
+fi
+
+[ -f build/build.ninja ] || meson setup build -Dcuda=auto "$@"
+meson compile -C build
