@@ -13,6 +13,9 @@ typedef struct {
     const char *summary;
 } command;
 
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
 static const command commands[] = {
     {"blur", cmd_blur, "Gaussian or box blur"},
     {"sobel", cmd_sobel, "Sobel edge magnitude or binary edge map"},
@@ -21,6 +24,8 @@ static const command commands[] = {
     {"flip", cmd_flip, "mirror horizontally (h) or vertically (v)"},
     {"hist", cmd_hist, "per-channel histogram as text, CSV or JSON"},
     {"info", cmd_info, "version, backends, GPUs and threads"},
+    {"help", cmd_help, "show the help of a command"},
+    {"version", cmd_version, "print the version"},
 };
 #define COMMAND_COUNT (int)(sizeof commands / sizeof commands[0])
 
@@ -43,8 +48,13 @@ static void print_main_help(FILE *out)
                  "on either. Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
-static int run_help(int argc, char **argv)
+static int cmd_help(int argc, char **argv)
 {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: gpuimg help [COMMAND]\n\nShows the help of COMMAND, or the list of "
+               "commands.\n");
+        return EXIT_OK;
+    }
     if (argc < 2) {
         print_main_help(stdout);
         return EXIT_OK;
@@ -58,19 +68,53 @@ static int run_help(int argc, char **argv)
     return c->run(2, help_argv);
 }
 
+static int cmd_version(int argc, char **argv)
+{
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: gpuimg version | gpuimg --version\n\nPrints the version.\n");
+        return EXIT_OK;
+    }
+    printf("gpuimg %s\n", GI_VERSION_STRING);
+    return EXIT_OK;
+}
+
+/* Options that take a value, so that `gpuimg --device cpu blur ...` finds
+ * the command after the value. */
+static int takes_value(const char *arg)
+{
+    return strcmp(arg, "--device") == 0 || strcmp(arg, "-j") == 0 || strcmp(arg, "--jobs") == 0;
+}
+
+/* Global options may come before the command (`gpuimg -v blur ...`); they
+ * are moved after it, where every command parses them. Returns the index of
+ * the command word in argv, or argc when there is none. */
+static int hoist_global_options(int argc, char **argv)
+{
+    int i = 1;
+    while (i < argc && argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--help") != 0 &&
+           strcmp(argv[i], "-h") != 0 && strcmp(argv[i], "--version") != 0)
+        i += takes_value(argv[i]) && i + 1 < argc ? 2 : 1;
+    if (i == 1 || i >= argc) return i;
+    char *name = argv[i];
+    memmove(argv + 2, argv + 1, sizeof *argv * (size_t)(i - 1));
+    argv[1] = name;
+    return 1;
+}
+
 static int dispatch(int argc, char **argv)
 {
-    if (argc < 2) {
+    int at = hoist_global_options(argc, argv);
+    if (at >= argc) {
         print_main_help(stderr);
         return EXIT_USAGE;
     }
-    const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) return run_help(1, argv);
-    if (strcmp(name, "help") == 0) return run_help(argc - 1, argv + 1);
-    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
-        printf("gpuimg %s\n", GI_VERSION_STRING);
-        return EXIT_OK;
+    if (at != 1) {
+        fprintf(stderr, "gpuimg: '%s' comes before the command; see 'gpuimg --help'\n", argv[1]);
+        return EXIT_USAGE;
     }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) return cmd_help(1, argv);
+    if (strcmp(name, "--version") == 0) return cmd_version(1, argv);
     const command *c = find_command(name);
     if (!c) {
         fprintf(stderr, "gpuimg: no command '%s'; see 'gpuimg --help'\n", name);

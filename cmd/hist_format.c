@@ -13,16 +13,19 @@ static int bin_value(int b, int bins)
 
 static void write_stat_lines(FILE *out, const hist_report *r)
 {
-    static const char *const names[] = {"min", "max", "median", "mean", "stddev"};
-    for (int s = 0; s < 5; s++) {
-        fprintf(out, "# %s:", names[s]);
-        for (int c = 0; c < r->hist->channels; c++) {
-            const gi_channel_stats *st = &r->stats[c];
-            if (s < 3) fprintf(out, " %d", s == 0 ? st->min : s == 1 ? st->max : st->median);
-            else fprintf(out, " %.3f", s == 3 ? st->mean : st->stddev);
-        }
-        fputc('\n', out);
-    }
+    const gi_channel_stats *st = r->stats;
+    const int n = r->hist->channels;
+    fputs("# min:", out);
+    for (int c = 0; c < n; c++) fprintf(out, " %d", st[c].min);
+    fputs("\n# max:", out);
+    for (int c = 0; c < n; c++) fprintf(out, " %d", st[c].max);
+    fputs("\n# mean:", out);
+    for (int c = 0; c < n; c++) fprintf(out, " %.3f", st[c].mean);
+    fputs("\n# median:", out);
+    for (int c = 0; c < n; c++) fprintf(out, " %d", st[c].median);
+    fputs("\n# stddev:", out);
+    for (int c = 0; c < n; c++) fprintf(out, " %.3f", st[c].stddev);
+    fputc('\n', out);
 }
 
 static void write_rows(FILE *out, const gi_histogram *h, char sep)

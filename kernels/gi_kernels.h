@@ -16,6 +16,11 @@
 extern "C" {
 #endif
 
+/* cudaSuccess when this build's kernels load on the current device; an
+ * error such as cudaErrorNoKernelImageForDevice when the GPU or the driver
+ * cannot run them. */
+cudaError_t gi_cuda_kernels_probe(void);
+
 /* Scratch bytes gi_cuda_blur needs in device memory for this size. */
 size_t gi_cuda_blur_scratch_bytes(int width, int height, int channels, int radius);
 

@@ -19,6 +19,7 @@ void gi_blur_params_default(gi_blur_params *p)
 int gi_blur_radius(const gi_blur_params *p)
 {
     if (p->radius >= 0) return p->radius;
+    if (p->radius != -1) return -1;
     if (!(p->sigma > 0) || !isfinite(p->sigma) || 3.0 * p->sigma > GI_BLUR_MAX_RADIUS)
         return -1;
     return (int)ceil(3.0 * p->sigma);

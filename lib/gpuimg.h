@@ -96,7 +96,7 @@ typedef struct gi_load_limits {
 } gi_load_limits;
 void gi_load_limits_default(gi_load_limits *limits);
 
-/* Decodes PNG or JPEG. The image keeps the channel count stored in the
+/* Decodes PNG or JPEG (limits NULL = defaults). The image keeps the channel count stored in the
  * file (palette PNGs become RGB or RGBA, 16-bit PNGs become 8-bit). Rows are
  * never flipped. `name` is used in error messages only and may be NULL. */
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
@@ -105,7 +105,8 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
 gi_status gi_load_file(gi_image *img, const char *path,
                        const gi_load_limits *limits);
 
-/* GI_FORMAT_JPEG drops alpha (stb writes gray or RGB). quality 1..100. */
+/* JPEG output drops alpha and always has three components (stb's writer:
+ * gray is stored as equal R, G and B). quality 1..100. */
 typedef struct gi_save_options {
     gi_format format;
     int jpeg_quality;
@@ -119,7 +120,7 @@ gi_format gi_format_from_path(const char *path);
 /* Encodes into a malloc'ed buffer that the caller frees with free(). */
 gi_status gi_encode(const gi_image *img, const gi_save_options *opts,
                     uint8_t **bytes, size_t *size);
-/* Encodes and writes atomically: the bytes go to a temporary file in the
+/* Encodes and writes atomically (opts NULL = defaults): the bytes go to a temporary file in the
  * destination's directory, which is renamed over `path` only after every
  * write, fflush and fclose succeeded. On failure no file is left behind and
  * an existing file at `path` is untouched. "-" writes standard output. */

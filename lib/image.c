@@ -11,6 +11,9 @@ gi_status gi_image_alloc(gi_image *img, int width, int height, int channels)
     memset(img, 0, sizeof *img);
     if (channels < 1 || channels > 4)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d channels: images have 1 to 4", channels);
+    if (width < 1 || height < 1)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%dx%d: width and height must be at least 1",
+                        width, height);
     if (gi__image_bytes(width, height, channels, &bytes))
         return gi__fail(GI_ERR_TOO_LARGE, "%dx%d with %d channels does not fit in memory",
                         width, height, channels);

@@ -154,7 +154,9 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
 
 gi_status gi_save_file(const gi_image *img, const char *path, const gi_save_options *opts)
 {
-    gi_save_options resolved = *opts;
+    gi_save_options resolved;
+    if (opts) resolved = *opts;
+    else gi_save_options_default(&resolved);
     if (resolved.format == GI_FORMAT_AUTO) resolved.format = gi_format_from_path(path);
     if (resolved.format == GI_FORMAT_AUTO)
         return gi__fail(GI_ERR_INVALID_ARGUMENT,

@@ -1,0 +1,427 @@
+#!/bin/sh
+# cli.sh GPUIMG SAMPLES IMGCMP GROUP
+#
+# Behaviour of the gpuimg command: exit codes (0 ok, 1 failure, 2 usage),
+# help, standard input and output, batches, files, devices, hist output and
+# border names. GROUP picks one function below; tests/meson.build makes one
+# test per group. Every check is counted; the last line is
+# "N passed, M failed".
+set -u
+gpuimg=$1 samples=$2 imgcmp=$3 group=$4
+case $gpuimg in /*) ;; *) gpuimg=$PWD/$gpuimg ;; esac
+case $imgcmp in /*) ;; *) imgcmp=$PWD/$imgcmp ;; esac
+case $samples in /*) ;; *) samples=$PWD/$samples ;; esac
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+# The device must not depend on the caller's environment.
+unset GPUIMG_DEVICE
+passed=0 failed=0
+commands="blur sobel transpose rotate flip hist info help version"
+scene=$samples/scene.png
+
+# ---------------------------------------------------------------- helpers
+
+# check MESSAGE COMMAND...: counts a check that passes when COMMAND succeeds.
+check() {
+    msg=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL: $msg" >&2
+        [ -s "$tmp/err" ] && sed 's/^/    gpuimg stderr: /' "$tmp/err" | head -n 5 >&2
+    fi
+    return 0
+}
+
+# gi ARGS...: runs gpuimg with stdout in $tmp/out, stderr in $tmp/err, the
+# exit status in $rc. Input redirections go on the call: gi ... <file.
+gi() {
+    "$gpuimg" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# expect STATUS ARGS...: runs gpuimg ARGS and checks the exit status.
+expect() {
+    want=$1
+    shift
+    gi "$@"
+    check "gpuimg $*: exit $rc, want $want" [ "$rc" -eq "$want" ]
+}
+
+# expect_usage ARGS...: exit 2 with a message on stderr and nothing on stdout.
+expect_usage() {
+    expect 2 "$@"
+    check "gpuimg $*: no message on stderr" [ -s "$tmp/err" ]
+    check "gpuimg $*: usage error wrote to stdout" [ ! -s "$tmp/out" ]
+}
+
+has() { grep -q -- "$1" "$2"; }
+has_i() { grep -qi -- "$1" "$2"; }
+lacks_ere() { ! grep -Eq -- "$1" "$2"; }
+same_image() { "$imgcmp" "$1" "$2" >/dev/null 2>&1; }
+different_image() { "$imgcmp" "$1" "$2" >/dev/null 2>&1; [ $? -eq 1 ]; }
+same_file() { cmp -s "$1" "$2"; }
+is_png() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e47 ]; }
+is_jpeg() { [ "$(head -c 2 "$1" | od -An -tx1 | tr -d ' \n')" = ffd8 ]; }
+# entries DIR: how many names DIR holds, hidden ones included; listing DIR: them.
+entries() { find "$1" -mindepth 1 -maxdepth 1 | wc -l | tr -d ' '; }
+listing() { find "$1" -mindepth 1 -maxdepth 1 | sed 's|.*/||' | tr '\n' ' '; }
+has_cuda_device() { "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q '^cuda device [0-9]'; }
+
+# ---------------------------------------------------------------- groups
+
+group_exit_codes() {
+    expect 0 blur "$scene" "$tmp/ok.png"
+    check "blur wrote a PNG" is_png "$tmp/ok.png"
+    check "success is silent" [ ! -s "$tmp/err" ]
+    expect_usage
+    expect_usage blur
+    expect_usage blur "$scene"
+    expect_usage frobnicate "$scene" "$tmp/x.png"
+    expect_usage blur --no-such-option "$scene" "$tmp/x.png"
+    check "unknown option not named on stderr" has no-such-option "$tmp/err"
+    expect_usage blur -Z "$scene" "$tmp/x.png"
+    expect_usage blur "$scene" "$tmp/x.png" --sigma
+    for bad in "--sigma 0" "--sigma -1" "--sigma abc" "--sigma nan" "--radius -2" \
+        "--radius 1025" "--radius 2.5" "--kernel median" "--quality 0" "--quality 101" \
+        "--quality x" "--border-value 256" "--border-value -1" "--format gif" \
+        "--device gpu" "--jobs x"; do
+        # shellcheck disable=SC2086
+        expect_usage blur $bad "$scene" "$tmp/x.png"
+    done
+    for bad in "sobel --scale -1" "sobel --threshold abc" "rotate 45" "rotate" "flip x" \
+        "flip" "hist --bins 0" "hist --bins 257" "hist --format xml"; do
+        # shellcheck disable=SC2086
+        expect_usage $bad "$scene" "$tmp/x.png"
+    done
+    expect_usage transpose "$scene" "$tmp/x.png" "$tmp/y.png"
+    check "usage errors created an output" [ ! -e "$tmp/x.png" ]
+
+    expect 1 blur "$tmp/nothere.png" "$tmp/x.png"
+    check "missing input not named on stderr" has nothere.png "$tmp/err"
+    printf 'this is not a PNG\n' >"$tmp/junk.png"
+    expect 1 sobel "$tmp/junk.png" "$tmp/x.png"
+    check "undecodable input not named on stderr" has junk.png "$tmp/err"
+    check "a failure created an output" [ ! -e "$tmp/x.png" ]
+}
+
+group_help() {
+    for cmd in $commands; do
+        expect 0 "$cmd" --help
+        check "$cmd --help: no usage on stdout" has_i usage "$tmp/out"
+        check "$cmd --help: wrote to stderr" [ ! -s "$tmp/err" ]
+        cp "$tmp/out" "$tmp/help1"
+        expect 0 help "$cmd"
+        check "help $cmd: no usage on stdout" has_i usage "$tmp/out"
+        check "help $cmd differs from $cmd --help" same_file "$tmp/out" "$tmp/help1"
+    done
+    for form in --help -h help; do
+        expect 0 "$form"
+        for cmd in $commands; do
+            check "gpuimg $form does not list $cmd" has "$cmd" "$tmp/out"
+        done
+    done
+    expect_usage help frobnicate
+    # design.md: the border names disagree between tools, so --help shows
+    # what each one reads.
+    for cmd in blur sobel; do
+        gi "$cmd" --help
+        for pattern in '00|abcd|00' 'aa|abcd|dd' 'ba|abcd|dc' 'cb|abcd|cb' 'cd|abcd|ab'; do
+            check "$cmd --help lacks the pattern $pattern" has "$pattern" "$tmp/out"
+        done
+    done
+    for form in --version version; do
+        expect 0 "$form"
+        check "gpuimg $form: no version number" grep -Eq '[0-9]+\.[0-9]+\.[0-9]+' "$tmp/out"
+    done
+    expect 0 info
+    check "info does not mention the cpu backend" has cpu "$tmp/out"
+    # Like git: output that could not be written is a failure.
+    for form in --help --version "blur --help"; do
+        # shellcheck disable=SC2086
+        "$gpuimg" $form >/dev/full 2>"$tmp/err"
+        rc=$?
+        check "gpuimg $form >/dev/full: exit $rc, want 1" [ "$rc" -eq 1 ]
+        check "gpuimg $form >/dev/full: no message" [ -s "$tmp/err" ]
+    done
+}
+
+group_stdio() {
+    "$gpuimg" blur "$scene" "$tmp/ref.png"
+    gi blur - "$tmp/a.png" <"$scene"
+    check "blur - OUT <IN: exit $rc" [ "$rc" -eq 0 ]
+    check "blur from stdin differs from blur of the file" same_image "$tmp/a.png" "$tmp/ref.png"
+    gi blur "$scene" - --format png
+    check "blur IN - --format png: exit $rc" [ "$rc" -eq 0 ]
+    check "stdout is not a PNG" is_png "$tmp/out"
+    check "blur to stdout differs from blur to a file" same_image "$tmp/out" "$tmp/ref.png"
+    gi blur "$scene" - --format jpeg
+    check "--format jpeg to stdout: exit $rc" [ "$rc" -eq 0 ]
+    check "--format jpeg did not write a JPEG" is_jpeg "$tmp/out"
+    expect_usage blur "$scene" -
+    # A pipeline: flip from stdin to stdout, flip back: the input again.
+    "$gpuimg" flip h - - --format png <"$scene" | "$gpuimg" flip h - "$tmp/back.png"
+    check "flip h | flip h is not the input" same_image "$tmp/back.png" "$scene"
+    "$gpuimg" blur "$scene" - --format png >/dev/full 2>"$tmp/err"
+    rc=$?
+    check "blur to /dev/full: exit $rc, want 1" [ "$rc" -eq 1 ]
+    check "blur to /dev/full: no message" [ -s "$tmp/err" ]
+    gi blur - "$tmp/empty.png" </dev/null
+    check "empty stdin: exit $rc, want 1" [ "$rc" -eq 1 ]
+    check "empty stdin: no message" [ -s "$tmp/err" ]
+    check "empty stdin created an output" [ ! -e "$tmp/empty.png" ]
+}
+
+group_batch() {
+    mkdir "$tmp/in" "$tmp/out1" "$tmp/out2" "$tmp/out3"
+    cp "$scene" "$samples/alpha.png" "$samples/gray_alpha.png" "$tmp/in/"
+    printf 'not a PNG\n' >"$tmp/in/bad.png"
+    for f in scene alpha; do "$gpuimg" blur --sigma 2 "$tmp/in/$f.png" "$tmp/$f.png"; done
+
+    expect 1 blur --sigma 2 -o "$tmp/out1" "$tmp/in/scene.png" "$tmp/in/bad.png" "$tmp/in/alpha.png"
+    check "batch: want one stderr line naming bad.png" [ "$(grep -c bad.png "$tmp/err")" -eq 1 ]
+    check "batch: stderr names a file that worked" lacks_ere "scene.png|alpha.png" "$tmp/err"
+    check "batch: output for bad.png" [ ! -e "$tmp/out1/bad.png" ]
+    for f in scene alpha; do
+        check "batch: $f.png missing or wrong after another file failed" \
+            same_image "$tmp/out1/$f.png" "$tmp/$f.png"
+    done
+    check "batch: leftovers in the output directory: $(listing "$tmp/out1")" \
+        [ "$(entries "$tmp/out1")" -eq 2 ]
+
+    # Options after the files, --output-dir, several jobs: the same bytes.
+    expect 0 blur --output-dir "$tmp/out2" "$tmp/in/scene.png" "$tmp/in/alpha.png" \
+        "$tmp/in/gray_alpha.png" --sigma 2 -j 1
+    expect 0 blur -o "$tmp/out3" --jobs 2 --sigma 2 "$tmp/in/scene.png" "$tmp/in/alpha.png" \
+        "$tmp/in/gray_alpha.png"
+    for f in scene alpha gray_alpha; do
+        check "batch: -j 1 and -j 2 differ on $f.png" same_image "$tmp/out2/$f.png" "$tmp/out3/$f.png"
+    done
+    check "batch: wrong scene.png" same_image "$tmp/out2/scene.png" "$tmp/scene.png"
+
+    mkdir "$tmp/rot"
+    expect 0 rotate 90 -o "$tmp/rot" "$tmp/in/scene.png" "$tmp/in/alpha.png"
+    "$gpuimg" rotate 90 "$scene" "$tmp/r.png"
+    check "batch rotate keeps the base name" same_image "$tmp/rot/scene.png" "$tmp/r.png"
+}
+
+group_files() {
+    mkdir "$tmp/d"
+    "$gpuimg" blur "$scene" "$tmp/ref.png"
+    cp "$scene" "$tmp/d/a.png"
+    expect 0 blur "$tmp/d/a.png" "$tmp/d/a.png"
+    check "in-place blur differs from blur into another file" same_image "$tmp/d/a.png" "$tmp/ref.png"
+    check "in-place blur left files behind" [ "$(entries "$tmp/d")" -eq 1 ]
+
+    mkdir "$tmp/e"
+    expect 1 blur "$tmp/nothere.png" "$tmp/e/x.png"
+    check "missing input: message does not name the file" has nothere.png "$tmp/err"
+    printf 'garbage' >"$tmp/junk.png"
+    expect 1 blur "$tmp/junk.png" "$tmp/e/x.png"
+    check "failures left files in the output directory" [ "$(entries "$tmp/e")" -eq 0 ]
+    cp "$scene" "$tmp/e/keep.png"
+    expect 1 blur "$tmp/junk.png" "$tmp/e/keep.png"
+    check "a failed run changed the existing output" same_file "$tmp/e/keep.png" "$scene"
+    expect 1 blur "$scene" "$tmp/no/such/dir/x.png"
+    check "unwritable output: message does not name it" has x.png "$tmp/err"
+    # The final rename fails when a directory has the output's name: the
+    # temporary file written before must be gone.
+    mkdir "$tmp/f" "$tmp/f/x.png"
+    expect 1 blur "$scene" "$tmp/f/x.png"
+    check "a failed write left files behind: $(listing "$tmp/f")" \
+        [ "$(entries "$tmp/f")" -eq 1 ]
+
+    # Options may come before, between and after the file names.
+    expect 0 blur --sigma 2 --border wrap "$scene" "$tmp/o1.png"
+    expect 0 blur "$scene" "$tmp/o2.png" --sigma 2 --border wrap
+    expect 0 blur --sigma 2 "$scene" --border=wrap "$tmp/o3.png"
+    check "options after the files act differently" same_image "$tmp/o1.png" "$tmp/o2.png"
+    check "options between the files act differently" same_image "$tmp/o1.png" "$tmp/o3.png"
+    check "--sigma 2 --border wrap had no effect" different_image "$tmp/o1.png" "$tmp/ref.png"
+    expect 0 -q blur "$scene" "$tmp/q.png"
+    expect 0 -v blur "$scene" "$tmp/v.png"
+    expect 0 blur -q "$scene" "$tmp/q2.png"
+    check "-q blur differs" same_image "$tmp/q.png" "$tmp/ref.png"
+
+    expect 0 blur "$scene" "$tmp/j.jpg"
+    check ".jpg output is not a JPEG" is_jpeg "$tmp/j.jpg"
+    expect 0 blur --quality 10 "$scene" "$tmp/j10.jpg"
+    expect 0 blur --quality 95 "$scene" "$tmp/j95.jpg"
+    check "--quality 10 is not smaller than --quality 95" \
+        [ "$(wc -c <"$tmp/j10.jpg")" -lt "$(wc -c <"$tmp/j95.jpg")" ]
+    expect 0 transpose "$samples/scene.jpg" "$tmp/t.png"
+    check "JPEG input transposed to PNG" is_png "$tmp/t.png"
+}
+
+group_device() {
+    "$gpuimg" blur "$scene" "$tmp/ref.png"
+    expect 0 --device cpu blur "$scene" "$tmp/a.png"
+    expect 0 blur --device cpu "$scene" "$tmp/b.png"
+    check "--device cpu differs from the default" same_image "$tmp/b.png" "$tmp/ref.png"
+    GPUIMG_DEVICE=cpu "$gpuimg" blur "$scene" "$tmp/c.png" 2>"$tmp/err"
+    check "GPUIMG_DEVICE=cpu failed" same_image "$tmp/c.png" "$tmp/ref.png"
+    expect_usage blur --device bogus "$scene" "$tmp/x.png"
+    expect 0 blur -j 1 "$scene" "$tmp/j1.png"
+    expect 0 blur -j 3 "$scene" "$tmp/j3.png"
+    check "-j 1 and -j 3 differ" same_image "$tmp/j1.png" "$tmp/j3.png"
+    if has_cuda_device; then
+        expect 0 blur --device cuda "$scene" "$tmp/g.png"
+        check "--device cuda differs from the CPU" same_image "$tmp/g.png" "$tmp/ref.png"
+        return
+    fi
+    expect 1 blur --device cuda "$scene" "$tmp/x.png"
+    check "--device cuda without a GPU: message does not say cuda/GPU" grep -Eqi 'cuda|gpu' "$tmp/err"
+    check "--device cuda without a GPU created an output" [ ! -e "$tmp/x.png" ]
+    GPUIMG_DEVICE=cuda "$gpuimg" blur "$scene" "$tmp/x.png" 2>"$tmp/err"
+    rc=$?
+    check "GPUIMG_DEVICE=cuda without a GPU: exit $rc, want 1" [ "$rc" -eq 1 ]
+}
+
+# hist_column_sums FILE N: every count column of a text histogram sums to N.
+hist_column_sums() {
+    awk -v n="$2" '
+        /^#/ || $1 == "value" { next }
+        { for (i = 2; i <= NF; i++) sum[i] += $i; cols = NF }
+        END { if (cols < 2) exit 1
+              for (i = 2; i <= cols; i++) if (sum[i] != n) exit 1 }' "$1"
+}
+
+# hist_values FILE BINS: one row per bin, value = (b * 256 + bins - 1) / bins.
+hist_values() {
+    awk -v bins="$2" '
+        /^#/ || $1 == "value" { next }
+        { if ($1 != int((rows * 256 + bins - 1) / bins)) exit 1; rows++ }
+        END { exit rows != bins }' "$1"
+}
+
+# hist_stats_agree FILE: the --stats lines agree with the 256-bin counts.
+hist_stats_agree() {
+    awk '
+        $1 == "#" && $2 ~ /^(min|max|mean|median|stddev):$/ {
+            name = substr($2, 1, length($2) - 1)
+            for (i = 3; i <= NF; i++) got[name, i - 1] = $i
+            next
+        }
+        /^#/ || $1 == "value" { next }
+        { for (c = 2; c <= NF; c++) count[$1, c] = $c; cols = NF }
+        END {
+            for (c = 2; c <= cols; c++) {
+                n = 0; s = 0; min = -1
+                for (v = 0; v < 256; v++) { k = count[v, c]; n += k; s += k * v
+                    if (k > 0) { if (min < 0) min = v; max = v } }
+                mean = s / n; q = 0
+                for (v = 0; v < 256; v++) q += count[v, c] * (v - mean) ^ 2
+                half = int((n + 1) / 2); acc = 0; median = -1
+                for (v = 0; v < 256 && median < 0; v++) { acc += count[v, c]; if (acc >= half) median = v }
+                if (got["min", c] != min || got["max", c] != max || got["median", c] != median) exit 1
+                if ((got["mean", c] - mean) ^ 2 > 1e-6 || (got["stddev", c] - sqrt(q / n)) ^ 2 > 1e-6) exit 1
+                if (got["mean", c] !~ /^[0-9]+\.[0-9][0-9][0-9]$/) exit 1
+            }
+        }' "$1"
+}
+
+group_hist() {
+    cd "$samples" || return
+    expect 0 hist scene.png
+    cp "$tmp/out" "$tmp/h1"
+    check "hist: first line" [ "$(sed -n 1p "$tmp/h1")" = "# gpuimg hist" ]
+    check "hist: source line" has '^# source: scene.png$' "$tmp/h1"
+    check "hist: size line" has '^# size: 64x48$' "$tmp/h1"
+    check "hist: channels line" has '^# channels: r g b$' "$tmp/h1"
+    check "hist: column header" has '^value r g b$' "$tmp/h1"
+    check "hist: a column does not sum to 64*48" hist_column_sums "$tmp/h1" 3072
+    check "hist: rows are not the 256 values" hist_values "$tmp/h1" 256
+    expect 0 hist scene.png -
+    check "hist IN - differs from hist IN" same_file "$tmp/out" "$tmp/h1"
+    expect 0 hist scene.png "$tmp/h.txt"
+    check "hist IN FILE differs from hist to stdout" same_file "$tmp/h.txt" "$tmp/h1"
+    gi hist - <scene.png
+    check "hist of stdin: source is not -" has '^# source: -$' "$tmp/out"
+
+    for pair in edge_line.png:gray gray_alpha.png:"gray alpha" alpha.png:"r g b a"; do
+        expect 0 hist "${pair%%:*}"
+        check "hist ${pair%%:*}: channels line" has "^# channels: ${pair#*:}$" "$tmp/out"
+    done
+    for bins in 1 3 4 16 100 255; do
+        expect 0 hist --bins "$bins" alpha.png
+        check "hist --bins $bins: wrong value column" hist_values "$tmp/out" "$bins"
+        check "hist --bins $bins: a column does not sum to 64*48" hist_column_sums "$tmp/out" 3072
+    done
+    for f in scene.png alpha.png edge_line.png; do
+        expect 0 hist --stats "$f"
+        check "hist --stats $f: stats lines disagree with the counts" hist_stats_agree "$tmp/out"
+    done
+    check "hist --stats: want the lines in the order min max mean median stddev" [ \
+        "$(sed -nE 's/^# (min|max|mean|median|stddev): .*/\1/p' "$tmp/out" | tr '\n' ' ')" = \
+        "min max mean median stddev " ]
+
+    expect 0 hist --format csv --bins 8 scene.png
+    check "csv: header line" [ "$(sed -n 1p "$tmp/out")" = "value,r,g,b" ]
+    check "csv: want 8 rows of 4 fields" \
+        [ "$(awk -F, 'NR > 1 && NF == 4' "$tmp/out" | wc -l)" -eq 8 ]
+    check "csv: wrong values" [ "$(sed 1d "$tmp/out" | cut -d, -f1 | tr '\n' ' ')" = \
+        "0 32 64 96 128 160 192 224 " ]
+    expect 0 hist --format json --stats --bins 16 alpha.png
+    if command -v python3 >/dev/null 2>&1; then
+        check "json: structure or sums wrong" python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))
+n = h["width"] * h["height"]
+assert h["source"] == "alpha.png" and (h["width"], h["height"]) == (64, 48)
+assert h["channels"] == ["r", "g", "b", "a"] and h["bins"] == 16
+assert h["values"] == [(b * 256 + 15) // 16 for b in range(16)]
+for c in h["channels"]:
+    assert len(h["counts"][c]) == 16 and sum(h["counts"][c]) == n
+    assert set(h["stats"][c]) == {"min", "max", "mean", "median", "stddev"}
+' "$tmp/out"
+    else
+        check "json: no counts" has '"counts"' "$tmp/out"
+    fi
+    "$gpuimg" hist scene.png >/dev/full 2>"$tmp/err"
+    rc=$?
+    check "hist >/dev/full: exit $rc, want 1" [ "$rc" -eq 1 ]
+    expect 1 hist nothere.png
+    check "hist: missing file not named" has nothere.png "$tmp/err"
+}
+
+group_border() {
+    for row in "zero constant" "replicate clamp nearest edge" "reflect symmetric" \
+        "mirror reflect101" "wrap periodic tile"; do
+        # shellcheck disable=SC2086 # split on purpose: canonical name, aliases
+        set -- $row
+        canonical=$1
+        expect 0 blur --sigma 2 --border "$canonical" "$samples/edge_line.png" "$tmp/$canonical.png"
+        for alias in "$@"; do
+            expect 0 blur --sigma 2 --border "$alias" "$samples/edge_line.png" "$tmp/a.png"
+            check "--border $alias differs from --border $canonical" \
+                same_image "$tmp/a.png" "$tmp/$canonical.png"
+            expect 0 sobel --border="$alias" "$samples/edge_line.png" "$tmp/s.png"
+        done
+    done
+    expect 0 blur --sigma 2 "$samples/edge_line.png" "$tmp/default.png"
+    check "the default border is not mirror" same_image "$tmp/default.png" "$tmp/mirror.png"
+    for bad in bogus '' reflect-101 "mirror " mirror,wrap; do
+        expect_usage blur --border "$bad" "$scene" "$tmp/x.png"
+    done
+    expect_usage sobel --border=bogus "$scene" "$tmp/x.png"
+    check "unknown border not named on stderr" has bogus "$tmp/err"
+    for v in 0 255; do expect 0 blur --border zero --border-value "$v" "$scene" "$tmp/v.png"; done
+}
+
+# ---------------------------------------------------------------- main
+
+case $group in
+    exit-codes) group_exit_codes ;;
+    help) group_help ;;
+    stdio) group_stdio ;;
+    batch) group_batch ;;
+    files) group_files ;;
+    device) group_device ;;
+    hist) group_hist ;;
+    border) group_border ;;
+    *) echo "cli.sh: unknown group '$group'" >&2; exit 2 ;;
+esac
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,340 @@
+/* gpu_vs_cpu: every operation on the CUDA backend gives the CPU backend's
+ * bytes, for every border mode, channel count and awkward size.
+ *
+ * Each GPU run writes into a destination poisoned first with 0xA5 and then
+ * with 0x5A, so a pixel the kernel forgets shows up as a difference. Sizes
+ * include 1x1, single rows and columns, primes and sizes off the tile grid;
+ * blur radii include ones larger than the image and ones that take the
+ * two-pass path. Exits 77 (skip) without a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "testimg.h"
+
+#define LARGE 8192
+
+static gi_context *cpu, *gpu;
+/* GPUIMG_TEST_SMALL=1: one variant per size, channels and border instead
+ * of all, and no 8192x8192 cases, so the sanitizers finish in minutes. */
+static int small;
+
+static const int sizes[][2] = {
+    {1, 1},   {1, 7},  {7, 1},   {1, 61},  {61, 1},   {2, 2},   {3, 5},   {13, 17},
+    {31, 33}, {32, 32}, {33, 31}, {64, 16}, {97, 61}, {127, 131}, {257, 3}, {3, 257},
+};
+#define N_SIZES (int)(sizeof sizes / sizeof sizes[0])
+
+/* ------------------------------------------------------------- contents */
+
+typedef enum { FILL_RANDOM, FILL_CONSTANT, FILL_EXTREME } fill_kind;
+
+static gi_image make_source(int w, int h, int ch, fill_kind kind)
+{
+    gi_image img = ti_random(w, h, ch);
+    int value = th_rand_int(0, 3) == 0 ? 255 * th_rand_int(0, 1) : th_rand_int(0, 255);
+    for (int y = 0; y < h && kind != FILL_RANDOM; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < ch; c++)
+                ti_px(&img, x, y)[c] = (uint8_t)(kind == FILL_CONSTANT ? value : 255 * (int)(th_rand64() & 1));
+    return img;
+}
+
+static fill_kind random_fill(void)
+{
+    int r = th_rand_int(0, 5);
+    return r == 0 ? FILL_CONSTANT : r == 1 ? FILL_EXTREME : FILL_RANDOM;
+}
+
+static gi_border random_border(gi_border_mode mode)
+{
+    gi_border b = {mode, (uint8_t)(th_rand_int(0, 2) == 0 ? 0 : th_rand_int(1, 255))};
+    return b;
+}
+
+/* ------------------------------------------------------------- compare */
+
+typedef gi_status (*image_op)(gi_context *ctx, const gi_image *src, gi_image *dst,
+                              const void *params);
+
+static void poison(gi_image *img, uint8_t byte)
+{
+    for (int y = 0; y < img->height; y++)
+        memset(ti_px(img, 0, y), byte, (size_t)img->width * img->channels);
+}
+
+/* Runs op on both backends and compares; `what` names the case. */
+static void compare(const char *what, const gi_image *src, int w, int h, int ch, image_op op,
+                    const void *params)
+{
+    gi_image want = ti_blank(w, h, ch), got = ti_blank(w, h, ch);
+    char why[160];
+    gi_status st = op(cpu, src, &want, params);
+    if (th_check(st == GI_OK, "%s: cpu: %s", what, gi_last_error())) {
+        static const uint8_t poisons[] = {0xA5, 0x5A};
+        for (int k = 0; k < 2; k++) {
+            poison(&got, poisons[k]);
+            st = op(gpu, src, &got, params);
+            if (!th_check(st == GI_OK, "%s: cuda: %s", what, gi_last_error())) break;
+            if (!th_check(ti_same(&want, &got, why, sizeof why), "%s (poison %#x): %s", what,
+                          poisons[k], why))
+                break;
+            th_check(ti_padding_intact(&got), "%s: wrote outside the pixels", what);
+        }
+    }
+    ti_free(&want);
+    ti_free(&got);
+}
+
+/* ------------------------------------------------------------- blur */
+
+static gi_status run_blur(gi_context *ctx, const gi_image *src, gi_image *dst, const void *p)
+{
+    return gi_blur(ctx, src, dst, p);
+}
+
+static void blur_case(const gi_image *src, gi_blur_kernel kernel, int radius, gi_border border)
+{
+    gi_blur_params p;
+    char what[160];
+    gi_blur_params_default(&p);
+    p.kernel = kernel;
+    p.radius = radius;
+    p.sigma = th_rand_double(0.3, radius / 2.0 + 0.5);
+    p.border = border;
+    snprintf(what, sizeof what, "blur %s r=%d sigma=%.3f %dx%dx%d %s/%d",
+             kernel == GI_BLUR_BOX ? "box" : "gaussian", radius, p.sigma, src->width,
+             src->height, src->channels, gi_border_name(border.mode), border.value);
+    compare(what, src, src->width, src->height, src->channels, run_blur, &p);
+}
+
+/* A radius on the fused path, one on the two-pass path (> 16), and one
+ * larger than the image (capped at GI_BLUR_MAX_RADIUS). */
+static int pick_radius(int which, int w, int h)
+{
+    int beyond = (w > h ? w : h) + th_rand_int(1, 40);
+    switch (which) {
+    case 0: return th_rand_int(0, 16);
+    case 1: return th_rand_int(17, 48);
+    default: return beyond > GI_BLUR_MAX_RADIUS ? GI_BLUR_MAX_RADIUS : beyond;
+    }
+}
+
+static void test_blur(void)
+{
+    for (int s = 0; s < N_SIZES; s++)
+        for (int ch = 1; ch <= 4; ch++)
+            for (int mode = GI_BORDER_ZERO; mode <= GI_BORDER_WRAP; mode++) {
+                gi_image src = make_source(sizes[s][0], sizes[s][1], ch, random_fill());
+                for (int which = 0; which < 3; which++)
+                    if (!small || which == (s + ch + mode) % 3)
+                        blur_case(&src, th_rand_int(0, 1) ? GI_BLUR_BOX : GI_BLUR_GAUSSIAN,
+                              pick_radius(which, src.width, src.height), random_border(mode));
+                ti_free(&src);
+            }
+    /* the widest radius the API allows, on a small image */
+    gi_image src = make_source(45, 38, 4, FILL_RANDOM);
+    blur_case(&src, GI_BLUR_GAUSSIAN, GI_BLUR_MAX_RADIUS, random_border(GI_BORDER_REFLECT));
+    blur_case(&src, GI_BLUR_BOX, GI_BLUR_MAX_RADIUS, random_border(GI_BORDER_ZERO));
+    ti_free(&src);
+}
+
+/* ------------------------------------------------------------- sobel */
+
+static gi_status run_sobel(gi_context *ctx, const gi_image *src, gi_image *dst, const void *p)
+{
+    return gi_sobel(ctx, src, dst, p);
+}
+
+static void sobel_case(const gi_image *src, const gi_sobel_params *p)
+{
+    char what[160];
+    int w, h, ch;
+    gi_sobel_size(src, p, &w, &h, &ch);
+    snprintf(what, sizeof what, "sobel %s scale=%.17g threshold=%.17g gray=%d %dx%dx%d %s/%d",
+             p->use_threshold ? "threshold" : "magnitude", p->scale, p->threshold, p->gray,
+             src->width, src->height, src->channels, gi_border_name(p->border.mode),
+             p->border.value);
+    compare(what, src, w, h, ch, run_sobel, p);
+}
+
+static void test_sobel(void)
+{
+    static const double scales[] = {1.0, 0.5, 0.25, 2.0, 0.125};
+    for (int s = 0; s < N_SIZES; s++)
+        for (int ch = 1; ch <= 4; ch++)
+            for (int mode = GI_BORDER_ZERO; mode <= GI_BORDER_WRAP; mode++) {
+                gi_image src = make_source(sizes[s][0], sizes[s][1], ch, random_fill());
+                for (int variant = 0; variant < 4; variant++) {
+                    if (small && variant != (s + ch + mode) % 4) continue;
+                    gi_sobel_params p;
+                    gi_sobel_params_default(&p);
+                    p.border = random_border(mode);
+                    p.gray = variant & 1;
+                    /* exact binary scales hit the .5 rounding ties; others are arbitrary */
+                    p.scale = th_rand_int(0, 1) ? scales[th_rand_int(0, 4)] : th_rand_double(0, 4);
+                    p.use_threshold = variant >= 2;
+                    p.threshold = th_rand_int(0, 1) ? th_rand_int(0, 400) : th_rand_double(0, 400);
+                    sobel_case(&src, &p);
+                }
+                ti_free(&src);
+            }
+}
+
+/* ------------------------------------------------------------- transforms */
+
+static gi_status run_transform(gi_context *ctx, const gi_image *src, gi_image *dst, const void *p)
+{
+    return gi_transform_image(ctx, src, dst, *(const gi_transform *)p);
+}
+
+static void transform_case(const gi_image *src, gi_transform t)
+{
+    static const char *const names[] = {"transpose", "rotate90", "rotate180",
+                                        "rotate270", "flip_h",   "flip_v"};
+    char what[160];
+    int w, h;
+    gi_transform_size(src, t, &w, &h);
+    snprintf(what, sizeof what, "%s %dx%dx%d", names[t], src->width, src->height, src->channels);
+    compare(what, src, w, h, src->channels, run_transform, &t);
+}
+
+static void test_transform(void)
+{
+    for (int s = 0; s < N_SIZES; s++)
+        for (int ch = 1; ch <= 4; ch++) {
+            gi_image src = make_source(sizes[s][0], sizes[s][1], ch, random_fill());
+            for (int t = GI_TRANSPOSE; t <= GI_FLIP_V; t++) transform_case(&src, t);
+            ti_free(&src);
+        }
+}
+
+/* ------------------------------------------------------------- hist */
+
+static void hist_case(const gi_image *src, int bins)
+{
+    gi_histogram want, got;
+    gi_status st = gi_hist(cpu, src, bins, &want);
+    if (!th_check(st == GI_OK, "hist cpu: %s", gi_last_error())) return;
+    memset(&got, 0xA5, sizeof got);
+    st = gi_hist(gpu, src, bins, &got);
+    if (!th_check(st == GI_OK, "hist cuda: %s", gi_last_error())) return;
+    th_check(memcmp(&want, &got, sizeof want) == 0, "hist bins=%d %dx%dx%d differs", bins,
+             src->width, src->height, src->channels);
+}
+
+static void test_hist(void)
+{
+    static const int bins[] = {1, 2, 7, 16, 100, 255, 256};
+    for (int s = 0; s < N_SIZES; s++)
+        for (int ch = 1; ch <= 4; ch++) {
+            gi_image src = make_source(sizes[s][0], sizes[s][1], ch, random_fill());
+            for (size_t b = 0; b < sizeof bins / sizeof bins[0]; b++) hist_case(&src, bins[b]);
+            ti_free(&src);
+        }
+    /* flat images: every sample on one counter */
+    gi_image flat = make_source(1000, 999, 3, FILL_CONSTANT);
+    hist_case(&flat, 256);
+    ti_free(&flat);
+}
+
+/* ------------------------------------------------------------- large */
+
+static void test_large(void)
+{
+    gi_image src = make_source(LARGE, LARGE, 4, FILL_RANDOM);
+    blur_case(&src, GI_BLUR_GAUSSIAN, 6, random_border(GI_BORDER_MIRROR));
+    gi_sobel_params p;
+    gi_sobel_params_default(&p);
+    p.scale = 0.5;
+    sobel_case(&src, &p);
+    transform_case(&src, (gi_transform)th_rand_int(GI_TRANSPOSE, GI_FLIP_V));
+    hist_case(&src, 256);
+    ti_free(&src);
+}
+
+/* ------------------------------------------------------------- devices */
+
+/* Device allocations that fail are GI_ERR_NO_MEMORY on a CUDA context and
+ * a quiet rerun on the CPU under AUTO. Fresh contexts: a backend that
+ * already holds big enough buffers would not allocate again. */
+static void test_alloc_failure(void)
+{
+    gi_context_options opts;
+    gi_context *cuda = NULL, *autoctx = NULL;
+    gi_image src = make_source(40, 30, 3, FILL_RANDOM);
+    gi_image want = ti_blank(40, 30, 3), got = ti_blank(40, 30, 3);
+    gi_blur_params p;
+    char why[160];
+    gi_blur_params_default(&p);
+    setenv("GPUIMG_TEST_FAIL_DEVICE_ALLOC", "1", 1);
+    gi_context_options_default(&opts);
+    opts.device = GI_DEVICE_CUDA;
+    if (th_check(gi_context_create(&cuda, &opts) == GI_OK, "cuda context: %s", gi_last_error())) {
+        gi_status st = gi_blur(cuda, &src, &got, &p);
+        th_check(st == GI_ERR_NO_MEMORY && strstr(gi_last_error(), "out of device memory"),
+                 "failed allocation: status %d, \"%s\"", (int)st, gi_last_error());
+    }
+    opts.device = GI_DEVICE_AUTO;
+    if (th_check(gi_context_create(&autoctx, &opts) == GI_OK, "auto context: %s", gi_last_error())) {
+        th_check(gi_blur(cpu, &src, &want, &p) == GI_OK, "cpu blur: %s", gi_last_error());
+        th_check(gi_blur(autoctx, &src, &got, &p) == GI_OK, "auto blur: %s", gi_last_error());
+        th_check(ti_same(&want, &got, why, sizeof why), "auto fallback result: %s", why);
+        th_check(strstr(gi_context_last_fallback(autoctx), "out of device memory") != NULL,
+                 "auto fallback reason: \"%s\"", gi_context_last_fallback(autoctx));
+    }
+    unsetenv("GPUIMG_TEST_FAIL_DEVICE_ALLOC");
+    gi_context_destroy(cuda);
+    gi_context_destroy(autoctx);
+    ti_free(&src);
+    ti_free(&want);
+    ti_free(&got);
+}
+
+static void test_device_info(int measure)
+{
+    gi_device_info info;
+    gi_status st = gi_cuda_device_info(0, measure, &info);
+    if (!th_check(st == GI_OK, "device info: %s", gi_last_error())) return;
+    printf("device 0: %s, sm_%d%d, %d SMs", info.name, info.cc_major, info.cc_minor,
+           info.multiprocessors);
+    if (measure) printf(", copy %.0f GB/s", info.copy_gbytes_per_s);
+    printf("\n");
+    th_check(info.name[0] && info.multiprocessors > 0 && info.total_memory > 0,
+             "device info is empty");
+    th_check(!measure || info.copy_gbytes_per_s > 0, "bandwidth not measured");
+}
+
+int main(void)
+{
+    const char *why;
+    if (gi_cuda_device_count(&why) == 0) {
+        printf("skip: %s\n", why);
+        return 77;
+    }
+    const char *small_env = getenv("GPUIMG_TEST_SMALL");
+    small = small_env && strcmp(small_env, "1") == 0;
+    gi_context_options opts;
+    gi_context_options_default(&opts);
+    opts.device = GI_DEVICE_CUDA;
+    if (gi_context_create(&gpu, &opts) != GI_OK) {
+        fprintf(stderr, "cannot create a CUDA context: %s\n", gi_last_error());
+        return 1;
+    }
+    cpu = ti_cpu_context(0);
+    th_seed();
+    fflush(stdout);
+
+    test_device_info(!small);
+    test_blur();
+    test_sobel();
+    test_transform();
+    test_hist();
+    test_alloc_failure();
+    if (!small) test_large();
+
+    gi_context_destroy(gpu);
+    gi_context_destroy(cpu);
+    return th_finish();
+}

@@ -1,0 +1,90 @@
+/* Transforms: exact against the documented index maps, plus the algebra
+ * that ties them together (a wrong map that is consistently wrong in both
+ * the library and the reference would still break these). */
+#include "checks.h"
+#include "ref_ops.h"
+#include "../harness.h"
+#include "../testimg.h"
+
+#include <stdio.h>
+
+static const char *const names[] = {"transpose", "rotate90", "rotate180",
+                                    "rotate270", "flip_h",   "flip_v"};
+
+/* Replaces *img by its transform (freeing the old pixels). */
+static int apply(gi_context *ctx, gi_image *img, gi_transform t)
+{
+    int w, h;
+    gi_transform_size(img, t, &w, &h);
+    gi_image out = ti_blank(w, h, img->channels);
+    gi_status st = gi_transform_image(ctx, img, &out, t);
+    th_check(st == GI_OK, "%s %dx%d: %s", names[t], img->width, img->height, gi_last_error());
+    th_check(ti_padding_intact(&out), "%s: wrote into the row padding", names[t]);
+    ti_free(img);
+    *img = out;
+    return st == GI_OK;
+}
+
+static void against_reference(gi_context *ctx, const gi_image *src, gi_transform t)
+{
+    int swap = t == GI_TRANSPOSE || t == GI_ROTATE_90 || t == GI_ROTATE_270;
+    int w = swap ? src->height : src->width, h = swap ? src->width : src->height;
+    int gw, gh;
+    char why[96];
+    gi_image got = ti_copy(src), want = ti_blank(w, h, src->channels);
+    gi_transform_size(src, t, &gw, &gh);
+    th_check(gw == w && gh == h, "gi_transform_size(%s, %dx%d) = %dx%d, want %dx%d", names[t],
+             src->width, src->height, gw, gh, w, h);
+    if (apply(ctx, &got, t)) {
+        ref_transform(src, t, &want);
+        th_check(ti_same(&got, &want, why, sizeof why), "%s %dx%dx%d: %s (library vs reference)",
+                 names[t], src->width, src->height, src->channels, why);
+    }
+    ti_free(&got);
+    ti_free(&want);
+}
+
+/* Applying the chain `seq` to src must give what the chain `eq` gives. */
+static void identity(gi_context *ctx, const gi_image *src, const char *what,
+                     const gi_transform *seq, int nseq, const gi_transform *eq, int neq)
+{
+    gi_image a = ti_copy(src), b = ti_copy(src);
+    char why[96];
+    int ok = 1;
+    for (int k = 0; k < nseq && ok; k++) ok = apply(ctx, &a, seq[k]);
+    for (int k = 0; k < neq && ok; k++) ok = apply(ctx, &b, eq[k]);
+    if (ok)
+        th_check(ti_same(&a, &b, why, sizeof why), "%s on %dx%dx%d: %s", what, src->width,
+                 src->height, src->channels, why);
+    ti_free(&a);
+    ti_free(&b);
+}
+
+static void invariants(gi_context *ctx, const gi_image *src)
+{
+    const gi_transform tt[] = {GI_TRANSPOSE, GI_TRANSPOSE};
+    const gi_transform r4[] = {GI_ROTATE_90, GI_ROTATE_90, GI_ROTATE_90, GI_ROTATE_90};
+    const gi_transform hh[] = {GI_FLIP_H, GI_FLIP_H}, vv[] = {GI_FLIP_V, GI_FLIP_V};
+    const gi_transform hv[] = {GI_FLIP_H, GI_FLIP_V}, r180[] = {GI_ROTATE_180};
+    const gi_transform r270[] = {GI_ROTATE_270}, r90[] = {GI_ROTATE_90};
+    const gi_transform th[] = {GI_TRANSPOSE, GI_FLIP_H};
+    identity(ctx, src, "transpose twice = identity", tt, 2, NULL, 0);
+    identity(ctx, src, "rotate 90 four times = identity", r4, 4, NULL, 0);
+    identity(ctx, src, "flip h twice = identity", hh, 2, NULL, 0);
+    identity(ctx, src, "flip v twice = identity", vv, 2, NULL, 0);
+    identity(ctx, src, "rotate 180 = flip h then flip v", r180, 1, hv, 2);
+    identity(ctx, src, "rotate 270 = rotate 90 three times", r270, 1, r4, 3);
+    identity(ctx, src, "rotate 90 = transpose then flip h", r90, 1, th, 2);
+}
+
+void check_transform(gi_context *ctx)
+{
+    for (int s = 0; s < REF_NSIZES; s++)
+        for (int ch = 1; ch <= 4; ch++) {
+            gi_image src = ti_random(ref_sizes[s][0], ref_sizes[s][1], ch);
+            for (int t = GI_TRANSPOSE; t <= GI_FLIP_V; t++)
+                against_reference(ctx, &src, (gi_transform)t);
+            invariants(ctx, &src);
+            ti_free(&src);
+        }
+}

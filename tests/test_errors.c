@@ -1,0 +1,140 @@
+/* Argument checking and error reporting: every out-of-range parameter and
+ * inconsistent destination is refused with GI_ERR_INVALID_ARGUMENT and a
+ * reason, and contexts report what backend they got and why. */
+#include "harness.h"
+#include "testimg.h"
+
+#include <math.h>
+#include <string.h>
+
+static gi_context *ctx;
+
+static void expect_invalid(gi_status st, const char *what)
+{
+    th_check(st == GI_ERR_INVALID_ARGUMENT && gi_last_error()[0] != '\0',
+             "%s: status %d (%s), message \"%s\"; want GI_ERR_INVALID_ARGUMENT with a reason",
+             what, (int)st, gi_strerror(st), gi_last_error());
+}
+
+static void check_strerror(void)
+{
+    for (int a = GI_OK; a <= GI_ERR_DEVICE; a++) {
+        const char *s = gi_strerror((gi_status)a);
+        th_check(s && *s, "gi_strerror(%d) is empty", a);
+        for (int b = GI_OK; b < a && s; b++)
+            th_check(strcmp(s, gi_strerror((gi_status)b)) != 0,
+                     "gi_strerror(%d) == gi_strerror(%d)", a, b);
+    }
+}
+
+static void check_alloc(void)
+{
+    gi_image img;
+    expect_invalid(gi_image_alloc(&img, 0, 5, 3), "gi_image_alloc width 0");
+    expect_invalid(gi_image_alloc(&img, 5, -1, 3), "gi_image_alloc height -1");
+    expect_invalid(gi_image_alloc(&img, 5, 5, 0), "gi_image_alloc 0 channels");
+    expect_invalid(gi_image_alloc(&img, 5, 5, 5), "gi_image_alloc 5 channels");
+    if (th_check(gi_image_alloc(&img, 5, 3, 2) == GI_OK, "gi_image_alloc: %s", gi_last_error()))
+        th_check(img.stride == 10 && img.owns_data && img.data, "gi_image_alloc stride %zu",
+                 img.stride);
+    gi_image_free(&img);
+    gi_image_free(&img); /* zeroed: a second free is harmless */
+}
+
+/* Destinations whose shape does not match what the operation produces. */
+static void check_shapes(void)
+{
+    gi_image src = ti_random(6, 4, 3), same = ti_blank(6, 4, 3), small = ti_blank(5, 4, 3);
+    gi_image one = ti_blank(6, 4, 1), swapped = ti_blank(4, 6, 3), bad_stride = src;
+    gi_blur_params bp;
+    gi_sobel_params sp;
+    gi_histogram hist;
+    gi_blur_params_default(&bp);
+    gi_sobel_params_default(&sp);
+    bad_stride.stride = 17; /* < 6 * 3 */
+    expect_invalid(gi_blur(ctx, &src, &small, &bp), "blur into a narrower image");
+    expect_invalid(gi_blur(ctx, &src, &one, &bp), "blur 3 channels into 1");
+    expect_invalid(gi_blur(ctx, &bad_stride, &same, &bp), "blur with stride < width*channels");
+    expect_invalid(gi_sobel(ctx, &src, &one, &sp), "sobel without gray into 1 channel");
+    sp.gray = 1;
+    expect_invalid(gi_sobel(ctx, &src, &same, &sp), "sobel gray into 3 channels");
+    expect_invalid(gi_transform_image(ctx, &src, &same, GI_TRANSPOSE), "transpose into w x h");
+    expect_invalid(gi_transform_image(ctx, &src, &swapped, GI_FLIP_H), "flip into h x w");
+    expect_invalid(gi_hist(ctx, &src, 0, &hist), "hist with 0 bins");
+    expect_invalid(gi_hist(ctx, &src, 257, &hist), "hist with 257 bins");
+    ti_free(&src);
+    ti_free(&same);
+    ti_free(&small);
+    ti_free(&one);
+    ti_free(&swapped);
+}
+
+static void check_params(void)
+{
+    const double bad_scales[] = {-1.0, NAN, INFINITY};
+    gi_image src = ti_random(6, 4, 3), dst = ti_blank(6, 4, 3);
+    gi_blur_params bp;
+    gi_sobel_params sp;
+    gi_blur_params_default(&bp);
+    bp.sigma = 0;
+    expect_invalid(gi_blur(ctx, &src, &dst, &bp), "blur sigma 0");
+    gi_blur_params_default(&bp);
+    bp.radius = GI_BLUR_MAX_RADIUS + 1;
+    expect_invalid(gi_blur(ctx, &src, &dst, &bp), "blur radius over the maximum");
+    gi_blur_params_default(&bp);
+    bp.border.mode = (gi_border_mode)99;
+    expect_invalid(gi_blur(ctx, &src, &dst, &bp), "blur with border mode 99");
+    for (int k = 0; k < 3; k++) {
+        gi_sobel_params_default(&sp);
+        sp.scale = bad_scales[k];
+        expect_invalid(gi_sobel(ctx, &src, &dst, &sp), "sobel with a bad scale");
+    }
+    gi_sobel_params_default(&sp);
+    th_check(sp.scale == 1.0 && !sp.use_threshold && !sp.gray &&
+                 sp.border.mode == GI_BORDER_MIRROR && sp.border.value == 0,
+             "gi_sobel_params_default: scale %g threshold %d gray %d border %d/%d", sp.scale,
+             sp.use_threshold, sp.gray, (int)sp.border.mode, sp.border.value);
+    ti_free(&src);
+    ti_free(&dst);
+}
+
+/* Without a usable GPU, asking for CUDA fails with a reason and AUTO falls
+ * back to the CPU saying why. */
+static void check_contexts(void)
+{
+    const char *why = NULL;
+    gi_context_options opts;
+    gi_context *c = NULL;
+    th_check(strcmp(gi_context_backend(ctx), "cpu") == 0, "CPU context reports backend \"%s\"",
+             gi_context_backend(ctx));
+    if (gi_cuda_device_count(&why) > 0) return;
+    th_check(why && *why, "gi_cuda_device_count() is 0 without a reason");
+    gi_context_options_default(&opts);
+    opts.device = GI_DEVICE_CUDA;
+    gi_status st = gi_context_create(&c, &opts);
+    th_check(st == GI_ERR_NO_DEVICE && gi_last_error()[0],
+             "CUDA context without a GPU: status %d, \"%s\"", (int)st, gi_last_error());
+    if (st == GI_OK) gi_context_destroy(c);
+    opts.device = GI_DEVICE_AUTO;
+    c = NULL;
+    if (th_check(gi_context_create(&c, &opts) == GI_OK, "AUTO context: %s", gi_last_error())) {
+        th_check(strcmp(gi_context_backend(c), "cpu") == 0 &&
+                     gi_context_fallback_reason(c)[0] != '\0',
+                 "AUTO without a GPU: backend \"%s\", fallback reason \"%s\"",
+                 gi_context_backend(c), gi_context_fallback_reason(c));
+        gi_context_destroy(c);
+    }
+}
+
+int main(void)
+{
+    th_seed();
+    ctx = ti_cpu_context(2);
+    check_strerror();
+    check_alloc();
+    check_shapes();
+    check_params();
+    check_contexts();
+    gi_context_destroy(ctx);
+    return th_finish();
+}

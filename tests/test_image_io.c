@@ -1,0 +1,183 @@
+/* Image files: PNG round trips keep every byte and the channel count,
+ * JPEG drops alpha, format detection, load limits, and the atomic save
+ * (no file left behind on failure). */
+#include "harness.h"
+#include "testimg.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmpdir[512];
+
+static const char *in_tmp(const char *name)
+{
+    static char path[600];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    return path;
+}
+
+static int entries_in_tmp(void)
+{
+    int n = 0;
+    DIR *d = opendir(tmpdir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d) closedir(d);
+    return n;
+}
+
+static void check_format_from_path(void)
+{
+    const struct { const char *path; gi_format want; } cases[] = {
+        {"a.png", GI_FORMAT_PNG},   {"dir/A.PNG", GI_FORMAT_PNG},  {"x.jpg", GI_FORMAT_JPEG},
+        {"x.JPEG", GI_FORMAT_JPEG}, {"x.jpeg", GI_FORMAT_JPEG},    {"x.Jpg", GI_FORMAT_JPEG},
+        {"x.gif", GI_FORMAT_AUTO},  {"png", GI_FORMAT_AUTO},       {"x", GI_FORMAT_AUTO},
+        {"d.png/x", GI_FORMAT_AUTO}, {"x.png.bak", GI_FORMAT_AUTO}, {"-", GI_FORMAT_AUTO},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        th_check(gi_format_from_path(cases[k].path) == cases[k].want,
+                 "gi_format_from_path(\"%s\") = %d, want %d", cases[k].path,
+                 (int)gi_format_from_path(cases[k].path), (int)cases[k].want);
+}
+
+static gi_status encode(const gi_image *img, gi_format format, int quality, uint8_t **bytes,
+                        size_t *size)
+{
+    gi_save_options opts;
+    gi_save_options_default(&opts);
+    opts.format = format;
+    opts.jpeg_quality = quality;
+    return gi_encode(img, &opts, bytes, size);
+}
+
+static void check_png_round_trip(int w, int h, int ch)
+{
+    gi_image src = ti_random(w, h, ch), back = {0};
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    char why[96];
+    if (th_check(encode(&src, GI_FORMAT_PNG, 90, &bytes, &size) == GI_OK, "encode png: %s",
+                 gi_last_error()) &&
+        th_check(gi_load_memory(&back, bytes, size, "mem.png", NULL) == GI_OK,
+                 "decode png: %s", gi_last_error()))
+        th_check(ti_same(&back, &src, why, sizeof why), "png round trip %dx%dx%d: %s", w, h,
+                 ch, why);
+    gi_image_free(&back);
+    free(bytes);
+    ti_free(&src);
+}
+
+/* JPEG drops alpha (stb always writes three YCbCr components, so gray may
+ * come back as RGB), and a lower quality is smaller. */
+static void check_jpeg(int ch)
+{
+    gi_image src = ti_random(40, 30, ch), back = {0};
+    uint8_t *hi = NULL, *lo = NULL;
+    size_t hi_size = 0, lo_size = 0;
+    if (th_check(encode(&src, GI_FORMAT_JPEG, 95, &hi, &hi_size) == GI_OK &&
+                     encode(&src, GI_FORMAT_JPEG, 10, &lo, &lo_size) == GI_OK,
+                 "encode jpeg: %s", gi_last_error()) &&
+        th_check(gi_load_memory(&back, hi, hi_size, "mem.jpg", NULL) == GI_OK,
+                 "decode jpeg: %s", gi_last_error())) {
+        th_check((back.channels == 3 || (ch <= 2 && back.channels == 1)) && back.width == 40 &&
+                     back.height == 30,
+                 "jpeg of %d channels decodes as %dx%dx%d", ch, back.width, back.height,
+                 back.channels);
+        th_check(lo_size < hi_size, "jpeg quality 10 (%zu bytes) not smaller than 95 (%zu)",
+                 lo_size, hi_size);
+    }
+    gi_image_free(&back);
+    free(hi);
+    free(lo);
+    ti_free(&src);
+}
+
+static void check_decode_errors(void)
+{
+    gi_image img = ti_random(8, 8, 3), back = {0};
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    gi_load_limits limits;
+    gi_status st = gi_load_memory(&back, "not an image", 12, "junk.png", NULL);
+    th_check(st == GI_ERR_DECODE && strstr(gi_last_error(), "junk.png"),
+             "decoding junk: status %d, message \"%s\" (want GI_ERR_DECODE naming junk.png)",
+             (int)st, gi_last_error());
+    if (encode(&img, GI_FORMAT_PNG, 90, &bytes, &size) == GI_OK) {
+        st = gi_load_memory(&back, bytes, size / 2, "half.png", NULL);
+        th_check(st == GI_ERR_DECODE, "truncated png: status %d, want GI_ERR_DECODE", (int)st);
+        gi_image_free(&back);
+        gi_load_limits_default(&limits);
+        limits.max_pixels = 63;
+        st = gi_load_memory(&back, bytes, size, "big.png", &limits);
+        th_check(st == GI_ERR_TOO_LARGE, "8x8 image with max_pixels 63: status %d, want "
+                 "GI_ERR_TOO_LARGE", (int)st);
+        gi_image_free(&back);
+    }
+    gi_load_limits_default(&limits);
+    th_check(limits.max_input_bytes == 1ull << 30 && limits.max_pixels == 16384ull * 16384,
+             "default limits %llu bytes, %llu pixels", (unsigned long long)limits.max_input_bytes,
+             (unsigned long long)limits.max_pixels);
+    free(bytes);
+    ti_free(&img);
+}
+
+static void check_files(void)
+{
+    gi_image img = ti_random(9, 7, 4), back = {0};
+    gi_save_options opts;
+    gi_status st;
+    char why[96];
+    gi_save_options_default(&opts);
+    st = gi_save_file(&img, in_tmp("a.png"), &opts);
+    th_check(st == GI_OK, "gi_save_file a.png: %s", gi_last_error());
+    st = gi_load_file(&back, in_tmp("a.png"), NULL);
+    if (th_check(st == GI_OK, "gi_load_file a.png: %s", gi_last_error()))
+        th_check(ti_same(&back, &img, why, sizeof why), "file round trip: %s", why);
+    gi_image_free(&back);
+    st = gi_load_file(&back, in_tmp("missing.png"), NULL);
+    th_check(st == GI_ERR_IO && strstr(gi_last_error(), "missing.png"),
+             "loading a missing file: status %d, \"%s\"", (int)st, gi_last_error());
+    st = gi_save_file(&img, in_tmp("no/such/dir.png"), &opts);
+    th_check(st == GI_ERR_IO && strstr(gi_last_error(), "dir.png"),
+             "saving into a missing directory: status %d, \"%s\"", (int)st, gi_last_error());
+    /* A directory in the way makes the final rename fail after the
+     * temporary file was written: that file must be gone again. */
+    if (mkdir(in_tmp("taken.png"), 0700) == 0) {
+        st = gi_save_file(&img, in_tmp("taken.png"), &opts);
+        th_check(st == GI_ERR_IO, "saving over a directory: status %d", (int)st);
+        th_check(entries_in_tmp() == 2, "a failed save left %d entries in %s (want 2)",
+                 entries_in_tmp(), tmpdir);
+        rmdir(in_tmp("taken.png"));
+    }
+    st = gi_write_file_atomic(in_tmp("t.txt"), "hello\n", 6);
+    th_check(st == GI_OK, "gi_write_file_atomic: %s", gi_last_error());
+    remove(in_tmp("t.txt"));
+    remove(in_tmp("a.png"));
+    gi_image_free(&back);
+    ti_free(&img);
+}
+
+int main(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/gpuimg-io-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    th_seed();
+    check_format_from_path();
+    for (int ch = 1; ch <= 4; ch++) {
+        check_png_round_trip(1, 1, ch);
+        check_png_round_trip(13, 5, ch);
+        check_jpeg(ch);
+    }
+    check_decode_errors();
+    check_files();
+    rmdir(tmpdir);
+    return th_finish();
+}

@@ -1,0 +1,90 @@
+/* Test images with padded strides; see testimg.h. */
+#include "testimg.h"
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+gi_image ti_blank(int width, int height, int channels)
+{
+    gi_image img = {width, height, channels, 0, NULL, 0};
+    /* One image in four is tightly packed: that is the common case. */
+    size_t pad = th_rand_int(0, 3) == 0 ? 0 : (size_t)th_rand_int(1, 9);
+    img.stride = (size_t)width * (size_t)channels + pad;
+    img.data = malloc(img.stride * (size_t)height);
+    if (!img.data) abort();
+    memset(img.data, TI_SENTINEL, img.stride * (size_t)height);
+    return img;
+}
+
+gi_image ti_random(int width, int height, int channels)
+{
+    gi_image img = ti_blank(width, height, channels);
+    int has_alpha = channels == 2 || channels == 4;
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++) {
+            uint8_t *p = ti_px(&img, x, y);
+            for (int c = 0; c < channels; c++) p[c] = (uint8_t)th_rand64();
+            if (has_alpha) {
+                int kind = th_rand_int(0, 2);
+                if (kind < 2) p[channels - 1] = kind ? 255 : 0;
+            }
+        }
+    return img;
+}
+
+gi_image ti_copy(const gi_image *src)
+{
+    gi_image img = ti_blank(src->width, src->height, src->channels);
+    for (int y = 0; y < src->height; y++)
+        memcpy(ti_px(&img, 0, y), ti_px(src, 0, y), (size_t)src->width * (size_t)src->channels);
+    return img;
+}
+
+void ti_free(gi_image *img)
+{
+    free(img->data);
+    img->data = NULL;
+}
+
+int ti_padding_intact(const gi_image *img)
+{
+    size_t used = (size_t)img->width * (size_t)img->channels;
+    for (int y = 0; y < img->height; y++)
+        for (size_t k = used; k < img->stride; k++)
+            if (img->data[(size_t)y * img->stride + k] != TI_SENTINEL) return 0;
+    return 1;
+}
+
+int ti_same(const gi_image *a, const gi_image *b, char *why, size_t why_size)
+{
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels) {
+        snprintf(why, why_size, "shape %dx%dx%d vs %dx%dx%d", a->width, a->height,
+                 a->channels, b->width, b->height, b->channels);
+        return 0;
+    }
+    for (int y = 0; y < a->height; y++)
+        for (int x = 0; x < a->width; x++)
+            for (int c = 0; c < a->channels; c++)
+                if (ti_px(a, x, y)[c] != ti_px(b, x, y)[c]) {
+                    snprintf(why, why_size, "pixel (%d,%d) channel %d: %d vs %d", x, y, c,
+                             ti_px(a, x, y)[c], ti_px(b, x, y)[c]);
+                    return 0;
+                }
+    return 1;
+}
+
+gi_context *ti_cpu_context(int threads)
+{
+    gi_context_options opts;
+    gi_context *ctx = NULL;
+    gi_context_options_default(&opts);
+    opts.device = GI_DEVICE_CPU;
+    opts.cpu_threads = threads;
+    if (gi_context_create(&ctx, &opts) != GI_OK) {
+        fprintf(stderr, "cannot create a CPU context: %s\n", gi_last_error());
+        abort();
+    }
+    return ctx;
+}

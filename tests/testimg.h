@@ -1,0 +1,38 @@
+/* testimg.h - images for tests: random content, padded strides, compares.
+ *
+ * Every image made here has a random row padding (stride > width * channels
+ * most of the time) filled with a sentinel byte, so tests exercise strides
+ * and can check that an operation never writes outside its pixels: a
+ * destination may be a view into a larger buffer.
+ */
+#ifndef TESTS_TESTIMG_H
+#define TESTS_TESTIMG_H
+
+#include <gpuimg.h>
+
+#define TI_SENTINEL 0xA5
+
+/* Uninitialised-looking pixels (all sentinel) with random padding. */
+gi_image ti_blank(int width, int height, int channels);
+/* Random pixels; alpha is 0, 255 or anything with equal odds, so both
+ * transparent and opaque neighbourhoods occur. */
+gi_image ti_random(int width, int height, int channels);
+/* The same pixels in a new buffer (with its own random padding). */
+gi_image ti_copy(const gi_image *src);
+void ti_free(gi_image *img);
+
+static inline uint8_t *ti_px(const gi_image *img, int x, int y)
+{
+    return img->data + (size_t)y * img->stride + (size_t)x * (size_t)img->channels;
+}
+
+/* 1 when no byte between width * channels and stride was touched. */
+int ti_padding_intact(const gi_image *img);
+/* Compares size, channels and pixels. Returns 1 when equal; otherwise 0
+ * and a description of the first difference in `why`. */
+int ti_same(const gi_image *a, const gi_image *b, char *why, size_t why_size);
+
+/* A CPU context with `threads` workers (0 = one per core); aborts on failure. */
+gi_context *ti_cpu_context(int threads);
+
+#endif
