@@ -9,6 +9,8 @@ int cmd_transpose(int argc, char **argv);
 int cmd_rotate(int argc, char **argv);
 int cmd_flip(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_convolve(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 
 #endif

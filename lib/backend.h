@@ -6,6 +6,22 @@
 
 #include "gpuimg.h"
 
+/* One resolved operation: parameters checked, weights computed. */
+typedef struct gi__op_call {
+    gi_op_kind kind;
+    const char *name;
+    const gi_image *src;
+    gi_image *dst;                 /* NULL for hist */
+    const int32_t *weights;        /* blur */
+    int radius;
+    gi_border border;              /* blur, sobel, convolve */
+    const gi_sobel_params *sobel;
+    gi_transform transform;
+    int bins;                      /* hist */
+    gi_histogram *hist;
+    const gi_convolve_weights *mask;
+} gi__op_call;
+
 typedef struct gi__backend_ops {
     const char *name;
     /* weights: 2 * radius + 1 integers summing to GI_BLUR_WEIGHT_SUM */
@@ -17,8 +33,20 @@ typedef struct gi__backend_ops {
                            gi_transform t);
     gi_status (*hist)(void *state, const gi_image *src, int bins,
                       gi_histogram *out);
+    gi_status (*convolve)(void *state, const gi_image *src, gi_image *dst,
+                          const gi_convolve_weights *w, gi_border border);
+    /* Median ms of `reps` runs after `warmup`, data resident where the
+     * backend computes. */
+    gi_status (*time_op)(void *state, const gi__op_call *c, int warmup, int reps,
+                         double *median_ms);
+    gi_status (*copy_bandwidth)(void *state, double *gbytes_per_s);
+    gi_status (*paper)(void *state, int n, gi_paper_variant variant, int warmup, int reps,
+                       double *median_ms, double *max_error);
     void (*destroy)(void *state);
 } gi__backend_ops;
+
+/* Runs c on a backend's operation functions. */
+gi_status gi__call_backend(const gi__backend_ops *ops, void *state, const gi__op_call *c);
 
 /* CPU backend: threads over row bands. Never fails to create. */
 gi_status gi__cpu_backend_create(int threads, const gi__backend_ops **ops,

@@ -18,12 +18,16 @@ static void cpu_destroy(void *state)
     free(state);
 }
 
-static const gi__backend_ops cpu_ops = {
+const gi__backend_ops gi__cpu_ops = {
     .name = "cpu",
     .blur = gi__cpu_blur,
     .sobel = gi__cpu_sobel,
     .transform = gi__cpu_transform,
     .hist = gi__cpu_hist,
+    .convolve = gi__cpu_convolve,
+    .time_op = gi__cpu_time_op,
+    .copy_bandwidth = gi__cpu_copy_bandwidth,
+    .paper = gi__cpu_paper,
     .destroy = cpu_destroy,
 };
 
@@ -32,7 +36,7 @@ gi_status gi__cpu_backend_create(int threads, const gi__backend_ops **ops, void 
     cpu_state *s = malloc(sizeof *s);
     if (!s) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate the CPU backend");
     s->threads = threads > 0 ? threads : gi__cpu_count();
-    *ops = &cpu_ops;
+    *ops = &gi__cpu_ops;
     *state = s;
     return GI_OK;
 }

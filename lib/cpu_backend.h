@@ -5,6 +5,8 @@
 #include "backend.h"
 #include "gi_error.h"
 
+extern const gi__backend_ops gi__cpu_ops;
+
 /* Worker threads configured for this backend state. */
 int gi__cpu_threads(const void *state);
 
@@ -13,6 +15,13 @@ gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const in
 gi_status gi__cpu_sobel(void *state, const gi_image *src, gi_image *dst,
                         const gi_sobel_params *p);
 gi_status gi__cpu_transform(void *state, const gi_image *src, gi_image *dst, gi_transform t);
+gi_status gi__cpu_convolve(void *state, const gi_image *src, gi_image *dst,
+                           const gi_convolve_weights *w, gi_border border);
+gi_status gi__cpu_time_op(void *state, const gi__op_call *c, int warmup, int reps,
+                          double *median_ms);
+gi_status gi__cpu_copy_bandwidth(void *state, double *gbytes_per_s);
+gi_status gi__cpu_paper(void *state, int n, gi_paper_variant variant, int warmup, int reps,
+                        double *median_ms, double *max_error);
 gi_status gi__cpu_hist(void *state, const gi_image *src, int bins, gi_histogram *out);
 
 #endif

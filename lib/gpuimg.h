@@ -272,6 +272,37 @@ void gi_sobel_size(const gi_image *src, const gi_sobel_params *p,
 gi_status gi_sobel(gi_context *ctx, const gi_image *src, gi_image *dst,
                    const gi_sobel_params *p);
 
+/* ---------------------------------------------------------------- convolve
+ *
+ * Correlation with any odd mask up to 31x31, applied unflipped and centred
+ * (as OpenCV's filter2D): with rx = (mw-1)/2, ry = (mh-1)/2,
+ *   out(x, y) = sum_{j,i} m[j][i] * in(B(x + i - rx), B(y + j - ry))
+ * Every channel is filtered on its own, alpha included.
+ * Fixed point: q = round(m * 2^S) for the largest S in 0..24 with
+ * 255 * sum|q| <= 2^30, and out = clamp((sum q * v + 2^(S-1)) >> S, 0, 255)
+ * (an arithmetic shift, so halves round up). gi_convolve_quantize exposes
+ * q and S; a mask whose sum|m| exceeds 2^30 / 255 is refused.
+ * normalize divides m by its sum first (refused when the sum is 0).
+ */
+#define GI_CONVOLVE_MAX_SIZE 31
+typedef struct gi_convolve_params {
+    int width, height;  /* odd, 1..GI_CONVOLVE_MAX_SIZE */
+    const double *mask; /* height rows of width values, top row first */
+    int normalize;
+    gi_border border;
+} gi_convolve_params;
+
+typedef struct gi_convolve_weights {
+    int width, height;
+    int shift; /* S */
+    int32_t q[GI_CONVOLVE_MAX_SIZE * GI_CONVOLVE_MAX_SIZE];
+} gi_convolve_weights;
+
+gi_status gi_convolve_quantize(const gi_convolve_params *p, gi_convolve_weights *out);
+/* dst: same size and channels as src. */
+gi_status gi_convolve(gi_context *ctx, const gi_image *src, gi_image *dst,
+                      const gi_convolve_params *p);
+
 /* ---------------------------------------------------------------- transform
  *
  * Exact pixel permutations. Rotations are clockwise.
@@ -319,6 +350,48 @@ typedef struct gi_channel_stats {
 } gi_channel_stats;
 void gi_hist_stats(const uint64_t counts256[GI_HIST_MAX_BINS],
                    gi_channel_stats *stats);
+
+/* ---------------------------------------------------------------- bench
+ *
+ * Timing the way `gpuimg bench` reports it. The image stays where the
+ * backend computes (device memory on CUDA: uploads and downloads are not
+ * counted); `warmup` untimed runs come first, then `reps` timed runs (CUDA
+ * events on the GPU, a monotonic clock on the CPU); the median is returned.
+ */
+typedef enum gi_op_kind {
+    GI_OP_BLUR = 0,
+    GI_OP_SOBEL,
+    GI_OP_TRANSFORM,
+    GI_OP_HIST,
+    GI_OP_CONVOLVE
+} gi_op_kind;
+
+/* Any operation with its parameters; only the member for `kind` is read. */
+typedef struct gi_op {
+    gi_op_kind kind;
+    gi_blur_params blur;
+    gi_sobel_params sobel;
+    gi_transform transform;
+    int bins;
+    gi_convolve_params convolve;
+} gi_op;
+
+gi_status gi_bench_op(gi_context *ctx, const gi_image *src, const gi_op *op, int warmup,
+                      int reps, double *median_ms);
+/* The copy bandwidth of the memory the backend computes in (device memory,
+ * or host memory with the CPU threads), counting bytes read plus written. */
+gi_status gi_bench_copy(gi_context *ctx, double *gbytes_per_s);
+
+/* The seed paper's experiment (Cogrossi and Kuk): a 5x5 mask of ones over a
+ * random float32 n x n matrix, zero outside, float32 out. */
+typedef enum gi_paper_variant {
+    GI_PAPER_CPU = 0,   /* the CPU backend, all its threads */
+    GI_PAPER_GPU_NAIVE, /* one thread per output, every read from global memory */
+    GI_PAPER_GPU_TILED  /* shared-memory tiles, as gpuimg's kernels */
+} gi_paper_variant;
+/* max_error: the largest |out - float64 reference| over sampled outputs. */
+gi_status gi_bench_paper(gi_context *ctx, int n, gi_paper_variant variant, int warmup,
+                         int reps, double *median_ms, double *max_error);
 
 #ifdef __cplusplus
 }

@@ -4,49 +4,36 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "context.h"
 #include "gi_error.h"
+#include "ops.h"
 
-typedef enum { OP_BLUR, OP_SOBEL, OP_TRANSFORM, OP_HIST } op_kind;
-
-typedef struct {
-    op_kind kind;
-    const char *name;
-    const gi_image *src;
-    gi_image *dst;
-    const int32_t *weights;
-    int radius;
-    gi_border border;
-    const gi_sobel_params *sobel;
-    gi_transform transform;
-    int bins;
-    gi_histogram *hist;
-} op_call;
-
-static gi_status call_backend(const gi__backend_ops *ops, void *state, const op_call *c)
+gi_status gi__call_backend(const gi__backend_ops *ops, void *state, const gi__op_call *c)
 {
     switch (c->kind) {
-    case OP_BLUR: return ops->blur(state, c->src, c->dst, c->weights, c->radius, c->border);
-    case OP_SOBEL: return ops->sobel(state, c->src, c->dst, c->sobel);
-    case OP_TRANSFORM: return ops->transform(state, c->src, c->dst, c->transform);
-    case OP_HIST: return ops->hist(state, c->src, c->bins, c->hist);
+    case GI_OP_BLUR: return ops->blur(state, c->src, c->dst, c->weights, c->radius, c->border);
+    case GI_OP_SOBEL: return ops->sobel(state, c->src, c->dst, c->sobel);
+    case GI_OP_TRANSFORM: return ops->transform(state, c->src, c->dst, c->transform);
+    case GI_OP_HIST: return ops->hist(state, c->src, c->bins, c->hist);
+    case GI_OP_CONVOLVE: return ops->convolve(state, c->src, c->dst, c->mask, c->border);
     }
     return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation");
 }
 
-static gi_status dispatch(gi_context *ctx, const op_call *c)
+static gi_status dispatch(gi_context *ctx, const gi__op_call *c)
 {
     ctx->last_fallback[0] = '\0';
-    gi_status st = call_backend(ctx->ops, ctx->state, c);
+    gi_status st = gi__call_backend(ctx->ops, ctx->state, c);
     if (st != GI_ERR_NO_MEMORY || ctx->ops == ctx->cpu_ops || ctx->requested != GI_DEVICE_AUTO)
         return st;
-    snprintf(ctx->last_fallback, sizeof ctx->last_fallback, "%s: %s; ran on the CPU",
-             c->name, gi_last_error());
+    snprintf(ctx->last_fallback, sizeof ctx->last_fallback, "%s: %s; ran on the CPU", c->name,
+             gi_last_error());
     const gi__backend_ops *cpu;
     void *cpu_state;
     st = gi__context_cpu(ctx, &cpu, &cpu_state);
-    return st == GI_OK ? call_backend(cpu, cpu_state, c) : st;
+    return st == GI_OK ? gi__call_backend(cpu, cpu_state, c) : st;
 }
 
 static gi_status check_image(const gi_image *img, const char *role)
@@ -67,16 +54,16 @@ static size_t span_bytes(const gi_image *img)
     return img->stride * (size_t)(img->height - 1) + (size_t)img->width * img->channels;
 }
 
-static gi_status check_pair(const gi_image *src, const gi_image *dst, int width, int height,
-                            int channels)
+static gi_status check_output(const gi_op *op, const gi_image *src, const gi_image *dst)
 {
-    gi_status st = check_image(src, "source");
-    if (st == GI_OK) st = check_image(dst, "destination");
+    int w, h, ch;
+    gi_status st = check_image(dst, "destination");
     if (st != GI_OK) return st;
-    if (dst->width != width || dst->height != height || dst->channels != channels)
+    gi__op_output_size(op, src, &w, &h, &ch);
+    if (dst->width != w || dst->height != h || dst->channels != ch)
         return gi__fail(GI_ERR_INVALID_ARGUMENT,
                         "destination is %dx%d with %d channels; this operation writes %dx%d with %d",
-                        dst->width, dst->height, dst->channels, width, height, channels);
+                        dst->width, dst->height, dst->channels, w, h, ch);
     uintptr_t s0 = (uintptr_t)src->data, d0 = (uintptr_t)dst->data;
     if (s0 < d0 + span_bytes(dst) && d0 < s0 + span_bytes(src))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "source and destination overlap");
@@ -90,25 +77,119 @@ static gi_status check_border(gi_border b)
     return GI_OK;
 }
 
-gi_status gi_blur(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_blur_params *p)
+void gi__op_output_size(const gi_op *op, const gi_image *src, int *w, int *h, int *ch)
 {
-    gi_status st = check_pair(src, dst, src->width, src->height, src->channels);
-    if (st == GI_OK) st = check_border(p->border);
-    if (st != GI_OK) return st;
+    *w = src->width;
+    *h = src->height;
+    *ch = src->channels;
+    if (op->kind == GI_OP_SOBEL) gi_sobel_size(src, &op->sobel, w, h, ch);
+    if (op->kind == GI_OP_TRANSFORM) gi_transform_size(src, op->transform, w, h);
+}
+
+static gi_status resolve_blur(gi__resolved_op *r)
+{
+    const gi_blur_params *p = &r->op.blur;
     int radius = gi_blur_radius(p);
     if (radius < 0 || radius > GI_BLUR_MAX_RADIUS)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "blur radius must be 0..%d (sigma %g)",
                         GI_BLUR_MAX_RADIUS, p->sigma);
-    int32_t *weights = malloc(sizeof(int32_t) * (2 * (size_t)radius + 1));
-    if (!weights) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights");
-    st = gi_blur_weights(p, weights);
-    if (st == GI_OK) {
-        op_call c = {.kind = OP_BLUR, .name = "blur", .src = src, .dst = dst,
-                     .weights = weights, .radius = radius, .border = p->border};
-        st = dispatch(ctx, &c);
+    r->weights = malloc(sizeof(int32_t) * (2 * (size_t)radius + 1));
+    if (!r->weights) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights");
+    r->call.weights = r->weights;
+    r->call.radius = radius;
+    r->call.border = p->border;
+    return gi_blur_weights(p, r->weights);
+}
+
+static gi_status resolve_sobel(gi__resolved_op *r)
+{
+    const gi_sobel_params *p = &r->op.sobel;
+    if (!isfinite(p->scale) || p->scale < 0)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "sobel scale %g: must be finite and >= 0", p->scale);
+    if (p->use_threshold && !isfinite(p->threshold))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "sobel threshold must be finite");
+    r->call.sobel = p;
+    r->call.border = p->border;
+    return GI_OK;
+}
+
+static gi_status resolve_convolve(gi__resolved_op *r)
+{
+    r->mask = malloc(sizeof *r->mask);
+    if (!r->mask) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate convolution weights");
+    r->call.mask = r->mask;
+    r->call.border = r->op.convolve.border;
+    return gi_convolve_quantize(&r->op.convolve, r->mask);
+}
+
+static gi_status resolve_kind(gi__resolved_op *r)
+{
+    static const char *const names[] = {"blur", "sobel", "transform", "hist", "convolve"};
+    r->call.name = names[r->op.kind];
+    switch (r->op.kind) {
+    case GI_OP_BLUR: return resolve_blur(r);
+    case GI_OP_SOBEL: return resolve_sobel(r);
+    case GI_OP_CONVOLVE: return resolve_convolve(r);
+    case GI_OP_TRANSFORM:
+        if ((unsigned)r->op.transform > GI_FLIP_V)
+            return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown transform %d", (int)r->op.transform);
+        r->call.transform = r->op.transform;
+        return GI_OK;
+    case GI_OP_HIST:
+        if (r->op.bins < 1 || r->op.bins > GI_HIST_MAX_BINS)
+            return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d bins: must be 1..%d", r->op.bins,
+                            GI_HIST_MAX_BINS);
+        r->call.bins = r->op.bins;
+        return GI_OK;
     }
-    free(weights);
+    return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)r->op.kind);
+}
+
+gi_status gi__resolve_op(const gi_op *op, const gi_image *src, gi_image *dst, gi_histogram *hist,
+                         gi__resolved_op *r)
+{
+    memset(r, 0, sizeof *r);
+    r->op = *op;
+    r->call.kind = op->kind;
+    r->call.src = src;
+    r->call.dst = dst;
+    r->call.hist = hist;
+    gi_status st = check_image(src, "source");
+    if (st == GI_OK && op->kind != GI_OP_HIST) st = check_output(op, src, dst);
+    if (st == GI_OK && op->kind == GI_OP_HIST && !hist)
+        st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");
+    if (st == GI_OK) st = check_border(op->kind == GI_OP_BLUR       ? op->blur.border
+                                       : op->kind == GI_OP_SOBEL    ? op->sobel.border
+                                       : op->kind == GI_OP_CONVOLVE ? op->convolve.border
+                                                                    : (gi_border){0, 0});
+    if (st == GI_OK) st = resolve_kind(r);
+    if (st != GI_OK) gi__release_op(r);
     return st;
+}
+
+void gi__release_op(gi__resolved_op *r)
+{
+    free(r->weights);
+    free(r->mask);
+    r->weights = NULL;
+    r->mask = NULL;
+}
+
+static gi_status run_op(gi_context *ctx, const gi_op *op, const gi_image *src, gi_image *dst,
+                        gi_histogram *hist)
+{
+    gi__resolved_op r;
+    gi_status st = gi__resolve_op(op, src, dst, hist, &r);
+    if (st != GI_OK) return st;
+    st = dispatch(ctx, &r.call);
+    gi__release_op(&r);
+    return st;
+}
+
+gi_status gi_blur(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_blur_params *p)
+{
+    gi_op op = {.kind = GI_OP_BLUR, .blur = *p};
+    return run_op(ctx, &op, src, dst, NULL);
 }
 
 void gi_sobel_params_default(gi_sobel_params *p)
@@ -131,17 +212,8 @@ void gi_sobel_size(const gi_image *src, const gi_sobel_params *p, int *width, in
 
 gi_status gi_sobel(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_sobel_params *p)
 {
-    int w, h, ch;
-    gi_sobel_size(src, p, &w, &h, &ch);
-    gi_status st = check_pair(src, dst, w, h, ch);
-    if (st == GI_OK) st = check_border(p->border);
-    if (st != GI_OK) return st;
-    if (!isfinite(p->scale) || p->scale < 0)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "sobel scale %g: must be finite and >= 0", p->scale);
-    if (p->use_threshold && !isfinite(p->threshold))
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "sobel threshold must be finite");
-    op_call c = {.kind = OP_SOBEL, .name = "sobel", .src = src, .dst = dst, .sobel = p};
-    return dispatch(ctx, &c);
+    gi_op op = {.kind = GI_OP_SOBEL, .sobel = *p};
+    return run_op(ctx, &op, src, dst, NULL);
 }
 
 void gi_transform_size(const gi_image *src, gi_transform t, int *width, int *height)
@@ -153,22 +225,19 @@ void gi_transform_size(const gi_image *src, gi_transform t, int *width, int *hei
 
 gi_status gi_transform_image(gi_context *ctx, const gi_image *src, gi_image *dst, gi_transform t)
 {
-    if ((unsigned)t > GI_FLIP_V)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown transform %d", (int)t);
-    int w, h;
-    gi_transform_size(src, t, &w, &h);
-    gi_status st = check_pair(src, dst, w, h, src->channels);
-    if (st != GI_OK) return st;
-    op_call c = {.kind = OP_TRANSFORM, .name = "transform", .src = src, .dst = dst, .transform = t};
-    return dispatch(ctx, &c);
+    gi_op op = {.kind = GI_OP_TRANSFORM, .transform = t};
+    return run_op(ctx, &op, src, dst, NULL);
 }
 
 gi_status gi_hist(gi_context *ctx, const gi_image *src, int bins, gi_histogram *out)
 {
-    gi_status st = check_image(src, "source");
-    if (st != GI_OK) return st;
-    if (bins < 1 || bins > GI_HIST_MAX_BINS)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d bins: must be 1..%d", bins, GI_HIST_MAX_BINS);
-    op_call c = {.kind = OP_HIST, .name = "hist", .src = src, .bins = bins, .hist = out};
-    return dispatch(ctx, &c);
+    gi_op op = {.kind = GI_OP_HIST, .bins = bins};
+    return run_op(ctx, &op, src, NULL, out);
+}
+
+gi_status gi_convolve(gi_context *ctx, const gi_image *src, gi_image *dst,
+                      const gi_convolve_params *p)
+{
+    gi_op op = {.kind = GI_OP_CONVOLVE, .convolve = *p};
+    return run_op(ctx, &op, src, dst, NULL);
 }

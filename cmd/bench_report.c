@@ -1,0 +1,90 @@
+/* Formatting benchmark results: a table for people, JSON for scripts. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_report.h"
+#include "options.h"
+
+static void describe_device(gi_context *ctx, char *out, size_t size)
+{
+    gi_device_info info;
+    if (strcmp(gi_context_backend(ctx), "cuda") == 0 && gi_cuda_device_info(0, 0, &info) == GI_OK)
+        snprintf(out, size, "%s (compute capability %d.%d)", info.name, info.cc_major, info.cc_minor);
+    else
+        snprintf(out, size, "CPU");
+}
+
+int bench_report_open(bench_report *r, gi_context *ctx, int json, gi_border_mode border)
+{
+    char device[300];
+    (void)border;
+    memset(r, 0, sizeof *r);
+    r->json = json;
+    if (gi_bench_copy(ctx, &r->copy_gbs) != GI_OK) {
+        fprintf(stderr, "gpuimg bench: copy bandwidth: %s\n", gi_last_error());
+        return EXIT_FAIL;
+    }
+    describe_device(ctx, device, sizeof device);
+    if (json) {
+        printf("{\n  \"backend\": \"%s\",\n  \"device\": \"%s\",\n  \"copy_gbytes_per_s\": %.1f,\n"
+               "  \"rows\": [",
+               gi_context_backend(ctx), device, r->copy_gbs);
+        return EXIT_OK;
+    }
+    printf("gpuimg %s bench on %s, backend %s\n", GI_VERSION_STRING, device, gi_context_backend(ctx));
+    printf("copy bandwidth %.1f GB/s (read + write); median of repetitions after warm-up\n\n",
+           r->copy_gbs);
+    return EXIT_OK;
+}
+
+void bench_report_row(bench_report *r, const char *op, const char *border, int w, int h, int ch,
+                      int out_channels, double ms)
+{
+    double pixels = (double)w * h;
+    double bytes = pixels * ch + pixels * out_channels;
+    double gbs = bytes / (ms * 1e6), floor_ms = bytes / (r->copy_gbs * 1e6);
+    if (r->json) {
+        printf("%s\n    {\"op\": \"%s\", \"border\": \"%s\", \"width\": %d, \"height\": %d, "
+               "\"channels\": %d, \"ms\": %.5f, \"gpixels_per_s\": %.3f, \"gbytes_per_s\": %.1f, "
+               "\"percent_of_copy\": %.1f, \"floor_ms\": %.5f}",
+               r->rows ? "," : "", op, border, w, h, ch, ms, pixels / (ms * 1e6), gbs,
+               100 * gbs / r->copy_gbs, floor_ms);
+    } else {
+        if (!r->rows)
+            printf("%-10s %-9s %11s %2s %10s %9s %9s %7s %10s %7s\n", "op", "border", "size", "ch",
+                   "ms", "Gpix/s", "GB/s", "% copy", "floor ms", "x floor");
+        char size[32];
+        snprintf(size, sizeof size, "%dx%d", w, h);
+        printf("%-10s %-9s %11s %2d %10.4f %9.2f %9.1f %7.1f %10.4f %7.2f\n", op, border, size, ch,
+               ms, pixels / (ms * 1e6), gbs, 100 * gbs / r->copy_gbs, floor_ms, ms / floor_ms);
+    }
+    r->rows++;
+}
+
+void bench_report_paper_row(bench_report *r, int n, const double ms[3], const double err[3],
+                            int variants)
+{
+    double floor_ms = 2.0 * 4.0 * n * (double)n / (r->copy_gbs * 1e6);
+    if (r->json) {
+        printf("%s\n    {\"n\": %d, \"cpu_ms\": %.4f, \"naive_ms\": %.4f, \"tiled_ms\": %.4f, "
+               "\"floor_ms\": %.4f, \"max_error\": [%.3g, %.3g, %.3g]}",
+               r->rows ? "," : "", n, ms[0], ms[1], ms[2], floor_ms, err[0], err[1], err[2]);
+    } else {
+        if (!r->rows)
+            printf("%-12s %12s %12s %12s %10s %12s %10s\n", "matrix", "CPU ms", "naive ms",
+                   "tiled ms", "floor ms", "CPU/tiled", "x floor");
+        char size[32];
+        snprintf(size, sizeof size, "%dx%d", n, n);
+        if (variants == 3)
+            printf("%-12s %12.3f %12.3f %12.3f %10.3f %12.0f %10.2f\n", size, ms[0], ms[1], ms[2],
+                   floor_ms, ms[0] / ms[2], ms[2] / floor_ms);
+        else
+            printf("%-12s %12.3f %12s %12s %10.3f\n", size, ms[0], "-", "-", floor_ms);
+    }
+    r->rows++;
+}
+
+void bench_report_close(bench_report *r)
+{
+    if (r->json) printf("\n  ]\n}\n");
+}

@@ -1,0 +1,23 @@
+/* The table (or JSON) that gpuimg bench prints. */
+#ifndef GPUIMG_BENCH_REPORT_H
+#define GPUIMG_BENCH_REPORT_H
+
+#include "gpuimg.h"
+
+typedef struct {
+    int json;
+    int rows;
+    double copy_gbs; /* bytes read + written per second / 1e9 */
+} bench_report;
+
+/* Measures the copy bandwidth and prints the header. Returns an exit code. */
+int bench_report_open(bench_report *r, gi_context *ctx, int json, gi_border_mode border);
+/* out_channels 0: the operation writes no image (hist). */
+void bench_report_row(bench_report *r, const char *op, const char *border, int w, int h, int ch,
+                      int out_channels, double ms);
+/* ms/err: CPU, naive GPU, tiled GPU; `variants` of them measured. */
+void bench_report_paper_row(bench_report *r, int n, const double ms[3], const double err[3],
+                            int variants);
+void bench_report_close(bench_report *r);
+
+#endif

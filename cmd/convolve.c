@@ -1,0 +1,65 @@
+/* gpuimg convolve: any odd mask up to 31x31, applied as a correlation. */
+#include <stdio.h>
+
+#include "commands.h"
+#include "mask_parse.h"
+#include "options.h"
+#include "run_images.h"
+
+static int opt_mask(const cli_option *o, const char *arg)
+{
+    char why[256];
+    if (mask_parse_spec(arg, o->target, why, sizeof why) == 0) return 0;
+    fprintf(stderr, "gpuimg: --kernel: %s\n", why);
+    return -1;
+}
+
+static gi_status convolve_image(gi_context *ctx, const gi_image *src, gi_image *dst,
+                                const void *arg)
+{
+    gi_status st = gi_image_alloc(dst, src->width, src->height, src->channels);
+    return st == GI_OK ? gi_convolve(ctx, src, dst, arg) : st;
+}
+
+int cmd_convolve(int argc, char **argv)
+{
+    cli_common common;
+    static parsed_mask mask; /* 7.7 KB of doubles: off the stack */
+    gi_convolve_params params = {0};
+    cli_common_init(&common, "convolve");
+    const cli_option own[] = {
+        {"kernel", 'k', "MASK", "the mask: a file, or rows like \"1 2 1; 2 4 2; 1 2 1\"", opt_mask,
+         &mask},
+        {"normalize", 'n', NULL, "divide the mask by the sum of its values", opt_flag,
+         &params.normalize},
+        {0},
+    };
+    char **files;
+    int count;
+    int rc = cli_parse(argc, argv, &common, own, 1, &files, &count);
+    if (rc) return rc;
+    if (common.help) {
+        cli_print_help(&common,
+                       "usage: gpuimg convolve --kernel MASK [options] IN OUT\n"
+                       "       gpuimg convolve --kernel MASK [options] -o OUTDIR IN...",
+                       "Filters with an odd mask up to 31x31, applied unflipped and centred:\n"
+                       "a correlation, as OpenCV's filter2D and the formula\n"
+                       "    out(x, y) = sum m[j][i] * in(x + i - rx, y + j - ry).\n"
+                       "Every channel (alpha too) is filtered on its own; results are rounded\n"
+                       "and clamped to 0..255. Rows are separated by ';' or newlines.",
+                       own, 1);
+        return EXIT_OK;
+    }
+    if (mask.height == 0) return cli_usage_error(&common, "--kernel MASK is required");
+    if (!(mask.width & 1) || !(mask.height & 1))
+        return cli_usage_error(&common, "the mask is %dx%d; width and height must be odd",
+                               mask.width, mask.height);
+    params.width = mask.width;
+    params.height = mask.height;
+    params.mask = mask.values;
+    params.border = common.border;
+    gi_convolve_weights check;
+    if (gi_convolve_quantize(&params, &check) != GI_OK)
+        return cli_usage_error(&common, "--kernel: %s", gi_last_error());
+    return run_images(&common, files, count, convolve_image, &params);
+}

@@ -1,0 +1,55 @@
+/* Median, clock and the seed paper's input and check, shared by backends. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "bench_util.h"
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double gi__median(double *ms, int n)
+{
+    qsort(ms, (size_t)n, sizeof *ms, by_value);
+    return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+
+double gi__now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+void gi__paper_matrix(float *m, int n)
+{
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        m[i] = (float)((state >> 40) * (1.0 / 16777216.0));
+    }
+}
+
+double gi__paper_max_error(const float *in, const float *out, int n)
+{
+    double worst = 0;
+    uint64_t state = 12345;
+    for (int s = 0; s < 4096; s++) {
+        /* corners and edges first, then random points */
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        int x = s < 4 ? (s & 1) * (n - 1) : (int)((state >> 33) % (uint64_t)n);
+        int y = s < 4 ? (s >> 1) * (n - 1) : (int)((state >> 13) % (uint64_t)n);
+        double exact = 0;
+        for (int j = -2; j <= 2; j++)
+            for (int i = -2; i <= 2; i++)
+                if (y + j >= 0 && y + j < n && x + i >= 0 && x + i < n)
+                    exact += in[(size_t)(y + j) * n + (x + i)];
+        double err = fabs(out[(size_t)y * n + x] - exact);
+        if (!(err <= worst)) worst = err; /* NaN is the worst of all */
+    }
+    return worst;
+}

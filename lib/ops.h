@@ -1,0 +1,24 @@
+/* Turning a gi_op into a checked gi__op_call, shared by the operation entry
+ * points (ops.c) and the benchmarks (bench.c). */
+#ifndef GI_OPS_H
+#define GI_OPS_H
+
+#include "backend.h"
+
+typedef struct {
+    gi__op_call call;
+    int32_t *weights;         /* owned: blur weights */
+    gi_convolve_weights *mask; /* owned: quantized convolution mask */
+    gi_op op;                 /* the parameters the call points into */
+} gi__resolved_op;
+
+/* Validates op against src and dst (or hist for GI_OP_HIST) and fills r.
+ * The output image must already have the size gi__op_output_size gives. */
+gi_status gi__resolve_op(const gi_op *op, const gi_image *src, gi_image *dst, gi_histogram *hist,
+                         gi__resolved_op *r);
+void gi__release_op(gi__resolved_op *r);
+
+/* Width, height and channels of op's output image (not for hist). */
+void gi__op_output_size(const gi_op *op, const gi_image *src, int *w, int *h, int *ch);
+
+#endif
