@@ -38,7 +38,7 @@ int cmd_blur(int argc, char **argv)
     const cli_option own[] = {
         {"sigma", 's', "S", "Gaussian standard deviation, > 0 (default 1)", opt_double_positive,
          &params.sigma},
-        {"radius", 'r', "R", "kernel radius 0..1024 (default ceil(3 * sigma))", opt_radius,
+        {"radius", 0, "R", "kernel radius 0..1024 (default ceil(3 * sigma))", opt_radius,
          &params.radius},
         {"kernel", 'k', "K", "gaussian | box, box being the (2R+1)^2 mean (default gaussian)",
          opt_kernel, &params.kernel},

@@ -179,6 +179,12 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
     const cli_option image[] = {
         {"output-dir", 'o', "DIR", "batch mode: write each input to DIR under its own name",
          opt_string, &c->output_dir},
+        {"recursive", 'r', NULL, "batch: take PNG/JPEG files under directories, mirroring the tree",
+         opt_flag, &c->recursive},
+        {"files-from", 0, "FILE", "batch: read input paths from FILE, one per line ('-': stdin)",
+         opt_string, &c->files_from},
+        {"skip-existing", 0, NULL, "batch: leave outputs that already exist (resume a run)",
+         opt_flag, &c->skip_existing},
         {"border", 0, "MODE", "how pixels outside the image read (default mirror):\n"
          "    zero       00|abcd|00  also 'constant'; the value is --border-value\n"
          "    replicate  aa|abcd|dd  also 'clamp', 'nearest', 'edge'\n"

@@ -32,6 +32,9 @@ typedef struct cli_common {
     gi_format format;
     int quality;
     const char *output_dir;
+    int recursive;          /* -r: directories as inputs */
+    const char *files_from; /* --files-from FILE|- */
+    int skip_existing;
     gi_load_limits limits;
 } cli_common;
 

@@ -1,6 +1,7 @@
 /* Single-image and batch driver for image-to-image commands. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,17 +9,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch_inputs.h"
+#include "progress.h"
 #include "run_images.h"
+
+static volatile sig_atomic_t stop_requested;
 
 typedef struct {
     const cli_common *common;
     image_op op;
     const void *settings;
-    char **inputs;
-    int count;
+    batch_list *list;
     int cpu_threads; /* per worker context */
-    int next;        /* next input to take, shared by the workers */
-    int ok, failed;
+    size_t next;     /* next item to take, shared by the workers */
+    progress *progress;
 } batch;
 
 static double now_seconds(void)
@@ -56,31 +60,48 @@ static gi_format output_format(const cli_common *c, const char *path)
     return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);
 }
 
-/* Load, run, save one image. Prints one line naming the file on failure. */
-static int process_one(const cli_common *c, gi_context *ctx, image_op op, const void *settings,
-                       const char *in, const char *out)
+/* mkdir -p of the directory part of `path`. */
+static int make_parent_dirs(const char *path)
 {
-    double start = now_seconds();
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return 0;
+}
+
+/* Load, run, save one image. On failure `why` names the file and the
+ * reason; `note` says when the operation fell back to the CPU. */
+static int process_one(const cli_common *c, gi_context *ctx, image_op op, const void *settings,
+                       const char *in, const char *out, double *megapixels, char *why,
+                       size_t why_size, char *note, size_t note_size)
+
+{
     gi_image src = {0}, dst = {0};
     gi_save_options save = {output_format(c, out), c->quality};
     gi_status st = gi_load_file(&src, in, &c->limits);
     if (st == GI_OK) {
+        *megapixels = (double)src.width * src.height / 1e6;
         st = op(ctx, &src, &dst, settings);
-        if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in, gi_last_error());
-        else if (c->verbosity >= 2 && *gi_context_last_fallback(ctx))
-            fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in, gi_context_last_fallback(ctx));
-        if (st == GI_OK) {
-            st = gi_save_file(&dst, out, &save);
-            if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
+        if (st != GI_OK) snprintf(why, why_size, "%s: %s", in, gi_last_error());
+        else if (*gi_context_last_fallback(ctx))
+            snprintf(note, note_size, "%s: %s", in, gi_context_last_fallback(ctx));
+        /* Batch outputs may sit in subdirectories that mirror the inputs. */
+        if (st == GI_OK && c->output_dir && make_parent_dirs(out) != 0) {
+            snprintf(why, why_size, "%s: cannot create its directory: %s", out, strerror(errno));
+            st = GI_ERR_IO;
         }
+        if (st == GI_OK) st = gi_save_file(&dst, out, &save);
+        if (st != GI_OK && !*why) snprintf(why, why_size, "%s", gi_last_error());
     } else {
-        fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
+        snprintf(why, why_size, "%s", gi_last_error());
     }
     gi_image_free(&src);
     gi_image_free(&dst);
-    if (st == GI_OK && c->verbosity >= 2)
-        fprintf(stderr, "gpuimg %s: %s -> %s (%.1f ms)\n", c->command, in, out,
-                (now_seconds() - start) * 1e3);
     return st == GI_OK ? 0 : -1;
 }
 
@@ -95,80 +116,106 @@ static int run_single(const cli_common *c, char **args, int count, image_op op,
                                "give --format", args[1]);
     gi_context *ctx = open_context(c, c->jobs);
     if (!ctx) return EXIT_FAIL;
-    int failed = process_one(c, ctx, op, settings, args[0], args[1]);
+    char why[1200] = "", note[600] = "";
+    double mp = 0, start = now_seconds();
+    int failed = process_one(c, ctx, op, settings, args[0], args[1], &mp, why, sizeof why, note,
+                             sizeof note);
+    if (failed) fprintf(stderr, "gpuimg %s: %s\n", c->command, why);
+    if (c->verbosity >= 2 && *note) fprintf(stderr, "gpuimg %s: %s\n", c->command, note);
+    if (c->verbosity >= 2 && !failed)
+        fprintf(stderr, "gpuimg %s: %s -> %s (%.1f ms)\n", c->command, args[0], args[1],
+                (now_seconds() - start) * 1e3);
     gi_context_destroy(ctx);
     return failed ? EXIT_FAIL : EXIT_OK;
 }
 
-static const char *base_name(const char *path)
+static int run_item(batch *b, gi_context *ctx, const batch_item *it)
 {
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-static int make_directory(const char *dir)
-{
+    const cli_common *c = b->common;
+    char why[1200] = "", note[600] = "";
+    double mp = 0, start = now_seconds();
     struct stat st;
-    if (stat(dir, &st) == 0) return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
-    return mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : -1;
+    if (c->skip_existing && stat(it->out, &st) == 0) {
+        progress_item(b->progress, 0, 1, 0);
+        return 0;
+    }
+    int failed = 1;
+    if (!ctx) snprintf(why, sizeof why, "%s: no backend", it->in);
+    else if (it->problem) snprintf(why, sizeof why, "%s: %s", it->in, it->problem);
+    else if (strcmp(it->in, "-") == 0)
+        snprintf(why, sizeof why, "'-' (standard input) cannot be part of a batch");
+    else
+        failed = process_one(c, ctx, b->op, b->settings, it->in, it->out, &mp, why, sizeof why,
+                             note, sizeof note);
+    if (failed) progress_message(b->progress, "%s", why);
+    else if (c->verbosity >= 2)
+        progress_message(b->progress, "%s -> %s (%.1f ms)%s%s", it->in, it->out,
+                         (now_seconds() - start) * 1e3, *note ? "; " : "", note);
+    progress_item(b->progress, failed, 0, mp);
+    return failed;
 }
 
 static void *batch_worker(void *arg)
 {
     batch *b = arg;
-    const cli_common *c = b->common;
-    gi_context *ctx = open_context(c, b->cpu_threads);
-    for (;;) {
-        int i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
-        if (i >= b->count) break;
-        const char *in = b->inputs[i];
-        int failed = 1;
-        if (ctx && strcmp(in, "-") == 0) {
-            fprintf(stderr, "gpuimg %s: '-' (standard input) cannot be part of a batch\n", c->command);
-        } else if (ctx) {
-            size_t len = strlen(c->output_dir) + strlen(base_name(in)) + 2;
-            char *out = malloc(len);
-            if (out) {
-                snprintf(out, len, "%s/%s", c->output_dir, base_name(in));
-                failed = process_one(c, ctx, b->op, b->settings, in, out);
-                free(out);
-            } else {
-                fprintf(stderr, "gpuimg %s: %s: out of memory\n", c->command, in);
-            }
-        }
-        __atomic_fetch_add(failed ? &b->failed : &b->ok, 1, __ATOMIC_RELAXED);
+    gi_context *ctx = open_context(b->common, b->cpu_threads);
+    while (!stop_requested) {
+        size_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+        if (i >= b->list->count) break;
+        run_item(b, ctx, &b->list->items[i]);
     }
     gi_context_destroy(ctx);
     return NULL;
 }
 
+/* First SIGINT/SIGTERM: finish the images in flight, start no more, and
+ * print the summary. A second one: remove partial outputs and die. */
+static void on_stop_signal(int signo)
+{
+    if (stop_requested) {
+        gi_remove_partial_outputs();
+        signal(signo, SIG_DFL);
+        raise(signo);
+    }
+    stop_requested = signo;
+}
+
 static int run_batch(const cli_common *c, char **args, int count, image_op op,
                      const void *settings)
 {
-    if (count == 0) return cli_usage_error(c, "-o %s given but no input files", c->output_dir);
-    if (make_directory(c->output_dir) != 0) {
+    if (count == 0 && !c->files_from)
+        return cli_usage_error(c, "-o %s given but no input files", c->output_dir);
+    if (mkdir(c->output_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, c->output_dir, strerror(errno));
         return EXIT_FAIL;
     }
+    batch_list list;
+    int rc = batch_collect(c, args, count, &list);
+    if (rc != EXIT_OK) return rc;
+    progress prog;
+    progress_init(&prog, c->command, list.count, c->verbosity);
     int cores = online_cores();
     int workers = c->jobs ? c->jobs : cores;
-    if (workers > count) workers = count;
-    batch b = {c, op, settings, args, count, cores / workers > 1 ? cores / workers : 1, 0, 0, 0};
-    double start = now_seconds();
+    if ((size_t)workers > list.count) workers = list.count ? (int)list.count : 1;
+    batch b = {c, op, settings, &list, cores / workers > 1 ? cores / workers : 1, 0, &prog};
+    signal(SIGINT, on_stop_signal);
+    signal(SIGTERM, on_stop_signal);
     pthread_t ids[256];
     int started = 0;
     while (started < workers && pthread_create(&ids[started], NULL, batch_worker, &b) == 0)
         started++;
     if (started == 0) batch_worker(&b); /* no threads to be had: do it here */
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
-    if (c->verbosity >= 1)
-        fprintf(stderr, "gpuimg %s: %d ok, %d failed, %.2f s\n", c->command, b.ok, b.failed,
-                now_seconds() - start);
-    return b.failed ? EXIT_FAIL : EXIT_OK;
+    progress_finish(&prog, stop_requested != 0);
+    rc = stop_requested ? 128 + stop_requested : prog.failed ? EXIT_FAIL : EXIT_OK;
+    batch_list_free(&list);
+    return rc;
 }
 
 int run_images(const cli_common *common, char **args, int count, image_op op, const void *settings)
 {
+    if (!common->output_dir && (common->files_from || common->recursive || common->skip_existing))
+        return cli_usage_error(common, "-r, --files-from and --skip-existing need -o OUTDIR");
     return common->output_dir ? run_batch(common, args, count, op, settings)
                               : run_single(common, args, count, op, settings);
 }

@@ -103,6 +103,40 @@ static gi_status write_direct(const char *path, const void *bytes, size_t size)
     return st;
 }
 
+/* Temporary files being written, for gi_remove_partial_outputs() to find
+ * from a signal handler: claimed with an atomic flag, path set before the
+ * flag says "ready", so the handler never reads a half-written path. */
+#define TEMP_SLOTS 64
+static struct {
+    int state; /* 0 free, 1 claimed, 2 ready */
+    char path[4096];
+} temp_slots[TEMP_SLOTS];
+
+static int register_temp(const char *path)
+{
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        int expected = 0;
+        if (__atomic_compare_exchange_n(&temp_slots[i].state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED)) {
+            snprintf(temp_slots[i].path, sizeof temp_slots[i].path, "%s", path);
+            __atomic_store_n(&temp_slots[i].state, 2, __ATOMIC_RELEASE);
+            return i;
+        }
+    }
+    return -1; /* all busy: this write is simply not tracked */
+}
+
+static void unregister_temp(int slot)
+{
+    if (slot >= 0) __atomic_store_n(&temp_slots[slot].state, 0, __ATOMIC_RELEASE);
+}
+
+void gi_remove_partial_outputs(void)
+{
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (__atomic_load_n(&temp_slots[i].state, __ATOMIC_ACQUIRE) == 2) unlink(temp_slots[i].path);
+}
+
 /* Creates a uniquely named temporary file in the destination's directory.
  * O_EXCL makes the name ours; the mode honours the umask like any output. */
 static int create_temp(const char *path, char *tmp, size_t tmp_size)
@@ -132,11 +166,13 @@ gi_status gi_write_file_atomic(const char *path, const void *bytes, size_t size)
     char tmp[4096];
     int fd = create_temp(path, tmp, sizeof tmp);
     if (fd < 0) return gi__fail(GI_ERR_IO, "%s: cannot create a file there: %s", path, strerror(errno));
+    int slot = register_temp(tmp);
     gi_status st = write_all(fd, bytes, size, path);
     if (close(fd) != 0 && st == GI_OK)
         st = gi__fail(GI_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
     if (st == GI_OK && rename(tmp, path) != 0)
         st = gi__fail(GI_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
     if (st != GI_OK) unlink(tmp);
+    unregister_temp(slot);
     return st;
 }

@@ -129,6 +129,10 @@ gi_status gi_save_file(const gi_image *img, const char *path,
 /* The same atomic write for bytes that are already encoded (or text). */
 gi_status gi_write_file_atomic(const char *path, const void *bytes,
                                size_t size);
+/* Removes the temporary files of writes in progress in this process.
+ * Async-signal-safe: for a SIGINT/SIGTERM handler that is about to end the
+ * process, so an interrupted write leaves nothing behind. */
+void gi_remove_partial_outputs(void);
 
 /* ---------------------------------------------------------------- borders
  *
