@@ -20,6 +20,7 @@ void cli_common_init(cli_common *c, const char *command)
     c->device = GI_DEVICE_AUTO;
     c->border.mode = GI_BORDER_MIRROR;
     c->quality = 90;
+    c->png_filter = -1;
     gi_load_limits_default(&c->limits);
     const char *env = getenv("GPUIMG_DEVICE");
     if (env && strcasecmp(env, "cpu") == 0) c->device = GI_DEVICE_CPU;
@@ -158,6 +159,20 @@ static int opt_quality(const cli_option *o, const char *arg)
     return opt_int_range(o, arg, 1, 100);
 }
 
+static int opt_png_level(const cli_option *o, const char *arg)
+{
+    return opt_int_range(o, arg, 1, 12);
+}
+
+static int opt_png_filter(const cli_option *o, const char *arg)
+{
+    static const char *const names[] = {"none", "sub", "up", "average", "paeth"};
+    if (strcmp(arg, "auto") == 0) return *(int *)o->target = -1, 0;
+    for (int f = 0; f < 5; f++)
+        if (strcmp(arg, names[f]) == 0) return *(int *)o->target = f, 0;
+    return invalid(o, arg, "expected auto, none, sub, up, average or paeth");
+}
+
 static int opt_string(const cli_option *o, const char *arg)
 {
     *(const char **)o->target = arg;
@@ -197,6 +212,10 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
         {"format", 0, "FMT", "png | jpeg: output format when it cannot come from the name",
          opt_image_format, &c->format},
         {"quality", 0, "Q", "JPEG quality 1..100 (default 90)", opt_quality, &c->quality},
+        {"png-level", 0, "N", "PNG deflate effort 1 (fast) .. 9 (small), 12 max with libdeflate "
+         "(default 6 with libdeflate, else 8)", opt_png_level, &c->png_level},
+        {"png-filter", 0, "F", "PNG row filter: auto (stb picks per row; default), none, sub, "
+         "up, average, paeth", opt_png_filter, &c->png_filter},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof general / sizeof *general; i++) out[n++] = general[i];

@@ -31,6 +31,8 @@ typedef struct cli_common {
     gi_border border;
     gi_format format;
     int quality;
+    int png_level;  /* 0 = the default for the deflate in use */
+    int png_filter; /* -1 = stb picks per row */
     const char *output_dir;
     int recursive;          /* -r: directories as inputs */
     const char *files_from; /* --files-from FILE|- */

@@ -113,6 +113,16 @@ typedef struct gi_save_options {
 } gi_save_options;
 void gi_save_options_default(gi_save_options *opts);
 
+/* PNG encoder settings for the whole process (stb keeps them in globals):
+ * call before encoding starts, not while other threads encode.
+ *   level  deflate effort: 1 (fast) .. 9 (small); 12 is libdeflate's
+ *          maximum. Default 6 with libdeflate, 8 with stb's own deflate.
+ *   filter -1 lets stb pick a row filter per row (default); 0..4 forces
+ *          none, sub, up, average or paeth (0 or 1 is fastest). */
+void gi_set_png_options(int level, int filter);
+/* 1 when PNGs are compressed with libdeflate (an optional dependency). */
+int gi_png_deflate_is_libdeflate(void);
+
 /* Picks the format from a path's extension (.png .jpg .jpeg, any case).
  * Returns GI_FORMAT_AUTO when the extension is none of those. */
 gi_format gi_format_from_path(const char *path);

@@ -12,6 +12,31 @@
 #define STBI_WRITE_NO_STDIO
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 
+#ifdef GPUIMG_HAVE_LIBDEFLATE
+/* stb_image_write's own deflate is the slowest stage of a PNG job;
+ * libdeflate makes the same zlib stream several times faster. */
+#include <stdlib.h>
+#include <libdeflate.h>
+
+static unsigned char *gi__libdeflate_zlib(unsigned char *data, int len, int *out_len, int level)
+{
+    struct libdeflate_compressor *c =
+        libdeflate_alloc_compressor(level < 1 ? 1 : level > 12 ? 12 : level);
+    if (!c) return NULL;
+    size_t bound = libdeflate_zlib_compress_bound(c, (size_t)len);
+    unsigned char *out = malloc(bound); /* stb releases it with free() */
+    size_t n = out ? libdeflate_zlib_compress(c, data, (size_t)len, out, bound) : 0;
+    libdeflate_free_compressor(c);
+    if (n == 0 || n > 0x7fffffff) {
+        free(out);
+        return NULL;
+    }
+    *out_len = (int)n;
+    return out;
+}
+#define STBIW_ZLIB_COMPRESS gi__libdeflate_zlib
+#endif
+
 /* stb is third-party code; its warnings are not ours to fix. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsign-compare"
@@ -24,3 +49,21 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 #pragma GCC diagnostic pop
+
+#include "gpuimg.h"
+
+/* PNG encoder settings live in stb globals, so they are process-wide. */
+void gi_set_png_options(int level, int filter)
+{
+    stbi_write_png_compression_level = level;
+    stbi_write_force_png_filter = filter;
+}
+
+int gi_png_deflate_is_libdeflate(void)
+{
+#ifdef GPUIMG_HAVE_LIBDEFLATE
+    return 1;
+#else
+    return 0;
+#endif
+}

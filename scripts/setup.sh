@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="meson ninja-build gcc pkg-config libstb-dev"
+packages="meson ninja-build gcc pkg-config libstb-dev libdeflate-dev"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
