@@ -29,6 +29,7 @@ gi_status gi_bench_op(gi_context *ctx, const gi_image *src, const gi_op *op, int
         st = gi_image_alloc(&dst, w, h, ch);
     }
     gi__resolved_op r;
+    if (st == GI_OK) st = gi__context_settle(ctx);
     if (st == GI_OK) st = gi__resolve_op(op, src, &dst, hist, &r);
     if (st == GI_OK) {
         st = ctx->ops->time_op(ctx->state, &r.call, warmup, reps, median_ms);
@@ -41,7 +42,8 @@ gi_status gi_bench_op(gi_context *ctx, const gi_image *src, const gi_op *op, int
 
 gi_status gi_bench_copy(gi_context *ctx, double *gbytes_per_s)
 {
-    return ctx->ops->copy_bandwidth(ctx->state, gbytes_per_s);
+    gi_status st = gi__context_settle(ctx);
+    return st == GI_OK ? ctx->ops->copy_bandwidth(ctx->state, gbytes_per_s) : st;
 }
 
 gi_status gi_bench_paper(gi_context *ctx, int n, gi_paper_variant variant, int warmup, int reps,
@@ -53,5 +55,7 @@ gi_status gi_bench_paper(gi_context *ctx, int n, gi_paper_variant variant, int w
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "paper matrix size %d: must be 5..32768", n);
     if ((unsigned)variant > GI_PAPER_GPU_TILED)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown paper variant %d", (int)variant);
-    return ctx->ops->paper(ctx->state, n, variant, warmup, reps, median_ms, max_error);
+    st = gi__context_settle(ctx);
+    return st == GI_OK ? ctx->ops->paper(ctx->state, n, variant, warmup, reps, median_ms, max_error)
+                       : st;
 }

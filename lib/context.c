@@ -23,6 +23,8 @@ gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **s
     return GI_OK;
 }
 
+/* Settles the backend: CUDA (failing under GI_DEVICE_CUDA, falling back
+ * to the CPU under AUTO, with the reason kept) or the CPU. */
 static gi_status choose_backend(gi_context *ctx)
 {
     if (ctx->requested != GI_DEVICE_CPU) {
@@ -31,6 +33,25 @@ static gi_status choose_backend(gi_context *ctx)
         snprintf(ctx->fallback_reason, sizeof ctx->fallback_reason, "%s", gi_last_error());
     }
     return gi__context_cpu(ctx, &ctx->ops, &ctx->state);
+}
+
+gi_status gi__context_settle(gi_context *ctx)
+{
+    return ctx->ops ? GI_OK : choose_backend(ctx);
+}
+
+gi_status gi__context_backend_for(gi_context *ctx, const gi_image *src,
+                                  const gi__backend_ops **ops, void **state)
+{
+    /* Under AUTO, CUDA start-up (a few hundred ms) is paid only once an
+     * image is large enough to repay it; until then the CPU runs. */
+    int small = (uint64_t)src->width * (uint64_t)src->height < GI_AUTO_CUDA_MIN_PIXELS;
+    if (!ctx->ops && ctx->requested == GI_DEVICE_AUTO && small)
+        return gi__context_cpu(ctx, ops, state);
+    gi_status st = gi__context_settle(ctx);
+    *ops = ctx->ops;
+    *state = ctx->state;
+    return st;
 }
 
 gi_status gi_context_create(gi_context **out, const gi_context_options *opts)
@@ -47,7 +68,8 @@ gi_status gi_context_create(gi_context **out, const gi_context_options *opts)
     if (!ctx) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate a context");
     ctx->requested = opts->device;
     ctx->cpu_threads = opts->cpu_threads;
-    gi_status st = choose_backend(ctx);
+    /* AUTO settles lazily, at the first operation that needs to know. */
+    gi_status st = opts->device == GI_DEVICE_AUTO ? GI_OK : choose_backend(ctx);
     if (st != GI_OK) {
         gi_context_destroy(ctx);
         return st;
@@ -64,9 +86,9 @@ void gi_context_destroy(gi_context *ctx)
     free(ctx);
 }
 
-const char *gi_context_backend(const gi_context *ctx)
+const char *gi_context_backend(gi_context *ctx)
 {
-    return ctx->ops->name;
+    return gi__context_settle(ctx) == GI_OK ? ctx->ops->name : "none";
 }
 
 const char *gi_context_fallback_reason(const gi_context *ctx)

@@ -16,6 +16,17 @@ struct gi_context {
     char last_fallback[512];   /* why the last operation ran on the CPU */
 };
 
+/* Under AUTO, images below this many pixels run on the CPU until CUDA has
+ * been started for a larger one: a single small image is done before the
+ * GPU would even be ready. */
+#define GI_AUTO_CUDA_MIN_PIXELS (1024 * 1024)
+
+/* Chooses ctx's backend if that has not happened yet (AUTO is lazy). */
+gi_status gi__context_settle(gi_context *ctx);
+/* The backend that runs an operation on src. */
+gi_status gi__context_backend_for(gi_context *ctx, const gi_image *src,
+                                  const gi__backend_ops **ops, void **state);
+
 /* The CPU backend of ctx, created on first use. */
 gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **state);
 

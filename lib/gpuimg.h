@@ -195,9 +195,12 @@ void gi_context_options_default(gi_context_options *opts);
 
 gi_status gi_context_create(gi_context **ctx, const gi_context_options *opts);
 void gi_context_destroy(gi_context *ctx);
-/* "cpu" or "cuda": the backend the context ended up with. */
-const char *gi_context_backend(const gi_context *ctx);
-/* Why AUTO chose the CPU at creation, or "" when it did not. */
+/* "cpu" or "cuda": the backend the context uses. AUTO decides lazily: it
+ * starts CUDA at the first image of at least 1 megapixel (smaller images
+ * run on the CPU until then, since a lone small image is done before CUDA
+ * would be ready), or when this function asks. */
+const char *gi_context_backend(gi_context *ctx);
+/* Why AUTO chose the CPU, or "" when it did not (or has not decided). */
 const char *gi_context_fallback_reason(const gi_context *ctx);
 /* Why the last operation ran on the CPU although the context uses CUDA
  * (AUTO reruns an operation on the CPU when the GPU is out of memory), or

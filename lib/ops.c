@@ -24,9 +24,12 @@ gi_status gi__call_backend(const gi__backend_ops *ops, void *state, const gi__op
 
 static gi_status dispatch(gi_context *ctx, const gi__op_call *c)
 {
+    const gi__backend_ops *ops;
+    void *state;
     ctx->last_fallback[0] = '\0';
-    gi_status st = gi__call_backend(ctx->ops, ctx->state, c);
-    if (st != GI_ERR_NO_MEMORY || ctx->ops == ctx->cpu_ops || ctx->requested != GI_DEVICE_AUTO)
+    gi_status st = gi__context_backend_for(ctx, c->src, &ops, &state);
+    if (st == GI_OK) st = gi__call_backend(ops, state, c);
+    if (st != GI_ERR_NO_MEMORY || ops == ctx->cpu_ops || ctx->requested != GI_DEVICE_AUTO)
         return st;
     snprintf(ctx->last_fallback, sizeof ctx->last_fallback, "%s: %s; ran on the CPU", c->name,
              gi_last_error());
