@@ -22,6 +22,9 @@ static int add_item(batch_list *list, const char *in, const char *out_rel, const
     it->in = strdup(in);
     it->out = malloc(len);
     it->problem = NULL;
+    it->status = ITEM_NOT_STARTED;
+    it->reason = NULL;
+    it->ms = it->megapixels = 0;
     if (!it->in || !it->out) {
         free(it->in);
         free(it->out);
@@ -167,11 +170,25 @@ int batch_collect(const cli_common *c, char **args, int count, batch_list *list)
     return rc;
 }
 
+void batch_keep_shard(batch_list *list, int shard, int count)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        if (i % (size_t)count == (size_t)shard) list->items[kept++] = list->items[i];
+        else {
+            free(list->items[i].in);
+            free(list->items[i].out);
+        }
+    }
+    list->count = kept;
+}
+
 void batch_list_free(batch_list *list)
 {
     for (size_t i = 0; i < list->count; i++) {
         free(list->items[i].in);
         free(list->items[i].out);
+        free(list->items[i].reason);
     }
     free(list->items);
     memset(list, 0, sizeof *list);

@@ -6,10 +6,16 @@
 
 #include "options.h"
 
+typedef enum { ITEM_NOT_STARTED = 0, ITEM_OK, ITEM_FAILED, ITEM_SKIPPED } item_status;
+
 typedef struct {
     char *in;
     char *out;
     const char *problem; /* set when the item must fail without running */
+    /* filled in as the item runs, for --summary-json */
+    item_status status;
+    char *reason;        /* malloc'ed, failed items */
+    double ms, megapixels;
 } batch_item;
 
 typedef struct {
@@ -27,6 +33,8 @@ typedef struct {
  * Two inputs with one output path: the later ones fail. Returns 0, or an
  * exit code after printing why. */
 int batch_collect(const cli_common *c, char **args, int count, batch_list *list);
+/* Keeps the items whose position in the sorted list is shard mod count. */
+void batch_keep_shard(batch_list *list, int shard, int count);
 void batch_list_free(batch_list *list);
 
 #endif

@@ -1,6 +1,7 @@
 /* Histogram output formats. Columns are named by channel so that the text
  * and CSV forms read naturally in a spreadsheet or with awk. */
 #include "hist_format.h"
+#include "json_text.h"
 
 static const char *const channel_names[4][4] = {
     {"gray"}, {"gray", "alpha"}, {"r", "g", "b"}, {"r", "g", "b", "a"}};
@@ -55,18 +56,6 @@ static void write_text(FILE *out, const hist_report *r, char sep)
     write_rows(out, h, sep);
 }
 
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
-        else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
-        else fputc(ch, out);
-    }
-    fputc('"', out);
-}
-
 static void json_stats(FILE *out, const hist_report *r, const char *const *names)
 {
     fputs(",\n  \"stats\": {", out);
@@ -84,7 +73,7 @@ static void write_json(FILE *out, const hist_report *r)
     const gi_histogram *h = r->hist;
     const char *const *names = channel_names[h->channels - 1];
     fputs("{\n  \"source\": ", out);
-    json_string(out, r->source);
+    json_write_string(out, r->source);
     fprintf(out, ",\n  \"width\": %d,\n  \"height\": %d,\n  \"bins\": %d,\n  \"channels\": [",
             r->width, r->height, h->bins);
     for (int c = 0; c < h->channels; c++) fprintf(out, "%s\"%s\"", c ? ", " : "", names[c]);

@@ -21,6 +21,7 @@ void cli_common_init(cli_common *c, const char *command)
     c->border.mode = GI_BORDER_MIRROR;
     c->quality = 90;
     c->png_filter = -1;
+    c->shard_count = 1;
     gi_load_limits_default(&c->limits);
     const char *env = getenv("GPUIMG_DEVICE");
     if (env && strcasecmp(env, "cpu") == 0) c->device = GI_DEVICE_CPU;
@@ -173,6 +174,18 @@ static int opt_png_filter(const cli_option *o, const char *arg)
     return invalid(o, arg, "expected auto, none, sub, up, average or paeth");
 }
 
+static int opt_shard(const cli_option *o, const char *arg)
+{
+    cli_common *c = o->target;
+    int k, n;
+    char tail;
+    if (sscanf(arg, "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || k < 0 || k >= n)
+        return invalid(o, arg, "expected K/N with 0 <= K < N");
+    c->shard = k;
+    c->shard_count = n;
+    return 0;
+}
+
 static int opt_string(const cli_option *o, const char *arg)
 {
     *(const char **)o->target = arg;
@@ -200,6 +213,10 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          opt_string, &c->files_from},
         {"skip-existing", 0, NULL, "batch: leave outputs that already exist (resume a run)",
          opt_flag, &c->skip_existing},
+        {"shard", 0, "K/N", "batch: only the inputs at positions K, K+N, ... of the sorted list",
+         opt_shard, c},
+        {"summary-json", 0, "FILE", "batch: write per-file results (status, reason, ms) as JSON",
+         opt_string, &c->summary_json},
         {"border", 0, "MODE", "how pixels outside the image read (default mirror):\n"
          "    zero       00|abcd|00  also 'constant'; the value is --border-value\n"
          "    replicate  aa|abcd|dd  also 'clamp', 'nearest', 'edge'\n"

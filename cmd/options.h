@@ -37,6 +37,8 @@ typedef struct cli_common {
     int recursive;          /* -r: directories as inputs */
     const char *files_from; /* --files-from FILE|- */
     int skip_existing;
+    int shard, shard_count; /* --shard K/N; 0/1 = everything */
+    const char *summary_json;
     gi_load_limits limits;
 } cli_common;
 

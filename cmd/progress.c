@@ -68,9 +68,14 @@ void progress_message(progress *p, const char *fmt, ...)
     pthread_mutex_unlock(&p->lock);
 }
 
+double progress_elapsed(const progress *p)
+{
+    return now_seconds() - p->start;
+}
+
 void progress_finish(progress *p, int interrupted)
 {
-    double elapsed = now_seconds() - p->start;
+    double elapsed = progress_elapsed(p);
     clear_bar(p);
     if (p->summary) {
         fprintf(stderr, "gpuimg %s: %zu ok, %zu failed", p->command, p->ok, p->failed);

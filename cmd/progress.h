@@ -21,6 +21,7 @@ void progress_init(progress *p, const char *command, size_t total, int verbosity
 void progress_item(progress *p, int failed, int skipped, double megapixels);
 /* Prints "gpuimg CMD: message" on its own line, above the bar. */
 void progress_message(progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+double progress_elapsed(const progress *p);
 /* Clears the bar and prints the summary: N ok, M failed, time, rates. */
 void progress_finish(progress *p, int interrupted);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "batch_inputs.h"
+#include "batch_summary.h"
 #include "progress.h"
 #include "run_images.h"
 
@@ -129,13 +130,14 @@ static int run_single(const cli_common *c, char **args, int count, image_op op,
     return failed ? EXIT_FAIL : EXIT_OK;
 }
 
-static int run_item(batch *b, gi_context *ctx, const batch_item *it)
+static int run_item(batch *b, gi_context *ctx, batch_item *it)
 {
     const cli_common *c = b->common;
     char why[1200] = "", note[600] = "";
     double mp = 0, start = now_seconds();
     struct stat st;
     if (c->skip_existing && stat(it->out, &st) == 0) {
+        it->status = ITEM_SKIPPED;
         progress_item(b->progress, 0, 1, 0);
         return 0;
     }
@@ -147,6 +149,10 @@ static int run_item(batch *b, gi_context *ctx, const batch_item *it)
     else
         failed = process_one(c, ctx, b->op, b->settings, it->in, it->out, &mp, why, sizeof why,
                              note, sizeof note);
+    it->status = failed ? ITEM_FAILED : ITEM_OK;
+    it->reason = failed ? strdup(why) : NULL;
+    it->ms = (now_seconds() - start) * 1e3;
+    it->megapixels = mp;
     if (failed) progress_message(b->progress, "%s", why);
     else if (c->verbosity >= 2)
         progress_message(b->progress, "%s -> %s (%.1f ms)%s%s", it->in, it->out,
@@ -192,6 +198,7 @@ static int run_batch(const cli_common *c, char **args, int count, image_op op,
     batch_list list;
     int rc = batch_collect(c, args, count, &list);
     if (rc != EXIT_OK) return rc;
+    batch_keep_shard(&list, c->shard, c->shard_count);
     progress prog;
     progress_init(&prog, c->command, list.count, c->verbosity);
     int cores = online_cores();
@@ -206,8 +213,11 @@ static int run_batch(const cli_common *c, char **args, int count, image_op op,
         started++;
     if (started == 0) batch_worker(&b); /* no threads to be had: do it here */
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
+    double elapsed = progress_elapsed(&prog);
     progress_finish(&prog, stop_requested != 0);
     rc = stop_requested ? 128 + stop_requested : prog.failed ? EXIT_FAIL : EXIT_OK;
+    if (c->summary_json && batch_summary_write(c, &list, &prog, elapsed, stop_requested != 0))
+        rc = rc ? rc : EXIT_FAIL;
     batch_list_free(&list);
     return rc;
 }
@@ -216,8 +226,10 @@ int run_images(const cli_common *common, char **args, int count, image_op op, co
 {
     int default_level = gi_png_deflate_is_libdeflate() ? 6 : 8;
     gi_set_png_options(common->png_level ? common->png_level : default_level, common->png_filter);
-    if (!common->output_dir && (common->files_from || common->recursive || common->skip_existing))
-        return cli_usage_error(common, "-r, --files-from and --skip-existing need -o OUTDIR");
+    if (!common->output_dir && (common->files_from || common->recursive || common->skip_existing ||
+                                common->shard_count > 1 || common->summary_json))
+        return cli_usage_error(common, "-r, --files-from, --skip-existing, --shard and "
+                               "--summary-json need -o OUTDIR");
     return common->output_dir ? run_batch(common, args, count, op, settings)
                               : run_single(common, args, count, op, settings);
 }

@@ -1,0 +1,59 @@
+/* The --summary-json document:
+ *   {"command", "shard", "ok", "failed", "skipped", "not_started",
+ *    "elapsed_s", "files": [{"input", "output", "status", "reason"?,
+ *    "ms", "megapixels"}]}
+ * status is ok, failed, skipped or not_started (after an interrupt). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "batch_summary.h"
+#include "json_text.h"
+
+static const char *const status_names[] = {"not_started", "ok", "failed", "skipped"};
+
+static void write_item(FILE *out, const batch_item *it, int first)
+{
+    fputs(first ? "\n    {\"input\": " : ",\n    {\"input\": ", out);
+    json_write_string(out, it->in);
+    fputs(", \"output\": ", out);
+    json_write_string(out, it->out);
+    fprintf(out, ", \"status\": \"%s\"", status_names[it->status]);
+    if (it->reason) {
+        fputs(", \"reason\": ", out);
+        json_write_string(out, it->reason);
+    }
+    fprintf(out, ", \"ms\": %.3f, \"megapixels\": %.4f}", it->ms, it->megapixels);
+}
+
+int batch_summary_write(const cli_common *c, const batch_list *list, const progress *p,
+                        double elapsed_s, int interrupted)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (!out) {
+        fprintf(stderr, "gpuimg %s: --summary-json: out of memory\n", c->command);
+        return -1;
+    }
+    fputs("{\n  \"command\": ", out);
+    json_write_string(out, c->command);
+    fprintf(out, ",\n  \"shard\": \"%d/%d\",\n  \"ok\": %zu,\n  \"failed\": %zu,\n"
+                 "  \"skipped\": %zu,\n  \"not_started\": %zu,\n  \"interrupted\": %s,\n"
+                 "  \"elapsed_s\": %.3f,\n  \"files\": [",
+            c->shard, c->shard_count, p->ok, p->failed, p->skipped,
+            p->total - p->ok - p->failed - p->skipped, interrupted ? "true" : "false", elapsed_s);
+    for (size_t i = 0; i < list->count; i++) write_item(out, &list->items[i], i == 0);
+    fputs("\n  ]\n}\n", out);
+    if (fclose(out) != 0) {
+        free(text);
+        fprintf(stderr, "gpuimg %s: --summary-json: out of memory\n", c->command);
+        return -1;
+    }
+    gi_status st = gi_write_file_atomic(c->summary_json, text, size);
+    free(text);
+    if (st != GI_OK) {
+        fprintf(stderr, "gpuimg %s: --summary-json: %s\n", c->command, gi_last_error());
+        return -1;
+    }
+    return 0;
+}

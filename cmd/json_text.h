@@ -1,0 +1,11 @@
+/* JSON string output shared by the commands that write JSON. */
+#ifndef GPUIMG_JSON_TEXT_H
+#define GPUIMG_JSON_TEXT_H
+
+#include <stdio.h>
+
+/* Writes s as a quoted JSON string, escaping quotes, backslashes and
+ * control characters. */
+void json_write_string(FILE *out, const char *s);
+
+#endif
