@@ -23,6 +23,10 @@ void cli_common_init(cli_common *c, const char *command)
     c->png_filter = -1;
     c->shard_count = 1;
     gi_load_limits_default(&c->limits);
+    const char *pixels = getenv("GPUIMG_MAX_PIXELS");
+    char *end;
+    unsigned long long limit = pixels ? strtoull(pixels, &end, 10) : 0;
+    if (pixels && *pixels && !*end && limit > 0) c->limits.max_pixels = limit;
     const char *env = getenv("GPUIMG_DEVICE");
     if (env && strcasecmp(env, "cpu") == 0) c->device = GI_DEVICE_CPU;
     if (env && strcasecmp(env, "cuda") == 0) c->device = GI_DEVICE_CUDA;
@@ -186,6 +190,20 @@ static int opt_shard(const cli_option *o, const char *arg)
     return 0;
 }
 
+/* A positive count with an optional K, M or G (powers of 1024) suffix. */
+static int opt_limit(const cli_option *o, const char *arg)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift) end++;
+    if (end == arg || *end || errno == ERANGE || v == 0 || arg[0] == '-' || v > (~0ull >> shift))
+        return invalid(o, arg, "expected a positive count, optionally with K, M or G");
+    *(uint64_t *)o->target = (uint64_t)v << shift;
+    return 0;
+}
+
 static int opt_string(const cli_option *o, const char *arg)
 {
     *(const char **)o->target = arg;
@@ -203,6 +221,11 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
         {"device", 0, "DEV", "auto | cpu | cuda (default auto, or $GPUIMG_DEVICE)", opt_device,
          &c->device},
         {"jobs", 'j', "N", "worker threads (default: one per core)", opt_jobs, &c->jobs},
+        {"max-pixels", 0, "N", "refuse images with more pixels, read from the header before "
+         "decoding (default 268435456 = 16384^2, or $GPUIMG_MAX_PIXELS)", opt_limit,
+         &c->limits.max_pixels},
+        {"max-input-bytes", 0, "N", "refuse input files (stdin too) larger than N bytes "
+         "(default 1G)", opt_limit, &c->limits.max_input_bytes},
     };
     const cli_option image[] = {
         {"output-dir", 'o', "DIR", "batch mode: write each input to DIR under its own name",

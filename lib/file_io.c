@@ -28,9 +28,15 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
     int fd = is_stdio(path) ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return gi__fail(GI_ERR_IO, "%s: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    int have_stat = fstat(fd, &st) == 0;
+    if (have_stat && S_ISDIR(st.st_mode)) {
         if (fd != STDIN_FILENO) close(fd);
         return gi__fail(GI_ERR_IO, "%s: is a directory", path);
+    }
+    if (have_stat && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes) {
+        if (fd != STDIN_FILENO) close(fd);
+        return gi__fail(GI_ERR_TOO_LARGE, "%s: %lld bytes is over the %llu-byte input limit",
+                        display_name(path), (long long)st.st_size, (unsigned long long)max_bytes);
     }
     size_t cap = 1 << 16, len = 0;
     uint8_t *buf = malloc(cap);
