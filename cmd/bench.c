@@ -9,9 +9,11 @@
 #include "options.h"
 #include "run_images.h"
 
+#define LIST_SIZE 128
+
 typedef struct {
-    char ops[128];
-    char channels[32];
+    char ops[LIST_SIZE];      /* both filled by store_list, */
+    char channels[LIST_SIZE]; /* which refuses longer text */
     int width, height;
     int all_borders;
     gi_border_mode border;
@@ -20,14 +22,67 @@ typedef struct {
     int json, paper;
 } bench_settings;
 
-static int opt_text(const cli_option *o, const char *arg)
+static const char *const op_names[] = {"blur", "sobel", "transpose", "hist", "convolve"};
+
+static int parse_op(const char *name, gi_op_kind *kind)
 {
-    if (strlen(arg) >= 128) {
+    for (int k = 0; k < 5; k++)
+        if (strcmp(name, op_names[k]) == 0) return *kind = (gi_op_kind)k, 0;
+    return -1;
+}
+
+static int parse_channels(const char *text, int *channels)
+{
+    if (strlen(text) != 1 || text[0] < '1' || text[0] > '4') return -1;
+    *channels = text[0] - '0';
+    return 0;
+}
+
+/* Checks every comma-separated entry of a list with `valid`, then keeps it. */
+static int store_list(const cli_option *o, const char *arg, int (*valid)(const char *))
+{
+    char copy[LIST_SIZE];
+    if (strlen(arg) >= sizeof copy) {
         fprintf(stderr, "gpuimg: --%s: too long\n", o->name);
+        return -1;
+    }
+    strcpy(copy, arg);
+    int entries = 0;
+    for (char *save = NULL, *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+        if (!valid(e)) {
+            fprintf(stderr, "gpuimg: --%s: '%s' is not one of the choices (see --help)\n", o->name, e);
+            return -1;
+        }
+        entries++;
+    }
+    if (!entries) {
+        fprintf(stderr, "gpuimg: --%s '%s': empty list\n", o->name, arg);
         return -1;
     }
     strcpy(o->target, arg);
     return 0;
+}
+
+static int valid_op(const char *name)
+{
+    gi_op_kind kind;
+    return parse_op(name, &kind) == 0;
+}
+
+static int valid_channels(const char *text)
+{
+    int ch;
+    return parse_channels(text, &ch) == 0;
+}
+
+static int opt_ops(const cli_option *o, const char *arg)
+{
+    return store_list(o, arg, valid_op);
+}
+
+static int opt_channels(const cli_option *o, const char *arg)
+{
+    return store_list(o, arg, valid_channels);
 }
 
 static int opt_size(const cli_option *o, const char *arg)
@@ -52,15 +107,6 @@ static int opt_reps(const cli_option *o, const char *arg)
 static int opt_warmup(const cli_option *o, const char *arg)
 {
     return opt_int_range(o, arg, 0, 1000);
-}
-
-static const char *const op_names[] = {"blur", "sobel", "transpose", "hist", "convolve"};
-
-static int parse_op(const char *name, gi_op_kind *kind)
-{
-    for (int k = 0; k < 5; k++)
-        if (strcmp(name, op_names[k]) == 0) return *kind = (gi_op_kind)k, 0;
-    return -1;
 }
 
 /* A pseudo-random image (never zeros: they hide wrong indexing). */
@@ -92,23 +138,17 @@ static gi_op make_op(gi_op_kind kind, const bench_settings *s, gi_border_mode bo
 
 static int bench_ops(gi_context *ctx, const bench_settings *s, bench_report *report)
 {
-    char ops[128], channels[32];
+    char ops[LIST_SIZE], channels[LIST_SIZE];
     snprintf(ops, sizeof ops, "%s", s->ops);
     for (char *save_op = NULL, *name = strtok_r(ops, ",", &save_op); name;
          name = strtok_r(NULL, ",", &save_op)) {
-        gi_op_kind kind;
-        if (parse_op(name, &kind)) {
-            fprintf(stderr, "gpuimg bench: no operation '%s'\n", name);
-            return EXIT_USAGE;
-        }
+        gi_op_kind kind = GI_OP_BLUR;
+        parse_op(name, &kind); /* validated by opt_ops */
         snprintf(channels, sizeof channels, "%s", s->channels);
         for (char *save_ch = NULL, *c = strtok_r(channels, ",", &save_ch); c;
              c = strtok_r(NULL, ",", &save_ch)) {
-            int ch = atoi(c);
-            if (ch < 1 || ch > 4) {
-                fprintf(stderr, "gpuimg bench: --channels: '%s' is not 1..4\n", c);
-                return EXIT_USAGE;
-            }
+            int ch = 1;
+            parse_channels(c, &ch); /* validated by opt_channels */
             int filters = kind == GI_OP_BLUR || kind == GI_OP_SOBEL || kind == GI_OP_CONVOLVE;
             int modes = filters && s->all_borders ? 5 : 1;
             for (int m = 0; m < modes; m++) {
@@ -184,11 +224,11 @@ int cmd_bench(int argc, char **argv)
     cli_common_init(&common, "bench");
     const cli_option own[] = {
         {"op", 0, "LIST", "operations, comma-separated: blur,sobel,transpose,hist,convolve",
-         opt_text, s.ops},
+         opt_ops, s.ops},
         {"size", 0, "WxH", "image size (default 8192x8192 on CUDA, 2048x2048 on the CPU)",
          opt_size, &s},
-        {"channels", 0, "LIST", "channel counts, comma-separated (default 1,4)", opt_text,
-         s.channels},
+        {"channels", 0, "LIST", "channel counts 1..4, comma-separated (default 1,4)",
+         opt_channels, s.channels},
         {"border", 0, "MODE", "border of blur, sobel and convolve, or 'all' (default mirror)",
          opt_bench_border, &s},
         {"sigma", 0, "S", "blur sigma (default 2: 13 taps)", opt_double_positive, &s.sigma},

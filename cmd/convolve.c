@@ -52,7 +52,7 @@ int cmd_convolve(int argc, char **argv)
     }
     if (mask.height == 0) return cli_usage_error(&common, "--kernel MASK is required");
     if (!(mask.width & 1) || !(mask.height & 1))
-        return cli_usage_error(&common, "the mask is %dx%d; width and height must be odd",
+        return cli_usage_error(&common, "--kernel: the mask is %dx%d; width and height must be odd",
                                mask.width, mask.height);
     params.width = mask.width;
     params.height = mask.height;

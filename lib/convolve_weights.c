@@ -22,7 +22,7 @@ static long quantized_bound(const double *m, int n, double scale, int shift)
 {
     long sum = 0;
     for (int i = 0; i < n; i++) {
-        double q = fabs(nearbyint(ldexp(m[i] * scale, shift)));
+        double q = fabs(round(ldexp(m[i] * scale, shift)));
         if (q > (double)ACCUMULATOR_LIMIT) return -1;
         sum += 255 * (long)q;
         if (sum > ACCUMULATOR_LIMIT) return -1;
@@ -46,6 +46,8 @@ gi_status gi_convolve_quantize(const gi_convolve_params *p, gi_convolve_weights 
             return gi__fail(GI_ERR_INVALID_ARGUMENT, "cannot normalize a mask that sums to 0");
         scale = 1.0 / total;
     }
+    /* round(), not nearbyint(): halves go away from zero whatever the
+     * caller's floating-point rounding mode is. */
     int shift = MAX_SHIFT;
     while (shift >= 0 && quantized_bound(p->mask, n, scale, shift) < 0) shift--;
     if (shift < 0)
@@ -55,6 +57,6 @@ gi_status gi_convolve_quantize(const gi_convolve_params *p, gi_convolve_weights 
     out->width = p->width;
     out->height = p->height;
     out->shift = shift;
-    for (int i = 0; i < n; i++) out->q[i] = (int32_t)nearbyint(ldexp(p->mask[i] * scale, shift));
+    for (int i = 0; i < n; i++) out->q[i] = (int32_t)round(ldexp(p->mask[i] * scale, shift));
     return GI_OK;
 }

@@ -5,13 +5,16 @@
  * backend state adds its own stream plus device buffers and pinned host
  * staging buffers that only grow, so a run of images reuses them. An
  * operation queues upload, kernel and download on the stream and
- * synchronizes once, before returning. */
+ * synchronizes once, before returning. Its benchmark (time_op) uploads once
+ * and then times the very launch the operation queues. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "bench_util.h"
+#include "cuda_backend.h"
 #include "gi_error.h"
 #include "gi_kernels.h"
 #include "gi_size.h"
@@ -38,12 +41,10 @@ typedef struct {
     size_t pitch;
 } device_image;
 
-/* Records a CUDA failure and clears the runtime's last error, which would
- * otherwise surface again at the next launch check. */
-static gi_status cuda_fail(cudaError_t e, const char *op)
+gi_status gi__cuda_fail(cudaError_t e, const char *what)
 {
     cudaGetLastError();
-    return gi__fail(GI_ERR_DEVICE, "CUDA %s: %s (%s)", op, cudaGetErrorName(e),
+    return gi__fail(GI_ERR_DEVICE, "CUDA %s: %s (%s)", what, cudaGetErrorName(e),
                     cudaGetErrorString(e));
 }
 
@@ -64,14 +65,14 @@ static gi_status reserve_device(buffer *b, size_t bytes, const char *what)
     cudaError_t e = cudaFree(b->ptr);
     b->ptr = NULL;
     b->bytes = 0;
-    if (e != cudaSuccess) return cuda_fail(e, "cudaFree");
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaFree");
     e = device_malloc(&b->ptr, bytes);
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
         b->ptr = NULL;
         return gi__fail(GI_ERR_NO_MEMORY, "%s: out of device memory (%zu bytes)", what, bytes);
     }
-    if (e != cudaSuccess) return cuda_fail(e, "cudaMalloc");
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaMalloc");
     b->bytes = bytes;
     return GI_OK;
 }
@@ -82,25 +83,25 @@ static gi_status reserve_pinned(buffer *b, size_t bytes)
     cudaError_t e = cudaFreeHost(b->ptr);
     b->ptr = NULL;
     b->bytes = 0;
-    if (e != cudaSuccess) return cuda_fail(e, "cudaFreeHost");
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaFreeHost");
     e = cudaHostAlloc(&b->ptr, bytes, cudaHostAllocDefault);
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
         b->ptr = NULL;
         return gi__fail(GI_ERR_NO_MEMORY, "out of pinned host memory (%zu bytes)", bytes);
     }
-    if (e != cudaSuccess) return cuda_fail(e, "cudaHostAlloc");
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaHostAlloc");
     b->bytes = bytes;
     return GI_OK;
 }
 
-/* Row pitch and total bytes of a device copy of a w x h x c image. */
-static gi_status device_layout(int w, int h, int c, size_t align, size_t *pitch, size_t *bytes)
+/* Row pitch and total bytes of a device copy of `rows` rows of `row` bytes. */
+static gi_status device_layout(size_t row, int rows, size_t align, size_t *pitch, size_t *bytes)
 {
-    size_t row = (size_t)w * (size_t)c;
     *pitch = (row + align - 1) / align * align;
-    if (*pitch < row || gi__mul_size(*pitch, (size_t)h, bytes))
-        return gi__fail(GI_ERR_TOO_LARGE, "%dx%d image is too large for the GPU", w, h);
+    if (*pitch < row || gi__mul_size(*pitch, (size_t)rows, bytes))
+        return gi__fail(GI_ERR_TOO_LARGE, "%d rows of %zu bytes are too large for the GPU", rows,
+                        row);
     return GI_OK;
 }
 
@@ -115,7 +116,7 @@ static gi_status queue_upload(cuda_state *s, const gi_image *img, const device_i
             memcpy(stage + row * y, img->data + img->stride * y, row);
     cudaError_t e = cudaMemcpy2DAsync(d->data, d->pitch, stage, row, row, img->height,
                                       cudaMemcpyHostToDevice, s->stream);
-    return e == cudaSuccess ? GI_OK : cuda_fail(e, "upload");
+    return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "upload");
 }
 
 /* Waits for everything queued. After an earlier failure it still drains the
@@ -127,58 +128,117 @@ static gi_status finish(cuda_state *s, gi_status st)
         cudaGetLastError();
         return st;
     }
-    return e == cudaSuccess ? GI_OK : cuda_fail(e, "stream synchronize");
+    return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "stream synchronize");
 }
 
-/* One image-to-image operation: the kernel launch, given the device copies. */
+/* One operation: the kernel launch, given the device copies, and what it
+ * needs besides the source. */
 typedef struct image_op {
     const char *name;
     cudaError_t (*launch)(const struct image_op *op, const gi_image *src, const device_image *in,
                           const device_image *out, void *scratch, size_t scratch_bytes,
                           cudaStream_t stream);
+    size_t in_align;      /* row alignment of the uploaded source */
+    size_t scratch_bytes; /* device scratch the launch needs */
     const int32_t *weights; /* blur */
     int radius;
     gi_border border;
     const gi_sobel_params *sobel;
     gi_transform transform;
+    int bins;
+    const gi_convolve_weights *mask;
 } image_op;
 
-static gi_status run_image_op(cuda_state *s, const image_op *op, const gi_image *src,
-                              gi_image *dst, size_t scratch_bytes)
-{
+/* An operation's data on the device: the uploaded source, and the output,
+ * `out_rows` rows of `out_row` bytes. */
+typedef struct {
     device_image in, out;
+    size_t out_row;
+    int out_rows;
+} device_job;
+
+/* Reserves the device buffers for src and for dst (NULL: the histogram's
+ * counts, one row of COUNTS_BYTES) and queues the upload of src. */
+static gi_status stage(cuda_state *s, const image_op *op, const gi_image *src,
+                       const gi_image *dst, device_job *j)
+{
+    const size_t in_row = (size_t)src->width * src->channels;
     size_t in_bytes = 0, out_bytes = 0;
-    size_t in_row = (size_t)src->width * src->channels, out_row = (size_t)dst->width * dst->channels;
     cudaError_t e = cudaSetDevice(s->device);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaSetDevice");
-    gi_status st = device_layout(src->width, src->height, src->channels, ROW_ALIGN, &in.pitch, &in_bytes);
-    if (st == GI_OK)
-        st = device_layout(dst->width, dst->height, dst->channels, ROW_ALIGN, &out.pitch, &out_bytes);
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
+    j->out_row = dst ? (size_t)dst->width * dst->channels : COUNTS_BYTES;
+    j->out_rows = dst ? dst->height : 1;
+    gi_status st = device_layout(in_row, src->height, op->in_align, &j->in.pitch, &in_bytes);
+    if (st == GI_OK) st = device_layout(j->out_row, j->out_rows, ROW_ALIGN, &j->out.pitch, &out_bytes);
     if (st == GI_OK) st = reserve_device(&s->src, in_bytes, op->name);
     if (st == GI_OK) st = reserve_device(&s->dst, out_bytes, op->name);
-    if (st == GI_OK && scratch_bytes) st = reserve_device(&s->scratch, scratch_bytes, op->name);
+    if (st == GI_OK && op->scratch_bytes)
+        st = reserve_device(&s->scratch, op->scratch_bytes, op->name);
     if (st == GI_OK) st = reserve_pinned(&s->stage_in, in_row * src->height);
-    if (st == GI_OK) st = reserve_pinned(&s->stage_out, out_row * dst->height);
     if (st != GI_OK) return st;
-    in.data = s->src.ptr;
-    out.data = s->dst.ptr;
+    j->in.data = s->src.ptr;
+    j->out.data = s->dst.ptr;
+    return queue_upload(s, src, &j->in);
+}
 
-    st = queue_upload(s, src, &in);
+/* A launch of op on data already staged: what an operation queues once and
+ * its benchmark times again and again. */
+typedef struct {
+    const cuda_state *s;
+    const image_op *op;
+    const gi_image *src;
+    const device_job *job;
+} staged_op;
+
+static cudaError_t launch_staged(void *arg, cudaStream_t stream)
+{
+    const staged_op *a = arg;
+    return a->op->launch(a->op, a->src, &a->job->in, &a->job->out, a->s->scratch.ptr,
+                         a->s->scratch.bytes, stream);
+}
+
+/* Queues the output's download, waits, and copies its rows to `host`,
+ * `stride` bytes apart. st: the status so far; after a failure this only
+ * drains the stream. */
+static gi_status fetch(cuda_state *s, const device_job *j, gi_status st, void *host, size_t stride)
+{
+    if (st == GI_OK) st = reserve_pinned(&s->stage_out, j->out_row * j->out_rows);
     if (st == GI_OK) {
-        e = op->launch(op, src, &in, &out, s->scratch.ptr, s->scratch.bytes, s->stream);
-        if (e != cudaSuccess) st = cuda_fail(e, op->name);
-    }
-    if (st == GI_OK) {
-        e = cudaMemcpy2DAsync(s->stage_out.ptr, out_row, out.data, out.pitch, out_row, dst->height,
-                              cudaMemcpyDeviceToHost, s->stream);
-        if (e != cudaSuccess) st = cuda_fail(e, "download");
+        cudaError_t e = cudaMemcpy2DAsync(s->stage_out.ptr, j->out_row, j->out.data, j->out.pitch,
+                                          j->out_row, j->out_rows, cudaMemcpyDeviceToHost,
+                                          s->stream);
+        if (e != cudaSuccess) st = gi__cuda_fail(e, "download");
     }
     st = finish(s, st);
     if (st != GI_OK) return st;
-    for (int y = 0; y < dst->height; y++)
-        memcpy(dst->data + dst->stride * y, (uint8_t *)s->stage_out.ptr + out_row * y, out_row);
+    for (int y = 0; y < j->out_rows; y++)
+        memcpy((uint8_t *)host + stride * y, (uint8_t *)s->stage_out.ptr + j->out_row * y,
+               j->out_row);
     return GI_OK;
 }
+
+/* Upload, launch, download: dst as in stage(), its bytes landing in host
+ * rows `stride` apart. */
+static gi_status run_op(cuda_state *s, const image_op *op, const gi_image *src,
+                        const gi_image *dst, void *host, size_t stride)
+{
+    device_job j;
+    gi_status st = stage(s, op, src, dst, &j);
+    if (st == GI_OK) {
+        staged_op a = {s, op, src, &j};
+        cudaError_t e = launch_staged(&a, s->stream);
+        if (e != cudaSuccess) st = gi__cuda_fail(e, op->name);
+    }
+    return fetch(s, &j, st, host, stride);
+}
+
+static gi_status run_image_op(cuda_state *s, const image_op *op, const gi_image *src,
+                              gi_image *dst)
+{
+    return run_op(s, op, src, dst, dst->data, dst->stride);
+}
+
+/* ---------------------------------------------------------------- operations */
 
 static cudaError_t launch_blur(const image_op *op, const gi_image *src, const device_image *in,
                                const device_image *out, void *scratch, size_t scratch_bytes,
@@ -189,16 +249,25 @@ static cudaError_t launch_blur(const image_op *op, const gi_image *src, const de
                         scratch, scratch_bytes, stream);
 }
 
-static gi_status cuda_blur(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
-                           int radius, gi_border border)
+static gi_status blur_op(const gi_image *src, const int32_t *weights, int radius, gi_border border,
+                         image_op *op)
 {
     size_t scratch = gi_cuda_blur_scratch_bytes(src->width, src->height, src->channels, radius);
     if (scratch == SIZE_MAX)
         return gi__fail(GI_ERR_TOO_LARGE, "blur of a %dx%d image needs too much scratch memory",
                         src->width, src->height);
-    image_op op = {.name = "blur", .launch = launch_blur, .weights = weights, .radius = radius,
-                   .border = border};
-    return run_image_op(state, &op, src, dst, scratch);
+    *op = (image_op){.name = "blur", .launch = launch_blur, .in_align = ROW_ALIGN,
+                     .scratch_bytes = scratch, .weights = weights, .radius = radius,
+                     .border = border};
+    return GI_OK;
+}
+
+static gi_status cuda_blur(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
+                           int radius, gi_border border)
+{
+    image_op op;
+    gi_status st = blur_op(src, weights, radius, border, &op);
+    return st == GI_OK ? run_image_op(state, &op, src, dst) : st;
 }
 
 static cudaError_t launch_sobel(const image_op *op, const gi_image *src, const device_image *in,
@@ -213,11 +282,16 @@ static cudaError_t launch_sobel(const image_op *op, const gi_image *src, const d
                          p->border.mode, p->border.value, stream);
 }
 
+static image_op sobel_op(const gi_sobel_params *p)
+{
+    return (image_op){.name = "sobel", .launch = launch_sobel, .in_align = ROW_ALIGN, .sobel = p};
+}
+
 static gi_status cuda_sobel(void *state, const gi_image *src, gi_image *dst,
                             const gi_sobel_params *p)
 {
-    image_op op = {.name = "sobel", .launch = launch_sobel, .sobel = p};
-    return run_image_op(state, &op, src, dst, 0);
+    const image_op op = sobel_op(p);
+    return run_image_op(state, &op, src, dst);
 }
 
 static cudaError_t launch_transform(const image_op *op, const gi_image *src,
@@ -230,43 +304,41 @@ static cudaError_t launch_transform(const image_op *op, const gi_image *src,
                              src->channels, op->transform, stream);
 }
 
+static image_op transform_op(gi_transform t)
+{
+    return (image_op){.name = "transform", .launch = launch_transform, .in_align = ROW_ALIGN,
+                      .transform = t};
+}
+
 static gi_status cuda_transform(void *state, const gi_image *src, gi_image *dst, gi_transform t)
 {
-    image_op op = {.name = "transform", .launch = launch_transform, .transform = t};
-    return run_image_op(state, &op, src, dst, 0);
+    const image_op op = transform_op(t);
+    return run_image_op(state, &op, src, dst);
+}
+
+static cudaError_t launch_hist(const image_op *op, const gi_image *src, const device_image *in,
+                               const device_image *out, void *scratch, size_t scratch_bytes,
+                               cudaStream_t stream)
+{
+    (void)scratch;
+    (void)scratch_bytes;
+    return gi_cuda_hist(in->data, in->pitch, src->width, src->height, src->channels, op->bins,
+                        (unsigned long long *)out->data, stream);
 }
 
 /* The histogram reads the image packed (pitch = row), which lets the kernel
- * treat it as one long row; the counts come back through the output stage. */
+ * treat it as one long row; the counts come back as one row of bytes. */
+static image_op hist_op(int bins)
+{
+    return (image_op){.name = "hist", .launch = launch_hist, .in_align = 1, .bins = bins};
+}
+
 static gi_status cuda_hist(void *state, const gi_image *src, int bins, gi_histogram *out)
 {
-    cuda_state *s = state;
-    device_image in;
-    size_t in_bytes = 0;
-    cudaError_t e = cudaSetDevice(s->device);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaSetDevice");
-    gi_status st = device_layout(src->width, src->height, src->channels, 1, &in.pitch, &in_bytes);
-    if (st == GI_OK) st = reserve_device(&s->src, in_bytes, "hist");
-    if (st == GI_OK) st = reserve_device(&s->dst, COUNTS_BYTES, "hist");
-    if (st == GI_OK) st = reserve_pinned(&s->stage_in, in_bytes);
-    if (st == GI_OK) st = reserve_pinned(&s->stage_out, COUNTS_BYTES);
+    unsigned long long counts[4 * GI_HIST_MAX_BINS];
+    const image_op op = hist_op(bins);
+    gi_status st = run_op(state, &op, src, NULL, counts, COUNTS_BYTES);
     if (st != GI_OK) return st;
-    in.data = s->src.ptr;
-
-    st = queue_upload(s, src, &in);
-    if (st == GI_OK) {
-        e = gi_cuda_hist(in.data, in.pitch, src->width, src->height, src->channels, bins,
-                         s->dst.ptr, s->stream);
-        if (e != cudaSuccess) st = cuda_fail(e, "hist");
-    }
-    if (st == GI_OK) {
-        e = cudaMemcpyAsync(s->stage_out.ptr, s->dst.ptr, COUNTS_BYTES, cudaMemcpyDeviceToHost,
-                            s->stream);
-        if (e != cudaSuccess) st = cuda_fail(e, "download");
-    }
-    st = finish(s, st);
-    if (st != GI_OK) return st;
-    const unsigned long long *counts = s->stage_out.ptr;
     memset(out, 0, sizeof *out);
     out->channels = src->channels;
     out->bins = bins;
@@ -274,6 +346,79 @@ static gi_status cuda_hist(void *state, const gi_image *src, int bins, gi_histog
         for (int b = 0; b < bins; b++) out->counts[c][b] = counts[c * GI_HIST_MAX_BINS + b];
     return GI_OK;
 }
+
+static cudaError_t launch_convolve(const image_op *op, const gi_image *src,
+                                   const device_image *in, const device_image *out,
+                                   void *scratch, size_t scratch_bytes, cudaStream_t stream)
+{
+    const gi_convolve_weights *w = op->mask;
+    (void)scratch;
+    (void)scratch_bytes;
+    return gi_cuda_convolve(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
+                            src->channels, w->q, w->width, w->height, w->shift, op->border.mode,
+                            op->border.value, stream);
+}
+
+static image_op convolve_op(const gi_convolve_weights *w, gi_border border)
+{
+    return (image_op){.name = "convolve", .launch = launch_convolve, .in_align = ROW_ALIGN,
+                      .border = border, .mask = w};
+}
+
+static gi_status cuda_convolve(void *state, const gi_image *src, gi_image *dst,
+                               const gi_convolve_weights *w, gi_border border)
+{
+    const image_op op = convolve_op(w, border);
+    return run_image_op(state, &op, src, dst);
+}
+
+/* ---------------------------------------------------------------- benchmarks */
+
+/* The image_op a resolved call runs, as the operations above build it. */
+static gi_status describe(const gi__op_call *c, image_op *op)
+{
+    switch (c->kind) {
+    case GI_OP_BLUR: return blur_op(c->src, c->weights, c->radius, c->border, op);
+    case GI_OP_SOBEL: *op = sobel_op(c->sobel); return GI_OK;
+    case GI_OP_TRANSFORM: *op = transform_op(c->transform); return GI_OK;
+    case GI_OP_HIST: *op = hist_op(c->bins); return GI_OK;
+    case GI_OP_CONVOLVE: *op = convolve_op(c->mask, c->border); return GI_OK;
+    }
+    return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)c->kind);
+}
+
+static gi_status cuda_time_op(void *state, const gi__op_call *c, int warmup, int reps,
+                              double *median_ms)
+{
+    cuda_state *s = state;
+    image_op op;
+    device_job j;
+    gi_status st = describe(c, &op);
+    if (st == GI_OK) st = stage(s, &op, c->src, c->kind == GI_OP_HIST ? NULL : c->dst, &j);
+    st = finish(s, st); /* the upload is not timed */
+    if (st != GI_OK) return st;
+    staged_op a = {s, &op, c->src, &j};
+    return gi__cuda_time_launches(s->stream, launch_staged, &a, warmup, reps, op.name, median_ms);
+}
+
+static gi_status measure_copy(double *gbytes_per_s);
+
+static gi_status cuda_copy_bandwidth(void *state, double *gbytes_per_s)
+{
+    cudaError_t e = cudaSetDevice(((cuda_state *)state)->device);
+    return e == cudaSuccess ? measure_copy(gbytes_per_s) : gi__cuda_fail(e, "cudaSetDevice");
+}
+
+static gi_status cuda_paper(void *state, int n, gi_paper_variant variant, int warmup, int reps,
+                            double *median_ms, double *max_error)
+{
+    cuda_state *s = state;
+    cudaError_t e = cudaSetDevice(s->device);
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
+    return gi__cuda_paper(s->stream, n, variant, warmup, reps, median_ms, max_error);
+}
+
+/* ---------------------------------------------------------------- backend */
 
 static void cuda_destroy(void *state)
 {
@@ -297,6 +442,10 @@ static const gi__backend_ops cuda_ops = {
     .sobel = cuda_sobel,
     .transform = cuda_transform,
     .hist = cuda_hist,
+    .convolve = cuda_convolve,
+    .time_op = cuda_time_op,
+    .copy_bandwidth = cuda_copy_bandwidth,
+    .paper = cuda_paper,
     .destroy = cuda_destroy,
 };
 
@@ -306,7 +455,7 @@ gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
     if (gi_cuda_device_count(&why) == 0) return gi__fail(GI_ERR_NO_DEVICE, "%s", why);
     int device;
     cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaGetDevice");
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaGetDevice");
     e = gi_cuda_kernels_probe();
     if (e != cudaSuccess) {
         cudaGetLastError();
@@ -319,7 +468,7 @@ gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
     e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking);
     if (e != cudaSuccess) {
         free(s);
-        return cuda_fail(e, "cudaStreamCreate");
+        return gi__cuda_fail(e, "cudaStreamCreate");
     }
     *ops = &cuda_ops;
     *state = s;
@@ -353,19 +502,13 @@ int gi_cuda_device_count(const char **why)
 #define BANDWIDTH_BYTES ((size_t)256 << 20)
 #define BANDWIDTH_RUNS 7
 
-static int by_value(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median time of a 256 MiB device-to-device copy, after one warm-up copy,
  * as GB/s counting the bytes read plus the bytes written. */
 static gi_status measure_copy(double *gbytes_per_s)
 {
     void *a = NULL, *b = NULL;
     cudaEvent_t start = NULL, stop = NULL;
-    float ms[BANDWIDTH_RUNS];
+    double ms[BANDWIDTH_RUNS];
     gi_status st = GI_OK;
     cudaError_t e = device_malloc(&a, BANDWIDTH_BYTES);
     if (e == cudaSuccess) e = device_malloc(&b, BANDWIDTH_BYTES);
@@ -382,14 +525,15 @@ static gi_status measure_copy(double *gbytes_per_s)
         if (e == cudaSuccess) e = cudaMemcpyAsync(b, a, BANDWIDTH_BYTES, cudaMemcpyDeviceToDevice, 0);
         if (e == cudaSuccess) e = cudaEventRecord(stop, 0);
         if (e == cudaSuccess) e = cudaEventSynchronize(stop);
-        if (e == cudaSuccess) e = cudaEventElapsedTime(&ms[i], start, stop);
+        float elapsed = 0;
+        if (e == cudaSuccess) e = cudaEventElapsedTime(&elapsed, start, stop);
+        ms[i] = elapsed;
     }
     if (e != cudaSuccess) {
-        st = cuda_fail(e, "bandwidth test");
+        st = gi__cuda_fail(e, "bandwidth test");
         goto done;
     }
-    qsort(ms, BANDWIDTH_RUNS, sizeof ms[0], by_value);
-    *gbytes_per_s = 2.0 * BANDWIDTH_BYTES / (ms[BANDWIDTH_RUNS / 2] * 1e-3) / 1e9;
+    *gbytes_per_s = 2.0 * BANDWIDTH_BYTES / (gi__median(ms, BANDWIDTH_RUNS) * 1e-3) / 1e9;
 done:
     /* cleanup of what was made; a failure here cannot change the answer */
     if (start) cudaEventDestroy(start);
@@ -409,7 +553,7 @@ gi_status gi_cuda_device_info(int index, int measure_bandwidth, gi_device_info *
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "CUDA device %d: there are %d", index, n);
     struct cudaDeviceProp p;
     cudaError_t e = cudaGetDeviceProperties(&p, index);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaGetDeviceProperties");
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaGetDeviceProperties");
     memset(info, 0, sizeof *info);
     snprintf(info->name, sizeof info->name, "%s", p.name);
     info->cc_major = p.major;
@@ -421,7 +565,7 @@ gi_status gi_cuda_device_info(int index, int measure_bandwidth, gi_device_info *
     int previous;
     e = cudaGetDevice(&previous);
     if (e == cudaSuccess) e = cudaSetDevice(index);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaSetDevice");
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
     gi_status st = measure_copy(&info->copy_gbytes_per_s);
     cudaSetDevice(previous); /* back to the caller's device; it was valid a moment ago */
     return st;
