@@ -2,10 +2,10 @@
 # cli.sh GPUIMG SAMPLES IMGCMP GROUP
 #
 # Behaviour of the gpuimg command: exit codes (0 ok, 1 failure, 2 usage),
-# help, standard input and output, batches, files, devices, hist output and
-# border names. GROUP picks one function below; tests/meson.build makes one
-# test per group. Every check is counted; the last line is
-# "N passed, M failed".
+# help, standard input and output, batches, files, devices, hist output,
+# border names, convolve masks and bench output. GROUP picks one function
+# below; tests/meson.build makes one test per group. Every check is counted;
+# the last line is "N passed, M failed".
 set -u
 gpuimg=$1 samples=$2 imgcmp=$3 group=$4
 case $gpuimg in /*) ;; *) gpuimg=$PWD/$gpuimg ;; esac
@@ -16,7 +16,8 @@ trap 'rm -rf "$tmp"' EXIT
 # The device must not depend on the caller's environment.
 unset GPUIMG_DEVICE
 passed=0 failed=0
-commands="blur sobel transpose rotate flip hist info help version"
+# The commands there must be; group_help runs every command --help lists.
+commands="blur sobel transpose rotate flip convolve hist bench info help version"
 scene=$samples/scene.png
 
 # ---------------------------------------------------------------- helpers
@@ -68,6 +69,8 @@ is_jpeg() { [ "$(head -c 2 "$1" | od -An -tx1 | tr -d ' \n')" = ffd8 ]; }
 # entries DIR: how many names DIR holds, hidden ones included; listing DIR: them.
 entries() { find "$1" -mindepth 1 -maxdepth 1 | wc -l | tr -d ' '; }
 listing() { find "$1" -mindepth 1 -maxdepth 1 | sed 's|.*/||' | tr '\n' ' '; }
+# listed_commands: the command names `gpuimg --help` lists under "Commands:".
+listed_commands() { "$gpuimg" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'; }
 has_cuda_device() { "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q '^cuda device [0-9]'; }
 
 # ---------------------------------------------------------------- groups
@@ -108,7 +111,13 @@ group_exit_codes() {
 }
 
 group_help() {
+    # Every command --help lists answers --help (like git's t0012), and the
+    # list holds at least the known ones (so the loop cannot run empty).
+    listed_commands >"$tmp/listed"
     for cmd in $commands; do
+        check "no $cmd among the commands gpuimg --help lists" has "^$cmd\$" "$tmp/listed"
+    done
+    for cmd in $(listed_commands); do
         expect 0 "$cmd" --help
         check "$cmd --help: no usage on stdout" has_i usage "$tmp/out"
         check "$cmd --help: wrote to stderr" [ ! -s "$tmp/err" ]
@@ -126,7 +135,7 @@ group_help() {
     expect_usage help frobnicate
     # design.md: the border names disagree between tools, so --help shows
     # what each one reads.
-    for cmd in blur sobel; do
+    for cmd in blur sobel convolve; do
         gi "$cmd" --help
         for pattern in '00|abcd|00' 'aa|abcd|dd' 'ba|abcd|dc' 'cb|abcd|cb' 'cd|abcd|ab'; do
             check "$cmd --help lacks the pattern $pattern" has "$pattern" "$tmp/out"
@@ -410,6 +419,152 @@ group_border() {
     for v in 0 255; do expect 0 blur --border zero --border-value "$v" "$scene" "$tmp/v.png"; done
 }
 
+# expect_kernel_error ARGS...: a usage error whose message names --kernel.
+expect_kernel_error() {
+    expect_usage convolve "$@" "$scene" "$tmp/x.png"
+    check "convolve $*: stderr does not name --kernel" has --kernel "$tmp/err"
+}
+
+group_convolve() {
+    gauss='1 2 1; 2 4 2; 1 2 1'
+    expect 0 convolve --kernel "$gauss" --normalize "$scene" "$tmp/text.png"
+    check "convolve wrote a PNG" is_png "$tmp/text.png"
+    check "convolve is silent" [ ! -s "$tmp/err" ]
+    check "a 3x3 gaussian changed nothing" different_image "$tmp/text.png" "$scene"
+    # The same mask as a file (one row per line, comments, blank lines,
+    # CRLF), with commas, with newlines in the text, a trailing ';', the
+    # weights already divided by their sum, or doubled: the same output.
+    printf '# a 3x3 gaussian\r\n1 2 1  # top\r\n\r\n2 4 2\r\n1 2 1\r\n' >"$tmp/gauss.txt"
+    nl_text=$(printf '1 2 1\n2 4 2\n1 2 1')
+    for mask in "$tmp/gauss.txt" '1,2,1;2,4,2;1,2,1' "$nl_text" '1 2 1;2 4 2;1 2 1;' \
+        '0.0625 0.125 0.0625; 0.125 0.25 0.125; 0.0625 0.125 0.0625' '2 4 2; 4 8 4; 2 4 2'; do
+        normalize=-n
+        case $mask in 0.0625*) normalize= ;; esac
+        # shellcheck disable=SC2086 # $normalize is one word or none
+        expect 0 convolve -k "$mask" $normalize "$scene" "$tmp/m.png"
+        check "convolve -k '$mask' $normalize differs from --kernel '$gauss' --normalize" \
+            same_image "$tmp/m.png" "$tmp/text.png"
+    done
+    # Identities, alpha included (every channel is filtered).
+    for mask in 1 '0 0 0; 0 1 0; 0 0 0' '0 1 0' '0; 1; 0'; do
+        for f in scene.png alpha.png gray_alpha.png; do
+            expect 0 convolve --kernel "$mask" --border wrap "$samples/$f" "$tmp/id.png"
+            check "convolve --kernel '$mask' changed $f" same_image "$tmp/id.png" "$samples/$f"
+        done
+    done
+    expect 0 convolve --kernel '0 0 0 0 1' "$scene" "$tmp/shift.png"
+    check "a mask off the centre did not move the image" different_image "$tmp/shift.png" "$scene"
+    expect 0 convolve --kernel '1 0 -1' "$scene" "$tmp/row.png"
+    expect 0 convolve --kernel '1; 0; -1' "$scene" "$tmp/column.png"
+    check "a row mask and a column mask act the same" different_image "$tmp/row.png" "$tmp/column.png"
+    mkdir "$tmp/batch"
+    expect 0 convolve -o "$tmp/batch" --kernel "$gauss" --normalize "$scene" "$samples/alpha.png"
+    check "batch convolve differs" same_image "$tmp/batch/scene.png" "$tmp/text.png"
+    expect 0 convolve --normalize --kernel "$(seq -s ' ' 31)" "$scene" "$tmp/wide.png"
+    expect 0 convolve --normalize --kernel "$(seq -s ';' 31)" "$scene" "$tmp/tall.png"
+
+    expect_kernel_error
+    check "no --kernel: message does not say it is required" has_i required "$tmp/err"
+    expect_kernel_error --kernel '1 2 1; 2 4'
+    expect_kernel_error --kernel '1 2; 3 4'
+    expect_kernel_error --kernel '1 2 3 4'
+    expect_kernel_error --kernel "$(seq -s ' ' 33)"
+    expect_kernel_error --kernel "$(seq -s ';' 33)"
+    for bad in '1 x 1' '1 2 1; 2 four 2; 1 2 1' nan 'inf 1 1' '' '# nothing but a comment' \
+        1e400 5000000; do
+        expect_kernel_error --kernel "$bad"
+    done
+    expect_kernel_error --kernel '1 0 -1' --normalize
+    printf '1 2 1\n2 4\n1 2 1\n' >"$tmp/uneven.txt"
+    expect_kernel_error --kernel "$tmp/uneven.txt"
+    check "bad masks created an output" [ ! -e "$tmp/x.png" ]
+    expect 0 convolve --kernel '1 0 -1' "$scene" "$tmp/zero-sum.png" # fine without --normalize
+}
+
+# bench_rows FILE: the table rows of `gpuimg bench` (op, border, size, ch, ...).
+bench_rows() { grep -E '^(blur|sobel|transpose|hist|convolve) ' "$1"; }
+# bench_pairs FILE: "op/channels" of every row, sorted, on one line.
+bench_pairs() { bench_rows "$1" | awk '{ print $1 "/" $4 }' | sort | tr '\n' ' '; }
+
+quick='--size 64x48 -n 2 --warmup 0' # small and quick: CI runs bench on the CPU
+# expect_bench_error WORD ARGS...: `bench $quick ARGS` is a usage error whose
+# message names WORD.
+expect_bench_error() {
+    word=$1
+    shift
+    # shellcheck disable=SC2086 # $quick: several words
+    expect 2 bench $quick "$@"
+    check "bench $*: stderr does not name '$word'" has "$word" "$tmp/err"
+}
+
+group_bench() {
+    # shellcheck disable=SC2086 # $quick: several words
+    expect 0 bench $quick
+    check "bench: no table header" grep -Eq '^op +border +size +ch +ms ' "$tmp/out"
+    check "bench: want 8 rows (blur sobel transpose hist x channels 1 4), got $(bench_rows "$tmp/out" | wc -l)" \
+        [ "$(bench_rows "$tmp/out" | wc -l)" -eq 8 ]
+    check "bench: rows are not op x channels" [ "$(bench_pairs "$tmp/out")" = \
+        "blur/1 blur/4 hist/1 hist/4 sobel/1 sobel/4 transpose/1 transpose/4 " ]
+    check "bench: a row is not 64x48" [ "$(bench_rows "$tmp/out" | awk '$3 != "64x48"' | wc -l)" -eq 0 ]
+    check "bench: wrote to stderr" [ ! -s "$tmp/err" ]
+
+    # shellcheck disable=SC2086
+    expect 0 bench $quick --json
+    if command -v python3 >/dev/null 2>&1; then
+        check "bench --json: not valid JSON" python3 -m json.tool "$tmp/out" /dev/null
+        check "bench --json: rows wrong" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+keys = {"op", "border", "width", "height", "channels", "ms", "gbytes_per_s",
+        "percent_of_copy", "floor_ms"}
+assert len(rows) == 8, len(rows)
+assert sorted((r["op"], r["channels"]) for r in rows) == sorted(
+    (op, ch) for op in ("blur", "sobel", "transpose", "hist") for ch in (1, 4))
+for r in rows:
+    assert keys <= set(r), keys - set(r)
+    assert (r["width"], r["height"]) == (64, 48) and r["ms"] > 0 and r["floor_ms"] > 0
+' "$tmp/out"
+    else
+        check "bench --json: no rows" has '"rows"' "$tmp/out"
+    fi
+
+    # shellcheck disable=SC2086
+    expect 0 bench $quick --border all --op blur --channels 3
+    check "bench --border all --op blur --channels 3: want one row per border mode" [ \
+        "$(bench_rows "$tmp/out" | awk '$1 == "blur" && $4 == 3 { print $2 }' | sort | tr '\n' ' ')" \
+        = "mirror reflect replicate wrap zero " ]
+    # shellcheck disable=SC2086
+    expect 0 bench $quick --op convolve,sobel --border wrap --channels 2
+    check "bench --op convolve,sobel --border wrap --channels 2: rows" [ \
+        "$(bench_rows "$tmp/out" | awk '{ print $1, $2, $4 }' | tr '\n' ' ')" = \
+        "convolve wrap 2 sobel wrap 2 " ]
+
+    # Bad values: usage errors that name what is wrong. (--paper is not run:
+    # on the CPU it takes seconds at 16384^2.)
+    expect_bench_error frob --op frob
+    expect_bench_error frob --op blur,frob
+    expect_bench_error op --op ''
+    expect_bench_error op --op ,
+    for size in 0x5 64 64x48x 65537x1 axb; do expect_bench_error "$size" --size "$size"; done
+    for ch in 5 0 x 2x; do expect_bench_error "$ch" --channels "$ch"; done
+    expect_bench_error channels --channels ''
+    expect_bench_error bogus --border bogus
+    expect_bench_error reps --reps 0
+    expect_bench_error warmup --warmup -1
+    expect_bench_error extra extra
+    # A long list must work (or be refused as too long), never overrun a buffer.
+    long=$(printf '1,%.0s' 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19)1
+    # shellcheck disable=SC2086
+    gi bench $quick --op transpose --channels "$long"
+    if [ "$rc" -eq 2 ]; then
+        check "bench --channels $long: the usage error does not name --channels" \
+            has channels "$tmp/err"
+    else
+        check "bench --channels $long: exit $rc, want 0 (or 2: too long)" [ "$rc" -eq 0 ]
+        check "bench --channels $long: want 20 rows" [ "$(bench_rows "$tmp/out" | wc -l)" -eq 20 ]
+    fi
+}
+
 # ---------------------------------------------------------------- main
 
 case $group in
@@ -421,6 +576,8 @@ case $group in
     device) group_device ;;
     hist) group_hist ;;
     border) group_border ;;
+    convolve) group_convolve ;;
+    bench) group_bench ;;
     *) echo "cli.sh: unknown group '$group'" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"

@@ -60,6 +60,9 @@ static void check_shapes(void)
     expect_invalid(gi_sobel(ctx, &src, &same, &sp), "sobel gray into 3 channels");
     expect_invalid(gi_transform_image(ctx, &src, &same, GI_TRANSPOSE), "transpose into w x h");
     expect_invalid(gi_transform_image(ctx, &src, &swapped, GI_FLIP_H), "flip into h x w");
+    gi_convolve_params cp = {1, 1, &(double){1.0}, 0, {GI_BORDER_MIRROR, 0}};
+    expect_invalid(gi_convolve(ctx, &src, &small, &cp), "convolve into a narrower image");
+    expect_invalid(gi_convolve(ctx, &src, &one, &cp), "convolve 3 channels into 1");
     expect_invalid(gi_hist(ctx, &src, 0, &hist), "hist with 0 bins");
     expect_invalid(gi_hist(ctx, &src, 257, &hist), "hist with 257 bins");
     ti_free(&src);
@@ -89,6 +92,15 @@ static void check_params(void)
         sp.scale = bad_scales[k];
         expect_invalid(gi_sobel(ctx, &src, &dst, &sp), "sobel with a bad scale");
     }
+    const double mask[9] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
+    gi_convolve_params cp = {3, 3, mask, 1, {(gi_border_mode)99, 0}};
+    expect_invalid(gi_convolve(ctx, &src, &dst, &cp), "convolve with border mode 99");
+    cp.border.mode = GI_BORDER_WRAP;
+    cp.width = 2;
+    expect_invalid(gi_convolve(ctx, &src, &dst, &cp), "convolve with a 2x3 mask");
+    cp.width = 3;
+    cp.mask = NULL;
+    expect_invalid(gi_convolve(ctx, &src, &dst, &cp), "convolve without mask values");
     gi_sobel_params_default(&sp);
     th_check(sp.scale == 1.0 && !sp.use_threshold && !sp.gray &&
                  sp.border.mode == GI_BORDER_MIRROR && sp.border.value == 0,

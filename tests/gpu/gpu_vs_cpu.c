@@ -4,8 +4,10 @@
  * Each GPU run writes into a destination poisoned first with 0xA5 and then
  * with 0x5A, so a pixel the kernel forgets shows up as a difference. Sizes
  * include 1x1, single rows and columns, primes and sizes off the tile grid;
- * blur radii include ones larger than the image and ones that take the
- * two-pass path. Exits 77 (skip) without a GPU. */
+ * blur radii and convolution masks include ones larger than the image, and
+ * blur radii ones that take the two-pass path. The benchmarks must run on
+ * a CUDA context too. Exits 77 (skip) without a GPU. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +241,109 @@ static void test_hist(void)
     ti_free(&flat);
 }
 
+/* ------------------------------------------------------------- convolve */
+
+static gi_status run_convolve(gi_context *ctx, const gi_image *src, gi_image *dst, const void *p)
+{
+    return gi_convolve(ctx, src, dst, p);
+}
+
+static void convolve_case(const gi_image *src, const gi_convolve_params *p, const char *kind)
+{
+    char what[160];
+    gi_convolve_weights q;
+    if (!th_check(gi_convolve_quantize(p, &q) == GI_OK, "convolve %s: %s", kind, gi_last_error()))
+        return;
+    snprintf(what, sizeof what, "convolve %s %dx%d%s shift=%d %dx%dx%d %s/%d", kind, p->width,
+             p->height, p->normalize ? " normalized" : "", q.shift, src->width, src->height,
+             src->channels, gi_border_name(p->border.mode), p->border.value);
+    compare(what, src, src->width, src->height, src->channels, run_convolve, p);
+}
+
+static double mask_values[GI_CONVOLVE_MAX_SIZE * GI_CONVOLVE_MAX_SIZE];
+
+/* A w x h mask in mask_values: weights in [-range, range] (in [0, range]
+ * when positive), whole numbers half the time so roundings hit exact
+ * halves. A normalized mask is moved away from a zero sum. */
+static gi_convolve_params random_mask(int w, int h, double range, int positive, int normalize,
+                                      gi_border border)
+{
+    const int whole = th_rand_int(0, 1);
+    const double lo = positive ? 0 : -range;
+    double sum = 0;
+    for (int i = 0; i < w * h; i++) {
+        mask_values[i] = whole ? th_rand_int((int)lo, (int)range) : th_rand_double(lo, range);
+        sum += mask_values[i];
+    }
+    if (normalize && fabs(sum) < 0.5) mask_values[w * h / 2] += 1 - sum;
+    return (gi_convolve_params){w, h, mask_values, normalize, border};
+}
+
+static int odd_between(int lo, int hi)
+{
+    return th_rand_int(lo / 2, (hi - 1) / 2) * 2 + 1;
+}
+
+/* Three kinds of mask: a small one of mixed signs (the widths the kernel
+ * specializes, 1 to 7), a wider positive one (the general path), and one
+ * larger than the small images. */
+static void convolve_variant(const gi_image *src, int which, gi_border border)
+{
+    gi_convolve_params p;
+    switch (which) {
+    case 0:
+        p = random_mask(odd_between(1, 7), odd_between(1, 7), 4, 0, th_rand_int(0, 1), border);
+        convolve_case(src, &p, "small");
+        break;
+    case 1:
+        p = random_mask(odd_between(9, 15), odd_between(1, 15), 10, 1, 1, border);
+        convolve_case(src, &p, "wide");
+        break;
+    default:
+        p = random_mask(odd_between(17, 31), odd_between(17, 31), 2, 0, th_rand_int(0, 1), border);
+        convolve_case(src, &p, "large");
+    }
+}
+
+/* Masks at the edges of the fixed point: identity, negation, shift 0 with
+ * saturation and with mixed signs, 31x31, 1x31 and 31x1, the bench's box. */
+static void convolve_special(const gi_image *src, gi_border border)
+{
+    static const double identity = 1, negate = -1, saturate = 4e6, fraction = 0.37;
+    static const double big[9] = {4e5, -4e5, 3e5, -2e5, 1e5, 4e5, -3e5, 2e5, -1e5};
+    static const double box5[25] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    const gi_convolve_params fixed[] = {
+        {1, 1, &identity, 0, border}, {1, 1, &negate, 0, border}, {1, 1, &saturate, 0, border},
+        {1, 1, &fraction, 0, border}, {3, 3, big, 0, border},      {5, 5, box5, 1, border},
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) convolve_case(src, &fixed[i], "fixed");
+    gi_convolve_params p = random_mask(31, 31, 3, 0, 0, border);
+    convolve_case(src, &p, "31x31");
+    p = random_mask(1, 31, 3, 1, 1, border);
+    convolve_case(src, &p, "column");
+    p = random_mask(31, 1, 3, 1, 1, border);
+    convolve_case(src, &p, "row");
+}
+
+static void test_convolve(void)
+{
+    for (int s = 0; s < N_SIZES; s++)
+        for (int ch = 1; ch <= 4; ch++)
+            for (int mode = GI_BORDER_ZERO; mode <= GI_BORDER_WRAP; mode++) {
+                gi_image src = make_source(sizes[s][0], sizes[s][1], ch, random_fill());
+                for (int which = 0; which < 3; which++)
+                    if (!small || which == (s + ch + mode) % 3)
+                        convolve_variant(&src, which, random_border(mode));
+                ti_free(&src);
+            }
+    for (int ch = 1; ch <= 4; ch++) {
+        gi_image src = make_source(small ? 45 : 300, small ? 38 : 200, ch, FILL_RANDOM);
+        convolve_special(&src, random_border((gi_border_mode)th_rand_int(0, 4)));
+        ti_free(&src);
+    }
+}
+
 /* ------------------------------------------------------------- large */
 
 static void test_large(void)
@@ -251,7 +356,48 @@ static void test_large(void)
     sobel_case(&src, &p);
     transform_case(&src, (gi_transform)th_rand_int(GI_TRANSPOSE, GI_FLIP_V));
     hist_case(&src, 256);
+    gi_convolve_params c = random_mask(5, 5, 4, 0, 0, random_border(GI_BORDER_MIRROR));
+    convolve_case(&src, &c, "large image");
     ti_free(&src);
+}
+
+/* ------------------------------------------------------------- bench */
+
+/* The benchmarks run on a CUDA context: every operation, the copy
+ * bandwidth, and the paper's three variants at sizes that are and are not
+ * multiples of 4 (the tiled kernel's wide path and its fallback) and span
+ * several of its blocks. */
+static void test_bench(void)
+{
+    static const double box3[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    static const int paper_sizes[] = {5, 64, 67, 600};
+    gi_image src = make_source(67, 45, 3, FILL_RANDOM);
+    gi_op op = {.transform = GI_ROTATE_90, .bins = 100};
+    gi_blur_params_default(&op.blur);
+    gi_sobel_params_default(&op.sobel);
+    op.convolve = (gi_convolve_params){3, 3, box3, 1, {GI_BORDER_WRAP, 0}};
+    for (int kind = GI_OP_BLUR; kind <= GI_OP_CONVOLVE; kind++) {
+        double ms = -1;
+        op.kind = (gi_op_kind)kind;
+        gi_status st = gi_bench_op(gpu, &src, &op, 1, 3, &ms);
+        th_check(st == GI_OK && ms > 0, "bench op %d: status %d, %g ms: %s", kind, (int)st, ms,
+                 st == GI_OK ? "" : gi_last_error());
+    }
+    ti_free(&src);
+    if (!small) {
+        double gbs = -1;
+        gi_status st = gi_bench_copy(gpu, &gbs);
+        th_check(st == GI_OK && gbs > 0, "bench copy: status %d, %g GB/s: %s", (int)st, gbs,
+                 st == GI_OK ? "" : gi_last_error());
+    }
+    for (size_t i = 0; i < sizeof paper_sizes / sizeof paper_sizes[0]; i++)
+        for (int v = GI_PAPER_CPU; v <= GI_PAPER_GPU_TILED; v++) {
+            double ms = -1, err = -1;
+            gi_status st = gi_bench_paper(gpu, paper_sizes[i], (gi_paper_variant)v, 1, 2, &ms, &err);
+            th_check(st == GI_OK && ms > 0 && err >= 0 && err < 1e-3,
+                     "bench paper n=%d variant %d: status %d, %g ms, max error %g: %s",
+                     paper_sizes[i], v, (int)st, ms, err, st == GI_OK ? "" : gi_last_error());
+        }
 }
 
 /* ------------------------------------------------------------- devices */
@@ -331,6 +477,8 @@ int main(void)
     test_sobel();
     test_transform();
     test_hist();
+    test_convolve();
+    test_bench();
     test_alloc_failure();
     if (!small) test_large();
 

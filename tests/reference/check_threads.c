@@ -7,9 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NOPS 6
+#define NOPS 7
 static const char *const op_names[NOPS] = {"blur gaussian", "blur box", "sobel",
-                                           "sobel gray threshold", "transforms", "hist"};
+                                           "sobel gray threshold", "transforms", "hist",
+                                           "convolve 5x3"};
 
 /* Runs op `op` on src with ctx; returns the output image(s) flattened into
  * one image so results can be compared with ti_same. */
@@ -44,6 +45,11 @@ static gi_image run(gi_context *ctx, const gi_image *src, int op)
             th_check(gi_transform_image(ctx, src, &tile, (gi_transform)t) == GI_OK,
                      "transform %d: %s", t, gi_last_error());
         }
+    } else if (op == 6) {
+        static const double mask[15] = {1, -2, 0.5, 3, 1, -1, 4, 9, 4, -1, 1, 3, 0.5, -2, 1};
+        gi_convolve_params p = {5, 3, mask, 0, {GI_BORDER_WRAP, 0}};
+        out = ti_blank(src->width, src->height, src->channels);
+        th_check(gi_convolve(ctx, src, &out, &p) == GI_OK, "convolve: %s", gi_last_error());
     } else {
         gi_histogram hist;
         memset(&hist, 0, sizeof hist);

@@ -71,6 +71,29 @@ void ref_blur(const gi_image *src, const int32_t *weights, int radius, gi_border
     free(by);
 }
 
+void ref_convolve(const gi_image *src, const double *mask, int mw, int mh, gi_border border,
+                  double *out)
+{
+    int ch = src->channels, rx = (mw - 1) / 2, ry = (mh - 1) / 2;
+    long *bx = border_table(src->width, rx, border.mode);
+    long *by = border_table(src->height, ry, border.mode);
+    for (int y = 0; y < src->height; y++)
+        for (int x = 0; x < src->width; x++)
+            for (int c = 0; c < ch; c++) {
+                double sum = 0;
+                for (int j = 0; j < mh; j++)
+                    for (int i = 0; i < mw; i++) {
+                        long sx = bx[x + i], sy = by[y + j];
+                        double u = sx < 0 || sy < 0 ? border.value
+                                                    : ti_px(src, (int)sx, (int)sy)[c];
+                        sum += mask[j * mw + i] * u;
+                    }
+                out[((size_t)y * src->width + x) * ch + c] = sum;
+            }
+    free(bx);
+    free(by);
+}
+
 /* Luma as gpuimg.h defines it, from the sample at (x, y) with borders. */
 static double luma(const gi_image *img, long x, long y, gi_border b)
 {

@@ -3,6 +3,7 @@
  * Written from the formulas in gpuimg.h, deliberately NOT the way the library
  * computes: blur is the direct 2D sum over the whole window in double (the
  * library runs two integer passes), sobel is the textbook double formula,
+ * convolve is the direct sum over the mask in double,
  * transforms read the documented index maps, hist counts pixels one by one.
  * Border lookups use gi_border_index, which test_border checks on its own.
  */
@@ -17,6 +18,14 @@
  * sum(w w u) / 65536^2. `weights` holds 2R+1 integers (gi_blur_weights). */
 void ref_blur(const gi_image *src, const int32_t *weights, int radius, gi_border border,
               double *out);
+
+/* The correlation sum_{j,i} mask[j][i] * in(B(x + i - rx), B(y + j - ry)) of
+ * every sample before any rounding or clamping (packed like ref_blur), with
+ * `mask` holding mh rows of mw values. With the real mask values it is the
+ * exact filter; with gi_convolve_quantize's q it is the library's integer
+ * sum, which a double holds exactly (|sum| <= 2^30). */
+void ref_convolve(const gi_image *src, const double *mask, int mw, int mh, gi_border border,
+                  double *out);
 
 /* dst: allocated by the caller with gi_sobel_size's shape. */
 void ref_sobel(const gi_image *src, const gi_sobel_params *p, gi_image *dst);

@@ -39,7 +39,8 @@ static const struct {
 } groups[] = {
     {"blur", check_blur},           {"transparency", check_blur_transparency},
     {"sobel", check_sobel},         {"transform", check_transform},
-    {"hist", check_hist},           {"threads", check_threads},
+    {"hist", check_hist},           {"convolve", check_convolve},
+    {"threads", check_threads},
 };
 #define NGROUPS (sizeof groups / sizeof *groups)
 
