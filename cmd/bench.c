@@ -20,6 +20,7 @@ typedef struct {
     double sigma;
     int reps, warmup;
     int json, paper;
+    int paper_max; /* largest --paper matrix side */
 } bench_settings;
 
 static const char *const op_names[] = {"blur", "sobel", "transpose", "hist", "convolve"};
@@ -177,7 +178,7 @@ static int bench_paper(gi_context *ctx, const bench_settings *s, bench_report *r
 {
     static const int sizes[] = {1024, 2048, 4096, 8192, 16384};
     int gpu = strcmp(gi_context_backend(ctx), "cuda") == 0;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 5 && sizes[i] <= s->paper_max; i++) {
         double ms[3] = {0, 0, 0}, err[3] = {0, 0, 0};
         for (int v = 0; v < (gpu ? 3 : 1); v++) {
             /* one CPU run is plenty at sizes where it takes seconds */
@@ -191,6 +192,11 @@ static int bench_paper(gi_context *ctx, const bench_settings *s, bench_report *r
         bench_report_paper_row(report, sizes[i], ms, err, gpu ? 3 : 1);
     }
     return EXIT_OK;
+}
+
+static int opt_paper_max(const cli_option *o, const char *arg)
+{
+    return opt_int_range(o, arg, 1024, 16384);
 }
 
 static int opt_bench_border(const cli_option *o, const char *arg)
@@ -220,7 +226,7 @@ int cmd_bench(int argc, char **argv)
 {
     cli_common common;
     bench_settings s = {"blur,sobel,transpose,hist", "1,4", 0, 0, 0, GI_BORDER_MIRROR, 2.0, 0,
-                        -1, 0, 0};
+                        -1, 0, 0, 16384};
     cli_common_init(&common, "bench");
     const cli_option own[] = {
         {"op", 0, "LIST", "operations, comma-separated: blur,sobel,transpose,hist,convolve",
@@ -238,6 +244,8 @@ int cmd_bench(int argc, char **argv)
         {"json", 0, NULL, "machine-readable output", opt_flag, &s.json},
         {"paper", 0, NULL, "reproduce the seed paper's 5x5 float32 table instead", opt_flag,
          &s.paper},
+        {"paper-max", 0, "N", "--paper: stop at N x N (1024..16384, default 16384)",
+         opt_paper_max, &s.paper_max},
         {0},
     };
     char **rest;
@@ -256,7 +264,7 @@ int cmd_bench(int argc, char **argv)
     if (!s.reps) s.reps = gpu ? 20 : 5;
     if (s.warmup < 0) s.warmup = gpu ? 3 : 1;
     bench_report report;
-    rc = bench_report_open(&report, ctx, s.json, s.border);
+    rc = bench_report_open(&report, ctx, s.json);
     if (rc == EXIT_OK) rc = s.paper ? bench_paper(ctx, &s, &report) : bench_ops(ctx, &s, &report);
     bench_report_close(&report);
     gi_context_destroy(ctx);

@@ -14,10 +14,9 @@ static void describe_device(gi_context *ctx, char *out, size_t size)
         snprintf(out, size, "CPU");
 }
 
-int bench_report_open(bench_report *r, gi_context *ctx, int json, gi_border_mode border)
+int bench_report_open(bench_report *r, gi_context *ctx, int json)
 {
     char device[300];
-    (void)border;
     memset(r, 0, sizeof *r);
     r->json = json;
     if (gi_bench_copy(ctx, &r->copy_gbs) != GI_OK) {
@@ -66,9 +65,14 @@ void bench_report_paper_row(bench_report *r, int n, const double ms[3], const do
 {
     double floor_ms = 2.0 * 4.0 * n * (double)n / (r->copy_gbs * 1e6);
     if (r->json) {
-        printf("%s\n    {\"n\": %d, \"cpu_ms\": %.4f, \"naive_ms\": %.4f, \"tiled_ms\": %.4f, "
-               "\"floor_ms\": %.4f, \"max_error\": [%.3g, %.3g, %.3g]}",
-               r->rows ? "," : "", n, ms[0], ms[1], ms[2], floor_ms, err[0], err[1], err[2]);
+        static const char *const names[] = {"cpu", "naive", "tiled"};
+        printf("%s\n    {\"n\": %d, \"floor_ms\": %.4f", r->rows ? "," : "", n, floor_ms);
+        for (int v = 0; v < 3; v++) {
+            if (v < variants) printf(", \"%s_ms\": %.4f, \"%s_max_error\": %.3g", names[v], ms[v],
+                                     names[v], err[v]);
+            else printf(", \"%s_ms\": null, \"%s_max_error\": null", names[v], names[v]); /* not run */
+        }
+        printf("}");
     } else {
         if (!r->rows)
             printf("%-12s %12s %12s %12s %10s %12s %10s\n", "matrix", "CPU ms", "naive ms",

@@ -11,7 +11,7 @@ typedef struct {
 } bench_report;
 
 /* Measures the copy bandwidth and prints the header. Returns an exit code. */
-int bench_report_open(bench_report *r, gi_context *ctx, int json, gi_border_mode border);
+int bench_report_open(bench_report *r, gi_context *ctx, int json);
 /* out_channels 0: the operation writes no image (hist). */
 void bench_report_row(bench_report *r, const char *op, const char *border, int w, int h, int ch,
                       int out_channels, double ms);

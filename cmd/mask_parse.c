@@ -61,15 +61,26 @@ int mask_parse_text(const char *text, parsed_mask *m, char *why, size_t why_size
 int mask_parse_spec(const char *spec, parsed_mask *m, char *why, size_t why_size)
 {
     struct stat st;
-    if (stat(spec, &st) != 0 || !S_ISREG(st.st_mode)) return mask_parse_text(spec, m, why, why_size);
+    if (stat(spec, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (mask_parse_text(spec, m, why, why_size) == 0) return 0;
+        /* Text with no separators and a letter was most likely a file name. */
+        int looks_like_name = !strpbrk(spec, " \t;,\n");
+        for (const char *p = spec; looks_like_name && *p; p++)
+            if (isalpha((unsigned char)*p) && *p != 'e' && *p != 'E') {
+                snprintf(why, why_size, "%s: no such file, and not a mask", spec);
+                break;
+            }
+        return -1;
+    }
     FILE *f = fopen(spec, "r");
     if (!f) {
         snprintf(why, why_size, "%s: %s", spec, strerror(errno));
         return -1;
     }
-    char *text = malloc(MAX_MASK_FILE + 1);
-    size_t n = text ? fread(text, 1, MAX_MASK_FILE, f) : 0;
-    int bad = !text || ferror(f) || !feof(f);
+    /* One byte past the limit tells a full-size file from a larger one. */
+    char *text = malloc(MAX_MASK_FILE + 2);
+    size_t n = text ? fread(text, 1, MAX_MASK_FILE + 1, f) : 0;
+    int bad = !text || ferror(f) || n > MAX_MASK_FILE;
     fclose(f);
     if (bad) {
         snprintf(why, why_size, "%s: cannot read it (or over 1 MiB)", spec);

@@ -298,7 +298,8 @@ gi_status gi_sobel(gi_context *ctx, const gi_image *src, gi_image *dst,
  * Fixed point: q = round(m * 2^S) for the largest S in 0..24 with
  * 255 * sum|q| <= 2^30, and out = clamp((sum q * v + 2^(S-1)) >> S, 0, 255)
  * (an arithmetic shift, so halves round up). gi_convolve_quantize exposes
- * q and S; a mask whose sum|m| exceeds 2^30 / 255 is refused.
+ * q and S; a mask that does not fit even at S = 0 (255 * sum|round(m)| >
+ * 2^30) is refused.
  * normalize divides m by its sum first (refused when the sum is 0).
  */
 #define GI_CONVOLVE_MAX_SIZE 31
