@@ -50,6 +50,23 @@ cudaError_t gi_cuda_hist(const uint8_t *src, size_t src_pitch, int width,
                          int height, int channels, int bins,
                          unsigned long long *counts, cudaStream_t stream);
 
+/* Correlation with an odd mask (gpuimg.h, convolve): q is a host array of
+ * mask_h rows of mask_w integers (odd, 1..31), shift 0..30; out =
+ * clamp((sum q * v + (shift ? 1 << (shift - 1) : 0)) >> shift, 0, 255) for
+ * every channel, alpha included; 255 * sum |q| <= 2^30 (as
+ * gi_convolve_quantize makes it), so the int32 sums cannot overflow.
+ * border_mode: a gi_border_mode value. */
+cudaError_t gi_cuda_convolve(const uint8_t *src, size_t src_pitch, uint8_t *dst,
+                             size_t dst_pitch, int width, int height, int channels,
+                             const int32_t *q, int mask_w, int mask_h, int shift,
+                             int border_mode, int border_value, cudaStream_t stream);
+
+/* The seed paper's 5x5 sum of ones over an n x n float32 matrix, zero
+ * outside (gi_bench_paper). in and out: device arrays of n * n floats,
+ * rows packed. variant: GI_PAPER_GPU_NAIVE or GI_PAPER_GPU_TILED. */
+cudaError_t gi_cuda_paper(const float *in, float *out, int n, int variant,
+                          cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif
