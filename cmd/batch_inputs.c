@@ -66,9 +66,21 @@ static int is_image_name(const char *name)
     return gi_format_from_path(name) != GI_FORMAT_AUTO;
 }
 
+/* Is the entry at path a directory to descend into? Symbolic links to
+ * directories are not followed (as find does by default), which rules out
+ * loops, and the output directory is not an input. */
+static int descend_into(const char *path, const struct stat *out_dir)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+    return !(out_dir && st.st_dev == out_dir->st_dev && st.st_ino == out_dir->st_ino);
+}
+
 /* Adds every PNG/JPEG under dir; `rel` is its path below the top. */
 static int walk(const cli_common *c, const char *dir, const char *rel, batch_list *list)
 {
+    struct stat out_dir;
+    int have_out = stat(c->output_dir, &out_dir) == 0;
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, dir, strerror(errno));
@@ -84,8 +96,9 @@ static int walk(const cli_common *c, const char *dir, const char *rel, batch_lis
             snprintf(path, plen, "%s/%s", dir, e->d_name);
             snprintf(sub, rlen, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
             struct stat st;
-            if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) rc = walk(c, path, sub, list);
-            else if (is_image_name(e->d_name) && add_item(list, path, sub, c->output_dir))
+            if (descend_into(path, have_out ? &out_dir : NULL)) rc = walk(c, path, sub, list);
+            else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && is_image_name(e->d_name) &&
+                     add_item(list, path, sub, c->output_dir))
                 rc = EXIT_FAIL;
         }
         free(path);

@@ -1,6 +1,7 @@
 /* gpuimg: the command table, dispatch and the final check that standard
  * output really was written (as git does). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,6 +128,9 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* A closed pipe ends us quietly, as it does git and coreutils, even when
+     * the parent started us with SIGPIPE ignored. */
+    signal(SIGPIPE, SIG_DFL);
     int status = dispatch(argc, argv);
     /* A full disk or closed pipe on stdout must not pass for success. */
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {

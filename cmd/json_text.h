@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 /* Writes s as a quoted JSON string, escaping quotes, backslashes and
- * control characters. */
+ * control characters; bytes that are not UTF-8 become \u00XX. */
 void json_write_string(FILE *out, const char *s);
 
 #endif

@@ -61,15 +61,23 @@ static gi_format output_format(const cli_common *c, const char *path)
     return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);
 }
 
-/* mkdir -p of the directory part of `path`. */
-static int make_parent_dirs(const char *path)
+/* mkdir -p of the directories between the batch's output directory and
+ * `path`. None of them may be a symbolic link: writing through one could
+ * land outside the output directory. */
+static int make_parent_dirs(const char *out_dir, const char *path)
 {
     char dir[4096];
+    struct stat st;
     snprintf(dir, sizeof dir, "%s", path);
-    for (char *p = dir + 1; *p; p++) {
+    for (char *p = dir + strlen(out_dir) + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
         if (mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
+        if (lstat(dir, &st) != 0) return -1;
+        if (!S_ISDIR(st.st_mode)) {
+            errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+            return -1;
+        }
         *p = '/';
     }
     return 0;
@@ -92,7 +100,7 @@ static int process_one(const cli_common *c, gi_context *ctx, image_op op, const 
         else if (*gi_context_last_fallback(ctx))
             snprintf(note, note_size, "%s: %s", in, gi_context_last_fallback(ctx));
         /* Batch outputs may sit in subdirectories that mirror the inputs. */
-        if (st == GI_OK && c->output_dir && make_parent_dirs(out) != 0) {
+        if (st == GI_OK && c->output_dir && make_parent_dirs(c->output_dir, out) != 0) {
             snprintf(why, why_size, "%s: cannot create its directory: %s", out, strerror(errno));
             st = GI_ERR_IO;
         }
@@ -136,7 +144,7 @@ static int run_item(batch *b, gi_context *ctx, batch_item *it)
     char why[1200] = "", note[600] = "";
     double mp = 0, start = now_seconds();
     struct stat st;
-    if (c->skip_existing && stat(it->out, &st) == 0) {
+    if (c->skip_existing && !it->problem && stat(it->out, &st) == 0) {
         it->status = ITEM_SKIPPED;
         progress_item(b->progress, 0, 1, 0);
         return 0;

@@ -6,11 +6,15 @@
 # started. Needs only POSIX sh, grep and sed (the summaries are written one
 # file entry per line).
 set -eu
+LC_ALL=C # file names are bytes, not text in the user's locale
+export LC_ALL
 [ $# -ge 1 ] || { echo "usage: $0 SUMMARY.json..." >&2; exit 2; }
 cat "$@" | grep '"status": ' | sed 's/.*"status": "\([a-z_]*\)".*/\1/' | sort | uniq -c |
     awk '{n[$2] = $1; t += $1}
          END {printf "%d files, ok %d, failed %d, skipped %d, not_started %d\n",
                      t, n["ok"], n["failed"], n["skipped"], n["not_started"]
               exit (n["failed"] + n["not_started"] > 0)}' && status=0 || status=1
-cat "$@" | grep '"status": "failed"' | sed 's/.*"input": \("[^"]*"\).*"reason": \(".*"\), "ms".*/failed \1: \2/' || true
+# A JSON string is quotes around non-quote characters or escapes (\").
+cat "$@" | grep '"status": "failed"' |
+    sed -E 's/.*"input": ("([^"\\]|\\.)*").*"reason": ("([^"\\]|\\.)*").*/failed \1: \3/' || true
 exit $status

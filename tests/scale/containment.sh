@@ -1,0 +1,79 @@
+#!/bin/sh
+# Outputs stay under -o DIR: --files-from paths with '..', './' and absolute
+# paths are mirrored inside it and nothing appears anywhere else; a symlink
+# at an output path is replaced, never written through; of two inputs with
+# one output path the first (in sorted order) is written and the later
+# fails with a message, with or without --skip-existing.
+. "$(dirname "$0")/common.sh"
+mkdir "$tmp/work" "$tmp/elsewhere"
+cd "$tmp/work" || exit 1
+sample_inputs in >/dev/null
+mkdir in/a
+cp "$samples/alpha.png" in/a/scene.png
+for f in scene.png alpha.png gray_alpha.png edge_line.png scene.jpg a/scene.png; do
+    mkdir -p "ref/$(dirname "$f")"
+    "$gpuimg" blur "in/$f" "ref/$f"
+done
+
+# everything_else: every name under $tmp but out/, the gpuimg capture
+# files and these listings, with a checksum for each file (an output
+# written over an input would change one).
+everything_else() {
+    (cd "$tmp" && find . -path ./work/out -prune -o -path ./stdout -o -path ./stderr \
+        -o -path ./before -o -path ./after -o -type f -exec cksum {} + -o -print |
+        LC_ALL=C sort)
+}
+
+t=${tmp#/}
+up=../../../../../../../../../../../../../../../../../../../../..
+cat >list <<EOF
+../work/in/scene.png
+./in/alpha.png
+$tmp/work/in/gray_alpha.png
+in/../../work/in/edge_line.png
+$up$tmp/work/in/scene.jpg
+..
+/
+EOF
+everything_else >"$tmp/before"
+expect 1 blur --files-from list -o out
+everything_else >"$tmp/after"
+check "changed outside -o: $(comm -13 "$tmp/before" "$tmp/after" | tr '\n' ' ')" \
+    same_file "$tmp/before" "$tmp/after"
+for pair in work/in/scene.png:scene.png in/alpha.png:alpha.png \
+    "$t/work/in/gray_alpha.png:gray_alpha.png" in/work/in/edge_line.png:edge_line.png \
+    "$t/work/in/scene.jpg:scene.jpg"; do
+    check "--files-from: out/${pair%:*} missing or wrong" same_file "out/${pair%:*}" "ref/${pair#*:}"
+done
+check "--files-from: want 5 files under out/, got $(files out | tr '\n' ' ')" \
+    [ "$(files out | wc -l)" -eq 5 ]
+check "--files-from '..' and '/': want 2 failures" [ "$(count failed "$tmp/stderr")" -eq 2 ]
+
+# Symlinks where outputs go: one to a file that must keep its bytes, one
+# dangling whose target must not be created.
+mkdir out-links
+printf 'precious\n' >"$tmp/elsewhere/victim.png"
+cp "$tmp/elsewhere/victim.png" "$tmp/victim.copy"
+ln -s "$tmp/elsewhere/victim.png" out-links/scene.png
+ln -s "$tmp/elsewhere/created.png" out-links/alpha.png
+expect 0 blur -o out-links in/scene.png in/alpha.png
+check "a symlinked output was written through" same_file "$tmp/elsewhere/victim.png" "$tmp/victim.copy"
+check "a dangling symlinked output created its target" [ ! -e "$tmp/elsewhere/created.png" ]
+for f in scene.png alpha.png; do
+    check "the symlink at out-links/$f was not replaced" [ ! -h "out-links/$f" ]
+    check "out-links/$f missing or wrong" same_file "out-links/$f" "ref/$f"
+done
+
+# in/a/scene.png and in/scene.png both write scene.png; in/a/ sorts first.
+for skip in "" --skip-existing; do
+    for jobs in 1 4; do
+        rm -rf out-same
+        expect 1 blur $skip -j "$jobs" -o out-same in/scene.png in/a/scene.png
+        case="two inputs for one output ($skip -j $jobs)"
+        check "$case: the later input not named" has 'in/scene.png: .*same output' "$tmp/stderr"
+        check "$case: the first one not written" same_file out-same/scene.png ref/a/scene.png
+        check "$case: want 1 ok, 1 failed" \
+            [ "$(count ok "$tmp/stderr")/$(count failed "$tmp/stderr")" = 1/1 ]
+    done
+done
+finish
