@@ -41,13 +41,19 @@ static void spread_residual(int32_t *w, int radius, long residual, const int *pa
     }
 }
 
-static const double *sort_key; /* qsort has no context argument */
+/* A tap and its rounding remainder. qsort has no context argument, so
+ * each element carries its own key (a shared global would race between
+ * threads blurring at once). */
+typedef struct {
+    double remainder;
+    int tap;
+} ranked_tap;
 
-static int by_key_descending(const void *a, const void *b)
+static int by_remainder_descending(const void *a, const void *b)
 {
-    double ka = sort_key[*(const int *)a], kb = sort_key[*(const int *)b];
-    if (ka != kb) return ka < kb ? 1 : -1;
-    return *(const int *)a - *(const int *)b; /* ties: nearer the centre first */
+    const ranked_tap *x = a, *y = b;
+    if (x->remainder != y->remainder) return x->remainder < y->remainder ? 1 : -1;
+    return x->tap - y->tap; /* ties: nearer the centre first */
 }
 
 /* Largest-remainder rounding of the normalized gaussian, so every weight is
@@ -55,9 +61,11 @@ static int by_key_descending(const void *a, const void *b)
 static gi_status gaussian_weights(double sigma, int radius, int32_t *w)
 {
     double *exact = malloc(sizeof(double) * (size_t)(radius + 1));
+    ranked_tap *ranked = malloc(sizeof *ranked * (size_t)(radius + 1));
     int *order = malloc(sizeof(int) * (size_t)(radius + 1));
-    if (!exact || !order) {
+    if (!exact || !ranked || !order) {
         free(exact);
+        free(ranked);
         free(order);
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights");
     }
@@ -74,11 +82,12 @@ static gi_status gaussian_weights(double sigma, int radius, int32_t *w)
         used += k == 0 ? (long)base : 2 * (long)base;
         exact[k] -= base; /* keep only the remainder, the sort key */
     }
-    for (int i = 0; i < radius; i++) order[i] = i + 1;
-    sort_key = exact;
-    qsort(order, (size_t)radius, sizeof(int), by_key_descending);
+    for (int i = 0; i < radius; i++) ranked[i] = (ranked_tap){exact[i + 1], i + 1};
+    qsort(ranked, (size_t)radius, sizeof *ranked, by_remainder_descending);
+    for (int i = 0; i < radius; i++) order[i] = ranked[i].tap;
     spread_residual(w, radius, GI_BLUR_WEIGHT_SUM - used, order);
     free(exact);
+    free(ranked);
     free(order);
     return GI_OK;
 }

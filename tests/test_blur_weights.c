@@ -6,6 +6,7 @@
 
 #include <gpuimg.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -130,6 +131,38 @@ static void check_invalid(void)
     }
 }
 
+/* Weights computed on two threads at once must equal those computed alone
+ * (a shared sort key once made concurrent batch workers differ). */
+typedef struct {
+    double sigma;
+    int mismatches;
+} concurrent_job;
+
+static void *weights_repeatedly(void *arg)
+{
+    concurrent_job *j = arg;
+    gi_blur_params p = params(GI_BLUR_GAUSSIAN, j->sigma, -1);
+    int r = gi_blur_radius(&p);
+    int32_t alone[2 * 64 + 1], again[2 * 64 + 1];
+    gi_blur_weights(&p, alone);
+    for (int i = 0; i < 20000; i++) {
+        gi_blur_weights(&p, again);
+        for (int k = 0; k <= 2 * r; k++) j->mismatches += again[k] != alone[k];
+    }
+    return NULL;
+}
+
+static void check_concurrent(void)
+{
+    concurrent_job jobs[2] = {{17.3, 0}, {19.1, 0}};
+    pthread_t ids[2];
+    for (int t = 0; t < 2; t++) pthread_create(&ids[t], NULL, weights_repeatedly, &jobs[t]);
+    for (int t = 0; t < 2; t++) pthread_join(ids[t], NULL);
+    for (int t = 0; t < 2; t++)
+        th_check(jobs[t].mismatches == 0, "sigma %g: %d weights changed when computed concurrently",
+                 jobs[t].sigma, jobs[t].mismatches);
+}
+
 int main(void)
 {
     const double sigmas[] = {0.1, 0.3, 0.5, 0.8, 1.0, 1.3, 1.5, 2.0, 2.5, 3.7,
@@ -146,5 +179,6 @@ int main(void)
     check_default_radius();
     check_defaults();
     check_invalid();
+    check_concurrent();
     return th_finish();
 }
