@@ -1,16 +1,28 @@
 /* Separable fixed-point blur (gpuimg.h gives the exact integer rules).
  *
- * Radii up to GI_BLUR_FUSED_MAX_RADIUS run fused: a block loads its tile plus
- * an R-pixel halo into shared memory, filters every tile row horizontally
- * into shared uint32 sums, then filters those vertically; nothing but the
- * result goes back to global memory. Larger radii would not fit, so they run
- * as two passes through the caller's scratch buffer: a row pass (row segment
- * plus halo in shared memory) and a column pass. Both paths do the same
- * integer operations, so their results are identical.
+ * Three paths, all doing exactly the integer operations of the CPU backend,
+ * so their results are identical byte for byte:
+ *
+ *  - 1 channel, radius 1..8: the tensor cores. The horizontal pass is a
+ *    band matrix times the input bytes (mma m16n8k32, u8 x u8 -> s32), with
+ *    each weight split into its low and high byte; the vertical pass splits
+ *    the 16-bit horizontal sums into bytes too, so four products give the
+ *    exact 32-bit sum. The K index of both passes is permuted so that the
+ *    first pass's accumulator fragments are already the second pass's
+ *    operand fragments, and the output columns so that each lane ends with
+ *    four adjacent output bytes: nothing goes back through shared memory.
+ *    Blocks are persistent and copy their next tile in (cp.async) while
+ *    they filter the current one.
+ *  - any channel count, radius 1..8: staged tile, horizontal sums of four
+ *    pixels per thread into shared memory, vertical sums from a sliding
+ *    window of rows in registers, using the weights' symmetry.
+ *  - larger radii (and radius 0): the original fused tile kernel up to
+ *    GI_BLUR_FUSED_MAX_RADIUS, else two passes through scratch memory.
  *
  * Weights travel as a kernel parameter (constant bank, broadcast to the
  * warp) rather than a __constant__ symbol, which two contexts blurring on
- * two streams at once would overwrite under each other. */
+ * two streams at once would overwrite under each other.
+ * kernels/PERF_NOTES.md has the measurements behind these choices. */
 #include "border.cuh"
 #include "gi_kernels.h"
 #include "gi_size.h"
@@ -26,6 +38,8 @@ using wide_weights = weights_param<2 * GI_BLUR_MAX_RADIUS + 1>;
 
 /* 2 and 4 channels carry alpha last and blur colour premultiplied. */
 template <int C> constexpr bool has_alpha = C == 2 || C == 4;
+
+/* ------------------------------------------------ larger radii */
 
 /* Horizontal sum of one output pixel: h = (sum w * u + 128) >> 8, with u the
  * sample, or c * a for colour next to alpha. At most 65536 * 65025, so
@@ -171,12 +185,478 @@ __global__ void __launch_bounds__(GI_BLUR_TILE_W * GI_BLUR_ROWS)
     v.store(dst + (size_t)y * dst_pitch + (size_t)x * C);
 }
 
+
+/* ------------------------------------------------ 1 channel, tensor cores */
+
+namespace tc {
+
+constexpr int XB = GI_BLUR_TC_XB, BW = GI_BLUR_TC_W, BH = GI_BLUR_TC_ROWS;
+constexpr int PAD = GI_BLUR_TC_PAD, PITCH = GI_BLUR_TC_PITCH, THREADS = GI_BLUR_TC_WARPS * GI_WARP;
+
+/* D = A * B + C on u8 operands with s32 accumulators, one m16n8k32 step.
+ * Fragments (PTX ISA, lane = 4 * g + t): A regs (row g | g+8, k 4t..4t+3 |
+ * 16+4t..), B regs (k 4t..4t+3 | 16+4t.., column g), C/D (row g | g+8,
+ * columns 2t, 2t+1). */
+__device__ __forceinline__ void mma_u8(uint32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                       uint32_t b1, const uint32_t (&c)[4])
+{
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%11,%12,%13};"
+        : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(c[0]), "r"(c[1]),
+          "r"(c[2]), "r"(c[3]));
+}
+
+/* Window row of vertical K index k: within each 16-row half, lane t's
+ * bytes 0..3 are rows 2t, 2t+1, 8+2t, 9+2t, which is where the horizontal
+ * pass leaves them (accumulator rows 2t, 2t+1 of two 8-row blocks). */
+__host__ __device__ constexpr int k_row(int k)
+{
+    return (k & 16) + 2 * ((k & 15) >> 2) + (k & 1) + 8 * ((k & 3) >> 1);
+}
+
+/* Output column (within the strip) of horizontal M row m: lane t's vertical
+ * accumulators, columns 2t, 2t+1 of the two 8-column blocks, become the
+ * four adjacent columns 4t..4t+3. */
+__host__ __device__ constexpr int m_col(int m)
+{
+    return 4 * ((m & 7) >> 1) + 2 * (m >> 3) + (m & 1);
+}
+
+/* Every lane's A fragments of both band matrices, made on the host:
+ * f[plane * 4 + reg][lane] horizontal, f[8 + plane * 4 + reg][lane]
+ * vertical (plane 0: low weight bytes, 1: high). Horizontal: row m is
+ * output column m_col(m) of the strip, K the input columns strip - 8 ..
+ * strip + 23. Vertical: row m is output row m (window row 8 + m), K the
+ * permuted window rows. */
+struct fragments {
+    uint32_t f[16][GI_WARP];
+};
+
+fragments make_fragments(const int32_t *w, int radius)
+{
+    fragments fr;
+    auto byte = [&](int j, int plane) -> uint32_t {
+        if (j < 0 || j > 2 * radius) return 0;
+        return plane ? (uint32_t)w[j] >> 8 : (uint32_t)w[j] & 255u;
+    };
+    for (int lane = 0; lane < GI_WARP; lane++) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int plane = 0; plane < 2; plane++)
+            for (int r = 0; r < 4; r++) {
+                const int m = g + 8 * (r & 1), k0 = 4 * t + 16 * (r >> 1);
+                uint32_t h = 0, v = 0;
+                for (int i = 0; i < 4; i++) {
+                    h |= byte(k0 + i - 8 - m_col(m) + radius, plane) << (8 * i);
+                    v |= byte(k_row(k0 + i) - 8 - m + radius, plane) << (8 * i);
+                }
+                fr.f[plane * 4 + r][lane] = h;
+                fr.f[8 + plane * 4 + r][lane] = v;
+            }
+    }
+    return fr;
+}
+
+/* Horizontal pass over the 16 window rows starting at tile row r0: the low
+ * and high bytes of h = (sum w * u + 128) >> 8, packed as the vertical
+ * pass's B fragments of both 8-column blocks. */
+__device__ __forceinline__ void row_pass(const uint8_t *strip, int r0, const uint32_t (&ah)[2][4],
+                                         uint32_t (&lo)[2], uint32_t (&hi)[2])
+{
+    const int g = (threadIdx.x % GI_WARP) >> 2;
+    const uint32_t c128[4] = {128, 128, 128, 128}, c0[4] = {0, 0, 0, 0};
+    uint32_t h[2][4];
+#pragma unroll
+    for (int s = 0; s < 2; s++) {
+        const uint8_t *p = strip + (r0 + 8 * s + g) * PITCH;
+        const uint32_t b0 = *(const uint32_t *)p, b1 = *(const uint32_t *)(p + 16);
+        uint32_t dl[4], dh[4];
+        mma_u8(dl, ah[0], b0, b1, c128);
+        mma_u8(dh, ah[1], b0, b1, c0);
+#pragma unroll
+        for (int i = 0; i < 4; i++) h[s][i] = dh[i] + (dl[i] >> 8);
+    }
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+        const uint32_t p01 = __byte_perm(h[0][2 * b], h[0][2 * b + 1], 0x5410);
+        const uint32_t p23 = __byte_perm(h[1][2 * b], h[1][2 * b + 1], 0x5410);
+        lo[b] = __byte_perm(p01, p23, 0x6420);
+        hi[b] = __byte_perm(p01, p23, 0x7531);
+    }
+}
+
+__device__ __forceinline__ void store4(const gi_src_view &s, uint8_t *dst, size_t pitch, bool vec,
+                                       int x, int y, uint32_t w)
+{
+    if (y >= s.height || x >= s.width) return;
+    uint8_t *p = dst + (size_t)y * pitch + x;
+    if (vec && x + 4 <= s.width) {
+        *(uint32_t *)p = w;
+        return;
+    }
+    for (int i = 0; i < 4 && x + i < s.width; i++) p[i] = (uint8_t)(w >> (8 * i));
+}
+
+__device__ __forceinline__ void load_tile(uint8_t *buf, const gi_src_view &s, int tile, int tiles_x,
+                                          bool src_vec)
+{
+    const int x0 = tile % tiles_x * BW, y0 = tile / tiles_x * BH;
+    gi_load_tile16_async<1, GI_BLUR_TC_TILE_BYTES, THREADS>(buf, PITCH, GI_BLUR_TC_TILE_ROWS, s,
+                                                            x0 - PAD, y0 - GI_BLUR_TC_HALO, src_vec);
+}
+
+/* Vertical pass of one 16-row step from the two K halves (prev: window
+ * rows 0..15, cur: 16..31), and the stores of its 2 x 4 output bytes. */
+__device__ __forceinline__ void column_step(const gi_src_view &s, uint8_t *dst, size_t dst_pitch,
+                                            bool wide, bool dst_vec, int x, int y, uint8_t *out,
+                                            const uint32_t (&av)[2][4], const uint32_t (&prev_lo)[2],
+                                            const uint32_t (&prev_hi)[2], const uint32_t (&cur_lo)[2],
+                                            const uint32_t (&cur_hi)[2])
+{
+    const uint32_t c2p23[4] = {1u << 23, 1u << 23, 1u << 23, 1u << 23}, c0[4] = {0, 0, 0, 0};
+    uint32_t v[2][4];
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+        /* v = sum (256 wh + wl)(256 hh + hl) + 2^23, exact mod 2^32 */
+        uint32_t lo_lo[4], cross[4], hi_hi[4];
+        mma_u8(lo_lo, av[0], prev_lo[b], cur_lo[b], c2p23);
+        mma_u8(cross, av[1], prev_lo[b], cur_lo[b], c0);
+        mma_u8(cross, av[0], prev_hi[b], cur_hi[b], cross);
+        mma_u8(hi_hi, av[1], prev_hi[b], cur_hi[b], c0);
+#pragma unroll
+        for (int i = 0; i < 4; i++) v[b][i] = lo_lo[i] + (cross[i] << 8) + (hi_hi[i] << 16);
+    }
+    /* out = v >> 24: the top bytes, four adjacent columns per row */
+    const uint32_t top = __byte_perm(__byte_perm(v[0][0], v[0][1], 0x7373),
+                                     __byte_perm(v[1][0], v[1][1], 0x7373), 0x5410);
+    const uint32_t bottom = __byte_perm(__byte_perm(v[0][2], v[0][3], 0x7373),
+                                        __byte_perm(v[1][2], v[1][3], 0x7373), 0x5410);
+    if (wide && y + 16 <= s.height) {
+        *(uint32_t *)out = top;
+        *(uint32_t *)(out + 8 * dst_pitch) = bottom;
+        return;
+    }
+    const int g = (threadIdx.x % GI_WARP) >> 2;
+    store4(s, dst, dst_pitch, dst_vec, x, y + g, top);
+    store4(s, dst, dst_pitch, dst_vec, x, y + g + 8, bottom);
+}
+
+/* A warp's strip of one tile: 16 columns, BH rows in 16-row steps; the K
+ * halves alternate between two register sets (no copies). */
+__device__ __forceinline__ void filter_strip(const uint8_t *buf, const gi_src_view &s, uint8_t *dst,
+                                             size_t dst_pitch, bool dst_vec, int x0, int y0,
+                                             const uint32_t (&ah)[2][4], const uint32_t (&av)[2][4])
+{
+    const int lane = threadIdx.x % GI_WARP, g = lane >> 2, t = lane & 3, warp = threadIdx.x / GI_WARP;
+    /* B words of the horizontal pass: columns strip - 8 + 4t (and + 16) */
+    const uint8_t *strip = buf + PAD - 8 + XB * warp + 4 * t;
+    const int x = x0 + XB * warp + 4 * t;
+    const bool wide = dst_vec && x0 + BW <= s.width; /* every lane stores 4 whole bytes */
+    uint8_t *out = dst + (size_t)(y0 + g) * dst_pitch + x;
+    const size_t step_bytes = 16 * dst_pitch;
+    uint32_t a_lo[2], a_hi[2], b_lo[2], b_hi[2];
+    row_pass(strip, 0, ah, a_lo, a_hi);
+#pragma unroll 1
+    for (int step = 0; step < BH / 16; step += 2) {
+        const int y = y0 + 16 * step;
+        if (y >= s.height) break;
+        row_pass(strip, 16 * step + 16, ah, b_lo, b_hi);
+        column_step(s, dst, dst_pitch, wide, dst_vec, x, y, out, av, a_lo, a_hi, b_lo, b_hi);
+        out += step_bytes;
+        if (y + 16 >= s.height) break;
+        row_pass(strip, 16 * step + 32, ah, a_lo, a_hi);
+        column_step(s, dst, dst_pitch, wide, dst_vec, x, y + 16, out, av, b_lo, b_hi, a_lo, a_hi);
+        out += step_bytes;
+    }
+}
+
+/* Persistent blocks: each walks tiles blockIdx.x, + gridDim.x, ..., and
+ * copies the next tile in (cp.async) while it filters the current one.
+ * 4 blocks of 256 threads per SM (64 registers; two 25 KB tiles each). */
+__global__ void __launch_bounds__(THREADS, 4)
+    blur1_tc(gi_src_view s, uint8_t *dst, size_t dst_pitch, int tiles_x, int tiles,
+             fragments fr, bool src_vec, bool dst_vec)
+{
+    extern __shared__ __align__(16) uint8_t tc_tiles[]; /* two tiles */
+    __shared__ uint32_t frag[16][GI_WARP];
+    for (int i = threadIdx.x; i < 16 * GI_WARP; i += THREADS) frag[i / GI_WARP][i % GI_WARP] = fr.f[i / GI_WARP][i % GI_WARP];
+    int tile = blockIdx.x;
+    if (tile < tiles) load_tile(tc_tiles, s, tile, tiles_x, src_vec);
+    gi_async_commit();
+    __syncthreads();
+    const int lane = threadIdx.x % GI_WARP;
+    uint32_t ah[2][4], av[2][4];
+#pragma unroll
+    for (int p = 0; p < 2; p++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) ah[p][r] = frag[p * 4 + r][lane], av[p][r] = frag[8 + p * 4 + r][lane];
+
+    for (int cur = 0; tile < tiles; tile += gridDim.x, cur ^= 1) {
+        const int next = tile + gridDim.x;
+        if (next < tiles) load_tile(tc_tiles + (cur ^ 1) * GI_BLUR_TC_SMEM, s, next, tiles_x, src_vec);
+        gi_async_commit();
+        gi_async_wait<1>();
+        __syncthreads();
+        filter_strip(tc_tiles + cur * GI_BLUR_TC_SMEM, s, dst, dst_pitch, dst_vec, tile % tiles_x * BW,
+                     tile / tiles_x * BH, ah, av);
+        __syncthreads();
+    }
+}
+
+} // namespace tc
+
+/* ------------------------------------------------ any channels, radius <= 8 */
+
+namespace gen {
+
+constexpr int TW = GI_BLUR_GEN_W, NT = GI_BLUR_GEN_THREADS;
+template <int C> constexpr int TH = GI_BLUR_GEN_H(C);
+template <int C> constexpr int PAD = GI_BLUR_GEN_PAD(C);
+template <int C> constexpr int IN_ROW = GI_BLUR_GEN_IN_ROW(C);
+/* pixels per column-pass thread: four output bytes where the channels allow */
+template <int C> constexpr int VP = C == 1 ? 4 : C == 2 ? 2 : 1;
+
+/* out = va == 0 ? 0 : min(255, (vc + va / 2) / va), without a 64-bit
+ * division: a float estimate is within one of the quotient below 255, and
+ * the exact remainder corrects it. inv_va approximates 1 / va. */
+__device__ __forceinline__ uint32_t colour_out(uint64_t vc, uint32_t va, float inv_va)
+{
+    if (va == 0) return 0;
+    const uint64_t num = vc + (va >> 1);
+    if (num >= (uint64_t)va * 255u) return 255;
+    uint32_t q = (uint32_t)__fmul_rn(__ull2float_rn(num), inv_va);
+    const long long rem = (long long)(num - (uint64_t)q * va);
+    if (rem < 0) q--;
+    else if (rem >= (long long)va) q++;
+    return q;
+}
+
+/* Stage 2: horizontal sums of 4 adjacent pixels of one staged row. */
+template <int C, int R>
+__device__ __forceinline__ void row_sums(const uint8_t *in_row, int q, const int32_t *w,
+                                         uint32_t *out)
+{
+    constexpr bool alpha = has_alpha<C>;
+    constexpr int WORDS = 5 * C; /* pixels px0 - 8 .. px0 + 11 */
+    uint32_t wd[WORDS];
+    const uint32_t *src = (const uint32_t *)(in_row + (PAD<C> + 4 * q - 8) * C);
+    if constexpr (C == 4) { /* 16-byte aligned: pixel px0 - 8 starts at 16 q */
+#pragma unroll
+        for (int i = 0; i < WORDS / 4; i++) {
+            const uint4 v = ((const uint4 *)src)[i];
+            wd[4 * i] = v.x, wd[4 * i + 1] = v.y, wd[4 * i + 2] = v.z, wd[4 * i + 3] = v.w;
+        }
+    } else if constexpr (C == 2) { /* 8-byte aligned */
+#pragma unroll
+        for (int i = 0; i < WORDS / 2; i++) {
+            const uint2 v = ((const uint2 *)src)[i];
+            wd[2 * i] = v.x, wd[2 * i + 1] = v.y;
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < WORDS; i++) wd[i] = src[i];
+    }
+    auto byte = [&](int p, int c) -> uint32_t {
+        const int b = (p + 8) * C + c;
+        return (wd[b / 4] >> (8 * (b % 4))) & 255u;
+    };
+    uint32_t u[4 + 2 * R][C];
+#pragma unroll
+    for (int p = -R; p < 4 + R; p++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+            u[p + R][c] = alpha && c < C - 1 ? byte(p, c) * byte(p, C - 1) : byte(p, c);
+    uint32_t h[4 * C];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+            uint32_t acc = 128u + (uint32_t)w[R] * u[i + R][c];
+#pragma unroll
+            for (int k = 1; k <= R; k++) acc += (uint32_t)w[R + k] * (u[i + R - k][c] + u[i + R + k][c]);
+            h[i * C + c] = acc >> 8;
+        }
+#pragma unroll
+    for (int i = 0; i < C; i++)
+        ((uint4 *)out)[i] = make_uint4(h[4 * i], h[4 * i + 1], h[4 * i + 2], h[4 * i + 3]);
+}
+
+template <int C, int R>
+__global__ void __launch_bounds__(NT)
+    blur_small(gi_src_view s, uint8_t *dst, size_t dst_pitch, int tiles_x, fused_weights wt,
+               bool src_vec, bool dst_vec)
+{
+    constexpr int ROWS = TH<C> + 2 * R;
+    constexpr bool alpha = has_alpha<C>;
+    extern __shared__ __align__(16) uint8_t gen_smem[];
+    uint8_t *in = gen_smem;
+    uint32_t *hs = (uint32_t *)(gen_smem + ROWS * IN_ROW<C>); /* [row][px][c] */
+    const int x0 = (int)(blockIdx.x % tiles_x) * TW, y0 = (int)(blockIdx.x / tiles_x) * TH<C>;
+    const int32_t *w = wt.w;
+
+    gi_load_tile16<C, IN_ROW<C>, NT>(in, IN_ROW<C>, ROWS, s, x0 - PAD<C>, y0 - R, src_vec);
+    __syncthreads();
+
+    for (int job = threadIdx.x; job < ROWS * (TW / 4); job += NT) {
+        const int r = job / (TW / 4), q = job % (TW / 4);
+        row_sums<C, R>(in + r * IN_ROW<C>, q, w, hs + (r * TW + 4 * q) * C);
+    }
+    __syncthreads();
+
+    /* Stage 3: thread = VP adjacent pixels x RS rows */
+    constexpr int GROUPS = TW / VP<C>, SEGS = NT / GROUPS, RS = TH<C> / SEGS;
+    static_assert(NT % GROUPS == 0 && TH<C> % SEGS == 0, "column threads tile the block");
+    constexpr int N = VP<C> * C; /* values per row */
+    const int grp = threadIdx.x % GROUPS, seg = threadIdx.x / GROUPS;
+    const int x = x0 + grp * VP<C>;
+    if (x >= s.width) return;
+    const uint32_t *col = hs + (seg * RS * TW + grp * VP<C>) * C;
+    uint32_t win[RS + 2 * R][N];
+#pragma unroll
+    for (int r = 0; r < RS + 2 * R; r++) {
+        if constexpr (N == 4) {
+            const uint4 v = *(const uint4 *)(col + r * TW * C);
+            win[r][0] = v.x, win[r][1] = v.y, win[r][2] = v.z, win[r][3] = v.w;
+        } else {
+#pragma unroll
+            for (int i = 0; i < N; i++) win[r][i] = col[r * TW * C + i];
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < RS; j++) {
+        const int y = y0 + seg * RS + j;
+        if (y >= s.height) break;
+        uint32_t plain[N];
+        uint64_t colour[N];
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const bool is_colour = alpha && i % C < C - 1;
+            if (is_colour) {
+                uint64_t acc = (uint64_t)(uint32_t)w[R] * win[j + R][i];
+#pragma unroll
+                for (int k = 1; k <= R; k++)
+                    acc += (uint64_t)(uint32_t)w[R + k] * (win[j + R - k][i] + win[j + R + k][i]);
+                colour[i] = acc;
+            } else {
+                uint32_t acc = (uint32_t)w[R] * win[j + R][i];
+#pragma unroll
+                for (int k = 1; k <= R; k++)
+                    acc += (uint32_t)w[R + k] * (win[j + R - k][i] + win[j + R + k][i]);
+                plain[i] = acc;
+            }
+        }
+        uint32_t bytes[N];
+#pragma unroll
+        for (int p = 0; p < VP<C>; p++) {
+            const uint32_t va = plain[p * C + C - 1];
+            const float inv_va = alpha ? __frcp_rn((float)va) : 0.f;
+#pragma unroll
+            for (int c = 0; c < C; c++) {
+                const int i = p * C + c;
+                bytes[i] = alpha && c < C - 1 ? colour_out(colour[i], va, inv_va)
+                                                : (plain[i] + (1u << 23)) >> 24;
+            }
+        }
+        uint8_t *out = dst + (size_t)y * dst_pitch + (size_t)x * C;
+        if (N == 4 && dst_vec && x + VP<C> <= s.width) {
+            *(uint32_t *)out = bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24;
+        } else {
+#pragma unroll
+            for (int i = 0; i < N; i++)
+                if (x + i / C < s.width) out[i] = (uint8_t)bytes[i];
+        }
+    }
+}
+
+} // namespace gen
+
 /* Blocks for a grid of tiles, or 0 when the count does not fit gridDim.x. */
 unsigned tile_blocks(int width, int height, int tile_w, int tile_h, int *tiles_x)
 {
     *tiles_x = (width + tile_w - 1) / tile_w;
     const long long n = (long long)*tiles_x * ((height + tile_h - 1) / tile_h);
     return n > 0x7fffffffLL ? 0 : (unsigned)n;
+}
+
+fused_weights small_weights(const int32_t *weights, int radius)
+{
+    fused_weights wt = {};
+    for (int k = 0; k < 2 * radius + 1; k++) wt.w[k] = weights[k];
+    return wt;
+}
+
+bool aligned(const void *p, size_t pitch, size_t to)
+{
+    return (uintptr_t)p % to == 0 && pitch % to == 0;
+}
+
+/* Blocks of `kernel` that fit on the device at once, cached per device so
+ * the launch path stays short. The cache belongs to the kernel's type: one
+ * kernel (blur1_tc) uses it. */
+template <typename K> cudaError_t resident_blocks(K kernel, int threads, size_t smem, int *blocks)
+{
+    static int cache[64];
+    int device;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) return e;
+    if (device < 64 && cache[device]) {
+        *blocks = cache[device];
+        return cudaSuccess;
+    }
+    int sms = 0, per_sm = 0;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+    if (e != cudaSuccess) return e;
+    *blocks = sms * (per_sm > 0 ? per_sm : 1);
+    if (device < 64) cache[device] = *blocks;
+    return cudaSuccess;
+}
+
+cudaError_t launch_tc(const gi_src_view &s, uint8_t *dst, size_t dst_pitch, const int32_t *weights,
+                      int radius, cudaStream_t stream)
+{
+    int tiles_x;
+    const unsigned tiles = tile_blocks(s.width, s.height, tc::BW, tc::BH, &tiles_x);
+    if (tiles == 0) return cudaErrorInvalidValue;
+    const size_t smem = 2 * GI_BLUR_TC_SMEM;
+    int resident;
+    const cudaError_t e = resident_blocks(tc::blur1_tc, tc::THREADS, smem, &resident);
+    if (e != cudaSuccess) return e;
+    const unsigned blocks = tiles < (unsigned)resident ? tiles : (unsigned)resident;
+    tc::blur1_tc<<<blocks, tc::THREADS, smem, stream>>>(
+        s, dst, dst_pitch, tiles_x, (int)tiles, tc::make_fragments(weights, radius),
+        aligned(s.data, s.pitch, 16), aligned(dst, dst_pitch, 4));
+    return cudaGetLastError();
+}
+
+template <int C, int R>
+cudaError_t launch_small_r(const gi_src_view &s, uint8_t *dst, size_t dst_pitch,
+                           const int32_t *weights, cudaStream_t stream)
+{
+    int tiles_x;
+    const unsigned blocks = tile_blocks(s.width, s.height, gen::TW, gen::TH<C>, &tiles_x);
+    if (blocks == 0) return cudaErrorInvalidValue;
+    gen::blur_small<C, R><<<blocks, gen::NT, GI_BLUR_GEN_SMEM(C, R), stream>>>(
+        s, dst, dst_pitch, tiles_x, small_weights(weights, R), aligned(s.data, s.pitch, 16),
+        aligned(dst, dst_pitch, 4));
+    return cudaGetLastError();
+}
+
+template <int C>
+cudaError_t launch_small(const gi_src_view &s, uint8_t *dst, size_t dst_pitch,
+                         const int32_t *weights, int radius, cudaStream_t stream)
+{
+    switch (radius) {
+    case 1: return launch_small_r<C, 1>(s, dst, dst_pitch, weights, stream);
+    case 2: return launch_small_r<C, 2>(s, dst, dst_pitch, weights, stream);
+    case 3: return launch_small_r<C, 3>(s, dst, dst_pitch, weights, stream);
+    case 4: return launch_small_r<C, 4>(s, dst, dst_pitch, weights, stream);
+    case 5: return launch_small_r<C, 5>(s, dst, dst_pitch, weights, stream);
+    case 6: return launch_small_r<C, 6>(s, dst, dst_pitch, weights, stream);
+    case 7: return launch_small_r<C, 7>(s, dst, dst_pitch, weights, stream);
+    default: return launch_small_r<C, 8>(s, dst, dst_pitch, weights, stream);
+    }
 }
 
 template <int C>
@@ -186,10 +666,8 @@ cudaError_t launch_fused(const gi_src_view &s, uint8_t *dst, size_t dst_pitch,
     int tiles_x;
     const unsigned blocks = tile_blocks(s.width, s.height, GI_BLUR_TILE_W, GI_BLUR_TILE_H, &tiles_x);
     if (blocks == 0) return cudaErrorInvalidValue;
-    fused_weights wt;
-    for (int k = 0; k < 2 * radius + 1; k++) wt.w[k] = weights[k];
     blur_fused<C><<<blocks, GI_BLUR_TILE_W * GI_BLUR_ROWS, GI_BLUR_FUSED_SMEM(radius, C), stream>>>(
-        s, dst, dst_pitch, tiles_x, radius, wt);
+        s, dst, dst_pitch, tiles_x, radius, small_weights(weights, radius));
     return cudaGetLastError();
 }
 
@@ -214,10 +692,32 @@ cudaError_t launch_two_pass(const gi_src_view &s, uint8_t *dst, size_t dst_pitch
     return cudaGetLastError();
 }
 
+/* The fast kernels pair w[R-k] with w[R+k], as the CPU's row pass does;
+ * gi_blur_weights always gives symmetric weights. */
+bool symmetric(const int32_t *weights, int radius)
+{
+    for (int k = 1; k <= radius; k++)
+        if (weights[radius - k] != weights[radius + k]) return false;
+    return true;
+}
+
+/* The tensor path splits each weight into two bytes. */
+bool fits_two_bytes(const int32_t *weights, int radius)
+{
+    for (int k = 0; k <= 2 * radius; k++)
+        if (weights[k] < 0 || weights[k] > 65535) return false;
+    return true;
+}
+
 template <int C>
 cudaError_t launch(const gi_src_view &s, uint8_t *dst, size_t dst_pitch, const int32_t *weights,
                    int radius, void *scratch, size_t scratch_bytes, cudaStream_t stream)
 {
+    if (radius >= 1 && radius <= GI_BLUR_SMALL_RADIUS && symmetric(weights, radius)) {
+        if (C == 1 && fits_two_bytes(weights, radius))
+            return launch_tc(s, dst, dst_pitch, weights, radius, stream);
+        return launch_small<C>(s, dst, dst_pitch, weights, radius, stream);
+    }
     if (radius <= GI_BLUR_FUSED_MAX_RADIUS)
         return launch_fused<C>(s, dst, dst_pitch, weights, radius, stream);
     if (!scratch || scratch_bytes < gi_cuda_blur_scratch_bytes(s.width, s.height, C, radius))

@@ -38,6 +38,27 @@ __device__ __forceinline__ int gi_border_map(long long i, int n, int mode)
     }
 }
 
+/* The same rule for an index less than n outside [0, n), the only case a
+ * tile loader meets unless the radius exceeds the image: int arithmetic,
+ * no 64-bit modulo (which costs a call per byte on the GPU). */
+__device__ __forceinline__ int gi_border_map_near(int i, int n, int mode)
+{
+    if (i >= 0 && i < n) return i;
+    if (i >= -n && i - n < n) { /* written so that nothing overflows for any int n */
+        switch (mode) {
+        case GI_BORDER_REPLICATE: return i < 0 ? 0 : n - 1;
+        case GI_BORDER_REFLECT: return i < 0 ? -1 - i : n - 1 - (i - n);
+        case GI_BORDER_MIRROR:
+            if (n == 1) return 0;
+            if (i > -n && i - n < n - 1) return i < 0 ? -i : n - 2 - (i - n);
+            break;
+        case GI_BORDER_WRAP: return i < 0 ? i + n : i - n;
+        default: return -1;
+        }
+    }
+    return gi_border_map(i, n, mode);
+}
+
 /* The source image and border a tile loader reads through. */
 struct gi_src_view {
     const uint8_t *data;
@@ -76,6 +97,128 @@ __device__ void gi_load_tile(uint8_t *tile, int tw, int th, const gi_src_view &s
             out[b] = sx < 0 ? s.value : in[(size_t)sx * C + c];
         }
     }
+}
+
+/* One 16-byte chunk of a tile row that is not wholly inside the image, or
+ * whose source is not aligned: image row y (virtual), virtual bytes
+ * [b0, b0 + 16), through the border rule. */
+template <int C>
+__device__ void gi_load_chunk16_edge(uint4 *out, const gi_src_view &s, int y, long long b0, bool vec)
+{
+    const long long row_limit = (long long)s.width * C;
+    const int sy = gi_border_map_near(y, s.height, s.mode);
+    if (sy < 0) {
+        const uint32_t v = s.value * 0x01010101u;
+        *out = make_uint4(v, v, v, v);
+        return;
+    }
+    const uint8_t *row = s.data + (size_t)sy * s.pitch;
+    if (vec && b0 >= 0 && b0 + 16 <= row_limit) {
+        *out = __ldg((const uint4 *)(row + b0));
+        return;
+    }
+    uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int k = 0; k < 16; k++) {
+        const int b = (int)(b0 + k);
+        const int px = b >= 0 ? b / C : -((-b + C - 1) / C);
+        const int ch = b - px * C;
+        const int sx = gi_border_map_near(px, s.width, s.mode);
+        const uint32_t byte = sx < 0 ? s.value : row[(size_t)sx * C + ch];
+        w[k / 4] |= byte << (8 * (k % 4));
+    }
+    *out = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* Does the tile of rows [y0, y0 + rows), virtual bytes [x0 * C, x0 * C +
+ * RB) lie inside the image, with an aligned source? */
+template <int C, int RB>
+__device__ __forceinline__ bool gi_tile_inside(const gi_src_view &s, int x0, int y0, int rows, bool vec)
+{
+    const long long b_first = (long long)x0 * C;
+    return vec && y0 >= 0 && y0 + rows <= s.height && b_first >= 0 &&
+           b_first + RB <= (long long)s.width * C;
+}
+
+/* Loads rows [y0, y0 + rows) of the virtual image (the border rule beyond
+ * the edges), bytes [x0 * C, x0 * C + RB) of each, into shared `tile` rows
+ * of `pitch` bytes, with NT threads. x0 * C, RB and pitch are multiples of
+ * 16. `vec`: the source pointer and pitch are 16-byte aligned. A tile that
+ * lies inside the image is copied with 16-byte loads, U of a thread's loads
+ * issued before its first store; elsewhere each 16-byte chunk inside the
+ * image (after the border rule on its row) still moves as one load, and
+ * only chunks that cross the left or right edge go byte by byte through the
+ * rule. (Batching the edge tiles' loads too cost the callers' hot loops 16
+ * to 32 registers: PERF_NOTES.md.) */
+template <int C, int RB, int NT>
+__device__ void gi_load_tile16(uint8_t *tile, int pitch, int rows, const gi_src_view &s, int x0,
+                               int y0, bool vec)
+{
+    constexpr int CPR = RB / 16; /* chunks per row */
+    constexpr int U = 4;         /* loads in flight per thread */
+    static_assert(RB % 16 == 0, "whole 16-byte chunks");
+    const int total = CPR * rows;
+    if (gi_tile_inside<C, RB>(s, x0, y0, rows, vec)) {
+        const uint8_t *base = s.data + (size_t)y0 * s.pitch + (size_t)x0 * C;
+        for (int first = threadIdx.x; first < total; first += U * NT) {
+            uint4 v[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int i = first + u * NT, r = i / CPR, c = i - r * CPR;
+                if (i < total) v[u] = __ldg((const uint4 *)(base + (size_t)r * s.pitch + 16 * c));
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int i = first + u * NT, r = i / CPR, c = i - r * CPR;
+                if (i < total) *(uint4 *)(tile + r * pitch + 16 * c) = v[u];
+            }
+        }
+        return;
+    }
+    for (int i = threadIdx.x; i < total; i += NT) {
+        const int r = i / CPR, c = i - r * CPR;
+        gi_load_chunk16_edge<C>((uint4 *)(tile + r * pitch + 16 * c), s, y0 + r,
+                                (long long)x0 * C + 16 * c, vec);
+    }
+}
+
+/* The same, but chunks inside the image are copied with cp.async (16
+ * bytes, bypassing L1) and join this thread's current async group: the
+ * caller commits, waits and synchronizes before reading. Chunks that cross
+ * an edge, or rows outside in zero mode, are written directly. */
+template <int C, int RB, int NT>
+__device__ void gi_load_tile16_async(uint8_t *tile, int pitch, int rows, const gi_src_view &s, int x0,
+                                     int y0, bool vec)
+{
+    constexpr int CPR = RB / 16;
+    const int total = CPR * rows;
+    const long long row_limit = (long long)s.width * C, b_first = (long long)x0 * C;
+    const bool inside = gi_tile_inside<C, RB>(s, x0, y0, rows, vec);
+    for (int i = threadIdx.x; i < total; i += NT) {
+        const int r = i / CPR, c = i - r * CPR;
+        const long long b0 = b_first + 16 * c;
+        uint8_t *out = tile + r * pitch + 16 * c;
+        const int sy = inside ? y0 + r : gi_border_map_near(y0 + r, s.height, s.mode);
+        if (sy >= 0 && vec && b0 >= 0 && b0 + 16 <= row_limit) {
+            const unsigned dst = (unsigned)__cvta_generic_to_shared(out);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst),
+                         "l"(s.data + (size_t)sy * s.pitch + b0)
+                         : "memory");
+        } else {
+            gi_load_chunk16_edge<C>((uint4 *)out, s, y0 + r, b0, vec);
+        }
+    }
+}
+
+__device__ __forceinline__ void gi_async_commit()
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/* Waits until at most `pending` of this thread's async groups are in flight. */
+template <int pending> __device__ __forceinline__ void gi_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory");
 }
 
 #endif

@@ -1,98 +1,191 @@
 /* Per-channel histogram, bin = v * bins / 256 (gpuimg.h).
  *
- * Each warp counts into its own shared histogram with shared-memory
- * atomics, so warps never contend, and a thread first merges runs of equal
- * bins among its own 16 bytes (a flat image would otherwise put all 32
- * lanes on one counter). Each block adds its totals to the global counts
- * once, at the end: no global atomic per pixel. */
+ * Each block counts all 256 values of every channel in shared memory, with
+ * one counter per lane (and, with one channel, per warp parity): lane l
+ * adds to counter (c, v, l), so the 32 lanes of every shared atomic hit 32
+ * distinct banks whatever the data, and never the same word. A chunk of
+ * identical pixels (a flat image) is counted with one add per channel.
+ * Threads read 16-byte chunks (48 for three channels, so a chunk starts on
+ * channel 0), several in flight before the first count. At the end each
+ * block folds its counters into the `bins` bins and adds them to the global
+ * counts once: no global atomic per pixel. A packed image is one long row
+ * cut into equal contiguous ranges, one per block. */
 #include "gi_kernels.h"
 #include "tiling.h"
 
 namespace {
 
-constexpr int SEGMENT = GI_HIST_THREADS * GI_HIST_CHUNK; /* bytes per block step */
+constexpr int NT = GI_HIST_THREADS;
+template <int C> constexpr int ITEM = C == 3 ? 48 : 16; /* bytes per chunk */
+/* chunks in flight per thread: as many as the register budget of
+ * MIN_BLOCKS resident blocks allows without spilling */
+template <int C> constexpr int U = C == 3 ? 1 : GI_HIST_UNROLL;
+template <int C> constexpr int SLOTS = GI_HIST_SLOTS(C);
+template <int C> constexpr int WORDS = ITEM<C> / 4;
 
 struct hist_args {
     const uint8_t *src;
     size_t pitch;
     size_t row_bytes; /* a whole number of pixels */
     int rows;
-    unsigned long long segments; /* rows * segments per row */
-    unsigned segments_per_row;
     int bins;
-    bool vec; /* rows start 16-byte aligned */
+    bool vec; /* chunks start 16-byte aligned */
     unsigned long long *counts;
 };
 
-/* Counts a run of `n` equal samples of channel c once. */
-template <int C> struct run_counter {
-    uint32_t *hist;
-    int slot[C];
-    uint32_t n[C];
+/* Where this thread counts value v of channel c: a byte offset into the
+ * shared counters [c][v][slot]. */
+template <int C> struct counter {
+    uint8_t *table;
+    uint32_t lane_bytes; /* slot * 4 */
 
-    __device__ __forceinline__ void add(int c, int s)
+    __device__ __forceinline__ uint32_t *at(int c, uint32_t v) const
     {
-        if (s == slot[c]) {
-            n[c]++;
-            return;
-        }
-        flush(c);
-        slot[c] = s;
-        n[c] = 1;
+        return (uint32_t *)(table + ((uint32_t)c * GI_HIST_MAX_BINS * SLOTS<C> * 4 + v * SLOTS<C> * 4 +
+                                     lane_bytes));
     }
-    __device__ __forceinline__ void flush(int c)
+    /* byte k of word w, channel k % C (k counts from a chunk start) */
+    __device__ __forceinline__ void count(uint32_t w, int k) const
     {
-        if (n[c]) atomicAdd(&hist[slot[c]], n[c]);
+        if constexpr (C == 1) { /* [slot * 4, v, 0, 0] = v * 256 + slot * 4 in one byte_perm */
+            const uint32_t off = __byte_perm(w, lane_bytes, 0x6504 | ((k % 4) << 4));
+            atomicAdd((uint32_t *)(table + off), 1u);
+        } else {
+            atomicAdd(at(k % C, (w >> (8 * (k % 4))) & 255u), 1u);
+        }
+    }
+    __device__ void count_words(const uint32_t (&w)[WORDS<C>]) const
+    {
+        if constexpr (C != 3) { /* a flat chunk: one add per channel */
+            const uint32_t period = C == 1 ? (w[0] & 0xffu) * 0x01010101u
+                                  : C == 2 ? (w[0] & 0xffffu) * 0x00010001u : w[0];
+            if (w[0] == period && w[1] == w[0] && w[2] == w[0] && w[3] == w[0]) {
+#pragma unroll
+                for (int c = 0; c < C; c++) atomicAdd(at(c, (w[0] >> (8 * c)) & 255u), 16u / C);
+                return;
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < ITEM<C>; k++) count(w[k / 4], k);
     }
 };
 
+/* Chunks [first, end) of one row; chunk i covers bytes [i * ITEM, + ITEM).
+ * `full`: chunks below it are whole and aligned (16-byte loads). Each
+ * thread loads its next U chunks before it counts the current ones, so
+ * loads stay in flight while it counts. */
 template <int C>
-__global__ void __launch_bounds__(GI_HIST_THREADS) hist_kernel(hist_args a)
+__device__ void count_chunks(const counter<C> &ct, const uint8_t *row, size_t row_bytes, unsigned first,
+                             unsigned end, unsigned full)
 {
-    __shared__ uint32_t hist[GI_HIST_WARPS][C * GI_HIST_MAX_BINS];
-    __shared__ uint16_t slot_of[C][256]; /* channel c, value v -> counter index */
-    for (int i = threadIdx.x; i < GI_HIST_WARPS * C * GI_HIST_MAX_BINS; i += blockDim.x)
-        (&hist[0][0])[i] = 0;
-    for (int i = threadIdx.x; i < C * 256; i += blockDim.x)
-        slot_of[i / 256][i % 256] = (uint16_t)(i / 256 * GI_HIST_MAX_BINS + i % 256 * a.bins / 256);
-    __syncthreads();
-
-    run_counter<C> rc;
-    rc.hist = hist[threadIdx.x / GI_WARP];
-    for (unsigned long long seg = blockIdx.x; seg < a.segments; seg += gridDim.x) {
-        const size_t row = seg / a.segments_per_row;
-        const size_t off = (size_t)(seg % a.segments_per_row) * SEGMENT + threadIdx.x * GI_HIST_CHUNK;
-        if (off >= a.row_bytes) continue;
-        const uint8_t *p = a.src + row * a.pitch + off;
-        alignas(16) uint8_t bytes[GI_HIST_CHUNK];
-        const int n = a.row_bytes - off < GI_HIST_CHUNK ? (int)(a.row_bytes - off) : GI_HIST_CHUNK;
-        if (a.vec && n == GI_HIST_CHUNK) *(uint4 *)bytes = *(const uint4 *)p;
-        else
-            for (int k = 0; k < n; k++) bytes[k] = p[k];
+    const unsigned vec_end = full < end ? full : end;
+    auto load = [&](unsigned base, uint32_t (&w)[U<C>][WORDS<C>]) {
 #pragma unroll
-        for (int c = 0; c < C; c++) rc.n[c] = 0, rc.slot[c] = -1;
-        int c = (int)(off % C);
+        for (int u = 0; u < U<C>; u++) {
+            const unsigned i = base + u * NT;
+            if (i < vec_end) {
 #pragma unroll
-        for (int k = 0; k < GI_HIST_CHUNK; k++) {
-            if (k < n) rc.add(c, slot_of[c][bytes[k]]);
-            c = c + 1 == C ? 0 : c + 1;
+                for (int q = 0; q < WORDS<C> / 4; q++) {
+                    const uint4 v = __ldg((const uint4 *)(row + (size_t)i * ITEM<C>) + q);
+                    w[u][4 * q] = v.x, w[u][4 * q + 1] = v.y, w[u][4 * q + 2] = v.z, w[u][4 * q + 3] = v.w;
+                }
+            }
+        }
+    };
+    uint32_t cur[U<C>][WORDS<C>], next[U<C>][WORDS<C>];
+    unsigned base = first + threadIdx.x;
+    load(base, cur);
+    for (; base < end; base += U<C> * NT) {
+        load(base + U<C> * NT, next);
+#pragma unroll
+        for (int u = 0; u < U<C>; u++) {
+            const unsigned i = base + u * NT;
+            if (i < vec_end) {
+                ct.count_words(cur[u]);
+            } else if (i < end) {
+                const size_t off = (size_t)i * ITEM<C>;
+                for (size_t b = off; b < off + ITEM<C> && b < row_bytes; b++)
+                    atomicAdd(ct.at((int)(b % C), row[b]), 1u);
+            }
         }
 #pragma unroll
-        for (int c = 0; c < C; c++) rc.flush(c);
-    }
-    __syncthreads();
-
-    for (int i = threadIdx.x; i < C * GI_HIST_MAX_BINS; i += blockDim.x) {
-        if (i % GI_HIST_MAX_BINS >= a.bins) continue;
-        unsigned long long total = 0;
-        for (int w = 0; w < GI_HIST_WARPS; w++) total += hist[w][i];
-        if (total) atomicAdd(&a.counts[i], total);
+        for (int u = 0; u < U<C>; u++)
+#pragma unroll
+            for (int k = 0; k < WORDS<C>; k++) cur[u][k] = next[u][k];
     }
 }
 
-template <int C> cudaError_t launch(hist_args a, int blocks, cudaStream_t stream)
+/* Blocks per SM that shared memory allows; registers must not allow fewer. */
+template <int C> constexpr int MIN_BLOCKS = C <= 2 ? 3 : C == 3 ? 2 : 1;
+
+template <int C>
+__global__ void __launch_bounds__(NT, MIN_BLOCKS<C>) hist_kernel(hist_args a)
 {
-    hist_kernel<C><<<blocks, GI_HIST_THREADS, 0, stream>>>(a);
+    extern __shared__ __align__(16) uint8_t hist_table[];
+    constexpr int TABLE_WORDS = C * GI_HIST_MAX_BINS * SLOTS<C>;
+    for (int i = threadIdx.x; i < TABLE_WORDS / 4; i += NT) ((uint4 *)hist_table)[i] = make_uint4(0, 0, 0, 0);
+    const int lane = threadIdx.x % GI_WARP, warp = threadIdx.x / GI_WARP;
+    const counter<C> ct = {hist_table, (uint32_t)(lane + (C == 1 ? GI_WARP * (warp & 1) : 0)) * 4};
+    __syncthreads();
+
+    const unsigned per_row = (unsigned)((a.row_bytes + ITEM<C> - 1) / ITEM<C>);
+    const unsigned full = a.vec ? (unsigned)(a.row_bytes / ITEM<C>) : 0;
+    if (a.rows == 1) { /* packed: equal contiguous ranges */
+        count_chunks<C>(ct, a.src, a.row_bytes, (unsigned)((unsigned long long)per_row * blockIdx.x / gridDim.x),
+                        (unsigned)((unsigned long long)per_row * (blockIdx.x + 1) / gridDim.x), full);
+    } else { /* rows with a pitch: whole-block segments of a row, grid-stride */
+        const unsigned seg = U<C> * NT, segs = (per_row + seg - 1) / seg;
+        for (unsigned long long t = blockIdx.x; t < (unsigned long long)segs * a.rows; t += gridDim.x) {
+            const unsigned long long row = t / segs;
+            const unsigned first = (unsigned)(t % segs) * seg;
+            const unsigned end = first + seg < per_row ? first + seg : per_row;
+            count_chunks<C>(ct, a.src + row * a.pitch, a.row_bytes, first, end, full);
+        }
+    }
+    __syncthreads();
+
+    /* fold: thread (c, v) sums its slots, starting at slot v so a warp's
+     * 32 reads hit 32 banks */
+    for (int i = threadIdx.x; i < C * GI_HIST_MAX_BINS; i += NT) {
+        const int c = i / GI_HIST_MAX_BINS, v = i % GI_HIST_MAX_BINS;
+        const uint32_t *slots = (const uint32_t *)hist_table + i * SLOTS<C>;
+        unsigned long long total = 0;
+#pragma unroll 8
+        for (int j = 0; j < SLOTS<C>; j++) total += slots[(j + v) % SLOTS<C>];
+        if (total) atomicAdd(&a.counts[c * GI_HIST_MAX_BINS + v * a.bins / 256], total);
+    }
+}
+
+/* As many blocks as fit on the device at once (more would only add
+ * merges), found once per device so the launch path stays short. */
+template <int C> cudaError_t resident_blocks(int device, int *blocks)
+{
+    static int cache[64];
+    if (device < 64 && cache[device]) {
+        *blocks = cache[device];
+        return cudaSuccess;
+    }
+    int sms = 0, per_sm = 0;
+    cudaError_t e = cudaFuncSetAttribute(hist_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)GI_HIST_SMEM(C));
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hist_kernel<C>, NT, GI_HIST_SMEM(C));
+    if (e != cudaSuccess) return e;
+    *blocks = sms * (per_sm > 0 ? per_sm : 1);
+    if (device < 64) cache[device] = *blocks;
+    return cudaSuccess;
+}
+
+template <int C> cudaError_t launch(const hist_args &a, int device, cudaStream_t stream)
+{
+    int resident;
+    const cudaError_t e = resident_blocks<C>(device, &resident);
+    if (e != cudaSuccess) return e;
+    const unsigned long long chunks = (a.row_bytes + ITEM<C> - 1) / ITEM<C> * (unsigned long long)a.rows;
+    const unsigned long long useful = (chunks + (unsigned long long)U<C> * NT - 1) / ((unsigned long long)U<C> * NT);
+    const unsigned blocks = (unsigned)(useful < (unsigned long long)resident ? (useful ? useful : 1) : resident);
+    hist_kernel<C><<<blocks, NT, GI_HIST_SMEM(C), stream>>>(a);
     return cudaGetLastError();
 }
 
@@ -102,31 +195,26 @@ extern "C" cudaError_t gi_cuda_hist(const uint8_t *src, size_t src_pitch, int wi
                                     int channels, int bins, unsigned long long *counts,
                                     cudaStream_t stream)
 {
-    if (channels < 1 || channels > 4 || bins < 1 || bins > GI_HIST_MAX_BINS)
+    if (channels < 1 || channels > 4 || bins < 1 || bins > GI_HIST_MAX_BINS || width < 1 || height < 1)
         return cudaErrorInvalidValue;
-    hist_args a = {src, src_pitch, (size_t)width * channels, height, 0, 0, bins, false, counts};
-    if (a.pitch == a.row_bytes) { /* packed rows: one long row spreads over all blocks */
+    hist_args a = {src, src_pitch, (size_t)width * channels, height, bins, false, counts};
+    /* packed rows: one long row, while its chunks fit 32-bit indices */
+    if (a.pitch == a.row_bytes && a.row_bytes * height / 16 < 0x7ff00000u) {
         a.row_bytes *= (size_t)height;
         a.rows = 1;
     }
     a.vec = (uintptr_t)src % 16 == 0 && (a.rows == 1 || a.pitch % 16 == 0);
-    a.segments_per_row = (unsigned)((a.row_bytes + SEGMENT - 1) / SEGMENT);
-    a.segments = (unsigned long long)a.segments_per_row * a.rows;
 
-    int device, sms;
+    int device;
     cudaError_t e = cudaGetDevice(&device);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (e == cudaSuccess)
         e = cudaMemsetAsync(counts, 0, sizeof(unsigned long long) * 4 * GI_HIST_MAX_BINS, stream);
     if (e != cudaSuccess) return e;
-    /* enough blocks to fill the GPU; more would only add merge atomics */
-    const unsigned long long want = 4ULL * sms;
-    const int blocks = (int)(a.segments < want ? a.segments : want);
     switch (channels) {
-    case 1: return launch<1>(a, blocks, stream);
-    case 2: return launch<2>(a, blocks, stream);
-    case 3: return launch<3>(a, blocks, stream);
-    default: return launch<4>(a, blocks, stream);
+    case 1: return launch<1>(a, device, stream);
+    case 2: return launch<2>(a, device, stream);
+    case 3: return launch<3>(a, device, stream);
+    default: return launch<4>(a, device, stream);
     }
 }
 

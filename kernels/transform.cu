@@ -1,13 +1,20 @@
 /* Transpose, rotations and flips (gpuimg.h gives the formulas).
  *
- * Each block owns a 32x32 output tile. It reads the source window that
- * lands there into shared memory with row-wise, coalesced reads, then writes
- * its output rows, also coalesced, picking each pixel from the transposed or
- * mirrored tile position. A thread moves GI_XF_VEC adjacent pixels per
- * access (4 to 16 bytes). Shared memory holds one uint32 per pixel in rows of
- * odd pitch, so reading a tile column hits 32 distinct banks. A mirrored
- * source window may start anywhere; it is widened to start on a
- * vector-aligned pixel and the offset is carried into the lookup. */
+ * Transposes of 1 to 3 channels have a kernel of their own: a block reads a
+ * GI_XT_ROWS x 128-byte tile (96 for 3 channels) with 16-byte loads into
+ * shared memory, each thread turns 4x4 pixel blocks around in registers
+ * (byte_perms) and stores one run of 4 pixels per output row; a warp's
+ * stores cover 4 rows x 32 pixels.
+ *
+ * Everything else: each block owns a 32x32 output tile. It reads the source
+ * window that lands there into shared memory with row-wise, coalesced
+ * reads, then writes its output rows, also coalesced, picking each pixel
+ * from the transposed or mirrored tile position. A thread moves GI_XF_VEC
+ * adjacent pixels per access (4 to 16 bytes). Shared memory holds one
+ * uint32 per pixel in rows of odd pitch, so reading a tile column hits 32
+ * distinct banks. A mirrored source window may start anywhere; it is
+ * widened to start on a vector-aligned pixel and the offset is carried into
+ * the lookup. */
 #include "gi_kernels.h"
 #include "tiling.h"
 
@@ -161,6 +168,153 @@ bool aligned(const void *p, size_t pitch, size_t to)
     return (uintptr_t)p % to == 0 && pitch % to == 0;
 }
 
+/* ------------------------------------------------ transpose, 1-3 channels */
+
+namespace xt {
+
+constexpr int TR = GI_XT_ROWS, NT = GI_XT_THREADS;
+/* tile columns in bytes: 128, or 96 for 3 channels (whole 16-byte loads) */
+template <int C> constexpr int TCB = C == 3 ? 96 : GI_XT_COLS;
+template <int C> constexpr int TC = TCB<C> / C;           /* tile columns in pixels */
+template <int C> constexpr int PW = TCB<C> / 4 + 1;       /* shared pitch in words */
+template <int C> constexpr int QN = TC<C> / 4;            /* 4-pixel groups per row */
+
+/* Column j of the 4x4 byte block whose rows are a[0..3]. */
+__device__ __forceinline__ void transpose4x4(const uint32_t (&a)[4], uint32_t (&o)[4])
+{
+    const uint32_t t0 = __byte_perm(a[0], a[1], 0x5140), t1 = __byte_perm(a[0], a[1], 0x7362);
+    const uint32_t t2 = __byte_perm(a[2], a[3], 0x5140), t3 = __byte_perm(a[2], a[3], 0x7362);
+    o[0] = __byte_perm(t0, t2, 0x5410);
+    o[1] = __byte_perm(t0, t2, 0x7632);
+    o[2] = __byte_perm(t1, t3, 0x5410);
+    o[3] = __byte_perm(t1, t3, 0x7632);
+}
+
+/* The 4x4 pixel block with rows in[0..3] (C words each: 4 pixels of C
+ * bytes) turned around: out[j] holds pixel j of each row, rows in order. */
+template <int C>
+__device__ __forceinline__ void transpose_block(const uint32_t (&in)[4][C], uint32_t (&out)[4][C])
+{
+    if constexpr (C == 1) {
+        const uint32_t a[4] = {in[0][0], in[1][0], in[2][0], in[3][0]};
+        uint32_t o[4];
+        transpose4x4(a, o);
+#pragma unroll
+        for (int j = 0; j < 4; j++) out[j][0] = o[j];
+    } else if constexpr (C == 2) { /* 16-bit pixels: one byte_perm per word */
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int sel = j % 2 ? 0x7632 : 0x5410;
+            out[j][0] = __byte_perm(in[0][j / 2], in[1][j / 2], sel);
+            out[j][1] = __byte_perm(in[2][j / 2], in[3][j / 2], sel);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int w = 0; w < C; w++) {
+                uint32_t word = 0;
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const int b = 4 * w + k, i = b / C, c = b % C, sb = j * C + c;
+                    word |= ((in[i][sb / 4] >> (8 * (sb % 4))) & 255u) << (8 * k);
+                }
+                out[j][w] = word;
+            }
+    }
+}
+
+template <int C>
+__global__ void __launch_bounds__(NT)
+    transpose_kernel(const uint8_t *src, size_t src_pitch, uint8_t *dst, size_t dst_pitch, int width,
+                     int height, int tiles_x, bool src_vec, bool dst_vec)
+{
+    __shared__ uint32_t tile[TR * PW<C>];
+    const int c0 = (int)(blockIdx.x % tiles_x) * TC<C>, r0 = (int)(blockIdx.x / tiles_x) * TR;
+    const bool full = r0 + TR <= height && c0 + TC<C> <= width;
+    if (full && src_vec) {
+        constexpr int CPR = TCB<C> / 16, U = TR * CPR / NT;
+        static_assert(TR * CPR % NT == 0, "whole loads per thread");
+        uint4 v[U];
+        const uint8_t *base = src + (size_t)r0 * src_pitch + (size_t)c0 * C;
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int i = threadIdx.x + u * NT, r = i / CPR, c = i % CPR;
+            v[u] = __ldg((const uint4 *)(base + (size_t)r * src_pitch + 16 * c));
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int i = threadIdx.x + u * NT, r = i / CPR, c = i % CPR;
+            uint32_t *t = tile + r * PW<C> + 4 * c;
+            t[0] = v[u].x, t[1] = v[u].y, t[2] = v[u].z, t[3] = v[u].w;
+        }
+    } else { /* a partial tile or an unaligned source: whole 16-byte chunks where they fit */
+        constexpr int CPR = TCB<C> / 16;
+        const long long row_bytes = (long long)width * C;
+        for (int i = threadIdx.x; i < TR * CPR; i += NT) {
+            const int r = i / CPR, c = i % CPR;
+            const long long b0 = (long long)c0 * C + 16 * c;
+            const uint8_t *in = src + (size_t)(r0 + r) * src_pitch + b0;
+            uint32_t *t = tile + r * PW<C> + 4 * c;
+            if (src_vec && r0 + r < height && b0 + 16 <= row_bytes) {
+                const uint4 v = __ldg((const uint4 *)in);
+                t[0] = v.x, t[1] = v.y, t[2] = v.z, t[3] = v.w;
+                continue;
+            }
+            uint32_t w[4] = {0, 0, 0, 0};
+            for (int k = 0; k < 16; k++)
+                if (r0 + r < height && b0 + k < row_bytes) w[k / 4] |= (uint32_t)in[k] << (8 * (k % 4));
+            t[0] = w[0], t[1] = w[1], t[2] = w[2], t[3] = w[3];
+        }
+    }
+    __syncthreads();
+
+    /* a warp takes 8 row groups x 4 pixel groups at a time */
+    const int lane = threadIdx.x % GI_WARP, warp = threadIdx.x / GI_WARP;
+    constexpr int PASSES = TR / 4 * QN<C> / NT;
+    static_assert(TR / 4 * QN<C> % NT == 0 && TR % 32 == 0 && QN<C> % 4 == 0, "warps tile the blocks");
+#pragma unroll
+    for (int u = 0; u < PASSES; u++) {
+        const int a = warp * PASSES + u;
+        const int rg = a % (TR / 32) * 8 + lane % 8, q = a / (TR / 32) * 4 + lane / 8;
+        uint32_t in[4][C], out[4][C];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int w = 0; w < C; w++) in[i][w] = tile[(4 * rg + i) * PW<C> + C * q + w];
+        transpose_block<C>(in, out);
+        const int ox = r0 + 4 * rg; /* output column = input row */
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int oy = c0 + 4 * q + j; /* output row = input column */
+            uint8_t *o = dst + (size_t)oy * dst_pitch + (size_t)ox * C;
+            if (dst_vec && oy < width && ox + 4 <= height) {
+                if constexpr (C == 2) *(uint2 *)o = make_uint2(out[j][0], out[j][1]);
+                else
+#pragma unroll
+                    for (int w = 0; w < C; w++) ((uint32_t *)o)[w] = out[j][w];
+                continue;
+            }
+            if (oy >= width) continue;
+            for (int b = 0; b < 4 * C && ox + b / C < height; b++)
+                o[b] = (uint8_t)(out[j][b / 4] >> (8 * (b % 4)));
+        }
+    }
+}
+
+template <int C> cudaError_t launch(const xf_args &a, cudaStream_t stream)
+{
+    const int tiles_x = (a.width + TC<C> - 1) / TC<C>;
+    const long long blocks = (long long)tiles_x * ((a.height + TR - 1) / TR);
+    if (blocks > 0x7fffffffLL) return cudaErrorInvalidValue;
+    transpose_kernel<C><<<(unsigned)blocks, NT, 0, stream>>>(
+        a.src, a.src_pitch, a.dst, a.dst_pitch, a.width, a.height, tiles_x,
+        aligned(a.src, a.src_pitch, 16), aligned(a.dst, a.dst_pitch, C == 2 ? 8 : 4));
+    return cudaGetLastError();
+}
+
+} // namespace xt
+
 template <int C> cudaError_t launch(xf_args a, cudaStream_t stream)
 {
     a.src_vec = aligned(a.src, a.src_pitch, vec_align<C>);
@@ -183,6 +337,9 @@ extern "C" cudaError_t gi_cuda_transform(const uint8_t *src, size_t src_pitch, u
         transform == GI_TRANSPOSE || transform == GI_ROTATE_90 || transform == GI_ROTATE_270;
     xf_args a = {src, src_pitch, dst, dst_pitch, width, height,
                  swaps ? height : width, swaps ? width : height, 0, transform, false, false};
+    if (transform == GI_TRANSPOSE && channels == 1) return xt::launch<1>(a, stream);
+    if (transform == GI_TRANSPOSE && channels == 2) return xt::launch<2>(a, stream);
+    if (transform == GI_TRANSPOSE && channels == 3) return xt::launch<3>(a, stream);
     switch (channels) {
     case 1: return launch<1>(a, stream);
     case 2: return launch<2>(a, stream);
