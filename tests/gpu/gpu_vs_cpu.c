@@ -404,13 +404,14 @@ static void test_bench(void)
 
 /* Device allocations that fail are GI_ERR_NO_MEMORY on a CUDA context and
  * a quiet rerun on the CPU under AUTO. Fresh contexts: a backend that
- * already holds big enough buffers would not allocate again. */
+ * already holds big enough buffers would not allocate again. The image has
+ * 1 MP, since AUTO starts CUDA only for images at least that large. */
 static void test_alloc_failure(void)
 {
     gi_context_options opts;
     gi_context *cuda = NULL, *autoctx = NULL;
-    gi_image src = make_source(40, 30, 3, FILL_RANDOM);
-    gi_image want = ti_blank(40, 30, 3), got = ti_blank(40, 30, 3);
+    gi_image src = make_source(1024, 1024, 3, FILL_RANDOM);
+    gi_image want = ti_blank(1024, 1024, 3), got = ti_blank(1024, 1024, 3);
     gi_blur_params p;
     char why[160];
     gi_blur_params_default(&p);
