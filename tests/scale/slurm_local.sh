@@ -112,9 +112,9 @@ check "the unsharded run: exit $rc" [ "$rc" -eq 0 ]
 watchdog=
 command -v timeout >/dev/null && watchdog="timeout 240"
 
-# run_array LABEL: sbatch --array=0-3 --wait; the header asks for a GPU and
-# 8 CPUs, which a two-CPU node without GPUs has not: the command line
-# overrides both.
+# run_array LABEL: sbatch --array=0-3 --wait; the header asks for a GPU,
+# which a node without GPUs has not: the command line overrides it (and
+# asks for one CPU a task, so that four tasks fit two CPUs in turn).
 run_array() {
     GPUIMG=$gpuimg $watchdog sbatch --array=0-3 --wait --gres=none --cpus-per-task=1 \
         --output="$tmp/log/$1-%a.log" "$scripts/slurm_array.sh" in out \
