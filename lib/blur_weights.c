@@ -71,7 +71,10 @@ static gi_status gaussian_weights(double sigma, int radius, int32_t *w)
     }
     double total = 0;
     for (int k = 0; k <= radius; k++) {
-        exact[k] = exp(-(double)k * k / (2.0 * sigma * sigma));
+        /* (k / sigma)^2, not k^2 / sigma^2: a tiny sigma squared underflows
+         * to 0 and would make the centre 0/0. */
+        double z = (double)k / sigma;
+        exact[k] = exp(-0.5 * z * z);
         total += k == 0 ? exact[k] : 2.0 * exact[k];
     }
     long used = 0;

@@ -8,6 +8,7 @@
 #include <stb_image_write.h>
 
 #include "file_io.h"
+#include "format_sniff.h"
 #include "gi_error.h"
 
 void gi_load_limits_default(gi_load_limits *limits)
@@ -35,18 +36,33 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     if (size == 0) return gi__fail(GI_ERR_DECODE, "%s: empty file", name);
     if (size > (size_t)INT_MAX || size > limits->max_input_bytes)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %zu bytes is over the input limit", name, size);
-    /* The header first: refuse oversized images before any large allocation. */
+    gi_format format = gi__sniff_format(bytes, size);
+    const char *kind = format == GI_FORMAT_PNG ? "PNG" : "JPEG";
+    if (format == GI_FORMAT_AUTO)
+        return gi__fail(GI_ERR_DECODE, "%s: not a PNG or JPEG file", name);
+    /* The header first: refuse oversized images before any large allocation.
+     * A PNG's size is read from IHDR here, since stb refuses some huge
+     * headers with a vaguer reason of its own. */
+    uint32_t pw = 0, ph = 0;
+    int trns = 0;
+    int png_ok = format == GI_FORMAT_PNG && gi__png_header(bytes, size, &pw, &ph, &trns) == 0;
+    if (png_ok && (pw == 0 || ph == 0))
+        return gi__fail(GI_ERR_DECODE, "%s: a %ux%u PNG has no pixels", name, pw, ph);
+    if (png_ok && (uint64_t)pw * ph > limits->max_pixels)
+        return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name, pw, ph,
+                        (unsigned long long)limits->max_pixels);
     int w, h, comp;
-    if (!stbi_info_from_memory(bytes, (int)size, &w, &h, &comp))
-        return gi__fail(GI_ERR_DECODE, "%s: not a PNG or JPEG image stb can read (%s)", name,
-                        stbi_failure_reason());
+    if (!gi__stb_info_as(bytes, (int)size, format, &w, &h, &comp))
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
     if (w <= 0 || h <= 0 || (uint64_t)w * (uint64_t)h > limits->max_pixels)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %dx%d is over the %llu-pixel limit", name, w, h,
                         (unsigned long long)limits->max_pixels);
-    int got;
-    uint8_t *pixels = stbi_load_from_memory(bytes, (int)size, &w, &h, &got, comp);
+    /* stb reports a PNG's stored channels; transparency in tRNS becomes an
+     * alpha channel, which a fixed request must include to keep it. */
+    if (trns && (comp == 1 || comp == 3)) comp++;
+    uint8_t *pixels = gi__stb_load_as(bytes, (int)size, format, &w, &h, comp);
     if (!pixels)
-        return gi__fail(GI_ERR_DECODE, "%s: cannot decode (%s)", name, stbi_failure_reason());
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
     img->width = w;
     img->height = h;
     img->channels = comp;

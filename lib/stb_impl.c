@@ -50,6 +50,9 @@ static unsigned char *gi__libdeflate_zlib(unsigned char *data, int len, int *out
 #include <stb_image_write.h>
 #pragma GCC diagnostic pop
 
+#include <stdint.h>
+#include <string.h>
+
 #include "gpuimg.h"
 
 /* PNG encoder settings live in stb globals, so they are process-wide. */
@@ -66,4 +69,35 @@ int gi_png_deflate_is_libdeflate(void)
 #else
     return 0;
 #endif
+}
+
+/* stbi_info_from_memory tries every decoder in turn, so on a damaged file
+ * the failure reason it leaves is the last decoder's: a truncated JPEG is
+ * reported as "Corrupt PNG". Asking the one decoder that matches the file's
+ * signature keeps the reason about the file. */
+int gi__stb_info_as(const void *bytes, int size, gi_format format, int *w, int *h, int *comp)
+{
+    stbi__context s;
+    stbi__start_mem(&s, bytes, size);
+    return format == GI_FORMAT_PNG ? stbi__png_info(&s, w, h, comp)
+                                   : stbi__jpeg_info(&s, w, h, comp);
+}
+
+/* The same for decoding: stbi_load_from_memory would try the JPEG test on
+ * a PNG and the PNG test on a damaged JPEG, and report the last failure. */
+uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, int *h,
+                         int req_comp)
+{
+    stbi__context s;
+    stbi__result_info ri;
+    int comp;
+    stbi__start_mem(&s, bytes, size);
+    memset(&ri, 0, sizeof ri);
+    ri.bits_per_channel = 8;
+    ri.channel_order = STBI_ORDER_RGB;
+    void *pixels = format == GI_FORMAT_PNG ? stbi__png_load(&s, w, h, &comp, req_comp, &ri)
+                                           : stbi__jpeg_load(&s, w, h, &comp, req_comp, &ri);
+    if (pixels && ri.bits_per_channel == 16) /* 16-bit PNGs become 8-bit, as stbi_load does */
+        pixels = stbi__convert_16_to_8(pixels, *w, *h, req_comp);
+    return pixels;
 }

@@ -1,0 +1,24 @@
+/* What a file is, from its first bytes, before stb sees it. */
+#ifndef GI_FORMAT_SNIFF_H
+#define GI_FORMAT_SNIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuimg.h"
+
+/* GI_FORMAT_PNG or GI_FORMAT_JPEG by signature, else GI_FORMAT_AUTO. */
+gi_format gi__sniff_format(const uint8_t *bytes, size_t size);
+
+/* Reads a PNG's IHDR size and whether a tRNS chunk (transparency that stb
+ * turns into an alpha channel) comes before the image data. Returns 0, or
+ * -1 when the chunks before IDAT cannot be walked. */
+int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, int *has_trns);
+
+/* The decoder stb would pick, asked alone, so that its failure reason is
+ * about this file (see stb_impl.c). Pixels are malloc'ed, 8-bit. */
+int gi__stb_info_as(const void *bytes, int size, gi_format format, int *w, int *h, int *comp);
+uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, int *h,
+                         int req_comp);
+
+#endif

@@ -1,0 +1,62 @@
+#!/bin/sh
+# fuzz_smoke.sh [SECONDS [BUILDDIR]]
+#
+# For each libFuzzer target (decode, pipeline, options) in BUILDDIR
+# (default build-fuzz, configured with -Dfuzz=enabled): replays
+# tests/robust/regressions/TARGET/, then fuzzes for SECONDS (default 60;
+# 0 = replay only) on one core, from the seeds make_seeds.py writes and the
+# corpus kept in BUILDDIR/fuzz-corpus/TARGET. Exit 1 on any crash, 77 when
+# the targets are not built. A crash input lands in
+# BUILDDIR/fuzz-artifacts/TARGET/; minimize it and keep it:
+#   BUILDDIR/tests/robust/fuzz_TARGET -minimize_crash=1 -max_total_time=60 \
+#       -exact_artifact_path=tests/robust/regressions/TARGET/NAME CRASH
+set -u
+secs=${1:-60}
+build=${2:-build-fuzz}
+here=$(cd "$(dirname "$0")" && pwd)
+targets="decode pipeline options"
+for t in $targets; do
+    [ -x "$build/tests/robust/fuzz_$t" ] || {
+        echo "skip: $build/tests/robust/fuzz_$t not built (setup with -Dfuzz=enabled, CC=clang)"
+        exit 77
+    }
+done
+seeds=$(mktemp -d) || exit 1
+trap 'rm -rf "$seeds"' EXIT
+corpus=$seeds/corpus
+if [ "$secs" -gt 0 ]; then
+    python3 "$here/make_corpus.py" "$here/cases.txt" "$here/../../samples" "$corpus" >/dev/null ||
+        exit 1
+    python3 "$here/make_seeds.py" "$seeds" "$here/../../samples" "$corpus" || exit 1
+fi
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+# The targets cap images at 4 Mpixels, so no allocation needs 512 MiB: a
+# larger one comes from a length the input claims, and counts as a crash.
+limits="-rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10"
+failed=0
+for t in $targets; do
+    bin=$build/tests/robust/fuzz_$t
+    log=$build/fuzz-$t.log
+    # -runs=0: execute every input of the folder once, then stop.
+    # shellcheck disable=SC2086 # $limits is a list of options
+    if ! "$bin" $limits -runs=0 "$here/regressions/$t" >"$log" 2>&1; then
+        echo "FAIL: $t: a regression input crashes; see $log"
+        failed=1
+        continue
+    fi
+    echo "$t: $(find "$here/regressions/$t" -type f | wc -l) regression inputs replayed"
+    [ "$secs" -gt 0 ] || continue
+    mkdir -p "$build/fuzz-corpus/$t" "$build/fuzz-artifacts/$t"
+    # shellcheck disable=SC2086
+    if "$bin" $limits -max_total_time="$secs" -close_fd_mask=3 \
+        -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t/" \
+        "$build/fuzz-corpus/$t" "$seeds/$t" >"$log" 2>&1; then
+        echo "$t: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs in ${secs} s, no crash"
+    else
+        echo "FAIL: $t: crash; input in $build/fuzz-artifacts/$t/, log $log"
+        grep -m 3 -E 'ERROR|runtime error|invariant' "$log" | sed 's/^/    /'
+        failed=1
+    fi
+done
+exit $failed

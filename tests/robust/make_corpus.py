@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""make_corpus.py CASES SAMPLES OUTDIR [NAME...]
+
+Writes the bad-input corpus of the robust suite: for each line of CASES
+(all of them, or those NAMEd) the file OUTDIR/NAME, made by the line's
+maker, and for inputs that must decode, the pixels a correct decoder gives
+in OUTDIR/NAME.pam (computed here, not by stb). A case whose tool (cjpeg,
+djpeg, ImageMagick's convert) is missing gets OUTDIR/NAME.skip instead,
+saying why. A line reads
+    NAME EXPECT MAKER ARGS... [| RUN-OPTIONS...]
+and check_case.sh reads EXPECT and RUN-OPTIONS; only MAKER ARGS matter
+here. Makers:
+    empty | text WORDS... | bytes HEX | directory | missing | unreadable
+    gif                          a real GIF (stb is built without GIF)
+    png KEY=VALUE...             a PNG written here (see png_case)
+    jpeg CJPEG-OPTIONS...        cjpeg of a test picture; pixels from djpeg
+    cmyk                         convert -colorspace CMYK; pixels from convert
+    truncate SRC AT              the first AT bytes of SRC
+    flip SRC AT MASK             SRC with the byte at AT xor MASK (hex)
+    poke SRC AT HEX              SRC with bytes overwritten from AT
+    strip SRC MARKER             the JPEG SRC without its MARKER segments (DHT, ...)
+SRC is an earlier case or a file of SAMPLES. AT is a byte offset (negative:
+from the end), 'half', or PART+N (or PART-N): N bytes into the data of the
+first PNG chunk of that type (IHDR, PLTE, IDAT, IEND; IDAT-8 is its length
+field) or after the first JPEG marker of that kind (SOF0, SOF2, DHT, DQT,
+SOS, DRI, EOI), counting from the marker's length field."""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tinypng  # noqa: E402
+
+JPEG_MARKERS = {'SOF0': 0xc0, 'SOF2': 0xc2, 'DHT': 0xc4, 'DQT': 0xdb, 'SOS': 0xda,
+                'DRI': 0xdd, 'EOI': 0xd9, 'APP0': 0xe0}
+PNG_TYPES = {'gray': 0, 'rgb': 2, 'palette': 3, 'ga': 4, 'rgba': 6}
+
+
+class Skip(Exception):
+    """A tool the case needs is missing."""
+
+
+def read_cases(path):
+    for line in open(path):
+        words = line.split()
+        if words and not words[0].startswith('#'):
+            maker = words[2:words.index('|')] if '|' in words else words[2:]
+            yield words[0], maker
+
+
+# ---------------------------------------------------------------- pictures
+
+def sample(x, y, c, maxval):
+    return ((x * 29 + y * 47 + c * 71) ^ (x * y)) % (maxval + 1)
+
+
+def smooth_rgb(width, height):
+    """A photo-like picture for JPEG: gradients and one hard edge."""
+    return [[(x * 6 + (60 if x > width // 2 else 0)) % 256 if c == 0 else
+             (y * 9) % 256 if c == 1 else (x * 3 + y * 4) % 256
+             for x in range(width) for c in range(3)] for y in range(height)]
+
+
+def png_case(args):
+    """png size=WxH type=gray|rgb|ga|rgba|palette depth=N [interlace=1]
+    [trns=1] [filters=DIGITS] [parts=N] [extra=1] [claim=WxH]
+    [ihdr=HEX (13 raw IHDR bytes)]: the file, and the pixels stb must
+    give unless the header lies (claim, ihdr)."""
+    o = dict(a.split('=', 1) for a in args)
+    width, height = map(int, o.get('size', '13x7').split('x'))
+    colour, depth = PNG_TYPES[o.get('type', 'rgb')], int(o.get('depth', '8'))
+    channels = tinypng.CHANNELS[colour]
+    maxval = (1 << depth) - 1 if colour != 3 else min((1 << depth) - 1, 199)
+    rows = [[sample(x, y, c, maxval) for x in range(width) for c in range(channels)]
+             for y in range(height)]
+    if depth == 16:  # a high byte that matters and a low byte below 128
+        rows = [[(v >> 8) << 8 | (i * 7 + y * 13) % 128 for i, v in enumerate(r)]
+                for y, r in enumerate(rows)]
+    palette = trns = None
+    if colour == 3:
+        palette = [(i * 53 % 256, i * 101 % 256, i * 197 % 256) for i in range(maxval + 1)]
+    if o.get('trns'):
+        if colour == 3:
+            trns = bytes(i * 37 % 256 for i in range((maxval + 1) // 2))
+        else:  # a colour key, put at (1, 1) so some pixel is transparent
+            key = [0x40 * maxval // 255 or 1] * channels
+            rows[1][channels:2 * channels] = key
+            trns = b''.join(struct.pack('>H', k) for k in key)
+    extra = [(b'tEXt', b'Comment\0robust'), (b'prVt', b'\0' * 9)] if o.get('extra') else []
+    claim = tuple(map(int, o['claim'].split('x'))) if 'claim' in o else None
+    data = tinypng.encode(rows, width, height, colour, depth, palette, trns,
+                          int(o.get('interlace', '0')), [int(f) for f in o.get('filters', '01234')],
+                          claim, int(o.get('parts', '1')), extra,
+                          bytes.fromhex(o['ihdr']) if 'ihdr' in o else None)
+    if claim or 'ihdr' in o:
+        return data, None
+    return data, expected_png(rows, width, height, colour, depth, palette, trns)
+
+
+def expected_png(rows, width, height, colour, depth, palette, trns):
+    """The 8-bit pixels of the PNG spec: palettes looked up, low depths
+    scaled to 0..255, 16 bits cut to the high byte, tRNS as alpha."""
+    out = []
+    channels = tinypng.CHANNELS[colour]
+    for r in rows:
+        for x in range(width):
+            px = r[x * channels:(x + 1) * channels]
+            if colour == 3:
+                i = px[0]
+                rgb = list(palette[i])
+                out += rgb + ([trns[i] if i < len(trns) else 255] if trns else [])
+                continue
+            key = trns and list(struct.unpack('>%dH' % channels, trns))
+            alpha = [0 if px == key else 255] if trns else []
+            scale = {1: 255, 2: 85, 4: 17}.get(depth, 1)
+            out += [v >> 8 if depth == 16 else v * scale for v in px] + alpha
+    out_channels = 3 + bool(trns) if colour == 3 else channels + bool(trns)
+    return width, height, out_channels, bytes(out)
+
+
+def gif():
+    """A 1x1 GIF89a."""
+    return (b'GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff'
+            b',\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;')
+
+
+# ---------------------------------------------------------------- tools
+
+def tool(name):
+    path = shutil.which(name)
+    if not path:
+        raise Skip('%s not installed' % name)
+    return path
+
+
+def convert():
+    """ImageMagick's convert; a stand-in without 'Version: ImageMagick' is not it."""
+    path = tool('convert')
+    probe = subprocess.run([path, '-version'], capture_output=True, text=True)
+    if probe.returncode != 0 or 'Version: ImageMagick' not in probe.stdout:
+        raise Skip('ImageMagick convert not installed (package imagemagick)')
+    return path
+
+
+def with_picture(run):
+    """Runs run(ppm_path, tmpdir) on a 37x23 picture (odd: partial MCUs)."""
+    width, height = 37, 23
+    rows = smooth_rgb(width, height)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'src.ppm')
+        with open(src, 'wb') as f:
+            f.write(b'P6\n%d %d\n255\n' % (width, height) + bytes(v for r in rows for v in r))
+        return run(src, tmp)
+
+
+def jpeg_case(options):
+    cjpeg = tool('cjpeg')
+    djpeg = tool('djpeg')
+
+    def run(src, tmp):
+        data = subprocess.run([cjpeg] + options + [src], check=True, capture_output=True).stdout
+        jpg = os.path.join(tmp, 'x.jpg')
+        open(jpg, 'wb').write(data)
+        pnm = os.path.join(tmp, 'x.pnm')
+        decoded = subprocess.run([djpeg, '-pnm', '-outfile', pnm, jpg], capture_output=True)
+        return data, tinypng.read_pnm(pnm) if decoded.returncode == 0 else None
+    return with_picture(run)
+
+
+def cmyk_case():
+    im = convert()
+
+    def run(src, tmp):
+        jpg, ppm = os.path.join(tmp, 'x.jpg'), os.path.join(tmp, 'x.ppm')
+        subprocess.run([im, src, '-colorspace', 'CMYK', '-quality', '95', jpg], check=True)
+        subprocess.run([im, jpg, '-colorspace', 'sRGB', ppm], check=True)
+        return open(jpg, 'rb').read(), tinypng.read_pnm(ppm)
+    return with_picture(run)
+
+
+# ---------------------------------------------------------------- edits
+
+def offset(data, at):
+    """A byte offset from a number, 'half' or PART+N (see the module doc)."""
+    if at == 'half':
+        return len(data) // 2
+    if at.lstrip('-').isdigit():
+        n = int(at)
+        return n if n >= 0 else len(data) + n
+    part, n = re.fullmatch(r'([A-Z0-9]+)([+-][0-9]+)', at).groups()
+    n = int(n)
+    if data.startswith(tinypng.SIGNATURE):
+        pos = data.index(part.encode()) + 4
+        return pos + n
+    pos = data.index(bytes((0xff, JPEG_MARKERS[part])))
+    return pos + 2 + n
+
+
+def strip_segments(data, marker):
+    """The JPEG without the segments of one kind that come before the scan."""
+    out, at = bytearray(data[:2]), 2
+    while at + 4 <= len(data) and data[at + 1] != 0xda:
+        end = at + 2 + (data[at + 2] << 8 | data[at + 3])
+        if data[at + 1] != JPEG_MARKERS[marker]:
+            out += data[at:end]
+        at = end
+    return bytes(out + data[at:])
+
+
+def edit(kind, data, args):
+    if kind == 'strip':
+        return strip_segments(data, args[0])
+    if kind == 'truncate':
+        return data[:offset(data, args[0])]
+    at = offset(data, args[0])
+    if kind == 'flip':
+        return data[:at] + bytes((data[at] ^ int(args[1], 16),)) + data[at + 1:]
+    patch = bytes.fromhex(args[1])  # poke
+    return data[:at] + patch + data[at + len(patch):]
+
+
+# ---------------------------------------------------------------- cases
+
+def make(maker, args, samples, outdir, cases):
+    """(bytes, expected pixels or None) of a file made by `maker`."""
+    if maker == 'empty':
+        return b'', None
+    if maker == 'text':
+        return ' '.join(args).encode() + b'\n', None
+    if maker == 'bytes':
+        return bytes.fromhex(''.join(args)), None
+    if maker == 'gif':
+        return gif(), None
+    if maker == 'png':
+        return png_case(args)
+    if maker == 'jpeg':
+        return jpeg_case(args)
+    if maker == 'cmyk':
+        return cmyk_case()
+    if maker in ('truncate', 'flip', 'poke', 'strip'):
+        src = os.path.join(outdir, args[0])
+        if args[0] in cases:
+            write_case(args[0], samples, outdir, cases)
+            if os.path.exists(src + '.skip'):
+                raise Skip(open(src + '.skip').read().strip())
+        else:
+            src = os.path.join(samples, args[0])
+        return edit(maker, open(src, 'rb').read(), args[1:]), None
+    raise ValueError('unknown maker %s' % maker)
+
+
+def write_case(name, samples, outdir, cases):
+    """Writes the case NAME (of the dict `cases`: name -> maker words)."""
+    path, maker = os.path.join(outdir, name), cases[name]
+    if os.path.lexists(path) or os.path.exists(path + '.skip') or maker[0] == 'missing':
+        return
+    if maker[0] == 'directory':
+        os.makedirs(path)
+        return
+    if maker[0] == 'unreadable':
+        open(path, 'wb').write(tinypng.SIGNATURE)
+        os.chmod(path, 0)
+        return
+    try:
+        data, pixels = make(maker[0], maker[1:], samples, outdir, cases)
+    except Skip as why:
+        open(path + '.skip', 'w').write('%s\n' % why)
+        return
+    open(path, 'wb').write(data)
+    if pixels:
+        tinypng.write_pam(path + '.pam', *pixels)
+
+
+def main(cases_file, samples, outdir, *names):
+    cases = dict(read_cases(cases_file))
+    unknown = [n for n in names if n not in cases]
+    if unknown:
+        sys.exit('no such case: %s' % ' '.join(unknown))
+    os.makedirs(outdir, exist_ok=True)
+    for name in names or cases:
+        write_case(name, samples, outdir, cases)
+    print('%d cases in %s' % (len(names or cases), outdir))
+
+
+if __name__ == '__main__':
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])
