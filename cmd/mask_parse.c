@@ -47,6 +47,8 @@ int mask_parse_text(const char *text, parsed_mask *m, char *why, size_t why_size
             return fail(why, why_size, "not a number", m->height + 1);
         if (count >= GI_CONVOLVE_MAX_SIZE)
             return fail(why, why_size, "more than 31 values in a row", m->height + 1);
+        if (m->height >= GI_CONVOLVE_MAX_SIZE)
+            return fail(why, why_size, "more than 31 rows", m->height + 1);
         m->values[m->height * GI_CONVOLVE_MAX_SIZE + count++] = v;
         p = end;
     }

@@ -296,13 +296,14 @@ int cli_parse(int argc, char **argv, cli_common *common, const cli_option *own, 
     shorts[ns] = '\0';
 
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets a half-read "-abc" of an earlier parse */
     for (;;) {
         int prev = optind;
         int got = getopt_long(argc, argv, shorts, longs, NULL);
         if (got == -1) break;
         int i = got >= 1000 ? got - 1000 : find_short(all, n, got);
         if (got == '?' || got == ':' || i < 0) {
+            if (prev == 0) prev = 1; /* optind 0 asked glibc to start over at 1 */
             const char *bad = prev < argc ? argv[prev] : "?";
             if (optopt && find_short(all, n, optopt) >= 0)
                 return cli_usage_error(common, "option '-%c' needs a value", optopt);

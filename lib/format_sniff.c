@@ -34,3 +34,54 @@ int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, 
     }
     return -1;
 }
+
+/* Past the entropy-coded data of a scan that starts at `at`: to the next
+ * marker that is neither a stuffed 0xFF00 nor a restart marker. */
+static size_t skip_scan(const uint8_t *bytes, size_t size, size_t at)
+{
+    while (at + 1 < size) {
+        if (bytes[at] == 0xFF && bytes[at + 1] != 0x00 && (bytes[at + 1] < 0xD0 || bytes[at + 1] > 0xD7))
+            return at;
+        at++;
+    }
+    return size;
+}
+
+/* Walks the JPEG segments, scans included, and checks each Huffman
+ * table definition (progressive files define tables between scans): 16
+ * code-length counts whose sum is at most 256 (a table holds at most 256
+ * symbols). stb 2.27 builds
+ * its tables without that check and indexes past a 257-entry array (the
+ * regression jpeg-dht-counts-over-256), so such files are refused here. */
+int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size)
+{
+    size_t at = 2; /* after SOI */
+    while (at + 4 <= size) {
+        if (bytes[at] != 0xFF) { /* stb skips bytes between segments to the next marker */
+            at++;
+            continue;
+        }
+        uint8_t marker = bytes[at + 1];
+        if (marker == 0xFF) { /* fill byte */
+            at++;
+            continue;
+        }
+        if (marker == 0xD9) return 0; /* end of image */
+        size_t len = (size_t)bytes[at + 2] << 8 | bytes[at + 3];
+        if (len < 2) return 0;
+        if (marker == 0xC4) {
+            /* stb reads zeros past the end of a truncated file; so do we. */
+            size_t p = at + 4, end = at + 2 + len;
+            while (p < end) {
+                size_t symbols = 0;
+                for (size_t i = p + 1; i <= p + 16; i++) symbols += i < size ? bytes[i] : 0;
+                if (symbols > 256) return -1;
+                p += 17 + symbols;
+            }
+        }
+        if (len > size - at - 2) return 0; /* truncated: stb reports it */
+        at += 2 + len;
+        if (marker == 0xDA) at = skip_scan(bytes, size, at); /* start of scan */
+    }
+    return 0;
+}

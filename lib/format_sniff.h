@@ -15,6 +15,10 @@ gi_format gi__sniff_format(const uint8_t *bytes, size_t size);
  * -1 when the chunks before IDAT cannot be walked. */
 int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, int *has_trns);
 
+/* 0, or -1 when a Huffman table of the JPEG declares more than 256
+ * symbols, which stb 2.27 would index past its arrays on. */
+int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size);
+
 /* The decoder stb would pick, asked alone, so that its failure reason is
  * about this file (see stb_impl.c). Pixels are malloc'ed, 8-bit. */
 int gi__stb_info_as(const void *bytes, int size, gi_format format, int *w, int *h, int *comp);

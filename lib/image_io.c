@@ -51,6 +51,9 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     if (png_ok && (uint64_t)pw * ph > limits->max_pixels)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name, pw, ph,
                         (unsigned long long)limits->max_pixels);
+    if (format == GI_FORMAT_JPEG && gi__jpeg_check_huffman(bytes, size) != 0)
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (a Huffman table has more than "
+                        "256 symbols)", name);
     int w, h, comp;
     if (!gi__stb_info_as(bytes, (int)size, format, &w, &h, &comp))
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
