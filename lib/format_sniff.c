@@ -17,6 +17,17 @@ static uint32_t be32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+int gi__png_chunks_fit(const uint8_t *bytes, size_t size)
+{
+    for (size_t at = 8; at + 8 <= size;) {
+        uint32_t len = be32(bytes + at);
+        if (len > size - at - 8) return -1;
+        if (memcmp(bytes + at + 4, "IEND", 4) == 0) return 0;
+        at += 12 + (size_t)len;
+    }
+    return 0;
+}
+
 int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, int *has_trns)
 {
     *has_trns = 0;

@@ -15,6 +15,11 @@ gi_format gi__sniff_format(const uint8_t *bytes, size_t size);
  * -1 when the chunks before IDAT cannot be walked. */
 int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, int *has_trns);
 
+/* 0, or -1 when a PNG chunk claims more bytes than the file holds. stb
+ * 2.27 grows its buffer to the claimed IDAT length before reading, so a
+ * 1 KB file could make it allocate gigabytes. */
+int gi__png_chunks_fit(const uint8_t *bytes, size_t size);
+
 /* 0, or -1 when a Huffman table of the JPEG declares more than 256
  * symbols, which stb 2.27 would index past its arrays on. */
 int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size);

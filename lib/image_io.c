@@ -51,6 +51,9 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     if (png_ok && (uint64_t)pw * ph > limits->max_pixels)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name, pw, ph,
                         (unsigned long long)limits->max_pixels);
+    if (format == GI_FORMAT_PNG && gi__png_chunks_fit(bytes, size) != 0)
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode PNG (a chunk runs past the end of the "
+                        "file)", name);
     if (format == GI_FORMAT_JPEG && gi__jpeg_check_huffman(bytes, size) != 0)
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (a Huffman table has more than "
                         "256 symbols)", name);
