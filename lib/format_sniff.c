@@ -61,12 +61,34 @@ static size_t skip_scan(const uint8_t *bytes, size_t size, size_t at)
 /* Walks the JPEG segments, scans included, and checks each Huffman
  * table definition (progressive files define tables between scans): 16
  * code-length counts whose sum is at most 256 (a table holds at most 256
- * symbols). stb 2.27 builds
+ * symbols), and DC symbols of at most 15 bits. stb 2.27 builds
  * its tables without that check and indexes past a 257-entry array (the
  * regression jpeg-dht-counts-over-256), so such files are refused here. */
+/* Does the scan header at `p` (after its length) use only Huffman tables
+ * that were defined? stb 2.27 decodes with an undefined table's zeroed
+ * arrays and reads past them. Baseline scans use both tables of each
+ * component; progressive ones the DC table in a first DC pass, the AC table
+ * in an AC pass. */
+static int scan_tables_defined(const uint8_t *bytes, size_t size, size_t p, int progressive,
+                               const int defined[2][4])
+{
+    if (p >= size) return 1;
+    size_t n = bytes[p], after = p + 1 + 2 * n;
+    if (after + 3 > size) return 1; /* truncated: stb reports it */
+    int ss = bytes[after], ah = bytes[after + 2] >> 4;
+    int need_dc = !progressive || (ss == 0 && ah == 0), need_ac = !progressive || ss > 0;
+    for (size_t c = 0; c < n; c++) {
+        int td = bytes[p + 2 + 2 * c] >> 4, ta = bytes[p + 2 + 2 * c] & 15;
+        if (need_dc && (td > 3 || !defined[0][td])) return 0;
+        if (need_ac && (ta > 3 || !defined[1][ta])) return 0;
+    }
+    return 1;
+}
+
 int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size)
 {
     size_t at = 2; /* after SOI */
+    int defined[2][4] = {{0}}, progressive = 0;
     while (at + 4 <= size) {
         if (bytes[at] != 0xFF) { /* stb skips bytes between segments to the next marker */
             at++;
@@ -84,12 +106,21 @@ int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size)
             /* stb reads zeros past the end of a truncated file; so do we. */
             size_t p = at + 4, end = at + 2 + len;
             while (p < end) {
+                int dc = p < size && (bytes[p] >> 4) == 0;
+                if (p < size && (bytes[p] >> 4) < 2) defined[bytes[p] >> 4][bytes[p] & 3] = 1;
                 size_t symbols = 0;
                 for (size_t i = p + 1; i <= p + 16; i++) symbols += i < size ? bytes[i] : 0;
                 if (symbols > 256) return -1;
+                /* A DC symbol is a bit count: at most 15 (11 for 8-bit data).
+                 * stb 2.27 indexes a 17-entry mask with it unchecked. */
+                for (size_t i = p + 17; dc && i < p + 17 + symbols && i < size; i++)
+                    if (bytes[i] > 15) return -1;
                 p += 17 + symbols;
             }
         }
+        if (marker == 0xC2) progressive = 1;
+        if (marker == 0xDA && !scan_tables_defined(bytes, size, at + 4, progressive, defined))
+            return -1;
         if (len > size - at - 2) return 0; /* truncated: stb reports it */
         at += 2 + len;
         if (marker == 0xDA) at = skip_scan(bytes, size, at); /* start of scan */

@@ -55,8 +55,8 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode PNG (a chunk runs past the end of the "
                         "file)", name);
     if (format == GI_FORMAT_JPEG && gi__jpeg_check_huffman(bytes, size) != 0)
-        return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (a Huffman table has more than "
-                        "256 symbols)", name);
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (an invalid Huffman table)",
+                        name);
     int w, h, comp;
     if (!gi__stb_info_as(bytes, (int)size, format, &w, &h, &comp))
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
