@@ -8,6 +8,9 @@
 
 #include "batch_inputs.h"
 
+const char *const item_stage_names[STAGE_COUNT] = {"decode", "startup", "upload",
+                                                   "kernel", "download", "encode"};
+
 static int add_item(batch_list *list, const char *in, const char *out_rel, const char *out_dir)
 {
     if (list->count == list->cap) {
@@ -25,6 +28,7 @@ static int add_item(batch_list *list, const char *in, const char *out_rel, const
     it->status = ITEM_NOT_STARTED;
     it->reason = NULL;
     it->ms = it->megapixels = 0;
+    memset(it->stage_ms, 0, sizeof it->stage_ms);
     if (!it->in || !it->out) {
         free(it->in);
         free(it->out);

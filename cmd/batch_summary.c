@@ -1,7 +1,8 @@
 /* The --summary-json document:
  *   {"command", "shard", "ok", "failed", "skipped", "not_started",
  *    "elapsed_s", "files": [{"input", "output", "status", "reason"?,
- *    "ms", "megapixels"}]}
+ *    "ms", "megapixels", "stages_ms": {"decode", "startup", "upload",
+ *    "kernel", "download", "encode"}}]}
  * status is ok, failed, skipped or not_started (after an interrupt). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,11 @@ static void write_item(FILE *out, const batch_item *it, int first)
         fputs(", \"reason\": ", out);
         json_write_string(out, it->reason);
     }
-    fprintf(out, ", \"ms\": %.3f, \"megapixels\": %.4f}", it->ms, it->megapixels);
+    fprintf(out, ", \"ms\": %.3f, \"megapixels\": %.4f, \"stages_ms\": {", it->ms,
+            it->megapixels);
+    for (int s = 0; s < STAGE_COUNT; s++)
+        fprintf(out, "%s\"%s\": %.3f", s ? ", " : "", item_stage_names[s], it->stage_ms[s]);
+    fputs("}}", out);
 }
 
 int batch_summary_write(const cli_common *c, const batch_list *list, const progress *p,

@@ -10,28 +10,13 @@
 #include <unistd.h>
 
 #include "batch_inputs.h"
+#include "batch_pipeline.h"
 #include "batch_summary.h"
+#include "image_job.h"
 #include "progress.h"
 #include "run_images.h"
 
 static volatile sig_atomic_t stop_requested;
-
-typedef struct {
-    const cli_common *common;
-    image_op op;
-    const void *settings;
-    batch_list *list;
-    int cpu_threads; /* per worker context */
-    size_t next;     /* next item to take, shared by the workers */
-    progress *progress;
-} batch;
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int online_cores(void)
 {
@@ -49,71 +34,17 @@ gi_context *open_context(const cli_common *common, int cpu_threads)
         return NULL;
     }
     if (common->verbosity >= 2) {
+        /* Asking for the backend settles AUTO, which sets the reason. */
+        const char *backend = gi_context_backend(ctx);
         const char *why = gi_context_fallback_reason(ctx);
-        fprintf(stderr, "gpuimg %s: backend %s%s%s%s\n", common->command, gi_context_backend(ctx),
+        fprintf(stderr, "gpuimg %s: backend %s%s%s%s\n", common->command, backend,
                 *why ? " (CUDA unavailable: " : "", why, *why ? ")" : "");
     }
     return ctx;
 }
 
-static gi_format output_format(const cli_common *c, const char *path)
-{
-    return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);
-}
-
-/* mkdir -p of the directories between the batch's output directory and
- * `path`. None of them may be a symbolic link: writing through one could
- * land outside the output directory. */
-static int make_parent_dirs(const char *out_dir, const char *path)
-{
-    char dir[4096];
-    struct stat st;
-    snprintf(dir, sizeof dir, "%s", path);
-    for (char *p = dir + strlen(out_dir) + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
-        if (lstat(dir, &st) != 0) return -1;
-        if (!S_ISDIR(st.st_mode)) {
-            errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
-            return -1;
-        }
-        *p = '/';
-    }
-    return 0;
-}
-
-/* Load, run, save one image. On failure `why` names the file and the
- * reason; `note` says when the operation fell back to the CPU. */
-static int process_one(const cli_common *c, gi_context *ctx, image_op op, const void *settings,
-                       const char *in, const char *out, double *megapixels, char *why,
-                       size_t why_size, char *note, size_t note_size)
-
-{
-    gi_image src = {0}, dst = {0};
-    gi_save_options save = {output_format(c, out), c->quality};
-    gi_status st = gi_load_file(&src, in, &c->limits);
-    if (st == GI_OK) {
-        *megapixels = (double)src.width * src.height / 1e6;
-        st = op(ctx, &src, &dst, settings);
-        if (st != GI_OK) snprintf(why, why_size, "%s: %s", in, gi_last_error());
-        else if (*gi_context_last_fallback(ctx))
-            snprintf(note, note_size, "%s: %s", in, gi_context_last_fallback(ctx));
-        /* Batch outputs may sit in subdirectories that mirror the inputs. */
-        if (st == GI_OK && c->output_dir && make_parent_dirs(c->output_dir, out) != 0) {
-            snprintf(why, why_size, "%s: cannot create its directory: %s", out, strerror(errno));
-            st = GI_ERR_IO;
-        }
-        if (st == GI_OK) st = gi_save_file(&dst, out, &save);
-        if (st != GI_OK && !*why) snprintf(why, why_size, "%s", gi_last_error());
-    } else {
-        snprintf(why, why_size, "%s", gi_last_error());
-    }
-    gi_image_free(&src);
-    gi_image_free(&dst);
-    return st == GI_OK ? 0 : -1;
-}
-
+/* One image, IN OUT (either may be '-'), through the batch engine's
+ * steps in this thread; no bar and no summary line. */
 static int run_single(const cli_common *c, char **args, int count, image_op op,
                       const void *settings)
 {
@@ -123,63 +54,15 @@ static int run_single(const cli_common *c, char **args, int count, image_op op,
     if (output_format(c, args[1]) == GI_FORMAT_AUTO)
         return cli_usage_error(c, "cannot tell the output format of '%s': name it .png/.jpg or "
                                "give --format", args[1]);
-    gi_context *ctx = open_context(c, c->jobs);
-    if (!ctx) return EXIT_FAIL;
-    char why[1200] = "", note[600] = "";
-    double mp = 0, start = now_seconds();
-    int failed = process_one(c, ctx, op, settings, args[0], args[1], &mp, why, sizeof why, note,
-                             sizeof note);
-    if (failed) fprintf(stderr, "gpuimg %s: %s\n", c->command, why);
-    if (c->verbosity >= 2 && *note) fprintf(stderr, "gpuimg %s: %s\n", c->command, note);
-    if (c->verbosity >= 2 && !failed)
-        fprintf(stderr, "gpuimg %s: %s -> %s (%.1f ms)\n", c->command, args[0], args[1],
-                (now_seconds() - start) * 1e3);
-    gi_context_destroy(ctx);
-    return failed ? EXIT_FAIL : EXIT_OK;
-}
-
-static int run_item(batch *b, gi_context *ctx, batch_item *it)
-{
-    const cli_common *c = b->common;
-    char why[1200] = "", note[600] = "";
-    double mp = 0, start = now_seconds();
-    struct stat st;
-    if (c->skip_existing && !it->problem && stat(it->out, &st) == 0) {
-        it->status = ITEM_SKIPPED;
-        progress_item(b->progress, 0, 1, 0);
-        return 0;
-    }
-    int failed = 1;
-    if (!ctx) snprintf(why, sizeof why, "%s: no backend", it->in);
-    else if (it->problem) snprintf(why, sizeof why, "%s: %s", it->in, it->problem);
-    else if (strcmp(it->in, "-") == 0)
-        snprintf(why, sizeof why, "'-' (standard input) cannot be part of a batch");
-    else
-        failed = process_one(c, ctx, b->op, b->settings, it->in, it->out, &mp, why, sizeof why,
-                             note, sizeof note);
-    it->status = failed ? ITEM_FAILED : ITEM_OK;
-    it->reason = failed ? strdup(why) : NULL;
-    it->ms = (now_seconds() - start) * 1e3;
-    it->megapixels = mp;
-    if (failed) progress_message(b->progress, "%s", why);
-    else if (c->verbosity >= 2)
-        progress_message(b->progress, "%s -> %s (%.1f ms)%s%s", it->in, it->out,
-                         (now_seconds() - start) * 1e3, *note ? "; " : "", note);
-    progress_item(b->progress, failed, 0, mp);
-    return failed;
-}
-
-static void *batch_worker(void *arg)
-{
-    batch *b = arg;
-    gi_context *ctx = open_context(b->common, b->cpu_threads);
-    while (!stop_requested) {
-        size_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
-        if (i >= b->list->count) break;
-        run_item(b, ctx, &b->list->items[i]);
-    }
-    gi_context_destroy(ctx);
-    return NULL;
+    batch_item item = {.in = args[0], .out = args[1]};
+    batch_list list = {&item, 1, 1};
+    progress prog;
+    progress_init(&prog, c->command, 1, 0);
+    pipeline_config cfg = {c, op, settings, 0, 1, c->jobs, &stop_requested};
+    pipeline_run(&cfg, &list, &prog);
+    progress_finish(&prog, 0);
+    free(item.reason);
+    return item.status == ITEM_OK ? EXIT_OK : EXIT_FAIL;
 }
 
 /* First SIGINT/SIGTERM: finish the images in flight, start no more, and
@@ -192,6 +75,32 @@ static void on_stop_signal(int signo)
         raise(signo);
     }
     stop_requested = signo;
+}
+
+/* Codec workers: -j, else one per core. Two compute lanes let one image's
+ * copies overlap another's kernels on a GPU; on the CPU, they share the
+ * cores between them. */
+static pipeline_config batch_shape(const cli_common *c, size_t items, image_op op,
+                                   const void *settings)
+{
+    int cores = online_cores();
+    int workers = c->jobs ? c->jobs : cores;
+    if ((size_t)workers > items) workers = items ? (int)items : 1;
+    int lanes = items > 1 ? 2 : 1;
+    int lane_threads = cores / lanes > 1 ? cores / lanes : 1;
+    return (pipeline_config){c, op, settings, workers, lanes, lane_threads, &stop_requested};
+}
+
+/* -v: where the batch's time went, summed over its images. */
+static void print_stage_totals(const cli_common *c, const batch_list *list)
+{
+    double total[STAGE_COUNT] = {0};
+    for (size_t i = 0; i < list->count; i++)
+        for (int s = 0; s < STAGE_COUNT; s++) total[s] += list->items[i].stage_ms[s];
+    fprintf(stderr, "gpuimg %s: time by stage, summed over images:", c->command);
+    for (int s = 0; s < STAGE_COUNT; s++)
+        fprintf(stderr, "%s %s %.2f s", s ? "," : "", item_stage_names[s], total[s] / 1e3);
+    fputc('\n', stderr);
 }
 
 static int run_batch(const cli_common *c, char **args, int count, image_op op,
@@ -209,18 +118,11 @@ static int run_batch(const cli_common *c, char **args, int count, image_op op,
     batch_keep_shard(&list, c->shard, c->shard_count);
     progress prog;
     progress_init(&prog, c->command, list.count, c->verbosity);
-    int cores = online_cores();
-    int workers = c->jobs ? c->jobs : cores;
-    if ((size_t)workers > list.count) workers = list.count ? (int)list.count : 1;
-    batch b = {c, op, settings, &list, cores / workers > 1 ? cores / workers : 1, 0, &prog};
+    pipeline_config cfg = batch_shape(c, list.count, op, settings);
     signal(SIGINT, on_stop_signal);
     signal(SIGTERM, on_stop_signal);
-    pthread_t ids[256];
-    int started = 0;
-    while (started < workers && pthread_create(&ids[started], NULL, batch_worker, &b) == 0)
-        started++;
-    if (started == 0) batch_worker(&b); /* no threads to be had: do it here */
-    for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
+    pipeline_run(&cfg, &list, &prog);
+    if (c->verbosity >= 2) print_stage_totals(c, &list);
     double elapsed = progress_elapsed(&prog);
     progress_finish(&prog, stop_requested != 0);
     rc = stop_requested ? 128 + stop_requested : prog.failed ? EXIT_FAIL : EXIT_OK;

@@ -42,6 +42,9 @@ typedef struct gi__backend_ops {
     gi_status (*copy_bandwidth)(void *state, double *gbytes_per_s);
     gi_status (*paper)(void *state, int n, gi_paper_variant variant, int warmup, int reps,
                        double *median_ms, double *max_error);
+    /* Upload, kernel and download times of the last operation; NULL when
+     * the backend computes in place (the caller times it as kernel). */
+    void (*last_times)(void *state, gi_op_times *times);
     void (*destroy)(void *state);
 } gi__backend_ops;
 

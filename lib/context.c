@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "context.h"
 #include "gi_error.h"
 
@@ -28,7 +29,9 @@ gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **s
 static gi_status choose_backend(gi_context *ctx)
 {
     if (ctx->requested != GI_DEVICE_CPU) {
+        double start = gi__now_ms();
         gi_status st = gi__cuda_backend_create(&ctx->ops, &ctx->state);
+        ctx->startup_ms = gi__now_ms() - start;
         if (st == GI_OK || ctx->requested == GI_DEVICE_CUDA) return st;
         snprintf(ctx->fallback_reason, sizeof ctx->fallback_reason, "%s", gi_last_error());
     }
@@ -52,6 +55,11 @@ gi_status gi__context_backend_for(gi_context *ctx, const gi_image *src,
     *ops = ctx->ops;
     *state = ctx->state;
     return st;
+}
+
+void gi_context_last_times(const gi_context *ctx, gi_op_times *times)
+{
+    *times = ctx->last_times;
 }
 
 gi_status gi_context_create(gi_context **out, const gi_context_options *opts)

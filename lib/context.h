@@ -14,6 +14,8 @@ struct gi_context {
     void *cpu_state;
     char fallback_reason[512]; /* why creation chose the CPU */
     char last_fallback[512];   /* why the last operation ran on the CPU */
+    double startup_ms;         /* CUDA start-up, until an operation reports it */
+    gi_op_times last_times;
 };
 
 /* Under AUTO, images below this many pixels run on the CPU until CUDA has

@@ -28,11 +28,17 @@ typedef struct {
     size_t bytes;
 } buffer;
 
+/* Events around the device parts of an operation, for gi_op_times. */
+enum { MARK_UPLOAD, MARK_KERNEL, MARK_DOWNLOAD, MARK_DONE, MARK_COUNT };
+
 typedef struct {
     int device;
     cudaStream_t stream;
     buffer src, dst, scratch;        /* device */
     buffer stage_in, stage_out;      /* pinned host */
+    cudaEvent_t marks[MARK_COUNT];
+    double stage_in_ms, stage_out_ms; /* host copies into and out of pinned memory */
+    gi_op_times times;               /* of the last operation */
 } cuda_state;
 
 /* A device image: the kernels' view of an uploaded or output buffer. */
@@ -105,18 +111,48 @@ static gi_status device_layout(size_t row, int rows, size_t align, size_t *pitch
     return GI_OK;
 }
 
+static gi_status mark(cuda_state *s, int which)
+{
+    cudaError_t e = cudaEventRecord(s->marks[which], s->stream);
+    return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "cudaEventRecord");
+}
+
 /* Copies the image into the pinned stage and queues its upload. */
 static gi_status queue_upload(cuda_state *s, const gi_image *img, const device_image *d)
 {
     const size_t row = (size_t)img->width * img->channels;
     uint8_t *stage = s->stage_in.ptr;
+    double start = gi__now_ms();
     if (img->stride == row) memcpy(stage, img->data, row * img->height);
     else
         for (int y = 0; y < img->height; y++)
             memcpy(stage + row * y, img->data + img->stride * y, row);
+    s->stage_in_ms = gi__now_ms() - start;
+    gi_status st = mark(s, MARK_UPLOAD);
+    if (st != GI_OK) return st;
     cudaError_t e = cudaMemcpy2DAsync(d->data, d->pitch, stage, row, row, img->height,
                                       cudaMemcpyHostToDevice, s->stream);
-    return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "upload");
+    return e == cudaSuccess ? mark(s, MARK_KERNEL) : gi__cuda_fail(e, "upload");
+}
+
+static gi_status elapsed_between(cuda_state *s, int from, int to, double *ms)
+{
+    float f;
+    cudaError_t e = cudaEventElapsedTime(&f, s->marks[from], s->marks[to]);
+    *ms = f;
+    return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "cudaEventElapsedTime");
+}
+
+/* Reads the events of an operation that has finished. */
+static gi_status record_times(cuda_state *s)
+{
+    gi_op_times *t = &s->times;
+    gi_status st = elapsed_between(s, MARK_UPLOAD, MARK_KERNEL, &t->upload_ms);
+    if (st == GI_OK) st = elapsed_between(s, MARK_KERNEL, MARK_DOWNLOAD, &t->kernel_ms);
+    if (st == GI_OK) st = elapsed_between(s, MARK_DOWNLOAD, MARK_DONE, &t->download_ms);
+    t->upload_ms += s->stage_in_ms;
+    t->download_ms += s->stage_out_ms;
+    return st;
 }
 
 /* Waits for everything queued. After an earlier failure it still drains the
@@ -203,18 +239,22 @@ static cudaError_t launch_staged(void *arg, cudaStream_t stream)
 static gi_status fetch(cuda_state *s, const device_job *j, gi_status st, void *host, size_t stride)
 {
     if (st == GI_OK) st = reserve_pinned(&s->stage_out, j->out_row * j->out_rows);
+    if (st == GI_OK) st = mark(s, MARK_DOWNLOAD);
     if (st == GI_OK) {
         cudaError_t e = cudaMemcpy2DAsync(s->stage_out.ptr, j->out_row, j->out.data, j->out.pitch,
                                           j->out_row, j->out_rows, cudaMemcpyDeviceToHost,
                                           s->stream);
         if (e != cudaSuccess) st = gi__cuda_fail(e, "download");
     }
+    if (st == GI_OK) st = mark(s, MARK_DONE);
     st = finish(s, st);
     if (st != GI_OK) return st;
+    double start = gi__now_ms();
     for (int y = 0; y < j->out_rows; y++)
         memcpy((uint8_t *)host + stride * y, (uint8_t *)s->stage_out.ptr + j->out_row * y,
                j->out_row);
-    return GI_OK;
+    s->stage_out_ms = gi__now_ms() - start;
+    return record_times(s);
 }
 
 /* Upload, launch, download: dst as in stage(), its bytes landing in host
@@ -420,12 +460,20 @@ static gi_status cuda_paper(void *state, int n, gi_paper_variant variant, int wa
 
 /* ---------------------------------------------------------------- backend */
 
+static void cuda_last_times(void *state, gi_op_times *times)
+{
+    const cuda_state *s = state;
+    *times = s->times;
+}
+
 static void cuda_destroy(void *state)
 {
     cuda_state *s = state;
     /* Teardown has no caller to report to; errors here change nothing. */
     cudaSetDevice(s->device);
     cudaStreamSynchronize(s->stream);
+    for (int i = 0; i < MARK_COUNT; i++)
+        if (s->marks[i]) cudaEventDestroy(s->marks[i]);
     cudaFree(s->src.ptr);
     cudaFree(s->dst.ptr);
     cudaFree(s->scratch.ptr);
@@ -446,6 +494,7 @@ static const gi__backend_ops cuda_ops = {
     .time_op = cuda_time_op,
     .copy_bandwidth = cuda_copy_bandwidth,
     .paper = cuda_paper,
+    .last_times = cuda_last_times,
     .destroy = cuda_destroy,
 };
 
@@ -469,6 +518,12 @@ gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
     if (e != cudaSuccess) {
         free(s);
         return gi__cuda_fail(e, "cudaStreamCreate");
+    }
+    for (int i = 0; i < MARK_COUNT && e == cudaSuccess; i++) e = cudaEventCreate(&s->marks[i]);
+    if (e != cudaSuccess) {
+        gi_status st = gi__cuda_fail(e, "cudaEventCreate");
+        cuda_destroy(s);
+        return st;
     }
     *ops = &cuda_ops;
     *state = s;

@@ -206,6 +206,18 @@ const char *gi_context_fallback_reason(const gi_context *ctx);
  * (AUTO reruns an operation on the CPU when the GPU is out of memory), or
  * "" when it ran on the context's backend. */
 const char *gi_context_last_fallback(const gi_context *ctx);
+
+/* Where the last operation on a context spent its time, in milliseconds of
+ * wall clock. startup_ms is non-zero only for the operation that started
+ * CUDA (driver, context, kernel probe). On CUDA, upload_ms covers the copy
+ * into pinned memory and the host-to-device transfer, kernel_ms the
+ * kernels, download_ms the device-to-host transfer and the copy out of
+ * pinned memory (the three device parts timed with CUDA events). On the
+ * CPU, the whole operation is kernel_ms and the copies are 0. */
+typedef struct gi_op_times {
+    double startup_ms, upload_ms, kernel_ms, download_ms;
+} gi_op_times;
+void gi_context_last_times(const gi_context *ctx, gi_op_times *times);
 /* Was the CUDA backend compiled into this library? */
 int gi_cuda_compiled(void);
 

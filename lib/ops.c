@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "context.h"
 #include "gi_error.h"
 #include "ops.h"
@@ -22,13 +23,31 @@ gi_status gi__call_backend(const gi__backend_ops *ops, void *state, const gi__op
     return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation");
 }
 
+/* Runs c on one backend and records where the time went. */
+static gi_status call_timed(gi_context *ctx, const gi__backend_ops *ops, void *state,
+                            const gi__op_call *c)
+{
+    double start = gi__now_ms();
+    gi_status st = gi__call_backend(ops, state, c);
+    double wall = gi__now_ms() - start;
+    gi_op_times t = {0, 0, wall, 0};
+    if (ops->last_times) ops->last_times(state, &t);
+    t.startup_ms = ctx->last_times.startup_ms;
+    ctx->last_times = t;
+    return st;
+}
+
 static gi_status dispatch(gi_context *ctx, const gi__op_call *c)
 {
-    const gi__backend_ops *ops;
+    const gi__backend_ops *ops = NULL;
     void *state;
     ctx->last_fallback[0] = '\0';
+    memset(&ctx->last_times, 0, sizeof ctx->last_times);
     gi_status st = gi__context_backend_for(ctx, c->src, &ops, &state);
-    if (st == GI_OK) st = gi__call_backend(ops, state, c);
+    /* The start-up is reported once, by the operation that paid for it. */
+    ctx->last_times.startup_ms = ctx->startup_ms;
+    ctx->startup_ms = 0;
+    if (st == GI_OK) st = call_timed(ctx, ops, state, c);
     if (st != GI_ERR_NO_MEMORY || ops == ctx->cpu_ops || ctx->requested != GI_DEVICE_AUTO)
         return st;
     snprintf(ctx->last_fallback, sizeof ctx->last_fallback, "%s: %s; ran on the CPU", c->name,
@@ -36,7 +55,7 @@ static gi_status dispatch(gi_context *ctx, const gi__op_call *c)
     const gi__backend_ops *cpu;
     void *cpu_state;
     st = gi__context_cpu(ctx, &cpu, &cpu_state);
-    return st == GI_OK ? gi__call_backend(cpu, cpu_state, c) : st;
+    return st == GI_OK ? call_timed(ctx, cpu, cpu_state, c) : st;
 }
 
 static gi_status check_image(const gi_image *img, const char *role)
