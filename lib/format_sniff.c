@@ -46,24 +46,31 @@ int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, 
     return -1;
 }
 
-/* Past the entropy-coded data of a scan that starts at `at`: to the next
- * marker that is neither a stuffed 0xFF00 nor a restart marker. */
+/* Past the entropy-coded data of a scan that starts at `at`, read as stb
+ * 2.27 reads it (stbi__grow_buffer_unsafe): 0xFF, any number of 0xFF fill
+ * bytes, then 0x00 is a stuffed data byte; with a restart marker
+ * (0xD0-0xD7) instead of 0x00 the scan goes on; any other byte ends it.
+ * Returns the offset of the first 0xFF of the marker that ends the scan.
+ * When stb decodes every block before reaching it, stb takes the byte after
+ * the next 0xFF as the marker; an earlier 0xFF is followed by 0x00, a
+ * restart or fill bytes, all of which stb refuses as markers, so stb either
+ * processes the same marker or fails. */
 static size_t skip_scan(const uint8_t *bytes, size_t size, size_t at)
 {
-    while (at + 1 < size) {
-        if (bytes[at] == 0xFF && bytes[at + 1] != 0x00 && (bytes[at + 1] < 0xD0 || bytes[at + 1] > 0xD7))
-            return at;
-        at++;
+    while (at < size) {
+        if (bytes[at] != 0xFF) {
+            at++;
+            continue;
+        }
+        size_t next = at + 1;
+        while (next < size && bytes[next] == 0xFF) next++; /* fill bytes */
+        if (next == size) return size; /* stb reads zeros past the end: data */
+        if (bytes[next] != 0x00 && (bytes[next] < 0xD0 || bytes[next] > 0xD7)) return at;
+        at = next + 1;
     }
     return size;
 }
 
-/* Walks the JPEG segments, scans included, and checks each Huffman
- * table definition (progressive files define tables between scans): 16
- * code-length counts whose sum is at most 256 (a table holds at most 256
- * symbols), and DC symbols of at most 15 bits. stb 2.27 builds
- * its tables without that check and indexes past a 257-entry array (the
- * regression jpeg-dht-counts-over-256), so such files are refused here. */
 /* Does the scan header at `p` (after its length) use only Huffman tables
  * that were defined? stb 2.27 decodes with an undefined table's zeroed
  * arrays and reads past them. Baseline scans use both tables of each
@@ -85,6 +92,12 @@ static int scan_tables_defined(const uint8_t *bytes, size_t size, size_t p, int 
     return 1;
 }
 
+/* Walks the JPEG segments, scans included, and checks each Huffman
+ * table definition (progressive files define tables between scans): 16
+ * code-length counts whose sum is at most 256 (a table holds at most 256
+ * symbols), and DC symbols of at most 15 bits. stb 2.27 builds
+ * its tables without that check and indexes past a 257-entry array (the
+ * regression jpeg-dht-counts-over-256), so such files are refused here. */
 int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size)
 {
     size_t at = 2; /* after SOI */

@@ -20,8 +20,10 @@ int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, 
  * 1 KB file could make it allocate gigabytes. */
 int gi__png_chunks_fit(const uint8_t *bytes, size_t size);
 
-/* 0, or -1 when a Huffman table of the JPEG declares more than 256
- * symbols, which stb 2.27 would index past its arrays on. */
+/* 0, or -1 when the JPEG defines a Huffman table that stb 2.27 would index
+ * past its arrays with (more than 256 symbols, a DC symbol over 15), or has
+ * a scan that uses an undefined table. The segments and scans are walked
+ * as stb walks them, so every table stb builds is checked. */
 int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size);
 
 /* The decoder stb would pick, asked alone, so that its failure reason is

@@ -12,6 +12,7 @@ and check_case.sh reads EXPECT and RUN-OPTIONS; only MAKER ARGS matter
 here. Makers:
     empty | text WORDS... | bytes HEX | directory | missing | unreadable
     gif                          a real GIF (stb is built without GIF)
+    tinyjpeg SCAN-HEX [KEY=N...] a 64x8 JPEG with these scan bytes (see tinyjpeg)
     png KEY=VALUE...             a PNG written here (see png_case)
     jpeg CJPEG-OPTIONS...        cjpeg of a test picture; pixels from djpeg
     cmyk                         convert -colorspace CMYK; pixels from convert
@@ -128,6 +129,34 @@ def gif():
             b',\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;')
 
 
+def jpeg_segment(marker, body):
+    return bytes((0xff, marker)) + struct.pack('>H', len(body) + 2) + body
+
+
+def tinyjpeg(args):
+    """tinyjpeg SCAN-HEX [dri=N] [dht=N]: a 64x8 grayscale baseline JPEG
+    whose Huffman tables give every bit a meaning (two 1-bit codes, both DC
+    difference 0, both end of block), so each of its 8 blocks takes 2 bits
+    of SCAN-HEX, the entropy-coded data as written (stuffed zeros, fill bytes,
+    restart markers), and decodes to mid-grey. dri=N: a restart every N
+    blocks; dht=N: a table of N symbols after the scan (over 256 is invalid,
+    and then no pixels are expected)."""
+    scan, o = bytes.fromhex(args[0]), dict(a.split('=', 1) for a in args[1:])
+    one_bit = bytes([2] + [0] * 15 + [0, 0])
+    data = (b'\xff\xd8' + jpeg_segment(0xdb, bytes(1) + bytes([1] * 64))
+            + jpeg_segment(0xc0, bytes.fromhex('08 0008 0040 01 01 11 00'))
+            + jpeg_segment(0xc4, b'\x00' + one_bit) + jpeg_segment(0xc4, b'\x10' + one_bit))
+    if 'dri' in o:
+        data += jpeg_segment(0xdd, struct.pack('>H', int(o['dri'])))
+    data += jpeg_segment(0xda, bytes.fromhex('01 01 00 00 3f 00')) + scan
+    symbols = int(o.get('dht', '0'))
+    if symbols:  # 16-bit codes, and 15-bit ones for what does not fit in a byte's count
+        counts = [0] * 14 + [symbols - min(symbols, 255), min(symbols, 255)]
+        data += jpeg_segment(0xc4, b'\x10' + bytes(counts) + bytes(symbols))
+    data += b'\xff\xd9'
+    return data, (64, 8, 1, bytes([128] * 512)) if symbols <= 256 else None
+
+
 # ---------------------------------------------------------------- tools
 
 def tool(name):
@@ -235,6 +264,8 @@ def make(maker, args, samples, outdir, cases):
         return bytes.fromhex(''.join(args)), None
     if maker == 'gif':
         return gif(), None
+    if maker == 'tinyjpeg':
+        return tinyjpeg(args)
     if maker == 'png':
         return png_case(args)
     if maker == 'jpeg':
