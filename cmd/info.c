@@ -41,8 +41,9 @@ int cmd_info(int argc, char **argv)
     if (rc) return rc;
     if (common.help) {
         cli_print_help(&common, "usage: gpuimg info [options]",
-                       "Prints the version, the backends compiled in, each GPU (name, compute\n"
-                       "capability, memory, measured device-copy bandwidth) and CPU threads.",
+                       "Prints the version, the backends and JPEG decoders compiled in, each\n"
+                       "GPU (name, compute capability, memory, measured device-copy bandwidth)\n"
+                       "and CPU threads.",
                        own, 0);
         return EXIT_OK;
     }
@@ -50,6 +51,7 @@ int cmd_info(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("gpuimg %s\n", GI_VERSION_STRING);
     printf("backends: cpu%s\n", gi_cuda_compiled() ? " cuda" : "");
+    printf("jpeg decoders: stb%s\n", gi_jpeg_decoder_compiled(GI_JPEG_DECODER_NVJPEG) ? " nvjpeg" : "");
     printf("cpu threads: %ld\n", cores < 1 ? 1 : cores);
     print_devices(!quick);
     return EXIT_OK;

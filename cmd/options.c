@@ -30,6 +30,9 @@ void cli_common_init(cli_common *c, const char *command)
     const char *env = getenv("GPUIMG_DEVICE");
     if (env && strcasecmp(env, "cpu") == 0) c->device = GI_DEVICE_CPU;
     if (env && strcasecmp(env, "cuda") == 0) c->device = GI_DEVICE_CUDA;
+    const char *decoder = getenv("GPUIMG_JPEG_DECODER");
+    if (decoder && strcasecmp(decoder, "nvjpeg") == 0)
+        c->limits.jpeg_decoder = GI_JPEG_DECODER_NVJPEG;
 }
 
 int cli_usage_error(const cli_common *common, const char *fmt, ...)
@@ -129,6 +132,20 @@ static int opt_device(const cli_option *o, const char *arg)
     return invalid(o, arg, "expected auto, cpu or cuda");
 }
 
+/* A build without nvJPEG refuses it here, as a usage error, rather than
+ * failing every JPEG later. */
+static int opt_jpeg_decoder(const cli_option *o, const char *arg)
+{
+    gi_jpeg_decoder d;
+    if (strcasecmp(arg, "stb") == 0) d = GI_JPEG_DECODER_STB;
+    else if (strcasecmp(arg, "nvjpeg") == 0) d = GI_JPEG_DECODER_NVJPEG;
+    else return invalid(o, arg, "expected stb or nvjpeg");
+    if (!gi_jpeg_decoder_compiled(d))
+        return invalid(o, arg, "this gpuimg was built without nvJPEG");
+    *(gi_jpeg_decoder *)o->target = d;
+    return 0;
+}
+
 static int opt_jobs(const cli_option *o, const char *arg)
 {
     return opt_int_range(o, arg, 1, 256);
@@ -226,6 +243,10 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          &c->limits.max_pixels},
         {"max-input-bytes", 0, "N", "refuse input files (stdin too) larger than N bytes "
          "(default 1G)", opt_limit, &c->limits.max_input_bytes},
+        {"jpeg-decoder", 0, "DEC", "stb | nvjpeg: what decodes JPEG input (PNG is always stb). "
+         "Default stb (or $GPUIMG_JPEG_DECODER): the same pixels on every machine; nvJPEG "
+         "decodes on the GPU and its pixels differ from stb's by a few levels",
+         opt_jpeg_decoder, &c->limits.jpeg_decoder},
     };
     const cli_option image[] = {
         {"output-dir", 'o', "DIR", "batch mode: write each input to DIR under its own name",

@@ -89,10 +89,35 @@ typedef enum gi_format {
     GI_FORMAT_JPEG
 } gi_format;
 
-/* Limits checked before any large allocation. */
+/* Which decoder reads JPEG files (PNGs are always read by stb).
+ *   STB     stb_image on the calling thread. The default: its pixels are
+ *           the same on every machine, so golden images need no GPU.
+ *   NVJPEG  NVIDIA nvJPEG (optional at build time, see
+ *           gi_jpeg_decoder_compiled) on the CUDA device that was current
+ *           at the process's first nvJPEG decode (device 0 unless the
+ *           caller chose another), whatever the gi_context's device; the
+ *           caller's current device is left as it was. Output lands in
+ *           host memory like stb's. Its IDCT and chroma upsampling differ
+ *           from stb's, so pixels may differ by a few levels (the same on
+ *           every run); sizes and channel counts are stb's. nvJPEG refuses
+ *           what it does not implement (4-component CMYK/YCCK, arithmetic
+ *           coding) with GI_ERR_UNSUPPORTED, and a machine without a GPU
+ *           with GI_ERR_NO_DEVICE. Threads may decode concurrently: the
+ *           library handle is shared, each thread gets its own decoder
+ *           state, stream and device buffer, freed when the thread ends. */
+typedef enum gi_jpeg_decoder {
+    GI_JPEG_DECODER_STB = 0,
+    GI_JPEG_DECODER_NVJPEG
+} gi_jpeg_decoder;
+/* 1 when this library can decode with `decoder` (stb always; nvJPEG when it
+ * was found at build time). Says nothing about a GPU being present. */
+int gi_jpeg_decoder_compiled(gi_jpeg_decoder decoder);
+
+/* Limits checked before any large allocation, and the JPEG decoder. */
 typedef struct gi_load_limits {
     uint64_t max_input_bytes; /* default 1 GiB */
     uint64_t max_pixels;      /* width * height, default 16384 * 16384 */
+    gi_jpeg_decoder jpeg_decoder; /* default GI_JPEG_DECODER_STB */
 } gi_load_limits;
 void gi_load_limits_default(gi_load_limits *limits);
 

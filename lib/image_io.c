@@ -10,11 +10,19 @@
 #include "file_io.h"
 #include "format_sniff.h"
 #include "gi_error.h"
+#include "jpeg_nvjpeg.h"
 
 void gi_load_limits_default(gi_load_limits *limits)
 {
     limits->max_input_bytes = 1ull << 30;
     limits->max_pixels = 16384ull * 16384ull;
+    limits->jpeg_decoder = GI_JPEG_DECODER_STB;
+}
+
+int gi_jpeg_decoder_compiled(gi_jpeg_decoder decoder)
+{
+    return decoder == GI_JPEG_DECODER_STB ||
+           (decoder == GI_JPEG_DECODER_NVJPEG && gi__nvjpeg_compiled());
 }
 
 void gi_save_options_default(gi_save_options *opts)
@@ -33,6 +41,10 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     }
     if (!name) name = "image";
     memset(img, 0, sizeof *img);
+    if (limits->jpeg_decoder != GI_JPEG_DECODER_STB &&
+        limits->jpeg_decoder != GI_JPEG_DECODER_NVJPEG)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: unknown JPEG decoder %d", name,
+                        (int)limits->jpeg_decoder);
     if (size == 0) return gi__fail(GI_ERR_DECODE, "%s: empty file", name);
     if (size > (size_t)INT_MAX || size > limits->max_input_bytes)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %zu bytes is over the input limit", name, size);
@@ -57,6 +69,10 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     if (format == GI_FORMAT_JPEG && gi__jpeg_check_huffman(bytes, size) != 0)
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (an invalid Huffman table)",
                         name);
+    /* nvJPEG gets the file only after the checks above, which refuse what
+     * no correct decoder should be handed. */
+    if (format == GI_FORMAT_JPEG && limits->jpeg_decoder == GI_JPEG_DECODER_NVJPEG)
+        return gi__nvjpeg_load(img, bytes, size, name, limits);
     int w, h, comp;
     if (!gi__stb_info_as(bytes, (int)size, format, &w, &h, &comp))
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
