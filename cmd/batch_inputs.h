@@ -9,8 +9,9 @@
 typedef enum { ITEM_NOT_STARTED = 0, ITEM_OK, ITEM_FAILED, ITEM_SKIPPED } item_status;
 
 /* Where an image's time goes: read + decode, CUDA start-up (the image that
- * paid for it), the operation's upload, kernel (the kernels and their
- * dispatch; on the CPU the whole operation) and download, encode + write. */
+ * paid for it), the operation's upload, kernel (on the CPU the whole
+ * operation) and download, as gi_context_last_times gives them, and
+ * encode + write. */
 typedef enum {
     STAGE_DECODE, STAGE_STARTUP, STAGE_UPLOAD, STAGE_KERNEL, STAGE_DOWNLOAD, STAGE_ENCODE,
     STAGE_COUNT

@@ -32,8 +32,11 @@ typedef struct pipeline {
     progress *prog;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    size_t next; /* the next input to start */
+    size_t *order; /* item indices, largest file first (NULL: list order) */
+    size_t next;   /* the next position in `order` to start */
     job_queue decoded, computed;
+    compute_lane *lanes;
+    int first_lane_open; /* lanes[0] has tried to open its context */
 } pipeline;
 
 static int queue_init(job_queue *q, size_t cap)
@@ -106,6 +109,12 @@ static void settle(pipeline *p, image_job *job)
     free(job);
 }
 
+static batch_item *take_next_item(pipeline *p)
+{
+    size_t i = p->next++;
+    return &p->list->items[p->order ? p->order[i] : i];
+}
+
 /* Skips, refuses or decodes one input. Returns the decoded job, or NULL
  * when the item has already been settled. */
 static image_job *start_job(pipeline *p, batch_item *it)
@@ -162,7 +171,7 @@ static void *codec_worker(void *arg)
             pthread_mutex_lock(&p->lock);
             pthread_cond_broadcast(&p->changed);
         } else if (!inputs_exhausted(p) && queue_has_room(&p->decoded)) {
-            batch_item *it = &p->list->items[p->next++];
+            batch_item *it = take_next_item(p);
             p->decoded.reserved++;
             pthread_mutex_unlock(&p->lock);
             image_job *job = start_job(p, it);
@@ -180,10 +189,36 @@ static void *codec_worker(void *arg)
     return NULL;
 }
 
+/* Opens a lane's context on the lane's own thread, so that CUDA starts
+ * while the codec workers decode. The other lanes wait for the first one:
+ * when it fails they all fail the same way, and that is reported once. */
+static void open_lane(pipeline *p, compute_lane *lane)
+{
+    compute_lane *first = &p->lanes[0];
+    if (lane != first) {
+        pthread_mutex_lock(&p->lock);
+        while (!p->first_lane_open) wait_for_change(p);
+        pthread_mutex_unlock(&p->lock);
+        if (!first->ctx) {
+            snprintf(lane->why, sizeof lane->why, "%s", first->why);
+            return;
+        }
+    }
+    lane->ctx = open_context(p->cfg->common, p->cfg->lane_cpu_threads);
+    if (!lane->ctx) snprintf(lane->why, sizeof lane->why, "%s", gi_last_error());
+    if (lane == first) {
+        pthread_mutex_lock(&p->lock);
+        p->first_lane_open = 1;
+        pthread_cond_broadcast(&p->changed);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
 static void *compute_worker(void *arg)
 {
     compute_lane *lane = arg;
     pipeline *p = lane->p;
+    open_lane(p, lane);
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (p->decoded.count && queue_has_room(&p->computed)) {
@@ -212,25 +247,12 @@ static void *compute_worker(void *arg)
  * image, or a batch when no threads can be had. */
 static void run_in_turn(pipeline *p, compute_lane *lane)
 {
+    if (!lane->ctx && !*lane->why) open_lane(p, lane);
     while (!inputs_exhausted(p)) {
-        image_job *job = start_job(p, &p->list->items[p->next++]);
+        image_job *job = start_job(p, take_next_item(p));
         if (!job) continue;
         if (compute(p, lane, job) == 0) finish(p, job);
         else settle(p, job);
-    }
-}
-
-static void open_lanes(const pipeline_config *cfg, pipeline *p, compute_lane *lanes, int count)
-{
-    for (int i = 0; i < count; i++) {
-        lanes[i] = (compute_lane){.p = p};
-        /* A failure is the same for every lane: report it once. */
-        if (i > 0 && !lanes[0].ctx) {
-            snprintf(lanes[i].why, sizeof lanes[i].why, "%s", lanes[0].why);
-            continue;
-        }
-        lanes[i].ctx = open_context(cfg->common, cfg->lane_cpu_threads);
-        if (!lanes[i].ctx) snprintf(lanes[i].why, sizeof lanes[i].why, "%s", gi_last_error());
     }
 }
 
@@ -240,6 +262,7 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
 {
     pthread_t ids[2 * 256];
     int started = 0, lanes_started = 0;
+    for (int i = 0; i < lane_count; i++) lanes[i] = (compute_lane){.p = p};
     while (lanes_started < lane_count &&
            pthread_create(&ids[started], NULL, compute_worker, &lanes[lanes_started]) == 0) {
         started++;
@@ -260,24 +283,61 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
     if (workers_started) return 0;
     p->next = 0;
+    p->first_lane_open = 1;
     return -1;
+}
+
+static off_t input_size(const batch_item *it)
+{
+    struct stat st;
+    return it->problem || stat(it->in, &st) != 0 ? 0 : st.st_size;
+}
+
+static int by_size_descending(const void *a, const void *b)
+{
+    const off_t *x = a, *y = b;
+    return (x[1] < y[1]) - (x[1] > y[1]);
+}
+
+/* The largest inputs go first: a big PNG started last would otherwise
+ * keep one core busy while the others have nothing left to do. */
+static size_t *largest_first(const batch_list *list)
+{
+    off_t(*pairs)[2] = malloc(list->count * sizeof *pairs);
+    size_t *order = malloc(list->count * sizeof *order);
+    if (pairs && order) {
+        for (size_t i = 0; i < list->count; i++) {
+            pairs[i][0] = (off_t)i;
+            pairs[i][1] = input_size(&list->items[i]);
+        }
+        qsort(pairs, list->count, sizeof *pairs, by_size_descending);
+        for (size_t i = 0; i < list->count; i++) order[i] = (size_t)pairs[i][0];
+    } else {
+        free(order);
+        order = NULL; /* list order will do */
+    }
+    free(pairs);
+    return order;
 }
 
 void pipeline_run(const pipeline_config *cfg, batch_list *list, progress *prog)
 {
-    pipeline p = {.cfg = cfg, .list = list, .prog = prog};
+    compute_lane lanes[256] = {{0}};
+    pipeline p = {.cfg = cfg, .list = list, .prog = prog, .lanes = lanes};
     int lane_count = cfg->lanes < 1 ? 1 : cfg->lanes > 256 ? 256 : cfg->lanes;
     int workers = cfg->codec_workers > 256 ? 256 : cfg->codec_workers;
-    compute_lane lanes[256];
-    open_lanes(cfg, &p, lanes, lane_count);
+    lanes[0].p = &p;
     pthread_mutex_init(&p.lock, NULL);
     pthread_cond_init(&p.changed, NULL);
-    /* Queue depths bound the images in memory: at most the decoded queue,
-     * one per lane, the computed queue and one per encoding worker. */
-    size_t decoded_cap = (size_t)workers / 2 + lane_count, computed_cap = lane_count + 1;
+    /* Queue depths bound the images in memory: one per codec worker, at
+     * most as many again decoded and waiting (in practice the GPU keeps
+     * that queue near empty), two per lane and the computed queue. */
+    size_t decoded_cap = (size_t)workers, computed_cap = lane_count + 1;
     int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap) == 0 &&
                    queue_init(&p.computed, computed_cap) == 0;
+    if (threaded) p.order = largest_first(list);
     if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) run_in_turn(&p, &lanes[0]);
+    free(p.order);
     free(p.decoded.jobs);
     free(p.computed.jobs);
     pthread_cond_destroy(&p.changed);

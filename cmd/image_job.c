@@ -62,9 +62,7 @@ int image_job_decode(const cli_common *c, image_job *job)
 
 int image_job_compute(gi_context *ctx, image_op op, const void *settings, image_job *job)
 {
-    double start = now_ms();
     gi_status st = op(ctx, &job->src, &job->dst, settings);
-    double wall = now_ms() - start;
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
     if (st != GI_OK) {
         image_job_fail(job, "%s: %s", job->item->in, gi_last_error());
@@ -74,11 +72,8 @@ int image_job_compute(gi_context *ctx, image_op op, const void *settings, image_
     gi_context_last_times(ctx, &t);
     add_stage(job, STAGE_STARTUP, t.startup_ms);
     add_stage(job, STAGE_UPLOAD, t.upload_ms);
+    add_stage(job, STAGE_KERNEL, t.kernel_ms);
     add_stage(job, STAGE_DOWNLOAD, t.download_ms);
-    /* The rest is the operation itself: the kernels (t.kernel_ms by CUDA
-     * events) plus their dispatch and the parameters (blur weights). */
-    double rest = wall - t.startup_ms - t.upload_ms - t.download_ms;
-    add_stage(job, STAGE_KERNEL, rest > 0 ? rest : 0);
     const char *fallback = gi_context_last_fallback(ctx);
     snprintf(job->note, sizeof job->note, "%s%s%s", *fallback ? job->item->in : "",
              *fallback ? ": " : "", fallback);
@@ -133,7 +128,7 @@ void image_job_describe(const image_job *job, char *text, size_t size)
     const batch_item *it = job->item;
     int n = snprintf(text, size, "%s -> %s (%.1f ms:", it->in, it->out, it->ms);
     for (int s = 0; s < STAGE_COUNT && n > 0 && (size_t)n < size; s++)
-        if (it->stage_ms[s] > 0 || s != STAGE_STARTUP)
+        if (it->stage_ms[s] >= 0.05 || s != STAGE_STARTUP)
             n += snprintf(text + n, size - n, "%s %s %.1f", s ? "," : "", item_stage_names[s],
                           it->stage_ms[s]);
     if (n > 0 && (size_t)n < size)

@@ -211,6 +211,9 @@ static gi_status stage(cuda_state *s, const image_op *op, const gi_image *src,
     if (st == GI_OK && op->scratch_bytes)
         st = reserve_device(&s->scratch, op->scratch_bytes, op->name);
     if (st == GI_OK) st = reserve_pinned(&s->stage_in, in_row * src->height);
+    /* Reserved before anything is queued, so that growing it never stalls
+     * the stream between the kernels and the download (nor their timing). */
+    if (st == GI_OK) st = reserve_pinned(&s->stage_out, j->out_row * j->out_rows);
     if (st != GI_OK) return st;
     j->in.data = s->src.ptr;
     j->out.data = s->dst.ptr;
@@ -238,7 +241,6 @@ static cudaError_t launch_staged(void *arg, cudaStream_t stream)
  * drains the stream. */
 static gi_status fetch(cuda_state *s, const device_job *j, gi_status st, void *host, size_t stride)
 {
-    if (st == GI_OK) st = reserve_pinned(&s->stage_out, j->out_row * j->out_rows);
     if (st == GI_OK) st = mark(s, MARK_DOWNLOAD);
     if (st == GI_OK) {
         cudaError_t e = cudaMemcpy2DAsync(s->stage_out.ptr, j->out_row, j->out.data, j->out.pitch,
