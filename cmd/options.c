@@ -244,8 +244,9 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
         {"max-input-bytes", 0, "N", "refuse input files (stdin too) larger than N bytes "
          "(default 1G)", opt_limit, &c->limits.max_input_bytes},
         {"jpeg-decoder", 0, "DEC", "stb | nvjpeg: what decodes JPEG input (PNG is always stb). "
-         "Default stb (or $GPUIMG_JPEG_DECODER): the same pixels on every machine; nvJPEG "
-         "decodes on the GPU and its pixels differ from stb's by a few levels",
+         "Default stb (or $GPUIMG_JPEG_DECODER): the same pixels on every machine. nvJPEG "
+         "decodes on the GPU after a start-up of most of a second; its pixels differ from "
+         "stb's by a few levels (more for 4:2:2 at hard colour edges)",
          opt_jpeg_decoder, &c->limits.jpeg_decoder},
     };
     const cli_option image[] = {

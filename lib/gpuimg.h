@@ -97,12 +97,16 @@ typedef enum gi_format {
  *           at the process's first nvJPEG decode (device 0 unless the
  *           caller chose another), whatever the gi_context's device; the
  *           caller's current device is left as it was. Output lands in
- *           host memory like stb's. Its IDCT and chroma upsampling differ
- *           from stb's, so pixels may differ by a few levels (the same on
- *           every run); sizes and channel counts are stb's. nvJPEG refuses
- *           what it does not implement (4-component CMYK/YCCK, arithmetic
- *           coding) with GI_ERR_UNSUPPORTED, and a machine without a GPU
- *           with GI_ERR_NO_DEVICE. Threads may decode concurrently: the
+ *           host memory like stb's, with stb's sizes and channel counts.
+ *           Its IDCT, colour conversion and chroma upsampling are not stb's:
+ *           gray, 4:4:4 and 4:2:0 files come within a few levels of stb's
+ *           pixels, 4:2:2 ones can differ far more next to hard colour
+ *           edges; the same file gives the same bytes on every run. The
+ *           first decode of a process also starts nvJPEG (most of a second
+ *           on an H200), so it pays off over many images. 4-component
+ *           (CMYK/YCCK) files are refused with GI_ERR_UNSUPPORTED (stb
+ *           decodes them), and without a GPU every JPEG fails with
+ *           GI_ERR_NO_DEVICE. Threads may decode concurrently: the
  *           library handle is shared, each thread gets its own decoder
  *           state, stream and device buffer, freed when the thread ends. */
 typedef enum gi_jpeg_decoder {

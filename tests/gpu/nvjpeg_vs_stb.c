@@ -2,9 +2,10 @@
  * (*.jpg, *.jpeg) in the DIRs; a DIR that does not exist is skipped.
  *
  * For each file nvJPEG must give stb's width, height and channel count;
- * samples within MAX_DIFF_FULL of stb's for gray and 4:4:4 files and within
- * MAX_DIFF_SUBSAMPLED for chroma-subsampled ones (the largest and mean
- * differences are printed per file); the same bytes on a second decode and
+ * samples within MAX_DIFF of stb's for gray, 4:4:4 and 4:2:0 files, and
+ * for other chroma subsampling (4:2:2, ...) a mean difference within
+ * MAX_MEAN_OTHER (the largest and mean differences are printed per file,
+ * the largest of each kind at the end); the same bytes on a second decode and
  * from THREADS threads decoding at once (each thread has its own nvJPEG
  * state); and GI_ERR_TOO_LARGE, before decoding, with max_pixels one below
  * the image's. Files named fail-* hold what nvJPEG does not decode (CMYK,
@@ -21,11 +22,15 @@
 #include "harness.h"
 #include "testimg.h"
 
-/* The bounds: see the README's "JPEG decoding on the GPU" for where they
- * come from. Gray and 4:4:4 differ only by IDCT and colour-conversion
- * rounding; subsampled files also by how chroma is interpolated. */
-#define MAX_DIFF_FULL 4
-#define MAX_DIFF_SUBSAMPLED 8
+/* Measured on an H200 with nvJPEG 13.0 over these files and the photos:
+ * gray, 4:4:4 and 4:2:0 differ by at most 3, from IDCT and colour
+ * conversion rounding (the two decoders round differently) and, for 4:2:0,
+ * the chroma interpolation that nvJPEG is asked for; the bound leaves one
+ * level for other pictures. nvJPEG's 4:2:2 upsampling is not stb's: next to
+ * a hard colour edge a sample differs by up to 92, elsewhere hardly at all
+ * (mean 0.35), so there only the mean is bounded. */
+#define MAX_DIFF 4
+#define MAX_MEAN_OTHER 1.0
 #define THREADS 4
 #define MAX_FILES 256
 
@@ -36,7 +41,10 @@ typedef struct {
 
 static jpeg_file files[MAX_FILES];
 static int n_files;
-static int worst_full, worst_subsampled;
+
+typedef enum { SAMPLING_FULL, SAMPLING_420, SAMPLING_OTHER } sampling;
+static const char *const sampling_names[] = {"gray or 4:4:4", "4:2:0", "other subsampling"};
+static int worst[3];
 
 static gi_load_limits with_decoder(gi_jpeg_decoder d)
 {
@@ -70,9 +78,9 @@ static void list_jpegs(const char *dir)
     closedir(d);
 }
 
-/* 1 when the file's frame subsamples chroma (its components' sampling
- * factors differ), read from the first SOF marker. */
-static int is_subsampled(const char *path)
+/* The chroma sampling of the file's frame, from the first SOF marker:
+ * each component's horizontal and vertical factors. */
+static sampling frame_sampling(const char *path)
 {
     FILE *f = fopen(path, "rb");
     uint8_t b[65536];
@@ -85,14 +93,17 @@ static int is_subsampled(const char *path)
         }
         uint8_t m = b[at + 1];
         if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
-            int n = b[at + 9];
-            for (int c = 1; c < n && at + 11 + 3 * c < size; c++)
-                if (b[at + 11 + 3 * c] != b[at + 11]) return 1;
-            return 0;
+            int n = b[at + 9], same = 1, chroma_1x1 = 1;
+            for (int c = 1; c < n && at + 11 + 3 * c < size; c++) {
+                same &= b[at + 11 + 3 * c] == b[at + 11];
+                chroma_1x1 &= b[at + 11 + 3 * c] == 0x11;
+            }
+            if (same) return SAMPLING_FULL;
+            return b[at + 11] == 0x22 && chroma_1x1 ? SAMPLING_420 : SAMPLING_OTHER;
         }
         at += 2 + ((size_t)b[at + 2] << 8 | b[at + 3]);
     }
-    return 0;
+    return SAMPLING_FULL;
 }
 
 static int max_difference(const gi_image *a, const gi_image *b, double *mean)
@@ -161,15 +172,18 @@ static void check_file(jpeg_file *f)
                  "%s: nvJPEG gives %dx%dx%d, stb %dx%dx%d", path, got->width, got->height,
                  got->channels, stb.width, stb.height, stb.channels)) {
         double mean;
-        int worst = max_difference(got, &stb, &mean);
-        int subsampled = is_subsampled(path);
-        int bound = subsampled ? MAX_DIFF_SUBSAMPLED : MAX_DIFF_FULL;
-        int *class_worst = subsampled ? &worst_subsampled : &worst_full;
-        if (worst > *class_worst) *class_worst = worst;
+        int largest = max_difference(got, &stb, &mean);
+        sampling kind = frame_sampling(path);
+        if (largest > worst[kind]) worst[kind] = largest;
         printf("%s: %dx%d, %d channel%s, %s: max |nvjpeg - stb| %d, mean %.3f\n", path,
                got->width, got->height, got->channels, got->channels == 1 ? "" : "s",
-               subsampled ? "subsampled" : "full chroma", worst, mean);
-        th_check(worst <= bound, "%s: nvJPEG differs from stb by %d, over %d", path, worst, bound);
+               sampling_names[kind], largest, mean);
+        if (kind == SAMPLING_OTHER)
+            th_check(mean <= MAX_MEAN_OTHER, "%s: nvJPEG differs from stb by %.3f on average, "
+                     "over %.1f", path, mean, MAX_MEAN_OTHER);
+        else
+            th_check(largest <= MAX_DIFF, "%s: nvJPEG differs from stb by %d, over %d", path,
+                     largest, MAX_DIFF);
     }
     char why[160];
     if (th_check(gi_load_file(&again, path, &nv) == GI_OK, "%s: second nvJPEG decode: %s", path,
@@ -241,8 +255,9 @@ int main(int argc, char **argv)
         else check_file(&files[i]);
     }
     check_threads();
-    printf("largest difference: %d on gray and 4:4:4 files (bound %d), %d on subsampled ones "
-           "(bound %d)\n", worst_full, MAX_DIFF_FULL, worst_subsampled, MAX_DIFF_SUBSAMPLED);
+    printf("largest difference: %d on gray or 4:4:4, %d on 4:2:0 (bound %d); %d on other "
+           "subsampling (mean bounded by %.1f)\n", worst[SAMPLING_FULL], worst[SAMPLING_420],
+           MAX_DIFF, worst[SAMPLING_OTHER], MAX_MEAN_OTHER);
     for (int i = 0; i < n_files; i++) gi_image_free(&files[i].want);
     return th_finish();
 }
