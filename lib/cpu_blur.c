@@ -39,6 +39,7 @@ typedef struct {
     uint32_t *acc;    /* vertical sums of one output row of one strip */
     uint32_t *acc_lo; /* premultiplied: sums of the low 8 bits of h; acc then
                          holds the sums of h >> 8 (see vertical_sums) */
+    const uint32_t **rows; /* the ring rows of one output row, tap order */
 } blur_buffers;
 
 /* The value u the filter sees for channel c of pixel p (see gpuimg.h). */
@@ -135,37 +136,97 @@ static uint8_t finish_plain(uint32_t v)
     return (uint8_t)((v + (1u << 23)) >> 24);
 }
 
-static uint8_t finish_colour(uint64_t vc, uint64_t va)
+/* round(vc / va) as gpuimg.h defines it: floor((vc + va/2) / va). A 64-bit
+ * integer division costs tens of cycles, three per pixel; instead each
+ * pixel takes one double reciprocal of va and its colours multiply by it.
+ * The numerator (< 2^41) and va (< 2^32) are exact in a double, so the
+ * product is within a few units in the last place of the true quotient
+ * and its floor at most one off: the two checks correct it exactly. */
+static uint8_t finish_colour(uint64_t vc, uint64_t va, double inv_va)
 {
-    if (va == 0) return 0;
-    uint64_t c = (vc + va / 2) / va;
+    const uint64_t num = vc + va / 2;
+    uint64_t c = (uint64_t)((double)num * inv_va);
+    if (c * va > num) c--;
+    else if ((c + 1) * va <= num) c++;
     return (uint8_t)(c > 255 ? 255 : c);
 }
 
 /* v = sum_k w[k] * h(y + k). Plain channels fit uint32 (65280 * 65536 <
  * 2^32). Premultiplied colour (h up to 2^24) would need 64 bits; instead
  * v = 256 * sum w (h >> 8) + sum w (h & 255), two sums that each fit 32
- * bits (65536 * 65025 < 2^32) and vectorize twice as wide. */
-VECTOR_CLONES
-static void vertical_sums(const blur_job *j, int y, size_t n, blur_buffers *b)
+ * bits (65536 * 65025 < 2^32) and vectorize twice as wide.
+ * The sums run over BLOCK values at a time with every tap in the inner
+ * loop, so they stay in registers instead of making 2R+1 trips through
+ * memory. */
+#define BLOCK 16
+
+/* Pointers to the 2R+1 ring rows of output row y, tap order. */
+static void tap_rows(const blur_job *j, int y, const blur_buffers *b, const uint32_t **rows)
 {
     const int R = j->radius;
     const size_t row_len = (size_t)j->strip * j->src->channels;
     const long slots = 2L * R + 1;
-    memset(b->acc, 0, n * sizeof *b->acc);
-    if (j->premultiplied) memset(b->acc_lo, 0, n * sizeof *b->acc_lo);
     for (int k = -R; k <= R; k++) {
         long slot = (((long)y + k) % slots + slots) % slots;
-        const uint32_t *h = b->ring + (size_t)slot * row_len;
-        const uint32_t wk = (uint32_t)j->w[k + R];
-        if (j->premultiplied)
-            for (size_t i = 0; i < n; i++) {
-                b->acc[i] += wk * (h[i] >> 8);
-                b->acc_lo[i] += wk * (h[i] & 255);
-            }
-        else
-            for (size_t i = 0; i < n; i++) b->acc[i] += wk * h[i];
+        rows[k + R] = b->ring + (size_t)slot * row_len;
     }
+}
+
+VECTOR_CLONES
+static void sums_plain(const uint32_t *const *rows, const int32_t *w, int taps, size_t n,
+                       uint32_t *acc)
+{
+    size_t i0 = 0;
+    for (; i0 + BLOCK <= n; i0 += BLOCK) {
+        uint32_t a[BLOCK] = {0};
+        for (int k = 0; k < taps; k++) {
+            const uint32_t *h = rows[k] + i0, wk = (uint32_t)w[k];
+            for (int t = 0; t < BLOCK; t++) a[t] += wk * h[t];
+        }
+        memcpy(acc + i0, a, sizeof a);
+    }
+    for (; i0 < n; i0++) {
+        uint32_t a = 0;
+        for (int k = 0; k < taps; k++) a += (uint32_t)w[k] * rows[k][i0];
+        acc[i0] = a;
+    }
+}
+
+VECTOR_CLONES
+static void sums_split(const uint32_t *const *rows, const int32_t *w, int taps, size_t n,
+                       uint32_t *acc, uint32_t *acc_lo)
+{
+    size_t i0 = 0;
+    for (; i0 + BLOCK <= n; i0 += BLOCK) {
+        uint32_t hi[BLOCK] = {0}, lo[BLOCK] = {0};
+        for (int k = 0; k < taps; k++) {
+            const uint32_t *h = rows[k] + i0, wk = (uint32_t)w[k];
+            for (int t = 0; t < BLOCK; t++) {
+                hi[t] += wk * (h[t] >> 8);
+                lo[t] += wk * (h[t] & 255);
+            }
+        }
+        memcpy(acc + i0, hi, sizeof hi);
+        memcpy(acc_lo + i0, lo, sizeof lo);
+    }
+    for (; i0 < n; i0++) {
+        uint32_t hi = 0, lo = 0;
+        for (int k = 0; k < taps; k++) {
+            hi += (uint32_t)w[k] * (rows[k][i0] >> 8);
+            lo += (uint32_t)w[k] * (rows[k][i0] & 255);
+        }
+        acc[i0] = hi;
+        acc_lo[i0] = lo;
+    }
+}
+
+static void vertical_sums(const blur_job *j, int y, size_t n, blur_buffers *b)
+{
+    const int taps = 2 * j->radius + 1;
+    const uint32_t **rows = b->rows;
+    tap_rows(j, y, b, rows);
+    if (j->premultiplied) sums_split(rows, j->w, taps, n, b->acc, b->acc_lo);
+    else sums_plain(rows, j->w, taps, n, b->acc);
 }
 
 static void vertical_row(const blur_job *j, int y, int x0, int x1, blur_buffers *b)
@@ -180,8 +241,11 @@ static void vertical_row(const blur_job *j, int y, int x0, int x1, blur_buffers 
     }
     for (size_t i = 0; i < n; i += ch) {
         uint64_t va = ((uint64_t)b->acc[i + ch - 1] << 8) + b->acc_lo[i + ch - 1];
+        double inv_va = va ? 1.0 / (double)va : 0;
         for (int c = 0; c < ch - 1; c++)
-            out[i + c] = finish_colour(((uint64_t)b->acc[i + c] << 8) + b->acc_lo[i + c], va);
+            out[i + c] = va ? finish_colour(((uint64_t)b->acc[i + c] << 8) + b->acc_lo[i + c], va,
+                                            inv_va)
+                            : 0;
         out[i + ch - 1] = finish_plain((uint32_t)va);
     }
 }
@@ -205,7 +269,8 @@ static int blur_band(void *arg, int y0, int y1)
     b.ring = malloc((2 * R + 1) * strip * ch * sizeof *b.ring);
     b.acc = malloc(strip * ch * sizeof *b.acc);
     b.acc_lo = malloc(strip * ch * sizeof *b.acc_lo);
-    int ok = b.pad && b.ring && b.acc && b.acc_lo;
+    b.rows = malloc((2 * R + 1) * sizeof *b.rows);
+    int ok = b.pad && b.ring && b.acc && b.acc_lo && b.rows;
     for (int x0 = 0; ok && x0 < j->src->width; x0 += j->strip) {
         int x1 = x0 + j->strip < j->src->width ? x0 + j->strip : j->src->width;
         blur_strip(j, y0, y1, x0, x1, &b);
@@ -214,6 +279,7 @@ static int blur_band(void *arg, int y0, int y1)
     free(b.ring);
     free(b.acc);
     free(b.acc_lo);
+    free(b.rows);
     return ok ? 0 : -1;
 }
 
