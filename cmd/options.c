@@ -237,7 +237,8 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          &c->verbosity},
         {"device", 0, "DEV", "auto | cpu | cuda (default auto, or $GPUIMG_DEVICE)", opt_device,
          &c->device},
-        {"jobs", 'j', "N", "worker threads (default: one per core)", opt_jobs, &c->jobs},
+        {"jobs", 'j', "N", "images decoded and encoded at once (default: one per core)",
+         opt_jobs, &c->jobs},
         {"max-pixels", 0, "N", "refuse images with more pixels, read from the header before "
          "decoding (default 268435456 = 16384^2, or $GPUIMG_MAX_PIXELS)", opt_limit,
          &c->limits.max_pixels},
