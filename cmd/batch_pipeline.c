@@ -329,10 +329,11 @@ void pipeline_run(const pipeline_config *cfg, batch_list *list, progress *prog)
     lanes[0].p = &p;
     pthread_mutex_init(&p.lock, NULL);
     pthread_cond_init(&p.changed, NULL);
-    /* Queue depths bound the images in memory: one per codec worker, at
-     * most as many again decoded and waiting (in practice the GPU keeps
-     * that queue near empty), two per lane and the computed queue. */
-    size_t decoded_cap = (size_t)workers, computed_cap = lane_count + 1;
+    /* Queue depths bound the images in memory: one or two per codec
+     * worker (a decoder's or encoder's own buffers), the decoded queue
+     * (which also caps the decodes under way, so that some workers are
+     * left to encode), two per lane and the computed queue. */
+    size_t decoded_cap = (size_t)workers / 2 + lane_count, computed_cap = lane_count + 1;
     int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap) == 0 &&
                    queue_init(&p.computed, computed_cap) == 0;
     if (threaded) p.order = largest_first(list);

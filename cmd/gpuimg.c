@@ -1,6 +1,7 @@
 /* gpuimg: the command table, dispatch and the final check that standard
  * output really was written (as git does). */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,6 +132,11 @@ int main(int argc, char **argv)
     /* A closed pipe ends us quietly, as it does git and coreutils, even when
      * the parent started us with SIGPIPE ignored. */
     signal(SIGPIPE, SIG_DFL);
+    /* Image buffers (megabytes each) come from mmap and go back to the
+     * system when freed. glibc would otherwise raise this threshold as
+     * buffers are freed and serve them from per-thread heaps, which a long
+     * batch fragments: peak memory then grows with the number of files. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     int status = dispatch(argc, argv);
     /* A full disk or closed pipe on stdout must not pass for success. */
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {

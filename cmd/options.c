@@ -20,7 +20,7 @@ void cli_common_init(cli_common *c, const char *command)
     c->device = GI_DEVICE_AUTO;
     c->border.mode = GI_BORDER_MIRROR;
     c->quality = 90;
-    c->png_filter = -1;
+    c->png_filter = 2; /* up: see the option's help */
     c->shard_count = 1;
     gi_load_limits_default(&c->limits);
     const char *pixels = getenv("GPUIMG_MAX_PIXELS");
@@ -277,8 +277,10 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
         {"quality", 0, "Q", "JPEG quality 1..100 (default 90)", opt_quality, &c->quality},
         {"png-level", 0, "N", "PNG deflate effort 1 (fast) .. 9 (small), 12 max with libdeflate "
          "(default 6 with libdeflate, else 8)", opt_png_level, &c->png_level},
-        {"png-filter", 0, "F", "PNG row filter: auto (stb picks per row; default), none, sub, "
-         "up, average, paeth", opt_png_filter, &c->png_filter},
+        {"png-filter", 0, "F", "PNG row filter: up (default: on photos both smaller and about "
+         "1.5x faster to encode than auto), auto (stb picks per row: smaller on line art and "
+         "flat synthetic images), none (fastest, larger), sub, average, paeth",
+         opt_png_filter, &c->png_filter},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof general / sizeof *general; i++) out[n++] = general[i];
