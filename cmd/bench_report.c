@@ -43,9 +43,11 @@ void bench_report_row(bench_report *r, const char *op, const char *border, int w
     double bytes = pixels * ch + pixels * out_channels;
     double gbs = bytes / (ms * 1e6), floor_ms = bytes / (r->copy_gbs * 1e6);
     if (r->json) {
+        /* Significant digits, not decimals: a small image's floor on a fast
+         * GPU is a few nanoseconds, which fixed decimals would print as 0. */
         printf("%s\n    {\"op\": \"%s\", \"border\": \"%s\", \"width\": %d, \"height\": %d, "
-               "\"channels\": %d, \"ms\": %.5f, \"gpixels_per_s\": %.3f, \"gbytes_per_s\": %.1f, "
-               "\"percent_of_copy\": %.1f, \"floor_ms\": %.5f}",
+               "\"channels\": %d, \"ms\": %.6g, \"gpixels_per_s\": %.3f, \"gbytes_per_s\": %.1f, "
+               "\"percent_of_copy\": %.1f, \"floor_ms\": %.6g}",
                r->rows ? "," : "", op, border, w, h, ch, ms, pixels / (ms * 1e6), gbs,
                100 * gbs / r->copy_gbs, floor_ms);
     } else {
