@@ -208,19 +208,16 @@ static int opt_bench_border(const cli_option *o, const char *arg)
     return -1;
 }
 
-static void print_help(const cli_common *common, const cli_option *own)
-{
-    cli_print_help(common, "usage: gpuimg bench [options]\n       gpuimg bench --paper [options]",
-                   "Times each operation on a random image that stays where the backend\n"
-                   "computes (device memory on CUDA; no transfers), after warm-up runs, with\n"
-                   "CUDA events on the GPU; prints the median next to the copy bandwidth\n"
-                   "measured in the same run. The floor is the bytes an operation must move\n"
-                   "(input read once, output written once) over that bandwidth.\n"
-                   "--paper reproduces Cogrossi and Kuk's table: a 5x5 mask of ones over\n"
-                   "random float32 matrices, 1024^2 to 16384^2: CPU (all cores), a naive\n"
-                   "global-memory GPU kernel, the tiled shared-memory kernel, and the floor.",
-                   own, 0);
-}
+static const cli_help bench_help = {
+    "usage: gpuimg bench [options]\n       gpuimg bench --paper [options]",
+    "Times each operation on a random image that stays where the backend\n"
+    "computes (device memory on CUDA; no transfers), after warm-up runs, with\n"
+    "CUDA events on the GPU; prints the median next to the copy bandwidth\n"
+    "measured in the same run. The floor is the bytes an operation must move\n"
+    "(input read once, output written once) over that bandwidth.\n"
+    "--paper reproduces Cogrossi and Kuk's table: a 5x5 mask of ones over\n"
+    "random float32 matrices, 1024^2 to 16384^2: CPU (all cores), a naive\n"
+    "global-memory GPU kernel, the tiled shared-memory kernel, and the floor."};
 
 int cmd_bench(int argc, char **argv)
 {
@@ -250,12 +247,8 @@ int cmd_bench(int argc, char **argv)
     };
     char **rest;
     int count;
-    int rc = cli_parse(argc, argv, &common, own, 0, &rest, &count);
-    if (rc) return rc;
-    if (common.help) {
-        print_help(&common, own);
-        return EXIT_OK;
-    }
+    int rc = cli_parse_command(argc, argv, &common, own, 0, &bench_help, &rest, &count);
+    if (rc != CLI_RUN) return rc;
     if (count) return cli_usage_error(&common, "unexpected argument '%s'", rest[0]);
     gi_context *ctx = open_context(&common, common.jobs);
     if (!ctx) return EXIT_FAIL;

@@ -44,20 +44,16 @@ int cmd_blur(int argc, char **argv)
          opt_kernel, &params.kernel},
         {0},
     };
+    static const cli_help help = {
+        "usage: gpuimg blur [options] IN OUT\n"
+        "       gpuimg blur [options] -o OUTDIR IN...",
+        "Blurs with a separable Gaussian (or box) kernel. Images with alpha are\n"
+        "blurred premultiplied, so colours do not darken next to transparency.\n"
+        "IN and OUT may be '-' for standard input and output."};
     char **files;
     int count;
-    int rc = cli_parse(argc, argv, &common, own, 1, &files, &count);
-    if (rc) return rc;
-    if (common.help) {
-        cli_print_help(&common,
-                       "usage: gpuimg blur [options] IN OUT\n"
-                       "       gpuimg blur [options] -o OUTDIR IN...",
-                       "Blurs with a separable Gaussian (or box) kernel. Images with alpha are\n"
-                       "blurred premultiplied, so colours do not darken next to transparency.\n"
-                       "IN and OUT may be '-' for standard input and output.",
-                       own, 1);
-        return EXIT_OK;
-    }
+    int rc = cli_parse_command(argc, argv, &common, own, 1, &help, &files, &count);
+    if (rc != CLI_RUN) return rc;
     if (params.kernel == GI_BLUR_GAUSSIAN && gi_blur_radius(&params) < 0)
         return cli_usage_error(&common, "--sigma %g needs a radius over %d; give --radius",
                                params.sigma, GI_BLUR_MAX_RADIUS);

@@ -34,22 +34,18 @@ int cmd_convolve(int argc, char **argv)
          &params.normalize},
         {0},
     };
+    static const cli_help help = {
+        "usage: gpuimg convolve --kernel MASK [options] IN OUT\n"
+        "       gpuimg convolve --kernel MASK [options] -o OUTDIR IN...",
+        "Filters with an odd mask up to 31x31, applied unflipped and centred:\n"
+        "a correlation, as OpenCV's filter2D and the formula\n"
+        "    out(x, y) = sum m[j][i] * in(x + i - rx, y + j - ry).\n"
+        "Every channel (alpha too) is filtered on its own; results are rounded\n"
+        "and clamped to 0..255. Rows are separated by ';' or newlines."};
     char **files;
     int count;
-    int rc = cli_parse(argc, argv, &common, own, 1, &files, &count);
-    if (rc) return rc;
-    if (common.help) {
-        cli_print_help(&common,
-                       "usage: gpuimg convolve --kernel MASK [options] IN OUT\n"
-                       "       gpuimg convolve --kernel MASK [options] -o OUTDIR IN...",
-                       "Filters with an odd mask up to 31x31, applied unflipped and centred:\n"
-                       "a correlation, as OpenCV's filter2D and the formula\n"
-                       "    out(x, y) = sum m[j][i] * in(x + i - rx, y + j - ry).\n"
-                       "Every channel (alpha too) is filtered on its own; results are rounded\n"
-                       "and clamped to 0..255. Rows are separated by ';' or newlines.",
-                       own, 1);
-        return EXIT_OK;
-    }
+    int rc = cli_parse_command(argc, argv, &common, own, 1, &help, &files, &count);
+    if (rc != CLI_RUN) return rc;
     if (mask.height == 0) return cli_usage_error(&common, "--kernel MASK is required");
     if (!(mask.width & 1) || !(mask.height & 1))
         return cli_usage_error(&common, "--kernel: the mask is %dx%d; width and height must be odd",

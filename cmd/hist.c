@@ -85,21 +85,18 @@ int cmd_hist(int argc, char **argv)
         {"stats", 0, NULL, "add min, max, median, mean and stddev per channel", opt_flag, &s.stats},
         {0},
     };
+    static const cli_help help = {
+        "usage: gpuimg hist [options] IN [OUT]",
+        "Counts pixel values per channel. Writes OUT, or standard output when OUT\n"
+        "is '-' or missing. Text format:\n"
+        "    # gpuimg hist\n    # source: IN\n    # size: WxH\n"
+        "    # channels: r g b\n    value r g b\n    0 1234 567 89\n    ...\n"
+        "One line per bin; 'value' is the smallest pixel value in the bin, and\n"
+        "each column sums to width * height."};
     char **files;
     int count;
-    int rc = cli_parse(argc, argv, &common, own, 0, &files, &count);
-    if (rc) return rc;
-    if (common.help) {
-        cli_print_help(&common, "usage: gpuimg hist [options] IN [OUT]",
-                       "Counts pixel values per channel. Writes OUT, or standard output when OUT\n"
-                       "is '-' or missing. Text format:\n"
-                       "    # gpuimg hist\n    # source: IN\n    # size: WxH\n"
-                       "    # channels: r g b\n    value r g b\n    0 1234 567 89\n    ...\n"
-                       "One line per bin; 'value' is the smallest pixel value in the bin, and\n"
-                       "each column sums to width * height.",
-                       own, 0);
-        return EXIT_OK;
-    }
+    int rc = cli_parse_command(argc, argv, &common, own, 0, &help, &files, &count);
+    if (rc != CLI_RUN) return rc;
     if (count < 1 || count > 2)
         return cli_usage_error(&common, "expected IN [OUT], got %d file names", count);
     return hist_file(&common, &s, files[0], count == 2 ? files[1] : "-");

@@ -35,18 +35,15 @@ int cmd_info(int argc, char **argv)
         {"no-bandwidth", 0, NULL, "skip the device-copy bandwidth measurement", opt_flag, &quick},
         {0},
     };
+    static const cli_help help = {
+        "usage: gpuimg info [options]",
+        "Prints the version, the backends and JPEG decoders compiled in, each\n"
+        "GPU (name, compute capability, memory, measured device-copy bandwidth)\n"
+        "and CPU threads."};
     char **rest;
     int count;
-    int rc = cli_parse(argc, argv, &common, own, 0, &rest, &count);
-    if (rc) return rc;
-    if (common.help) {
-        cli_print_help(&common, "usage: gpuimg info [options]",
-                       "Prints the version, the backends and JPEG decoders compiled in, each\n"
-                       "GPU (name, compute capability, memory, measured device-copy bandwidth)\n"
-                       "and CPU threads.",
-                       own, 0);
-        return EXIT_OK;
-    }
+    int rc = cli_parse_command(argc, argv, &common, own, 0, &help, &rest, &count);
+    if (rc != CLI_RUN) return rc;
     if (count) return cli_usage_error(&common, "unexpected argument '%s'", rest[0]);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("gpuimg %s\n", GI_VERSION_STRING);

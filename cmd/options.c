@@ -359,3 +359,13 @@ void cli_print_help(const cli_common *common, const char *usage, const char *des
     }
     printf("\nExit status: 0 success, 1 failure (an input could not be processed), 2 usage error.\n");
 }
+
+int cli_parse_command(int argc, char **argv, cli_common *common, const cli_option *own,
+                      int image_options, const cli_help *help, char ***positional, int *count)
+{
+    int rc = cli_parse(argc, argv, common, own, image_options, positional, count);
+    if (rc) return rc;
+    if (!common->help) return CLI_RUN;
+    cli_print_help(common, help->usage, help->description, own, image_options);
+    return EXIT_OK;
+}

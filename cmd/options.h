@@ -54,6 +54,18 @@ int cli_parse(int argc, char **argv, cli_common *common, const cli_option *own,
 void cli_print_help(const cli_common *common, const char *usage, const char *description,
                     const cli_option *own, int image_options);
 
+/* What --help prints above the options. */
+typedef struct {
+    const char *usage, *description;
+} cli_help;
+
+/* What a command calls: cli_parse, then --help. Returns CLI_RUN when the
+ * command should go on, else its exit status (EXIT_OK once the help is
+ * printed, EXIT_USAGE after a bad option). */
+#define CLI_RUN (-1)
+int cli_parse_command(int argc, char **argv, cli_common *common, const cli_option *own,
+                      int image_options, const cli_help *help, char ***positional, int *count);
+
 /* "gpuimg CMD: message" on stderr, then the usage hint; returns EXIT_USAGE. */
 int cli_usage_error(const cli_common *common, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -35,19 +35,15 @@ int cmd_sobel(int argc, char **argv)
          opt_flag, &params.gray},
         {0},
     };
+    static const cli_help help = {
+        "usage: gpuimg sobel [options] IN OUT\n"
+        "       gpuimg sobel [options] -o OUTDIR IN...",
+        "3x3 Sobel edges: out = min(255, round(scale * sqrt(gx^2 + gy^2))).\n"
+        "Colour channels are filtered one by one; alpha is copied through."};
     char **files;
     int count;
-    int rc = cli_parse(argc, argv, &common, own, 1, &files, &count);
-    if (rc) return rc;
-    if (common.help) {
-        cli_print_help(&common,
-                       "usage: gpuimg sobel [options] IN OUT\n"
-                       "       gpuimg sobel [options] -o OUTDIR IN...",
-                       "3x3 Sobel edges: out = min(255, round(scale * sqrt(gx^2 + gy^2))).\n"
-                       "Colour channels are filtered one by one; alpha is copied through.",
-                       own, 1);
-        return EXIT_OK;
-    }
+    int rc = cli_parse_command(argc, argv, &common, own, 1, &help, &files, &count);
+    if (rc != CLI_RUN) return rc;
     params.border = common.border;
     return run_images(&common, files, count, sobel_image, &params);
 }

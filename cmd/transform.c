@@ -27,14 +27,11 @@ static int run_transform(int argc, char **argv, const char *usage, const char *d
 {
     cli_common common;
     cli_common_init(&common, argv[0]);
+    const cli_help help = {usage, description};
     char **files;
     int count;
-    int rc = cli_parse(argc, argv, &common, NULL, 1, &files, &count);
-    if (rc) return rc;
-    if (common.help) {
-        cli_print_help(&common, usage, description, NULL, 1);
-        return EXIT_OK;
-    }
+    int rc = cli_parse_command(argc, argv, &common, NULL, 1, &help, &files, &count);
+    if (rc != CLI_RUN) return rc;
     gi_transform t = fixed;
     if (words) {
         if (count == 0) return cli_usage_error(&common, "missing %s", words[0].word[0] == 'h'
