@@ -27,7 +27,7 @@ int gi__png_chunks_fit(const uint8_t *bytes, size_t size);
 int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size);
 
 /* The decoder stb would pick, asked alone, so that its failure reason is
- * about this file (see stb_impl.c). Pixels are malloc'ed, 8-bit. */
+ * about this file (see stb_impl.c). Pixels come from pixel_alloc.c, 8-bit. */
 int gi__stb_info_as(const void *bytes, int size, gi_format format, int *w, int *h, int *comp);
 uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, int *h,
                          int req_comp);

@@ -4,6 +4,7 @@
 
 #include "gi_error.h"
 #include "gi_size.h"
+#include "pixel_alloc.h"
 
 gi_status gi_image_alloc(gi_image *img, int width, int height, int channels)
 {
@@ -17,7 +18,7 @@ gi_status gi_image_alloc(gi_image *img, int width, int height, int channels)
     if (gi__image_bytes(width, height, channels, &bytes))
         return gi__fail(GI_ERR_TOO_LARGE, "%dx%d with %d channels does not fit in memory",
                         width, height, channels);
-    img->data = malloc(bytes);
+    img->data = gi__pixels_alloc(bytes);
     if (!img->data)
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate %zu bytes for a %dx%d image",
                         bytes, width, height);
@@ -31,6 +32,6 @@ gi_status gi_image_alloc(gi_image *img, int width, int height, int channels)
 
 void gi_image_free(gi_image *img)
 {
-    if (img->owns_data) free(img->data);
+    if (img->owns_data) gi__pixels_free(img->data);
     memset(img, 0, sizeof *img);
 }

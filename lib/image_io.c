@@ -89,7 +89,7 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     img->height = h;
     img->channels = comp;
     img->stride = (size_t)w * (size_t)comp;
-    img->data = pixels; /* stb allocates with malloc, so gi_image_free may free it */
+    img->data = pixels; /* stb allocates from pixel_alloc.c, as gi_image_free frees */
     img->owns_data = 1;
     return GI_OK;
 }

@@ -3,6 +3,7 @@
  *   - only the PNG and JPEG decoders (less hostile-input surface);
  *   - no stdio: image_io.c reads files itself, with a size cap;
  *   - user-readable failure strings for error messages.
+ *   - image buffers from pixel_alloc.c (huge pages for large ones);
  * Callers always request an explicit component count and never flip. */
 #define STBI_ONLY_PNG
 #define STBI_ONLY_JPEG
@@ -11,6 +12,13 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_WRITE_NO_STDIO
 #define STB_IMAGE_WRITE_IMPLEMENTATION
+#include "pixel_alloc.h"
+#define STBI_MALLOC gi__pixels_alloc
+#define STBI_REALLOC gi__pixels_realloc
+#define STBI_FREE gi__pixels_free
+#define STBIW_MALLOC gi__pixels_alloc
+#define STBIW_REALLOC gi__pixels_realloc
+#define STBIW_FREE gi__pixels_free
 
 #ifdef GPUIMG_HAVE_LIBDEFLATE
 /* stb_image_write's own deflate is the slowest stage of a PNG job;
@@ -24,11 +32,11 @@ static unsigned char *gi__libdeflate_zlib(unsigned char *data, int len, int *out
         libdeflate_alloc_compressor(level < 1 ? 1 : level > 12 ? 12 : level);
     if (!c) return NULL;
     size_t bound = libdeflate_zlib_compress_bound(c, (size_t)len);
-    unsigned char *out = malloc(bound); /* stb releases it with free() */
+    unsigned char *out = gi__pixels_alloc(bound); /* stb releases it with STBIW_FREE */
     size_t n = out ? libdeflate_zlib_compress(c, data, (size_t)len, out, bound) : 0;
     libdeflate_free_compressor(c);
     if (n == 0 || n > 0x7fffffff) {
-        free(out);
+        gi__pixels_free(out);
         return NULL;
     }
     *out_len = (int)n;
