@@ -11,6 +11,7 @@
 
 #include "batch_pipeline.h"
 #include "image_job.h"
+#include "work_estimate.h"
 
 /* A ring of jobs. `reserved` counts places promised to jobs still being
  * produced (decoded or computed), so a producer never waits with an image
@@ -24,6 +25,7 @@ typedef struct {
     gi_context *ctx;  /* NULL when it could not be created */
     char why[600];    /* ...and why */
     struct pipeline *p;
+    int bridge;       /* the CPU lane that serves while CUDA starts */
 } compute_lane;
 
 typedef struct pipeline {
@@ -37,6 +39,7 @@ typedef struct pipeline {
     job_queue decoded, computed;
     compute_lane *lanes;
     int first_lane_open; /* lanes[0] has tried to open its context */
+    int lane_warm;       /* a lane other than the bridge has finished an image */
 } pipeline;
 
 static int queue_init(job_queue *q, size_t cap)
@@ -189,11 +192,23 @@ static void *codec_worker(void *arg)
     return NULL;
 }
 
+/* The bridge's CPU context. When it cannot be had the bridge just takes
+ * no image: the lanes compute them all. */
+static void open_bridge(pipeline *p, compute_lane *lane)
+{
+    gi_context_options opts = {GI_DEVICE_CPU, p->cfg->bridge_cpu_threads};
+    if (gi_context_create(&lane->ctx, &opts) != GI_OK) lane->ctx = NULL;
+}
+
 /* Opens a lane's context on the lane's own thread, so that CUDA starts
  * while the codec workers decode. The other lanes wait for the first one:
  * when it fails they all fail the same way, and that is reported once. */
 static void open_lane(pipeline *p, compute_lane *lane)
 {
+    if (lane->bridge) {
+        open_bridge(p, lane);
+        return;
+    }
     compute_lane *first = &p->lanes[0];
     if (lane != first) {
         pthread_mutex_lock(&p->lock);
@@ -221,7 +236,9 @@ static void *compute_worker(void *arg)
     open_lane(p, lane);
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        if (p->decoded.count && queue_has_room(&p->computed)) {
+        if (lane->bridge && (p->lane_warm || !lane->ctx)) {
+            break;
+        } else if (p->decoded.count && queue_has_room(&p->computed)) {
             image_job *job = queue_pop(&p->decoded);
             p->computed.reserved++;
             pthread_cond_broadcast(&p->changed);
@@ -230,6 +247,7 @@ static void *compute_worker(void *arg)
             if (failed) settle(p, job);
             pthread_mutex_lock(&p->lock);
             p->computed.reserved--;
+            if (!lane->bridge) p->lane_warm = 1;
             if (!failed) queue_push(&p->computed, job);
             pthread_cond_broadcast(&p->changed);
         } else if (decoding_done(p)) {
@@ -260,9 +278,13 @@ static void run_in_turn(pipeline *p, compute_lane *lane)
  * -1 when no thread of one kind could start (nothing was run then). */
 static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int workers)
 {
-    pthread_t ids[2 * 256];
+    pthread_t ids[2 * 256 + 1];
     int started = 0, lanes_started = 0;
     for (int i = 0; i < lane_count; i++) lanes[i] = (compute_lane){.p = p};
+    /* The bridge is optional: it starts after the lanes, when it can. */
+    compute_lane bridge = {.p = p, .bridge = 1};
+    if (p->cfg->bridge_cpu_threads && pthread_create(&ids[started], NULL, compute_worker, &bridge) == 0)
+        started++;
     while (lanes_started < lane_count &&
            pthread_create(&ids[started], NULL, compute_worker, &lanes[lanes_started]) == 0) {
         started++;
@@ -281,42 +303,45 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
         pthread_mutex_unlock(&p->lock);
     }
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
+    gi_context_destroy(bridge.ctx);
     if (workers_started) return 0;
     p->next = 0;
     p->first_lane_open = 1;
     return -1;
 }
 
-static off_t input_size(const batch_item *it)
+typedef struct {
+    size_t item;
+    double work;
+} item_work;
+
+static int by_work_descending(const void *a, const void *b)
 {
-    struct stat st;
-    return it->problem || stat(it->in, &st) != 0 ? 0 : st.st_size;
+    const item_work *x = a, *y = b;
+    if (x->work != y->work) return x->work < y->work ? 1 : -1;
+    return (x->item > y->item) - (x->item < y->item); /* list order between equals */
 }
 
-static int by_size_descending(const void *a, const void *b)
+/* The heaviest inputs go first: a big PNG started last would otherwise
+ * keep one core busy while the others have nothing left to do. The file
+ * size is a poor guide (an RGBA PNG 1.3 MB long is more work than a 2.6 MB
+ * RGB one), so the work comes from the header. */
+static size_t *heaviest_first(const cli_common *c, const batch_list *list)
 {
-    const off_t *x = a, *y = b;
-    return (x[1] < y[1]) - (x[1] > y[1]);
-}
-
-/* The largest inputs go first: a big PNG started last would otherwise
- * keep one core busy while the others have nothing left to do. */
-static size_t *largest_first(const batch_list *list)
-{
-    off_t(*pairs)[2] = malloc(list->count * sizeof *pairs);
+    item_work *work = malloc(list->count * sizeof *work);
     size_t *order = malloc(list->count * sizeof *order);
-    if (pairs && order) {
+    if (work && order) {
         for (size_t i = 0; i < list->count; i++) {
-            pairs[i][0] = (off_t)i;
-            pairs[i][1] = input_size(&list->items[i]);
+            const batch_item *it = &list->items[i];
+            work[i] = (item_work){i, it->problem ? 0 : estimate_work(it->in, output_format(c, it->out))};
         }
-        qsort(pairs, list->count, sizeof *pairs, by_size_descending);
-        for (size_t i = 0; i < list->count; i++) order[i] = (size_t)pairs[i][0];
+        qsort(work, list->count, sizeof *work, by_work_descending);
+        for (size_t i = 0; i < list->count; i++) order[i] = work[i].item;
     } else {
         free(order);
         order = NULL; /* list order will do */
     }
-    free(pairs);
+    free(work);
     return order;
 }
 
@@ -336,7 +361,7 @@ void pipeline_run(const pipeline_config *cfg, batch_list *list, progress *prog)
     size_t decoded_cap = (size_t)workers / 2 + lane_count, computed_cap = lane_count + 1;
     int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap) == 0 &&
                    queue_init(&p.computed, computed_cap) == 0;
-    if (threaded) p.order = largest_first(list);
+    if (threaded) p.order = heaviest_first(cfg->common, list);
     if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) run_in_turn(&p, &lanes[0]);
     free(p.order);
     free(p.decoded.jobs);

@@ -11,7 +11,13 @@
  * lane owns a gi_context: on CUDA, a stream with its device and pinned
  * buffers, reused from image to image, in the process's one CUDA context.
  * Two lanes let one image's copies overlap another's kernels. The CPU
- * backend runs in the same engine, its lanes using the cores' threads. */
+ * backend runs in the same engine, its lanes using the cores' threads.
+ *
+ * Starting CUDA takes a few hundred milliseconds, in which the decoded
+ * queue fills and the codec workers would stand idle. Under AUTO a bridge
+ * lane computes on the CPU meanwhile, and stops once another lane has
+ * finished an image. Both backends give the same bytes, so which lane took
+ * an image changes nothing in the output. */
 #ifndef GPUIMG_BATCH_PIPELINE_H
 #define GPUIMG_BATCH_PIPELINE_H
 
@@ -28,6 +34,7 @@ typedef struct {
     int codec_workers;            /* decode/encode threads */
     int lanes;                    /* compute lanes, one context each */
     int lane_cpu_threads;         /* CPU threads of each lane's context */
+    int bridge_cpu_threads;       /* 0: no bridge lane */
     volatile sig_atomic_t *stop;  /* set: start no new input, finish the rest */
 } pipeline_config;
 

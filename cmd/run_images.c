@@ -58,7 +58,7 @@ static int run_single(const cli_common *c, char **args, int count, image_op op,
     batch_list list = {&item, 1, 1};
     progress prog;
     progress_init(&prog, c->command, 1, 0);
-    pipeline_config cfg = {c, op, settings, 0, 1, c->jobs, &stop_requested};
+    pipeline_config cfg = {c, op, settings, 0, 1, c->jobs, 0, &stop_requested};
     pipeline_run(&cfg, &list, &prog);
     progress_finish(&prog, 0);
     free(item.reason);
@@ -79,7 +79,8 @@ static void on_stop_signal(int signo)
 
 /* Codec workers: -j, else one per core. Two compute lanes let one image's
  * copies overlap another's kernels on a GPU; on the CPU, they share the
- * cores between them. */
+ * cores between them. Under AUTO with CUDA built in, a bridge lane with
+ * every core computes while CUDA starts. */
 static pipeline_config batch_shape(const cli_common *c, size_t items, image_op op,
                                    const void *settings)
 {
@@ -88,7 +89,9 @@ static pipeline_config batch_shape(const cli_common *c, size_t items, image_op o
     if ((size_t)workers > items) workers = items ? (int)items : 1;
     int lanes = items > 1 ? 2 : 1;
     int lane_threads = cores / lanes > 1 ? cores / lanes : 1;
-    return (pipeline_config){c, op, settings, workers, lanes, lane_threads, &stop_requested};
+    int bridge_threads = c->device == GI_DEVICE_AUTO && gi_cuda_compiled() && items > 1 ? cores : 0;
+    return (pipeline_config){c,     op,          settings,      workers,
+                             lanes, lane_threads, bridge_threads, &stop_requested};
 }
 
 /* -v: where the batch's time went, summed over its images. */
