@@ -211,6 +211,29 @@ group_batch() {
     done
     check "batch: wrong scene.png" same_image "$tmp/out2/scene.png" "$tmp/scene.png"
 
+    # Images of a megapixel and more start CUDA under the default device, and
+    # a bridge lane computes on the CPU until it is up: whichever took an
+    # image, its bytes must be --device cpu's (on a machine without a GPU
+    # this checks that the bridge loses and repeats nothing).
+    if command -v python3 >/dev/null 2>&1; then
+        mkdir "$tmp/big" "$tmp/big_auto" "$tmp/big_cpu"
+        for i in 1 2 3 4 5 6; do
+            python3 -c 'import os, struct, sys, zlib
+w, h = 1100, 1000
+raw = b"".join(b"\0" + os.urandom(w * 3) for _ in range(h))
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                              + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))' "$tmp/big/$i.png"
+        done
+        expect 0 blur --sigma 2 -j 3 -o "$tmp/big_auto" "$tmp/big"/*.png
+        expect 0 blur --sigma 2 -j 3 --device cpu -o "$tmp/big_cpu" "$tmp/big"/*.png
+        for i in 1 2 3 4 5 6; do
+            check "batch: the default device and --device cpu differ on 1.1 MP image $i" \
+                same_file "$tmp/big_auto/$i.png" "$tmp/big_cpu/$i.png"
+        done
+    fi
+
     mkdir "$tmp/rot"
     expect 0 rotate 90 -o "$tmp/rot" "$tmp/in/scene.png" "$tmp/in/alpha.png"
     "$gpuimg" rotate 90 "$scene" "$tmp/r.png"
