@@ -11,7 +11,7 @@
 #                 median and the best, images/s and the ratio from the median
 #   The same settings by environment: PHOTOS COPIES JOBS OPS="blur sobel" REPS,
 #   and GPUIMG (default build/cmd/gpuimg), GPUIMG_FLAGS (e.g. "--device cuda"),
-#   VIPS (default vips), PARALLEL_BIN (default parallel; PARALLEL is GNU parallel's
+#   GPUIMG_JOBS (gpuimg's -j, default JOBS), VIPS (default vips), PARALLEL_BIN (default parallel; PARALLEL is GNU parallel's
 #   own options variable; if it does not run, xargs -P stands in and the table
 #   says so), KEEP=1 keeps the temporary folder.
 #   e.g. COPIES=1 REPS=1 scripts/bench_batch.sh samples
@@ -42,11 +42,12 @@ jobs=${3:-${JOBS:-$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)}}
 [ $# -gt 3 ] && { shift 3; ops=$*; } || ops=${OPS:-blur sobel transpose}
 gpuimg=${GPUIMG:-$root/build/cmd/gpuimg}
 gflags=${GPUIMG_FLAGS:-}
+gjobs=${GPUIMG_JOBS:-$jobs}
 vips=${VIPS:-vips}
 par=${PARALLEL_BIN:-parallel}
-case $reps$copies$jobs in *[!0-9]*) echo "bench_batch: REPS, COPIES, JOBS must be numbers" >&2; exit 2 ;; esac
-if [ "$reps" -lt 1 ] || [ "$copies" -lt 1 ] || [ "$jobs" -lt 1 ]; then
-    echo "bench_batch: REPS, COPIES, JOBS must be >= 1" >&2; exit 2
+case $reps$copies$jobs$gjobs in *[!0-9]*) echo "bench_batch: REPS, COPIES, JOBS, GPUIMG_JOBS must be numbers" >&2; exit 2 ;; esac
+if [ "$reps" -lt 1 ] || [ "$copies" -lt 1 ] || [ "$jobs" -lt 1 ] || [ "$gjobs" -lt 1 ]; then
+    echo "bench_batch: REPS, COPIES, JOBS, GPUIMG_JOBS must be >= 1" >&2; exit 2
 fi
 
 for tool in "$vips" "$gpuimg" awk; do
@@ -107,7 +108,7 @@ run_gpuimg() {
     o=$1
     shift
     # shellcheck disable=SC2086
-    "$gpuimg" "$@" $gflags -q -j "$jobs" -o "$o" "$work/in"/*
+    "$gpuimg" "$@" $gflags -q -j "$gjobs" -o "$o" "$work/in"/*
 }
 
 # one OP TOOL REP: time one run, check its outputs, append a line to results
@@ -130,7 +131,7 @@ one() {
 
 echo "bench_batch: $count files ($((count / copies)) photos x $copies), $reps reps, $(uname -m), nproc $(nproc 2>/dev/null || echo ?)"
 echo "  vips:   $("$vips" --vips-version) ($(command -v "$vips")) via $runner"
-echo "  gpuimg: $("$gpuimg" --version) ($gpuimg) -j $jobs${gflags:+ $gflags}"
+echo "  gpuimg: $("$gpuimg" --version) ($gpuimg) -j $gjobs${gflags:+ $gflags}"
 : >"$work/results"
 r=1
 while [ "$r" -le "$reps" ]; do
