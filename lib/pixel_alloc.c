@@ -12,7 +12,6 @@
  * Small buffers, and every buffer in builds with AddressSanitizer (which
  * checks malloc'ed blocks only), stay with malloc. A header in front of
  * each block says which kind it is. */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +50,10 @@ static void *map_huge(size_t total)
     if (mapped < total) return NULL;
     void *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
     /* Only advice: where the kernel has no huge pages the buffer still works. */
     madvise(base, mapped, MADV_HUGEPAGE);
+#endif
     ((block_header *)base)->mapped = mapped;
     return base;
 }
