@@ -281,10 +281,6 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
     pthread_t ids[2 * 256 + 1];
     int started = 0, lanes_started = 0;
     for (int i = 0; i < lane_count; i++) lanes[i] = (compute_lane){.p = p};
-    /* The bridge is optional: it starts after the lanes, when it can. */
-    compute_lane bridge = {.p = p, .bridge = 1};
-    if (p->cfg->bridge_cpu_threads && pthread_create(&ids[started], NULL, compute_worker, &bridge) == 0)
-        started++;
     while (lanes_started < lane_count &&
            pthread_create(&ids[started], NULL, compute_worker, &lanes[lanes_started]) == 0) {
         started++;
@@ -302,6 +298,11 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
         p->next = p->list->count;
         pthread_mutex_unlock(&p->lock);
     }
+    /* The bridge is optional, and only of use once the others run. */
+    compute_lane bridge = {.p = p, .bridge = 1};
+    if (workers_started && p->cfg->bridge_cpu_threads &&
+        pthread_create(&ids[started], NULL, compute_worker, &bridge) == 0)
+        started++;
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
     gi_context_destroy(bridge.ctx);
     if (workers_started) return 0;
