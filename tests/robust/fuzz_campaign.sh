@@ -16,7 +16,7 @@ set -u
 [ $# -ge 1 ] || { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 secs=$1
 build=${2:-build-fuzz}
-[ $# -ge 2 ] && shift 2 || shift $#
+shift $(($# < 2 ? $# : 2))
 targets=${*:-decode pipeline options}
 here=$(cd "$(dirname "$0")" && pwd)
 command -v /usr/bin/time >/dev/null || { echo "fuzz_campaign: /usr/bin/time is missing (Debian: time)" >&2; exit 1; }
@@ -24,20 +24,16 @@ for t in $targets; do
     [ -x "$build/tests/robust/fuzz_$t" ] || { echo "fuzz_campaign: $build/tests/robust/fuzz_$t not built" >&2; exit 1; }
 done
 
+# shellcheck source=tests/robust/fuzz_common.sh
+. "$here/fuzz_common.sh"
 seeds=$(mktemp -d) || exit 1
 trap 'rm -rf "$seeds"' EXIT
-python3 "$here/make_corpus.py" "$here/cases.txt" "$here/../../samples" "$seeds/corpus" >/dev/null || exit 1
-python3 "$here/make_seeds.py" "$seeds" "$here/../../samples" "$seeds/corpus" || exit 1
-
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
-# The same limits as fuzz_smoke.sh: see there why 512 MiB is a crash.
-limits="-rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10"
+make_fuzz_seeds "$seeds" || exit 1
 for t in $targets; do
     mkdir -p "$build/fuzz-corpus/$t" "$build/fuzz-artifacts/$t"
-    # shellcheck disable=SC2086 # $limits is a list of options
+    # shellcheck disable=SC2086 # $fuzz_limits is a list of options
     nice -n 19 /usr/bin/time -f "cpu_seconds %U %S wall_seconds %e" \
-        "$build/tests/robust/fuzz_$t" $limits -fork=1 -ignore_crashes=1 \
+        "$build/tests/robust/fuzz_$t" $fuzz_limits -fork=1 -ignore_crashes=1 \
         -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$secs" \
         -artifact_prefix="$build/fuzz-artifacts/$t/" \
         "$build/fuzz-corpus/$t" "$seeds/$t" >"$build/campaign-$t.log" 2>&1 &

@@ -21,26 +21,20 @@ for t in $targets; do
         exit 77
     }
 done
+# shellcheck source=tests/robust/fuzz_common.sh
+. "$here/fuzz_common.sh"
 seeds=$(mktemp -d) || exit 1
 trap 'rm -rf "$seeds"' EXIT
-corpus=$seeds/corpus
 if [ "$secs" -gt 0 ]; then
-    python3 "$here/make_corpus.py" "$here/cases.txt" "$here/../../samples" "$corpus" >/dev/null ||
-        exit 1
-    python3 "$here/make_seeds.py" "$seeds" "$here/../../samples" "$corpus" || exit 1
+    make_fuzz_seeds "$seeds" || exit 1
 fi
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
-# The targets cap images at 4 Mpixels, so no allocation needs 512 MiB: a
-# larger one comes from a length the input claims, and counts as a crash.
-limits="-rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10"
 failed=0
 for t in $targets; do
     bin=$build/tests/robust/fuzz_$t
     log=$build/fuzz-$t.log
     # -runs=0: execute every input of the folder once, then stop.
-    # shellcheck disable=SC2086 # $limits is a list of options
-    if ! "$bin" $limits -runs=0 "$here/regressions/$t" >"$log" 2>&1; then
+    # shellcheck disable=SC2086 # $fuzz_limits is a list of options
+    if ! "$bin" $fuzz_limits -runs=0 "$here/regressions/$t" >"$log" 2>&1; then
         echo "FAIL: $t: a regression input crashes; see $log"
         failed=1
         continue
@@ -49,7 +43,7 @@ for t in $targets; do
     [ "$secs" -gt 0 ] || continue
     mkdir -p "$build/fuzz-corpus/$t" "$build/fuzz-artifacts/$t"
     # shellcheck disable=SC2086
-    if "$bin" $limits -max_total_time="$secs" -close_fd_mask=3 \
+    if "$bin" $fuzz_limits -max_total_time="$secs" -close_fd_mask=3 \
         -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t/" \
         "$build/fuzz-corpus/$t" "$seeds/$t" >"$log" 2>&1; then
         echo "$t: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs in ${secs} s, no crash"
