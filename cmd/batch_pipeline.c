@@ -205,10 +205,6 @@ static void open_bridge(pipeline *p, compute_lane *lane)
  * when it fails they all fail the same way, and that is reported once. */
 static void open_lane(pipeline *p, compute_lane *lane)
 {
-    if (lane->bridge) {
-        open_bridge(p, lane);
-        return;
-    }
     compute_lane *first = &p->lanes[0];
     if (lane != first) {
         pthread_mutex_lock(&p->lock);
@@ -233,7 +229,8 @@ static void *compute_worker(void *arg)
 {
     compute_lane *lane = arg;
     pipeline *p = lane->p;
-    open_lane(p, lane);
+    if (lane->bridge) open_bridge(p, lane);
+    else open_lane(p, lane);
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (lane->bridge && (p->lane_warm || !lane->ctx)) {

@@ -11,9 +11,10 @@
 #                 median and the best, images/s and the ratio from the median
 #   The same settings by environment: PHOTOS COPIES JOBS OPS="blur sobel" REPS,
 #   and GPUIMG (default build/cmd/gpuimg), GPUIMG_FLAGS (e.g. "--device cuda"),
-#   GPUIMG_JOBS (gpuimg's -j, default JOBS), VIPS (default vips), PARALLEL_BIN (default parallel; PARALLEL is GNU parallel's
-#   own options variable; if it does not run, xargs -P stands in and the table
-#   says so), KEEP=1 keeps the temporary folder.
+#   GPUIMG_JOBS (gpuimg's -j, default JOBS), VIPS (default vips), PARALLEL_BIN
+#   (default parallel; PARALLEL is GNU parallel's own options variable; if it
+#   does not run, xargs -P stands in and the table says so), KEEP=1 keeps the
+#   temporary folder.
 #   e.g. COPIES=1 REPS=1 scripts/bench_batch.sh samples
 #        GPUIMG_FLAGS="--device cuda" JOBS=16 scripts/bench_batch.sh
 #
