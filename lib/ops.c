@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
+#include "clock.h"
 #include "context.h"
 #include "gi_error.h"
 #include "ops.h"

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
+#include "clock.h"
+#include "paper_input.h"
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
 

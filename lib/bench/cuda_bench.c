@@ -3,7 +3,8 @@
 #include <stdlib.h>
 
 #include "backend.h"
-#include "bench_util.h"
+#include "clock.h"
+#include "paper_input.h"
 #include "cuda_backend.h"
 #include "gi_error.h"
 #include "gi_kernels.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "bench_util.h"
+#include "clock.h"
 #include "cuda_backend.h"
 #include "gi_error.h"
 #include "gi_kernels.h"

@@ -1,14 +1,6 @@
-/* Pieces the backends' benchmarks share. */
-#ifndef GI_BENCH_UTIL_H
-#define GI_BENCH_UTIL_H
-
-#include <stddef.h>
-
-/* Sorts ms[0..n) and returns the median. */
-double gi__median(double *ms, int n);
-
-/* Host clock in milliseconds (monotonic). */
-double gi__now_ms(void);
+/* The seed paper's input and check, shared by the backends' benchmarks. */
+#ifndef GI_PAPER_INPUT_H
+#define GI_PAPER_INPUT_H
 
 /* The seed paper's input: n x n floats in [0, 1) from a fixed generator,
  * so every variant sees the same matrix. */
