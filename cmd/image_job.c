@@ -105,7 +105,7 @@ static int make_parent_dirs(const char *out_dir, const char *path)
 int image_job_encode(const cli_common *c, image_job *job)
 {
     const char *out = job->item->out;
-    gi_save_options save = {output_format(c, out), c->quality};
+    gi_save_options save = {output_format(c, out), c->quality, c->png_level, c->png_filter};
     double start = now_ms();
     /* Batch outputs may sit in subdirectories that mirror the inputs. */
     if (c->output_dir && make_parent_dirs(c->output_dir, out) != 0) {

@@ -20,7 +20,6 @@ void cli_common_init(cli_common *c, const char *command)
     c->device = GI_DEVICE_AUTO;
     c->border.mode = GI_BORDER_MIRROR;
     c->quality = 90;
-    c->png_filter = 2; /* up: see the option's help */
     c->shard_count = 1;
     gi_load_limits_default(&c->limits);
     const char *pixels = getenv("GPUIMG_MAX_PIXELS");
@@ -189,9 +188,10 @@ static int opt_png_level(const cli_option *o, const char *arg)
 static int opt_png_filter(const cli_option *o, const char *arg)
 {
     static const char *const names[] = {"none", "sub", "up", "average", "paeth"};
-    if (strcmp(arg, "auto") == 0) return *(int *)o->target = -1, 0;
+    gi_png_filter *filter = o->target;
+    if (strcmp(arg, "auto") == 0) return *filter = GI_PNG_FILTER_AUTO, 0;
     for (int f = 0; f < 5; f++)
-        if (strcmp(arg, names[f]) == 0) return *(int *)o->target = f, 0;
+        if (strcmp(arg, names[f]) == 0) return *filter = (gi_png_filter)(GI_PNG_FILTER_NONE + f), 0;
     return invalid(o, arg, "expected auto, none, sub, up, average or paeth");
 }
 

@@ -137,8 +137,6 @@ static int run_batch(const cli_common *c, char **args, int count, image_op op,
 
 int run_images(const cli_common *common, char **args, int count, image_op op, const void *settings)
 {
-    int default_level = gi_png_deflate_is_libdeflate() ? 6 : 8;
-    gi_set_png_options(common->png_level ? common->png_level : default_level, common->png_filter);
     if (!common->output_dir && (common->files_from || common->recursive || common->skip_existing ||
                                 common->shard_count > 1 || common->summary_json))
         return cli_usage_error(common, "-r, --files-from, --skip-existing, --shard and "

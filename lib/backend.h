@@ -22,19 +22,33 @@ typedef struct gi__op_call {
     const gi_convolve_weights *mask;
 } gi__op_call;
 
+/* Where an end of a chain lives. */
+typedef enum gi__where {
+    GI__HOST = 0, /* host memory: a gi_image as gpuimg.h describes it */
+    GI__DEVICE    /* memory of the backend's device (data is a device pointer, stride
+                   * its pitch): a source decoded there, or a destination to be
+                   * encoded there */
+} gi__where;
+
+/* Resolved steps that run one after another on one image: steps[i]'s
+ * output is steps[i + 1]'s source. steps[0].src and the last step's dst
+ * (or hist) are the chain's ends; the images in between carry their sizes
+ * in steps[i].dst and no pixels: the backend keeps them where it computes,
+ * so the CPU backend never copies and the CUDA backend uploads the source
+ * once and downloads the result once (neither, for an end on the device).
+ * Only the last step may be hist. */
+typedef struct gi__chain {
+    const gi__op_call *steps;
+    int n;
+    gi__where src_where, dst_where;
+} gi__chain;
+
+/* What a backend provides. */
 typedef struct gi__backend_ops {
     const char *name;
-    /* weights: 2 * radius + 1 integers summing to GI_BLUR_WEIGHT_SUM */
-    gi_status (*blur)(void *state, const gi_image *src, gi_image *dst,
-                      const int32_t *weights, int radius, gi_border border);
-    gi_status (*sobel)(void *state, const gi_image *src, gi_image *dst,
-                       const gi_sobel_params *p);
-    gi_status (*transform)(void *state, const gi_image *src, gi_image *dst,
-                           gi_transform t);
-    gi_status (*hist)(void *state, const gi_image *src, int bins,
-                      gi_histogram *out);
-    gi_status (*convolve)(void *state, const gi_image *src, gi_image *dst,
-                          const gi_convolve_weights *w, gi_border border);
+    /* Runs a chain; ends on GI__DEVICE only where the backend has a device
+     * (the CPU backend refuses them). Returns when the result is in place. */
+    gi_status (*run_chain)(void *state, const gi__chain *chain);
     /* Median ms of `reps` runs after `warmup`, data resident where the
      * backend computes. */
     gi_status (*time_op)(void *state, const gi__op_call *c, int warmup, int reps,
@@ -48,8 +62,6 @@ typedef struct gi__backend_ops {
     void (*destroy)(void *state);
 } gi__backend_ops;
 
-/* Runs c on a backend's operation functions. */
-gi_status gi__call_backend(const gi__backend_ops *ops, void *state, const gi__op_call *c);
 
 /* CPU backend: threads over row bands. Never fails to create. */
 gi_status gi__cpu_backend_create(int threads, const gi__backend_ops **ops,

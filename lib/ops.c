@@ -1,5 +1,6 @@
-/* Operation entry points: validate, resolve parameters, run on the context's
- * backend, and under AUTO rerun on the CPU when the GPU is out of memory. */
+/* Operation entry points: validate, resolve parameters, run a chain of
+ * steps on the context's backend, and under AUTO rerun it on the CPU when
+ * the GPU is out of memory. The one-operation calls are chains of one. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,24 +12,12 @@
 #include "gi_error.h"
 #include "ops.h"
 
-gi_status gi__call_backend(const gi__backend_ops *ops, void *state, const gi__op_call *c)
-{
-    switch (c->kind) {
-    case GI_OP_BLUR: return ops->blur(state, c->src, c->dst, c->weights, c->radius, c->border);
-    case GI_OP_SOBEL: return ops->sobel(state, c->src, c->dst, c->sobel);
-    case GI_OP_TRANSFORM: return ops->transform(state, c->src, c->dst, c->transform);
-    case GI_OP_HIST: return ops->hist(state, c->src, c->bins, c->hist);
-    case GI_OP_CONVOLVE: return ops->convolve(state, c->src, c->dst, c->mask, c->border);
-    }
-    return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation");
-}
-
-/* Runs c on one backend and records where the time went. */
-static gi_status call_timed(gi_context *ctx, const gi__backend_ops *ops, void *state,
-                            const gi__op_call *c)
+/* Runs a chain on one backend and records where the time went. */
+static gi_status run_timed(gi_context *ctx, const gi__backend_ops *ops, void *state,
+                           const gi__chain *chain)
 {
     double start = gi__now_ms();
-    gi_status st = gi__call_backend(ops, state, c);
+    gi_status st = ops->run_chain(state, chain);
     double wall = gi__now_ms() - start;
     gi_op_times t = {0, 0, wall, 0};
     if (ops->last_times) ops->last_times(state, &t);
@@ -37,25 +26,25 @@ static gi_status call_timed(gi_context *ctx, const gi__backend_ops *ops, void *s
     return st;
 }
 
-static gi_status dispatch(gi_context *ctx, const gi__op_call *c)
+static gi_status dispatch(gi_context *ctx, const gi__chain *chain)
 {
     const gi__backend_ops *ops = NULL;
     void *state;
     ctx->last_fallback[0] = '\0';
     memset(&ctx->last_times, 0, sizeof ctx->last_times);
-    gi_status st = gi__context_backend_for(ctx, c->src, &ops, &state);
+    gi_status st = gi__context_backend_for(ctx, chain->steps[0].src, &ops, &state);
     /* The start-up is reported once, by the operation that paid for it. */
     ctx->last_times.startup_ms = ctx->startup_ms;
     ctx->startup_ms = 0;
-    if (st == GI_OK) st = call_timed(ctx, ops, state, c);
+    if (st == GI_OK) st = run_timed(ctx, ops, state, chain);
     if (st != GI_ERR_NO_MEMORY || ops == ctx->cpu_ops || ctx->requested != GI_DEVICE_AUTO)
         return st;
-    snprintf(ctx->last_fallback, sizeof ctx->last_fallback, "%s: %s; ran on the CPU", c->name,
-             gi_last_error());
+    snprintf(ctx->last_fallback, sizeof ctx->last_fallback, "%s: %s; ran on the CPU",
+             chain->steps[chain->n - 1].name, gi_last_error());
     const gi__backend_ops *cpu;
     void *cpu_state;
     st = gi__context_cpu(ctx, &cpu, &cpu_state);
-    return st == GI_OK ? call_timed(ctx, cpu, cpu_state, c) : st;
+    return st == GI_OK ? run_timed(ctx, cpu, cpu_state, chain) : st;
 }
 
 static gi_status check_image(const gi_image *img, const char *role)
@@ -76,12 +65,11 @@ static size_t span_bytes(const gi_image *img)
     return img->stride * (size_t)(img->height - 1) + (size_t)img->width * img->channels;
 }
 
-static gi_status check_output(const gi_op *op, const gi_image *src, const gi_image *dst)
+/* dst must have w x h x ch pixels and not overlap src. */
+static gi_status check_destination(const gi_image *src, const gi_image *dst, int w, int h, int ch)
 {
-    int w, h, ch;
     gi_status st = check_image(dst, "destination");
     if (st != GI_OK) return st;
-    gi__op_output_size(op, src, &w, &h, &ch);
     if (dst->width != w || dst->height != h || dst->channels != ch)
         return gi__fail(GI_ERR_INVALID_ARGUMENT,
                         "destination is %dx%d with %d channels; this operation writes %dx%d with %d",
@@ -90,6 +78,13 @@ static gi_status check_output(const gi_op *op, const gi_image *src, const gi_ima
     if (s0 < d0 + span_bytes(dst) && d0 < s0 + span_bytes(src))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "source and destination overlap");
     return GI_OK;
+}
+
+static gi_status check_output(const gi_op *op, const gi_image *src, const gi_image *dst)
+{
+    int w, h, ch;
+    gi__op_output_size(op, src, &w, &h, &ch);
+    return check_destination(src, dst, w, h, ch);
 }
 
 static gi_status check_border(gi_border b)
@@ -167,8 +162,9 @@ static gi_status resolve_kind(gi__resolved_op *r)
     return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)r->op.kind);
 }
 
-gi_status gi__resolve_op(const gi_op *op, const gi_image *src, gi_image *dst, gi_histogram *hist,
-                         gi__resolved_op *r)
+/* Resolves op's parameters for a step whose images are already checked. */
+static gi_status resolve_step(const gi_op *op, const gi_image *src, gi_image *dst,
+                              gi_histogram *hist, gi__resolved_op *r)
 {
     memset(r, 0, sizeof *r);
     r->op = *op;
@@ -176,17 +172,24 @@ gi_status gi__resolve_op(const gi_op *op, const gi_image *src, gi_image *dst, gi
     r->call.src = src;
     r->call.dst = dst;
     r->call.hist = hist;
+    gi_status st = check_border(op->kind == GI_OP_BLUR       ? op->blur.border
+                                : op->kind == GI_OP_SOBEL    ? op->sobel.border
+                                : op->kind == GI_OP_CONVOLVE ? op->convolve.border
+                                                             : (gi_border){0, 0});
+    if (st == GI_OK) st = resolve_kind(r);
+    if (st != GI_OK) gi__release_op(r);
+    return st;
+}
+
+gi_status gi__resolve_op(const gi_op *op, const gi_image *src, gi_image *dst, gi_histogram *hist,
+                         gi__resolved_op *r)
+{
+    memset(r, 0, sizeof *r);
     gi_status st = check_image(src, "source");
     if (st == GI_OK && op->kind != GI_OP_HIST) st = check_output(op, src, dst);
     if (st == GI_OK && op->kind == GI_OP_HIST && !hist)
         st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");
-    if (st == GI_OK) st = check_border(op->kind == GI_OP_BLUR       ? op->blur.border
-                                       : op->kind == GI_OP_SOBEL    ? op->sobel.border
-                                       : op->kind == GI_OP_CONVOLVE ? op->convolve.border
-                                                                    : (gi_border){0, 0});
-    if (st == GI_OK) st = resolve_kind(r);
-    if (st != GI_OK) gi__release_op(r);
-    return st;
+    return st == GI_OK ? resolve_step(op, src, dst, hist, r) : st;
 }
 
 void gi__release_op(gi__resolved_op *r)
@@ -197,15 +200,89 @@ void gi__release_op(gi__resolved_op *r)
     r->mask = NULL;
 }
 
+/* ---------------------------------------------------------------- steps */
+
+gi_status gi_apply_size(const gi_image *src, const gi_op *steps, int n, int *width, int *height,
+                        int *channels)
+{
+    if (!src || !steps || n < 1 || n > GI_MAX_STEPS)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d steps: a chain has 1..%d", n, GI_MAX_STEPS);
+    gi_image size = {.width = src->width, .height = src->height, .channels = src->channels};
+    for (int i = 0; i < n; i++) {
+        if (steps[i].kind == GI_OP_HIST && i + 1 < n)
+            return gi__fail(GI_ERR_INVALID_ARGUMENT, "step %d (hist): hist can only be the last step",
+                            i + 1);
+        int w, h, ch; /* not straight into size, which the call reads */
+        gi__op_output_size(&steps[i], &size, &w, &h, &ch);
+        size.width = w;
+        size.height = h;
+        size.channels = ch;
+    }
+    *width = size.width;
+    *height = size.height;
+    *channels = size.channels;
+    return GI_OK;
+}
+
+/* The steps of a chain, resolved, and the sizes of the images between them. */
+typedef struct {
+    gi__resolved_op resolved[GI_MAX_STEPS];
+    gi__op_call calls[GI_MAX_STEPS];
+    gi_image between[GI_MAX_STEPS]; /* sizes only: the backend holds the pixels */
+    int n;
+} chain_plan;
+
+static void release_plan(chain_plan *p)
+{
+    for (int i = 0; i < p->n; i++) gi__release_op(&p->resolved[i]);
+}
+
+/* Checks the chain's ends and resolves every step; src and dst are in the
+ * caller's memory. */
+static gi_status plan_chain(const gi_image *src, const gi_op *steps, int n, gi_image *dst,
+                            gi_histogram *hist, chain_plan *p)
+{
+    int w, h, ch;
+    p->n = 0;
+    gi_status st = gi_apply_size(src, steps, n, &w, &h, &ch);
+    if (st == GI_OK) st = check_image(src, "source");
+    int ends_in_hist = st == GI_OK && steps[n - 1].kind == GI_OP_HIST;
+    if (st == GI_OK && ends_in_hist && !hist)
+        st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");
+    if (st == GI_OK && !ends_in_hist) st = check_destination(src, dst, w, h, ch);
+    const gi_image *in = src;
+    for (int i = 0; i < n && st == GI_OK; i++) {
+        gi_image *out = i + 1 == n ? dst : &p->between[i];
+        if (i + 1 < n) {
+            memset(out, 0, sizeof *out);
+            gi__op_output_size(&steps[i], in, &out->width, &out->height, &out->channels);
+            out->stride = (size_t)out->width * out->channels;
+        }
+        st = resolve_step(&steps[i], in, steps[i].kind == GI_OP_HIST ? NULL : out,
+                          steps[i].kind == GI_OP_HIST ? hist : NULL, &p->resolved[i]);
+        if (st == GI_OK) p->calls[p->n++] = p->resolved[i].call;
+        in = out;
+    }
+    if (st != GI_OK) release_plan(p);
+    return st;
+}
+
+gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int n, gi_image *dst,
+                   gi_histogram *hist)
+{
+    chain_plan plan;
+    gi_status st = plan_chain(src, steps, n, dst, hist, &plan);
+    if (st != GI_OK) return st;
+    const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST};
+    st = dispatch(ctx, &chain);
+    release_plan(&plan);
+    return st;
+}
+
 static gi_status run_op(gi_context *ctx, const gi_op *op, const gi_image *src, gi_image *dst,
                         gi_histogram *hist)
 {
-    gi__resolved_op r;
-    gi_status st = gi__resolve_op(op, src, dst, hist, &r);
-    if (st != GI_OK) return st;
-    st = dispatch(ctx, &r.call);
-    gi__release_op(&r);
-    return st;
+    return gi_apply(ctx, src, op, 1, dst, hist);
 }
 
 gi_status gi_blur(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_blur_params *p)

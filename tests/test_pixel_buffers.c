@@ -100,7 +100,7 @@ static void check_large_png_round_trip(void)
     for (size_t i = 0; i < src.stride * (size_t)src.height; i++) src.data[i] = (uint8_t)th_rand64();
     uint8_t *png;
     size_t size;
-    gi_save_options opts = {GI_FORMAT_PNG, 90};
+    gi_save_options opts = {.format = GI_FORMAT_PNG, .jpeg_quality = 90};
     if (th_check(gi_encode(&src, &opts, &png, &size) == GI_OK, "encode: %s", gi_last_error())) {
         th_check(size > ((size_t)4 << 20), "the PNG (%zu bytes) is too small to cross 4 MiB", size);
         size_t split_size = 0;

@@ -33,7 +33,7 @@ static uint8_t *encoded(int w, int h, int c, gi_format format, size_t *size)
 {
     gi_image img;
     uint8_t *bytes = NULL;
-    gi_save_options opts = {format, 90};
+    gi_save_options opts = {.format = format, .jpeg_quality = 90};
     if (gi_image_alloc(&img, w, h, c) != GI_OK) return NULL;
     memset(img.data, 128, img.stride * (size_t)h);
     if (gi_encode(&img, &opts, &bytes, size) != GI_OK) bytes = NULL;

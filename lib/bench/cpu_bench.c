@@ -19,7 +19,7 @@ gi_status gi__cpu_time_op(void *state, const gi__op_call *c, int warmup, int rep
     gi_status st = GI_OK;
     for (int i = 0; i < warmup + reps && st == GI_OK; i++) {
         double start = gi__now_ms();
-        st = gi__call_backend(&gi__cpu_ops, state, c);
+        st = gi__cpu_run_step(state, c);
         if (i >= warmup) ms[i - warmup] = gi__now_ms() - start;
     }
     if (st == GI_OK) *median_ms = gi__median(ms, reps);

@@ -27,8 +27,17 @@ int gi_jpeg_decoder_compiled(gi_jpeg_decoder decoder)
 
 void gi_save_options_default(gi_save_options *opts)
 {
-    opts->format = GI_FORMAT_AUTO;
+    memset(opts, 0, sizeof *opts);
     opts->jpeg_quality = 90;
+}
+
+/* stb's level and filter for opts (0 = the defaults gi_save_options gives). */
+static void png_settings(const gi_save_options *opts, int *level, int *filter)
+{
+    *level = opts->png_level ? opts->png_level : gi_png_deflate_is_libdeflate() ? 6 : 8;
+    *filter = opts->png_filter == GI_PNG_FILTER_DEFAULT ? 2
+              : opts->png_filter == GI_PNG_FILTER_AUTO  ? -1
+                                                         : (int)opts->png_filter - GI_PNG_FILTER_NONE;
 }
 
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const char *name,
@@ -171,15 +180,20 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
     *size = 0;
     if (opts->format != GI_FORMAT_PNG && opts->format != GI_FORMAT_JPEG)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "no output format given (png or jpeg)");
-    if (opts->jpeg_quality < 1 || opts->jpeg_quality > 100)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "JPEG quality %d: must be 1..100", opts->jpeg_quality);
+    int quality = opts->jpeg_quality ? opts->jpeg_quality : 90, level, filter;
+    if (quality < 1 || quality > 100)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "JPEG quality %d: must be 1..100", quality);
+    if (opts->png_level < 0 || opts->png_level > 12 || (unsigned)opts->png_filter > GI_PNG_FILTER_PAETH)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "PNG level %d or filter %d out of range",
+                        opts->png_level, (int)opts->png_filter);
+    png_settings(opts, &level, &filter);
     if (img->stride > (size_t)INT_MAX)
         return gi__fail(GI_ERR_TOO_LARGE, "rows of %zu bytes are too long to encode", img->stride);
     byte_sink sink = {0};
     int ok = opts->format == GI_FORMAT_PNG
-                 ? stbi_write_png_to_func(sink_write, &sink, img->width, img->height,
-                                          img->channels, img->data, (int)img->stride)
-                 : encode_jpeg(&sink, img, opts->jpeg_quality);
+                 ? gi__stb_write_png(sink_write, &sink, img->width, img->height, img->channels,
+                                     img->data, (int)img->stride, level, filter)
+                 : encode_jpeg(&sink, img, quality);
     if (!ok || sink.failed) {
         free(sink.data);
         return gi__fail(GI_ERR_ENCODE, "cannot encode a %dx%d %s image", img->width, img->height,

@@ -20,11 +20,7 @@ static void cpu_destroy(void *state)
 
 const gi__backend_ops gi__cpu_ops = {
     .name = "cpu",
-    .blur = gi__cpu_blur,
-    .sobel = gi__cpu_sobel,
-    .transform = gi__cpu_transform,
-    .hist = gi__cpu_hist,
-    .convolve = gi__cpu_convolve,
+    .run_chain = gi__cpu_run_chain,
     .time_op = gi__cpu_time_op,
     .copy_bandwidth = gi__cpu_copy_bandwidth,
     .paper = gi__cpu_paper,

@@ -1,4 +1,4 @@
-/* The CPU backend's operations, one file each (cpu_*.c). */
+/* The CPU backend's operations, one file each, and its chain (chain.c). */
 #ifndef GI_CPU_BACKEND_H
 #define GI_CPU_BACKEND_H
 
@@ -6,6 +6,10 @@
 #include "gi_error.h"
 
 extern const gi__backend_ops gi__cpu_ops;
+
+/* Runs a chain of steps (backend.h), and one step of it. */
+gi_status gi__cpu_run_chain(void *state, const gi__chain *chain);
+gi_status gi__cpu_run_step(void *state, const gi__op_call *c);
 
 /* Worker threads configured for this backend state. */
 int gi__cpu_threads(const void *state);

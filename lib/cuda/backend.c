@@ -3,10 +3,11 @@
  *
  * The runtime's primary context is the process's one CUDA context; each
  * backend state adds its own stream plus device buffers and pinned host
- * staging buffers that only grow, so a run of images reuses them. An
- * operation queues upload, kernel and download on the stream and
- * synchronizes once, before returning. Its benchmark (time_op) uploads once
- * and then times the very launch the operation queues. */
+ * staging buffers that only grow, so a run of images reuses them. A chain
+ * of steps (backend.h) queues one upload, each step's kernels and one
+ * download on the stream, the images between steps ping-ponging between two
+ * device buffers, and synchronizes once, before returning. Its benchmark
+ * (time_op) uploads once and then times the very launch a chain queues. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +35,12 @@ enum { MARK_UPLOAD, MARK_KERNEL, MARK_DOWNLOAD, MARK_DONE, MARK_COUNT };
 typedef struct {
     int device;
     cudaStream_t stream;
-    buffer src, dst, scratch;        /* device */
+    buffer src, dst, mid, scratch;   /* device: source, results (ping-pong), scratch */
     buffer stage_in, stage_out;      /* pinned host */
     cudaEvent_t marks[MARK_COUNT];
     double stage_in_ms, stage_out_ms; /* host copies into and out of pinned memory */
     gi_op_times times;               /* of the last operation */
+    unsigned long long counts[4 * GI_HIST_MAX_BINS]; /* a histogram, downloaded */
 } cuda_state;
 
 /* A device image: the kernels' view of an uploaded or output buffer. */
@@ -185,43 +187,16 @@ typedef struct image_op {
     const gi_convolve_weights *mask;
 } image_op;
 
-/* An operation's data on the device: the uploaded source, and the output,
- * `out_rows` rows of `out_row` bytes. */
+/* A step's data on the device: its source, and its output, `out_rows`
+ * rows of `out_row` bytes. */
 typedef struct {
     device_image in, out;
     size_t out_row;
     int out_rows;
 } device_job;
 
-/* Reserves the device buffers for src and for dst (NULL: the histogram's
- * counts, one row of COUNTS_BYTES) and queues the upload of src. */
-static gi_status stage(cuda_state *s, const image_op *op, const gi_image *src,
-                       const gi_image *dst, device_job *j)
-{
-    const size_t in_row = (size_t)src->width * src->channels;
-    size_t in_bytes = 0, out_bytes = 0;
-    cudaError_t e = cudaSetDevice(s->device);
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
-    j->out_row = dst ? (size_t)dst->width * dst->channels : COUNTS_BYTES;
-    j->out_rows = dst ? dst->height : 1;
-    gi_status st = device_layout(in_row, src->height, op->in_align, &j->in.pitch, &in_bytes);
-    if (st == GI_OK) st = device_layout(j->out_row, j->out_rows, ROW_ALIGN, &j->out.pitch, &out_bytes);
-    if (st == GI_OK) st = reserve_device(&s->src, in_bytes, op->name);
-    if (st == GI_OK) st = reserve_device(&s->dst, out_bytes, op->name);
-    if (st == GI_OK && op->scratch_bytes)
-        st = reserve_device(&s->scratch, op->scratch_bytes, op->name);
-    if (st == GI_OK) st = reserve_pinned(&s->stage_in, in_row * src->height);
-    /* Reserved before anything is queued, so that growing it never stalls
-     * the stream between the kernels and the download (nor their timing). */
-    if (st == GI_OK) st = reserve_pinned(&s->stage_out, j->out_row * j->out_rows);
-    if (st != GI_OK) return st;
-    j->in.data = s->src.ptr;
-    j->out.data = s->dst.ptr;
-    return queue_upload(s, src, &j->in);
-}
-
-/* A launch of op on data already staged: what an operation queues once and
- * its benchmark times again and again. */
+/* A launch of op on data already on the device: what a chain queues once
+ * and the benchmark times again and again. */
 typedef struct {
     const cuda_state *s;
     const image_op *op;
@@ -259,27 +234,6 @@ static gi_status fetch(cuda_state *s, const device_job *j, gi_status st, void *h
     return record_times(s);
 }
 
-/* Upload, launch, download: dst as in stage(), its bytes landing in host
- * rows `stride` apart. */
-static gi_status run_op(cuda_state *s, const image_op *op, const gi_image *src,
-                        const gi_image *dst, void *host, size_t stride)
-{
-    device_job j;
-    gi_status st = stage(s, op, src, dst, &j);
-    if (st == GI_OK) {
-        staged_op a = {s, op, src, &j};
-        cudaError_t e = launch_staged(&a, s->stream);
-        if (e != cudaSuccess) st = gi__cuda_fail(e, op->name);
-    }
-    return fetch(s, &j, st, host, stride);
-}
-
-static gi_status run_image_op(cuda_state *s, const image_op *op, const gi_image *src,
-                              gi_image *dst)
-{
-    return run_op(s, op, src, dst, dst->data, dst->stride);
-}
-
 /* ---------------------------------------------------------------- operations */
 
 static cudaError_t launch_blur(const image_op *op, const gi_image *src, const device_image *in,
@@ -304,14 +258,6 @@ static gi_status blur_op(const gi_image *src, const int32_t *weights, int radius
     return GI_OK;
 }
 
-static gi_status cuda_blur(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
-                           int radius, gi_border border)
-{
-    image_op op;
-    gi_status st = blur_op(src, weights, radius, border, &op);
-    return st == GI_OK ? run_image_op(state, &op, src, dst) : st;
-}
-
 static cudaError_t launch_sobel(const image_op *op, const gi_image *src, const device_image *in,
                                 const device_image *out, void *scratch, size_t scratch_bytes,
                                 cudaStream_t stream)
@@ -327,13 +273,6 @@ static cudaError_t launch_sobel(const image_op *op, const gi_image *src, const d
 static image_op sobel_op(const gi_sobel_params *p)
 {
     return (image_op){.name = "sobel", .launch = launch_sobel, .in_align = ROW_ALIGN, .sobel = p};
-}
-
-static gi_status cuda_sobel(void *state, const gi_image *src, gi_image *dst,
-                            const gi_sobel_params *p)
-{
-    const image_op op = sobel_op(p);
-    return run_image_op(state, &op, src, dst);
 }
 
 static cudaError_t launch_transform(const image_op *op, const gi_image *src,
@@ -352,12 +291,6 @@ static image_op transform_op(gi_transform t)
                       .transform = t};
 }
 
-static gi_status cuda_transform(void *state, const gi_image *src, gi_image *dst, gi_transform t)
-{
-    const image_op op = transform_op(t);
-    return run_image_op(state, &op, src, dst);
-}
-
 static cudaError_t launch_hist(const image_op *op, const gi_image *src, const device_image *in,
                                const device_image *out, void *scratch, size_t scratch_bytes,
                                cudaStream_t stream)
@@ -373,20 +306,6 @@ static cudaError_t launch_hist(const image_op *op, const gi_image *src, const de
 static image_op hist_op(int bins)
 {
     return (image_op){.name = "hist", .launch = launch_hist, .in_align = 1, .bins = bins};
-}
-
-static gi_status cuda_hist(void *state, const gi_image *src, int bins, gi_histogram *out)
-{
-    unsigned long long counts[4 * GI_HIST_MAX_BINS];
-    const image_op op = hist_op(bins);
-    gi_status st = run_op(state, &op, src, NULL, counts, COUNTS_BYTES);
-    if (st != GI_OK) return st;
-    memset(out, 0, sizeof *out);
-    out->channels = src->channels;
-    out->bins = bins;
-    for (int c = 0; c < src->channels; c++)
-        for (int b = 0; b < bins; b++) out->counts[c][b] = counts[c * GI_HIST_MAX_BINS + b];
-    return GI_OK;
 }
 
 static cudaError_t launch_convolve(const image_op *op, const gi_image *src,
@@ -407,15 +326,6 @@ static image_op convolve_op(const gi_convolve_weights *w, gi_border border)
                       .border = border, .mask = w};
 }
 
-static gi_status cuda_convolve(void *state, const gi_image *src, gi_image *dst,
-                               const gi_convolve_weights *w, gi_border border)
-{
-    const image_op op = convolve_op(w, border);
-    return run_image_op(state, &op, src, dst);
-}
-
-/* ---------------------------------------------------------------- benchmarks */
-
 /* The image_op a resolved call runs, as the operations above build it. */
 static gi_status describe(const gi__op_call *c, image_op *op)
 {
@@ -429,15 +339,137 @@ static gi_status describe(const gi__op_call *c, image_op *op)
     return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)c->kind);
 }
 
+/* ---------------------------------------------------------------- chains */
+
+/* A chain's end that is already on the device, as the kernels see it. */
+static device_image on_device(const gi_image *img)
+{
+    return (device_image){img->data, img->stride};
+}
+
+/* The source of the first step: uploaded, or read where it lies. */
+static gi_status chain_source(cuda_state *s, const gi__chain *ch, const image_op *op,
+                              device_image *in)
+{
+    const gi_image *src = ch->steps[0].src;
+    if (ch->src_where == GI__DEVICE) {
+        *in = on_device(src);
+        s->stage_in_ms = 0;
+        gi_status st = mark(s, MARK_UPLOAD);
+        return st == GI_OK ? mark(s, MARK_KERNEL) : st;
+    }
+    const size_t row = (size_t)src->width * src->channels;
+    size_t bytes = 0;
+    gi_status st = device_layout(row, src->height, op->in_align, &in->pitch, &bytes);
+    if (st == GI_OK) st = reserve_device(&s->src, bytes, op->name);
+    if (st == GI_OK) st = reserve_pinned(&s->stage_in, row * src->height);
+    if (st != GI_OK) return st;
+    in->data = s->src.ptr;
+    return queue_upload(s, src, in);
+}
+
+/* Where step i writes: the chain's destination when it is the last step
+ * and the destination is on the device, else the results buffer that step
+ * i - 1 did not write (so no step overwrites what it reads). */
+static gi_status step_output(cuda_state *s, const gi__chain *ch, int i, const image_op *op,
+                             device_job *j)
+{
+    const gi__op_call *c = &ch->steps[i];
+    j->out_row = c->kind == GI_OP_HIST ? COUNTS_BYTES : (size_t)c->dst->width * c->dst->channels;
+    j->out_rows = c->kind == GI_OP_HIST ? 1 : c->dst->height;
+    if (i + 1 == ch->n && ch->dst_where == GI__DEVICE && c->kind != GI_OP_HIST) {
+        j->out = on_device(c->dst);
+        return GI_OK;
+    }
+    buffer *b = i % 2 ? &s->mid : &s->dst;
+    size_t bytes = 0;
+    gi_status st = device_layout(j->out_row, j->out_rows, ROW_ALIGN, &j->out.pitch, &bytes);
+    if (st == GI_OK) st = reserve_device(b, bytes, op->name);
+    j->out.data = b->ptr;
+    return st;
+}
+
+/* Queues every step; j ends up describing the last step's output. */
+static gi_status queue_steps(cuda_state *s, const gi__chain *ch, device_job *j)
+{
+    image_op op;
+    gi_status st = describe(&ch->steps[0], &op);
+    if (st == GI_OK) st = chain_source(s, ch, &op, &j->in);
+    for (int i = 0; i < ch->n && st == GI_OK; i++) {
+        if (i > 0) {
+            j->in = j->out;
+            st = describe(&ch->steps[i], &op);
+        }
+        if (st == GI_OK) st = step_output(s, ch, i, &op, j);
+        if (st == GI_OK && op.scratch_bytes)
+            st = reserve_device(&s->scratch, op.scratch_bytes, op.name);
+        if (st == GI_OK) {
+            staged_op a = {s, &op, ch->steps[i].src, j};
+            cudaError_t e = launch_staged(&a, s->stream);
+            if (e != cudaSuccess) st = gi__cuda_fail(e, op.name);
+        }
+    }
+    return st;
+}
+
+/* The histogram's counts, downloaded as one row of bytes, into out. */
+static void unpack_counts(const unsigned long long *counts, const gi__op_call *c,
+                          gi_histogram *out)
+{
+    memset(out, 0, sizeof *out);
+    out->channels = c->src->channels;
+    out->bins = c->bins;
+    for (int ch = 0; ch < c->src->channels; ch++)
+        for (int b = 0; b < c->bins; b++) out->counts[ch][b] = counts[ch * GI_HIST_MAX_BINS + b];
+}
+
+static gi_status cuda_run_chain(void *state, const gi__chain *ch)
+{
+    cuda_state *s = state;
+    const gi__op_call *last = &ch->steps[ch->n - 1];
+    device_job j;
+    cudaError_t e = cudaSetDevice(s->device);
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
+    s->stage_out_ms = 0;
+    /* Reserved before anything is queued, so that growing it never stalls
+     * the stream between the kernels and the download (nor their timing). */
+    gi_status st = GI_OK;
+    if (last->kind == GI_OP_HIST) st = reserve_pinned(&s->stage_out, COUNTS_BYTES);
+    else if (ch->dst_where == GI__HOST)
+        st = reserve_pinned(&s->stage_out, (size_t)last->dst->width * last->dst->channels *
+                                               (size_t)last->dst->height);
+    if (st == GI_OK) st = queue_steps(s, ch, &j);
+    if (last->kind == GI_OP_HIST) {
+        st = fetch(s, &j, st, s->counts, COUNTS_BYTES);
+        if (st == GI_OK) unpack_counts(s->counts, last, last->hist);
+        return st;
+    }
+    if (ch->dst_where == GI__HOST) return fetch(s, &j, st, last->dst->data, last->dst->stride);
+    if (st == GI_OK) st = mark(s, MARK_DOWNLOAD);
+    if (st == GI_OK) st = mark(s, MARK_DONE);
+    st = finish(s, st);
+    return st == GI_OK ? record_times(s) : st;
+}
+
+/* ---------------------------------------------------------------- benchmarks */
+
+/* Stages one step as an operation would (the upload is not timed), then
+ * times the very launch the chain queues. */
 static gi_status cuda_time_op(void *state, const gi__op_call *c, int warmup, int reps,
                               double *median_ms)
 {
     cuda_state *s = state;
+    const gi__chain ch = {c, 1, GI__HOST, GI__HOST};
     image_op op;
     device_job j;
+    cudaError_t e = cudaSetDevice(s->device);
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
     gi_status st = describe(c, &op);
-    if (st == GI_OK) st = stage(s, &op, c->src, c->kind == GI_OP_HIST ? NULL : c->dst, &j);
-    st = finish(s, st); /* the upload is not timed */
+    if (st == GI_OK) st = chain_source(s, &ch, &op, &j.in);
+    if (st == GI_OK) st = step_output(s, &ch, 0, &op, &j);
+    if (st == GI_OK && op.scratch_bytes)
+        st = reserve_device(&s->scratch, op.scratch_bytes, op.name);
+    st = finish(s, st);
     if (st != GI_OK) return st;
     staged_op a = {s, &op, c->src, &j};
     return gi__cuda_time_launches(s->stream, launch_staged, &a, warmup, reps, op.name, median_ms);
@@ -478,6 +510,7 @@ static void cuda_destroy(void *state)
         if (s->marks[i]) cudaEventDestroy(s->marks[i]);
     cudaFree(s->src.ptr);
     cudaFree(s->dst.ptr);
+    cudaFree(s->mid.ptr);
     cudaFree(s->scratch.ptr);
     cudaFreeHost(s->stage_in.ptr);
     cudaFreeHost(s->stage_out.ptr);
@@ -488,11 +521,7 @@ static void cuda_destroy(void *state)
 
 static const gi__backend_ops cuda_ops = {
     .name = "cuda",
-    .blur = cuda_blur,
-    .sobel = cuda_sobel,
-    .transform = cuda_transform,
-    .hist = cuda_hist,
-    .convolve = cuda_convolve,
+    .run_chain = cuda_run_chain,
     .time_op = cuda_time_op,
     .copy_bandwidth = cuda_copy_bandwidth,
     .paper = cuda_paper,

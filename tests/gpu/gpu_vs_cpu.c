@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "steps_check.h"
 #include "testimg.h"
 
 #define LARGE 8192
@@ -344,6 +345,43 @@ static void test_convolve(void)
     }
 }
 
+/* ------------------------------------------------------------- chains */
+
+typedef struct {
+    const gi_op *steps;
+    int n;
+} chain_args;
+
+static gi_status run_chain(gi_context *ctx, const gi_image *src, gi_image *dst, const void *p)
+{
+    const chain_args *a = p;
+    return gi_apply(ctx, src, a->steps, a->n, dst, NULL);
+}
+
+/* Chains of 2-4 random steps: CUDA keeps the images between steps on the
+ * device (one upload, one download) and must give the CPU's bytes, and its
+ * own bytes step by step; chains ending in hist against CUDA step by step. */
+static void test_chains(void)
+{
+    for (int t = 0; t < (small ? 40 : 200); t++) {
+        const int *wh = sizes[t % N_SIZES];
+        int n = th_rand_int(2, 4), ends_in_hist = th_rand_int(0, 3) == 0;
+        gi_op steps[4];
+        for (int i = 0; i < n; i++) steps[i] = sc_random_step(0);
+        if (ends_in_hist) steps[n - 1] = (gi_op){.kind = GI_OP_HIST, .bins = th_rand_int(1, 256)};
+        gi_image src = make_source(wh[0], wh[1], th_rand_int(1, 4), random_fill());
+        char what[96];
+        snprintf(what, sizeof what, "chain %d (%d steps) on %dx%dx%d", t, n, src.width,
+                 src.height, src.channels);
+        sc_check_chain(gpu, what, &src, steps, n);
+        int w, h, ch;
+        chain_args a = {steps, n};
+        if (!ends_in_hist && gi_apply_size(&src, steps, n, &w, &h, &ch) == GI_OK)
+            compare(what, &src, w, h, ch, run_chain, &a);
+        ti_free(&src);
+    }
+}
+
 /* ------------------------------------------------------------- large */
 
 static void test_large(void)
@@ -479,6 +517,7 @@ int main(void)
     test_transform();
     test_hist();
     test_convolve();
+    test_chains();
     test_bench();
     test_alloc_failure();
     if (!small) test_large();

@@ -184,8 +184,10 @@ static void hist(params *r, const gi_image *src)
 /* Encodes to memory; a PNG must decode to exactly the pixels encoded. */
 static void encode(params *r, const gi_image *img)
 {
-    gi_save_options opts = {(gi_format)(next_byte(r) % 4), next_byte(r) % 104}; /* 0, 3: invalid */
-    gi_set_png_options(1 + next_byte(r) % 12, (int)(next_byte(r) % 6) - 1);
+    gi_save_options opts = {.format = (gi_format)(next_byte(r) % 4), /* 0, 3: invalid */
+                            .jpeg_quality = next_byte(r) % 104};
+    opts.png_level = 1 + next_byte(r) % 12;
+    opts.png_filter = (gi_png_filter)(next_byte(r) % 6 + GI_PNG_FILTER_AUTO); /* auto, then the five */
     uint8_t *bytes;
     size_t size;
     if (gi_encode(img, &opts, &bytes, &size) != GI_OK) return;

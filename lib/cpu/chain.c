@@ -1,0 +1,58 @@
+/* The CPU backend's chain: each step on its own operation file, the images
+ * between steps in host memory, two of them at most, reused as the chain
+ * goes (a step never writes the image it reads). */
+#include "cpu_backend.h"
+
+gi_status gi__cpu_run_step(void *state, const gi__op_call *c)
+{
+    switch (c->kind) {
+    case GI_OP_BLUR: return gi__cpu_blur(state, c->src, c->dst, c->weights, c->radius, c->border);
+    case GI_OP_SOBEL: return gi__cpu_sobel(state, c->src, c->dst, c->sobel);
+    case GI_OP_TRANSFORM: return gi__cpu_transform(state, c->src, c->dst, c->transform);
+    case GI_OP_HIST: return gi__cpu_hist(state, c->src, c->bins, c->hist);
+    case GI_OP_CONVOLVE: return gi__cpu_convolve(state, c->src, c->dst, c->mask, c->border);
+    }
+    return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)c->kind);
+}
+
+/* Gives *img room for width x height x channels, reallocating only to grow. */
+static gi_status fit(gi_image *img, size_t *capacity, const gi_image *size)
+{
+    size_t need = (size_t)size->width * size->channels * (size_t)size->height;
+    if (need > *capacity) {
+        gi_image_free(img);
+        *capacity = 0;
+        gi_status st = gi_image_alloc(img, size->width, size->height, size->channels);
+        if (st != GI_OK) return st;
+        *capacity = need;
+    }
+    img->width = size->width;
+    img->height = size->height;
+    img->channels = size->channels;
+    img->stride = (size_t)size->width * size->channels;
+    return GI_OK;
+}
+
+gi_status gi__cpu_run_chain(void *state, const gi__chain *chain)
+{
+    if (chain->src_where != GI__HOST || chain->dst_where != GI__HOST)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "the CPU backend computes in host memory only");
+    gi_image between[2] = {{0}};
+    size_t capacity[2] = {0, 0};
+    const gi_image *src = chain->steps[0].src;
+    gi_status st = GI_OK;
+    for (int i = 0; i < chain->n && st == GI_OK; i++) {
+        gi__op_call step = chain->steps[i];
+        step.src = src;
+        if (i + 1 < chain->n) {
+            gi_image *out = &between[i % 2];
+            st = fit(out, &capacity[i % 2], step.dst);
+            step.dst = out;
+        }
+        if (st == GI_OK) st = gi__cpu_run_step(state, &step);
+        src = step.dst;
+    }
+    gi_image_free(&between[0]);
+    gi_image_free(&between[1]);
+    return st;
+}
