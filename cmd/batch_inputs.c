@@ -8,27 +8,20 @@
 
 #include "batch_inputs.h"
 
-const char *const item_stage_names[STAGE_COUNT] = {"decode", "startup", "upload",
-                                                   "kernel", "download", "encode"};
-
 static int add_item(batch_list *list, const char *in, const char *out_rel, const char *out_dir)
 {
     if (list->count == list->cap) {
         size_t cap = list->cap ? list->cap * 2 : 64;
-        batch_item *bigger = realloc(list->items, cap * sizeof *bigger);
+        gi_batch_item *bigger = realloc(list->items, cap * sizeof *bigger);
         if (!bigger) return -1;
         list->items = bigger;
         list->cap = cap;
     }
     size_t len = strlen(out_dir) + strlen(out_rel) + 2;
-    batch_item *it = &list->items[list->count];
+    gi_batch_item *it = &list->items[list->count];
+    memset(it, 0, sizeof *it); /* not started, no problem, no times yet */
     it->in = strdup(in);
     it->out = malloc(len);
-    it->problem = NULL;
-    it->status = ITEM_NOT_STARTED;
-    it->reason = NULL;
-    it->ms = it->megapixels = 0;
-    memset(it->stage_ms, 0, sizeof it->stage_ms);
     if (!it->in || !it->out) {
         free(it->in);
         free(it->out);
@@ -148,12 +141,12 @@ static int add_files_from(const cli_common *c, batch_list *list)
 
 static int by_input(const void *a, const void *b)
 {
-    return strcmp(((const batch_item *)a)->in, ((const batch_item *)b)->in);
+    return strcmp(((const gi_batch_item *)a)->in, ((const gi_batch_item *)b)->in);
 }
 
 static int by_output(const void *a, const void *b)
 {
-    const batch_item *x = *(batch_item *const *)a, *y = *(batch_item *const *)b;
+    const gi_batch_item *x = *(gi_batch_item *const *)a, *y = *(gi_batch_item *const *)b;
     int d = strcmp(x->out, y->out);
     return d ? d : strcmp(x->in, y->in);
 }
@@ -161,7 +154,7 @@ static int by_output(const void *a, const void *b)
 /* Inputs that would write the same file: all but the first fail. */
 static int mark_collisions(batch_list *list)
 {
-    batch_item **order = malloc(list->count * sizeof *order);
+    gi_batch_item **order = malloc(list->count * sizeof *order);
     if (!order && list->count) return -1;
     for (size_t i = 0; i < list->count; i++) order[i] = &list->items[i];
     qsort(order, list->count, sizeof *order, by_output);

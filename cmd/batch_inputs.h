@@ -6,31 +6,8 @@
 
 #include "options.h"
 
-typedef enum { ITEM_NOT_STARTED = 0, ITEM_OK, ITEM_FAILED, ITEM_SKIPPED } item_status;
-
-/* Where an image's time goes: read + decode, CUDA start-up (the image that
- * paid for it), the operation's upload, kernel (on the CPU the whole
- * operation) and download, as gi_context_last_times gives them, and
- * encode + write. */
-typedef enum {
-    STAGE_DECODE, STAGE_STARTUP, STAGE_UPLOAD, STAGE_KERNEL, STAGE_DOWNLOAD, STAGE_ENCODE,
-    STAGE_COUNT
-} item_stage;
-extern const char *const item_stage_names[STAGE_COUNT];
-
 typedef struct {
-    char *in;
-    char *out;
-    const char *problem; /* set when the item must fail without running */
-    /* filled in as the item runs, for --summary-json */
-    item_status status;
-    char *reason;        /* malloc'ed, failed items */
-    double ms, megapixels; /* ms: the sum of stage_ms, queue waits left out */
-    double stage_ms[STAGE_COUNT];
-} batch_item;
-
-typedef struct {
-    batch_item *items;
+    gi_batch_item *items;
     size_t count, cap;
 } batch_list;
 

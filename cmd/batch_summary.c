@@ -12,7 +12,7 @@
 
 static const char *const status_names[] = {"not_started", "ok", "failed", "skipped"};
 
-static void write_item(FILE *out, const batch_item *it, int first)
+static void write_item(FILE *out, const gi_batch_item *it, int first)
 {
     fputs(first ? "\n    {\"input\": " : ",\n    {\"input\": ", out);
     json_write_string(out, it->in);
@@ -25,8 +25,8 @@ static void write_item(FILE *out, const batch_item *it, int first)
     }
     fprintf(out, ", \"ms\": %.3f, \"megapixels\": %.4f, \"stages_ms\": {", it->ms,
             it->megapixels);
-    for (int s = 0; s < STAGE_COUNT; s++)
-        fprintf(out, "%s\"%s\": %.3f", s ? ", " : "", item_stage_names[s], it->stage_ms[s]);
+    for (int s = 0; s < GI_STAGE_COUNT; s++)
+        fprintf(out, "%s\"%s\": %.3f", s ? ", " : "", gi_stage_name((gi_stage)s), it->stage_ms[s]);
     fputs("}}", out);
 }
 

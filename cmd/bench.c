@@ -44,20 +44,20 @@ static int store_list(const cli_option *o, const char *arg, int (*valid)(const c
 {
     char copy[LIST_SIZE];
     if (strlen(arg) >= sizeof copy) {
-        fprintf(stderr, "gpuimg: --%s: too long\n", o->name);
+        fprintf(stderr, "%s: --%s: too long\n", cli_message_prefix, o->name);
         return -1;
     }
     strcpy(copy, arg);
     int entries = 0;
     for (char *save = NULL, *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
         if (!valid(e)) {
-            fprintf(stderr, "gpuimg: --%s: '%s' is not one of the choices (see --help)\n", o->name, e);
+            fprintf(stderr, "%s: --%s: '%s' is not one of the choices (see --help)\n", cli_message_prefix, o->name, e);
             return -1;
         }
         entries++;
     }
     if (!entries) {
-        fprintf(stderr, "gpuimg: --%s '%s': empty list\n", o->name, arg);
+        fprintf(stderr, "%s: --%s '%s': empty list\n", cli_message_prefix, o->name, arg);
         return -1;
     }
     strcpy(o->target, arg);
@@ -92,7 +92,7 @@ static int opt_size(const cli_option *o, const char *arg)
     int w, h;
     char tail;
     if (sscanf(arg, "%dx%d%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > 65536 || h > 65536) {
-        fprintf(stderr, "gpuimg: --size '%s': expected WIDTHxHEIGHT, each 1..65536\n", arg);
+        fprintf(stderr, "%s: --size '%s': expected WIDTHxHEIGHT, each 1..65536\n", cli_message_prefix, arg);
         return -1;
     }
     s->width = w;
@@ -204,7 +204,7 @@ static int opt_bench_border(const cli_option *o, const char *arg)
     bench_settings *s = o->target;
     s->all_borders = strcmp(arg, "all") == 0;
     if (s->all_borders || gi_border_parse(arg, &s->border) == 0) return 0;
-    fprintf(stderr, "gpuimg: --border '%s': expected a border mode or 'all'\n", arg);
+    fprintf(stderr, "%s: --border '%s': expected a border mode or 'all'\n", cli_message_prefix, arg);
     return -1;
 }
 

@@ -17,23 +17,15 @@ static int opt_kernel(const cli_option *o, const char *arg)
     if (strcmp(arg, "gaussian") == 0) *k = GI_BLUR_GAUSSIAN;
     else if (strcmp(arg, "box") == 0) *k = GI_BLUR_BOX;
     else {
-        fprintf(stderr, "gpuimg: --kernel '%s': expected gaussian or box\n", arg);
+        fprintf(stderr, "%s: --kernel '%s': expected gaussian or box\n", cli_message_prefix, arg);
         return -1;
     }
     return 0;
 }
 
-static gi_status blur_image(gi_context *ctx, const gi_image *src, gi_image *dst, const void *arg)
+int step_blur(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count)
 {
-    gi_status st = gi_image_alloc(dst, src->width, src->height, src->channels);
-    return st == GI_OK ? gi_blur(ctx, src, dst, arg) : st;
-}
-
-int cmd_blur(int argc, char **argv)
-{
-    cli_common common;
     gi_blur_params params;
-    cli_common_init(&common, "blur");
     gi_blur_params_default(&params);
     const cli_option own[] = {
         {"sigma", 's', "S", "Gaussian standard deviation, > 0 (default 1)", opt_double_positive,
@@ -50,14 +42,18 @@ int cmd_blur(int argc, char **argv)
         "Blurs with a separable Gaussian (or box) kernel. Images with alpha are\n"
         "blurred premultiplied, so colours do not darken next to transparency.\n"
         "IN and OUT may be '-' for standard input and output."};
-    char **files;
-    int count;
-    int rc = cli_parse_command(argc, argv, &common, own, 1, &help, &files, &count);
+    int rc = cli_parse_command(argc, argv, common, own, 1, &help, files, count);
     if (rc != CLI_RUN) return rc;
     if (params.kernel == GI_BLUR_GAUSSIAN && gi_blur_radius(&params) < 0)
-        return cli_usage_error(&common, "--sigma %g needs a radius over %d; give --radius",
+        return cli_usage_error(common, "--sigma %g needs a radius over %d; give --radius",
                                params.sigma, GI_BLUR_MAX_RADIUS);
     if (params.kernel == GI_BLUR_BOX && params.radius < 0) params.radius = gi_blur_radius(&params);
-    params.border = common.border;
-    return run_images(&common, files, count, blur_image, &params);
+    params.border = common->border;
+    *step = (gi_op){.kind = GI_OP_BLUR, .blur = params};
+    return CLI_RUN;
+}
+
+int cmd_blur(int argc, char **argv)
+{
+    return run_step_command(argc, argv, "blur", step_blur);
 }

@@ -10,26 +10,23 @@ static int opt_mask(const cli_option *o, const char *arg)
 {
     char why[256];
     if (mask_parse_spec(arg, o->target, why, sizeof why) == 0) return 0;
-    fprintf(stderr, "gpuimg: --kernel: %s\n", why);
+    fprintf(stderr, "%s: --kernel: %s\n", cli_message_prefix, why);
     return -1;
 }
 
-static gi_status convolve_image(gi_context *ctx, const gi_image *src, gi_image *dst,
-                                const void *arg)
+int step_convolve(int argc, char **argv, cli_common *common, gi_op *step, char ***files,
+                  int *count)
 {
-    gi_status st = gi_image_alloc(dst, src->width, src->height, src->channels);
-    return st == GI_OK ? gi_convolve(ctx, src, dst, arg) : st;
-}
-
-int cmd_convolve(int argc, char **argv)
-{
-    cli_common common;
-    static parsed_mask mask; /* 7.7 KB of doubles: off the stack */
+    /* 7.7 KB of doubles each, off the stack; one per step of a pipe, whose
+     * steps all stay parsed while it runs */
+    static parsed_mask masks[GI_MAX_STEPS];
+    static int next_mask;
+    parsed_mask *mask = &masks[next_mask++ % GI_MAX_STEPS];
     gi_convolve_params params = {0};
-    cli_common_init(&common, "convolve");
+    mask->height = 0;
     const cli_option own[] = {
         {"kernel", 'k', "MASK", "the mask: a file, or rows like \"1 2 1; 2 4 2; 1 2 1\"", opt_mask,
-         &mask},
+         mask},
         {"normalize", 'n', NULL, "divide the mask by the sum of its values", opt_flag,
          &params.normalize},
         {0},
@@ -42,20 +39,24 @@ int cmd_convolve(int argc, char **argv)
         "    out(x, y) = sum m[j][i] * in(x + i - rx, y + j - ry).\n"
         "Every channel (alpha too) is filtered on its own; results are rounded\n"
         "and clamped to 0..255. Rows are separated by ';' or newlines."};
-    char **files;
-    int count;
-    int rc = cli_parse_command(argc, argv, &common, own, 1, &help, &files, &count);
+    int rc = cli_parse_command(argc, argv, common, own, 1, &help, files, count);
     if (rc != CLI_RUN) return rc;
-    if (mask.height == 0) return cli_usage_error(&common, "--kernel MASK is required");
-    if (!(mask.width & 1) || !(mask.height & 1))
-        return cli_usage_error(&common, "--kernel: the mask is %dx%d; width and height must be odd",
-                               mask.width, mask.height);
-    params.width = mask.width;
-    params.height = mask.height;
-    params.mask = mask.values;
-    params.border = common.border;
+    if (mask->height == 0) return cli_usage_error(common, "--kernel MASK is required");
+    if (!(mask->width & 1) || !(mask->height & 1))
+        return cli_usage_error(common, "--kernel: the mask is %dx%d; width and height must be odd",
+                               mask->width, mask->height);
+    params.width = mask->width;
+    params.height = mask->height;
+    params.mask = mask->values;
+    params.border = common->border;
     gi_convolve_weights check;
     if (gi_convolve_quantize(&params, &check) != GI_OK)
-        return cli_usage_error(&common, "--kernel: %s", gi_last_error());
-    return run_images(&common, files, count, convolve_image, &params);
+        return cli_usage_error(common, "--kernel: %s", gi_last_error());
+    *step = (gi_op){.kind = GI_OP_CONVOLVE, .convolve = params};
+    return CLI_RUN;
+}
+
+int cmd_convolve(int argc, char **argv)
+{
+    return run_step_command(argc, argv, "convolve", step_convolve);
 }

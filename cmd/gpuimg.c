@@ -25,6 +25,7 @@ static const command commands[] = {
     {"rotate", cmd_rotate, "rotate clockwise by 90, 180 or 270 degrees"},
     {"flip", cmd_flip, "mirror horizontally (h) or vertically (v)"},
     {"convolve", cmd_convolve, "filter with any odd mask up to 31x31 (correlation)"},
+    {"pipe", cmd_pipe, "several operations in one run: 'blur --sigma 2 | sobel'"},
     {"hist", cmd_hist, "per-channel histogram as text, CSV or JSON"},
     {"bench", cmd_bench, "time the operations against the copy bandwidth"},
     {"info", cmd_info, "version, backends, GPUs and threads"},

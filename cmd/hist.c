@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "hist.h"
 #include "hist_format.h"
 #include "options.h"
 #include "run_images.h"
@@ -22,15 +23,9 @@ static int opt_hist_format(const cli_option *o, const char *arg)
             return 0;
         }
     }
-    fprintf(stderr, "gpuimg: --format '%s': expected text, csv or json\n", arg);
+    fprintf(stderr, "%s: --format '%s': expected text, csv or json\n", cli_message_prefix, arg);
     return -1;
 }
-
-typedef struct {
-    int bins;
-    hist_format format;
-    int stats;
-} hist_settings;
 
 /* Counts (and with --stats, full 256-bin statistics) into a report text. */
 static gi_status compute_report(gi_context *ctx, const gi_image *img, const hist_settings *s,
@@ -49,40 +44,55 @@ static gi_status compute_report(gi_context *ctx, const gi_image *img, const hist
     return fclose(mem) == 0 ? GI_OK : GI_ERR_NO_MEMORY;
 }
 
-static int hist_file(const cli_common *c, const hist_settings *s, const char *in, const char *out)
+/* The image the histogram counts: the input, or what `before` makes of it. */
+static gi_status hist_source(gi_context *ctx, const gi_image *in, const gi_op *before,
+                             int n_before, gi_image *out)
 {
-    gi_image img;
+    int w, h, ch;
+    gi_status st = gi_apply_size(in, before, n_before, &w, &h, &ch);
+    if (st == GI_OK) st = gi_image_alloc(out, w, h, ch);
+    if (st == GI_OK) st = gi_apply(ctx, in, before, n_before, out, NULL);
+    return st;
+}
+
+int hist_file(const cli_common *c, const hist_settings *s, const char *in, const char *out,
+              const gi_op *before, int n_before)
+{
+    gi_image img, stepped = {0};
     gi_status st = gi_load_file(&img, in, &c->limits);
     if (st != GI_OK) {
-        fprintf(stderr, "gpuimg hist: %s\n", gi_last_error());
+        fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
         return EXIT_FAIL;
     }
     gi_context *ctx = open_context(c, c->jobs);
     char *text = NULL;
     size_t size = 0;
-    st = ctx ? compute_report(ctx, &img, s, in, &text, &size) : GI_ERR_NO_DEVICE;
+    st = ctx ? GI_OK : GI_ERR_NO_DEVICE;
+    if (st == GI_OK && n_before) st = hist_source(ctx, &img, before, n_before, &stepped);
+    if (st == GI_OK) st = compute_report(ctx, n_before ? &stepped : &img, s, in, &text, &size);
     if (st == GI_OK) {
         st = gi_write_file_atomic(out, text, size);
-        if (st != GI_OK) fprintf(stderr, "gpuimg hist: %s\n", gi_last_error());
+        if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
     } else if (ctx) {
-        fprintf(stderr, "gpuimg hist: %s: %s\n", in, *gi_last_error() ? gi_last_error() : gi_strerror(st));
+        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in,
+                *gi_last_error() ? gi_last_error() : gi_strerror(st));
     }
+    gi_image_free(&stepped);
     free(text);
     gi_context_destroy(ctx);
     gi_image_free(&img);
     return st == GI_OK ? EXIT_OK : EXIT_FAIL;
 }
 
-int cmd_hist(int argc, char **argv)
+int parse_hist(int argc, char **argv, cli_common *common, hist_settings *s, char ***files,
+               int *count)
 {
-    cli_common common;
-    hist_settings s = {GI_HIST_MAX_BINS, HIST_TEXT, 0};
-    cli_common_init(&common, "hist");
+    *s = (hist_settings){GI_HIST_MAX_BINS, HIST_TEXT, 0};
     const cli_option own[] = {
         {"bins", 'b', "N", "number of bins 1..256; value v falls in bin v * N / 256 (default 256)",
-         opt_bins, &s.bins},
-        {"format", 'f', "FMT", "text | csv | json (default text)", opt_hist_format, &s.format},
-        {"stats", 0, NULL, "add min, max, median, mean and stddev per channel", opt_flag, &s.stats},
+         opt_bins, &s->bins},
+        {"format", 'f', "FMT", "text | csv | json (default text)", opt_hist_format, &s->format},
+        {"stats", 0, NULL, "add min, max, median, mean and stddev per channel", opt_flag, &s->stats},
         {0},
     };
     static const cli_help help = {
@@ -93,11 +103,19 @@ int cmd_hist(int argc, char **argv)
         "    # channels: r g b\n    value r g b\n    0 1234 567 89\n    ...\n"
         "One line per bin; 'value' is the smallest pixel value in the bin, and\n"
         "each column sums to width * height."};
+    return cli_parse_command(argc, argv, common, own, 0, &help, files, count);
+}
+
+int cmd_hist(int argc, char **argv)
+{
+    cli_common common;
+    hist_settings s;
     char **files;
     int count;
-    int rc = cli_parse_command(argc, argv, &common, own, 0, &help, &files, &count);
+    cli_common_init(&common, "hist");
+    int rc = parse_hist(argc, argv, &common, &s, &files, &count);
     if (rc != CLI_RUN) return rc;
     if (count < 1 || count > 2)
         return cli_usage_error(&common, "expected IN [OUT], got %d file names", count);
-    return hist_file(&common, &s, files[0], count == 2 ? files[1] : "-");
+    return hist_file(&common, &s, files[0], count == 2 ? files[1] : "-", NULL, 0);
 }

@@ -12,10 +12,13 @@
 
 #define MAX_OPTIONS 64
 
+const char *cli_message_prefix = "gpuimg";
+
 void cli_common_init(cli_common *c, const char *command)
 {
     memset(c, 0, sizeof *c);
     c->command = command;
+    c->help_command = command;
     c->verbosity = 1;
     c->device = GI_DEVICE_AUTO;
     c->border.mode = GI_BORDER_MIRROR;
@@ -41,13 +44,13 @@ int cli_usage_error(const cli_common *common, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry 'gpuimg %s --help'.\n", common->command);
+    fprintf(stderr, "\nTry 'gpuimg %s --help'.\n", common->help_command);
     return EXIT_USAGE;
 }
 
 static int invalid(const cli_option *o, const char *arg, const char *why)
 {
-    fprintf(stderr, "gpuimg: --%s '%s': %s\n", o->name, arg, why);
+    fprintf(stderr, "%s: --%s '%s': %s\n", cli_message_prefix, o->name, arg, why);
     return -1;
 }
 
@@ -97,7 +100,7 @@ int opt_int_range(const cli_option *o, const char *arg, long min, long max)
     errno = 0;
     long v = strtol(arg, &end, 10);
     if (end == arg || *end || errno == ERANGE || v < min || v > max) {
-        fprintf(stderr, "gpuimg: --%s '%s': must be an integer from %ld to %ld\n", o->name, arg,
+        fprintf(stderr, "%s: --%s '%s': must be an integer from %ld to %ld\n", cli_message_prefix, o->name, arg,
                 min, max);
         return -1;
     }
@@ -284,7 +287,9 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
     };
     int n = 0;
     for (size_t i = 0; i < sizeof general / sizeof *general; i++) out[n++] = general[i];
-    for (size_t i = 0; image_options && i < sizeof image / sizeof *image; i++) out[n++] = image[i];
+    for (size_t i = 0; image_options && i < sizeof image / sizeof *image; i++)
+        if (image_options == CLI_IMAGE_OPTIONS || strncmp(image[i].name, "border", 6) != 0)
+            out[n++] = image[i];
     return n;
 }
 

@@ -23,7 +23,8 @@ struct cli_option {
 
 /* Settings every command understands. */
 typedef struct cli_common {
-    const char *command;
+    const char *command;      /* what messages name: "blur", "pipe: step 2 (sobel)" */
+    const char *help_command; /* the command whose --help to point to */
     int verbosity; /* 0 = -q, 1 = normal, 2 = -v */
     gi_device device;
     int jobs;      /* 0 = one per core */
@@ -43,6 +44,16 @@ typedef struct cli_common {
 } cli_common;
 
 void cli_common_init(cli_common *c, const char *command);
+
+/* What option value errors start with: "gpuimg", or, while pipe parses a
+ * step, "gpuimg pipe: step 2 (sobel)". */
+extern const char *cli_message_prefix;
+
+/* Which of the common options a command takes besides the general ones
+ * (help, -q, -v, --device, -j, limits): none (hist, bench), those of the
+ * run (-o and batch options, the output format and codec settings), or
+ * those of the run and of filtering (--border, --border-value). */
+enum { CLI_GENERAL_OPTIONS = 0, CLI_IMAGE_OPTIONS = 1, CLI_RUN_OPTIONS = 2 };
 
 /* Parses argv with the common options plus the command's own (a table
  * ending in {0}). Positional arguments are collected in order into

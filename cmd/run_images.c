@@ -10,19 +10,12 @@
 #include <unistd.h>
 
 #include "batch_inputs.h"
-#include "batch_pipeline.h"
 #include "batch_summary.h"
-#include "image_job.h"
+#include "commands.h"
 #include "progress.h"
 #include "run_images.h"
 
 static volatile sig_atomic_t stop_requested;
-
-static int online_cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (int)n;
-}
 
 gi_context *open_context(const cli_common *common, int cpu_threads)
 {
@@ -43,10 +36,66 @@ gi_context *open_context(const cli_common *common, int cpu_threads)
     return ctx;
 }
 
+gi_format output_format(const cli_common *c, const char *path)
+{
+    return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);
+}
+
+/* "IN -> OUT (T ms: decode a, upload b, ...) on cuda" for -v. */
+static void describe_item(const gi_batch_item *it, char *text, size_t size)
+{
+    int n = snprintf(text, size, "%s -> %s (%.1f ms:", it->in, it->out, it->ms);
+    for (int s = 0; s < GI_STAGE_COUNT && n > 0 && (size_t)n < size; s++)
+        if (it->stage_ms[s] >= 0.05 || s != GI_STAGE_STARTUP)
+            n += snprintf(text + n, size - n, "%s %s %.1f", s ? "," : "",
+                          gi_stage_name((gi_stage)s), it->stage_ms[s]);
+    if (n > 0 && (size_t)n < size)
+        snprintf(text + n, size - n, ") on %s%s%s%s%s", it->backend ? it->backend : "?",
+                 *it->note ? "; " : "", *it->note ? it->in : "", *it->note ? ": " : "", it->note);
+}
+
+typedef struct {
+    const cli_common *common;
+    progress *prog;
+} item_reporter;
+
+/* The batch's on_item: the progress bar, failure lines, and -v details. */
+static void report_item(void *user, const gi_batch_item *it)
+{
+    const item_reporter *r = user;
+    int failed = it->status == GI_ITEM_FAILED;
+    if (failed) progress_message(r->prog, "%s", it->reason ? it->reason : "out of memory");
+    else if (it->status == GI_ITEM_OK && r->common->verbosity >= 2) {
+        char text[2400];
+        describe_item(it, text, sizeof text);
+        progress_message(r->prog, "%s", text);
+    }
+    progress_item(r->prog, failed, it->status == GI_ITEM_SKIPPED, it->megapixels);
+}
+
+/* The library's batch options for the command line's settings. */
+static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, int n_steps,
+                                      item_reporter *reporter)
+{
+    gi_batch_options o;
+    gi_batch_options_default(&o);
+    o.job.steps = steps;
+    o.job.n_steps = n_steps;
+    o.job.limits = c->limits;
+    o.job.save = (gi_save_options){c->format, c->quality, c->png_level, c->png_filter};
+    o.device = c->device;
+    o.output_root = c->output_dir;
+    o.skip_existing = c->skip_existing;
+    o.stop = &stop_requested;
+    o.on_item = report_item;
+    o.user = reporter;
+    return o;
+}
+
 /* One image, IN OUT (either may be '-'), through the batch engine's
  * steps in this thread; no bar and no summary line. */
-static int run_single(const cli_common *c, char **args, int count, image_op op,
-                      const void *settings)
+static int run_single(const cli_common *c, char **args, int count, const gi_op *steps,
+                      int n_steps)
 {
     if (count != 2)
         return cli_usage_error(c, "expected an input and an output (or -o DIR and inputs), got %d "
@@ -54,15 +103,17 @@ static int run_single(const cli_common *c, char **args, int count, image_op op,
     if (output_format(c, args[1]) == GI_FORMAT_AUTO)
         return cli_usage_error(c, "cannot tell the output format of '%s': name it .png/.jpg or "
                                "give --format", args[1]);
-    batch_item item = {.in = args[0], .out = args[1]};
-    batch_list list = {&item, 1, 1};
+    gi_batch_item item = {.in = args[0], .out = args[1]};
     progress prog;
     progress_init(&prog, c->command, 1, 0);
-    pipeline_config cfg = {c, op, settings, 0, 1, c->jobs, 0, &stop_requested};
-    pipeline_run(&cfg, &list, &prog);
+    item_reporter reporter = {c, &prog};
+    gi_batch_options o = batch_options(c, steps, n_steps, &reporter);
+    o.lane_cpu_threads = c->jobs; /* one image: -j is the threads that compute it */
+    gi_status st = gi_batch_run(&o, &item, 1);
+    if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
     progress_finish(&prog, 0);
     free(item.reason);
-    return item.status == ITEM_OK ? EXIT_OK : EXIT_FAIL;
+    return st == GI_OK && item.status == GI_ITEM_OK ? EXIT_OK : EXIT_FAIL;
 }
 
 /* First SIGINT/SIGTERM: finish the images in flight, start no more, and
@@ -77,37 +128,20 @@ static void on_stop_signal(int signo)
     stop_requested = signo;
 }
 
-/* Codec workers: -j, else one per core. Two compute lanes let one image's
- * copies overlap another's kernels on a GPU; on the CPU, they share the
- * cores between them. Under AUTO with CUDA built in, a bridge lane with
- * every core computes while CUDA starts. */
-static pipeline_config batch_shape(const cli_common *c, size_t items, image_op op,
-                                   const void *settings)
-{
-    int cores = online_cores();
-    int workers = c->jobs ? c->jobs : cores;
-    if ((size_t)workers > items) workers = items ? (int)items : 1;
-    int lanes = items > 1 ? 2 : 1;
-    int lane_threads = cores / lanes > 1 ? cores / lanes : 1;
-    int bridge_threads = c->device == GI_DEVICE_AUTO && gi_cuda_compiled() && items > 1 ? cores : 0;
-    return (pipeline_config){c,     op,          settings,      workers,
-                             lanes, lane_threads, bridge_threads, &stop_requested};
-}
-
 /* -v: where the batch's time went, summed over its images. */
 static void print_stage_totals(const cli_common *c, const batch_list *list)
 {
-    double total[STAGE_COUNT] = {0};
+    double total[GI_STAGE_COUNT] = {0};
     for (size_t i = 0; i < list->count; i++)
-        for (int s = 0; s < STAGE_COUNT; s++) total[s] += list->items[i].stage_ms[s];
+        for (int s = 0; s < GI_STAGE_COUNT; s++) total[s] += list->items[i].stage_ms[s];
     fprintf(stderr, "gpuimg %s: time by stage, summed over images:", c->command);
-    for (int s = 0; s < STAGE_COUNT; s++)
-        fprintf(stderr, "%s %s %.2f s", s ? "," : "", item_stage_names[s], total[s] / 1e3);
+    for (int s = 0; s < GI_STAGE_COUNT; s++)
+        fprintf(stderr, "%s %s %.2f s", s ? "," : "", gi_stage_name((gi_stage)s), total[s] / 1e3);
     fputc('\n', stderr);
 }
 
-static int run_batch(const cli_common *c, char **args, int count, image_op op,
-                     const void *settings)
+static int run_batch(const cli_common *c, char **args, int count, const gi_op *steps,
+                     int n_steps)
 {
     if (count == 0 && !c->files_from)
         return cli_usage_error(c, "-o %s given but no input files", c->output_dir);
@@ -119,12 +153,22 @@ static int run_batch(const cli_common *c, char **args, int count, image_op op,
     int rc = batch_collect(c, args, count, &list);
     if (rc != EXIT_OK) return rc;
     batch_keep_shard(&list, c->shard, c->shard_count);
+    for (size_t i = 0; i < list.count; i++)
+        if (strcmp(list.items[i].in, "-") == 0)
+            list.items[i].problem = "standard input cannot be part of a batch";
     progress prog;
     progress_init(&prog, c->command, list.count, c->verbosity);
-    pipeline_config cfg = batch_shape(c, list.count, op, settings);
+    item_reporter reporter = {c, &prog};
+    gi_batch_options o = batch_options(c, steps, n_steps, &reporter);
+    o.codec_workers = c->jobs;
     signal(SIGINT, on_stop_signal);
     signal(SIGTERM, on_stop_signal);
-    pipeline_run(&cfg, &list, &prog);
+    gi_status st = gi_batch_run(&o, list.items, list.count);
+    if (st != GI_OK) {
+        fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
+        batch_list_free(&list);
+        return EXIT_FAIL;
+    }
     if (c->verbosity >= 2) print_stage_totals(c, &list);
     double elapsed = progress_elapsed(&prog);
     progress_finish(&prog, stop_requested != 0);
@@ -135,12 +179,23 @@ static int run_batch(const cli_common *c, char **args, int count, image_op op,
     return rc;
 }
 
-int run_images(const cli_common *common, char **args, int count, image_op op, const void *settings)
+int run_images(const cli_common *common, char **args, int count, const gi_op *steps, int n_steps)
 {
     if (!common->output_dir && (common->files_from || common->recursive || common->skip_existing ||
                                 common->shard_count > 1 || common->summary_json))
         return cli_usage_error(common, "-r, --files-from, --skip-existing, --shard and "
                                "--summary-json need -o OUTDIR");
-    return common->output_dir ? run_batch(common, args, count, op, settings)
-                              : run_single(common, args, count, op, settings);
+    return common->output_dir ? run_batch(common, args, count, steps, n_steps)
+                              : run_single(common, args, count, steps, n_steps);
+}
+
+int run_step_command(int argc, char **argv, const char *name, step_parser parse)
+{
+    cli_common common;
+    gi_op step;
+    char **files;
+    int count;
+    cli_common_init(&common, name);
+    int rc = parse(argc, argv, &common, &step, &files, &count);
+    return rc != CLI_RUN ? rc : run_images(&common, files, count, &step, 1);
 }

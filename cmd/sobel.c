@@ -12,19 +12,9 @@ static int opt_threshold(const cli_option *o, const char *arg)
     return opt_double(&as_double, arg);
 }
 
-static gi_status sobel_image(gi_context *ctx, const gi_image *src, gi_image *dst, const void *arg)
+int step_sobel(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count)
 {
-    int w, h, ch;
-    gi_sobel_size(src, arg, &w, &h, &ch);
-    gi_status st = gi_image_alloc(dst, w, h, ch);
-    return st == GI_OK ? gi_sobel(ctx, src, dst, arg) : st;
-}
-
-int cmd_sobel(int argc, char **argv)
-{
-    cli_common common;
     gi_sobel_params params;
-    cli_common_init(&common, "sobel");
     gi_sobel_params_default(&params);
     const cli_option own[] = {
         {"scale", 0, "S", "multiply the magnitude by S >= 0 (default 1)", opt_double_nonneg,
@@ -40,10 +30,14 @@ int cmd_sobel(int argc, char **argv)
         "       gpuimg sobel [options] -o OUTDIR IN...",
         "3x3 Sobel edges: out = min(255, round(scale * sqrt(gx^2 + gy^2))).\n"
         "Colour channels are filtered one by one; alpha is copied through."};
-    char **files;
-    int count;
-    int rc = cli_parse_command(argc, argv, &common, own, 1, &help, &files, &count);
+    int rc = cli_parse_command(argc, argv, common, own, 1, &help, files, count);
     if (rc != CLI_RUN) return rc;
-    params.border = common.border;
-    return run_images(&common, files, count, sobel_image, &params);
+    params.border = common->border;
+    *step = (gi_op){.kind = GI_OP_SOBEL, .sobel = params};
+    return CLI_RUN;
+}
+
+int cmd_sobel(int argc, char **argv)
+{
+    return run_step_command(argc, argv, "sobel", step_sobel);
 }

@@ -108,3 +108,8 @@ const char *gi_context_last_fallback(const gi_context *ctx)
 {
     return ctx->last_fallback;
 }
+
+const char *gi_context_last_backend(const gi_context *ctx)
+{
+    return ctx->last_backend ? ctx->last_backend : "";
+}

@@ -16,6 +16,7 @@ struct gi_context {
     char last_fallback[512];   /* why the last operation ran on the CPU */
     double startup_ms;         /* CUDA start-up, until an operation reports it */
     gi_op_times last_times;
+    const char *last_backend;  /* name of the backend of the last operation */
 };
 
 /* Under AUTO, images below this many pixels run on the CPU until CUDA has

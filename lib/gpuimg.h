@@ -35,6 +35,7 @@
 #ifndef GPUIMG_H
 #define GPUIMG_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -244,6 +245,8 @@ void gi_context_destroy(gi_context *ctx);
 const char *gi_context_backend(gi_context *ctx);
 /* Why AUTO chose the CPU, or "" when it did not (or has not decided). */
 const char *gi_context_fallback_reason(const gi_context *ctx);
+/* "cpu" or "cuda": the backend that ran the last operation ("" before any). */
+const char *gi_context_last_backend(const gi_context *ctx);
 /* Why the last operation ran on the CPU although the context uses CUDA
  * (AUTO reruns an operation on the CPU when the GPU is out of memory), or
  * "" when it ran on the context's backend. */
@@ -490,6 +493,75 @@ gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const void *in, 
  * atomically as gi_save_file does. For a hist job out_path is ignored. */
 gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_path,
                           const char *out_path, gi_histogram *hist);
+
+/* ---------------------------------------------------------------- batch
+ *
+ * Many jobs, file to file, the way `gpuimg -o DIR` runs them: codec workers
+ * read and decode inputs, compute lanes (one context each; on CUDA a stream
+ * with its own reused buffers) run the steps, and the workers encode and
+ * write, three stages joined by bounded queues so that memory stays flat
+ * however many files there are. The heaviest inputs (decoded size from the
+ * header) start first. Under GI_DEVICE_AUTO with CUDA built in, a bridge
+ * lane computes on the CPU while CUDA starts, so the workers never wait for
+ * it; both backends give the same bytes, so which lane took an image never
+ * shows. One bad input fails alone.
+ */
+typedef enum gi_item_status {
+    GI_ITEM_NOT_STARTED = 0, /* still so after a stop */
+    GI_ITEM_OK,
+    GI_ITEM_FAILED,
+    GI_ITEM_SKIPPED          /* skip_existing and the output exists */
+} gi_item_status;
+
+/* Where an image's time goes: read + decode, CUDA start-up (the image that
+ * paid for it), upload, kernels (on the CPU the whole operation), download,
+ * encode + write. */
+typedef enum gi_stage {
+    GI_STAGE_DECODE, GI_STAGE_STARTUP, GI_STAGE_UPLOAD, GI_STAGE_KERNEL, GI_STAGE_DOWNLOAD,
+    GI_STAGE_ENCODE, GI_STAGE_COUNT
+} gi_stage;
+/* "decode", "startup", "upload", "kernel", "download", "encode". */
+const char *gi_stage_name(gi_stage stage);
+
+typedef struct gi_batch_item {
+    /* the caller's, never freed by the library */
+    char *in, *out;
+    const char *problem; /* when set, the item fails with this reason, unrun */
+    /* filled in by gi_batch_run */
+    gi_item_status status;
+    char *reason;        /* a failed item's line, naming the file: free() it */
+    double ms;           /* the sum of stage_ms (time spent queued left out) */
+    double megapixels;
+    double stage_ms[GI_STAGE_COUNT];
+    const char *backend; /* "cpu" or "cuda": where the steps ran */
+    char note[600];      /* why the steps fell back to the CPU, or "" */
+} gi_batch_item;
+
+typedef struct gi_batch_options {
+    gi_job job;          /* save.format AUTO: from each output's extension */
+    gi_device device;
+    int codec_workers;   /* decode/encode threads; 0: one per core */
+    int lanes;           /* compute lanes; 0: two (one for a single item) */
+    int lane_cpu_threads;/* CPU threads of each lane; 0: the cores shared out */
+    int no_bridge;       /* 1: no CPU bridge lane while CUDA starts */
+    int skip_existing;   /* an output that exists already is not redone */
+    /* Parent directories of outputs below this one are created (none of
+     * them may be a symbolic link); NULL: none are. */
+    const char *output_root;
+    /* Read between images: once non-zero no new input starts, and the
+     * images in flight are finished. Settable from a signal handler. */
+    const volatile sig_atomic_t *stop;
+    /* Called once per item as it ends (ok, failed or skipped), one call at
+     * a time, from any of the batch's threads. */
+    void (*on_item)(void *user, const gi_batch_item *item);
+    void *user;
+} gi_batch_options;
+void gi_batch_options_default(gi_batch_options *opts);
+
+/* Runs every item. Returns GI_OK when the batch ran (each item's status
+ * says how it went), or an error before any item ran (bad options). One
+ * item runs in the calling thread alone. */
+gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_t count);
 
 /* ---------------------------------------------------------------- bench
  *

@@ -18,6 +18,7 @@ static gi_status run_timed(gi_context *ctx, const gi__backend_ops *ops, void *st
 {
     double start = gi__now_ms();
     gi_status st = ops->run_chain(state, chain);
+    ctx->last_backend = ops->name;
     double wall = gi__now_ms() - start;
     gi_op_times t = {0, 0, wall, 0};
     if (ops->last_times) ops->last_times(state, &t);

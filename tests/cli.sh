@@ -629,6 +629,59 @@ for r in rows:
     fi
 }
 
+group_pipe() {
+    # every pair of these steps, through pipe and one command at a time
+    # with PNG between, on an RGB and an RGBA sample
+    set -- "blur --sigma 1.5" "sobel --gray" "sobel --scale 0.7 --border wrap" \
+        "convolve --kernel '0 -1 0; -1 5 -1; 0 -1 0' --border zero --border-value 7" \
+        "transpose" "rotate 90" "flip v" "blur --kernel box --radius 2 --border reflect"
+    for img in "$scene" "$samples/alpha.png"; do
+        for a in "$@"; do
+            for b in "$@"; do
+                eval "\"\$gpuimg\" $a \"\$img\" \"\$tmp/s1.png\"" &&
+                    eval "\"\$gpuimg\" $b \"\$tmp/s1.png\" \"\$tmp/s2.png\""
+                expect 0 pipe "$a | $b" "$img" "$tmp/p.png"
+                check "pipe '$a | $b' on ${img##*/} differs from the steps one by one" \
+                    same_image "$tmp/p.png" "$tmp/s2.png"
+            done
+        done
+    done
+    # three steps, a JPEG in and out, and a batch
+    "$gpuimg" blur --sigma 2 "$samples/scene.jpg" "$tmp/t1.png"
+    "$gpuimg" rotate 270 "$tmp/t1.png" "$tmp/t2.png"
+    "$gpuimg" sobel --threshold 40 "$tmp/t2.png" "$tmp/t3.png"
+    expect 0 pipe 'blur --sigma 2 | rotate 270 | sobel --threshold 40' "$samples/scene.jpg" "$tmp/t.png"
+    check "three steps differ from one by one" same_image "$tmp/t.png" "$tmp/t3.png"
+    expect 0 pipe 'blur | flip h' --quality 80 "$scene" "$tmp/t.jpg"
+    check "pipe to .jpg is not a JPEG" is_jpeg "$tmp/t.jpg"
+    mkdir -p "$tmp/in"
+    cp "$scene" "$tmp/in/a.png"
+    cp "$samples/alpha.png" "$tmp/in/b.png"
+    expect 0 pipe 'sobel --gray | transpose' -q -o "$tmp/batch" "$tmp/in/a.png" "$tmp/in/b.png"
+    expect 0 pipe 'sobel --gray | transpose' "$tmp/in/b.png" "$tmp/b1.png"
+    check "a pipe batch differs from a single pipe" same_image "$tmp/batch/b.png" "$tmp/b1.png"
+    # hist last: the histogram of the steps' result
+    "$gpuimg" blur --sigma 2 "$scene" "$tmp/h1.png"
+    "$gpuimg" hist --bins 16 "$tmp/h1.png" "$tmp/h1.txt"
+    expect 0 pipe 'blur --sigma 2 | hist --bins 16' "$scene" "$tmp/h2.txt"
+    check "pipe ending in hist counts other values" \
+        cmp -s "$(sed 1,2d "$tmp/h1.txt" >"$tmp/h1b"; echo "$tmp/h1b")" \
+        "$(sed 1,2d "$tmp/h2.txt" >"$tmp/h2b"; echo "$tmp/h2b")"
+    # errors name the step and exit 2
+    expect_usage pipe 'blur | sobel --scale x' "$scene" "$tmp/x.png"
+    check "a bad value does not name its step" has "step 2 (sobel)" "$tmp/err"
+    expect_usage pipe 'hist | blur' "$scene" "$tmp/x.png"
+    check "hist before the last step is not refused by name" has "last step" "$tmp/err"
+    expect_usage pipe 'blur | frobnicate' "$scene" "$tmp/x.png"
+    expect_usage pipe 'blur |' "$scene" "$tmp/x.png"
+    expect_usage pipe "blur --kernel 'box" "$scene" "$tmp/x.png"
+    expect_usage pipe 'blur -o d' "$scene" "$tmp/x.png"
+    check "a run option inside a step is not refused" has "outside the quotes" "$tmp/err"
+    expect_usage pipe 'blur | sobel' --border zero "$scene" "$tmp/x.png"
+    expect_usage pipe 'blur' "$scene"
+    check "a failed pipe left an output" [ ! -e "$tmp/x.png" ]
+}
+
 # ---------------------------------------------------------------- main
 
 case $group in
@@ -643,6 +696,7 @@ case $group in
     border) group_border ;;
     convolve) group_convolve ;;
     bench) group_bench ;;
+    pipe) group_pipe ;;
     *) echo "cli.sh: unknown group '$group'" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"

@@ -1,6 +1,24 @@
-/* The batch engine's threads and queues; see batch_pipeline.h. One mutex
- * and one condition variable guard the queues: at tens of images a second
- * they are far from contended. */
+/* The batch engine's threads and queues (gpuimg.h, "batch"):
+ *
+ *   codec workers: read + decode -> [decoded] -> compute lanes: the steps
+ *   -> [computed] -> codec workers: encode + write
+ *
+ * The codec workers serve both ends. A free worker encodes when an image
+ * waits for it (draining first bounds the images in memory) and otherwise
+ * decodes the next input while the decoded queue has room. Each compute
+ * lane owns a gi_context: on CUDA, a stream with its device and pinned
+ * buffers, reused from image to image, in the process's one CUDA context.
+ * Two lanes let one image's copies overlap another's kernels. The CPU
+ * backend runs in the same engine, its lanes using the cores' threads.
+ *
+ * Starting CUDA takes a few hundred milliseconds, in which the decoded
+ * queue fills and the codec workers would stand idle. Under AUTO a bridge
+ * lane computes on the CPU meanwhile, and stops once another lane has
+ * finished an image.
+ *
+ * One mutex and one condition variable guard the queues: at tens of images
+ * a second they are far from contended. Another one serializes the
+ * caller's on_item callback. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,15 +27,16 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "batch_pipeline.h"
-#include "image_job.h"
+#include "batch_image.h"
+#include "cpu_parallel.h"
+#include "gi_error.h"
 #include "work_estimate.h"
 
 /* A ring of jobs. `reserved` counts places promised to jobs still being
  * produced (decoded or computed), so a producer never waits with an image
  * in its hands. */
 typedef struct {
-    image_job **jobs;
+    gi__batch_image **jobs;
     size_t cap, head, count, reserved;
 } job_queue;
 
@@ -28,11 +47,20 @@ typedef struct {
     int bridge;       /* the CPU lane that serves while CUDA starts */
 } compute_lane;
 
+/* The shape of a run: options resolved against the cores and the items. */
+typedef struct {
+    int codec_workers; /* 0: every stage in the calling thread */
+    int lanes;
+    int lane_cpu_threads;
+    int bridge_cpu_threads; /* 0: no bridge lane */
+} batch_shape;
+
 typedef struct pipeline {
-    const pipeline_config *cfg;
-    batch_list *list;
-    progress *prog;
-    pthread_mutex_t lock;
+    const gi_batch_options *opts;
+    batch_shape shape;
+    gi_batch_item *items;
+    size_t count;
+    pthread_mutex_t lock, report_lock;
     pthread_cond_t changed;
     size_t *order; /* item indices, largest file first (NULL: list order) */
     size_t next;   /* the next position in `order` to start */
@@ -53,14 +81,14 @@ static int queue_has_room(const job_queue *q)
     return q->count + q->reserved < q->cap;
 }
 
-static void queue_push(job_queue *q, image_job *job)
+static void queue_push(job_queue *q, gi__batch_image *job)
 {
     q->jobs[(q->head + q->count++) % q->cap] = job;
 }
 
-static image_job *queue_pop(job_queue *q)
+static gi__batch_image *queue_pop(job_queue *q)
 {
-    image_job *job = q->jobs[q->head];
+    gi__batch_image *job = q->jobs[q->head];
     q->head = (q->head + 1) % q->cap;
     q->count--;
     return job;
@@ -68,7 +96,7 @@ static image_job *queue_pop(job_queue *q)
 
 static int inputs_exhausted(const pipeline *p)
 {
-    return p->next == p->list->count || *p->cfg->stop;
+    return p->next == p->count || (p->opts->stop && *p->opts->stop);
 }
 
 /* Nothing more can reach the compute lanes. */
@@ -96,68 +124,69 @@ static void wait_for_change(pipeline *p)
     pthread_cond_timedwait(&p->changed, &p->lock, &until);
 }
 
-/* Reports a job whose fate is settled (ok or failed) and frees it. */
-static void settle(pipeline *p, image_job *job)
+/* Tells the caller that an item has ended. */
+static void report(pipeline *p, const gi_batch_item *it)
 {
-    const batch_item *it = job->item;
-    int failed = it->status != ITEM_OK;
-    if (failed) progress_message(p->prog, "%s", it->reason ? it->reason : "out of memory");
-    else if (p->cfg->common->verbosity >= 2) {
-        char text[2400];
-        image_job_describe(job, text, sizeof text);
-        progress_message(p->prog, "%s", text);
-    }
-    progress_item(p->prog, failed, 0, it->megapixels);
-    image_job_release(job);
+    if (!p->opts->on_item) return;
+    pthread_mutex_lock(&p->report_lock);
+    p->opts->on_item(p->opts->user, it);
+    pthread_mutex_unlock(&p->report_lock);
+}
+
+/* Reports a job whose fate is settled (ok or failed) and frees it. */
+static void settle(pipeline *p, gi__batch_image *job)
+{
+    report(p, job->item);
+    gi__batch_release(job);
     free(job);
 }
 
-static batch_item *take_next_item(pipeline *p)
+static gi_batch_item *take_next_item(pipeline *p)
 {
     size_t i = p->next++;
-    return &p->list->items[p->order ? p->order[i] : i];
+    return &p->items[p->order ? p->order[i] : i];
 }
 
 /* Skips, refuses or decodes one input. Returns the decoded job, or NULL
  * when the item has already been settled. */
-static image_job *start_job(pipeline *p, batch_item *it)
+static gi__batch_image *start_job(pipeline *p, gi_batch_item *it)
 {
-    const cli_common *c = p->cfg->common;
     struct stat st;
-    if (c->skip_existing && !it->problem && stat(it->out, &st) == 0) {
-        it->status = ITEM_SKIPPED;
-        progress_item(p->prog, 0, 1, 0);
+    if (p->opts->skip_existing && !it->problem && stat(it->out, &st) == 0) {
+        it->status = GI_ITEM_SKIPPED;
+        report(p, it);
         return NULL;
     }
-    image_job *job = calloc(1, sizeof *job);
+    gi__batch_image *job = calloc(1, sizeof *job);
     if (!job) {
-        it->status = ITEM_FAILED;
-        progress_message(p->prog, "%s: out of memory", it->in);
-        progress_item(p->prog, 1, 0, 0);
+        it->status = GI_ITEM_FAILED;
+        free(it->reason);
+        it->reason = NULL; /* out of memory: no room for a reason either */
+        report(p, it);
         return NULL;
     }
     job->item = it;
-    if (it->problem) image_job_fail(job, "%s: %s", it->in, it->problem);
-    else if (strcmp(it->in, "-") == 0 && c->output_dir)
-        image_job_fail(job, "'-' (standard input) cannot be part of a batch");
-    else if (image_job_decode(c, job) == 0)
+    if (it->problem) gi__batch_fail(job, "%s: %s", it->in, it->problem);
+    else if (strcmp(it->in, "-") == 0 && p->count > 1)
+        gi__batch_fail(job, "'-' (standard input) cannot be part of a batch");
+    else if (gi__batch_decode(p->opts, job) == 0)
         return job;
     settle(p, job);
     return NULL;
 }
 
-static int compute(pipeline *p, compute_lane *lane, image_job *job)
+static int compute(pipeline *p, compute_lane *lane, gi__batch_image *job)
 {
     if (!lane->ctx) {
-        image_job_fail(job, "%s: %s", job->item->in, lane->why);
+        gi__batch_fail(job, "%s: %s", job->item->in, lane->why);
         return -1;
     }
-    return image_job_compute(lane->ctx, p->cfg->op, p->cfg->settings, job);
+    return gi__batch_compute(lane->ctx, p->opts, job);
 }
 
-static void finish(pipeline *p, image_job *job)
+static void finish(pipeline *p, gi__batch_image *job)
 {
-    image_job_encode(p->cfg->common, job);
+    gi__batch_encode(p->opts, job);
     settle(p, job);
 }
 
@@ -167,17 +196,17 @@ static void *codec_worker(void *arg)
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (p->computed.count) {
-            image_job *job = queue_pop(&p->computed);
+            gi__batch_image *job = queue_pop(&p->computed);
             pthread_cond_broadcast(&p->changed);
             pthread_mutex_unlock(&p->lock);
             finish(p, job);
             pthread_mutex_lock(&p->lock);
             pthread_cond_broadcast(&p->changed);
         } else if (!inputs_exhausted(p) && queue_has_room(&p->decoded)) {
-            batch_item *it = take_next_item(p);
+            gi_batch_item *it = take_next_item(p);
             p->decoded.reserved++;
             pthread_mutex_unlock(&p->lock);
-            image_job *job = start_job(p, it);
+            gi__batch_image *job = start_job(p, it);
             pthread_mutex_lock(&p->lock);
             p->decoded.reserved--;
             if (job) queue_push(&p->decoded, job);
@@ -196,7 +225,7 @@ static void *codec_worker(void *arg)
  * no image: the lanes compute them all. */
 static void open_bridge(pipeline *p, compute_lane *lane)
 {
-    gi_context_options opts = {GI_DEVICE_CPU, p->cfg->bridge_cpu_threads};
+    gi_context_options opts = {GI_DEVICE_CPU, p->shape.bridge_cpu_threads};
     if (gi_context_create(&lane->ctx, &opts) != GI_OK) lane->ctx = NULL;
 }
 
@@ -215,8 +244,11 @@ static void open_lane(pipeline *p, compute_lane *lane)
             return;
         }
     }
-    lane->ctx = open_context(p->cfg->common, p->cfg->lane_cpu_threads);
-    if (!lane->ctx) snprintf(lane->why, sizeof lane->why, "%s", gi_last_error());
+    gi_context_options opts = {p->opts->device, p->shape.lane_cpu_threads};
+    if (gi_context_create(&lane->ctx, &opts) != GI_OK) {
+        lane->ctx = NULL;
+        snprintf(lane->why, sizeof lane->why, "%s", gi_last_error());
+    }
     if (lane == first) {
         pthread_mutex_lock(&p->lock);
         p->first_lane_open = 1;
@@ -236,7 +268,7 @@ static void *compute_worker(void *arg)
         if (lane->bridge && (p->lane_warm || !lane->ctx)) {
             break;
         } else if (p->decoded.count && queue_has_room(&p->computed)) {
-            image_job *job = queue_pop(&p->decoded);
+            gi__batch_image *job = queue_pop(&p->decoded);
             p->computed.reserved++;
             pthread_cond_broadcast(&p->changed);
             pthread_mutex_unlock(&p->lock);
@@ -264,7 +296,7 @@ static void run_in_turn(pipeline *p, compute_lane *lane)
 {
     if (!lane->ctx && !*lane->why) open_lane(p, lane);
     while (!inputs_exhausted(p)) {
-        image_job *job = start_job(p, take_next_item(p));
+        gi__batch_image *job = start_job(p, take_next_item(p));
         if (!job) continue;
         if (compute(p, lane, job) == 0) finish(p, job);
         else settle(p, job);
@@ -292,12 +324,12 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
     if (lanes_started && !workers_started) {
         /* Lanes end at once: with no worker, no input is ever taken. */
         pthread_mutex_lock(&p->lock);
-        p->next = p->list->count;
+        p->next = p->count;
         pthread_mutex_unlock(&p->lock);
     }
     /* The bridge is optional, and only of use once the others run. */
     compute_lane bridge = {.p = p, .bridge = 1};
-    if (workers_started && p->cfg->bridge_cpu_threads &&
+    if (workers_started && p->shape.bridge_cpu_threads &&
         pthread_create(&ids[started], NULL, compute_worker, &bridge) == 0)
         started++;
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
@@ -324,17 +356,19 @@ static int by_work_descending(const void *a, const void *b)
  * keep one core busy while the others have nothing left to do. The file
  * size is a poor guide (an RGBA PNG 1.3 MB long is more work than a 2.6 MB
  * RGB one), so the work comes from the header. */
-static size_t *heaviest_first(const cli_common *c, const batch_list *list)
+static size_t *heaviest_first(const pipeline *p)
 {
-    item_work *work = malloc(list->count * sizeof *work);
-    size_t *order = malloc(list->count * sizeof *order);
+    item_work *work = malloc(p->count * sizeof *work);
+    size_t *order = malloc(p->count * sizeof *order);
     if (work && order) {
-        for (size_t i = 0; i < list->count; i++) {
-            const batch_item *it = &list->items[i];
-            work[i] = (item_work){i, it->problem ? 0 : estimate_work(it->in, output_format(c, it->out))};
+        for (size_t i = 0; i < p->count; i++) {
+            const gi_batch_item *it = &p->items[i];
+            gi_format out = p->opts->job.save.format;
+            if (out == GI_FORMAT_AUTO) out = gi_format_from_path(it->out);
+            work[i] = (item_work){i, it->problem ? 0 : gi__estimate_work(it->in, out)};
         }
-        qsort(work, list->count, sizeof *work, by_work_descending);
-        for (size_t i = 0; i < list->count; i++) order[i] = work[i].item;
+        qsort(work, p->count, sizeof *work, by_work_descending);
+        for (size_t i = 0; i < p->count; i++) order[i] = work[i].item;
     } else {
         free(order);
         order = NULL; /* list order will do */
@@ -343,28 +377,73 @@ static size_t *heaviest_first(const cli_common *c, const batch_list *list)
     return order;
 }
 
-void pipeline_run(const pipeline_config *cfg, batch_list *list, progress *prog)
+/* Codec workers: one per core unless told, never more than the items. Two
+ * compute lanes let one image's copies overlap another's kernels on a
+ * GPU; on the CPU, they share the cores between them. Under AUTO with
+ * CUDA built in, a bridge lane with every core computes while CUDA
+ * starts. A lone item runs every stage in the calling thread. */
+static batch_shape shape_of(const gi_batch_options *o, size_t count)
 {
+    int cores = gi__cpu_count();
+    if (count <= 1) return (batch_shape){0, 1, o->lane_cpu_threads, 0};
+    int workers = o->codec_workers ? o->codec_workers : cores;
+    if ((size_t)workers > count) workers = (int)count;
+    if (workers > 256) workers = 256;
+    int lanes = o->lanes ? o->lanes : 2;
+    if (lanes > 256) lanes = 256;
+    int lane_threads = o->lane_cpu_threads ? o->lane_cpu_threads
+                       : cores / lanes > 1  ? cores / lanes
+                                            : 1;
+    int bridge = o->device == GI_DEVICE_AUTO && gi_cuda_compiled() && !o->no_bridge ? cores : 0;
+    return (batch_shape){workers, lanes, lane_threads, bridge};
+}
+
+void gi_batch_options_default(gi_batch_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    gi_job_default(&opts->job);
+}
+
+const char *gi_stage_name(gi_stage stage)
+{
+    static const char *const names[GI_STAGE_COUNT] = {"decode", "startup", "upload",
+                                                      "kernel", "download", "encode"};
+    return (unsigned)stage < GI_STAGE_COUNT ? names[stage] : "?";
+}
+
+gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_t count)
+{
+    int w, h, ch;
+    gi_image probe = {.width = 1, .height = 1, .channels = 1};
+    if (opts->job.n_steps > 0 && opts->job.steps[opts->job.n_steps - 1].kind == GI_OP_HIST)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "a batch writes images: hist cannot be its last step");
+    gi_status st = gi_apply_size(&probe, opts->job.steps, opts->job.n_steps, &w, &h, &ch);
+    if (st != GI_OK) return st;
+    if (opts->codec_workers < 0 || opts->lanes < 0 || opts->lane_cpu_threads < 0)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "negative worker, lane or thread count");
     compute_lane lanes[256] = {{0}};
-    pipeline p = {.cfg = cfg, .list = list, .prog = prog, .lanes = lanes};
-    int lane_count = cfg->lanes < 1 ? 1 : cfg->lanes > 256 ? 256 : cfg->lanes;
-    int workers = cfg->codec_workers > 256 ? 256 : cfg->codec_workers;
+    pipeline p = {.opts = opts, .shape = shape_of(opts, count), .items = items, .count = count,
+                  .lanes = lanes};
     lanes[0].p = &p;
     pthread_mutex_init(&p.lock, NULL);
+    pthread_mutex_init(&p.report_lock, NULL);
     pthread_cond_init(&p.changed, NULL);
     /* Queue depths bound the images in memory: one or two per codec
      * worker (a decoder's or encoder's own buffers), the decoded queue
      * (which also caps the decodes under way, so that some workers are
      * left to encode), two per lane and the computed queue. */
+    int workers = p.shape.codec_workers, lane_count = p.shape.lanes;
     size_t decoded_cap = (size_t)workers / 2 + lane_count, computed_cap = lane_count + 1;
     int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap) == 0 &&
                    queue_init(&p.computed, computed_cap) == 0;
-    if (threaded) p.order = heaviest_first(cfg->common, list);
+    if (threaded) p.order = heaviest_first(&p);
     if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) run_in_turn(&p, &lanes[0]);
     free(p.order);
     free(p.decoded.jobs);
     free(p.computed.jobs);
     pthread_cond_destroy(&p.changed);
+    pthread_mutex_destroy(&p.report_lock);
     pthread_mutex_destroy(&p.lock);
     for (int i = 0; i < lane_count; i++) gi_context_destroy(lanes[i].ctx);
+    return GI_OK;
 }

@@ -61,7 +61,7 @@ static double jpeg_bytes(int fd)
     return 0;
 }
 
-double estimate_work(const char *path, gi_format out_format)
+double gi__estimate_work(const char *path, gi_format out_format)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0) return 0;

@@ -8,6 +8,6 @@
 /* A relative cost: the decoded bytes, weighted by what encoding into
  * out_format costs. 0 when the file's header cannot be read (such an
  * input usually fails at once, so it can go last). */
-double estimate_work(const char *path, gi_format out_format);
+double gi__estimate_work(const char *path, gi_format out_format);
 
 #endif

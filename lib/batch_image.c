@@ -1,0 +1,114 @@
+/* The three steps of one image of a batch, each timed into its item. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "batch_image.h"
+#include "clock.h"
+
+void gi__batch_release(gi__batch_image *job)
+{
+    gi_image_free(&job->src);
+    gi_image_free(&job->dst);
+}
+
+void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
+{
+    char why[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    job->item->status = GI_ITEM_FAILED;
+    free(job->item->reason);
+    job->item->reason = strdup(why);
+    gi__batch_release(job);
+}
+
+/* Adds a step's time to the item's record. */
+static void add_stage(gi__batch_image *job, gi_stage stage, double ms)
+{
+    job->item->stage_ms[stage] += ms;
+    job->item->ms += ms;
+}
+
+int gi__batch_decode(const gi_batch_options *o, gi__batch_image *job)
+{
+    double start = gi__now_ms();
+    gi_status st = gi_load_file(&job->src, job->item->in, &o->job.limits);
+    add_stage(job, GI_STAGE_DECODE, gi__now_ms() - start);
+    if (st != GI_OK) {
+        gi__batch_fail(job, "%s", gi_last_error());
+        return -1;
+    }
+    job->item->megapixels = (double)job->src.width * job->src.height / 1e6;
+    return 0;
+}
+
+int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
+{
+    int w, h, ch;
+    gi_status st = gi_apply_size(&job->src, o->job.steps, o->job.n_steps, &w, &h, &ch);
+    if (st == GI_OK) st = gi_image_alloc(&job->dst, w, h, ch);
+    if (st == GI_OK) st = gi_apply(ctx, &job->src, o->job.steps, o->job.n_steps, &job->dst, NULL);
+    gi_image_free(&job->src); /* not needed any more: keep memory flat */
+    if (st != GI_OK) {
+        gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
+        return -1;
+    }
+    gi_op_times t;
+    gi_context_last_times(ctx, &t);
+    add_stage(job, GI_STAGE_STARTUP, t.startup_ms);
+    add_stage(job, GI_STAGE_UPLOAD, t.upload_ms);
+    add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
+    add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
+    job->item->backend = gi_context_last_backend(ctx);
+    snprintf(job->item->note, sizeof job->item->note, "%s", gi_context_last_fallback(ctx));
+    return 0;
+}
+
+/* mkdir -p of the directories between `root` and `path`. None of them may
+ * be a symbolic link: writing through one could land outside `root`. */
+static int make_parent_dirs(const char *root, const char *path)
+{
+    char dir[4096];
+    struct stat st;
+    if (strlen(path) >= sizeof dir || strncmp(path, root, strlen(root)) != 0) return 0;
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + strlen(root) + 1; p < dir + strlen(path) && *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
+        if (lstat(dir, &st) != 0) return -1;
+        if (!S_ISDIR(st.st_mode)) {
+            errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+            return -1;
+        }
+        *p = '/';
+    }
+    return 0;
+}
+
+int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
+{
+    const char *out = job->item->out;
+    gi_save_options save = o->job.save;
+    if (save.format == GI_FORMAT_AUTO) save.format = gi_format_from_path(out);
+    double start = gi__now_ms();
+    if (o->output_root && make_parent_dirs(o->output_root, out) != 0) {
+        gi__batch_fail(job, "%s: cannot create its directory: %s", out, strerror(errno));
+        return -1;
+    }
+    gi_status st = gi_save_file(&job->dst, out, &save);
+    add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
+    if (st != GI_OK) {
+        gi__batch_fail(job, "%s", gi_last_error());
+        return -1;
+    }
+    job->item->status = GI_ITEM_OK;
+    gi__batch_release(job);
+    return 0;
+}

@@ -1,0 +1,26 @@
+/* One image's way through a batch: read and decode, the steps, encode and
+ * write, each timed into its item's stage_ms. A lone image runs the three
+ * in turn; a batch (batch.c) runs them on different threads. */
+#ifndef GI_BATCH_IMAGE_H
+#define GI_BATCH_IMAGE_H
+
+#include "gpuimg.h"
+
+typedef struct {
+    gi_batch_item *item; /* paths in; status, reason, times out */
+    gi_image src, dst;
+} gi__batch_image;
+
+/* Each step returns 0, or -1 after marking the item failed with a line
+ * naming the file. A failed image's pixels are freed. */
+int gi__batch_decode(const gi_batch_options *o, gi__batch_image *job);
+int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job);
+/* Writes atomically, making the directories below o->output_root first. */
+int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job);
+
+/* Marks an image that cannot run at all (no backend, refused input). */
+void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void gi__batch_release(gi__batch_image *job);
+
+#endif
