@@ -33,7 +33,4 @@ int step_transpose(int argc, char **argv, cli_common *common, gi_op *step, char 
 int step_rotate(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count);
 int step_flip(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count);
 
-/* A one-step command: parse with `parse`, then run_images. */
-int run_step_command(int argc, char **argv, const char *name, step_parser parse);
-
 #endif

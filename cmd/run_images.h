@@ -3,12 +3,16 @@
 #ifndef GPUIMG_RUN_IMAGES_H
 #define GPUIMG_RUN_IMAGES_H
 
+#include "commands.h"
 #include "options.h"
 
 /* Runs the steps on IN OUT, or on a batch (-o OUTDIR IN...) through the
  * library's batch engine. Returns the process exit status. */
 int run_images(const cli_common *common, char **args, int count, const gi_op *steps,
                int n_steps);
+
+/* A one-step command (blur, sobel, ...): parse with `parse`, then run. */
+int run_step_command(int argc, char **argv, const char *name, step_parser parse);
 
 /* The output format: --format, else the name's extension. */
 gi_format output_format(const cli_common *c, const char *path);
