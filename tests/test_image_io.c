@@ -5,6 +5,7 @@
 #include "testimg.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,58 @@ static void check_files(void)
     ti_free(&img);
 }
 
+/* PNG settings are per call: threads encoding at once with different
+ * levels and filters each get the bytes a lone encode with theirs gives. */
+#define SETTINGS 6
+static gi_image shared_img;
+static uint8_t *expected[SETTINGS];
+static size_t expected_size[SETTINGS];
+
+static gi_save_options settings_of(int k)
+{
+    return (gi_save_options){.format = GI_FORMAT_PNG, .png_level = 1 + k % 3,
+                             .png_filter = (gi_png_filter)(k % 7)};
+}
+
+static void *encode_many(void *arg)
+{
+    int k0 = (int)(intptr_t)arg, bad = 0;
+    for (int r = 0; r < 12; r++) {
+        int k = (k0 + r) % SETTINGS;
+        gi_save_options o = settings_of(k);
+        uint8_t *bytes;
+        size_t size;
+        if (gi_encode(&shared_img, &o, &bytes, &size) != GI_OK) bad++;
+        else if (size != expected_size[k] || memcmp(bytes, expected[k], size) != 0) bad++;
+        else free(bytes);
+    }
+    return (void *)(intptr_t)bad;
+}
+
+static void check_png_settings_per_call(void)
+{
+    shared_img = ti_random(61, 37, 4);
+    for (int k = 0; k < SETTINGS; k++) {
+        gi_save_options o = settings_of(k);
+        th_check(gi_encode(&shared_img, &o, &expected[k], &expected_size[k]) == GI_OK,
+                 "encode with settings %d", k);
+    }
+    th_check(expected_size[0] != expected_size[1] || memcmp(expected[0], expected[1],
+                                                            expected_size[0]) != 0,
+             "other PNG settings gave the same bytes");
+    pthread_t t[8];
+    for (int i = 0; i < 8; i++) pthread_create(&t[i], NULL, encode_many, (void *)(intptr_t)i);
+    int bad = 0;
+    for (int i = 0; i < 8; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        bad += (int)(intptr_t)r;
+    }
+    th_check(bad == 0, "%d concurrent encodes gave other bytes than alone", bad);
+    for (int k = 0; k < SETTINGS; k++) free(expected[k]);
+    ti_free(&shared_img);
+}
+
 int main(void)
 {
     const char *base = getenv("TMPDIR");
@@ -178,6 +231,7 @@ int main(void)
     }
     check_decode_errors();
     check_files();
+    check_png_settings_per_call();
     rmdir(tmpdir);
     return th_finish();
 }

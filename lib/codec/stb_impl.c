@@ -68,23 +68,33 @@ static unsigned char *gi__libdeflate_zlib(unsigned char *data, int len, int *out
 /* stb keeps the PNG level and filter in two globals that its writer reads.
  * Settings are per call in gpuimg's API, so those globals are guarded: an
  * encode with the settings already in place shares a read lock with every
- * other such encode (a batch's workers all encode in parallel), and one
- * with other settings takes the lock alone to change them and encode. */
+ * other such encode (a batch's workers all encode in parallel). One with
+ * other settings takes the lock alone just to change them, then encodes
+ * under the read lock like the others; only when another thread changed
+ * them back in between does it encode holding the lock alone. */
 static pthread_rwlock_t png_settings_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 int gi__stb_write_png(stbi_write_func *func, void *context, int w, int h, int channels,
                       const void *pixels, int stride, int level, int filter)
 {
-    if (pthread_rwlock_rdlock(&png_settings_lock) != 0) return 0;
-    if (stbi_write_png_compression_level != level || stbi_write_force_png_filter != filter) {
+    for (int attempt = 0;; attempt++) {
+        if (pthread_rwlock_rdlock(&png_settings_lock) != 0) return 0;
+        if (stbi_write_png_compression_level == level && stbi_write_force_png_filter == filter) {
+            int ok = stbi_write_png_to_func(func, context, w, h, channels, pixels, stride);
+            pthread_rwlock_unlock(&png_settings_lock);
+            return ok;
+        }
         pthread_rwlock_unlock(&png_settings_lock);
         if (pthread_rwlock_wrlock(&png_settings_lock) != 0) return 0;
         stbi_write_png_compression_level = level;
         stbi_write_force_png_filter = filter;
+        if (attempt > 0) { /* settings contended: encode alone rather than retry forever */
+            int ok = stbi_write_png_to_func(func, context, w, h, channels, pixels, stride);
+            pthread_rwlock_unlock(&png_settings_lock);
+            return ok;
+        }
+        pthread_rwlock_unlock(&png_settings_lock);
     }
-    int ok = stbi_write_png_to_func(func, context, w, h, channels, pixels, stride);
-    pthread_rwlock_unlock(&png_settings_lock);
-    return ok;
 }
 
 int gi_png_deflate_is_libdeflate(void)
