@@ -22,6 +22,37 @@ typedef struct gi__op_call {
     const gi_convolve_weights *mask;
 } gi__op_call;
 
+/* The integer measures of a comparison (gpuimg.h, compare); lib/compare.c
+ * derives the rest. */
+typedef struct gi__compare_sums {
+    uint64_t different_pixels;
+    uint64_t sum_abs, sum_sq;
+    int max_abs[4];
+} gi__compare_sums;
+
+/* The columns [first, end) of a row, or rows of a column, whose S counts
+ * towards SSIM: all of them when n is shorter than the window. */
+static inline void gi__ssim_span(int n, int *first, int *end)
+{
+    const int crop = n >= 2 * GI_SSIM_RADIUS + 1 ? GI_SSIM_RADIUS : 0;
+    *first = crop;
+    *end = n - crop;
+}
+
+/* A comparison as lib/compare.c hands it to a backend: images of the same
+ * shape, tolerance 0..255, and for SSIM the 2 * GI_SSIM_RADIUS + 1 weights
+ * (NULL: no SSIM) with the constants C1 and C2, and row_ssim, channels *
+ * height doubles: row y of channel c (y in its gi__ssim_span) gets at
+ * [c * height + y] the sum of S over the row's counted columns, added in
+ * gpuimg.h's order. */
+typedef struct gi__compare_call {
+    const gi_image *expected, *actual;
+    int tolerance;
+    const double *weights;
+    double c1, c2;
+    double *row_ssim;
+} gi__compare_call;
+
 /* Where an end of a chain lives. */
 typedef enum gi__where {
     GI__HOST = 0, /* host memory: a gi_image as gpuimg.h describes it */
@@ -60,6 +91,8 @@ typedef struct gi__backend_ops {
      * the backend computes in place (the caller times it as kernel). */
     void (*last_times)(void *state, gi_op_times *times);
     void (*destroy)(void *state);
+    /* Compares two host images (gpuimg.h, compare). */
+    gi_status (*compare)(void *state, const gi__compare_call *c, gi__compare_sums *sums);
 } gi__backend_ops;
 
 

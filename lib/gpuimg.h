@@ -426,6 +426,75 @@ typedef struct gi_channel_stats {
 void gi_hist_stats(const uint64_t counts256[GI_HIST_MAX_BINS],
                    gi_channel_stats *stats);
 
+/* ---------------------------------------------------------------- compare
+ *
+ * Golden-image comparison of two images of the same width, height and
+ * channel count (anything else is GI_ERR_INVALID_ARGUMENT: check the shapes
+ * first when a mismatch is an answer rather than an error). With
+ * e = expected, a = actual, d = |e - a| per sample and T the tolerance:
+ *   different_pixels  pixels where some channel has d > T
+ *   max_abs_diff[c]   max d over channel c
+ *   mean_abs_diff     sum d / (width * height * channels)
+ *   mse               sum d^2 / (width * height * channels)
+ *   psnr              10 log10(255^2 / mse) dB; INFINITY when mse is 0
+ *   ssim_channel[c]   the mean structural similarity of Wang et al. 2004 on
+ *                     channel c (alpha is a channel like the others)
+ *   ssim              the mean of ssim_channel over the channels
+ * Counts and sums are exact integers. SSIM, per channel, in float64:
+ *   w[k] = g(k) / sum g, g(k) = exp(-k^2 / (2 * 1.5^2)), k = -5..5
+ *     (sigma 1.5 truncated at 3.5 sigma: radius int(3.5 * 1.5 + 0.5) = 5)
+ *   m_q = the separable w-filter of q (rows first, then columns) for
+ *     q = e, a, e*e, a*a, e*a, outside pixels by the reflect border rule
+ *   ve = m_ee - m_e^2, va = m_aa - m_a^2, cov = m_ea - m_e m_a  (population)
+ *   S = (2 m_e m_a + C1)(2 cov + C2) / ((m_e^2 + m_a^2 + C1)(ve + va + C2)),
+ *     C1 = (0.01 * 255)^2, C2 = (0.03 * 255)^2
+ *   ssim_channel = mean of S over the pixels at least GI_SSIM_RADIUS from
+ *     every edge. This is scikit-image's structural_similarity(e, a,
+ *     gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
+ *     data_range=255, channel_axis=-1) to about 1e-12.
+ *   Images narrower or shorter than the window (2 * GI_SSIM_RADIUS + 1 =
+ *     11 pixels), which scikit-image refuses, are not cropped in that
+ *     direction: the mean covers every column (or row), and the filter
+ *     reads outside by reflection as everywhere. So a 1x1 image has S of
+ *     its one pixel: 1 when equal.
+ * DETERMINISM: the sums of S are added in a fixed order on every backend:
+ * each row in segments of GI_SSIM_SEGMENT pixels from the first counted
+ * column, each segment pairwise (lane i += lane i + h for h = 16, 8, 4, 2,
+ * 1, missing lanes 0), the segments of a row in order, then the rows in
+ * order. Every double operation is rounded on its own (no fused
+ * multiply-add), so the CPU and CUDA backends give the same bits. Where
+ * the 11x11 neighbourhood of a pixel is equal in both images, S is exactly
+ * 1 and backends may skip the arithmetic: equal images are nearly free.
+ */
+#define GI_SSIM_RADIUS 5
+#define GI_SSIM_SEGMENT 32
+
+typedef struct gi_compare_params {
+    int tolerance; /* 0..255, default 0: samples within it count as equal */
+    int ssim;      /* 1 (default): compute SSIM; 0: skip it (ssim fields 0) */
+} gi_compare_params;
+void gi_compare_params_default(gi_compare_params *p);
+
+typedef struct gi_compare_result {
+    int width, height, channels;
+    uint64_t pixels;            /* width * height */
+    uint64_t different_pixels;
+    double different_percent;   /* 100 * different_pixels / pixels */
+    int max_abs_diff[4];        /* per channel; 0 beyond `channels` */
+    uint64_t sum_abs_diff;      /* over every sample */
+    uint64_t sum_squared_diff;
+    double mean_abs_diff;
+    double mse;
+    double psnr;                /* INFINITY when the images are equal */
+    double ssim;
+    double ssim_channel[4];
+} gi_compare_result;
+
+/* Compares on ctx's backend (p NULL = defaults). The result is the same on
+ * every backend and thread count, to the last bit. */
+gi_status gi_compare(gi_context *ctx, const gi_image *expected, const gi_image *actual,
+                     const gi_compare_params *p, gi_compare_result *result);
+
 /* ---------------------------------------------------------------- steps
  *
  * Any operation with its parameters is a gi_op; several of them in a row

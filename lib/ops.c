@@ -12,12 +12,12 @@
 #include "gi_error.h"
 #include "ops.h"
 
-/* Runs a chain on one backend and records where the time went. */
+/* Runs call on one backend and records where the time went. */
 static gi_status run_timed(gi_context *ctx, const gi__backend_ops *ops, void *state,
-                           const gi__chain *chain)
+                           gi__backend_call call, const void *arg)
 {
     double start = gi__now_ms();
-    gi_status st = ops->run_chain(state, chain);
+    gi_status st = call(ops, state, arg);
     ctx->last_backend = ops->name;
     double wall = gi__now_ms() - start;
     gi_op_times t = {0, 0, wall, 0};
@@ -27,28 +27,40 @@ static gi_status run_timed(gi_context *ctx, const gi__backend_ops *ops, void *st
     return st;
 }
 
-static gi_status dispatch(gi_context *ctx, const gi__chain *chain)
+gi_status gi__dispatch(gi_context *ctx, const char *name, const gi_image *src,
+                       gi__backend_call call, const void *arg)
 {
     const gi__backend_ops *ops = NULL;
     void *state;
     ctx->last_fallback[0] = '\0';
     memset(&ctx->last_times, 0, sizeof ctx->last_times);
-    gi_status st = gi__context_backend_for(ctx, chain->steps[0].src, &ops, &state);
+    gi_status st = gi__context_backend_for(ctx, src, &ops, &state);
     /* The start-up is reported once, by the operation that paid for it. */
     ctx->last_times.startup_ms = ctx->startup_ms;
     ctx->startup_ms = 0;
-    if (st == GI_OK) st = run_timed(ctx, ops, state, chain);
+    if (st == GI_OK) st = run_timed(ctx, ops, state, call, arg);
     if (st != GI_ERR_NO_MEMORY || ops == ctx->cpu_ops || ctx->requested != GI_DEVICE_AUTO)
         return st;
-    snprintf(ctx->last_fallback, sizeof ctx->last_fallback, "%s: %s; ran on the CPU",
-             chain->steps[chain->n - 1].name, gi_last_error());
+    snprintf(ctx->last_fallback, sizeof ctx->last_fallback, "%s: %s; ran on the CPU", name,
+             gi_last_error());
     const gi__backend_ops *cpu;
     void *cpu_state;
     st = gi__context_cpu(ctx, &cpu, &cpu_state);
-    return st == GI_OK ? run_timed(ctx, cpu, cpu_state, chain) : st;
+    return st == GI_OK ? run_timed(ctx, cpu, cpu_state, call, arg) : st;
 }
 
-static gi_status check_image(const gi_image *img, const char *role)
+static gi_status call_chain(const gi__backend_ops *ops, void *state, const void *chain)
+{
+    return ops->run_chain(state, chain);
+}
+
+static gi_status dispatch(gi_context *ctx, const gi__chain *chain)
+{
+    return gi__dispatch(ctx, chain->steps[chain->n - 1].name, chain->steps[0].src, call_chain,
+                        chain);
+}
+
+gi_status gi__check_image(const gi_image *img, const char *role)
 {
     if (!img || !img->data)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s image has no pixels", role);
@@ -69,7 +81,7 @@ static size_t span_bytes(const gi_image *img)
 /* dst must have w x h x ch pixels and not overlap src. */
 static gi_status check_destination(const gi_image *src, const gi_image *dst, int w, int h, int ch)
 {
-    gi_status st = check_image(dst, "destination");
+    gi_status st = gi__check_image(dst, "destination");
     if (st != GI_OK) return st;
     if (dst->width != w || dst->height != h || dst->channels != ch)
         return gi__fail(GI_ERR_INVALID_ARGUMENT,
@@ -186,7 +198,7 @@ gi_status gi__resolve_op(const gi_op *op, const gi_image *src, gi_image *dst, gi
                          gi__resolved_op *r)
 {
     memset(r, 0, sizeof *r);
-    gi_status st = check_image(src, "source");
+    gi_status st = gi__check_image(src, "source");
     if (st == GI_OK && op->kind != GI_OP_HIST) st = check_output(op, src, dst);
     if (st == GI_OK && op->kind == GI_OP_HIST && !hist)
         st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");
@@ -246,7 +258,7 @@ static gi_status plan_chain(const gi_image *src, const gi_op *steps, int n, gi_i
     int w, h, ch;
     p->n = 0;
     gi_status st = gi_apply_size(src, steps, n, &w, &h, &ch);
-    if (st == GI_OK) st = check_image(src, "source");
+    if (st == GI_OK) st = gi__check_image(src, "source");
     int ends_in_hist = st == GI_OK && steps[n - 1].kind == GI_OP_HIST;
     if (st == GI_OK && ends_in_hist && !hist)
         st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");

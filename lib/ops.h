@@ -21,4 +21,14 @@ void gi__release_op(gi__resolved_op *r);
 /* Width, height and channels of op's output image (not for hist). */
 void gi__op_output_size(const gi_op *op, const gi_image *src, int *w, int *h, int *ch);
 
+/* GI_OK when img has pixels, a size, 1..4 channels and a long enough
+ * stride; `role` ("source") names it in the error. */
+gi_status gi__check_image(const gi_image *img, const char *role);
+
+/* Runs `call` on ctx's backend for an operation on src, records its times,
+ * and under AUTO reruns it on the CPU when the GPU is out of memory. */
+typedef gi_status (*gi__backend_call)(const gi__backend_ops *ops, void *state, const void *arg);
+gi_status gi__dispatch(gi_context *ctx, const char *name, const gi_image *src,
+                       gi__backend_call call, const void *arg);
+
 #endif

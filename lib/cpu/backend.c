@@ -25,6 +25,7 @@ const gi__backend_ops gi__cpu_ops = {
     .copy_bandwidth = gi__cpu_copy_bandwidth,
     .paper = gi__cpu_paper,
     .destroy = cpu_destroy,
+    .compare = gi__cpu_compare,
 };
 
 gi_status gi__cpu_backend_create(int threads, const gi__backend_ops **ops, void **state)

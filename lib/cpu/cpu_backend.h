@@ -26,6 +26,7 @@ gi_status gi__cpu_time_op(void *state, const gi__op_call *c, int warmup, int rep
 gi_status gi__cpu_copy_bandwidth(void *state, double *gbytes_per_s);
 gi_status gi__cpu_paper(void *state, int n, gi_paper_variant variant, int warmup, int reps,
                         double *median_ms, double *max_error);
+gi_status gi__cpu_compare(void *state, const gi__compare_call *c, gi__compare_sums *sums);
 gi_status gi__cpu_hist(void *state, const gi_image *src, int bins, gi_histogram *out);
 
 #endif
