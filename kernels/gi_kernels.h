@@ -61,6 +61,24 @@ cudaError_t gi_cuda_convolve(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                              const int32_t *q, int mask_w, int mask_h, int shift,
                              int border_mode, int border_value, cudaStream_t stream);
 
+/* Comparison (gpuimg.h, compare). row_stats: the integer measures of row y
+ * land in rows[y] (device, height entries), written by one block each.
+ * With weights (host, 2 * GI_SSIM_RADIUS + 1 doubles) SSIM too: for
+ * channel c and each row y in [y0, y1), row_ssim[c * height + y] (device)
+ * gets the sum of S over columns [x0, x1) in gpuimg.h's order; scratch
+ * holds gi_cuda_compare_scratch_bytes(width, ...) bytes of segment sums. */
+typedef struct gi_cuda_compare_row {
+    unsigned long long sum_abs, sum_sq;
+    unsigned int different_pixels;
+    unsigned char max_abs[4];
+} gi_cuda_compare_row;
+size_t gi_cuda_compare_scratch_bytes(int width, int height, int channels);
+cudaError_t gi_cuda_compare(const uint8_t *e, size_t e_pitch, const uint8_t *a, size_t a_pitch,
+                            int width, int height, int channels, int tolerance,
+                            const double *weights, double c1, double c2, int x0, int x1, int y0,
+                            int y1, gi_cuda_compare_row *rows, double *row_ssim, void *scratch,
+                            size_t scratch_bytes, cudaStream_t stream);
+
 /* The seed paper's 5x5 sum of ones over an n x n float32 matrix, zero
  * outside (gi_bench_paper). in and out: device arrays of n * n floats,
  * rows packed. variant: GI_PAPER_GPU_NAIVE or GI_PAPER_GPU_TILED. */

@@ -170,4 +170,22 @@ static_assert(GI_HIST_SLOTS(1) * 4 == 256, "one channel: a counter row is 256 by
 static_assert(GI_HIST_THREADS / GI_WARP % 2 == 0, "warp parity splits the warps evenly");
 static_assert(GI_HIST_THREADS >= GI_HIST_MAX_BINS, "one merging thread per value");
 
+/* ---------------------------------------------------------------- compare */
+
+/* compare: GI_COMPARE_STATS_THREADS per row for the integer measures; SSIM
+ * tiles of GI_SSIM_TILE_W x GI_SSIM_TILE_H pixels of one channel, one thread
+ * each, a tile row being one warp and one GI_SSIM_SEGMENT. Shared: both
+ * images' tile with its halo of GI_SSIM_RADIUS, and five doubles per halo
+ * row and tile column (the horizontally filtered e, a, e^2, a^2, e*a). */
+#define GI_COMPARE_STATS_THREADS 256
+#define GI_SSIM_TILE_W 32
+#define GI_SSIM_TILE_H 16
+#define GI_SSIM_SMEM                                                                       \
+    ((size_t)2 * (GI_SSIM_TILE_H + 2 * GI_SSIM_RADIUS) * (GI_SSIM_TILE_W + 2 * GI_SSIM_RADIUS) + \
+     (size_t)5 * 8 * (GI_SSIM_TILE_H + 2 * GI_SSIM_RADIUS) * GI_SSIM_TILE_W)
+
+static_assert(GI_COMPARE_STATS_THREADS % GI_WARP == 0 &&
+                  (GI_COMPARE_STATS_THREADS & (GI_COMPARE_STATS_THREADS - 1)) == 0,
+              "the row reduction halves a power of two");
+
 #endif

@@ -119,22 +119,35 @@ static gi_status mark(cuda_state *s, int which)
     return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "cudaEventRecord");
 }
 
-/* Copies the image into the pinned stage and queues its upload. */
-static gi_status queue_upload(cuda_state *s, const gi_image *img, const device_image *d)
+/* Copies the image's rows into a pinned stage, packed. */
+static void pack_rows(const gi_image *img, uint8_t *stage)
 {
     const size_t row = (size_t)img->width * img->channels;
-    uint8_t *stage = s->stage_in.ptr;
-    double start = gi__now_ms();
     if (img->stride == row) memcpy(stage, img->data, row * img->height);
     else
         for (int y = 0; y < img->height; y++)
             memcpy(stage + row * y, img->data + img->stride * y, row);
-    s->stage_in_ms = gi__now_ms() - start;
-    gi_status st = mark(s, MARK_UPLOAD);
-    if (st != GI_OK) return st;
+}
+
+/* Queues the upload of an image packed in `stage`. */
+static gi_status queue_copy_up(cuda_state *s, const gi_image *img, const uint8_t *stage,
+                               const device_image *d)
+{
+    const size_t row = (size_t)img->width * img->channels;
     cudaError_t e = cudaMemcpy2DAsync(d->data, d->pitch, stage, row, row, img->height,
                                       cudaMemcpyHostToDevice, s->stream);
-    return e == cudaSuccess ? mark(s, MARK_KERNEL) : gi__cuda_fail(e, "upload");
+    return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "upload");
+}
+
+/* Copies the image into the pinned stage and queues its upload. */
+static gi_status queue_upload(cuda_state *s, const gi_image *img, const device_image *d)
+{
+    double start = gi__now_ms();
+    pack_rows(img, s->stage_in.ptr);
+    s->stage_in_ms = gi__now_ms() - start;
+    gi_status st = mark(s, MARK_UPLOAD);
+    if (st == GI_OK) st = queue_copy_up(s, img, s->stage_in.ptr, d);
+    return st == GI_OK ? mark(s, MARK_KERNEL) : st;
 }
 
 static gi_status elapsed_between(cuda_state *s, int from, int to, double *ms)
@@ -324,6 +337,98 @@ static image_op convolve_op(const gi_convolve_weights *w, gi_border border)
 {
     return (image_op){.name = "convolve", .launch = launch_convolve, .in_align = ROW_ALIGN,
                       .border = border, .mask = w};
+}
+
+/* ---------------------------------------------------------------- compare */
+
+/* Two images in: both go up through one pinned stage into the source
+ * buffer, one after the other; the per-row results come back through the
+ * output stage and are added up here (integers; the SSIM rows are added in
+ * order by lib/compare.c). */
+typedef struct {
+    device_image e, a;
+    size_t rows_bytes, results_bytes;
+    int x0, x1, y0, y1;
+} compare_layout;
+
+static gi_status compare_stage(cuda_state *s, const gi__compare_call *c, compare_layout *l)
+{
+    const gi_image *img = c->expected;
+    const size_t row = (size_t)img->width * img->channels, packed = row * img->height;
+    size_t pitch, one = 0, scratch = 0;
+    gi__ssim_span(img->width, &l->x0, &l->x1);
+    gi__ssim_span(img->height, &l->y0, &l->y1);
+    l->rows_bytes = sizeof(gi_cuda_compare_row) * (size_t)img->height;
+    l->results_bytes = l->rows_bytes + sizeof(double) * img->channels * (size_t)img->height;
+    if (c->weights) scratch = gi_cuda_compare_scratch_bytes(img->width, img->height, img->channels);
+    cudaError_t e = cudaSetDevice(s->device);
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
+    gi_status st = device_layout(row, img->height, ROW_ALIGN, &pitch, &one);
+    if (st == GI_OK && one > SIZE_MAX / 2) st = gi__fail(GI_ERR_TOO_LARGE, "compare: images too large");
+    if (st == GI_OK) st = reserve_device(&s->src, 2 * one, "compare");
+    if (st == GI_OK) st = reserve_device(&s->dst, l->results_bytes, "compare");
+    if (st == GI_OK && scratch) st = reserve_device(&s->scratch, scratch, "compare");
+    if (st == GI_OK) st = reserve_pinned(&s->stage_in, 2 * packed);
+    if (st == GI_OK) st = reserve_pinned(&s->stage_out, l->results_bytes);
+    if (st != GI_OK) return st;
+    l->e = (device_image){s->src.ptr, pitch};
+    l->a = (device_image){(uint8_t *)s->src.ptr + one, pitch};
+    uint8_t *stage = s->stage_in.ptr;
+    double start = gi__now_ms();
+    pack_rows(c->expected, stage);
+    pack_rows(c->actual, stage + packed);
+    s->stage_in_ms = gi__now_ms() - start;
+    st = mark(s, MARK_UPLOAD);
+    if (st == GI_OK) st = queue_copy_up(s, c->expected, stage, &l->e);
+    if (st == GI_OK) st = queue_copy_up(s, c->actual, stage + packed, &l->a);
+    return st == GI_OK ? mark(s, MARK_KERNEL) : st;
+}
+
+static void add_rows(const gi_image *img, const gi_cuda_compare_row *rows, gi__compare_sums *sums)
+{
+    memset(sums, 0, sizeof *sums);
+    for (int y = 0; y < img->height; y++) {
+        sums->different_pixels += rows[y].different_pixels;
+        sums->sum_abs += rows[y].sum_abs;
+        sums->sum_sq += rows[y].sum_sq;
+        for (int c = 0; c < img->channels; c++)
+            if (rows[y].max_abs[c] > sums->max_abs[c]) sums->max_abs[c] = rows[y].max_abs[c];
+    }
+}
+
+static gi_status cuda_compare(void *state, const gi__compare_call *c, gi__compare_sums *sums)
+{
+    cuda_state *s = state;
+    const gi_image *img = c->expected;
+    compare_layout l;
+    gi_status st = compare_stage(s, c, &l);
+    gi_cuda_compare_row *rows = s->dst.ptr;
+    double *row_ssim = (double *)((uint8_t *)s->dst.ptr + l.rows_bytes);
+    if (st == GI_OK) {
+        cudaError_t e = gi_cuda_compare(l.e.data, l.e.pitch, l.a.data, l.a.pitch, img->width,
+                                        img->height, img->channels, c->tolerance, c->weights,
+                                        c->c1, c->c2, l.x0, l.x1, l.y0, l.y1, rows, row_ssim,
+                                        s->scratch.ptr, s->scratch.bytes, s->stream);
+        if (e != cudaSuccess) st = gi__cuda_fail(e, "compare");
+    }
+    if (st == GI_OK) st = mark(s, MARK_DOWNLOAD);
+    if (st == GI_OK) {
+        cudaError_t e = cudaMemcpyAsync(s->stage_out.ptr, s->dst.ptr, l.results_bytes,
+                                        cudaMemcpyDeviceToHost, s->stream);
+        if (e != cudaSuccess) st = gi__cuda_fail(e, "download");
+    }
+    if (st == GI_OK) st = mark(s, MARK_DONE);
+    st = finish(s, st);
+    if (st != GI_OK) return st;
+    const uint8_t *out = s->stage_out.ptr;
+    add_rows(img, (const gi_cuda_compare_row *)out, sums);
+    if (c->weights)
+        for (int ch = 0; ch < img->channels; ch++)
+            memcpy(c->row_ssim + (size_t)ch * img->height + l.y0,
+                   out + l.rows_bytes + sizeof(double) * ((size_t)ch * img->height + l.y0),
+                   sizeof(double) * (size_t)(l.y1 - l.y0));
+    s->stage_out_ms = 0;
+    return record_times(s);
 }
 
 /* The image_op a resolved call runs, as the operations above build it. */
@@ -527,6 +632,7 @@ static const gi__backend_ops cuda_ops = {
     .paper = cuda_paper,
     .last_times = cuda_last_times,
     .destroy = cuda_destroy,
+    .compare = cuda_compare,
 };
 
 gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)

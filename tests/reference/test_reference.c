@@ -40,7 +40,7 @@ static const struct {
     {"blur", check_blur},           {"transparency", check_blur_transparency},
     {"sobel", check_sobel},         {"transform", check_transform},
     {"hist", check_hist},           {"convolve", check_convolve},
-    {"threads", check_threads},
+    {"threads", check_threads},      {"compare", check_compare},
 };
 #define NGROUPS (sizeof groups / sizeof *groups)
 
