@@ -1,23 +1,25 @@
 #!/bin/sh
-# cli.sh GPUIMG SAMPLES IMGCMP GROUP
+# cli.sh GPUIMG SAMPLES IMGCMP GROUP [PIXEL_POKE]
 #
 # Behaviour of the gpuimg command: exit codes (0 ok, 1 failure, 2 usage),
 # help, standard input and output, batches, files, devices, hist output,
-# border names, convolve masks and bench output. GROUP picks one function
+# border names, convolve masks, bench output and compare (which needs
+# PIXEL_POKE, tests/pixel_poke.c, to make images that differ). GROUP picks one function
 # below; tests/meson.build makes one test per group. Every check is counted;
 # the last line is "N passed, M failed".
 set -u
-gpuimg=$1 samples=$2 imgcmp=$3 group=$4
+gpuimg=$1 samples=$2 imgcmp=$3 group=$4 poke=${5:-}
 case $gpuimg in /*) ;; *) gpuimg=$PWD/$gpuimg ;; esac
 case $imgcmp in /*) ;; *) imgcmp=$PWD/$imgcmp ;; esac
 case $samples in /*) ;; *) samples=$PWD/$samples ;; esac
+case $poke in /* | '') ;; *) poke=$PWD/$poke ;; esac
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # The device and the JPEG decoder must not depend on the caller's environment.
 unset GPUIMG_DEVICE GPUIMG_JPEG_DECODER
 passed=0 failed=0
 # The commands there must be; group_help runs every command --help lists.
-commands="blur sobel transpose rotate flip convolve hist bench info help version"
+commands="blur sobel transpose rotate flip convolve hist compare bench info help version"
 scene=$samples/scene.png
 
 # ---------------------------------------------------------------- helpers
@@ -682,6 +684,110 @@ group_pipe() {
     check "a failed pipe left an output" [ ! -e "$tmp/x.png" ]
 }
 
+# ---------------------------------------------------------------- compare
+
+group_compare() {
+    # Pixels, not bytes: the same pixels written with other PNG settings.
+    expect 0 compare "$scene" "$scene"
+    check "equal: no 'result: equal'" has "^result: equal" "$tmp/out"
+    check "equal: psnr not inf" has "^psnr: inf" "$tmp/out"
+    check "equal: ssim not 1" has "^ssim: 1.0000000000" "$tmp/out"
+    "$gpuimg" flip h "$scene" "$tmp/f1.png" && "$gpuimg" flip h --png-filter none --png-level 1 \
+        "$tmp/f1.png" "$tmp/same.png"
+    check "re-encoded copy has the same bytes; the test needs other bytes" \
+        sh -c "! cmp -s '$scene' '$tmp/same.png'"
+    expect 0 compare "$scene" "$tmp/same.png"
+    expect 0 compare "$samples/scene.jpg" "$samples/scene.jpg"
+    for img in alpha gray_alpha edge_line; do
+        expect 0 compare "$samples/$img.png" "$samples/$img.png"
+    done
+
+    # Tolerance boundaries: a sample off by 5 differs at -t 4, not at -t 5.
+    "$poke" "$scene" "$tmp/off1.png" 10 20 1 1
+    "$poke" "$scene" "$tmp/off5.png" 10 20 0 5
+    expect 1 compare "$scene" "$tmp/off1.png"
+    check "one off: not 1 differing pixel" has "^different pixels: 1 " "$tmp/out"
+    check "one off: max diff not 0 1 0" has "^max abs diff: 0 1 0$" "$tmp/out"
+    check "one off: result not different" has "^result: different" "$tmp/out"
+    expect 0 compare -t 1 "$scene" "$tmp/off1.png"
+    expect 1 compare --tolerance 4 "$scene" "$tmp/off5.png"
+    expect 0 compare --tolerance 5 "$scene" "$tmp/off5.png"
+
+    # --max-different: 2 of 3072 pixels differ (0.0651%).
+    "$poke" "$scene" "$tmp/two.png" 0 0 0 9 63 47 2 -9
+    expect 1 compare -k 1 "$scene" "$tmp/two.png"
+    expect 0 compare --max-different 2 "$scene" "$tmp/two.png"
+    expect 1 compare --max-different 0.06% "$scene" "$tmp/two.png"
+    expect 0 compare --max-different 0.07% "$scene" "$tmp/two.png"
+    expect 0 compare -t 9 "$scene" "$tmp/two.png"
+
+    # -q says nothing; JSON
+    expect 1 compare -q "$scene" "$tmp/two.png"
+    check "-q wrote to stdout" [ ! -s "$tmp/out" ]
+    expect 1 compare --format json "$scene" "$tmp/two.png"
+    check "json: no different_pixels 2" has '"different_pixels": 2,' "$tmp/out"
+    check "json: no status" has '"status": "different"' "$tmp/out"
+    expect 0 compare -f json "$scene" "$scene"
+    check "json: psnr of equal images not null" has '"psnr": null' "$tmp/out"
+
+    # Shapes: a transposed image, a gray one; one line, exit 1.
+    "$gpuimg" transpose "$scene" "$tmp/t.png"
+    "$gpuimg" sobel --gray "$scene" "$tmp/g.png"
+    for other in t g; do
+        expect 1 compare "$scene" "$tmp/$other.png"
+        check "shape $other: not one line" [ "$(wc -l <"$tmp/out")" -eq 1 ]
+        check "shape $other: no 'differ'" has "differ" "$tmp/out"
+    done
+
+    # Trouble is 2: a missing or undecodable file, usage errors.
+    expect 2 compare "$scene" "$tmp/nothere.png"
+    check "missing file not named" has nothere.png "$tmp/err"
+    printf 'not a PNG\n' >"$tmp/junk.png"
+    expect 2 compare "$tmp/junk.png" "$scene"
+    expect_usage compare "$scene"
+    expect_usage compare --tolerance 256 "$scene" "$scene"
+    expect_usage compare --max-different many "$scene" "$scene"
+    expect_usage compare --diff-dir "$tmp/d" "$scene" "$scene"
+    expect_usage compare -r --diff "$tmp/d.png" "$tmp" "$tmp"
+
+    # --diff: written for differing images, not for equal ones.
+    expect 1 compare --diff "$tmp/diff.png" "$scene" "$tmp/off5.png"
+    check "--diff wrote no PNG" is_png "$tmp/diff.png"
+    expect 1 compare "$tmp/diff.png" "$scene"
+    expect 0 compare --diff "$tmp/nodiff.png" "$scene" "$scene"
+    check "--diff of equal images wrote a file" [ ! -e "$tmp/nodiff.png" ]
+
+    # Trees: equal, different, missing, extra.
+    mkdir -p "$tmp/e/sub" "$tmp/a/sub"
+    cp "$scene" "$tmp/e/same.png"
+    cp "$tmp/same.png" "$tmp/a/same.png"
+    cp "$scene" "$tmp/e/sub/changed.png"
+    cp "$tmp/off5.png" "$tmp/a/sub/changed.png"
+    cp "$scene" "$tmp/e/gone.png"
+    cp "$scene" "$tmp/a/new.png"
+    expect 1 compare -r --diff-dir "$tmp/dd" "$tmp/e" "$tmp/a"
+    check "tree: no line for sub/changed.png" has "^differ: sub/changed.png" "$tmp/out"
+    check "tree: no line for gone.png" has "^missing: gone.png" "$tmp/out"
+    check "tree: no line for new.png" has "^extra: new.png" "$tmp/out"
+    check "tree: a line for same.png" lacks_ere "same.png" "$tmp/out"
+    check "tree: wrong summary" has "^4 pairs: 1 equal, 1 different, 1 missing, 1 extra, 0 errors" "$tmp/out"
+    check "tree: no mirrored diff picture" is_png "$tmp/dd/sub/changed.png"
+    check "tree: diff picture for an equal pair" [ ! -e "$tmp/dd/same.png" ]
+    cp "$tmp/out" "$tmp/tree1"
+    expect 1 compare -r -j 2 "$tmp/e" "$tmp/a"
+    check "tree: -j 2 reports otherwise" same_file "$tmp/out" "$tmp/tree1"
+    expect 1 compare -r -f json "$tmp/e" "$tmp/a"
+    check "tree json: no summary" has '"summary": {"equal": 1' "$tmp/out"
+    expect 0 compare -r "$tmp/e/sub" "$tmp/e/sub"
+    expect 1 compare -r -q "$tmp/e" "$tmp/a"
+    check "tree -q wrote to stdout" [ ! -s "$tmp/out" ]
+    cp "$tmp/junk.png" "$tmp/e/sub/junk.png"
+    cp "$tmp/junk.png" "$tmp/a/sub/junk.png"
+    expect 2 compare -r "$tmp/e" "$tmp/a"
+    check "tree: no error line for junk.png" has "^error: sub/junk.png" "$tmp/out"
+    expect 2 compare -r "$tmp/e" "$tmp/nothere"
+}
+
 # ---------------------------------------------------------------- main
 
 case $group in
@@ -697,6 +803,7 @@ case $group in
     convolve) group_convolve ;;
     bench) group_bench ;;
     pipe) group_pipe ;;
+    compare) group_compare ;;
     *) echo "cli.sh: unknown group '$group'" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"
