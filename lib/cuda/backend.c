@@ -400,7 +400,7 @@ static gi_status cuda_compare(void *state, const gi__compare_call *c, gi__compar
 {
     cuda_state *s = state;
     const gi_image *img = c->expected;
-    compare_layout l;
+    compare_layout l = {{NULL, 0}, {NULL, 0}, 0, 0, 0, 0, 0, 0};
     gi_status st = compare_stage(s, c, &l);
     gi_cuda_compare_row *rows = s->dst.ptr;
     double *row_ssim = (double *)((uint8_t *)s->dst.ptr + l.rows_bytes);

@@ -1,0 +1,112 @@
+#!/bin/sh
+# Golden-image comparison speed, the two targets of issue 17:
+#   1. a tree of N golden 1 MP PNGs against a copy of itself:
+#        gpuimg compare -r -j JOBS  against  parallel -j JOBS compare -metric AE
+#      (ImageMagick), alternating the two tools, REPS times each;
+#   2. one 9 MP pair (PHOTO against a copy with other PNG settings, equal
+#      pixels; against a copy with one sample off by one; against a blurred
+#      copy, which differs in most rows): gpuimg
+#      compare against the time of decoding the two files (gpuimg hist of
+#      each, whose histogram costs a few ms: the decode is the time).
+#
+#   scripts/bench_compare.sh [PHOTOS_DIR [N [JOBS]]]
+#     PHOTOS_DIR  default ../shared/photos; the 1 MP goldens are 1024x1024 tiles
+#                 cut from its PNGs and JPEGs, repeated to make N files
+#     N           default 200      JOBS  default nproc
+#   Environment: GPUIMG (default build/cmd/gpuimg; build/tests/pixel_poke is
+#   used too), GPUIMG_FLAGS (default
+#   "--device cpu"), REPS (default 3), PHOTO (default PHOTOS_DIR/warty-final-ubuntu.png),
+#   KEEP=1 keeps the temporary folder. Needs ImageMagick (compare, convert) and
+#   GNU parallel from Debian. Prints the median and best wall time of each.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+photos=${1:-$root/../shared/photos}
+count=${2:-200}
+jobs=${3:-$(nproc)}
+gpuimg=${GPUIMG:-$root/build/cmd/gpuimg}
+flags=${GPUIMG_FLAGS:---device cpu}
+reps=${REPS:-3}
+photo=${PHOTO:-$photos/warty-final-ubuntu.png}
+for tool in compare convert parallel; do
+    command -v $tool >/dev/null || { echo "bench_compare: $tool not found" >&2; exit 2; }
+done
+tmp=$(mktemp -d)
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT
+
+now() { date +%s.%N; }
+# stats T...: "median best" of the times
+stats() { printf '%s\n' "$@" | sort -g | awk '{ t[NR] = $1 } END { printf "%.3f %.3f", t[int((NR + 1) / 2)], t[1] }'; }
+# timed VAR CMD...: runs CMD (exit 0 or 1 both count as ran) and appends its time to VAR
+timed() {
+    var=$1
+    shift
+    start=$(now)
+    rc=0
+    "$@" >/dev/null 2>&1 || rc=$?
+    [ $rc -le 1 ] || { echo "bench_compare: '$*' failed ($rc)" >&2; exit 1; }
+    eval "$var=\"\${$var:-} $(echo "$(now) - $start" | bc)\""
+}
+
+# ---- 1. the tree
+mkdir -p "$tmp/tiles" "$tmp/expected" "$tmp/actual"
+for p in "$photos"/*.png "$photos"/*.jpg; do
+    convert "$p" -alpha off -crop 1024x1024 +repage "$tmp/tiles/$(basename "${p%.*}")-%02d.png" 2>/dev/null
+done
+# only whole tiles
+tiles=$(for t in "$tmp"/tiles/*.png; do
+    [ "$(identify -format '%wx%h' "$t" 2>/dev/null)" != 1024x1024 ] || echo "$t"; done)
+i=0
+while [ $i -lt "$count" ]; do
+    for t in $tiles; do
+        [ $i -lt "$count" ] || break
+        sub=$tmp/expected/d$((i % 10))
+        mkdir -p "$sub" "$tmp/actual/d$((i % 10))"
+        cp "$t" "$sub/golden$i.png"
+        cp "$t" "$tmp/actual/d$((i % 10))/golden$i.png"
+        i=$((i + 1))
+    done
+done
+find "$tmp/expected" -name '*.png' | sed "s|^$tmp/expected/||" >"$tmp/list"
+im=
+gi=
+r=0
+while [ $r -lt "$reps" ]; do
+    # shellcheck disable=SC2086
+    timed gi "$gpuimg" compare $flags -q -r -j "$jobs" "$tmp/expected" "$tmp/actual"
+    timed im sh -c "cd '$tmp' && parallel -j $jobs compare -metric AE expected/{} actual/{} null: <list"
+    r=$((r + 1))
+done
+# shellcheck disable=SC2086
+set -- $(stats $gi)
+gi_med=$1 gi_best=$2
+# shellcheck disable=SC2086
+set -- $(stats $im)
+im_med=$1 im_best=$2
+echo "tree of $count 1 MP PNGs against itself, $jobs jobs, $reps runs (median / best s):"
+echo "  gpuimg compare -r -j $jobs $flags   $gi_med / $gi_best"
+echo "  parallel -j $jobs compare -metric AE   $im_med / $im_best"
+echo "  speed-up (medians): $(echo "scale=1; $im_med / $gi_med" | bc)x"
+
+# ---- 2. one 9 MP pair
+"$gpuimg" flip h --device cpu "$photo" "$tmp/f.png"
+"$gpuimg" flip h --device cpu --png-filter none --png-level 1 "$tmp/f.png" "$tmp/same.png"
+"$gpuimg" blur --device cpu "$photo" "$tmp/blurred.png"
+"$root/build/tests/pixel_poke" "$tmp/same.png" "$tmp/one-off.png" 100 100 0 1
+echo "one pair, $(identify -format '%wx%h' "$photo" 2>/dev/null) ($photo), $reps runs (median / best s):"
+for other in same one-off blurred; do
+    dec=
+    cmp=
+    r=0
+    while [ $r -lt "$reps" ]; do
+        timed dec sh -c "'$gpuimg' hist --device cpu '$photo' /dev/null && '$gpuimg' hist --device cpu '$tmp/$other.png' /dev/null"
+        # shellcheck disable=SC2086
+        timed cmp "$gpuimg" compare $flags -q "$photo" "$tmp/$other.png"
+        r=$((r + 1))
+    done
+    # shellcheck disable=SC2086
+    set -- $(stats $dec)
+    dec_med=$1
+    # shellcheck disable=SC2086
+    set -- $(stats $cmp)
+    echo "  vs $other: decode both $dec_med / -, compare $1 / $2, ratio $(echo "scale=2; $1 / $dec_med" | bc)x"
+done
