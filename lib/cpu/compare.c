@@ -9,6 +9,7 @@
  * formula then divides two equal products), so its sum is the count of
  * its columns and nothing is filtered. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,12 +68,17 @@ typedef struct {
 } ssim_job;
 
 /* One band's working memory: the ring of horizontally filtered rows (which
- * unmapped row each slot holds, or one no window reads), the vertical sums of a row,
- * its S values, and the reflected column of every tap position. */
+ * unmapped row each slot holds, or one no window reads), one source row
+ * widened by the reflected halo (the five quantities as doubles), the
+ * vertical sums and S of a row, and the column every widened position
+ * reads. The loops run over the samples innermost, so they vectorize; each
+ * sample still sees its taps added in order, from 0, as gpuimg.h says. */
 typedef struct {
-    size_t n; /* samples of a counted row: (x1 - x0) * channels */
+    size_t n;    /* samples of a counted row: (x1 - x0) * channels */
+    size_t wide; /* samples of a widened row: n + 2R * channels */
     double *ring[TAPS][Q_COUNT];
     long slot_row[TAPS];
+    double *src[Q_COUNT];
     double *m[Q_COUNT];
     double *s;
     int *col; /* col[i]: the column that x0 + i - R reads */
@@ -82,9 +88,10 @@ typedef struct {
 static int band_alloc(ssim_band *b, const ssim_job *j)
 {
     const int ch = j->c->expected->channels;
-    b->n = (size_t)(j->x1 - j->x0) * ch;
-    const size_t doubles = b->n * (TAPS * Q_COUNT + Q_COUNT + 1);
     const size_t cols = (size_t)(j->x1 - j->x0) + 2 * GI_SSIM_RADIUS;
+    b->n = (size_t)(j->x1 - j->x0) * ch;
+    b->wide = cols * ch;
+    const size_t doubles = b->n * (TAPS * Q_COUNT + Q_COUNT + 1) + b->wide * Q_COUNT;
     b->block = malloc(doubles * sizeof(double) + cols * sizeof(int));
     if (!b->block) return -1;
     double *p = b->block;
@@ -93,12 +100,29 @@ static int band_alloc(ssim_band *b, const ssim_job *j)
         for (int q = 0; q < Q_COUNT; q++, p += b->n) b->ring[t][q] = p;
     }
     for (int q = 0; q < Q_COUNT; q++, p += b->n) b->m[q] = p;
+    for (int q = 0; q < Q_COUNT; q++, p += b->wide) b->src[q] = p;
     b->s = p;
     b->col = (int *)(p + b->n);
     for (size_t i = 0; i < cols; i++)
         b->col[i] = (int)gi_border_index(j->x0 + (long)i - GI_SSIM_RADIUS, j->c->expected->width,
                                          GI_BORDER_REFLECT);
     return 0;
+}
+
+/* out[i] = sum_k w[k] * in_k[i], the taps added in order from 0, where
+ * in_k = in[k], or in[0] + k * step when step is not 0. The taps are
+ * unrolled so the sum stays in a register while the samples vectorize. */
+static void weighted_sum(const double *restrict w, const double *const in[TAPS], ptrdiff_t step, size_t n,
+                         double *restrict out)
+{
+    const double *src[TAPS];
+    for (int k = 0; k < TAPS; k++) src[k] = step ? in[0] + step * k : in[k];
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0;
+#pragma GCC unroll 16
+        for (int k = 0; k < TAPS; k++) sum += w[k] * src[k][i];
+        out[i] = sum;
+    }
 }
 
 /* Slot t of the ring gets row yy (unmapped) filtered horizontally. */
@@ -108,23 +132,17 @@ static void filter_row(ssim_band *b, const ssim_job *j, long yy, int t)
     const int ch = e->channels;
     const long y = gi_border_index(yy, e->height, GI_BORDER_REFLECT);
     const uint8_t *re = e->data + (size_t)y * e->stride, *ra = a->data + (size_t)y * a->stride;
-    const double *w = j->c->weights;
-    double **h = b->ring[t];
-    for (int x = 0; x < j->x1 - j->x0; x++)
+    for (size_t x = 0; x < b->wide / ch; x++)
         for (int c = 0; c < ch; c++) {
-            double se = 0, sa = 0, see = 0, saa = 0, sea = 0;
-            for (int k = 0; k < TAPS; k++) {
-                const size_t at = (size_t)b->col[x + k] * ch + c;
-                const double ve = re[at], va = ra[at];
-                se += w[k] * ve;
-                sa += w[k] * va;
-                see += w[k] * (ve * ve);
-                saa += w[k] * (va * va);
-                sea += w[k] * (ve * va);
-            }
-            const size_t i = (size_t)x * ch + c;
-            h[Q_E][i] = se, h[Q_A][i] = sa, h[Q_EE][i] = see, h[Q_AA][i] = saa, h[Q_EA][i] = sea;
+            const size_t at = (size_t)b->col[x] * ch + c, i = x * ch + c;
+            const double ve = re[at], va = ra[at];
+            b->src[Q_E][i] = ve, b->src[Q_A][i] = va;
+            b->src[Q_EE][i] = ve * ve, b->src[Q_AA][i] = va * va, b->src[Q_EA][i] = ve * va;
         }
+    for (int q = 0; q < Q_COUNT; q++) {
+        const double *in[TAPS] = {b->src[q]};
+        weighted_sum(j->c->weights, in, ch, b->n, b->ring[t][q]);
+    }
     b->slot_row[t] = yy;
 }
 
@@ -140,20 +158,14 @@ static void ssim_row(ssim_band *b, const ssim_job *j, int y)
 {
     const gi__compare_call *c = j->c;
     const int ch = c->expected->channels, height = c->expected->height;
-    const double *w = c->weights;
-    const double *rows[TAPS][Q_COUNT];
+    const double *rows[Q_COUNT][TAPS];
     for (int k = 0; k < TAPS; k++) {
         const long yy = (long)y + k - GI_SSIM_RADIUS;
         const int t = (int)(((yy % TAPS) + TAPS) % TAPS);
         if (b->slot_row[t] != yy) filter_row(b, j, yy, t);
-        for (int q = 0; q < Q_COUNT; q++) rows[k][q] = b->ring[t][q];
+        for (int q = 0; q < Q_COUNT; q++) rows[q][k] = b->ring[t][q];
     }
-    for (int q = 0; q < Q_COUNT; q++)
-        for (size_t i = 0; i < b->n; i++) {
-            double sum = 0;
-            for (int k = 0; k < TAPS; k++) sum += w[k] * rows[k][q][i];
-            b->m[q][i] = sum;
-        }
+    for (int q = 0; q < Q_COUNT; q++) weighted_sum(c->weights, rows[q], 0, b->n, b->m[q]);
     for (size_t i = 0; i < b->n; i++) {
         const double me = b->m[Q_E][i], ma = b->m[Q_A][i];
         const double ve = b->m[Q_EE][i] - me * me, va = b->m[Q_AA][i] - ma * ma;
