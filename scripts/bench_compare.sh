@@ -16,8 +16,10 @@
 #   Environment: GPUIMG (default build/cmd/gpuimg; build/tests/pixel_poke is
 #   used too), GPUIMG_FLAGS (default
 #   "--device cpu"), REPS (default 3), PHOTO (default PHOTOS_DIR/warty-final-ubuntu.png),
-#   KEEP=1 keeps the temporary folder. Needs ImageMagick (compare, convert) and
-#   GNU parallel from Debian. Prints the median and best wall time of each.
+#   KEEP=1 keeps the temporary folder. Needs ImageMagick (compare, convert),
+#   GNU parallel, GNU time (/usr/bin/time) and bc from Debian. Prints the
+#   median and best wall time of each, and for the tree the median CPU time
+#   (user + system): steadier than wall time on a shared machine.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 photos=${1:-$root/../shared/photos}
@@ -36,15 +38,17 @@ tmp=$(mktemp -d)
 now() { date +%s.%N; }
 # stats T...: "median best" of the times
 stats() { printf '%s\n' "$@" | sort -g | awk '{ t[NR] = $1 } END { printf "%.3f %.3f", t[int((NR + 1) / 2)], t[1] }'; }
-# timed VAR CMD...: runs CMD (exit 0 or 1 both count as ran) and appends its time to VAR
+# timed VAR CMD...: runs CMD (exit 0 or 1 both count as ran), appends its wall
+# time to VAR and its CPU time (user + system, children included) to VAR_cpu
 timed() {
     var=$1
     shift
-    start=$(now)
     rc=0
-    "$@" >/dev/null 2>&1 || rc=$?
+    /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$@" >/dev/null 2>&1 || rc=$?
     [ $rc -le 1 ] || { echo "bench_compare: '$*' failed ($rc)" >&2; exit 1; }
-    eval "$var=\"\${$var:-} $(echo "$(now) - $start" | bc)\""
+    set -- $(tail -n 1 "$tmp/time")
+    eval "$var=\"\${$var:-} $1\""
+    eval "${var}_cpu=\"\${${var}_cpu:-} $(echo "$2 + $3" | bc)\""
 }
 
 # ---- 1. the tree
@@ -82,10 +86,14 @@ gi_med=$1 gi_best=$2
 # shellcheck disable=SC2086
 set -- $(stats $im)
 im_med=$1 im_best=$2
-echo "tree of $count 1 MP PNGs against itself, $jobs jobs, $reps runs (median / best s):"
-echo "  gpuimg compare -r -j $jobs $flags   $gi_med / $gi_best"
-echo "  parallel -j $jobs compare -metric AE   $im_med / $im_best"
-echo "  speed-up (medians): $(echo "scale=1; $im_med / $gi_med" | bc)x"
+# shellcheck disable=SC2086
+gi_cpu=$(stats $gi_cpu | cut -d' ' -f1)
+# shellcheck disable=SC2086
+im_cpu=$(stats $im_cpu | cut -d' ' -f1)
+echo "tree of $count 1 MP PNGs against itself, $jobs jobs, $reps runs (wall median / best s; CPU median s):"
+echo "  gpuimg compare -r -j $jobs $flags   $gi_med / $gi_best; CPU $gi_cpu"
+echo "  parallel -j $jobs compare -metric AE   $im_med / $im_best; CPU $im_cpu"
+echo "  speed-up (medians): wall $(echo "scale=1; $im_med / $gi_med" | bc)x, CPU $(echo "scale=1; $im_cpu / $gi_cpu" | bc)x"
 
 # ---- 2. one 9 MP pair
 "$gpuimg" flip h --device cpu "$photo" "$tmp/f.png"

@@ -37,7 +37,9 @@ static int stats_band(void *arg, int y0, int y1)
     for (int y = y0; y < y1; y++) {
         const uint8_t *re = e->data + (size_t)y * e->stride, *ra = a->data + (size_t)y * a->stride;
         uint64_t row_abs = 0;
-        for (int x = 0; x < e->width; x++) {
+        /* Equal rows, the usual case in golden tests, add nothing. */
+        const int equal = memcmp(re, ra, (size_t)e->width * ch) == 0;
+        for (int x = 0; x < e->width && !equal; x++) {
             int over = 0;
             for (int c = 0; c < ch; c++) {
                 const int d = abs(re[x * ch + c] - ra[x * ch + c]);
