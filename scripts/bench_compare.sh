@@ -35,7 +35,6 @@ done
 tmp=$(mktemp -d)
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT
 
-now() { date +%s.%N; }
 # stats T...: "median best" of the times
 stats() { printf '%s\n' "$@" | sort -g | awk '{ t[NR] = $1 } END { printf "%.3f %.3f", t[int((NR + 1) / 2)], t[1] }'; }
 # timed VAR CMD...: runs CMD (exit 0 or 1 both count as ran), appends its wall
