@@ -357,9 +357,12 @@ static void *tree_worker(void *arg)
         size_t i = j->next++;
         pthread_mutex_unlock(&j->lock);
         if (i >= j->count) break;
-        if (ctx) compare_pair(ctx, j->settings, &j->common->limits, &j->pairs[i]);
-        else snprintf(j->pairs[i].detail, sizeof j->pairs[i].detail, "no context"),
-             j->pairs[i].status = PAIR_ERROR;
+        if (ctx) {
+            compare_pair(ctx, j->settings, &j->common->limits, &j->pairs[i]);
+        } else { /* open_context said why */
+            j->pairs[i].status = PAIR_ERROR;
+            snprintf(j->pairs[i].detail, sizeof j->pairs[i].detail, "no context to compare in");
+        }
     }
     gi_context_destroy(ctx);
     return NULL;
