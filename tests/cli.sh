@@ -19,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 unset GPUIMG_DEVICE GPUIMG_JPEG_DECODER
 passed=0 failed=0
 # The commands there must be; group_help runs every command --help lists.
-commands="blur sobel transpose rotate flip convolve hist compare bench info help version"
+commands="blur sobel transpose rotate flip convolve pipe hist compare bench info help version"
 scene=$samples/scene.png
 
 # ---------------------------------------------------------------- helpers
