@@ -171,9 +171,9 @@ gi_status gi_reader_open(gi_reader **reader, const char *path, const gi_load_lim
  * the stream it returns GI_OK with img->data NULL. Failures name the
  * stream and, for a Netpbm image or any image after the first, the
  * image's number, counted from 1 ("standard input: image 3: truncated:
- * ..."); a stream that ends
- * inside an image fails with GI_ERR_DECODE, and one with no image at all
- * with GI_ERR_DECODE ("empty"). After a failure the reader only fails. */
+ * ..."); a stream that ends inside an image fails with GI_ERR_DECODE, and
+ * one with no image at all with GI_ERR_DECODE ("empty"). After a failure
+ * the reader only fails. */
 gi_status gi_reader_next(gi_reader *reader, gi_image *img);
 /* The number of images gi_reader_next has returned. */
 size_t gi_reader_count(const gi_reader *reader);
