@@ -73,7 +73,7 @@ static int descend_into(const char *path, const struct stat *out_dir)
     return !(out_dir && st.st_dev == out_dir->st_dev && st.st_ino == out_dir->st_ino);
 }
 
-/* Adds every PNG/JPEG under dir; `rel` is its path below the top. */
+/* Adds every image file (PNG, JPEG, PNM, PAM) under dir; `rel` is its path below the top. */
 static int walk(const cli_common *c, const char *dir, const char *rel, batch_list *list)
 {
     struct stat out_dir;

@@ -49,9 +49,13 @@ static void print_main_help(FILE *out)
                  "       gpuimg help COMMAND | --help | --version\n\nCommands:\n");
     for (int i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nEvery command takes --help. Images are PNG or JPEG; '-' is standard input\n"
-                 "or output. --device auto|cpu|cuda picks the backend; results are the same bytes\n"
-                 "on either. Exit status: 0 success, 1 failure, 2 usage error.\n");
+    fprintf(out, "\nEvery command takes --help. Images are PNG, JPEG or Netpbm (PBM, PGM, PPM\n"
+                 "and PAM: .pnm .pgm .ppm .pam, --format pnm|pam); '-' is standard input or output.\n"
+                 "Standard input may hold a stream of PNM/PAM images, one after another, as\n"
+                 "ffmpeg -f image2pipe -vcodec ppm writes: each is processed in turn and the\n"
+                 "output gets as many, in order (an image that fails ends the stream: the ones\n"
+                 "before it are kept, exit 1). --device auto|cpu|cuda picks the backend; results\n"
+                 "are the same bytes on either. Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
 static int cmd_help(int argc, char **argv)

@@ -174,7 +174,11 @@ static int opt_image_format(const cli_option *o, const char *arg)
     gi_format *f = o->target;
     if (strcasecmp(arg, "png") == 0) *f = GI_FORMAT_PNG;
     else if (strcasecmp(arg, "jpeg") == 0 || strcasecmp(arg, "jpg") == 0) *f = GI_FORMAT_JPEG;
-    else return invalid(o, arg, "expected png or jpeg");
+    else if (strcasecmp(arg, "pnm") == 0 || strcasecmp(arg, "ppm") == 0 ||
+             strcasecmp(arg, "pgm") == 0)
+        *f = GI_FORMAT_PNM;
+    else if (strcasecmp(arg, "pam") == 0) *f = GI_FORMAT_PAM;
+    else return invalid(o, arg, "expected png, jpeg, pnm (ppm, pgm) or pam");
     return 0;
 }
 
@@ -256,7 +260,7 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
     const cli_option image[] = {
         {"output-dir", 'o', "DIR", "batch mode: write each input to DIR under its own name",
          opt_string, &c->output_dir},
-        {"recursive", 'r', NULL, "batch: take PNG/JPEG files under directories, mirroring the tree",
+        {"recursive", 'r', NULL, "batch: take PNG/JPEG/PNM/PAM files under directories, mirroring the tree",
          opt_flag, &c->recursive},
         {"files-from", 0, "FILE", "batch: read input paths from FILE, one per line ('-': stdin)",
          opt_string, &c->files_from},
@@ -275,7 +279,9 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          opt_border, &c->border},
         {"border-value", 0, "V", "value (0..255) of outside pixels in zero mode (default 0)",
          opt_border_value, &c->border},
-        {"format", 0, "FMT", "png | jpeg: output format when it cannot come from the name",
+        {"format", 0, "FMT", "png | jpeg | pnm | pam: output format when it cannot come from "
+         "the name. pnm (also ppm, pgm) writes P5 for gray, P6 for colour, dropping alpha; pam "
+         "writes P7 with every channel",
          opt_image_format, &c->format},
         {"quality", 0, "Q", "JPEG quality 1..100 (default 90)", opt_quality, &c->quality},
         {"png-level", 0, "N", "PNG deflate effort 1 (fast) .. 9 (small), 12 max with libdeflate "

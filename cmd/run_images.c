@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "progress.h"
 #include "run_images.h"
+#include "stdin_stream.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -92,8 +93,8 @@ static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, i
     return o;
 }
 
-/* One image, IN OUT (either may be '-'), through the batch engine's
- * steps in this thread; no bar and no summary line. */
+/* One image, IN OUT (OUT may be '-'), through the batch engine's steps in
+ * this thread; no bar and no summary line. IN '-' is a stream of images. */
 static int run_single(const cli_common *c, char **args, int count, const gi_op *steps,
                       int n_steps)
 {
@@ -101,8 +102,9 @@ static int run_single(const cli_common *c, char **args, int count, const gi_op *
         return cli_usage_error(c, "expected an input and an output (or -o DIR and inputs), got %d "
                                "file name%s", count, count == 1 ? "" : "s");
     if (output_format(c, args[1]) == GI_FORMAT_AUTO)
-        return cli_usage_error(c, "cannot tell the output format of '%s': name it .png/.jpg or "
-                               "give --format", args[1]);
+        return cli_usage_error(c, "cannot tell the output format of '%s': name it "
+                               ".png/.jpg/.pnm/.pam or give --format", args[1]);
+    if (strcmp(args[0], "-") == 0) return run_stdin_stream(c, args[1], steps, n_steps);
     gi_batch_item item = {.in = args[0], .out = args[1]};
     progress prog;
     progress_init(&prog, c->command, 1, 0);

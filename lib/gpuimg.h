@@ -51,7 +51,7 @@ typedef enum gi_status {
     GI_OK = 0,
     GI_ERR_INVALID_ARGUMENT, /* a parameter is out of its documented range */
     GI_ERR_IO,               /* reading or writing a file or stream failed */
-    GI_ERR_DECODE,           /* the input is not a PNG/JPEG stb can decode */
+    GI_ERR_DECODE,           /* the input is not a PNG/JPEG/PNM image that can be decoded */
     GI_ERR_ENCODE,           /* the encoder failed */
     GI_ERR_NO_MEMORY,        /* host allocation failed */
     GI_ERR_TOO_LARGE,        /* size limits or size arithmetic overflow */
@@ -84,10 +84,29 @@ void gi_image_free(gi_image *img);
 
 /* ---------------------------------------------------------------- files */
 
+/* NETPBM (PNM and PAM)
+ *   Read: P1/P4 bitmaps (1 black -> 0, 0 white -> 255), P2/P5 graymaps,
+ *   P3/P6 pixmaps and P7 PAM of DEPTH 1..4 (TUPLTYPE optional; when
+ *   present, GRAYSCALE, GRAYSCALE_ALPHA, RGB or RGB_ALPHA, or
+ *   BLACKANDWHITE(_ALPHA), and it must agree with DEPTH). Header comments
+ *   ('#' to the end of the line) are skipped. maxval 1..65535; samples
+ *   over 255 are 16-bit big-endian. Every sample is scaled to 8 bits
+ *   rounding to nearest, halves up, as netpbm's pamdepth does:
+ *       out = (v * 255 + maxval / 2) / maxval     (integer division)
+ *   so maxval 255 is read unchanged, maxval 1 gives 0 and 255, and maxval
+ *   65535 gives (v + 128) / 257, the 8-bit value nearest to v / 257.
+ *   A sample over maxval fails with GI_ERR_DECODE. Bytes after the first
+ *   image are ignored here; gi_reader_next reads them as the next image.
+ *   Written: GI_FORMAT_PNM writes P5 for 1 and 2 channels and P6 for 3 and
+ *   4, dropping alpha as ImageMagick and pngtopnm do (PGM and PPM have
+ *   none); GI_FORMAT_PAM writes P7 with every channel and its TUPLTYPE.
+ *   Both use maxval 255. */
 typedef enum gi_format {
     GI_FORMAT_AUTO = 0, /* from the file name's extension */
     GI_FORMAT_PNG,
-    GI_FORMAT_JPEG
+    GI_FORMAT_JPEG,
+    GI_FORMAT_PNM,      /* P5 or P6 by channel count (.pnm .pgm .ppm) */
+    GI_FORMAT_PAM       /* P7 (.pam) */
 } gi_format;
 
 /* Which decoder reads JPEG files (PNGs are always read by stb).
@@ -126,14 +145,40 @@ typedef struct gi_load_limits {
 } gi_load_limits;
 void gi_load_limits_default(gi_load_limits *limits);
 
-/* Decodes PNG or JPEG (limits NULL = defaults). The image keeps the channel count stored in the
- * file (palette PNGs become RGB or RGBA, 16-bit PNGs become 8-bit). Rows are
- * never flipped. `name` is used in error messages only and may be NULL. */
+/* Decodes PNG, JPEG or Netpbm, told apart by their first bytes (limits
+ * NULL = defaults). The image keeps the channel count stored in the file
+ * (palette PNGs become RGB or RGBA, 16-bit PNGs and PNMs become 8-bit,
+ * bitmaps gray). Rows are never flipped. `name` is used in error messages
+ * only and may be NULL. */
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
                          const char *name, const gi_load_limits *limits);
 /* Reads a whole file ("-" is standard input) and decodes it. */
 gi_status gi_load_file(gi_image *img, const char *path,
                        const gi_load_limits *limits);
+
+/* Images read one after another from a file or standard input ("-"):
+ * a stream of concatenated PNM/PAM images, such as ffmpeg's
+ * `-f image2pipe -vcodec ppm` writes (any mix of P1..P7, blanks between
+ * them allowed), or one PNG or JPEG (read to the end). The limits apply
+ * to each image, so a stream may be endless. The reader holds one
+ * binary image's bytes at a time; plain (ASCII) P1-P3 images have no
+ * length in their header, so the rest of a stream is read (up to
+ * max_input_bytes) when one of them comes. Not thread-safe: one reader,
+ * one thread. */
+typedef struct gi_reader gi_reader;
+gi_status gi_reader_open(gi_reader **reader, const char *path, const gi_load_limits *limits);
+/* Decodes the next image into *img (as gi_load_memory). At the end of
+ * the stream it returns GI_OK with img->data NULL. Failures name the
+ * stream and, for a Netpbm image or any image after the first, the
+ * image's number, counted from 1 ("standard input: image 3: truncated:
+ * ..."); a stream that ends inside an image fails with GI_ERR_DECODE, and
+ * one with no image at all with GI_ERR_DECODE ("empty"). After a failure
+ * the reader only fails. */
+gi_status gi_reader_next(gi_reader *reader, gi_image *img);
+/* The number of images gi_reader_next has returned. */
+size_t gi_reader_count(const gi_reader *reader);
+/* Closes the file (not standard input) and frees the reader; NULL is fine. */
+void gi_reader_close(gi_reader *reader);
 
 /* PNG row filters. DEFAULT is UP, the fastest to encode for photos at a
  * size close to stb's per-row choice (AUTO), which is up to 20% smaller
@@ -166,7 +211,8 @@ void gi_save_options_default(gi_save_options *opts);
 /* 1 when PNGs are compressed with libdeflate (an optional dependency). */
 int gi_png_deflate_is_libdeflate(void);
 
-/* Picks the format from a path's extension (.png .jpg .jpeg, any case).
+/* Picks the format from a path's extension (.png .jpg .jpeg, .pnm .pgm
+ * .ppm for GI_FORMAT_PNM, .pam, any case).
  * Returns GI_FORMAT_AUTO when the extension is none of those. */
 gi_format gi_format_from_path(const char *path);
 
@@ -179,6 +225,20 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts,
  * an existing file at `path` is untouched. "-" writes standard output. */
 gi_status gi_save_file(const gi_image *img, const char *path,
                        const gi_save_options *opts);
+/* Several images into one output, written atomically like gi_save_file:
+ * a stream of frames (PNM/PAM ones are what ffmpeg's image2pipe reads),
+ * each encoded by gi_output_image as gi_save_file would encode it, one
+ * after another. Nothing lands at `path` until gi_output_close(out, 1)
+ * renames it into place; gi_output_close(out, 0), or any failure,
+ * removes it. "-" is standard output (written as it goes, never closed);
+ * devices and FIFOs are written directly. A failed gi_output_image leaves
+ * `out` open for gi_output_close(out, 0). */
+typedef struct gi_output gi_output;
+gi_status gi_output_open(gi_output **out, const char *path);
+gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_options *opts);
+/* keep 1: flushes and renames into place; 0: removes the temporary file.
+ * Frees `out` either way (NULL is fine). */
+gi_status gi_output_close(gi_output *out, int keep);
 /* The same atomic write for bytes that are already encoded (or text). */
 gi_status gi_write_file_atomic(const char *path, const void *bytes,
                                size_t size);

@@ -1,8 +1,10 @@
 /* Image sizes read from a few header bytes with pread, without reading
- * (or decoding) the file: a PNG's IHDR sits at a fixed offset, and a JPEG's
- * frame header is found by stepping over the segments before it. */
+ * (or decoding) the file: a PNG's IHDR sits at a fixed offset, a JPEG's
+ * frame header is found by stepping over the segments before it, and a
+ * Netpbm file's length is about its decoded size. */
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "work_estimate.h"
@@ -61,6 +63,14 @@ static double jpeg_bytes(int fd)
     return 0;
 }
 
+/* A binary Netpbm file is its samples and a short header; plain ones are
+ * longer than their pixels, which only puts them earlier. */
+static double netpbm_bytes(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 ? (double)st.st_size : 0;
+}
+
 double gi__estimate_work(const char *path, gi_format out_format)
 {
     int fd = open(path, O_RDONLY);
@@ -70,7 +80,8 @@ double gi__estimate_work(const char *path, gi_format out_format)
     if (pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic)
         bytes = magic[0] == 0x89 && magic[1] == 'P' ? png_bytes(fd)
                 : magic[0] == 0xFF && magic[1] == 0xD8 ? jpeg_bytes(fd)
-                                                       : 0;
+                : magic[0] == 'P' && magic[1] >= '1' && magic[1] <= '7' ? netpbm_bytes(fd)
+                                                                        : 0;
     close(fd);
     return out_format == GI_FORMAT_PNG ? bytes * PNG_OUTPUT_WEIGHT : bytes;
 }

@@ -3,8 +3,9 @@
 #
 # Behaviour of the gpuimg command: exit codes (0 ok, 1 failure, 2 usage),
 # help, standard input and output, batches, files, devices, hist output,
-# border names, convolve masks, bench output and compare (which needs
-# PIXEL_POKE, tests/pixel_poke.c, to make images that differ). GROUP picks one function
+# border names, convolve masks, bench output, pipe, Netpbm files and streams,
+# and compare (which needs PIXEL_POKE, tests/pixel_poke.c, to make images
+# that differ). GROUP picks one function
 # below; tests/meson.build makes one test per group. Every check is counted;
 # the last line is "N passed, M failed".
 set -u
@@ -184,6 +185,125 @@ group_stdio() {
     check "empty stdin: exit $rc, want 1" [ "$rc" -eq 1 ]
     check "empty stdin: no message" [ -s "$tmp/err" ]
     check "empty stdin created an output" [ ! -e "$tmp/empty.png" ]
+}
+
+# magic FILE: the first two bytes ("P6", ...).
+magic() { head -c 2 "$1"; }
+
+group_pnm() {
+    # Every channel count: gray (sobel --gray), gray+alpha, RGB, RGBA.
+    "$gpuimg" sobel --gray "$scene" "$tmp/c1.png"
+    cp "$samples/gray_alpha.png" "$tmp/c2.png"
+    cp "$scene" "$tmp/c3.png"
+    cp "$samples/alpha.png" "$tmp/c4.png"
+    for ch in 1 2 3 4; do
+        gi flip h "$tmp/c$ch.png" "$tmp/c$ch.pam"
+        check "$ch channels to .pam: exit $rc" [ "$rc" -eq 0 ]
+        check "$ch channels: .pam is not P7" [ "$(magic "$tmp/c$ch.pam")" = P7 ]
+        gi flip h "$tmp/c$ch.pam" "$tmp/back$ch.png"
+        check "$ch channels: PAM round trip differs" same_image "$tmp/back$ch.png" "$tmp/c$ch.png"
+        gi flip h "$tmp/c$ch.png" "$tmp/c$ch.pnm"
+        want=P6
+        [ "$ch" -le 2 ] && want=P5
+        check "$ch channels to .pnm: $(magic "$tmp/c$ch.pnm"), want $want" [ "$(magic "$tmp/c$ch.pnm")" = "$want" ]
+    done
+    for ext in pgm ppm pnm; do
+        "$gpuimg" flip h "$tmp/c1.png" "$tmp/g.$ext" && "$gpuimg" flip h "$tmp/g.$ext" "$tmp/g.png"
+        check ".$ext round trip of gray differs" same_image "$tmp/g.png" "$tmp/c1.png"
+    done
+    "$gpuimg" flip h "$tmp/c3.png" "$tmp/a.ppm" && "$gpuimg" flip h "$tmp/a.ppm" "$tmp/a.png"
+    check ".ppm round trip of RGB differs" same_image "$tmp/a.png" "$tmp/c3.png"
+    # Alpha is dropped by PNM as by JPEG: the colour channels stay.
+    "$gpuimg" flip h "$tmp/c4.png" "$tmp/c4.ppm"
+    "$gpuimg" flip h "$tmp/c4.png" - --format pnm >"$tmp/c4b.ppm"
+    check "RGBA to .ppm and to --format pnm differ" same_file "$tmp/c4.ppm" "$tmp/c4b.ppm"
+    "$gpuimg" flip h "$tmp/c4.ppm" "$tmp/c4-rgb.png"
+    gi hist "$tmp/c4-rgb.png"
+    check "RGBA to .ppm did not keep R, G and B alone" has '^value r g b$' "$tmp/out"
+    for f in pnm ppm pgm pam; do
+        gi flip h "$scene" - --format $f
+        want=P6
+        [ $f = pam ] && want=P7
+        check "--format $f: $(magic "$tmp/out"), want $want" [ "$(magic "$tmp/out")" = "$want" ]
+    done
+    expect_usage flip h "$scene" - --format gif
+    check "--format gif: the message does not list pam" has pam "$tmp/err"
+    # maxval 1 and 65535, comments: P5 bytes written by hand.
+    printf 'P5\n# two pixels\n2 1\n1\n\001\000' >"$tmp/m1.pgm"
+    printf 'P5 2 1 # the maxval next\n65535\n\377\377\200\200' >"$tmp/m16.pgm"
+    printf 'P2\n2 1\n255\n255 0\n' >"$tmp/m8.pgm"
+    printf 'P2\n2 1\n255\n255 128\n' >"$tmp/m8b.pgm"
+    "$gpuimg" flip h "$tmp/m1.pgm" "$tmp/m1.png" && "$gpuimg" flip h "$tmp/m8.pgm" "$tmp/m8.png"
+    check "maxval 1 is not 255 0" same_image "$tmp/m1.png" "$tmp/m8.png"
+    "$gpuimg" flip h "$tmp/m16.pgm" "$tmp/m16.png" && "$gpuimg" flip h "$tmp/m8b.pgm" "$tmp/m8b.png"
+    check "maxval 65535 is not 255 128" same_image "$tmp/m16.png" "$tmp/m8b.png"
+    pnm_streams
+}
+
+# A stream on stdin: as many images out, the bytes of each image alone.
+pnm_streams() {
+    "$gpuimg" flip v "$scene" "$tmp/f2.ppm"
+    "$gpuimg" rotate 90 "$scene" "$tmp/f3.ppm"
+    "$gpuimg" flip h "$scene" "$tmp/f1.ppm"
+    : >"$tmp/want.ppm"
+    for i in 1 2 3; do
+        "$gpuimg" blur --sigma 2 "$tmp/f$i.ppm" "$tmp/b$i.ppm"
+        cat "$tmp/b$i.ppm" >>"$tmp/want.ppm"
+    done
+    cat "$tmp/f1.ppm" "$tmp/f2.ppm" "$tmp/f3.ppm" >"$tmp/stream.ppm"
+    gi blur --sigma 2 - - --format ppm <"$tmp/stream.ppm"
+    check "3-image stream: exit $rc" [ "$rc" -eq 0 ]
+    check "3-image stream: not the images blurred one by one" same_file "$tmp/out" "$tmp/want.ppm"
+    check "3-image stream: something on stderr" [ ! -s "$tmp/err" ]
+    cat "$tmp/stream.ppm" | "$gpuimg" blur --sigma 2 - "$tmp/s.ppm"
+    check "3-image stream to a file differs" same_file "$tmp/s.ppm" "$tmp/want.ppm"
+    gi blur -v --sigma 2 - "$tmp/s.ppm" <"$tmp/stream.ppm"
+    check "-v: not one line per image" [ "$(grep -c 'standard input: image [123] ->' "$tmp/err")" -eq 3 ]
+    # gpuimg pipe reads a stream the same way.
+    : >"$tmp/pipe-want.pgm"
+    for i in 1 2 3; do
+        "$gpuimg" pipe 'blur --sigma 2 | sobel --gray' "$tmp/f$i.ppm" - --format pnm >>"$tmp/pipe-want.pgm"
+    done
+    "$gpuimg" pipe 'blur --sigma 2 | sobel --gray' - - --format pnm <"$tmp/stream.ppm" >"$tmp/pipe.pgm"
+    check "pipe on a stream: not the frames one by one" same_file "$tmp/pipe.pgm" "$tmp/pipe-want.pgm"
+    # Mixed kinds and channel counts, as PAM.
+    "$gpuimg" flip h "$samples/alpha.png" "$tmp/m1.pam"
+    cat "$tmp/m1.pam" "$tmp/f1.ppm" "$tmp/m1.pam" | "$gpuimg" flip h - - --format pam >"$tmp/mixed.pam"
+    "$gpuimg" flip h "$tmp/m1.pam" "$tmp/x1.pam" && "$gpuimg" flip h "$tmp/f1.ppm" "$tmp/x2.pam"
+    cat "$tmp/x1.pam" "$tmp/x2.pam" "$tmp/x1.pam" >"$tmp/mixed-want.pam"
+    check "a mixed PAM/PPM stream differs" same_file "$tmp/mixed.pam" "$tmp/mixed-want.pam"
+    # Cut inside image 3: images 1 and 2 out, exit 1 naming image 3.
+    size=$(wc -c <"$tmp/f3.ppm")
+    { cat "$tmp/f1.ppm" "$tmp/f2.ppm"; head -c $((size - 100)) "$tmp/f3.ppm"; } >"$tmp/cut.ppm"
+    gi blur --sigma 2 - - --format ppm <"$tmp/cut.ppm"
+    check "cut stream: exit $rc, want 1" [ "$rc" -eq 1 ]
+    check "cut stream: the message does not name image 3" has 'image 3: truncated' "$tmp/err"
+    cat "$tmp/b1.ppm" "$tmp/b2.ppm" >"$tmp/want2.ppm"
+    check "cut stream: not the first two images out" same_file "$tmp/out" "$tmp/want2.ppm"
+    gi blur --sigma 2 - "$tmp/cut-out.ppm" <"$tmp/cut.ppm"
+    check "cut stream to a file: exit $rc, want 1" [ "$rc" -eq 1 ]
+    check "cut stream to a file: not the first two images" same_file "$tmp/cut-out.ppm" "$tmp/want2.ppm"
+    # Cut inside image 1, or empty: exit 1 and no file.
+    head -c 100 "$tmp/f1.ppm" >"$tmp/cut1.ppm"
+    gi blur - "$tmp/none.ppm" <"$tmp/cut1.ppm"
+    check "stream cut in image 1: exit $rc, want 1" [ "$rc" -eq 1 ]
+    check "stream cut in image 1: message" has 'image 1: truncated' "$tmp/err"
+    check "stream cut in image 1 left a file" [ -z "$(ls -A "$tmp" | grep none)" ]
+    gi blur - - --format ppm </dev/null
+    check "empty stream: exit $rc, want 1" [ "$rc" -eq 1 ]
+    check "empty stream: message" has 'standard input: empty' "$tmp/err"
+    check "empty stream: output" [ ! -s "$tmp/out" ]
+    # Plain P3 frames and blanks between them.
+    printf 'P3 1 1 255 10 20 30\n\nP3 1 1 255 40 50 60\n' | "$gpuimg" flip h - - --format ppm >"$tmp/plain.ppm"
+    printf 'P6\n1 1\n255\n\012\024\036P6\n1 1\n255\n\050\062\074' >"$tmp/plain-want.ppm"
+    check "a plain P3 stream differs" same_file "$tmp/plain.ppm" "$tmp/plain-want.ppm"
+    # ffmpeg's image2pipe, both ways, when ffmpeg is here.
+    if command -v ffmpeg >/dev/null 2>&1; then
+        ffmpeg -v error -f lavfi -i testsrc2=size=64x48:rate=5 -frames 4 -f image2pipe -vcodec ppm - |
+            "$gpuimg" blur --sigma 2 - - --format ppm |
+            ffmpeg -v error -f image2pipe -vcodec ppm -i - -f framecrc - >"$tmp/crc" 2>"$tmp/err"
+        check "ffmpeg | gpuimg | ffmpeg: not 4 frames" [ "$(grep -c '^0, ' "$tmp/crc")" -eq 4 ]
+    fi
 }
 
 group_batch() {
@@ -804,6 +924,7 @@ case $group in
     bench) group_bench ;;
     pipe) group_pipe ;;
     compare) group_compare ;;
+    pnm) group_pnm ;;
     *) echo "cli.sh: unknown group '$group'" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"

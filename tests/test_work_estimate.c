@@ -92,6 +92,17 @@ static void check_jpeg_behind_app_segments(void)
     free(jpeg);
 }
 
+/* A binary Netpbm file: its length, about its decoded bytes. */
+static void check_netpbm(void)
+{
+    size_t size;
+    uint8_t *ppm = encoded(30, 20, 3, GI_FORMAT_PNM, &size);
+    th_check(ppm && write_bytes("a.ppm", ppm, size), "cannot write a.ppm");
+    th_check(gi__estimate_work(in_tmp("a.ppm"), GI_FORMAT_JPEG) == (double)size, "PPM: %g, want %zu",
+             gi__estimate_work(in_tmp("a.ppm"), GI_FORMAT_JPEG), size);
+    free(ppm);
+}
+
 static void check_not_images(void)
 {
     th_check(write_bytes("text.png", (const uint8_t *)"hello, world\n", 13), "cannot write text.png");
@@ -111,8 +122,10 @@ int main(void)
     }
     check_png();
     check_jpeg_behind_app_segments();
+    check_netpbm();
     check_not_images();
-    const char *names[] = {"a.png", "t.png", "plain.jpg", "exif.jpg", "cut.jpg", "text.png", "empty.jpg"};
+    const char *names[] = {"a.png", "t.png", "plain.jpg", "exif.jpg", "cut.jpg", "text.png",
+                           "empty.jpg", "a.ppm"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(in_tmp(names[i]));
     rmdir(tmpdir);
     return th_finish();

@@ -70,43 +70,12 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
     return GI_OK;
 }
 
-static gi_status write_all(int fd, const void *bytes, size_t size, const char *name)
-{
-    const uint8_t *p = bytes;
-    while (size > 0) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return gi__fail(GI_ERR_IO, "%s: cannot write: %s", name, strerror(errno));
-        p += n;
-        size -= (size_t)n;
-    }
-    return GI_OK;
-}
-
-static gi_status write_stdout(const void *bytes, size_t size)
-{
-    /* Flush anything stdio holds first so the bytes stay in order. */
-    if (fflush(stdout) != 0)
-        return gi__fail(GI_ERR_IO, "standard output: cannot write: %s", strerror(errno));
-    return write_all(STDOUT_FILENO, bytes, size, "standard output");
-}
-
 /* Devices and pipes named as outputs (/dev/null, a FIFO) cannot be renamed
  * over; they are written directly. */
 static int is_special_file(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
-
-static gi_status write_direct(const char *path, const void *bytes, size_t size)
-{
-    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) return gi__fail(GI_ERR_IO, "%s: %s", path, strerror(errno));
-    gi_status st = write_all(fd, bytes, size, path);
-    if (close(fd) != 0 && st == GI_OK)
-        st = gi__fail(GI_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    return st;
 }
 
 /* Temporary files being written, for gi_remove_partial_outputs() to find
@@ -165,20 +134,121 @@ static int create_temp(const char *path, char *tmp, size_t tmp_size)
     return -1;
 }
 
+static gi_status write_all(int fd, const void *bytes, size_t size, const char *name)
+{
+    const uint8_t *p = bytes;
+    while (size > 0) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return gi__fail(GI_ERR_IO, "%s: cannot write: %s", name, strerror(errno));
+        p += n;
+        size -= (size_t)n;
+    }
+    return GI_OK;
+}
+
+/* Small writes (a header, rows) are gathered; large ones go straight to
+ * the file. Standard output is written with write(), not through stdio,
+ * so the caller's stdout keeps its own state. */
+#define OUTPUT_BUFFER (256u << 10)
+
+struct gi_output {
+    int fd;
+    char *path;          /* as given, for messages */
+    char tmp[4096];      /* the temporary file, "" when written directly */
+    int slot;            /* its place in temp_slots */
+    gi_status status;    /* the first failure */
+    size_t used;
+    uint8_t buf[OUTPUT_BUFFER];
+};
+
+static const char *output_name(const gi_output *out)
+{
+    return out->fd == STDOUT_FILENO ? "standard output" : out->path;
+}
+
+gi_status gi_output_open(gi_output **result, const char *path)
+{
+    *result = NULL;
+    gi_output *out = malloc(sizeof *out);
+    char *copy = strdup(path);
+    if (!out || !copy) {
+        free(out);
+        free(copy);
+        return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+    }
+    *out = (gi_output){.fd = -1, .path = copy, .slot = -1};
+    if (is_stdio(path)) {
+        /* What stdio holds goes first, so the bytes stay in order. */
+        if (fflush(stdout) == 0) out->fd = STDOUT_FILENO;
+    } else if (is_special_file(path)) {
+        out->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    } else {
+        out->fd = create_temp(path, out->tmp, sizeof out->tmp);
+        if (out->fd >= 0) out->slot = register_temp(out->tmp);
+        else out->tmp[0] = '\0';
+    }
+    if (out->fd < 0) {
+        gi_status st = is_stdio(path)
+                           ? gi__fail(GI_ERR_IO, "standard output: cannot write: %s", strerror(errno))
+                           : gi__fail(GI_ERR_IO, "%s: cannot create a file there: %s", path,
+                                      strerror(errno));
+        free(out->path);
+        free(out);
+        return st;
+    }
+    *result = out;
+    return GI_OK;
+}
+
+static gi_status flush_output(gi_output *out)
+{
+    if (out->status == GI_OK && out->used)
+        out->status = write_all(out->fd, out->buf, out->used, output_name(out));
+    out->used = 0;
+    return out->status;
+}
+
+gi_status gi__output_write(gi_output *out, const void *bytes, size_t size)
+{
+    if (out->status != GI_OK) return out->status;
+    if (size > OUTPUT_BUFFER - out->used && flush_output(out) != GI_OK) return out->status;
+    if (size >= OUTPUT_BUFFER) {
+        out->status = write_all(out->fd, bytes, size, output_name(out));
+    } else {
+        memcpy(out->buf + out->used, bytes, size);
+        out->used += size;
+    }
+    return out->status;
+}
+
+const char *gi__output_path(const gi_output *out)
+{
+    return out->path;
+}
+
+gi_status gi_output_close(gi_output *out, int keep)
+{
+    if (!out) return GI_OK;
+    gi_status st = keep ? flush_output(out) : out->status;
+    if (out->fd != STDOUT_FILENO) {
+        if (close(out->fd) != 0 && st == GI_OK)
+            st = gi__fail(GI_ERR_IO, "%s: cannot write: %s", out->path, strerror(errno));
+        if (*out->tmp && st == GI_OK && keep && rename(out->tmp, out->path) != 0)
+            st = gi__fail(GI_ERR_IO, "%s: cannot rename into place: %s", out->path, strerror(errno));
+        if (*out->tmp && (st != GI_OK || !keep)) unlink(out->tmp);
+        unregister_temp(out->slot);
+    }
+    free(out->path);
+    free(out);
+    return st;
+}
+
 gi_status gi_write_file_atomic(const char *path, const void *bytes, size_t size)
 {
-    if (is_stdio(path)) return write_stdout(bytes, size);
-    if (is_special_file(path)) return write_direct(path, bytes, size);
-    char tmp[4096];
-    int fd = create_temp(path, tmp, sizeof tmp);
-    if (fd < 0) return gi__fail(GI_ERR_IO, "%s: cannot create a file there: %s", path, strerror(errno));
-    int slot = register_temp(tmp);
-    gi_status st = write_all(fd, bytes, size, path);
-    if (close(fd) != 0 && st == GI_OK)
-        st = gi__fail(GI_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    if (st == GI_OK && rename(tmp, path) != 0)
-        st = gi__fail(GI_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-    if (st != GI_OK) unlink(tmp);
-    unregister_temp(slot);
-    return st;
+    gi_output *out;
+    gi_status st = gi_output_open(&out, path);
+    if (st != GI_OK) return st;
+    st = gi__output_write(out, bytes, size);
+    return gi_output_close(out, st == GI_OK);
 }

@@ -1,7 +1,8 @@
-/* Signatures and the PNG chunk walk that image_io.c needs before decoding. */
+/* Signatures (PNG, JPEG, Netpbm) and the PNG chunk walk that image_io.c needs before decoding. */
 #include <string.h>
 
 #include "format_sniff.h"
+#include "pnm.h"
 
 static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
@@ -9,6 +10,7 @@ gi_format gi__sniff_format(const uint8_t *bytes, size_t size)
 {
     if (size >= 8 && memcmp(bytes, png_signature, 8) == 0) return GI_FORMAT_PNG;
     if (size >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) return GI_FORMAT_JPEG;
+    if (gi__pnm_sniff(bytes, size)) return GI_FORMAT_PNM;
     return GI_FORMAT_AUTO;
 }
 

@@ -1,4 +1,5 @@
-/* PNG/JPEG decode and encode through stb (compiled in stb_impl.c). */
+/* Decoding and encoding by format: PNG and JPEG through stb (compiled in
+ * stb_impl.c), Netpbm through pnm.c. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "format_sniff.h"
 #include "gi_error.h"
 #include "jpeg_nvjpeg.h"
+#include "pnm.h"
 
 void gi_load_limits_default(gi_load_limits *limits)
 {
@@ -55,12 +57,18 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: unknown JPEG decoder %d", name,
                         (int)limits->jpeg_decoder);
     if (size == 0) return gi__fail(GI_ERR_DECODE, "%s: empty file", name);
-    if (size > (size_t)INT_MAX || size > limits->max_input_bytes)
+    if (size > limits->max_input_bytes)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %zu bytes is over the input limit", name, size);
     gi_format format = gi__sniff_format(bytes, size);
+    if (format == GI_FORMAT_PNM) {
+        size_t used;
+        return gi__pnm_decode(img, bytes, size, &used, name, limits);
+    }
     const char *kind = format == GI_FORMAT_PNG ? "PNG" : "JPEG";
     if (format == GI_FORMAT_AUTO)
-        return gi__fail(GI_ERR_DECODE, "%s: not a PNG or JPEG file", name);
+        return gi__fail(GI_ERR_DECODE, "%s: not a PNG, JPEG or PNM/PAM file", name);
+    if (size > (size_t)INT_MAX) /* stb counts in int */
+        return gi__fail(GI_ERR_TOO_LARGE, "%s: %zu bytes is over the input limit", name, size);
     /* The header first: refuse oversized images before any large allocation.
      * A PNG's size is read from IHDR here, since stb refuses some huge
      * headers with a vaguer reason of its own. */
@@ -126,6 +134,10 @@ gi_format gi_format_from_path(const char *path)
     if (!dot || strchr(dot, '/')) return GI_FORMAT_AUTO;
     if (strcasecmp(dot, ".png") == 0) return GI_FORMAT_PNG;
     if (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0) return GI_FORMAT_JPEG;
+    if (strcasecmp(dot, ".pnm") == 0 || strcasecmp(dot, ".pgm") == 0 ||
+        strcasecmp(dot, ".ppm") == 0)
+        return GI_FORMAT_PNM;
+    if (strcasecmp(dot, ".pam") == 0) return GI_FORMAT_PAM;
     return GI_FORMAT_AUTO;
 }
 
@@ -173,51 +185,108 @@ static int encode_jpeg(byte_sink *sink, const gi_image *img, int quality)
     return ok;
 }
 
-gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
-                    size_t *size)
+static int sink_emit(void *context, const void *bytes, size_t size)
 {
-    *bytes = NULL;
-    *size = 0;
-    if (opts->format != GI_FORMAT_PNG && opts->format != GI_FORMAT_JPEG)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "no output format given (png or jpeg)");
-    int quality = opts->jpeg_quality ? opts->jpeg_quality : 90, level, filter;
+    byte_sink *s = context;
+    for (const uint8_t *p = bytes; size > 0 && !s->failed;) { /* stb's callback takes an int */
+        int part = size > (1u << 30) ? 1 << 30 : (int)size;
+        sink_write(s, (void *)p, part);
+        p += part;
+        size -= (size_t)part;
+    }
+    return s->failed ? -1 : 0;
+}
+
+static int is_netpbm(gi_format format)
+{
+    return format == GI_FORMAT_PNM || format == GI_FORMAT_PAM;
+}
+
+static const char *format_name(gi_format format)
+{
+    return format == GI_FORMAT_PNG ? "PNG" : format == GI_FORMAT_JPEG ? "JPEG"
+           : format == GI_FORMAT_PNM ? "PNM" : "PAM";
+}
+
+static gi_status check_save_options(const gi_save_options *opts)
+{
+    if (opts->format < GI_FORMAT_PNG || opts->format > GI_FORMAT_PAM)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "no output format given (png, jpeg, pnm or pam)");
+    int quality = opts->jpeg_quality ? opts->jpeg_quality : 90;
     if (quality < 1 || quality > 100)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "JPEG quality %d: must be 1..100", quality);
     if (opts->png_level < 0 || opts->png_level > 12 || (unsigned)opts->png_filter > GI_PNG_FILTER_PAETH)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "PNG level %d or filter %d out of range",
                         opts->png_level, (int)opts->png_filter);
+    return GI_OK;
+}
+
+gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
+                    size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    gi_status st = check_save_options(opts);
+    if (st != GI_OK) return st;
+    int quality = opts->jpeg_quality ? opts->jpeg_quality : 90, level, filter;
     png_settings(opts, &level, &filter);
-    if (img->stride > (size_t)INT_MAX)
+    if (!is_netpbm(opts->format) && img->stride > (size_t)INT_MAX)
         return gi__fail(GI_ERR_TOO_LARGE, "rows of %zu bytes are too long to encode", img->stride);
     byte_sink sink = {0};
     int ok = opts->format == GI_FORMAT_PNG
                  ? gi__stb_write_png(sink_write, &sink, img->width, img->height, img->channels,
                                      img->data, (int)img->stride, level, filter)
-                 : encode_jpeg(&sink, img, quality);
+             : opts->format == GI_FORMAT_JPEG ? encode_jpeg(&sink, img, quality)
+             : gi__pnm_write(img, opts->format, sink_emit, &sink) == 0;
     if (!ok || sink.failed) {
         free(sink.data);
         return gi__fail(GI_ERR_ENCODE, "cannot encode a %dx%d %s image", img->width, img->height,
-                        opts->format == GI_FORMAT_PNG ? "PNG" : "JPEG");
+                        format_name(opts->format));
     }
     *bytes = sink.data;
     *size = sink.size;
     return GI_OK;
 }
 
-gi_status gi_save_file(const gi_image *img, const char *path, const gi_save_options *opts)
+static int output_emit(void *context, const void *bytes, size_t size)
+{
+    return gi__output_write(context, bytes, size) == GI_OK ? 0 : -1;
+}
+
+/* Netpbm goes straight to the output, rows and all; PNG and JPEG are
+ * encoded into memory first (stb's writers do not stream). */
+gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_options *opts)
 {
     gi_save_options resolved;
     if (opts) resolved = *opts;
     else gi_save_options_default(&resolved);
+    const char *path = gi__output_path(out);
     if (resolved.format == GI_FORMAT_AUTO) resolved.format = gi_format_from_path(path);
     if (resolved.format == GI_FORMAT_AUTO)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT,
-                        "%s: cannot tell the format from the name (use .png, .jpg or --format)", path);
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: cannot tell the format from the name (use "
+                        ".png, .jpg, .pnm, .pam or --format)", path);
+    gi_status st = check_save_options(&resolved);
+    if (st != GI_OK) return gi__fail(st, "%s: %s", path, gi_last_error());
+    if (is_netpbm(resolved.format)) {
+        if (gi__pnm_write(img, resolved.format, output_emit, out) == 0) return GI_OK;
+        st = gi__output_write(out, "", 0); /* the write's failure, if it was one */
+        return st != GI_OK ? st : gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+    }
     uint8_t *bytes;
     size_t size;
-    gi_status st = gi_encode(img, &resolved, &bytes, &size);
+    st = gi_encode(img, &resolved, &bytes, &size);
     if (st != GI_OK) return gi__fail(st, "%s: %s", path, gi_last_error());
-    st = gi_write_file_atomic(path, bytes, size);
+    st = gi__output_write(out, bytes, size);
     free(bytes);
     return st;
+}
+
+gi_status gi_save_file(const gi_image *img, const char *path, const gi_save_options *opts)
+{
+    gi_output *out;
+    gi_status st = gi_output_open(&out, path);
+    if (st != GI_OK) return st;
+    st = gi_output_image(out, img, opts);
+    gi_status closed = gi_output_close(out, st == GI_OK);
+    return st != GI_OK ? st : closed;
 }

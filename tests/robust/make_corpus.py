@@ -14,6 +14,7 @@ here. Makers:
     gif                          a real GIF (stb is built without GIF)
     tinyjpeg SCAN-HEX [KEY=N...] a 64x8 JPEG with these scan bytes (see tinyjpeg)
     png KEY=VALUE...             a PNG written here (see png_case)
+    pnm KEY=VALUE...             a Netpbm image written here (see pnm_case)
     jpeg CJPEG-OPTIONS...        cjpeg of a test picture; pixels from djpeg
     cmyk                         convert -colorspace CMYK; pixels from convert
     truncate SRC AT              the first AT bytes of SRC
@@ -100,6 +101,50 @@ def png_case(args):
     if claim or 'ihdr' in o:
         return data, None
     return data, expected_png(rows, width, height, colour, depth, palette, trns)
+
+
+def pnm_case(args):
+    """pnm kind=1..7 size=WxH maxval=M depth=D (P7) tupltype=T|- (P7; -
+    leaves it out) comments=N (comment lines in the header) cut=N (the
+    last N bytes dropped) endhdr=0 (P7 without ENDHDR), and W= H= M= D=:
+    header text that lies about the width, height, maxval or depth (the
+    samples follow the true ones). The pixels a correct reader gives:
+    samples scaled as (v * 255 + M // 2) // M, bitmaps 1 -> 0, 0 -> 255."""
+    o = dict(a.split('=', 1) for a in args)
+    kind = int(o.get('kind', '6'))
+    width, height = map(int, o.get('size', '13x7').split('x'))
+    maxval = 1 if kind in (1, 4) else int(o.get('maxval', '255'))
+    depth = int(o.get('depth', '3')) if kind == 7 else 3 if kind in (3, 6) else 1
+    rows = [[sample(x, y, c, maxval) for x in range(width) for c in range(depth)]
+            for y in range(height)]
+    note = b''.join(b'# comment %d\n' % i for i in range(int(o.get('comments', '0'))))
+    w, h = o.get('W', str(width)).encode(), o.get('H', str(height)).encode()
+    m, d = o.get('M', str(maxval)).encode(), o.get('D', str(depth)).encode()
+    if kind == 7:
+        tupl = o.get('tupltype', {1: 'GRAYSCALE', 2: 'GRAYSCALE_ALPHA', 3: 'RGB',
+                                  4: 'RGB_ALPHA'}.get(depth, 'RGB'))
+        header = (b'P7\n' + note + b'WIDTH ' + w + b'\nHEIGHT ' + h + b'\nDEPTH ' + d +
+                  b'\nMAXVAL ' + m + b'\n' +
+                  (b'TUPLTYPE ' + tupl.encode() + b'\n' if tupl != '-' else b'') +
+                  (b'ENDHDR\n' if o.get('endhdr', '1') == '1' else b''))
+    else:
+        header = (b'P%d\n' % kind + note + w + b' ' + h + b'\n' +
+                  (note + m + b'\n' if kind not in (1, 4) else b''))
+    if kind in (1, 2, 3):
+        data = b''.join(b' '.join(b'%d' % v for v in r) + b'\n' for r in rows)
+    elif kind == 4:
+        data = b''.join(bytes(sum(r[x] << (7 - x % 8) for x in range(b * 8, min(width, b * 8 + 8)))
+                              for b in range((width + 7) // 8)) for r in rows)
+    else:
+        data = b''.join(struct.pack('>%d%s' % (len(r), 'H' if maxval > 255 else 'B'), *r)
+                        for r in rows)
+    cut = int(o.get('cut', '0'))
+    data = (header + data)[:len(header) + len(data) - cut]
+    if cut or any(k in o for k in ('W', 'H', 'M', 'D', 'endhdr')):
+        return data, None
+    pixels = bytes((1 - v) * 255 if kind in (1, 4) else (v * 255 + maxval // 2) // maxval
+                   for r in rows for v in r)
+    return data, (width, height, depth, pixels)
 
 
 def expected_png(rows, width, height, colour, depth, palette, trns):
@@ -268,6 +313,8 @@ def make(maker, args, samples, outdir, cases):
         return tinyjpeg(args)
     if maker == 'png':
         return png_case(args)
+    if maker == 'pnm':
+        return pnm_case(args)
     if maker == 'jpeg':
         return jpeg_case(args)
     if maker == 'cmyk':
