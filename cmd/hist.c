@@ -70,6 +70,8 @@ int hist_file(const cli_common *c, const hist_settings *s, const char *in, const
     st = ctx ? GI_OK : GI_ERR_NO_DEVICE;
     if (st == GI_OK && n_before) st = hist_source(ctx, &img, before, n_before, &stepped);
     if (st == GI_OK) st = compute_report(ctx, n_before ? &stepped : &img, s, in, &text, &size);
+    if (st == GI_OK && c->verbosity >= 2)
+        fprintf(stderr, "gpuimg %s: %s: on %s\n", c->command, in, gi_context_last_choice(ctx));
     if (st == GI_OK) {
         st = gi_write_file_atomic(out, text, size);
         if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());

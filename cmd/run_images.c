@@ -27,13 +27,10 @@ gi_context *open_context(const cli_common *common, int cpu_threads)
         fprintf(stderr, "gpuimg %s: %s: %s\n", common->command, gi_strerror(st), gi_last_error());
         return NULL;
     }
-    if (common->verbosity >= 2) {
-        /* Asking for the backend settles AUTO, which sets the reason. */
-        const char *backend = gi_context_backend(ctx);
-        const char *why = gi_context_fallback_reason(ctx);
-        fprintf(stderr, "gpuimg %s: backend %s%s%s%s\n", common->command, backend,
-                *why ? " (CUDA unavailable: " : "", why, *why ? ")" : "");
-    }
+    /* Under AUTO, asking for the backend would settle it: each image's
+     * line says which device took it and why instead. */
+    if (common->verbosity >= 2 && common->device != GI_DEVICE_AUTO)
+        fprintf(stderr, "gpuimg %s: backend %s\n", common->command, gi_context_backend(ctx));
     return ctx;
 }
 
@@ -42,7 +39,7 @@ gi_format output_format(const cli_common *c, const char *path)
     return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);
 }
 
-/* "IN -> OUT (T ms: decode a, upload b, ...) on cuda" for -v. */
+/* "IN -> OUT (T ms: decode a, upload b, ...) on cuda: why" for -v. */
 static void describe_item(const gi_batch_item *it, char *text, size_t size)
 {
     int n = snprintf(text, size, "%s -> %s (%.1f ms:", it->in, it->out, it->ms);
@@ -51,8 +48,8 @@ static void describe_item(const gi_batch_item *it, char *text, size_t size)
             n += snprintf(text + n, size - n, "%s %s %.1f", s ? "," : "",
                           gi_stage_name((gi_stage)s), it->stage_ms[s]);
     if (n > 0 && (size_t)n < size)
-        snprintf(text + n, size - n, ") on %s%s%s%s%s", it->backend ? it->backend : "?",
-                 *it->note ? "; " : "", *it->note ? it->in : "", *it->note ? ": " : "", it->note);
+        snprintf(text + n, size - n, ") on %s%s%s%s", *it->choice ? it->choice : "?",
+                 *it->note ? "; " : "", *it->note ? "fell back: " : "", it->note);
 }
 
 typedef struct {

@@ -104,5 +104,8 @@ gi_status gi__cpu_backend_create(int threads, const gi__backend_ops **ops,
  * the library was built without CUDA, no device is present or the driver is
  * too old. Defined in cuda_backend.c, or cuda_absent.c in CPU-only builds. */
 gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state);
+/* Pins the CUDA backend's staging buffers for a source and a result of
+ * these sizes now, rather than at the first image that needs them. */
+gi_status gi__cuda_backend_reserve(void *state, size_t in_bytes, size_t out_bytes);
 
 #endif

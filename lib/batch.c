@@ -12,9 +12,11 @@
  * backend runs in the same engine, its lanes using the cores' threads.
  *
  * Starting CUDA takes a few hundred milliseconds, in which the decoded
- * queue fills and the codec workers would stand idle. Under AUTO a bridge
- * lane computes on the CPU meanwhile, and stops once another lane has
- * finished an image.
+ * queue fills and the codec workers would stand idle. Under AUTO the lanes
+ * plan from the first input's header and the number of items (the cost
+ * model, device_plan.c); while the lanes wait for the CUDA their plan
+ * chose, a bridge lane computes on the CPU, and it stops once another
+ * lane has finished an image, or at once when the plan chose the CPU.
  *
  * One mutex and one condition variable guard the queues: at tens of images
  * a second they are far from contended. Another one serializes the
@@ -68,6 +70,7 @@ typedef struct pipeline {
     compute_lane *lanes;
     int first_lane_open; /* lanes[0] has tried to open its context */
     int lane_warm;       /* a lane other than the bridge has finished an image */
+    int lanes_on_cpu;    /* the lanes' plan chose the CPU: no bridge needed */
 } pipeline;
 
 static int queue_init(job_queue *q, size_t cap)
@@ -181,7 +184,11 @@ static int compute(pipeline *p, compute_lane *lane, gi__batch_image *job)
         gi__batch_fail(job, "%s: %s", job->item->in, lane->why);
         return -1;
     }
-    return gi__batch_compute(lane->ctx, p->opts, job);
+    int rc = gi__batch_compute(lane->ctx, p->opts, job);
+    if (rc == 0 && lane->bridge)
+        snprintf(job->item->choice, sizeof job->item->choice,
+                 "cpu: the bridge lane, while CUDA starts");
+    return rc;
 }
 
 static void finish(pipeline *p, gi__batch_image *job)
@@ -229,6 +236,34 @@ static void open_bridge(pipeline *p, compute_lane *lane)
     if (gi_context_create(&lane->ctx, &opts) != GI_OK) lane->ctx = NULL;
 }
 
+/* Tells a lane's context what is coming, from the header of the first
+ * (heaviest) input, so that the default device plans before any decoding:
+ * one image's CUDA start-up, when the plan wants CUDA, then overlaps its
+ * decoding; in a batch the lane waits for the device its plan chose while
+ * the bridge lane computes, and when that is the CPU the bridge stops. */
+static void plan_lane(pipeline *p, compute_lane *lane)
+{
+    const gi_batch_item *first = &p->items[p->order ? p->order[0] : 0];
+    gi__image_size size;
+    gi__read_image_size(first->in, &size); /* zeros when unreadable: each image plans alone */
+    int single = p->shape.codec_workers == 0;
+    gi_plan_hint hint = {.images = (long)p->count,
+                         .steps = p->opts->job.steps,
+                         .n_steps = p->opts->job.n_steps,
+                         .width = size.width <= 65536 ? (int)size.width : 0,
+                         .height = size.height <= 65536 ? (int)size.height : 0,
+                         .channels = size.channels,
+                         .ready_in_ms = single ? gi__estimate_decode_ms(&size) : 0,
+                         .pipelined = !single};
+    if (gi_context_plan_hint(lane->ctx, &hint) != GI_OK || single) return;
+    if (strcmp(gi_context_backend(lane->ctx), "cpu") == 0) {
+        pthread_mutex_lock(&p->lock);
+        p->lanes_on_cpu = 1;
+        pthread_cond_broadcast(&p->changed);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
 /* Opens a lane's context on the lane's own thread, so that CUDA starts
  * while the codec workers decode. The other lanes wait for the first one:
  * when it fails they all fail the same way, and that is reported once. */
@@ -248,6 +283,8 @@ static void open_lane(pipeline *p, compute_lane *lane)
     if (gi_context_create(&lane->ctx, &opts) != GI_OK) {
         lane->ctx = NULL;
         snprintf(lane->why, sizeof lane->why, "%s", gi_last_error());
+    } else if (p->count) {
+        plan_lane(p, lane);
     }
     if (lane == first) {
         pthread_mutex_lock(&p->lock);
@@ -265,7 +302,7 @@ static void *compute_worker(void *arg)
     else open_lane(p, lane);
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        if (lane->bridge && (p->lane_warm || !lane->ctx)) {
+        if (lane->bridge && (p->lane_warm || p->lanes_on_cpu || !lane->ctx)) {
             break;
         } else if (p->decoded.count && queue_has_room(&p->computed)) {
             gi__batch_image *job = queue_pop(&p->decoded);

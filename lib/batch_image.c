@@ -66,6 +66,7 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
     add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
     add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
     job->item->backend = gi_context_last_backend(ctx);
+    snprintf(job->item->choice, sizeof job->item->choice, "%s", gi_context_last_choice(ctx));
     snprintf(job->item->note, sizeof job->item->note, "%s", gi_context_last_fallback(ctx));
     return 0;
 }

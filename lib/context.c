@@ -1,11 +1,16 @@
-/* Context creation: backend selection with the AUTO fallback to the CPU. */
+/* Contexts and their device: CPU or CUDA as asked, or under AUTO whichever
+ * the cost model (device_plan.c) says finishes first, with CUDA started in
+ * the background as soon as a plan says it will be used, and never touched
+ * when the plans say CPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "context.h"
 #include "gi_error.h"
+#include "ops.h"
 
 void gi_context_options_default(gi_context_options *opts)
 {
@@ -24,16 +29,82 @@ gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **s
     return GI_OK;
 }
 
-/* Settles the backend: CUDA (failing under GI_DEVICE_CUDA, falling back
- * to the CPU under AUTO, with the reason kept) or the CPU. */
+/* The threads the CPU backend will run, as it counts them. */
+static int cpu_thread_count(const gi_context *ctx)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return ctx->cpu_threads > 0 ? ctx->cpu_threads : cores < 1 ? 1 : cores > 256 ? 256 : (int)cores;
+}
+
+/* ---------------------------------------------------------------- CUDA's start */
+
+static void start_cuda_here(gi_context *ctx)
+{
+    ctx->cuda_status = gi__cuda_backend_create(&ctx->cuda_ops, &ctx->cuda_state);
+    /* Pinning is the one slow allocation (tens of ms for a photo); done
+     * here it overlaps the decoding too. Should it fail, the first image
+     * tries again and reports it. */
+    if (ctx->cuda_status == GI_OK && (ctx->pin_in || ctx->pin_out))
+        gi__cuda_backend_reserve(ctx->cuda_state, ctx->pin_in, ctx->pin_out);
+    ctx->cuda_startup_ms = gi__now_ms() - ctx->start_began_ms;
+    if (ctx->cuda_status != GI_OK)
+        snprintf(ctx->cuda_why, sizeof ctx->cuda_why, "%s", gi_last_error());
+}
+
+static void *cuda_starter(void *arg)
+{
+    start_cuda_here(arg);
+    return NULL;
+}
+
+/* Starts CUDA on a thread of its own, so that the caller goes on (decoding,
+ * or computing on the CPU) meanwhile; on this thread when none can start. */
+static void begin_cuda(gi_context *ctx)
+{
+    if (ctx->cuda != GI__CUDA_COLD) return;
+    ctx->start_began_ms = gi__now_ms();
+    ctx->cuda = GI__CUDA_STARTING;
+    if (pthread_create(&ctx->starter, NULL, cuda_starter, ctx) != 0) {
+        start_cuda_here(ctx);
+        ctx->cuda = ctx->cuda_status == GI_OK ? GI__CUDA_READY : GI__CUDA_ABSENT;
+    }
+}
+
+/* Waits until CUDA is started or has failed, starting it here if it was
+ * not; returns the milliseconds waited. */
+static double await_cuda(gi_context *ctx)
+{
+    double since = gi__now_ms();
+    if (ctx->cuda == GI__CUDA_COLD) {
+        ctx->start_began_ms = since;
+        start_cuda_here(ctx);
+    } else if (ctx->cuda == GI__CUDA_STARTING) {
+        pthread_join(ctx->starter, NULL);
+    } else {
+        return 0;
+    }
+    ctx->cuda = ctx->cuda_status == GI_OK ? GI__CUDA_READY : GI__CUDA_ABSENT;
+    return gi__now_ms() - since;
+}
+
+/* ---------------------------------------------------------------- settling */
+
+/* Settles the backend: the one asked for, or under AUTO the hint's plan
+ * (CUDA only when it said so), or without a hint CUDA when it is usable. */
 static gi_status choose_backend(gi_context *ctx)
 {
-    if (ctx->requested != GI_DEVICE_CPU) {
-        double start = gi__now_ms();
-        gi_status st = gi__cuda_backend_create(&ctx->ops, &ctx->state);
-        ctx->startup_ms = gi__now_ms() - start;
-        if (st == GI_OK || ctx->requested == GI_DEVICE_CUDA) return st;
-        snprintf(ctx->fallback_reason, sizeof ctx->fallback_reason, "%s", gi_last_error());
+    int want_cuda = ctx->requested == GI_DEVICE_CUDA ||
+                    (ctx->requested == GI_DEVICE_AUTO && (!ctx->hinted || ctx->plan_says_cuda));
+    if (want_cuda) {
+        ctx->startup_ms += await_cuda(ctx);
+        if (ctx->cuda == GI__CUDA_READY) {
+            ctx->ops = ctx->cuda_ops;
+            ctx->state = ctx->cuda_state;
+            return GI_OK;
+        }
+        if (ctx->requested == GI_DEVICE_CUDA)
+            return gi__fail(ctx->cuda_status, "%s", ctx->cuda_why);
+        snprintf(ctx->fallback_reason, sizeof ctx->fallback_reason, "%s", ctx->cuda_why);
     }
     return gi__context_cpu(ctx, &ctx->ops, &ctx->state);
 }
@@ -43,19 +114,151 @@ gi_status gi__context_settle(gi_context *ctx)
     return ctx->ops ? GI_OK : choose_backend(ctx);
 }
 
-gi_status gi__context_backend_for(gi_context *ctx, const gi_image *src,
+/* ---------------------------------------------------------------- AUTO */
+
+static void plan_job(gi_context *ctx, const gi__plan_job *job, double ready_in_ms, gi__plan *plan)
+{
+    gi__plan_input in = {
+        .job = *job,
+        .images = ctx->images_left,
+        .cpu_threads = cpu_thread_count(ctx),
+        .cuda = ctx->cuda,
+        .since_start_ms = ctx->cuda == GI__CUDA_STARTING ? gi__now_ms() - ctx->start_began_ms : 0,
+        .ready_in_ms = ready_in_ms,
+        .pipelined = ctx->pipelined,
+    };
+    gi__plan_device(&in, gi__device_costs_default(), plan);
+}
+
+static int taps_of(const gi__op_call *c)
+{
+    return c->kind == GI_OP_BLUR       ? 2 * c->radius + 1
+           : c->kind == GI_OP_CONVOLVE ? c->mask->width * c->mask->height
+                                       : 1;
+}
+
+gi__plan_job gi__plan_job_of_chain(const gi__chain *chain)
+{
+    gi__plan_job j = {.n = chain->n};
+    for (int i = 0; i < chain->n; i++) {
+        const gi__op_call *c = &chain->steps[i];
+        j.steps[i] = (gi__plan_step){c->kind, taps_of(c), c->src->width, c->src->height,
+                                     c->src->channels};
+    }
+    const gi__op_call *last = &chain->steps[chain->n - 1];
+    j.out_bytes = last->kind == GI_OP_HIST
+                      ? 8.0 * 4 * GI_HIST_MAX_BINS
+                      : (double)last->dst->width * last->dst->height * last->dst->channels;
+    return j;
+}
+
+/* AUTO: the device the plan picks for this operation. CUDA starts (in the
+ * background) once the plan says the images to come repay it; this image
+ * waits for it only when CUDA would still finish first. */
+static gi_status auto_backend_for(gi_context *ctx, const gi__plan_job *work,
                                   const gi__backend_ops **ops, void **state)
 {
-    /* Under AUTO, CUDA start-up (a few hundred ms) is paid only once an
-     * image is large enough to repay it; until then the CPU runs. */
-    int small = (uint64_t)src->width * (uint64_t)src->height < GI_AUTO_CUDA_MIN_PIXELS;
-    if (!ctx->ops && ctx->requested == GI_DEVICE_AUTO && small)
-        return gi__context_cpu(ctx, ops, state);
+    gi__plan plan;
+    if (!work) {
+        int ready = ctx->cuda == GI__CUDA_READY;
+        snprintf(ctx->last_choice, sizeof ctx->last_choice, "%s",
+                 ready ? "cuda: started already (no estimate for this work)"
+                       : "cpu: no estimate for this work, and CUDA is not started");
+        *ops = ready ? ctx->cuda_ops : NULL;
+        *state = ready ? ctx->cuda_state : NULL;
+        return ready ? GI_OK : gi__context_cpu(ctx, ops, state);
+    }
+    plan_job(ctx, work, 0, &plan);
+    snprintf(ctx->last_choice, sizeof ctx->last_choice, "%s%s%s", plan.reason,
+             ctx->cuda == GI__CUDA_ABSENT ? ": " : "",
+             ctx->cuda == GI__CUDA_ABSENT ? ctx->cuda_why : "");
+    if (ctx->images_left > 1) ctx->images_left--;
+    if (plan.device == GI_DEVICE_CUDA) {
+        ctx->startup_ms += await_cuda(ctx);
+        if (ctx->cuda == GI__CUDA_READY) {
+            *ops = ctx->cuda_ops;
+            *state = ctx->cuda_state;
+            return GI_OK;
+        }
+        snprintf(ctx->fallback_reason, sizeof ctx->fallback_reason, "%s", ctx->cuda_why);
+        size_t n = strlen(ctx->last_choice);
+        snprintf(ctx->last_choice + n, sizeof ctx->last_choice - n, "; on the CPU: %s",
+                 ctx->cuda_why);
+    } else if (plan.use_cuda) {
+        begin_cuda(ctx);
+    }
+    return gi__context_cpu(ctx, ops, state);
+}
+
+gi_status gi__context_backend_for(gi_context *ctx, const gi__plan_job *work,
+                                  const gi__backend_ops **ops, void **state)
+{
+    if (ctx->requested == GI_DEVICE_AUTO) return auto_backend_for(ctx, work, ops, state);
     gi_status st = gi__context_settle(ctx);
+    snprintf(ctx->last_choice, sizeof ctx->last_choice, "%s: the context's device",
+             ctx->requested == GI_DEVICE_CUDA ? "cuda" : "cpu");
     *ops = ctx->ops;
     *state = ctx->state;
     return st;
 }
+
+/* The hinted chain on an image of the hinted size, as the plan sees it;
+ * fails for a hint the library would refuse to run. */
+static gi_status job_of_hint(const gi_plan_hint *h, gi__plan_job *j)
+{
+    int w, h_out, ch;
+    gi_image size = {.width = h->width, .height = h->height, .channels = h->channels};
+    gi_status st = gi_apply_size(&size, h->steps, h->n_steps, &w, &h_out, &ch);
+    if (st != GI_OK) return st;
+    j->n = h->n_steps;
+    for (int i = 0; i < h->n_steps; i++) {
+        const gi_op *op = &h->steps[i];
+        int taps = 1;
+        if (op->kind == GI_OP_BLUR) {
+            int radius = gi_blur_radius(&op->blur);
+            if (radius < 0 || radius > GI_BLUR_MAX_RADIUS)
+                return gi__fail(GI_ERR_INVALID_ARGUMENT, "plan hint: step %d: blur radius out of "
+                                "range", i + 1);
+            taps = 2 * radius + 1;
+        }
+        if (op->kind == GI_OP_CONVOLVE) taps = op->convolve.width * op->convolve.height;
+        j->steps[i] = (gi__plan_step){op->kind, taps, size.width, size.height, size.channels};
+        gi__op_output_size(op, &size, &w, &h_out, &ch);
+        size.width = w;
+        size.height = h_out;
+        size.channels = ch;
+    }
+    j->out_bytes = h->steps[h->n_steps - 1].kind == GI_OP_HIST
+                       ? 8.0 * 4 * GI_HIST_MAX_BINS
+                       : (double)size.width * size.height * size.channels;
+    return GI_OK;
+}
+
+gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)
+{
+    if (hint->images < 1 || hint->width < 0 || hint->height < 0 || hint->channels < 0 ||
+        hint->channels > 4 || !(hint->ready_in_ms >= 0))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "plan hint: images must be >= 1, sizes >= 0, "
+                        "channels 0..4 and ready_in_ms >= 0");
+    ctx->images_left = hint->images;
+    ctx->pipelined = hint->pipelined != 0;
+    if (!hint->width || !hint->height || !hint->channels) return GI_OK; /* plan per chain */
+    gi__plan_job job;
+    gi_status st = job_of_hint(hint, &job);
+    if (st != GI_OK) return st;
+    gi__plan plan;
+    plan_job(ctx, &job, hint->ready_in_ms, &plan);
+    ctx->hinted = 1;
+    ctx->plan_says_cuda = plan.use_cuda;
+    if (ctx->requested != GI_DEVICE_AUTO || !plan.use_cuda) return GI_OK;
+    const gi__plan_step *first = &job.steps[0];
+    ctx->pin_in = (size_t)first->width * first->height * first->channels;
+    ctx->pin_out = (size_t)job.out_bytes;
+    begin_cuda(ctx);
+    return GI_OK;
+}
+
+/* ---------------------------------------------------------------- the context */
 
 void gi_context_last_times(const gi_context *ctx, gi_op_times *times)
 {
@@ -76,6 +279,11 @@ gi_status gi_context_create(gi_context **out, const gi_context_options *opts)
     if (!ctx) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate a context");
     ctx->requested = opts->device;
     ctx->cpu_threads = opts->cpu_threads;
+    ctx->images_left = 1;
+    /* Asking whether CUDA was built in calls nothing of CUDA. */
+    ctx->cuda = gi_cuda_compiled() ? GI__CUDA_COLD : GI__CUDA_ABSENT;
+    ctx->cuda_status = GI_ERR_NO_DEVICE;
+    snprintf(ctx->cuda_why, sizeof ctx->cuda_why, "built without CUDA");
     /* AUTO settles lazily, at the first operation that needs to know. */
     gi_status st = opts->device == GI_DEVICE_AUTO ? GI_OK : choose_backend(ctx);
     if (st != GI_OK) {
@@ -89,7 +297,8 @@ gi_status gi_context_create(gi_context **out, const gi_context_options *opts)
 void gi_context_destroy(gi_context *ctx)
 {
     if (!ctx) return;
-    if (ctx->ops && ctx->ops != ctx->cpu_ops) ctx->ops->destroy(ctx->state);
+    if (ctx->cuda == GI__CUDA_STARTING) pthread_join(ctx->starter, NULL);
+    if (ctx->cuda_ops) ctx->cuda_ops->destroy(ctx->cuda_state);
     if (ctx->cpu_ops) ctx->cpu_ops->destroy(ctx->cpu_state);
     free(ctx);
 }
@@ -112,4 +321,14 @@ const char *gi_context_last_fallback(const gi_context *ctx)
 const char *gi_context_last_backend(const gi_context *ctx)
 {
     return ctx->last_backend ? ctx->last_backend : "";
+}
+
+const char *gi_context_last_choice(const gi_context *ctx)
+{
+    return ctx->last_choice;
+}
+
+double gi_context_cuda_startup_ms(const gi_context *ctx)
+{
+    return ctx->cuda == GI__CUDA_READY ? ctx->cuda_startup_ms : 0;
 }

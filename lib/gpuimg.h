@@ -283,7 +283,7 @@ const char *gi_border_pattern(gi_border_mode mode); /* "cb|abcd|cb" */
 /* ---------------------------------------------------------------- context */
 
 typedef enum gi_device {
-    GI_DEVICE_AUTO = 0, /* CUDA when built and a usable GPU is present */
+    GI_DEVICE_AUTO = 0, /* per operation, whichever finishes first (below) */
     GI_DEVICE_CPU,
     GI_DEVICE_CUDA      /* fails with GI_ERR_NO_DEVICE when unavailable */
 } gi_device;
@@ -298,11 +298,30 @@ void gi_context_options_default(gi_context_options *opts);
 
 gi_status gi_context_create(gi_context **ctx, const gi_context_options *opts);
 void gi_context_destroy(gi_context *ctx);
-/* "cpu" or "cuda": the backend the context uses. AUTO decides lazily: it
- * starts CUDA at the first image of at least 1 megapixel (smaller images
- * run on the CPU until then, since a lone small image is done before CUDA
- * would be ready), or when this function asks. */
+/* AUTO chooses for every operation the device that would finish it
+ * first, from a cost model: the CPU's time for the operation (its measured
+ * cost per pixel for the operation and channel count, over the context's
+ * threads) against what is left of CUDA's start-up (a few hundred ms, paid
+ * once per process), the copies to and from the GPU and the kernel. Heavy
+ * work (a wide blur on a large image, a large convolution mask, a long run
+ * of images announced with gi_context_plan_hint) goes to the GPU; a photo's
+ * sobel on many cores stays on the CPU. CUDA is started, on a thread of its
+ * own, only once a plan says it will be used, and an operation waits for it
+ * only when the GPU would still finish first; while the plans say CPU,
+ * nothing of CUDA is called (not even the device count). Both devices give
+ * the same bytes, so the choice changes only the time.
+ *
+ * "cpu" or "cuda": the backend the context settles on. Under AUTO this
+ * asks the plan of gi_context_plan_hint (waiting for CUDA when it says
+ * CUDA); without a hint it starts CUDA when it is usable. */
 const char *gi_context_backend(gi_context *ctx);
+/* The device of the last operation and why, one line, e.g.
+ *   "cpu: CPU 12.1 ms, CUDA 246.3 ms (start-up 230, copies 15.2, kernel 1.1)"
+ * ("" before the first operation). */
+const char *gi_context_last_choice(const gi_context *ctx);
+/* How long CUDA's start-up took in this context (driver, device, context,
+ * kernel probe), in ms of wall clock; 0 when CUDA was not started. */
+double gi_context_cuda_startup_ms(const gi_context *ctx);
 /* Why AUTO chose the CPU, or "" when it did not (or has not decided). */
 const char *gi_context_fallback_reason(const gi_context *ctx);
 /* "cpu" or "cuda": the backend that ran the last operation ("" before any). */
@@ -594,6 +613,26 @@ gi_status gi_apply_size(const gi_image *src, const gi_op *steps, int n, int *wid
 gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int n, gi_image *dst,
                    gi_histogram *hist);
 
+/* ---------------------------------------------------------------- plan */
+
+/* What is coming, for AUTO's plan (other devices keep it and ignore it):
+ * `images` images (1 for a single one; each chain run counts one off),
+ * each about the size of the next one, through the same steps. With a
+ * size, the plan is made at once, and when it says CUDA, CUDA starts in
+ * the background now, so that its start-up overlaps the caller's
+ * decoding; with width, height or channels 0 each chain plans alone.
+ * gi_batch_run gives its lanes this hint itself. */
+typedef struct gi_plan_hint {
+    long images;        /* >= 1 */
+    const gi_op *steps; /* as for gi_apply */
+    int n_steps;
+    int width, height, channels; /* the next image's, or 0 */
+    double ready_in_ms; /* until the next image's pixels are ready (its decoding), or 0 */
+    int pipelined;      /* 1: other threads decode and encode other images meanwhile,
+                           so the GPU's copies and kernels cost the cores little */
+} gi_plan_hint;
+gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint);
+
 /* ---------------------------------------------------------------- jobs
  *
  * A job is the whole of one image's work, bytes to bytes: decode the input
@@ -630,10 +669,11 @@ gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_pat
  * with its own reused buffers) run the steps, and the workers encode and
  * write, three stages joined by bounded queues so that memory stays flat
  * however many files there are. The heaviest inputs (decoded size from the
- * header) start first. Under GI_DEVICE_AUTO with CUDA built in, a bridge
- * lane computes on the CPU while CUDA starts, so the workers never wait for
- * it; both backends give the same bytes, so which lane took an image never
- * shows. One bad input fails alone.
+ * header) start first. Under GI_DEVICE_AUTO the lanes plan from the first
+ * input's header and the number of items (gi_plan_hint); when the plan
+ * picks CUDA, a bridge lane computes on the CPU while CUDA starts, so the
+ * workers never wait for it; both backends give the same bytes, so which
+ * lane took an image never shows. One bad input fails alone.
  */
 typedef enum gi_item_status {
     GI_ITEM_NOT_STARTED = 0, /* still so after a stop */
@@ -663,6 +703,7 @@ typedef struct gi_batch_item {
     double megapixels;
     double stage_ms[GI_STAGE_COUNT];
     const char *backend; /* "cpu" or "cuda": where the steps ran */
+    char choice[300];    /* the device and why (gi_context_last_choice) */
     char note[600];      /* why the steps fell back to the CPU, or "" */
 } gi_batch_item;
 

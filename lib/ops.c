@@ -27,14 +27,14 @@ static gi_status run_timed(gi_context *ctx, const gi__backend_ops *ops, void *st
     return st;
 }
 
-gi_status gi__dispatch(gi_context *ctx, const char *name, const gi_image *src,
+gi_status gi__dispatch(gi_context *ctx, const char *name, const gi__plan_job *work,
                        gi__backend_call call, const void *arg)
 {
     const gi__backend_ops *ops = NULL;
     void *state;
     ctx->last_fallback[0] = '\0';
     memset(&ctx->last_times, 0, sizeof ctx->last_times);
-    gi_status st = gi__context_backend_for(ctx, src, &ops, &state);
+    gi_status st = gi__context_backend_for(ctx, work, &ops, &state);
     /* The start-up is reported once, by the operation that paid for it. */
     ctx->last_times.startup_ms = ctx->startup_ms;
     ctx->startup_ms = 0;
@@ -56,8 +56,8 @@ static gi_status call_chain(const gi__backend_ops *ops, void *state, const void 
 
 static gi_status dispatch(gi_context *ctx, const gi__chain *chain)
 {
-    return gi__dispatch(ctx, chain->steps[chain->n - 1].name, chain->steps[0].src, call_chain,
-                        chain);
+    const gi__plan_job work = gi__plan_job_of_chain(chain);
+    return gi__dispatch(ctx, chain->steps[chain->n - 1].name, &work, call_chain, chain);
 }
 
 gi_status gi__check_image(const gi_image *img, const char *role)

@@ -4,6 +4,7 @@
 #define GI_OPS_H
 
 #include "backend.h"
+#include "device_plan.h"
 
 typedef struct {
     gi__op_call call;
@@ -25,10 +26,12 @@ void gi__op_output_size(const gi_op *op, const gi_image *src, int *w, int *h, in
  * stride; `role` ("source") names it in the error. */
 gi_status gi__check_image(const gi_image *img, const char *role);
 
-/* Runs `call` on ctx's backend for an operation on src, records its times,
- * and under AUTO reruns it on the CPU when the GPU is out of memory. */
+/* Runs `call` on ctx's backend for `work` (what AUTO's cost model weighs;
+ * NULL for work it has no rates for, which runs on the CPU unless CUDA is
+ * started already), records its times, and under AUTO reruns it on the
+ * CPU when the GPU is out of memory. */
 typedef gi_status (*gi__backend_call)(const gi__backend_ops *ops, void *state, const void *arg);
-gi_status gi__dispatch(gi_context *ctx, const char *name, const gi_image *src,
+gi_status gi__dispatch(gi_context *ctx, const char *name, const gi__plan_job *work,
                        gi__backend_call call, const void *arg);
 
 #endif

@@ -333,10 +333,11 @@ group_batch() {
     done
     check "batch: wrong scene.png" same_image "$tmp/out2/scene.png" "$tmp/scene.png"
 
-    # Images of a megapixel and more start CUDA under the default device, and
-    # a bridge lane computes on the CPU until it is up: whichever took an
-    # image, its bytes must be --device cpu's (on a machine without a GPU
-    # this checks that the bridge loses and repeats nothing).
+    # A batch may start CUDA under the default device (its cost model
+    # decides), and a bridge lane computes on the CPU until it is up:
+    # whichever took an image, its bytes must be --device cpu's (on a
+    # machine without a GPU this checks that the bridge loses and repeats
+    # nothing).
     if command -v python3 >/dev/null 2>&1; then
         mkdir "$tmp/big" "$tmp/big_auto" "$tmp/big_cpu"
         for i in 1 2 3 4 5 6; do

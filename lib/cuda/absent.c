@@ -11,6 +11,14 @@ gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
     return gi__fail(GI_ERR_NO_DEVICE, "built without CUDA");
 }
 
+gi_status gi__cuda_backend_reserve(void *state, size_t in_bytes, size_t out_bytes)
+{
+    (void)state;
+    (void)in_bytes;
+    (void)out_bytes;
+    return gi__fail(GI_ERR_NO_DEVICE, "built without CUDA");
+}
+
 int gi_cuda_compiled(void)
 {
     return 0;

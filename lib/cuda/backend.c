@@ -635,6 +635,13 @@ static const gi__backend_ops cuda_ops = {
     .compare = cuda_compare,
 };
 
+gi_status gi__cuda_backend_reserve(void *state, size_t in_bytes, size_t out_bytes)
+{
+    cuda_state *s = state;
+    gi_status st = reserve_pinned(&s->stage_in, in_bytes);
+    return st == GI_OK ? reserve_pinned(&s->stage_out, out_bytes) : st;
+}
+
 gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
 {
     const char *why;

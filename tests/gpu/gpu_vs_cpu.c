@@ -442,8 +442,8 @@ static void test_bench(void)
 
 /* Device allocations that fail are GI_ERR_NO_MEMORY on a CUDA context and
  * a quiet rerun on the CPU under AUTO. Fresh contexts: a backend that
- * already holds big enough buffers would not allocate again. The image has
- * 1 MP, since AUTO starts CUDA only for images at least that large. */
+ * already holds big enough buffers would not allocate again. AUTO is told
+ * of a long batch, so that its plan sends the image to the GPU. */
 static void test_alloc_failure(void)
 {
     gi_context_options opts;
@@ -462,7 +462,13 @@ static void test_alloc_failure(void)
                  "failed allocation: status %d, \"%s\"", (int)st, gi_last_error());
     }
     opts.device = GI_DEVICE_AUTO;
-    if (th_check(gi_context_create(&autoctx, &opts) == GI_OK, "auto context: %s", gi_last_error())) {
+    gi_op blur = {.kind = GI_OP_BLUR, .blur = p};
+    gi_plan_hint hint = {.images = 1000, .steps = &blur, .n_steps = 1, .width = 1024,
+                         .height = 1024, .channels = 3, .pipelined = 1};
+    if (th_check(gi_context_create(&autoctx, &opts) == GI_OK, "auto context: %s", gi_last_error()) &&
+        th_check(gi_context_plan_hint(autoctx, &hint) == GI_OK &&
+                     strcmp(gi_context_backend(autoctx), "cuda") == 0,
+                 "auto context told of 1000 images settled on %s", gi_context_backend(autoctx))) {
         th_check(gi_blur(cpu, &src, &want, &p) == GI_OK, "cpu blur: %s", gi_last_error());
         th_check(gi_blur(autoctx, &src, &got, &p) == GI_OK, "auto blur: %s", gi_last_error());
         th_check(ti_same(&want, &got, why, sizeof why), "auto fallback result: %s", why);

@@ -1,0 +1,126 @@
+/* The device cost model; device_plan.h says what goes in and comes out. */
+#include <stdio.h>
+
+#include "device_plan.h"
+
+/* The reference machine: an H100 80GB HBM3 and 16 cores of its host (the
+ * machine of issue 13), measured on 2026-11-24 with
+ * scripts/bench_device_choice.sh (figures and commands in the README's
+ * "Which device runs a job"):
+ * - cpu: ns per pixel and thread with all 16 threads working: the kernel
+ *   stage of `gpuimg -v OP --device cpu` on the four 9 MP photos (3 and 4
+ *   channels), and `gpuimg bench --device cpu -j 16 --size 3840x2400` (1
+ *   and 2 channels); blur's tap rate from sigma 20 (121 taps), as sigma 2
+ *   (13 taps) costs little either way (it comes out at up to twice its
+ *   time); convolve from the 5x5 mask of bench and the 15x15 of the photos.
+ *   One thread is up to 3 times faster per pixel on a wide blur (bench -j 1
+ *   at 1024x1024), so with fewer threads the CPU is overrated, never
+ *   underrated;
+ * - cuda_start_ms: the start-up stage of -v --device cuda (200 to 336 ms,
+ *   most near 220), of which cudaGetDeviceCount (driver start) 97-103 ms
+ *   and the primary context (cudaSetDevice) 102-118 ms;
+ *   cuda_exit_ms: a --device cuda process lasts 110-150 ms longer than the
+ *   sum of its stages, a --device cpu one 5 ms: the teardown at exit;
+ *   pin_gbps: cudaHostAlloc of 35.5 MB, 13-20 ms;
+ * - upload, download: the -v stage times of the photos: 27.6 MB in 4.1-5.3
+ *   ms and out in 7.0-9.4 ms, staging copies and the first touch of the
+ *   output's pages included; staging: memcpy into pinned memory 7 GB/s, out
+ *   of it into fresh pages 1.7 GB/s;
+ * - gpu: `gpuimg bench --device cuda --size 3840x2400`, per pixel;
+ *   gpu_launch_ms: the kernel stage of a process's first launch (module
+ *   loading) less the benchmark's time. */
+static const gi__device_costs reference = {
+    .cpu =
+        {
+            /* blur: premultiplied alpha (2, 4 channels) costs most */
+            [GI_OP_BLUR] = {{1.0, 1.1}, {1.0, 4.5}, {1.0, 3.3}, {1.0, 11.0}},
+            [GI_OP_SOBEL] = {{60, 0}, {48, 0}, {62, 0}, {65, 0}},
+            [GI_OP_TRANSFORM] = {{10, 0}, {12, 0}, {13, 0}, {17, 0}},
+            [GI_OP_HIST] = {{5, 0}, {8, 0}, {8, 0}, {10, 0}},
+            [GI_OP_CONVOLVE] = {{47, 0.6}, {43, 1.2}, {62, 1.7}, {54, 2.43}},
+        },
+    .cpu_call_ms = 0.2,
+    .cuda_start_ms = 240,
+    .pin_gbps = 2.2,
+    .cuda_exit_ms = 120,
+    .upload_gbps = 6.0,
+    .download_gbps = 3.3,
+    .staging_gbps = 3.0,
+    .gpu =
+        {
+            [GI_OP_BLUR] = {{0.005, 0.0033}, {0.005, 0.0031}, {0.005, 0.0030}, {0.005, 0.0036}},
+            [GI_OP_SOBEL] = {{0.003, 0}, {0.004, 0}, {0.007, 0}, {0.008, 0}},
+            [GI_OP_TRANSFORM] = {{0.0015, 0}, {0.002, 0}, {0.0032, 0}, {0.0036, 0}},
+            [GI_OP_HIST] = {{0.002, 0}, {0.0022, 0}, {0.0024, 0}, {0.0026, 0}},
+            [GI_OP_CONVOLVE] = {{0, 0.0002}, {0, 0.0004}, {0, 0.00052}, {0, 0.00066}},
+        },
+    .gpu_launch_ms = 1.5,
+};
+
+const gi__device_costs *gi__device_costs_default(void)
+{
+    return &reference;
+}
+
+static double step_ns(const gi__rate table[5][4], const gi__plan_step *s)
+{
+    const int kind = (unsigned)s->kind <= GI_OP_CONVOLVE ? (int)s->kind : GI_OP_CONVOLVE;
+    const int ch = s->channels < 1 ? 1 : s->channels > 4 ? 4 : s->channels;
+    const gi__rate r = table[kind][ch - 1];
+    return (double)s->width * s->height * (r.base_ns + r.tap_ns * s->taps);
+}
+
+/* What is left of CUDA's start-up once this image's pixels are ready: the
+ * start and the pinning of the staging buffers hide behind the decoding
+ * and whatever time has passed; the teardown at exit is paid once CUDA
+ * has started at all, so it counts only for a start still to decide. */
+static double startup_left_ms(const gi__plan_input *in, const gi__device_costs *c,
+                              double staged_bytes)
+{
+    if (in->cuda == GI__CUDA_READY) return 0;
+    double left = c->cuda_start_ms + staged_bytes / (c->pin_gbps * 1e6) - in->ready_in_ms;
+    if (in->cuda == GI__CUDA_STARTING) left -= in->since_start_ms;
+    return (left > 0 ? left : 0) + (in->cuda == GI__CUDA_COLD ? c->cuda_exit_ms : 0);
+}
+
+void gi__plan_device(const gi__plan_input *in, const gi__device_costs *c, gi__plan *out)
+{
+    const gi__plan_job *j = &in->job;
+    const int n = j->n < 1 ? 1 : j->n > GI_MAX_STEPS ? GI_MAX_STEPS : j->n;
+    const int threads = in->cpu_threads < 1 ? 1 : in->cpu_threads;
+    const long images = in->images < 1 ? 1 : in->images;
+    const double in_bytes = (double)j->steps[0].width * j->steps[0].height * j->steps[0].channels;
+    double cpu_ns = 0, gpu_ns = 0;
+    for (int i = 0; i < n; i++) {
+        cpu_ns += step_ns(c->cpu, &j->steps[i]);
+        gpu_ns += step_ns(c->gpu, &j->steps[i]);
+    }
+    out->cpu_ms = c->cpu_call_ms * n + cpu_ns / threads / 1e6;
+    out->startup_ms = startup_left_ms(in, c, in_bytes + j->out_bytes);
+    out->copy_ms = in_bytes / (c->upload_gbps * 1e6) + j->out_bytes / (c->download_gbps * 1e6);
+    out->kernel_ms = c->gpu_launch_ms + gpu_ns / 1e6;
+    /* In a pipeline the device's copies and kernels run beside the other
+     * images' decoding and encoding: the cores only pay the staging copies,
+     * on one thread, against the CPU backend's `threads`. */
+    const double each_ms = out->copy_ms + out->kernel_ms;
+    const double staged_ms = (in_bytes + j->out_bytes) / (c->staging_gbps * 1e6) / threads;
+    const double later_ms = in->pipelined ? staged_ms : each_ms;
+    out->cuda_ms = out->startup_ms + (in->pipelined && images > 1 ? later_ms : each_ms);
+
+    const double cpu_total = out->cpu_ms * images;
+    const double cuda_total = out->startup_ms + each_ms + later_ms * (images - 1);
+    out->use_cuda = in->cuda != GI__CUDA_ABSENT && cuda_total < cpu_total;
+    out->device = out->use_cuda && out->cuda_ms <= out->cpu_ms ? GI_DEVICE_CUDA : GI_DEVICE_CPU;
+
+    if (in->cuda == GI__CUDA_ABSENT) {
+        snprintf(out->reason, sizeof out->reason, "cpu: CPU %.1f ms; no CUDA", out->cpu_ms);
+        return;
+    }
+    int len = snprintf(out->reason, sizeof out->reason,
+                       "%s: CPU %.1f ms, CUDA %.1f ms (start-up %.0f, copies %.1f, kernel %.1f)",
+                       out->device == GI_DEVICE_CUDA ? "cuda" : "cpu", out->cpu_ms, out->cuda_ms,
+                       out->startup_ms, out->copy_ms, out->kernel_ms);
+    if (images > 1 && len > 0 && (size_t)len < sizeof out->reason)
+        snprintf(out->reason + len, sizeof out->reason - len,
+                 "; %ld images: CPU %.0f ms, CUDA %.0f ms", images, cpu_total, cuda_total);
+}

@@ -1,0 +1,118 @@
+/* lib/device_plan.c: the choices of AUTO's cost model, from costs given
+ * here (the reference machine's, rounded), so that recalibrating the
+ * defaults does not move these cases: a photo's sobel on 16 cores stays on
+ * the CPU, heavy work and long batches go to the GPU, a started GPU takes
+ * a large image, and without a GPU everything runs on the CPU. */
+#include "harness.h"
+
+#include <string.h>
+
+#include "device_plan.h"
+
+static gi__device_costs test_costs(void)
+{
+    gi__device_costs c = {.cpu_call_ms = 0.2, .cuda_start_ms = 130, .pin_gbps = 2.2,
+                          .cuda_exit_ms = 120, .upload_gbps = 6, .download_gbps = 3.5,
+                          .staging_gbps = 8, .gpu_launch_ms = 0.05};
+    for (int ch = 0; ch < 4; ch++) {
+        double n = ch + 1;
+        c.cpu[GI_OP_BLUR][ch] = (gi__rate){2 * n, 0.37 * n};
+        c.cpu[GI_OP_SOBEL][ch] = (gi__rate){7 * n, 0};
+        c.cpu[GI_OP_TRANSFORM][ch] = (gi__rate){4 * n, 0};
+        c.cpu[GI_OP_HIST][ch] = (gi__rate){1.5 * n, 0};
+        c.cpu[GI_OP_CONVOLVE][ch] = (gi__rate){3 * n, 0.12 * n};
+        for (int k = 0; k < 5; k++) c.gpu[k][ch] = (gi__rate){0.002 * n, 0.0003 * n};
+    }
+    return c;
+}
+
+static gi__plan_input job(gi_op_kind kind, int taps, int width, int height, int channels)
+{
+    gi__plan_input in = {
+        .job = {.n = 1,
+                .steps = {{kind, taps, width, height, channels}},
+                .out_bytes = kind == GI_OP_HIST ? 8192 : (double)width * height * channels},
+        .images = 1,
+        .cpu_threads = 16,
+        .cuda = GI__CUDA_COLD,
+    };
+    return in;
+}
+
+static void expect(const char *what, const gi__plan_input *in, gi_device device, int use_cuda)
+{
+    gi__device_costs costs = test_costs();
+    gi__plan p;
+    gi__plan_device(in, &costs, &p);
+    th_check(p.device == device && p.use_cuda == use_cuda,
+             "%s: got %s (use_cuda %d), want %s (use_cuda %d): %s", what,
+             p.device == GI_DEVICE_CUDA ? "cuda" : "cpu", p.use_cuda,
+             device == GI_DEVICE_CUDA ? "cuda" : "cpu", use_cuda, p.reason);
+    th_check(strncmp(p.reason, device == GI_DEVICE_CUDA ? "cuda: " : "cpu: ", 5) == 0,
+             "%s: the reason does not start with the device: %s", what, p.reason);
+    th_check(p.cuda_ms >= p.startup_ms + (in->pipelined ? 0 : p.copy_ms) && p.cpu_ms > 0,
+             "%s: estimates do not add up: %s", what, p.reason);
+}
+
+int main(void)
+{
+    gi__plan_input in = job(GI_OP_SOBEL, 1, 3640, 2400, 3);
+    expect("one 9 MP photo, sobel, 16 threads", &in, GI_DEVICE_CPU, 0);
+    in = job(GI_OP_TRANSFORM, 1, 3840, 2400, 3);
+    expect("one 9 MP photo, transpose", &in, GI_DEVICE_CPU, 0);
+    in = job(GI_OP_BLUR, 401, 8660, 5773, 3);
+    expect("radius-200 blur on 50 MP", &in, GI_DEVICE_CUDA, 1);
+    in = job(GI_OP_CONVOLVE, 31 * 31, 8192, 6144, 3);
+    expect("31x31 convolve on 50 MP", &in, GI_DEVICE_CUDA, 1);
+
+    /* A long batch repays the start-up even where one image would not:
+     * the bridge takes the first images while CUDA starts. */
+    in = job(GI_OP_SOBEL, 1, 3640, 2400, 3);
+    in.images = 1000;
+    in.pipelined = 1;
+    expect("1000 photos, sobel, first image", &in, GI_DEVICE_CPU, 1);
+    in.cuda = GI__CUDA_READY;
+    expect("1000 photos, sobel, CUDA ready", &in, GI_DEVICE_CUDA, 1);
+    in.images = 2;
+    in.cuda = GI__CUDA_COLD;
+    expect("2 photos, sobel", &in, GI_DEVICE_CPU, 0);
+
+    /* Started: no start-up left to repay. */
+    in = job(GI_OP_BLUR, 25, 6000, 4000, 3);
+    in.cpu_threads = 8;
+    expect("24 MP blur sigma 4, CUDA not started", &in, GI_DEVICE_CPU, 0);
+    in.cuda = GI__CUDA_READY;
+    expect("24 MP blur sigma 4, CUDA ready", &in, GI_DEVICE_CUDA, 1);
+    in.cuda = GI__CUDA_STARTING;
+    in.since_start_ms = 240;
+    expect("24 MP blur sigma 4, CUDA nearly started", &in, GI_DEVICE_CUDA, 1);
+    in.cuda = GI__CUDA_COLD;
+    in.since_start_ms = 0;
+    in.cpu_threads = 4;
+    expect("24 MP blur sigma 4 on 4 threads", &in, GI_DEVICE_CPU, 0);
+    in.ready_in_ms = 245;
+    expect("24 MP blur sigma 4 on 4 threads, start-up hidden behind decoding", &in,
+           GI_DEVICE_CUDA, 1);
+
+    /* A chain: the copies are paid once, the steps add up. */
+    in = job(GI_OP_BLUR, 25, 6000, 4000, 3);
+    in.cpu_threads = 8;
+    in.cuda = GI__CUDA_READY;
+    in.job.n = 3;
+    in.job.steps[1] = in.job.steps[0];
+    in.job.steps[2] = (gi__plan_step){GI_OP_SOBEL, 1, 6000, 4000, 3};
+    expect("24 MP blur, blur, sobel, CUDA ready", &in, GI_DEVICE_CUDA, 1);
+
+    /* No GPU: nothing goes to CUDA, however heavy. */
+    in = job(GI_OP_BLUR, 401, 8660, 5773, 3);
+    in.cuda = GI__CUDA_ABSENT;
+    in.images = 1000;
+    expect("no GPU, radius-200 blur, 1000 images", &in, GI_DEVICE_CPU, 0);
+
+    /* A 1-thread machine sends a moderate job to a started GPU sooner. */
+    in = job(GI_OP_SOBEL, 1, 3640, 2400, 3);
+    in.cpu_threads = 1;
+    in.cuda = GI__CUDA_READY;
+    expect("9 MP sobel on 1 thread, CUDA ready", &in, GI_DEVICE_CUDA, 1);
+    return th_finish();
+}
