@@ -4,6 +4,7 @@
  *   cc -O2 -I/usr/local/cuda/include cuda_startup_parts.c \
  *      -L/usr/local/cuda/lib64 -lcudart -o parts && ./parts [BYTES]
  * BYTES (default 35,520,000: a 3700x2400 RGBA photo) sizes the buffers. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
