@@ -1,8 +1,9 @@
 /* lib/device_plan.c: the choices of AUTO's cost model, from costs given
- * here (the reference machine's, rounded), so that recalibrating the
- * defaults does not move these cases: a photo's sobel on 16 cores stays on
- * the CPU, heavy work and long batches go to the GPU, a started GPU takes
- * a large image, and without a GPU everything runs on the CPU. */
+ * here (rounded early estimates of the reference machine's), so that
+ * recalibrating the defaults does not move these cases: a photo's sobel on
+ * 16 cores stays on the CPU, heavy work and long batches go to the GPU, a
+ * started GPU takes a large image, and without a GPU everything runs on
+ * the CPU. Then the same through a context's plan hint. */
 #include "harness.h"
 
 #include <string.h>
@@ -54,8 +55,41 @@ static void expect(const char *what, const gi__plan_input *in, gi_device device,
              "%s: estimates do not add up: %s", what, p.reason);
 }
 
+/* Through a context: hints are checked, and a small image under AUTO runs
+ * on the CPU with its reason and without a CUDA start (on any machine). */
+static void check_context(void)
+{
+    gi_context *ctx = NULL;
+    gi_op sobel = {.kind = GI_OP_SOBEL};
+    gi_sobel_params_default(&sobel.sobel);
+    if (!th_check(gi_context_create(&ctx, NULL) == GI_OK, "auto context: %s", gi_last_error()))
+        return;
+    gi_plan_hint bad = {.images = 0, .steps = &sobel, .n_steps = 1};
+    th_check(gi_context_plan_hint(ctx, &bad) == GI_ERR_INVALID_ARGUMENT, "0 images accepted");
+    bad = (gi_plan_hint){.images = 1, .steps = &sobel, .n_steps = 0, .width = 8, .height = 8,
+                         .channels = 3};
+    th_check(gi_context_plan_hint(ctx, &bad) == GI_ERR_INVALID_ARGUMENT, "0 steps accepted");
+    gi_plan_hint hint = {.images = 1, .steps = &sobel, .n_steps = 1, .width = 64, .height = 48,
+                         .channels = 3, .ready_in_ms = 1};
+    th_check(gi_context_plan_hint(ctx, &hint) == GI_OK, "hint: %s", gi_last_error());
+    th_check(strcmp(gi_context_backend(ctx), "cpu") == 0, "a 64x48 sobel settled on %s",
+             gi_context_backend(ctx));
+    gi_image src = {0}, dst = {0};
+    if (gi_image_alloc(&src, 64, 48, 3) == GI_OK && gi_image_alloc(&dst, 64, 48, 3) == GI_OK) {
+        memset(src.data, 7, src.stride * src.height);
+        th_check(gi_sobel(ctx, &src, &dst, &sobel.sobel) == GI_OK, "sobel: %s", gi_last_error());
+        th_check(strncmp(gi_context_last_choice(ctx), "cpu: CPU ", 9) == 0,
+                 "a 64x48 sobel: %s", gi_context_last_choice(ctx));
+        th_check(gi_context_cuda_startup_ms(ctx) == 0, "CUDA started for a 64x48 sobel");
+    }
+    gi_image_free(&src);
+    gi_image_free(&dst);
+    gi_context_destroy(ctx);
+}
+
 int main(void)
 {
+    check_context();
     gi__plan_input in = job(GI_OP_SOBEL, 1, 3640, 2400, 3);
     expect("one 9 MP photo, sobel, 16 threads", &in, GI_DEVICE_CPU, 0);
     in = job(GI_OP_TRANSFORM, 1, 3840, 2400, 3);
