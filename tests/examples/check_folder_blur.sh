@@ -5,13 +5,7 @@
 # (exit 1, naming the file) on a bad input while writing the others.
 set -u
 folder_blur=$1 gpuimg=$2 imgcmp=$3 samples=$4 readme=$5 source=$6
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-check() {
-    msg=$1; shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $msg" >&2; fi
-}
+. "$(dirname "$0")/checks.sh"
 sed -n '/^```c folder_blur.c$/,/^```$/p' "$readme" | sed '1d;$d' >"$tmp/readme.c"
 check "README's example is not examples/folder_blur.c" cmp -s "$tmp/readme.c" "$source"
 mkdir "$tmp/in" "$tmp/out" "$tmp/want"
@@ -26,5 +20,4 @@ printf 'not an image' >"$tmp/in/bad.png"
 "$folder_blur" "$tmp/in" "$tmp/out" >"$tmp/log" 2>&1
 check "a bad input did not fail the run" [ $? -eq 1 ]
 check "the failure does not name bad.png" grep -q "bad.png" "$tmp/log"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

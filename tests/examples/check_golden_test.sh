@@ -4,13 +4,7 @@
 # 0 for an equal image, 1 for a changed one, 2 for a missing file.
 set -u
 golden_test=$1 gpuimg=$2 samples=$3 readme=$4 source=$5
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-check() {
-    msg=$1; shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $msg" >&2; fi
-}
+. "$(dirname "$0")/checks.sh"
 status() { "$golden_test" "$@" >/dev/null 2>&1; echo $?; }
 sed -n '/^```c golden_test.c$/,/^```$/p' "$readme" | sed '1d;$d' >"$tmp/readme.c"
 check "README's example is not examples/golden_test.c" cmp -s "$tmp/readme.c" "$source"
@@ -21,5 +15,4 @@ check "an equal image does not give 0" [ "$(status "$samples/scene.png" "$tmp/sa
 check "a blurred image does not give 1" [ "$(status "$samples/scene.png" "$tmp/blurred.png")" = 1 ]
 check "a transposed image does not give 1" [ "$(status "$samples/scene.png" "$tmp/t.png")" = 1 ]
 check "a missing file does not give 2" [ "$(status "$samples/scene.png" "$tmp/none.png")" = 2 ]
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
