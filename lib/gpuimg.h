@@ -480,6 +480,94 @@ void gi_transform_size(const gi_image *src, gi_transform t, int *width,
 gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
                              gi_image *dst, gi_transform t);
 
+/* ---------------------------------------------------------------- metadata
+ *
+ * What travels with the pixels of a photo, read from and written into the
+ * container's bytes, apart from decoding (stb reads pixels only):
+ *   JPEG  APP1 "Exif\0\0", APP1 XMP ("http://ns.adobe.com/xap/1.0/"), APP2
+ *         "ICC_PROFILE" in up to 255 numbered segments;
+ *   PNG   eXIf, iCCP (zlib), iTXt or zTXt keyword "XML:com.adobe.xmp", sRGB,
+ *         gAMA, cHRM.
+ * Parsing is of the container only, bounded and overflow-checked: an ICC
+ * profile or XMP packet inflates to at most GI_METADATA_MAX_BYTES; the
+ * Exif IFDs (IFD0, its chain and the Exif, GPS and interoperability
+ * IFDs, at most 32) must lie inside the Exif bytes, without loops, with
+ * every value's bytes inside too. Whatever fails those checks is dropped
+ * and `dropped` says what and why; it never makes the image fail. Only
+ * the first Exif, XMP and ICC of a file are kept; JPEG Extended XMP is
+ * dropped (noted).
+ *
+ * OWNERSHIP: gi_metadata_read fills a gi_metadata whose exif, icc and xmp
+ * buffers are malloc'ed and owned by it; release them with
+ * gi_metadata_free(), which is also safe on a zeroed struct. Nothing else
+ * keeps pointers into the input bytes, which may be freed at once.
+ *
+ * ORIENTATION: Exif IFD0 tag 0x0112, 1..8 (the TIFF/Exif meaning: 1 rows
+ * top to bottom as stored, 6 the stored image is shown turned 90 degrees
+ * clockwise, ...). gi_orientation_steps gives the gi_transform(s) that
+ * turn stored pixels into what a viewer shows; after applying them, set
+ * the tag to 1 with gi_metadata_set_orientation before embedding.
+ */
+#define GI_METADATA_MAX_BYTES (16u << 20) /* one ICC profile or XMP packet */
+
+typedef struct gi_metadata {
+    uint8_t *exif;       /* TIFF bytes from "II*\0" or "MM\0*" (JPEG's APP1 without
+                            "Exif\0\0"; the whole of PNG's eXIf), or NULL */
+    size_t exif_size;
+    uint8_t *icc;        /* the ICC profile, its segments joined, or NULL */
+    size_t icc_size;
+    uint8_t *xmp;        /* the XMP packet (UTF-8 XML), or NULL */
+    size_t xmp_size;
+    int orientation;     /* 1..8 from Exif; 1 when absent or out of range */
+    int srgb_intent;     /* PNG sRGB rendering intent 0..3, or -1 for none */
+    uint32_t gamma;      /* PNG gAMA, gamma * 100000; 0 for none */
+    int has_chrm;        /* PNG cHRM present: */
+    uint32_t chrm[8];    /* white x y, red x y, green x y, blue x y, * 100000 */
+    char dropped[512];   /* "" or what was dropped and why, "; " between */
+} gi_metadata;
+
+/* Reads the metadata of PNG or JPEG bytes into *out (always initialised;
+ * other bytes give an empty one). GI_OK, or GI_ERR_NO_MEMORY with *out
+ * empty and `dropped` saying so; a damaged container is never an error. */
+gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out);
+/* Frees the buffers and leaves an empty gi_metadata (orientation 1, no
+ * sRGB). Safe on a zeroed or already freed struct. */
+void gi_metadata_free(gi_metadata *m);
+/* 1 when there is nothing to write (no Exif, ICC, XMP, sRGB, gAMA, cHRM). */
+int gi_metadata_empty(const gi_metadata *m);
+
+/* Sets the orientation (1..8): m->orientation, the Exif tag where the Exif
+ * has one (rewritten in place; an absent tag means 1 and stays absent when
+ * setting 1; to set another value the tag must exist), and an XMP
+ * tiff:Orientation, so readers that prefer XMP agree. GI_ERR_INVALID_ARGUMENT
+ * for a value outside 1..8, or for 2..8 on metadata with no tag to hold it. */
+gi_status gi_metadata_set_orientation(gi_metadata *m, int orientation);
+
+/* The transforms, in order, that turn stored pixels into the image a
+ * viewer shows for an orientation: 1 none; 2 flip_h; 3 rotate180; 4 flip_v;
+ * 5 transpose; 6 rotate90; 7 flip_h then rotate90 (a transverse); 8
+ * rotate270. Returns the count (0..2); 0 for values outside 1..8. */
+int gi_orientation_steps(int orientation, gi_transform steps[2]);
+
+/* Inserts `m` into already encoded PNG or JPEG bytes (format AUTO: from
+ * the signature), in that container's own form whatever the source was:
+ *   PNG   after IHDR: iCCP (zlib-compressed here; sRGB is left out when
+ *         there is an ICC profile, as the PNG spec asks), sRGB, gAMA, cHRM,
+ *         eXIf, iTXt "XML:com.adobe.xmp" (uncompressed);
+ *   JPEG  after SOI and a JFIF APP0: APP1 Exif, APP1 XMP, APP2 ICC_PROFILE
+ *         segments of up to 65519 profile bytes each.
+ * Parts the container cannot hold are left out (gi_metadata_unwritable
+ * says which). *out is malloc'ed; the caller frees it with free().
+ * GI_ERR_INVALID_ARGUMENT when `encoded` is not the given format's start
+ * (a PNG must begin with its IHDR), GI_ERR_NO_MEMORY, GI_ERR_TOO_LARGE. */
+gi_status gi_metadata_embed(const uint8_t *encoded, size_t size, gi_format format,
+                            const gi_metadata *m, uint8_t **out, size_t *out_size);
+/* How many parts of `m` gi_metadata_embed leaves out for `format` (JPEG:
+ * Exif over 65527 bytes, XMP over 65504, an ICC profile over 255 segments,
+ * gAMA and cHRM, which JPEG has no place for; PNG: none), with a sentence
+ * naming them in why[0..size) ("" when 0). why may be NULL. */
+int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, size_t size);
+
 /* ---------------------------------------------------------------- hist
  *
  * counts[c][b] = number of pixels whose channel c falls in bin b, where

@@ -58,12 +58,15 @@ static unsigned char *gi__libdeflate_zlib(unsigned char *data, int len, int *out
 #include <stb_image_write.h>
 #pragma GCC diagnostic pop
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format_sniff.h"
 #include "gpuimg.h"
+#include "metadata.h"
 
 /* stb keeps the PNG level and filter in two globals that its writer reads.
  * Settings are per call in gpuimg's API, so those globals are guarded: an
@@ -135,4 +138,47 @@ uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, 
     if (pixels && ri.bits_per_channel == 16) /* 16-bit PNGs become 8-bit, as stbi_load does */
         pixels = stbi__convert_16_to_8(pixels, *w, *h, req_comp);
     return pixels;
+}
+
+/* zlib for the metadata (metadata.h). stb's own inflate grows its buffer
+ * without a limit, so the bounded one decodes into fixed buffers, four
+ * times larger on each try up to max_out: a small stream costs one try,
+ * and a bomb stops at the bound. */
+int gi__zlib_inflate(const uint8_t *in, size_t size, size_t max_out, uint8_t **out,
+                     size_t *out_size)
+{
+    *out = NULL;
+    *out_size = 0;
+    if (size > (size_t)INT_MAX || max_out > (size_t)INT_MAX) return -1;
+    for (size_t cap = 1 << 16;; cap *= 4) {
+        if (cap > max_out) cap = max_out;
+        char *buf = malloc(cap);
+        if (!buf) return -1;
+        int n = stbi_zlib_decode_buffer(buf, (int)cap, (const char *)in, (int)size);
+        if (n >= 0) {
+            char *fitted = realloc(buf, n ? (size_t)n : 1);
+            *out = (uint8_t *)(fitted ? fitted : buf);
+            *out_size = (size_t)n;
+            return 0;
+        }
+        free(buf);
+        if (cap == max_out) return -1;
+    }
+}
+
+int gi__zlib_deflate(const uint8_t *in, size_t size, uint8_t **out, size_t *out_size)
+{
+    int n = 0;
+    *out = NULL;
+    *out_size = 0;
+    if (size > (size_t)INT_MAX) return -1;
+    /* stb reads the data without changing it, through a pointer that is
+     * not const. */
+    unsigned char *z = stbi_zlib_compress((unsigned char *)(uintptr_t)in, (int)size, &n, 8);
+    if (!z) return -1;
+    *out = malloc(n ? (size_t)n : 1);
+    if (*out) memcpy(*out, z, (size_t)n);
+    STBIW_FREE(z);
+    *out_size = *out ? (size_t)n : 0;
+    return *out ? 0 : -1;
 }

@@ -1,0 +1,36 @@
+/* What the metadata files share: the Exif walk, zlib through stb, and
+ * big-endian byte access. See gpuimg.h's METADATA section. */
+#ifndef GI_METADATA_H
+#define GI_METADATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuimg.h"
+
+/* Checks the Exif (TIFF) bytes as gpuimg.h describes. Returns 0 and sets
+ * *orientation_at to the offset of IFD0's Orientation value (SIZE_MAX when
+ * there is none), or -1 and sets *why to a phrase. */
+int gi__exif_check(const uint8_t *exif, size_t size, size_t *orientation_at, const char **why);
+/* The 16-bit value at `at` in the Exif's byte order. */
+uint16_t gi__exif_u16(const uint8_t *exif, size_t at);
+void gi__exif_put_u16(uint8_t *exif, size_t at, uint16_t value);
+
+/* zlib through stb (stb_impl.c). Inflate: 0 with a malloc'ed *out of at
+ * most max_out bytes, or -1 for a damaged stream or a larger output.
+ * Deflate: 0 with a malloc'ed *out, or -1 when out of memory. */
+int gi__zlib_inflate(const uint8_t *in, size_t size, size_t max_out, uint8_t **out,
+                     size_t *out_size);
+int gi__zlib_deflate(const uint8_t *in, size_t size, uint8_t **out, size_t *out_size);
+
+static inline uint32_t gi__be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint16_t gi__be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+#endif
