@@ -44,22 +44,45 @@ static gi_status compute_report(gi_context *ctx, const gi_image *img, const hist
     return fclose(mem) == 0 ? GI_OK : GI_ERR_NO_MEMORY;
 }
 
-/* The image the histogram counts: the input, or what `before` makes of it. */
-static gi_status hist_source(gi_context *ctx, const gi_image *in, const gi_op *before,
-                             int n_before, gi_image *out)
+/* Runs `steps` on *img, whose pixels the result replaces. */
+static gi_status apply_in_place(gi_context *ctx, gi_image *img, const gi_op *steps, int n)
 {
+    gi_image out = {0};
     int w, h, ch;
-    gi_status st = gi_apply_size(in, before, n_before, &w, &h, &ch);
-    if (st == GI_OK) st = gi_image_alloc(out, w, h, ch);
-    if (st == GI_OK) st = gi_apply(ctx, in, before, n_before, out, NULL);
+    gi_status st = gi_apply_size(img, steps, n, &w, &h, &ch);
+    if (st == GI_OK) st = gi_image_alloc(&out, w, h, ch);
+    if (st == GI_OK) st = gi_apply(ctx, img, steps, n, &out, NULL);
+    if (st != GI_OK) {
+        gi_image_free(&out);
+        return st;
+    }
+    gi_image_free(img);
+    *img = out;
+    return GI_OK;
+}
+
+/* The image the histogram counts: the input as stored (as a viewer shows
+ * it when orienting), or what `before` makes of that. */
+static gi_status hist_source(gi_context *ctx, gi_image *img, int orientation,
+                             const gi_op *before, int n_before)
+{
+    gi_transform turn[2];
+    gi_op turn_steps[2];
+    int n_turn = gi_orientation_steps(orientation, turn);
+    for (int i = 0; i < n_turn; i++)
+        turn_steps[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
+    gi_status st = n_turn ? apply_in_place(ctx, img, turn_steps, n_turn) : GI_OK;
+    if (st == GI_OK && n_before) st = apply_in_place(ctx, img, before, n_before);
     return st;
 }
 
 int hist_file(const cli_common *c, const hist_settings *s, const char *in, const char *out,
               const gi_op *before, int n_before)
 {
-    gi_image img, stepped = {0};
-    gi_status st = gi_load_file(&img, in, &c->limits);
+    gi_image img;
+    gi_metadata meta = {0};
+    int orient = orients_first(c, before, n_before);
+    gi_status st = gi_load_file_with_metadata(&img, in, &c->limits, orient ? &meta : NULL);
     if (st != GI_OK) {
         fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
         return EXIT_FAIL;
@@ -67,9 +90,10 @@ int hist_file(const cli_common *c, const hist_settings *s, const char *in, const
     gi_context *ctx = open_context(c, c->jobs);
     char *text = NULL;
     size_t size = 0;
-    st = ctx ? GI_OK : GI_ERR_NO_DEVICE;
-    if (st == GI_OK && n_before) st = hist_source(ctx, &img, before, n_before, &stepped);
-    if (st == GI_OK) st = compute_report(ctx, n_before ? &stepped : &img, s, in, &text, &size);
+    st = ctx ? hist_source(ctx, &img, orient ? meta.orientation : 1, before, n_before)
+             : GI_ERR_NO_DEVICE;
+    gi_metadata_free(&meta);
+    if (st == GI_OK) st = compute_report(ctx, &img, s, in, &text, &size);
     if (st == GI_OK && c->verbosity >= 2)
         fprintf(stderr, "gpuimg %s: %s: on %s\n", c->command, in, gi_context_last_choice(ctx));
     if (st == GI_OK) {
@@ -79,7 +103,6 @@ int hist_file(const cli_common *c, const hist_settings *s, const char *in, const
         fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in,
                 *gi_last_error() ? gi_last_error() : gi_strerror(st));
     }
-    gi_image_free(&stepped);
     free(text);
     gi_context_destroy(ctx);
     gi_image_free(&img);
@@ -95,6 +118,9 @@ int parse_hist(int argc, char **argv, cli_common *common, hist_settings *s, char
          opt_bins, &s->bins},
         {"format", 'f', "FMT", "text | csv | json (default text)", opt_hist_format, &s->format},
         {"stats", 0, NULL, "add min, max, median, mean and stddev per channel", opt_flag, &s->stats},
+        {"auto-orient", 0, NULL, "count the pixels as the Exif Orientation says a viewer shows "
+         "them (the size is reported turned); default: as stored (or $GPUIMG_AUTO_ORIENT=1)",
+         opt_flag, &common->auto_orient},
         {0},
     };
     static const cli_help help = {

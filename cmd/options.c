@@ -32,6 +32,8 @@ void cli_common_init(cli_common *c, const char *command)
     const char *env = getenv("GPUIMG_DEVICE");
     if (env && strcasecmp(env, "cpu") == 0) c->device = GI_DEVICE_CPU;
     if (env && strcasecmp(env, "cuda") == 0) c->device = GI_DEVICE_CUDA;
+    const char *orient = getenv("GPUIMG_AUTO_ORIENT");
+    c->auto_orient = orient && strcmp(orient, "1") == 0;
     const char *decoder = getenv("GPUIMG_JPEG_DECODER");
     if (decoder && strcasecmp(decoder, "nvjpeg") == 0)
         c->limits.jpeg_decoder = GI_JPEG_DECODER_NVJPEG;
@@ -279,6 +281,14 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          opt_border, &c->border},
         {"border-value", 0, "V", "value (0..255) of outside pixels in zero mode (default 0)",
          opt_border_value, &c->border},
+        {"auto-orient", 0, NULL, "turn the pixels as the Exif Orientation says a viewer shows "
+         "them, and write Orientation 1 (or $GPUIMG_AUTO_ORIENT=1). Without it the pixels stay "
+         "as stored and the tag is kept; transpose, rotate and flip always orient first",
+         opt_flag, &c->auto_orient},
+        {"strip", 0, NULL, "write no metadata: Exif (GPS positions, camera, time), XMP, ICC "
+         "profile, PNG colour chunks. Default: kept, in the output's own container (PNG or "
+         "JPEG; Netpbm has no place for them)",
+         opt_flag, &c->strip},
         {"format", 0, "FMT", "png | jpeg | pnm | pam: output format when it cannot come from "
          "the name. pnm (also ppm, pgm) writes P5 for gray, P6 for colour, dropping alpha; pam "
          "writes P7 with every channel",

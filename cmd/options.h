@@ -40,6 +40,8 @@ typedef struct cli_common {
     int skip_existing;
     int shard, shard_count; /* --shard K/N; 0/1 = everything */
     const char *summary_json;
+    int auto_orient; /* --auto-orient or GPUIMG_AUTO_ORIENT=1: pixels as a viewer shows them */
+    int strip;       /* --strip: write no metadata */
     gi_load_limits limits;
 } cli_common;
 

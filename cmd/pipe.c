@@ -93,6 +93,8 @@ static const char *run_option_in_step(const cli_common *c, const cli_common *fre
         c->limits.max_input_bytes != fresh->limits.max_input_bytes ||
         c->limits.jpeg_decoder != fresh->limits.jpeg_decoder)
         return "--max-pixels, --max-input-bytes, --jpeg-decoder";
+    if (c->auto_orient != fresh->auto_orient || c->strip != fresh->strip)
+        return "--auto-orient, --strip";
     return NULL;
 }
 

@@ -34,6 +34,13 @@ gi_context *open_context(const cli_common *common, int cpu_threads)
     return ctx;
 }
 
+int orients_first(const cli_common *c, const gi_op *steps, int n_steps)
+{
+    for (int i = 0; i < n_steps; i++)
+        if (steps[i].kind == GI_OP_TRANSFORM) return 1;
+    return c->auto_orient;
+}
+
 gi_format output_format(const cli_common *c, const char *path)
 {
     return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);
@@ -48,8 +55,9 @@ static void describe_item(const gi_batch_item *it, char *text, size_t size)
             n += snprintf(text + n, size - n, "%s %s %.1f", s ? "," : "",
                           gi_stage_name((gi_stage)s), it->stage_ms[s]);
     if (n > 0 && (size_t)n < size)
-        snprintf(text + n, size - n, ") on %s%s%s%s", *it->choice ? it->choice : "?",
-                 *it->note ? "; " : "", *it->note ? "fell back: " : "", it->note);
+        snprintf(text + n, size - n, ") on %s%s%s%s%s%s", *it->choice ? it->choice : "?",
+                 *it->note ? "; " : "", *it->note ? "fell back: " : "", it->note,
+                 *it->metadata_note ? "; metadata: " : "", it->metadata_note);
 }
 
 typedef struct {
@@ -80,7 +88,9 @@ static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, i
     o.job.steps = steps;
     o.job.n_steps = n_steps;
     o.job.limits = c->limits;
-    o.job.save = (gi_save_options){c->format, c->quality, c->png_level, c->png_filter};
+    o.job.save = (gi_save_options){c->format, c->quality, c->png_level, c->png_filter, NULL};
+    o.job.auto_orient = orients_first(c, steps, n_steps);
+    o.job.strip = c->strip;
     o.device = c->device;
     o.output_root = c->output_dir;
     o.skip_existing = c->skip_existing;

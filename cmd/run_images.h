@@ -14,6 +14,11 @@ int run_images(const cli_common *common, char **args, int count, const gi_op *st
 /* A one-step command (blur, sobel, ...): parse with `parse`, then run. */
 int run_step_command(int argc, char **argv, const char *name, step_parser parse);
 
+/* Whether the pixels are turned as a viewer shows them before the steps:
+ * --auto-orient, and always when a step is a transform (transpose, rotate
+ * and flip act on what the viewer shows, and write Orientation 1). */
+int orients_first(const cli_common *c, const gi_op *steps, int n_steps);
+
 /* The output format: --format, else the name's extension. */
 gi_format output_format(const cli_common *c, const char *path);
 

@@ -144,7 +144,7 @@ static void *write_frames(void *arg)
 {
     stream *s = arg;
     gi_save_options save = {output_format(s->c, s->out_path), s->c->quality, s->c->png_level,
-                            s->c->png_filter};
+                            s->c->png_filter, NULL};
     gi_output *out = NULL;
     gi_status st = GI_OK;
     frame f;

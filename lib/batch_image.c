@@ -8,11 +8,14 @@
 
 #include "batch_image.h"
 #include "clock.h"
+#include "file_io.h"
+#include "job_flow.h"
 
 void gi__batch_release(gi__batch_image *job)
 {
     gi_image_free(&job->src);
     gi_image_free(&job->dst);
+    gi_metadata_free(&job->meta);
 }
 
 void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
@@ -35,25 +38,39 @@ static void add_stage(gi__batch_image *job, gi_stage stage, double ms)
     job->item->ms += ms;
 }
 
+/* Appends to the item's metadata note. */
+static void note_metadata(gi__batch_image *job, const char *prefix, const char *what)
+{
+    char *note = job->item->metadata_note;
+    size_t used = strlen(note), size = sizeof job->item->metadata_note;
+    snprintf(note + used, size - used, "%s%s%s", used ? "; " : "", prefix, what);
+}
+
 int gi__batch_decode(const gi_batch_options *o, gi__batch_image *job)
 {
+    const char *in = job->item->in;
+    uint8_t *bytes;
+    size_t size;
     double start = gi__now_ms();
-    gi_status st = gi_load_file(&job->src, job->item->in, &o->job.limits);
+    gi_status st = gi__read_file(in, o->job.limits.max_input_bytes, &bytes, &size);
+    if (st == GI_OK) {
+        st = gi__job_decode(&o->job, bytes, size, strcmp(in, "-") ? in : "standard input",
+                            &job->src, &job->meta);
+        free(bytes);
+    }
     add_stage(job, GI_STAGE_DECODE, gi__now_ms() - start);
     if (st != GI_OK) {
         gi__batch_fail(job, "%s", gi_last_error());
         return -1;
     }
+    if (*job->meta.dropped && !o->job.strip) note_metadata(job, "", job->meta.dropped);
     job->item->megapixels = (double)job->src.width * job->src.height / 1e6;
     return 0;
 }
 
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
 {
-    int w, h, ch;
-    gi_status st = gi_apply_size(&job->src, o->job.steps, o->job.n_steps, &w, &h, &ch);
-    if (st == GI_OK) st = gi_image_alloc(&job->dst, w, h, ch);
-    if (st == GI_OK) st = gi_apply(ctx, &job->src, o->job.steps, o->job.n_steps, &job->dst, NULL);
+    gi_status st = gi__job_apply(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL);
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
     if (st != GI_OK) {
         gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
@@ -96,8 +113,12 @@ static int make_parent_dirs(const char *root, const char *path)
 int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
 {
     const char *out = job->item->out;
-    gi_save_options save = o->job.save;
+    gi_save_options save = gi__job_save_options(&o->job, &job->meta);
     if (save.format == GI_FORMAT_AUTO) save.format = gi_format_from_path(out);
+    char left_out[300];
+    if (save.metadata &&
+        gi_metadata_unwritable(save.metadata, save.format, left_out, sizeof left_out))
+        note_metadata(job, "not written: ", left_out);
     double start = gi__now_ms();
     if (o->output_root && make_parent_dirs(o->output_root, out) != 0) {
         gi__batch_fail(job, "%s: cannot create its directory: %s", out, strerror(errno));

@@ -9,6 +9,7 @@
 typedef struct {
     gi_batch_item *item; /* paths in; status, reason, times out */
     gi_image src, dst;
+    gi_metadata meta;    /* the input's, as the job keeps it */
 } gi__batch_image;
 
 /* Each step returns 0, or -1 after marking the item failed with a line

@@ -145,6 +145,9 @@ typedef struct gi_load_limits {
 } gi_load_limits;
 void gi_load_limits_default(gi_load_limits *limits);
 
+/* The metadata that travels with an image file; see METADATA below. */
+typedef struct gi_metadata gi_metadata;
+
 /* Decodes PNG, JPEG or Netpbm, told apart by their first bytes (limits
  * NULL = defaults). The image keeps the channel count stored in the file
  * (palette PNGs become RGB or RGBA, 16-bit PNGs and PNMs become 8-bit,
@@ -155,6 +158,10 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
 /* Reads a whole file ("-" is standard input) and decodes it. */
 gi_status gi_load_file(gi_image *img, const char *path,
                        const gi_load_limits *limits);
+/* The same, and reads the file's metadata into *meta (see METADATA: it
+ * never makes the load fail; on failure *meta is empty). */
+gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
+                                     const gi_load_limits *limits, gi_metadata *meta);
 
 /* Images read one after another from a file or standard input ("-"):
  * a stream of concatenated PNM/PAM images, such as ffmpeg's
@@ -199,12 +206,16 @@ typedef enum gi_png_filter {
  *                 R, G and B).
  *   png_level     deflate effort 1 (fast) .. 9 (small); 12 is libdeflate's
  *                 maximum. 0: 6 with libdeflate, 8 with stb's own deflate.
- *   png_filter    see gi_png_filter. */
+ *   png_filter    see gi_png_filter.
+ *   metadata      NULL (the default): none; else written into the output as
+ *                 gi_metadata_embed does (see METADATA). The caller keeps
+ *                 ownership. */
 typedef struct gi_save_options {
     gi_format format;
     int jpeg_quality;
     int png_level;
     gi_png_filter png_filter;
+    const gi_metadata *metadata;
 } gi_save_options;
 void gi_save_options_default(gi_save_options *opts);
 
@@ -510,7 +521,7 @@ gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
  */
 #define GI_METADATA_MAX_BYTES (16u << 20) /* one ICC profile or XMP packet */
 
-typedef struct gi_metadata {
+struct gi_metadata {
     uint8_t *exif;       /* TIFF bytes from "II*\0" or "MM\0*" (JPEG's APP1 without
                             "Exif\0\0"; the whole of PNG's eXIf), or NULL */
     size_t exif_size;
@@ -519,19 +530,20 @@ typedef struct gi_metadata {
     uint8_t *xmp;        /* the XMP packet (UTF-8 XML), or NULL */
     size_t xmp_size;
     int orientation;     /* 1..8 from Exif; 1 when absent or out of range */
-    int srgb_intent;     /* PNG sRGB rendering intent 0..3, or -1 for none */
+    int has_srgb;        /* PNG sRGB present, with its */
+    int srgb_intent;     /* rendering intent 0..3 */
     uint32_t gamma;      /* PNG gAMA, gamma * 100000; 0 for none */
     int has_chrm;        /* PNG cHRM present: */
     uint32_t chrm[8];    /* white x y, red x y, green x y, blue x y, * 100000 */
     char dropped[512];   /* "" or what was dropped and why, "; " between */
-} gi_metadata;
+};
 
 /* Reads the metadata of PNG or JPEG bytes into *out (always initialised;
  * other bytes give an empty one). GI_OK, or GI_ERR_NO_MEMORY with *out
  * empty and `dropped` saying so; a damaged container is never an error. */
 gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out);
-/* Frees the buffers and leaves an empty gi_metadata (orientation 1, no
- * sRGB). Safe on a zeroed or already freed struct. */
+/* Frees the buffers and leaves an empty gi_metadata (orientation 1). Safe
+ * on a zeroed (also empty) or already freed struct. */
 void gi_metadata_free(gi_metadata *m);
 /* 1 when there is nothing to write (no Exif, ICC, XMP, sRGB, gAMA, cHRM). */
 int gi_metadata_empty(const gi_metadata *m);
@@ -562,10 +574,11 @@ int gi_orientation_steps(int orientation, gi_transform steps[2]);
  * (a PNG must begin with its IHDR), GI_ERR_NO_MEMORY, GI_ERR_TOO_LARGE. */
 gi_status gi_metadata_embed(const uint8_t *encoded, size_t size, gi_format format,
                             const gi_metadata *m, uint8_t **out, size_t *out_size);
-/* How many parts of `m` gi_metadata_embed leaves out for `format` (JPEG:
- * Exif over 65527 bytes, XMP over 65504, an ICC profile over 255 segments,
- * gAMA and cHRM, which JPEG has no place for; PNG: none), with a sentence
- * naming them in why[0..size) ("" when 0). why may be NULL. */
+/* How many parts of `m` an output in `format` leaves out (JPEG: Exif over
+ * 65527 bytes, XMP over 65504, an ICC profile over 255 segments, gAMA and
+ * cHRM, which JPEG has no place for; PNG: none; Netpbm: all, counted as
+ * one, and gi_encode writes none), with a sentence naming them in
+ * why[0..size) ("" when 0). why may be NULL. */
 int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, size_t size);
 
 /* ---------------------------------------------------------------- hist
@@ -728,13 +741,20 @@ gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint);
  * backend computes and where the pixels live in between is the context's
  * business (see gi_apply). A job whose last step is hist gives the
  * histogram and no image.
+ * The input's metadata (see METADATA) goes into the output, in the
+ * output's container, unless `strip`. With `auto_orient` the input's Exif
+ * Orientation is applied to the pixels first, as steps of the same chain,
+ * and the output says Orientation 1.
  */
 typedef struct gi_job {
     const gi_op *steps;
     int n_steps;
     gi_load_limits limits;
     gi_save_options save; /* format AUTO: the output path's extension, else
-                             (in memory, or a name without one) the input's */
+                             (in memory, or a name without one) the input's;
+                             metadata: ignored, the job sets it */
+    int auto_orient;      /* turn the pixels as a viewer shows them first */
+    int strip;            /* write no metadata */
 } gi_job;
 /* No steps yet, default limits and save options. */
 void gi_job_default(gi_job *job);
@@ -793,6 +813,8 @@ typedef struct gi_batch_item {
     const char *backend; /* "cpu" or "cuda": where the steps ran */
     char choice[300];    /* the device and why (gi_context_last_choice) */
     char note[600];      /* why the steps fell back to the CPU, or "" */
+    char metadata_note[600]; /* metadata dropped on reading or left out on
+                                writing, and why, or "" */
 } gi_batch_item;
 
 typedef struct gi_batch_options {

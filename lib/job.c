@@ -6,6 +6,7 @@
 #include "file_io.h"
 #include "format_sniff.h"
 #include "gi_error.h"
+#include "job_flow.h"
 
 void gi_job_default(gi_job *job)
 {
@@ -19,22 +20,78 @@ static int ends_in_hist(const gi_job *job)
     return job->n_steps > 0 && job->steps[job->n_steps - 1].kind == GI_OP_HIST;
 }
 
-/* Decodes and runs the steps; *result is the last image (unless hist). */
+gi_status gi__job_decode(const gi_job *job, const void *in, size_t size, const char *name,
+                         gi_image *img, gi_metadata *meta)
+{
+    gi_metadata_free(meta);
+    gi_status st = gi_load_memory(img, in, size, name, &job->limits);
+    if (st != GI_OK || (job->strip && !job->auto_orient)) return st;
+    /* Out of memory for the metadata only leaves a note in meta->dropped. */
+    (void)gi_metadata_read(in, size, meta);
+    if (job->strip) {
+        int orientation = meta->orientation;
+        gi_metadata_free(meta);
+        meta->orientation = orientation;
+    }
+    return GI_OK;
+}
+
+/* Runs `steps` on src into a newly allocated *dst (none for hist). */
+static gi_status apply_alloc(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
+                             gi_image *dst, gi_histogram *hist)
+{
+    int w, h, ch;
+    gi_status st = gi_apply_size(src, steps, n, &w, &h, &ch);
+    if (st == GI_OK && steps[n - 1].kind != GI_OP_HIST) st = gi_image_alloc(dst, w, h, ch);
+    if (st == GI_OK) st = gi_apply(ctx, src, steps, n, dst, hist);
+    if (st != GI_OK) gi_image_free(dst);
+    return st;
+}
+
+gi_status gi__job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
+                        gi_metadata *meta, gi_image *dst, gi_histogram *hist)
+{
+    memset(dst, 0, sizeof *dst);
+    gi_op chain[GI_MAX_STEPS];
+    gi_transform turn[2];
+    int n_turn = job->auto_orient ? gi_orientation_steps(meta->orientation, turn) : 0;
+    if (n_turn == 0) return apply_alloc(ctx, src, job->steps, job->n_steps, dst, hist);
+    for (int i = 0; i < n_turn; i++) chain[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
+    gi_status st;
+    if (job->n_steps >= 1 && n_turn + job->n_steps <= GI_MAX_STEPS) {
+        /* One chain: on CUDA the turn costs no extra upload or download. */
+        memcpy(chain + n_turn, job->steps, sizeof *chain * (size_t)job->n_steps);
+        st = apply_alloc(ctx, src, chain, n_turn + job->n_steps, dst, hist);
+    } else {
+        gi_image upright = {0};
+        st = apply_alloc(ctx, src, chain, n_turn, &upright, NULL);
+        if (st == GI_OK) st = apply_alloc(ctx, &upright, job->steps, job->n_steps, dst, hist);
+        gi_image_free(&upright);
+    }
+    return st == GI_OK ? gi_metadata_set_orientation(meta, 1) : st;
+}
+
+gi_save_options gi__job_save_options(const gi_job *job, const gi_metadata *meta)
+{
+    gi_save_options save = job->save;
+    save.metadata = job->strip ? NULL : meta;
+    return save;
+}
+
+/* Decodes and runs the steps; *result is the last image (unless hist),
+ * *meta the input's metadata as the job keeps it. */
 static gi_status decode_and_apply(gi_context *ctx, const gi_job *job, const void *in,
                                   size_t in_size, const char *name, gi_image *result,
-                                  gi_histogram *hist)
+                                  gi_histogram *hist, gi_metadata *meta)
 {
     gi_image src;
     memset(result, 0, sizeof *result);
-    gi_status st = gi_load_memory(&src, in, in_size, name, &job->limits);
+    gi_status st = gi__job_decode(job, in, in_size, name, &src, meta);
     if (st != GI_OK) return st;
-    int w, h, ch;
-    st = gi_apply_size(&src, job->steps, job->n_steps, &w, &h, &ch);
-    if (st == GI_OK && !ends_in_hist(job)) st = gi_image_alloc(result, w, h, ch);
-    if (st == GI_OK) st = gi_apply(ctx, &src, job->steps, job->n_steps, result, hist);
+    st = gi__job_apply(ctx, job, &src, meta, result, hist);
     gi_image_free(&src);
     if (st != GI_OK) {
-        gi_image_free(result);
+        gi_metadata_free(meta);
         return gi__fail(st, "%s: %s", name, gi_last_error());
     }
     return GI_OK;
@@ -50,13 +107,17 @@ gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const void *in, 
     if (!ends_in_hist(job) && (!out || !out_size))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: no place for the output bytes", name);
     gi_image result;
-    gi_status st = decode_and_apply(ctx, job, in, in_size, name, &result, hist);
-    if (st != GI_OK || ends_in_hist(job)) return st;
-    gi_save_options save = job->save;
-    if (save.format == GI_FORMAT_AUTO) save.format = gi__sniff_format(in, in_size);
-    st = gi_encode(&result, &save, out, out_size);
+    gi_metadata meta = {0};
+    gi_status st = decode_and_apply(ctx, job, in, in_size, name, &result, hist, &meta);
+    if (st == GI_OK && !ends_in_hist(job)) {
+        gi_save_options save = gi__job_save_options(job, &meta);
+        if (save.format == GI_FORMAT_AUTO) save.format = gi__sniff_format(in, in_size);
+        st = gi_encode(&result, &save, out, out_size);
+        if (st != GI_OK) gi__fail(st, "%s: %s", name, gi_last_error());
+    }
     gi_image_free(&result);
-    return st == GI_OK ? GI_OK : gi__fail(st, "%s: %s", name, gi_last_error());
+    gi_metadata_free(&meta);
+    return st;
 }
 
 gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_path,
@@ -67,16 +128,16 @@ gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_pat
     gi_status st = gi__read_file(in_path, job->limits.max_input_bytes, &in, &in_size);
     if (st != GI_OK) return st;
     gi_image result;
-    st = decode_and_apply(ctx, job, in, in_size, in_path, &result, hist);
-    if (st != GI_OK || ends_in_hist(job)) {
-        free(in);
-        return st;
+    gi_metadata meta = {0};
+    st = decode_and_apply(ctx, job, in, in_size, in_path, &result, hist, &meta);
+    if (st == GI_OK && !ends_in_hist(job)) {
+        gi_save_options save = gi__job_save_options(job, &meta);
+        if (save.format == GI_FORMAT_AUTO) save.format = gi_format_from_path(out_path);
+        if (save.format == GI_FORMAT_AUTO) save.format = gi__sniff_format(in, in_size);
+        st = gi_save_file(&result, out_path, &save);
     }
-    gi_save_options save = job->save;
-    if (save.format == GI_FORMAT_AUTO) save.format = gi_format_from_path(out_path);
-    if (save.format == GI_FORMAT_AUTO) save.format = gi__sniff_format(in, in_size);
     free(in);
-    st = gi_save_file(&result, out_path, &save);
     gi_image_free(&result);
+    gi_metadata_free(&meta);
     return st;
 }

@@ -111,7 +111,8 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     return GI_OK;
 }
 
-gi_status gi_load_file(gi_image *img, const char *path, const gi_load_limits *limits)
+gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
+                                     const gi_load_limits *limits, gi_metadata *meta)
 {
     gi_load_limits defaults;
     if (!limits) {
@@ -121,11 +122,19 @@ gi_status gi_load_file(gi_image *img, const char *path, const gi_load_limits *li
     uint8_t *bytes;
     size_t size;
     memset(img, 0, sizeof *img);
+    if (meta) gi_metadata_free(meta);
     gi_status st = gi__read_file(path, limits->max_input_bytes, &bytes, &size);
     if (st != GI_OK) return st;
     st = gi_load_memory(img, bytes, size, strcmp(path, "-") ? path : "standard input", limits);
+    /* Out of memory for the metadata only leaves a note in meta->dropped. */
+    if (st == GI_OK && meta) (void)gi_metadata_read(bytes, size, meta);
     free(bytes);
     return st;
+}
+
+gi_status gi_load_file(gi_image *img, const char *path, const gi_load_limits *limits)
+{
+    return gi_load_file_with_metadata(img, path, limits, NULL);
 }
 
 gi_format gi_format_from_path(const char *path)
@@ -242,6 +251,14 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
         free(sink.data);
         return gi__fail(GI_ERR_ENCODE, "cannot encode a %dx%d %s image", img->width, img->height,
                         format_name(opts->format));
+    }
+    /* Netpbm has no place for metadata (gi_metadata_unwritable says so). */
+    if (opts->metadata && !gi_metadata_empty(opts->metadata) &&
+        (opts->format == GI_FORMAT_PNG || opts->format == GI_FORMAT_JPEG)) {
+        gi_status st = gi_metadata_embed(sink.data, sink.size, opts->format, opts->metadata,
+                                         bytes, size);
+        free(sink.data);
+        return st;
     }
     *bytes = sink.data;
     *size = sink.size;

@@ -223,6 +223,7 @@ static int png_chunk(gi_metadata *m, const uint8_t *type, const uint8_t *data, s
             keep_inflated(m, "ICC profile", &m->icc, &m->icc_size, nul + 2,
                           size - (size_t)(nul - data) - 2);
     } else if (memcmp(type, "sRGB", 4) == 0 && size == 1 && data[0] <= 3) {
+        m->has_srgb = 1;
         m->srgb_intent = data[0];
     } else if (memcmp(type, "gAMA", 4) == 0 && size == 4) {
         m->gamma = gi__be32(data);
@@ -257,7 +258,6 @@ static void metadata_clear(gi_metadata *m)
 {
     memset(m, 0, sizeof *m);
     m->orientation = 1;
-    m->srgb_intent = -1;
 }
 
 gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out)
@@ -283,5 +283,5 @@ void gi_metadata_free(gi_metadata *m)
 
 int gi_metadata_empty(const gi_metadata *m)
 {
-    return !m->exif && !m->icc && !m->xmp && m->srgb_intent < 0 && !m->gamma && !m->has_chrm;
+    return !m->exif && !m->icc && !m->xmp && !m->has_srgb && !m->gamma && !m->has_chrm;
 }

@@ -52,6 +52,9 @@ int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, si
 {
     const char *parts[5];
     int n = 0;
+    const char *container = format == GI_FORMAT_JPEG ? "JPEG" : "Netpbm";
+    if (format != GI_FORMAT_PNG && format != GI_FORMAT_JPEG && !gi_metadata_empty(m))
+        parts[n++] = "all metadata";
     if (format == GI_FORMAT_JPEG) {
         if (m->exif && m->exif_size > EXIF_MAX) parts[n++] = "Exif over 64 KB";
         if (m->xmp && m->xmp_size > XMP_MAX) parts[n++] = "XMP over 64 KB";
@@ -66,7 +69,7 @@ int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, si
         int w = snprintf(why + used, size - used, "%s%s", i ? ", " : "", parts[i]);
         used += w > 0 ? (size_t)w : 0;
     }
-    if (why && n && used < size) snprintf(why + used, size - used, " (no place in JPEG)");
+    if (why && n && used < size) snprintf(why + used, size - used, " (no place in %s)", container);
     return n;
 }
 
@@ -128,7 +131,7 @@ static gi_status embed_png(const uint8_t *png, size_t size, const gi_metadata *m
             return gi__fail(GI_ERR_NO_MEMORY, "out of memory compressing the ICC profile");
         put_chunk(o, "iCCP", "ICC profile\0", 13, z, z_size); /* name, NUL, method 0 */
         free(z);
-    } else if (m->srgb_intent >= 0) {
+    } else if (m->has_srgb) {
         uint8_t intent = (uint8_t)m->srgb_intent;
         put_chunk(o, "sRGB", &intent, 1, NULL, 0);
     }
