@@ -17,7 +17,7 @@ case $poke in /* | '') ;; *) poke=$PWD/$poke ;; esac
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # The device and the JPEG decoder must not depend on the caller's environment.
-unset GPUIMG_DEVICE GPUIMG_JPEG_DECODER
+unset GPUIMG_DEVICE GPUIMG_JPEG_DECODER GPUIMG_AUTO_ORIENT
 passed=0 failed=0
 # The commands there must be; group_help runs every command --help lists.
 commands="blur sobel transpose rotate flip convolve pipe hist compare bench info help version"
@@ -909,6 +909,106 @@ group_compare() {
     expect 2 compare -r "$tmp/e" "$tmp/nothere"
 }
 
+# ---------------------------------------------------------------- metadata
+
+# mt ARGS...: tests/metadata_tool.py, gpuimg's metadata read independently.
+mt() {
+    python3 "$(dirname "$0")/metadata_tool.py" "$@"
+}
+
+# shows FILE LINE: metadata_tool.py show FILE prints LINE.
+shows() {
+    mt show "$1" | grep -qx "$2"
+}
+
+group_metadata() {
+    command -v python3 >/dev/null || { echo "skip: python3 not found"; exit 77; }
+    jpg=$samples/scene.jpg
+    # The 8 orientations, both Exif byte orders: by default pixels as stored
+    # and the tag kept; --auto-orient (or the environment) turns the pixels
+    # and writes 1; JPEG outputs keep the tag and swap sizes.
+    for o in 1 2 3 4 5 6 7 8; do
+        order=II
+        [ $((o % 2)) -eq 0 ] && order=MM
+        mt tag "$scene" "$tmp/o$o.png" orientation=$o order=$order
+        mt tag "$jpg" "$tmp/o$o.jpg" orientation=$o order=$order
+        gi blur --radius 0 "$tmp/o$o.png" "$tmp/kept.png"
+        check "orientation $o: exit $rc" [ "$rc" -eq 0 ]
+        check "orientation $o: tag not kept" shows "$tmp/kept.png" "orientation $o"
+        check "orientation $o: pixels not as stored" mt shown "$tmp/kept.png" "$scene" 1
+        gi blur --radius 0 --auto-orient "$tmp/o$o.png" "$tmp/auto.png"
+        check "--auto-orient $o: not Orientation 1" shows "$tmp/auto.png" "orientation 1"
+        check "--auto-orient $o: pixels not as a viewer shows them" \
+            mt shown "$tmp/auto.png" "$scene" "$o"
+        GPUIMG_AUTO_ORIENT=1 "$gpuimg" blur --radius 0 "$tmp/o$o.png" "$tmp/env.png"
+        check "GPUIMG_AUTO_ORIENT=1, $o: pixels not turned" mt shown "$tmp/env.png" "$scene" "$o"
+        gi blur "$tmp/o$o.jpg" "$tmp/kept.jpg"
+        check "JPEG orientation $o: tag not kept" shows "$tmp/kept.jpg" "orientation $o"
+        gi sobel --auto-orient "$tmp/o$o.jpg" "$tmp/auto.jpg"
+        size=64x48
+        [ "$o" -ge 5 ] && size=48x64
+        check "JPEG --auto-orient $o: not Orientation 1" shows "$tmp/auto.jpg" "orientation 1"
+        check "JPEG --auto-orient $o: not $size" shows "$tmp/auto.jpg" "size $size"
+    done
+    # transpose, rotate and flip act on what a viewer shows, and write 1.
+    gi rotate 90 "$tmp/o6.png" "$tmp/rot.png"
+    check "rotate 90 of an Orientation 6 photo: not turned twice" \
+        mt shown "$tmp/rot.png" "$scene" 6 6
+    check "rotate 90: not Orientation 1" shows "$tmp/rot.png" "orientation 1"
+    gi flip h "$tmp/o3.png" "$tmp/flip.png"
+    check "flip h of an Orientation 3 photo" mt shown "$tmp/flip.png" "$scene" 3 2
+    gi transpose "$tmp/o8.png" "$tmp/tr.png"
+    check "transpose of an Orientation 8 photo" mt shown "$tmp/tr.png" "$scene" 8 5
+    # hist: as stored unless --auto-orient.
+    gi hist "$tmp/o6.png"
+    check "hist of an Orientation 6 photo: not as stored" grep -q '^# size: 64x48' "$tmp/out"
+    gi hist --auto-orient "$tmp/o6.png"
+    check "hist --auto-orient: not turned" grep -q '^# size: 48x64' "$tmp/out"
+
+    # ICC (70000 bytes: two APP2 segments in JPEG) and XMP, byte for byte,
+    # between the two containers; PNG's colour chunks; --strip leaves none.
+    mt tag "$scene" "$tmp/icc.png" orientation=6 icc=70000 xmp=1
+    mt tag "$jpg" "$tmp/icc.jpg" orientation=6 icc=70000 xmp=1
+    mt show "$tmp/icc.png" | grep -E '^(icc|xmp) ' >"$tmp/want"
+    check "the two inputs differ" [ "$(mt show "$tmp/icc.jpg" | grep -E '^(icc|xmp) ')" = \
+        "$(cat "$tmp/want")" ]
+    for in in icc.png icc.jpg; do
+        for ext in png jpg; do
+            gi blur "$tmp/$in" "$tmp/copy.$ext"
+            mt show "$tmp/copy.$ext" | grep -E '^(icc|xmp) ' >"$tmp/got"
+            check "$in -> .$ext: ICC or XMP bytes changed" cmp -s "$tmp/got" "$tmp/want"
+            check "$in -> .$ext: Exif lost" shows "$tmp/copy.$ext" "orientation 6"
+            gi blur --strip "$tmp/$in" "$tmp/strip.$ext"
+            check "$in -> .$ext --strip: metadata left" [ "$(mt show "$tmp/strip.$ext" |
+                grep -c ' none$')" -eq 6 ]
+        done
+    done
+    mt tag "$scene" "$tmp/colour.png" colour=1
+    gi flip v "$tmp/colour.png" "$tmp/colour-out.png"
+    check "PNG sRGB, gAMA, cHRM not kept" shows "$tmp/colour-out.png" "colour sRGB gAMA cHRM"
+    gi flip v --strip --auto-orient "$tmp/icc.png" "$tmp/strip-auto.png"
+    check "--strip --auto-orient: not turned" mt shown "$tmp/strip-auto.png" "$scene" 6 4
+    check "--strip --auto-orient: Exif left" shows "$tmp/strip-auto.png" "exif none"
+
+    # Batch and standard input/output keep it too.
+    mkdir "$tmp/batch"
+    gi blur -q -o "$tmp/batch" "$tmp/icc.jpg" "$tmp/o5.png"
+    check "batch: JPEG Exif lost" shows "$tmp/batch/icc.jpg" "orientation 6"
+    check "batch: PNG Exif lost" shows "$tmp/batch/o5.png" "orientation 5"
+    gi blur --auto-orient - - --format png <"$tmp/icc.jpg"
+    check "stdin to stdout: ICC lost" [ "$(mt show "$tmp/out" | grep '^icc ')" = \
+        "$(grep '^icc ' "$tmp/want")" ]
+    check "stdin to stdout --auto-orient: not 48x64" shows "$tmp/out" "size 48x64"
+
+    # Metadata that cannot be read is dropped, noted under -v, and the
+    # image is still written: an IFD that points at itself.
+    mt tag "$scene" "$tmp/loop.png" exif=49492a0008000000000008000000
+    gi blur -v "$tmp/loop.png" "$tmp/loop-out.png"
+    check "Exif IFD loop: exit $rc, want 0" [ "$rc" -eq 0 ]
+    check "Exif IFD loop: -v does not say it was dropped" grep -q 'Exif dropped: its IFDs form a loop' "$tmp/err"
+    check "Exif IFD loop: Exif written" shows "$tmp/loop-out.png" "exif none"
+}
+
 # ---------------------------------------------------------------- main
 
 case $group in
@@ -926,6 +1026,7 @@ case $group in
     pipe) group_pipe ;;
     compare) group_compare ;;
     pnm) group_pnm ;;
+    metadata) group_metadata ;;
     *) echo "cli.sh: unknown group '$group'" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"

@@ -3,14 +3,14 @@
 library only, independent of gpuimg's parser.
 
   metadata_tool.py tag SRC OUT [orientation=N] [order=II|MM] [icc=BYTES] [xmp=1]
-                       [exif=HEX (raw TIFF bytes)]
+                       [exif=HEX (raw TIFF bytes)] [colour=1 (PNG sRGB, gAMA, cHRM)]
       OUT is SRC (PNG or JPEG, as gpuimg or stb wrote it: no metadata of
       its own) with an Exif Orientation, an ICC profile of BYTES bytes
       (over 65519: several APP2 segments in a JPEG) and an XMP packet,
       each only when asked, in SRC's container (eXIf/iCCP/iTXt or
       APP1/APP2).
   metadata_tool.py show FILE
-      One line per kind: 'orientation N|none', 'exif N bytes|none',
+      One line per kind: 'size WxH', 'orientation N|none', 'exif N bytes|none',
       'icc SHA256|none', 'xmp SHA256|none', 'xmp-orientation N|none',
       'colour sRGB gAMA cHRM names|none'.
   metadata_tool.py shown OUT.png SRC.png O1 [O2...]
@@ -73,6 +73,10 @@ def tag(src, out, *args):
             extra += tinypng.chunk(b'eXIf', exif)
         if xmp:
             extra += tinypng.chunk(b'iTXt', b'XML:com.adobe.xmp\0\0\0\0\0' + xmp)
+        if o.get('colour'):
+            extra += (tinypng.chunk(b'sRGB', b'\0') + tinypng.chunk(b'gAMA', struct.pack('>I', 45455))
+                      + tinypng.chunk(b'cHRM', struct.pack('>8I', 31270, 32900, 64000, 33000,
+                                                           30000, 60000, 15000, 6000)))
         data = data[:33] + extra + data[33:]
     else:
         extra = segment(0xe1, b'Exif\0\0' + exif) if exif else b''
@@ -86,7 +90,7 @@ def tag(src, out, *args):
 
 
 def png_parts(data):
-    found, at = {}, 8
+    found, at = {'size': '%dx%d' % struct.unpack('>II', data[16:24])}, 8
     while at + 12 <= len(data):
         n, = struct.unpack('>I', data[at:at + 4])
         kind, body = data[at + 4:at + 8], data[at + 8:at + 8 + n]
@@ -115,6 +119,9 @@ def jpeg_parts(data):
             found.setdefault('xmp', body[len(XMP_JPEG):])
         elif marker == 0xe2 and body.startswith(ICC_JPEG):
             icc[body[12]] = body[14:]
+        elif marker in (0xc0, 0xc1, 0xc2):
+            height, width = struct.unpack('>HH', body[1:5])
+            found['size'] = '%dx%d' % (width, height)
         at += 2 + n
     if icc:
         found['icc'] = b''.join(icc[k] for k in sorted(icc))
@@ -138,6 +145,7 @@ def show(path):
     exif, xmp = found.get('exif'), found.get('xmp')
     digest = lambda b: hashlib.sha256(b).hexdigest() if b is not None else 'none'  # noqa: E731
     xo = re.search(rb'tiff:Orientation(?:="|>)(\d)', xmp) if xmp else None
+    print('size %s' % found.get('size'))
     print('orientation %s' % ((exif and exif_orientation(exif)) or 'none'))
     print('exif %s' % ('%d bytes' % len(exif) if exif else 'none'))
     print('icc %s' % digest(found.get('icc')))
