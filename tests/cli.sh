@@ -918,7 +918,7 @@ mt() {
 
 # shows FILE LINE: metadata_tool.py show FILE prints LINE.
 shows() {
-    mt show "$1" | grep -qx "$2"
+    mt show "$1" | grep -x "$2" >/dev/null
 }
 
 group_metadata() {

@@ -166,7 +166,7 @@ static int read_jpeg(gi_metadata *m, const uint8_t *b, size_t n)
         rc = jpeg_segment(m, icc, marker, b + at + 4, len - 2);
         at += 2 + len;
     }
-    if (rc == 0 && icc->count) rc = join_icc(m, icc);
+    if (rc == 0 && (icc->count || icc->bad)) rc = join_icc(m, icc);
     free(icc);
     return rc;
 }

@@ -1,7 +1,9 @@
 /* libFuzzer target: gi_load_memory on any bytes (the PNG and JPEG decoders
  * of stb behind the header check and the limits, and the Netpbm decoder),
  * then the same bytes as a stream through gi_reader, which splits them
- * into images as a pipe from ffmpeg would be split. */
+ * into images as a pipe from ffmpeg would be split, and the metadata read
+ * from them (gi_metadata_read), written into a PNG and a JPEG
+ * (gi_metadata_embed) and read back unchanged. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
@@ -54,6 +56,60 @@ static void check_stream(const uint8_t *data, size_t size, const gi_load_limits 
     close(fd);
 }
 
+static int same(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    return an == bn && (an == 0 || (a && b && memcmp(a, b, an) == 0));
+}
+
+/* What was kept goes into `format` and comes back byte for byte (in JPEG,
+ * where it fits), with the same orientation. */
+static void check_round_trip(const gi_metadata *m, gi_format format)
+{
+    static uint8_t *encoded[3];
+    static size_t encoded_size[3];
+    if (!encoded[format]) {
+        gi_image img;
+        gi_save_options opts = {.format = format};
+        FUZZ_REQUIRE(gi_image_alloc(&img, 2, 2, 3) == GI_OK);
+        memset(img.data, 7, 12);
+        FUZZ_REQUIRE(gi_encode(&img, &opts, &encoded[format], &encoded_size[format]) == GI_OK);
+        gi_image_free(&img);
+    }
+    uint8_t *out;
+    size_t out_size;
+    gi_metadata back;
+    gi_status st = gi_metadata_embed(encoded[format], encoded_size[format], format, m, &out,
+                                     &out_size);
+    if (st == GI_ERR_NO_MEMORY) return;
+    FUZZ_REQUIRE(st == GI_OK);
+    FUZZ_REQUIRE(gi_metadata_read(out, out_size, &back) == GI_OK);
+    if (format == GI_FORMAT_PNG || gi_metadata_unwritable(m, format, NULL, 0) == 0) {
+        FUZZ_REQUIRE(same(back.exif, back.exif_size, m->exif, m->exif_size));
+        FUZZ_REQUIRE(same(back.icc, back.icc_size, m->icc, m->icc_size));
+        FUZZ_REQUIRE(same(back.xmp, back.xmp_size, m->xmp, m->xmp_size));
+        FUZZ_REQUIRE(back.orientation == m->orientation);
+    }
+    gi_metadata_free(&back);
+    free(out);
+}
+
+static void check_metadata(const uint8_t *data, size_t size)
+{
+    gi_metadata m;
+    if (gi_metadata_read(data, size, &m) != GI_OK) {
+        FUZZ_REQUIRE(gi_metadata_empty(&m));
+        return;
+    }
+    FUZZ_REQUIRE(m.orientation >= 1 && m.orientation <= 8);
+    FUZZ_REQUIRE(m.icc_size <= GI_METADATA_MAX_BYTES && m.xmp_size <= size + GI_METADATA_MAX_BYTES);
+    FUZZ_REQUIRE(memchr(m.dropped, 0, sizeof m.dropped) != NULL);
+    check_round_trip(&m, GI_FORMAT_PNG);
+    check_round_trip(&m, GI_FORMAT_JPEG);
+    FUZZ_REQUIRE(gi_metadata_set_orientation(&m, 1) == GI_OK && m.orientation == 1);
+    gi_metadata_free(&m);
+    FUZZ_REQUIRE(gi_metadata_empty(&m));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gi_load_limits limits;
@@ -70,5 +126,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gi_image_free(&img);
     }
     check_stream(data, size, &limits);
+    check_metadata(data, size);
     return 0;
 }

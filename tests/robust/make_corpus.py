@@ -21,6 +21,8 @@ here. Makers:
     flip SRC AT MASK             SRC with the byte at AT xor MASK (hex)
     poke SRC AT HEX              SRC with bytes overwritten from AT
     strip SRC MARKER             the JPEG SRC without its MARKER segments (DHT, ...)
+    meta SRC KIND                SRC with hostile metadata KIND after IHDR or SOI
+                                 (see hostile_metadata); pixels: SRC's
 SRC is an earlier case or a file of SAMPLES. AT is a byte offset (negative:
 from the end), 'half', or PART+N (or PART-N): N bytes into the data of the
 first PNG chunk of that type (IHDR, PLTE, IDAT, IEND; IDAT-8 is its length
@@ -33,6 +35,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tinypng  # noqa: E402
@@ -297,6 +300,69 @@ def edit(kind, data, args):
     return data[:at] + patch + data[at + len(patch):]
 
 
+# ---------------------------------------------------------------- metadata
+
+def tiff(entries, next_ifd=0, tail=b'', ifd0=8):
+    """Little-endian TIFF bytes: IFD0 at ifd0 with (tag, type, count,
+    value) entries, the next-IFD offset, then `tail`."""
+    ifd = struct.pack('<H', len(entries)) + b''.join(struct.pack('<HHII', *e) for e in entries)
+    return b'II*\0' + struct.pack('<I', ifd0) + ifd + struct.pack('<I', next_ifd) + tail
+
+
+def ifd_chain(count):
+    """count empty IFDs, each pointing at the next."""
+    return b'II*\0' + struct.pack('<I', 8) + b''.join(
+        struct.pack('<HI', 0, 8 + 6 * (i + 1) if i + 1 < count else 0) for i in range(count))
+
+
+def hostile_metadata(kind):
+    """(PNG chunk type or JPEG marker, body): metadata gpuimg must drop
+    (or bound) while still processing the image."""
+    exif = {
+        'exif-truncated': b'II*\0\x08\0\0\0\x05\0\x12\x01\x03\0',
+        'exif-ifd-loop': tiff([], next_ifd=8),
+        'exif-subifd-loop': tiff([(0x8769, 4, 1, 8)]),
+        'exif-ifd-past-end': tiff([], ifd0=0xfffffff0),
+        'exif-value-past-end': tiff([(0x010f, 2, 1000, 0xfffffff0)]),
+        'exif-count-overflow': tiff([(0x010f, 12, 0xffffffff, 8)]),
+        'exif-orientation-9': tiff([(0x0112, 3, 1, 9)]),
+        'exif-40-ifds': ifd_chain(40),
+    }
+    if kind in exif:
+        return 'exif', exif[kind]
+    if kind == 'iccp-100mb':  # a 100 MB profile claimed in 100 KB of zlib
+        return b'iCCP', b'bomb\0\0' + zlib.compress(struct.pack('>I', 100 << 20) +
+                                                     bytes((100 << 20) - 4), 9)
+    if kind == 'iccp-bad-zlib':
+        return b'iCCP', b'bad\0\0\x78\x9c\xff\xff\xff\xff'
+    if kind == 'iccp-no-name':
+        return b'iCCP', b'x' * 100
+    if kind == 'itxt-xmp-cut':
+        return b'iTXt', b'XML:com.adobe.xmp\0\0\0en'
+    if kind == 'ztxt-xmp-100mb':
+        return b'zTXt', b'XML:com.adobe.xmp\0\0' + zlib.compress(bytes(100 << 20), 9)
+    if kind == 'icc-app2-misnumbered':
+        return 0xe2, b'ICC_PROFILE\0\x03\x02' + bytes(100)
+    if kind == 'icc-app2-zero-count':
+        return 0xe2, b'ICC_PROFILE\0\x01\x00' + bytes(100)
+    if kind == 'icc-app2-short':
+        return 0xe2, b'ICC_PROFILE\0'
+    if kind == 'xmp-extended':
+        return 0xe1, b'http://ns.adobe.com/xmp/extension/\0' + bytes(40)
+    raise ValueError('unknown metadata kind %s' % kind)
+
+
+def with_metadata(data, kind):
+    where, body = hostile_metadata(kind)
+    if data.startswith(tinypng.SIGNATURE):
+        assert where in ('exif', b'iCCP', b'iTXt', b'zTXt'), kind
+        return data[:33] + tinypng.chunk(b'eXIf' if where == 'exif' else where, body) + data[33:]
+    assert where == 'exif' or isinstance(where, int), kind
+    if where == 'exif':
+        where, body = 0xe1, b'Exif\0\0' + body
+    return data[:2] + jpeg_segment(where, body) + data[2:]
+
+
 # ---------------------------------------------------------------- cases
 
 def make(maker, args, samples, outdir, cases):
@@ -319,7 +385,7 @@ def make(maker, args, samples, outdir, cases):
         return jpeg_case(args)
     if maker == 'cmyk':
         return cmyk_case()
-    if maker in ('truncate', 'flip', 'poke', 'strip'):
+    if maker in ('truncate', 'flip', 'poke', 'strip', 'meta'):
         src = os.path.join(outdir, args[0])
         if args[0] in cases:
             write_case(args[0], samples, outdir, cases)
@@ -327,6 +393,10 @@ def make(maker, args, samples, outdir, cases):
                 raise Skip(open(src + '.skip').read().strip())
         else:
             src = os.path.join(samples, args[0])
+        if maker == 'meta':
+            pam = src + '.pam'
+            return (with_metadata(open(src, 'rb').read(), args[1]),
+                    tinypng.read_pnm(pam) if os.path.exists(pam) else None)
         return edit(maker, open(src, 'rb').read(), args[1:]), None
     raise ValueError('unknown maker %s' % maker)
 
