@@ -5,6 +5,11 @@
 #include "options.h"
 #include "run_images.h"
 
+/* What every transform's help adds. */
+#define AS_SHOWN                                                                          \
+    "\nIt acts on the image as a viewer shows it: a photo whose Exif Orientation says\n"  \
+    "it is stored sideways is turned upright first, and written with Orientation 1."
+
 typedef struct {
     const char *word;
     gi_transform t;
@@ -41,7 +46,8 @@ int step_transpose(int argc, char **argv, cli_common *common, gi_op *step, char 
     return parse_transform(argc, argv, common, step, files, count,
                          "usage: gpuimg transpose [options] IN OUT\n"
                          "       gpuimg transpose [options] -o OUTDIR IN...",
-                         "Swaps rows and columns: out(x, y) = in(y, x).", NULL, GI_TRANSPOSE);
+                         "Swaps rows and columns: out(x, y) = in(y, x)." AS_SHOWN, NULL,
+                         GI_TRANSPOSE);
 }
 
 int step_rotate(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count)
@@ -51,7 +57,7 @@ int step_rotate(int argc, char **argv, cli_common *common, gi_op *step, char ***
     return parse_transform(argc, argv, common, step, files, count,
                          "usage: gpuimg rotate 90|180|270 [options] IN OUT\n"
                          "       gpuimg rotate 90|180|270 [options] -o OUTDIR IN...",
-                         "Rotates clockwise by the angle.", angles, GI_ROTATE_90);
+                         "Rotates clockwise by the angle." AS_SHOWN, angles, GI_ROTATE_90);
 }
 
 int step_flip(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count)
@@ -60,8 +66,8 @@ int step_flip(int argc, char **argv, cli_common *common, gi_op *step, char ***fi
     return parse_transform(argc, argv, common, step, files, count,
                          "usage: gpuimg flip h|v [options] IN OUT\n"
                          "       gpuimg flip h|v [options] -o OUTDIR IN...",
-                         "Mirrors the image: h swaps left and right, v turns it upside down.",
-                         axes, GI_FLIP_H);
+                         "Mirrors the image: h swaps left and right, v turns it upside down."
+                         AS_SHOWN, axes, GI_FLIP_H);
 }
 
 int cmd_transpose(int argc, char **argv)
