@@ -959,6 +959,19 @@ group_metadata() {
     check "flip h of an Orientation 3 photo" mt shown "$tmp/flip.png" "$scene" 3 2
     gi transpose "$tmp/o8.png" "$tmp/tr.png"
     check "transpose of an Orientation 8 photo" mt shown "$tmp/tr.png" "$scene" 8 5
+    # pipe: a transform anywhere in the chain orients first; the metadata
+    # options are for the whole run, outside the quotes.
+    gi pipe 'blur --radius 0 | rotate 90' "$tmp/o6.png" "$tmp/pipe.png"
+    check "pipe 'blur | rotate 90' of an Orientation 6 photo" \
+        mt shown "$tmp/pipe.png" "$scene" 6 6
+    gi pipe 'blur --radius 0 | blur --radius 0' --auto-orient "$tmp/o8.png" "$tmp/pipe.png"
+    check "pipe --auto-orient" mt shown "$tmp/pipe.png" "$scene" 8
+    check "pipe --auto-orient: not Orientation 1" shows "$tmp/pipe.png" "orientation 1"
+    expect_usage pipe 'blur --strip' "$tmp/o6.png" "$tmp/pipe.png"
+    check "pipe 'blur --strip': not refused as a run option" has "outside the quotes" "$tmp/err"
+    gi pipe 'rotate 180 | hist' "$tmp/o6.png"
+    check "pipe 'rotate 180 | hist' of an Orientation 6 photo: not turned" \
+        grep -q '^# size: 48x64' "$tmp/out"
     # hist: as stored unless --auto-orient.
     gi hist "$tmp/o6.png"
     check "hist of an Orientation 6 photo: not as stored" grep -q '^# size: 64x48' "$tmp/out"

@@ -145,13 +145,14 @@ def show(path):
     exif, xmp = found.get('exif'), found.get('xmp')
     digest = lambda b: hashlib.sha256(b).hexdigest() if b is not None else 'none'  # noqa: E731
     xo = re.search(rb'tiff:Orientation(?:="|>)(\d)', xmp) if xmp else None
-    print('size %s' % found.get('size'))
-    print('orientation %s' % ((exif and exif_orientation(exif)) or 'none'))
-    print('exif %s' % ('%d bytes' % len(exif) if exif else 'none'))
-    print('icc %s' % digest(found.get('icc')))
-    print('xmp %s' % digest(xmp))
-    print('xmp-orientation %s' % (xo.group(1).decode() if xo else 'none'))
-    print('colour %s' % (' '.join(found['colour']) if 'colour' in found else 'none'))
+    lines = ['size %s' % found.get('size'),
+             'orientation %s' % ((exif and exif_orientation(exif)) or 'none'),
+             'exif %s' % ('%d bytes' % len(exif) if exif else 'none'),
+             'icc %s' % digest(found.get('icc')),
+             'xmp %s' % digest(xmp),
+             'xmp-orientation %s' % (xo.group(1).decode() if xo else 'none'),
+             'colour %s' % (' '.join(found['colour']) if 'colour' in found else 'none')]
+    sys.stdout.write(''.join(line + '\n' for line in lines))  # one write: a reader may stop early
 
 
 def oriented(w, h, c, px, o):

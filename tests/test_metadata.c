@@ -1,7 +1,8 @@
 /* Metadata: the orientation steps against the Exif definition of each
  * orientation, Exif/ICC/XMP round trips through JPEG and PNG (a 100 KB
  * profile takes several APP2 segments), setting the orientation in place,
- * and hostile Exif dropped with a note while the image still decodes. */
+ * hostile Exif dropped with a note while the image still decodes, and a
+ * job keeping, orienting and stripping. */
 #include "harness.h"
 
 #include <stdio.h>
@@ -200,6 +201,57 @@ static void check_hostile_exif(void)
     }
 }
 
+/* gi_job keeps the metadata, orients with auto_orient, drops it with strip. */
+static void check_job(gi_context *ctx)
+{
+    uint8_t exif[128], icc[300];
+    for (size_t i = 0; i < sizeof icc; i++) icc[i] = (uint8_t)(i * 7);
+    gi_metadata m = {0};
+    m.exif = exif;
+    m.exif_size = make_exif(exif, 1, 6);
+    m.icc = icc;
+    m.icc_size = sizeof icc;
+    m.orientation = 6;
+    uint8_t *enc, *in;
+    size_t enc_size, in_size;
+    encode_small(GI_FORMAT_JPEG, &enc, &enc_size);
+    gi_metadata_embed(enc, enc_size, GI_FORMAT_JPEG, &m, &in, &in_size);
+    gi_op blur = {.kind = GI_OP_BLUR};
+    gi_blur_params_default(&blur.blur);
+    blur.blur.radius = 0;
+    for (int mode = 0; mode < 4; mode++) {
+        int orient = mode & 1, strip = mode >> 1;
+        gi_job job;
+        gi_job_default(&job);
+        job.steps = &blur;
+        job.n_steps = 1;
+        job.save.format = GI_FORMAT_PNG;
+        job.auto_orient = orient;
+        job.strip = strip;
+        uint8_t *out;
+        size_t out_size;
+        gi_image img;
+        gi_metadata back;
+        th_check(gi_job_run_memory(ctx, &job, in, in_size, "job", &out, &out_size, NULL) == GI_OK,
+                 "job (orient %d, strip %d): %s", orient, strip, gi_last_error());
+        gi_load_memory(&img, out, out_size, "out", NULL);
+        gi_metadata_read(out, out_size, &back);
+        th_check(img.width == (orient ? 3 : 4) && img.height == (orient ? 4 : 3),
+                 "job (orient %d, strip %d): %dx%d", orient, strip, img.width, img.height);
+        if (strip)
+            th_check(gi_metadata_empty(&back), "job --strip: metadata left");
+        else
+            th_check(back.orientation == (orient ? 1 : 6) && same(back.icc, back.icc_size, icc,
+                                                                   sizeof icc),
+                     "job (orient %d): orientation %d, ICC kept", orient, back.orientation);
+        gi_metadata_free(&back);
+        gi_image_free(&img);
+        free(out);
+    }
+    free(in);
+    free(enc);
+}
+
 int main(void)
 {
     gi_context *ctx;
@@ -208,6 +260,7 @@ int main(void)
     check_orientation_steps(ctx);
     check_round_trips();
     check_hostile_exif();
+    check_job(ctx);
     gi_context_destroy(ctx);
     return th_finish();
 }
