@@ -56,7 +56,8 @@ gi_status gi__job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
     gi_transform turn[2];
     int n_turn = job->auto_orient ? gi_orientation_steps(meta->orientation, turn) : 0;
     if (n_turn == 0) return apply_alloc(ctx, src, job->steps, job->n_steps, dst, hist);
-    for (int i = 0; i < n_turn; i++) chain[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
+    for (int i = 0; i < n_turn; i++)
+        chain[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
     gi_status st;
     if (job->n_steps >= 1 && n_turn + job->n_steps <= GI_MAX_STEPS) {
         /* One chain: on CUDA the turn costs no extra upload or download. */

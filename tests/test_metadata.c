@@ -54,7 +54,8 @@ static void check_orientation_steps(gi_context *ctx)
             for (int x = 0; x < img.width && !bad; x++) {
                 int c, r;
                 shown_from(o, x, y, 5, 3, &c, &r);
-                bad = memcmp(img.data + img.stride * y + 2 * x, stored.data + stored.stride * r + 2 * c, 2) != 0;
+                bad = memcmp(img.data + img.stride * y + 2 * x,
+                             stored.data + stored.stride * r + 2 * c, 2) != 0;
             }
         th_check(!bad, "orientation %d: the steps do not give what a viewer shows", o);
         gi_image_free(&img);

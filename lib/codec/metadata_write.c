@@ -190,10 +190,12 @@ static gi_status embed_jpeg(const uint8_t *jpg, size_t size, const gi_metadata *
         if (app0 <= size - 2) keep += app0;
     }
     put(o, jpg, keep);
-    if (m->exif && m->exif_size <= EXIF_MAX) put_segment(o, 0xe1, "Exif\0\0", 6, m->exif, m->exif_size);
+    if (m->exif && m->exif_size <= EXIF_MAX)
+        put_segment(o, 0xe1, "Exif\0\0", 6, m->exif, m->exif_size);
     if (m->xmp && m->xmp_size <= XMP_MAX)
         put_segment(o, 0xe1, JPEG_XMP, sizeof JPEG_XMP, m->xmp, m->xmp_size);
-    if (m->icc && m->icc_size <= 255 * (size_t)ICC_PART_MAX) put_icc_segments(o, m->icc, m->icc_size);
+    if (m->icc && m->icc_size <= 255 * (size_t)ICC_PART_MAX)
+        put_icc_segments(o, m->icc, m->icc_size);
     put(o, jpg + keep, size - keep);
     return GI_OK;
 }
