@@ -26,6 +26,7 @@ typedef struct {
     const char *diff_path; /* one pair */
     const char *diff_dir;  /* trees */
     int recursive;
+    int auto_orient; /* both images as a viewer shows them */
 } compare_settings;
 
 /* What became of one pair; the order is the order of severity. */
@@ -168,14 +169,25 @@ static void compare_loaded(gi_context *ctx, const compare_settings *s, const gi_
     }
 }
 
+/* One side: its pixels as stored, or as a viewer shows them. */
+static gi_status load_side(gi_context *ctx, const compare_settings *s, const char *path,
+                           const gi_load_limits *limits, gi_image *img)
+{
+    gi_metadata meta = {0};
+    gi_status st = gi_load_file_with_metadata(img, path, limits, s->auto_orient ? &meta : NULL);
+    if (st == GI_OK && s->auto_orient) st = orient_image(ctx, img, meta.orientation);
+    gi_metadata_free(&meta);
+    return st;
+}
+
 static void compare_pair(gi_context *ctx, const compare_settings *s, const gi_load_limits *limits,
                          pair *p)
 {
     gi_image e = {0}, a = {0};
     if (!p->expected) p->status = PAIR_ONLY_ACTUAL;
     else if (!p->actual) p->status = PAIR_ONLY_EXPECTED;
-    else if (gi_load_file(&e, p->expected, limits) != GI_OK) pair_error(p, "");
-    else if (gi_load_file(&a, p->actual, limits) != GI_OK) pair_error(p, "");
+    else if (load_side(ctx, s, p->expected, limits, &e) != GI_OK) pair_error(p, "");
+    else if (load_side(ctx, s, p->actual, limits, &a) != GI_OK) pair_error(p, "");
     else compare_loaded(ctx, s, &e, &a, p);
     gi_image_free(&e);
     gi_image_free(&a);
@@ -462,6 +474,9 @@ int cmd_compare(int argc, char **argv)
          opt_flag, &s.recursive},
         {"diff-dir", 0, "DIR", "with -r: a diff picture per differing pair, mirroring the tree",
          opt_path, &s.diff_dir},
+        {"auto-orient", 0, NULL, "compare the images as their Exif Orientation says a viewer "
+         "shows them; default: as stored (or $GPUIMG_AUTO_ORIENT=1)", opt_flag,
+         &common.auto_orient},
         {0},
     };
     static const cli_help help = {
@@ -482,6 +497,7 @@ int cmd_compare(int argc, char **argv)
     int count;
     int rc = cli_parse_command(argc, argv, &common, own, 0, &help, &files, &count);
     if (rc != CLI_RUN) return rc;
+    s.auto_orient = common.auto_orient;
     if (count != 2)
         return cli_usage_error(&common, "expected EXPECTED and ACTUAL, got %d names", count);
     if (s.recursive && s.diff_path)

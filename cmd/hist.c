@@ -44,34 +44,12 @@ static gi_status compute_report(gi_context *ctx, const gi_image *img, const hist
     return fclose(mem) == 0 ? GI_OK : GI_ERR_NO_MEMORY;
 }
 
-/* Runs `steps` on *img, whose pixels the result replaces. */
-static gi_status apply_in_place(gi_context *ctx, gi_image *img, const gi_op *steps, int n)
-{
-    gi_image out = {0};
-    int w, h, ch;
-    gi_status st = gi_apply_size(img, steps, n, &w, &h, &ch);
-    if (st == GI_OK) st = gi_image_alloc(&out, w, h, ch);
-    if (st == GI_OK) st = gi_apply(ctx, img, steps, n, &out, NULL);
-    if (st != GI_OK) {
-        gi_image_free(&out);
-        return st;
-    }
-    gi_image_free(img);
-    *img = out;
-    return GI_OK;
-}
-
 /* The image the histogram counts: the input as stored (as a viewer shows
  * it when orienting), or what `before` makes of that. */
 static gi_status hist_source(gi_context *ctx, gi_image *img, int orientation,
                              const gi_op *before, int n_before)
 {
-    gi_transform turn[2];
-    gi_op turn_steps[2];
-    int n_turn = gi_orientation_steps(orientation, turn);
-    for (int i = 0; i < n_turn; i++)
-        turn_steps[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
-    gi_status st = n_turn ? apply_in_place(ctx, img, turn_steps, n_turn) : GI_OK;
+    gi_status st = orient_image(ctx, img, orientation);
     if (st == GI_OK && n_before) st = apply_in_place(ctx, img, before, n_before);
     return st;
 }

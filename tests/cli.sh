@@ -972,6 +972,12 @@ group_metadata() {
     gi pipe 'rotate 180 | hist' "$tmp/o6.png"
     check "pipe 'rotate 180 | hist' of an Orientation 6 photo: not turned" \
         grep -q '^# size: 48x64' "$tmp/out"
+    # compare: as stored unless --auto-orient.
+    expect 0 compare "$tmp/o6.png" "$scene"
+    expect 1 compare --auto-orient "$tmp/o6.png" "$scene"
+    gi blur --radius 0 --auto-orient "$tmp/o6.png" "$tmp/upright6.png"
+    expect 0 compare --auto-orient "$tmp/o6.png" "$tmp/upright6.png"
+    expect 1 compare "$tmp/o6.png" "$tmp/upright6.png"
     # hist: as stored unless --auto-orient.
     gi hist "$tmp/o6.png"
     check "hist of an Orientation 6 photo: not as stored" grep -q '^# size: 64x48' "$tmp/out"
