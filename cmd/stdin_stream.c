@@ -21,6 +21,7 @@
 
 typedef struct {
     gi_image img;
+    gi_metadata meta; /* a PNG's or JPEG's, as --strip keeps it */
     size_t number;    /* from 1 */
     int last;         /* the end of the stream: clean when status is GI_OK */
     gi_status status;
@@ -39,6 +40,7 @@ typedef struct {
 typedef struct {
     const cli_common *c;
     const char *out_path;
+    int orient;       /* turn the images as a viewer shows them first */
     gi_reader *reader;
     frame_queue decoded, computed;
     size_t written;
@@ -60,10 +62,16 @@ static void queue_init(frame_queue *q)
     pthread_cond_init(&q->changed, NULL);
 }
 
+static void frame_free(frame *f)
+{
+    gi_image_free(&f->img);
+    gi_metadata_free(&f->meta);
+}
+
 static void queue_destroy(frame_queue *q)
 {
     for (; q->count; q->count--, q->head = (q->head + 1) % QUEUE_DEPTH)
-        gi_image_free(&q->items[q->head].img);
+        frame_free(&q->items[q->head]);
     pthread_cond_destroy(&q->changed);
     pthread_mutex_destroy(&q->lock);
 }
@@ -77,7 +85,7 @@ static int queue_push(frame_queue *q, frame *f)
     if (!aborted) q->items[(q->head + q->count++) % QUEUE_DEPTH] = *f;
     pthread_cond_broadcast(&q->changed);
     pthread_mutex_unlock(&q->lock);
-    if (aborted) gi_image_free(&f->img);
+    if (aborted) frame_free(f);
     return aborted ? -1 : 0;
 }
 
@@ -122,8 +130,13 @@ static void *read_frames(void *arg)
         frame f = {.number = number};
         double start = now_ms();
         pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-        gi_status st = gi_reader_next(s->reader, &f.img);
+        gi_status st = gi_reader_next_with_metadata(s->reader, &f.img, &f.meta);
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+        if (s->c->strip) { /* only the orientation can matter */
+            int orientation = f.meta.orientation;
+            gi_metadata_free(&f.meta);
+            f.meta.orientation = orientation;
+        }
         f.decode_ms = now_ms() - start;
         if (st != GI_OK) set_failure(&f, st, gi_last_error());
         else f.last = f.img.data == NULL;
@@ -133,9 +146,15 @@ static void *read_frames(void *arg)
 
 static void describe(const stream *s, const frame *f, double encode_ms)
 {
+    char left_out[300] = "";
+    if (!s->c->strip)
+        gi_metadata_unwritable(&f->meta, output_format(s->c, s->out_path), left_out,
+                               sizeof left_out);
     fprintf(stderr, "gpuimg %s: standard input: image %zu -> %s (%.1f ms: decode %.1f, compute %.1f, "
-            "encode %.1f)\n", s->c->command, f->number, s->out_path,
-            f->decode_ms + f->compute_ms + encode_ms, f->decode_ms, f->compute_ms, encode_ms);
+            "encode %.1f)%s%s%s%s\n", s->c->command, f->number, s->out_path,
+            f->decode_ms + f->compute_ms + encode_ms, f->decode_ms, f->compute_ms, encode_ms,
+            *f->meta.dropped ? "; metadata: " : "", f->meta.dropped,
+            *left_out ? "; metadata not written: " : "", left_out);
 }
 
 /* Writes the images as they come; opens the output at the first one and
@@ -151,9 +170,10 @@ static void *write_frames(void *arg)
     while (queue_pop(&s->computed, &f) == 0 && !f.last) {
         double start = now_ms();
         if (!out) st = gi_output_open(&out, s->out_path);
+        save.metadata = s->c->strip ? NULL : &f.meta;
         if (st == GI_OK) st = gi_output_image(out, &f.img, &save);
         if (st == GI_OK && s->c->verbosity >= 2) describe(s, &f, now_ms() - start);
-        gi_image_free(&f.img);
+        frame_free(&f);
         if (st != GI_OK) break;
         s->written++;
     }
@@ -180,16 +200,18 @@ static void compute_frames(stream *s, gi_context *ctx, const gi_op *steps, int n
             *end = in;
             break;
         }
-        frame out = {.number = in.number, .decode_ms = in.decode_ms};
+        frame out = {.number = in.number, .meta = in.meta, .decode_ms = in.decode_ms};
         double start = now_ms();
         int w, h, ch;
-        gi_status st = gi_apply_size(&in.img, steps, n_steps, &w, &h, &ch);
+        gi_status st = s->orient ? orient_image(ctx, &in.img, in.meta.orientation) : GI_OK;
+        if (st == GI_OK && s->orient) st = gi_metadata_set_orientation(&out.meta, 1);
+        if (st == GI_OK) st = gi_apply_size(&in.img, steps, n_steps, &w, &h, &ch);
         if (st == GI_OK) st = gi_image_alloc(&out.img, w, h, ch);
         if (st == GI_OK) st = gi_apply(ctx, &in.img, steps, n_steps, &out.img, NULL);
         gi_image_free(&in.img);
         out.compute_ms = now_ms() - start;
         if (st != GI_OK) {
-            gi_image_free(&out.img);
+            frame_free(&out);
             char why[1100];
             snprintf(why, sizeof why, "%s", gi_last_error());
             snprintf(end->why, sizeof end->why, "standard input: image %zu: %s", in.number, why);
@@ -211,7 +233,7 @@ static void on_stop_signal(int signo)
 
 int run_stdin_stream(const cli_common *c, const char *out_path, const gi_op *steps, int n_steps)
 {
-    stream s = {.c = c, .out_path = out_path};
+    stream s = {.c = c, .out_path = out_path, .orient = orients_first(c, steps, n_steps)};
     gi_status st = gi_reader_open(&s.reader, "-", &c->limits);
     if (st != GI_OK) {
         fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());

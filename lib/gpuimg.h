@@ -182,6 +182,9 @@ gi_status gi_reader_open(gi_reader **reader, const char *path, const gi_load_lim
  * one with no image at all with GI_ERR_DECODE ("empty"). After a failure
  * the reader only fails. */
 gi_status gi_reader_next(gi_reader *reader, gi_image *img);
+/* The same, and the image's metadata into *meta (see METADATA; empty for
+ * Netpbm images, which have none; never a reason to fail). */
+gi_status gi_reader_next_with_metadata(gi_reader *reader, gi_image *img, gi_metadata *meta);
 /* The number of images gi_reader_next has returned. */
 size_t gi_reader_count(const gi_reader *reader);
 /* Closes the file (not standard input) and frees the reader; NULL is fine. */

@@ -170,7 +170,13 @@ static gi_status next_netpbm(gi_reader *r, gi_image *img)
 
 gi_status gi_reader_next(gi_reader *r, gi_image *img)
 {
+    return gi_reader_next_with_metadata(r, img, NULL);
+}
+
+gi_status gi_reader_next_with_metadata(gi_reader *r, gi_image *img, gi_metadata *meta)
+{
     memset(img, 0, sizeof *img);
+    if (meta) gi_metadata_free(meta);
     snprintf(r->label, sizeof r->label, "%s", r->name);
     if (r->failed)
         return gi__fail(r->failed, "%s: no image after a failure", r->name);
@@ -190,6 +196,8 @@ gi_status gi_reader_next(gi_reader *r, gi_image *img)
         st = read_to_end(r);
         if (st == GI_OK)
             st = gi_load_memory(img, r->buf + r->start, r->end - r->start, r->label, &r->limits);
+        /* Out of memory for the metadata only leaves a note in meta->dropped. */
+        if (st == GI_OK && meta) (void)gi_metadata_read(r->buf + r->start, r->end - r->start, meta);
         r->start = r->end;
     }
     if (st != GI_OK) return reader_fail(r, st);
