@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""gpuimg's CPU backend against OpenCV, operation by operation, in one run.
+
+Prints issue 15's table: for each operation and channel count, the median
+time of `gpuimg bench --device cpu` next to the median time of the same work
+in OpenCV (python3-opencv) with the same thread count, and their ratio
+(gpuimg / cv2: below 1 means gpuimg is faster). Cells are measured one after
+the other, gpuimg then cv2, so both see the same load on the machine.
+
+    bench/cpu_vs_opencv.py [--gpuimg build/cmd/gpuimg] [--threads 2]
+                           [--size 3840x2400] [--reps 7] [--ops blur,sobel,...]
+
+What cv2 does for each row:
+  blur       GaussianBlur, 13x13 (radius 6), sigma 2, BORDER_REFLECT_101
+             (gpuimg's mirror); for 2 and 4 channels gpuimg also premultiplies
+  sobel      two CV_32F Sobels, magnitude, convertScaleAbs
+  transpose  cv2.transpose
+  hist       calcHist of every channel, 256 bins
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+try:
+    import cv2
+except ImportError:
+    sys.exit("cpu_vs_opencv.py: needs OpenCV's Python module (apt-get install python3-opencv)")
+
+LABELS = {"blur": "blur sigma 2, mirror", "sobel": "sobel magnitude",
+          "transpose": "transpose", "hist": "hist 256"}
+
+
+def cv2_work(op, img, channels):
+    """A function running op on img the way the table's note describes."""
+    if op == "blur":
+        return lambda: cv2.GaussianBlur(img, (13, 13), 2.0, borderType=cv2.BORDER_REFLECT_101)
+    if op == "sobel":
+        def sobel():
+            gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3, borderType=cv2.BORDER_REFLECT_101)
+            gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3, borderType=cv2.BORDER_REFLECT_101)
+            return cv2.convertScaleAbs(cv2.magnitude(gx, gy))
+        return sobel
+    if op == "transpose":
+        return lambda: cv2.transpose(img)
+    if op == "hist":
+        return lambda: [cv2.calcHist([img], [c], None, [256], [0, 256]) for c in range(channels)]
+    raise ValueError(op)
+
+
+def cv2_ms(op, width, height, channels, reps):
+    rng = np.random.default_rng(1)
+    shape = (height, width) if channels == 1 else (height, width, channels)
+    img = rng.integers(1, 256, size=shape, dtype=np.uint8)
+    work = cv2_work(op, img, channels)
+    work()  # warm-up, as gpuimg bench's
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        work()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def gpuimg_ms(exe, op, width, height, channels, reps, threads):
+    out = subprocess.run([exe, "bench", "--device", "cpu", "-j", str(threads), "--op", op,
+                          "--channels", str(channels), "--size", f"{width}x{height}",
+                          "-n", str(reps), "--warmup", "1", "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["rows"][0]["ms"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--gpuimg", default="build/cmd/gpuimg")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--size", default="3840x2400")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--ops", default="blur,sobel,transpose,hist")
+    ap.add_argument("--channels", default="1,3,4")
+    a = ap.parse_args()
+    width, height = (int(v) for v in a.size.split("x"))
+    chans = [int(c) for c in a.channels.split(",")]
+    cv2.setNumThreads(a.threads)
+    print(f"{a.size}, {a.threads} threads, median of {a.reps}; gpuimg / cv2 {cv2.__version__} ms "
+          f"(ratio; below 1: gpuimg faster)\n")
+    print("| op | " + " | ".join(f"{c} ch" for c in chans) + " |")
+    print("| --- |" + " --- |" * len(chans))
+    worst = 0.0
+    for op in a.ops.split(","):
+        cells = []
+        for ch in chans:
+            g = gpuimg_ms(a.gpuimg, op, width, height, ch, a.reps, a.threads)
+            c = cv2_ms(op, width, height, ch, a.reps)
+            worst = max(worst, g / c)
+            cells.append(f"{g:.1f} / {c:.1f} ({g / c:.2f}x)")
+        print(f"| {LABELS.get(op, op)} | " + " | ".join(cells) + " |", flush=True)
+    print(f"\nworst ratio {worst:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
