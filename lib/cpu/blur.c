@@ -10,17 +10,11 @@
 
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
+#include "cpu_simd.h"
+#include "blur_finish.h"
 
-#define RING_BUDGET (32u << 20)
+#define RING_BUDGET (256u << 10)
 
-/* The two passes are plain integer loops that the compiler vectorizes; an
- * AVX2 clone (picked at load time where the CPU has it) runs them 8 lanes
- * wide. Integer results do not depend on the lane count. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define VECTOR_CLONES
-#endif
 #define MIN_STRIP 16
 
 typedef struct {
@@ -36,9 +30,9 @@ typedef struct {
 typedef struct {
     uint32_t *pad;  /* one input row as u values, with R columns each side */
     uint32_t *ring; /* 2R+1 horizontally filtered rows of one strip */
-    uint32_t *acc;    /* vertical sums of one output row of one strip */
-    uint32_t *acc_lo; /* premultiplied: sums of the low 8 bits of h; acc then
-                         holds the sums of h >> 8 (see vertical_sums) */
+    uint32_t *acc;    /* vertical sums of one output row of one strip;
+                         premultiplied: the sums of h >> 9 */
+    uint32_t *acc_lo; /* and of the low 9 bits of h (see sums_split) */
     const uint32_t **rows; /* the ring rows of one output row, tap order */
 } blur_buffers;
 
@@ -64,7 +58,7 @@ static void fill_border_columns(const blur_job *j, const uint8_t *row, long lo, 
 }
 
 /* Colour times alpha, alpha as it is: the u of premultiplied pixels. */
-VECTOR_CLONES
+GI_VECTOR_CLONES
 static void premultiply(const uint8_t *in, uint32_t *out, size_t pixels, int ch)
 {
     for (size_t i = 0; i < pixels; i++, in += ch, out += ch) {
@@ -74,7 +68,7 @@ static void premultiply(const uint8_t *in, uint32_t *out, size_t pixels, int ch)
     }
 }
 
-VECTOR_CLONES
+GI_VECTOR_CLONES
 static void widen(const uint8_t *in, uint32_t *out, size_t n)
 {
     for (size_t i = 0; i < n; i++) out[i] = in[i];
@@ -104,7 +98,7 @@ static void fill_padded_row(const blur_job *j, long sy, int x0, int x1, uint32_t
  * multiplies. The sum never exceeds 65536 * 65025, so uint32 holds it.
  * Taps are the outer loop so the inner one runs over contiguous values
  * and vectorizes. */
-VECTOR_CLONES
+GI_VECTOR_CLONES
 static void filter_row(const blur_job *j, const uint32_t *pad, int n, uint32_t *out)
 {
     const int ch = j->src->channels, R = j->radius;
@@ -130,31 +124,12 @@ static void horizontal_row(const blur_job *j, long vy, int x0, int x1, blur_buff
     filter_row(j, b->pad, x1 - x0, b->ring + (size_t)slot * row_len);
 }
 
-/* v <= 65280 * 65536, so v + 2^23 still fits 32 bits. */
-static uint8_t finish_plain(uint32_t v)
-{
-    return (uint8_t)((v + (1u << 23)) >> 24);
-}
-
-/* round(vc / va) as gpuimg.h defines it: floor((vc + va/2) / va). A 64-bit
- * integer division costs tens of cycles, three per pixel; instead each
- * pixel takes one double reciprocal of va and its colours multiply by it.
- * The numerator (< 2^41) and va (< 2^32) are exact in a double, so the
- * product is within a few units in the last place of the true quotient
- * and its floor at most one off: the two checks correct it exactly. */
-static uint8_t finish_colour(uint64_t vc, uint64_t va, double inv_va)
-{
-    const uint64_t num = vc + va / 2;
-    uint64_t c = (uint64_t)((double)num * inv_va);
-    if (c * va > num) c--;
-    else if ((c + 1) * va <= num) c++;
-    return (uint8_t)(c > 255 ? 255 : c);
-}
-
 /* v = sum_k w[k] * h(y + k). Plain channels fit uint32 (65280 * 65536 <
- * 2^32). Premultiplied colour (h up to 2^24) would need 64 bits; instead
- * v = 256 * sum w (h >> 8) + sum w (h & 255), two sums that each fit 32
- * bits (65536 * 65025 < 2^32) and vectorize twice as wide.
+ * 2^32), and out = (v + 2^23) >> 24 (v + 2^23 still fits).
+ * Premultiplied colour (h up to 2^24) would need 64 bits; instead
+ * v = 512 * sum w (h >> 9) + sum w (h & 511), two sums that each fit 31
+ * bits (65536 * 32512 < 2^31) and vectorize twice as wide; blur_finish.h
+ * joins them.
  * The sums run over BLOCK values at a time with every tap in the inner
  * loop, so they stay in registers instead of making 2R+1 trips through
  * memory. */
@@ -172,7 +147,12 @@ static void tap_rows(const blur_job *j, int y, const blur_buffers *b, const uint
     }
 }
 
-VECTOR_CLONES
+static inline uint8_t finish_plain(uint32_t v)
+{
+    return (uint8_t)((v + (1u << 23)) >> 24);
+}
+
+GI_VECTOR_CLONES
 static void sums_plain(const uint32_t *const *rows, const int32_t *w, int taps, size_t n,
                        uint32_t *acc)
 {
@@ -192,7 +172,13 @@ static void sums_plain(const uint32_t *const *rows, const int32_t *w, int taps, 
     }
 }
 
-VECTOR_CLONES
+GI_VECTOR_CLONES
+static void finish_row(const uint32_t *acc, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) out[i] = finish_plain(acc[i]);
+}
+
+GI_VECTOR_CLONES
 static void sums_split(const uint32_t *const *rows, const int32_t *w, int taps, size_t n,
                        uint32_t *acc, uint32_t *acc_lo)
 {
@@ -202,8 +188,8 @@ static void sums_split(const uint32_t *const *rows, const int32_t *w, int taps, 
         for (int k = 0; k < taps; k++) {
             const uint32_t *h = rows[k] + i0, wk = (uint32_t)w[k];
             for (int t = 0; t < BLOCK; t++) {
-                hi[t] += wk * (h[t] >> 8);
-                lo[t] += wk * (h[t] & 255);
+                hi[t] += wk * (h[t] >> BLUR_SPLIT_SHIFT);
+                lo[t] += wk * (h[t] & BLUR_SPLIT_MASK);
             }
         }
         memcpy(acc + i0, hi, sizeof hi);
@@ -212,42 +198,46 @@ static void sums_split(const uint32_t *const *rows, const int32_t *w, int taps, 
     for (; i0 < n; i0++) {
         uint32_t hi = 0, lo = 0;
         for (int k = 0; k < taps; k++) {
-            hi += (uint32_t)w[k] * (rows[k][i0] >> 8);
-            lo += (uint32_t)w[k] * (rows[k][i0] & 255);
+            hi += (uint32_t)w[k] * (rows[k][i0] >> BLUR_SPLIT_SHIFT);
+            lo += (uint32_t)w[k] * (rows[k][i0] & BLUR_SPLIT_MASK);
         }
         acc[i0] = hi;
         acc_lo[i0] = lo;
     }
 }
 
-static void vertical_sums(const blur_job *j, int y, size_t n, blur_buffers *b)
+GI_VECTOR_CLONES
+static void finish_rgba(const uint32_t *hi, const uint32_t *lo, size_t pixels, uint8_t *out)
 {
-    const int taps = 2 * j->radius + 1;
-    const uint32_t **rows = b->rows;
-    tap_rows(j, y, b, rows);
-    if (j->premultiplied) sums_split(rows, j->w, taps, n, b->acc, b->acc_lo);
-    else sums_plain(rows, j->w, taps, n, b->acc);
+    for (size_t p = 0; p < pixels; p++)
+        blur_finish4(hi + 4 * p, lo + 4 * p, (blur_v4l){3, 3, 3, 3}, (blur_v4i){0, 0, 0, -1},
+                     out + 4 * p);
+}
+
+GI_VECTOR_CLONES
+static void finish_gray_alpha(const uint32_t *hi, const uint32_t *lo, size_t pixels, uint8_t *out)
+{
+    size_t p = 0;
+    for (; p + 2 <= pixels; p += 2)
+        blur_finish4(hi + 2 * p, lo + 2 * p, (blur_v4l){1, 1, 3, 3}, (blur_v4i){0, -1, 0, -1},
+                     out + 2 * p);
+    if (p < pixels) blur_finish_pixel(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
 }
 
 static void vertical_row(const blur_job *j, int y, int x0, int x1, blur_buffers *b)
 {
-    const int ch = j->src->channels;
+    const int ch = j->src->channels, taps = 2 * j->radius + 1;
     const size_t n = (size_t)(x1 - x0) * ch;
     uint8_t *out = j->dst->data + (size_t)y * j->dst->stride + (size_t)x0 * ch;
-    vertical_sums(j, y, n, b);
+    tap_rows(j, y, b, b->rows);
     if (!j->premultiplied) {
-        for (size_t i = 0; i < n; i++) out[i] = finish_plain(b->acc[i]);
+        sums_plain(b->rows, j->w, taps, n, b->acc);
+        finish_row(b->acc, n, out);
         return;
     }
-    for (size_t i = 0; i < n; i += ch) {
-        uint64_t va = ((uint64_t)b->acc[i + ch - 1] << 8) + b->acc_lo[i + ch - 1];
-        double inv_va = va ? 1.0 / (double)va : 0;
-        for (int c = 0; c < ch - 1; c++)
-            out[i + c] = va ? finish_colour(((uint64_t)b->acc[i + c] << 8) + b->acc_lo[i + c], va,
-                                            inv_va)
-                            : 0;
-        out[i + ch - 1] = finish_plain((uint32_t)va);
-    }
+    sums_split(b->rows, j->w, taps, n, b->acc, b->acc_lo);
+    if (ch == 4) finish_rgba(b->acc, b->acc_lo, (size_t)(x1 - x0), out);
+    else finish_gray_alpha(b->acc, b->acc_lo, (size_t)(x1 - x0), out);
 }
 
 static void blur_strip(const blur_job *j, int y0, int y1, int x0, int x1, blur_buffers *b)

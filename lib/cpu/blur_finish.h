@@ -1,0 +1,81 @@
+/* The last step of the premultiplied blur (gpuimg.h): a colour's vertical
+ * sum vc over alpha's va,
+ *     out = va == 0 ? 0 : min(255, floor((vc + floor(va / 2)) / va)),
+ * with vc < 2^41 and va < 2^32, in doubles instead of a 64-bit division
+ * per colour, four lanes at a time (one RGBA pixel or two gray+alpha ones).
+ * Each sum arrives split in two 32-bit parts, v = 512 * hi + lo (hi < 2^31,
+ * lo < 2^25), and every double below is an integer under 2^42, so exact:
+ * the numerator num, va, and q * va for q <= 256. The division is
+ * correctly rounded, so its floor is floor(num / va) or one more (when the
+ * quotient sits just below an integer); after clamping to 256, one exact
+ * check q * va > num takes the extra one back.
+ * tests/test_blur_finish.c checks this against the integer formula. */
+#ifndef GI_BLUR_FINISH_H
+#define GI_BLUR_FINISH_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define BLUR_SPLIT_SHIFT 9
+#define BLUR_SPLIT_MASK ((1u << BLUR_SPLIT_SHIFT) - 1)
+
+typedef double blur_v4d __attribute__((vector_size(32)));
+typedef int64_t blur_v4l __attribute__((vector_size(32)));
+typedef int32_t blur_v4i __attribute__((vector_size(16)));
+typedef uint32_t blur_v4u __attribute__((vector_size(16)));
+
+/* Four premultiplied results from their split sums. alpha_lane[i] is the
+ * lane holding the alpha of lane i's pixel; is_alpha is -1 in alpha lanes,
+ * which get the plain (va + 2^23) >> 24 (va < 2^32, so it fits). */
+static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *hi_in,
+                                                               const uint32_t *lo_in,
+                                                               blur_v4l alpha_lane,
+                                                               blur_v4i is_alpha, uint8_t *out)
+{
+    blur_v4u hi, lo;
+    memcpy(&hi, hi_in, sizeof hi);
+    memcpy(&lo, lo_in, sizeof lo);
+    const blur_v4d v = __builtin_convertvector((blur_v4i)hi, blur_v4d) * (double)(1u << BLUR_SPLIT_SHIFT) +
+                       __builtin_convertvector((blur_v4i)lo, blur_v4d);
+    const blur_v4d halves = __builtin_convertvector((blur_v4i)hi, blur_v4d) *
+                                (double)(1u << (BLUR_SPLIT_SHIFT - 1)) +
+                            __builtin_convertvector((blur_v4i)(lo >> 1), blur_v4d);
+    const blur_v4d va = __builtin_shuffle(v, alpha_lane);
+    const blur_v4d half = __builtin_shuffle(halves, alpha_lane); /* floor(va / 2) */
+    const blur_v4u va32 = __builtin_shuffle((hi << BLUR_SPLIT_SHIFT) + lo,
+                                            __builtin_convertvector(alpha_lane, blur_v4u));
+    const blur_v4l one = (blur_v4l)(blur_v4d){1, 1, 1, 1}; /* masks pick 1.0 or 0.0 */
+    const blur_v4d num = v + half;
+    /* va or, where it is 0, 1: no lane divides by zero */
+    blur_v4d t = num / (va + (blur_v4d)((va == 0.0) & one));
+    const blur_v4l big = t > 256.0;
+    t = (blur_v4d)(((blur_v4l)t & ~big) | ((blur_v4l)(blur_v4d){256, 256, 256, 256} & big));
+    blur_v4d q = __builtin_convertvector(__builtin_convertvector(t, blur_v4i), blur_v4d);
+    q -= (blur_v4d)((q * va > num) & one); /* one too many */
+    blur_v4i colour = __builtin_convertvector(q, blur_v4i);
+    colour = (colour & ~(colour > 255)) | (255 & (colour > 255));
+    colour &= ~(blur_v4i)(va32 == 0); /* transparent */
+    const blur_v4i alpha = (blur_v4i)((va32 + (1u << 23)) >> 24);
+    const blur_v4i result = (colour & ~is_alpha) | (alpha & is_alpha);
+    for (int i = 0; i < 4; i++) out[i] = (uint8_t)result[i];
+}
+
+/* One pixel of ch channels (alpha last), the same steps one lane at a
+ * time: for a gray+alpha row's odd last pixel. */
+static inline void blur_finish_pixel(const uint32_t *hi, const uint32_t *lo, int ch, uint8_t *out)
+{
+    const uint32_t va32 = (hi[ch - 1] << BLUR_SPLIT_SHIFT) + lo[ch - 1];
+    const double va = (double)(int32_t)hi[ch - 1] * (1u << BLUR_SPLIT_SHIFT) + (int32_t)lo[ch - 1];
+    const double half = (double)(int32_t)hi[ch - 1] * (1u << (BLUR_SPLIT_SHIFT - 1)) +
+                        (int32_t)(lo[ch - 1] >> 1);
+    for (int c = 0; c < ch - 1; c++) {
+        const double num = (double)(int32_t)hi[c] * (1u << BLUR_SPLIT_SHIFT) + (int32_t)lo[c] + half;
+        double t = va > 0 ? num / va : 0;
+        double q = (double)(int32_t)(t < 256 ? t : 256);
+        if (q * va > num) q -= 1;
+        out[c] = va32 ? (uint8_t)(q > 255 ? 255 : q) : 0;
+    }
+    out[ch - 1] = (uint8_t)((va32 + (1u << 23)) >> 24);
+}
+
+#endif
