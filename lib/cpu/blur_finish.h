@@ -4,11 +4,12 @@
  * with vc < 2^41 and va < 2^32, in doubles instead of a 64-bit division
  * per colour, four lanes at a time (one RGBA pixel or two gray+alpha ones).
  * Each sum arrives split in two 32-bit parts, v = 512 * hi + lo (hi < 2^31,
- * lo < 2^25), and every double below is an integer under 2^42, so exact:
- * the numerator num, va, and q * va for q <= 256. The division is
- * correctly rounded, so its floor is floor(num / va) or one more (when the
- * quotient sits just below an integer); after clamping to 256, one exact
- * check q * va > num takes the extra one back.
+ * lo < 2^25), and both the numerator num and va are integers under 2^41,
+ * so exact in a double. The division is correctly rounded, and its floor
+ * is exactly floor(num / va) wherever that is below 256: an exact quotient
+ * k stays k, and one below k is at most k - 1/va <= k - 2^-32, while the
+ * doubles next to k <= 256 are 2^-44 apart, so rounding cannot reach k.
+ * From 256 on the output is 255 whatever the rounding.
  * tests/test_blur_finish.c checks this against the integer formula. */
 #ifndef GI_BLUR_FINISH_H
 #define GI_BLUR_FINISH_H
@@ -23,6 +24,7 @@ typedef double blur_v4d __attribute__((vector_size(32)));
 typedef int64_t blur_v4l __attribute__((vector_size(32)));
 typedef int32_t blur_v4i __attribute__((vector_size(16)));
 typedef uint32_t blur_v4u __attribute__((vector_size(16)));
+typedef uint8_t blur_v4b __attribute__((vector_size(4)));
 
 /* Four premultiplied results from their split sums. alpha_lane[i] is the
  * lane holding the alpha of lane i's pixel; is_alpha is -1 in alpha lanes,
@@ -50,14 +52,13 @@ static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *h
     blur_v4d t = num / (va + (blur_v4d)((va == 0.0) & one));
     const blur_v4l big = t > 256.0;
     t = (blur_v4d)(((blur_v4l)t & ~big) | ((blur_v4l)(blur_v4d){256, 256, 256, 256} & big));
-    blur_v4d q = __builtin_convertvector(__builtin_convertvector(t, blur_v4i), blur_v4d);
-    q -= (blur_v4d)((q * va > num) & one); /* one too many */
-    blur_v4i colour = __builtin_convertvector(q, blur_v4i);
+    blur_v4i colour = __builtin_convertvector(t, blur_v4i); /* t >= 0: floor */
     colour = (colour & ~(colour > 255)) | (255 & (colour > 255));
     colour &= ~(blur_v4i)(va32 == 0); /* transparent */
     const blur_v4i alpha = (blur_v4i)((va32 + (1u << 23)) >> 24);
     const blur_v4i result = (colour & ~is_alpha) | (alpha & is_alpha);
-    for (int i = 0; i < 4; i++) out[i] = (uint8_t)result[i];
+    const blur_v4b bytes = __builtin_convertvector(result, blur_v4b);
+    memcpy(out, &bytes, sizeof bytes);
 }
 
 /* One pixel of ch channels (alpha last), the same steps one lane at a
@@ -71,8 +72,7 @@ static inline void blur_finish_pixel(const uint32_t *hi, const uint32_t *lo, int
     for (int c = 0; c < ch - 1; c++) {
         const double num = (double)(int32_t)hi[c] * (1u << BLUR_SPLIT_SHIFT) + (int32_t)lo[c] + half;
         double t = va > 0 ? num / va : 0;
-        double q = (double)(int32_t)(t < 256 ? t : 256);
-        if (q * va > num) q -= 1;
+        int32_t q = (int32_t)(t < 256 ? t : 256);
         out[c] = va32 ? (uint8_t)(q > 255 ? 255 : q) : 0;
     }
     out[ch - 1] = (uint8_t)((va32 + (1u << 23)) >> 24);

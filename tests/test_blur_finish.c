@@ -1,0 +1,73 @@
+/* The CPU backend finishes the premultiplied blur in doubles
+ * (lib/cpu/blur_finish.h). This checks it against the integer formula of
+ * gpuimg.h, out = va == 0 ? 0 : min(255, (vc + va / 2) / va), on random
+ * sums over their whole range and on the hard cases: numerators at, just
+ * below and just above a multiple of va, va = 0, and the largest sums. */
+#include "harness.h"
+#include "blur_finish.h"
+
+#define MAX_VA (65536ull * 65280)          /* 65536 times the largest h of alpha */
+#define MAX_VC (65536ull * 16646400)       /* and of a premultiplied colour */
+
+static uint8_t formula(uint64_t vc, uint64_t va)
+{
+    if (!va) return 0;
+    uint64_t q = (vc + va / 2) / va;
+    return (uint8_t)(q > 255 ? 255 : q);
+}
+
+static uint64_t rand_below(uint64_t n)
+{
+    return th_rand64() % n;
+}
+
+/* One RGBA pixel and the same pixel as two gray+alpha lanes; counts misses. */
+static int check(const uint64_t vc[3], uint64_t va)
+{
+    uint32_t hi[4], lo[4];
+    for (int c = 0; c < 4; c++) {
+        uint64_t v = c < 3 ? vc[c] : va;
+        hi[c] = (uint32_t)(v >> BLUR_SPLIT_SHIFT);
+        lo[c] = (uint32_t)(v & BLUR_SPLIT_MASK);
+    }
+    uint8_t out[4], pixel[4];
+    blur_finish4(hi, lo, (blur_v4l){3, 3, 3, 3}, (blur_v4i){0, 0, 0, -1}, out);
+    blur_finish_pixel(hi, lo, 4, pixel);
+    int bad = 0;
+    for (int c = 0; c < 3; c++) bad += out[c] != formula(vc[c], va) || pixel[c] != out[c];
+    uint8_t alpha = (uint8_t)((va + (1u << 23)) >> 24);
+    bad += out[3] != alpha || pixel[3] != alpha;
+    uint32_t ga_hi[4] = {hi[0], hi[3], hi[1], hi[3]}, ga_lo[4] = {lo[0], lo[3], lo[1], lo[3]};
+    blur_finish4(ga_hi, ga_lo, (blur_v4l){1, 1, 3, 3}, (blur_v4i){0, -1, 0, -1}, out);
+    bad += out[0] != formula(vc[0], va) || out[2] != formula(vc[1], va) || out[1] != alpha;
+    return bad;
+}
+
+int main(void)
+{
+    th_seed();
+    long bad = 0, cases = 0;
+    for (int i = 0; i < 2000000; i++, cases++) { /* anywhere in the range */
+        uint64_t va = i % 7 == 0 ? rand_below(1 << 20) : rand_below(MAX_VA + 1);
+        uint64_t vc[3] = {rand_below(MAX_VC + 1), rand_below(va * 300 + 1), rand_below(va * 256 + 1)};
+        for (int c = 0; c < 3; c++) vc[c] = vc[c] > MAX_VC ? MAX_VC : vc[c];
+        bad += check(vc, va) != 0;
+    }
+    for (int i = 0; i < 2000000; i++, cases++) { /* next to a multiple of va */
+        uint64_t va = i % 3 ? 1 + rand_below(MAX_VA) : MAX_VA - rand_below(1000);
+        uint64_t k = rand_below(258), vc[3];
+        for (int c = 0; c < 3; c++) {
+            int64_t v = (int64_t)(k * va) - (int64_t)(va / 2) + (int64_t)rand_below(3) - 1;
+            vc[c] = v < 0 ? 0 : (uint64_t)v > MAX_VC ? MAX_VC : (uint64_t)v;
+        }
+        bad += check(vc, va) != 0;
+    }
+    const uint64_t edges[][2] = {{0, 0}, {MAX_VC, 0}, {MAX_VC, 1}, {MAX_VC, MAX_VA}, {0, MAX_VA},
+                                 {1, 1}, {255, 1}, {256, 1}, {254, 1}, {MAX_VA * 255, MAX_VA}};
+    for (unsigned i = 0; i < sizeof edges / sizeof *edges; i++, cases++) {
+        uint64_t vc[3] = {edges[i][0], edges[i][0], edges[i][0]};
+        bad += check(vc, edges[i][1]) != 0;
+    }
+    th_check(bad == 0, "%ld of %ld premultiplied pixels differ from the integer formula", bad, cases);
+    return th_finish();
+}
