@@ -24,7 +24,7 @@ typedef double blur_v4d __attribute__((vector_size(32)));
 typedef int64_t blur_v4l __attribute__((vector_size(32)));
 typedef int32_t blur_v4i __attribute__((vector_size(16)));
 typedef uint32_t blur_v4u __attribute__((vector_size(16)));
-typedef uint8_t blur_v4b __attribute__((vector_size(4)));
+typedef uint8_t blur_v16b __attribute__((vector_size(16)));
 
 /* Four premultiplied results from their split sums. alpha_lane[i] is the
  * lane holding the alpha of lane i's pixel; is_alpha is -1 in alpha lanes,
@@ -57,8 +57,9 @@ static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *h
     colour &= ~(blur_v4i)(va32 == 0); /* transparent */
     const blur_v4i alpha = (blur_v4i)((va32 + (1u << 23)) >> 24);
     const blur_v4i result = (colour & ~is_alpha) | (alpha & is_alpha);
-    const blur_v4b bytes = __builtin_convertvector(result, blur_v4b);
-    memcpy(out, &bytes, sizeof bytes);
+    const blur_v16b bytes = __builtin_shuffle((blur_v16b)result,
+                                              (blur_v16b){0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12});
+    memcpy(out, &bytes, 4); /* each lane's low byte: the results are 0..255 */
 }
 
 /* One pixel of ch channels (alpha last), the same steps one lane at a
