@@ -153,21 +153,23 @@ static inline uint8_t finish_plain(uint32_t v)
 }
 
 GI_VECTOR_CLONES
-static void sums_plain(const uint32_t *const *rows, const int32_t *w, int taps, size_t n,
+static void sums_plain(const uint32_t *const *rows, const int32_t *w, int R, size_t n,
                        uint32_t *acc)
 {
     size_t i0 = 0;
     for (; i0 + BLOCK <= n; i0 += BLOCK) {
-        uint32_t a[BLOCK] = {0};
-        for (int k = 0; k < taps; k++) {
-            const uint32_t *h = rows[k] + i0, wk = (uint32_t)w[k];
-            for (int t = 0; t < BLOCK; t++) a[t] += wk * h[t];
+        uint32_t a[BLOCK];
+        const uint32_t *centre = rows[R] + i0, wc = (uint32_t)w[R];
+        for (int t = 0; t < BLOCK; t++) a[t] = wc * centre[t];
+        for (int k = 0; k < R; k++) {
+            const uint32_t *h1 = rows[k] + i0, *h2 = rows[2 * R - k] + i0, wk = (uint32_t)w[k];
+            for (int t = 0; t < BLOCK; t++) a[t] += wk * (h1[t] + h2[t]);
         }
         memcpy(acc + i0, a, sizeof a);
     }
     for (; i0 < n; i0++) {
         uint32_t a = 0;
-        for (int k = 0; k < taps; k++) a += (uint32_t)w[k] * rows[k][i0];
+        for (int k = 0; k <= 2 * R; k++) a += (uint32_t)w[k] * rows[k][i0];
         acc[i0] = a;
     }
 }
@@ -226,16 +228,16 @@ static void finish_gray_alpha(const uint32_t *hi, const uint32_t *lo, size_t pix
 
 static void vertical_row(const blur_job *j, int y, int x0, int x1, blur_buffers *b)
 {
-    const int ch = j->src->channels, taps = 2 * j->radius + 1;
+    const int ch = j->src->channels, R = j->radius;
     const size_t n = (size_t)(x1 - x0) * ch;
     uint8_t *out = j->dst->data + (size_t)y * j->dst->stride + (size_t)x0 * ch;
     tap_rows(j, y, b, b->rows);
     if (!j->premultiplied) {
-        sums_plain(b->rows, j->w, taps, n, b->acc);
+        sums_plain(b->rows, j->w, R, n, b->acc);
         finish_row(b->acc, n, out);
         return;
     }
-    sums_split(b->rows, j->w, taps, n, b->acc, b->acc_lo);
+    sums_split(b->rows, j->w, 2 * R + 1, n, b->acc, b->acc_lo);
     if (ch == 4) finish_rgba(b->acc, b->acc_lo, (size_t)(x1 - x0), out);
     else finish_gray_alpha(b->acc, b->acc_lo, (size_t)(x1 - x0), out);
 }
