@@ -96,22 +96,34 @@ static void fill_padded_row(const blur_job *j, long sy, int x0, int x1, uint32_t
 
 /* h = (sum_k w[k] * u[x + k] + 128) >> 8, using w's symmetry to halve the
  * multiplies. The sum never exceeds 65536 * 65025, so uint32 holds it.
- * Taps are the outer loop so the inner one runs over contiguous values
- * and vectorizes. */
+ * Like the vertical sums, BLOCK outputs at a time keep their sums in
+ * registers over all taps. */
+#define BLOCK 16
+
 GI_VECTOR_CLONES
 static void filter_row(const blur_job *j, const uint32_t *pad, int n, uint32_t *out)
 {
     const int ch = j->src->channels, R = j->radius;
     const int32_t *w = j->w + R; /* w[k] for k in [-R, R] */
     const size_t len = (size_t)n * ch;
-    const uint32_t *centre = pad + (size_t)R * ch;
-    for (size_t i = 0; i < len; i++) out[i] = (uint32_t)w[0] * centre[i];
-    for (int k = 1; k <= R; k++) {
-        const uint32_t *left = centre - (size_t)k * ch, *right = centre + (size_t)k * ch;
-        const uint32_t wk = (uint32_t)w[k];
-        for (size_t i = 0; i < len; i++) out[i] += wk * (left[i] + right[i]);
+    const uint32_t *centre = pad + (size_t)R * ch, w0 = (uint32_t)w[0];
+    size_t i0 = 0;
+    for (; i0 + BLOCK <= len; i0 += BLOCK) {
+        uint32_t a[BLOCK];
+        for (int t = 0; t < BLOCK; t++) a[t] = w0 * centre[i0 + t];
+        for (int k = 1; k <= R; k++) {
+            const uint32_t *left = centre + i0 - (size_t)k * ch, *right = centre + i0 + (size_t)k * ch;
+            const uint32_t wk = (uint32_t)w[k];
+            for (int t = 0; t < BLOCK; t++) a[t] += wk * (left[t] + right[t]);
+        }
+        for (int t = 0; t < BLOCK; t++) out[i0 + t] = (a[t] + 128) >> 8;
     }
-    for (size_t i = 0; i < len; i++) out[i] = (out[i] + 128) >> 8;
+    for (; i0 < len; i0++) {
+        uint32_t a = w0 * centre[i0];
+        for (int k = 1; k <= R; k++)
+            a += (uint32_t)w[k] * (centre[i0 - (size_t)k * ch] + centre[i0 + (size_t)k * ch]);
+        out[i0] = (a + 128) >> 8;
+    }
 }
 
 static void horizontal_row(const blur_job *j, long vy, int x0, int x1, blur_buffers *b)
@@ -133,8 +145,6 @@ static void horizontal_row(const blur_job *j, long vy, int x0, int x1, blur_buff
  * The sums run over BLOCK values at a time with every tap in the inner
  * loop, so they stay in registers instead of making 2R+1 trips through
  * memory. */
-#define BLOCK 16
-
 /* Pointers to the 2R+1 ring rows of output row y, tap order. */
 static void tap_rows(const blur_job *j, int y, const blur_buffers *b, const uint32_t **rows)
 {
