@@ -31,14 +31,14 @@ static int check(const uint64_t vc[3], uint64_t va)
         lo[c] = (uint32_t)(v & BLUR_SPLIT_MASK);
     }
     uint8_t out[4], pixel[4];
-    blur_finish4(hi, lo, (blur_v4l){3, 3, 3, 3}, (blur_v4i){0, 0, 0, -1}, out);
+    blur_finish4(hi, lo, 4, out);
     blur_finish_pixel(hi, lo, 4, pixel);
     int bad = 0;
     for (int c = 0; c < 3; c++) bad += out[c] != formula(vc[c], va) || pixel[c] != out[c];
     uint8_t alpha = (uint8_t)((va + (1u << 23)) >> 24);
     bad += out[3] != alpha || pixel[3] != alpha;
     uint32_t ga_hi[4] = {hi[0], hi[3], hi[1], hi[3]}, ga_lo[4] = {lo[0], lo[3], lo[1], lo[3]};
-    blur_finish4(ga_hi, ga_lo, (blur_v4l){1, 1, 3, 3}, (blur_v4i){0, -1, 0, -1}, out);
+    blur_finish4(ga_hi, ga_lo, 2, out);
     bad += out[0] != formula(vc[0], va) || out[2] != formula(vc[1], va) || out[1] != alpha;
     return bad;
 }

@@ -222,8 +222,7 @@ GI_VECTOR_CLONES
 static void finish_rgba(const uint32_t *hi, const uint32_t *lo, size_t pixels, uint8_t *out)
 {
     for (size_t p = 0; p < pixels; p++)
-        blur_finish4(hi + 4 * p, lo + 4 * p, (blur_v4l){3, 3, 3, 3}, (blur_v4i){0, 0, 0, -1},
-                     out + 4 * p);
+        blur_finish4(hi + 4 * p, lo + 4 * p, 4, out + 4 * p);
 }
 
 GI_VECTOR_CLONES
@@ -231,8 +230,7 @@ static void finish_gray_alpha(const uint32_t *hi, const uint32_t *lo, size_t pix
 {
     size_t p = 0;
     for (; p + 2 <= pixels; p += 2)
-        blur_finish4(hi + 2 * p, lo + 2 * p, (blur_v4l){1, 1, 3, 3}, (blur_v4i){0, -1, 0, -1},
-                     out + 2 * p);
+        blur_finish4(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
     if (p < pixels) blur_finish_pixel(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
 }
 

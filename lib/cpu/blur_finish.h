@@ -26,14 +26,16 @@ typedef int32_t blur_v4i __attribute__((vector_size(16)));
 typedef uint32_t blur_v4u __attribute__((vector_size(16)));
 typedef uint8_t blur_v16b __attribute__((vector_size(16)));
 
-/* Four premultiplied results from their split sums. alpha_lane[i] is the
- * lane holding the alpha of lane i's pixel; is_alpha is -1 in alpha lanes,
- * which get the plain (va + 2^23) >> 24 (va < 2^32, so it fits). */
+/* Four premultiplied results from their split sums: one RGBA pixel
+ * (channels 4) or two gray+alpha ones (channels 2). Alpha lanes get the
+ * plain (va + 2^23) >> 24 (va < 2^32, so it fits). */
 static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *hi_in,
                                                                const uint32_t *lo_in,
-                                                               blur_v4l alpha_lane,
-                                                               blur_v4i is_alpha, uint8_t *out)
+                                                               const int channels, uint8_t *out)
 {
+    /* the lane holding the alpha of each lane's pixel; -1 in alpha lanes */
+    const blur_v4l alpha_lane = channels == 4 ? (blur_v4l){3, 3, 3, 3} : (blur_v4l){1, 1, 3, 3};
+    const blur_v4i is_alpha = channels == 4 ? (blur_v4i){0, 0, 0, -1} : (blur_v4i){0, -1, 0, -1};
     blur_v4u hi, lo;
     memcpy(&hi, hi_in, sizeof hi);
     memcpy(&lo, lo_in, sizeof lo);
