@@ -40,6 +40,19 @@ static int check(const uint64_t vc[3], uint64_t va)
     uint32_t ga_hi[4] = {hi[0], hi[3], hi[1], hi[3]}, ga_lo[4] = {lo[0], lo[3], lo[1], lo[3]};
     blur_finish4(ga_hi, ga_lo, 2, out);
     bad += out[0] != formula(vc[0], va) || out[2] != formula(vc[1], va) || out[1] != alpha;
+    /* the float path: the pixel twice as two RGBA pixels, and as four
+     * gray+alpha ones (its three colours and the first again) */
+    uint32_t hi8[8], lo8[8];
+    uint8_t out8[8];
+    for (int i = 0; i < 8; i++) hi8[i] = hi[i % 4], lo8[i] = lo[i % 4];
+    blur_finish8(hi8, lo8, 4, out8);
+    for (int i = 0; i < 8; i++) bad += out8[i] != (i % 4 == 3 ? alpha : formula(vc[i % 4], va));
+    for (int i = 0; i < 4; i++) {
+        hi8[2 * i] = hi[i % 3], lo8[2 * i] = lo[i % 3];
+        hi8[2 * i + 1] = hi[3], lo8[2 * i + 1] = lo[3];
+    }
+    blur_finish8(hi8, lo8, 2, out8);
+    for (int i = 0; i < 4; i++) bad += out8[2 * i] != formula(vc[i % 3], va) || out8[2 * i + 1] != alpha;
     return bad;
 }
 

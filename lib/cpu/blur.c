@@ -221,16 +221,17 @@ static void sums_split(const uint32_t *const *rows, const int32_t *w, int taps, 
 GI_VECTOR_CLONES
 static void finish_rgba(const uint32_t *hi, const uint32_t *lo, size_t pixels, uint8_t *out)
 {
-    for (size_t p = 0; p < pixels; p++)
-        blur_finish4(hi + 4 * p, lo + 4 * p, 4, out + 4 * p);
+    size_t p = 0;
+    for (; p + 2 <= pixels; p += 2) blur_finish8(hi + 4 * p, lo + 4 * p, 4, out + 4 * p);
+    if (p < pixels) blur_finish4(hi + 4 * p, lo + 4 * p, 4, out + 4 * p);
 }
 
 GI_VECTOR_CLONES
 static void finish_gray_alpha(const uint32_t *hi, const uint32_t *lo, size_t pixels, uint8_t *out)
 {
     size_t p = 0;
-    for (; p + 2 <= pixels; p += 2)
-        blur_finish4(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
+    for (; p + 4 <= pixels; p += 4) blur_finish8(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
+    for (; p + 2 <= pixels; p += 2) blur_finish4(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
     if (p < pixels) blur_finish_pixel(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
 }
 

@@ -64,6 +64,65 @@ static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *h
     memcpy(out, &bytes, 4); /* each lane's low byte: the results are 0..255 */
 }
 
+typedef float blur_v8f __attribute__((vector_size(32)));
+typedef int32_t blur_v8i __attribute__((vector_size(32)));
+typedef uint32_t blur_v8u __attribute__((vector_size(32)));
+typedef uint8_t blur_v32b __attribute__((vector_size(32)));
+
+/* The same for eight lanes (two RGBA pixels, four gray+alpha ones) in
+ * float, which is twice as wide and converts in one step. Every float here
+ * is within a few 2^-24 relative of its integer (the split parts, the
+ * numerator, va), so the quotient t is within 2^-21 relative of num / va:
+ * below 257 that is under 2^-12 absolute. So floor(t) is exact unless t is
+ * within 2^-10 of an integer, and t >= 256.5 means 255. A lane that is that
+ * close (rare: flat areas give k + 1/2) sends its four lanes through
+ * blur_finish4. */
+static inline __attribute__((always_inline)) void blur_finish8(const uint32_t *hi_in,
+                                                               const uint32_t *lo_in,
+                                                               const int channels, uint8_t *out)
+{
+    const blur_v8i alpha_lane = channels == 4 ? (blur_v8i){3, 3, 3, 3, 7, 7, 7, 7}
+                                              : (blur_v8i){1, 1, 3, 3, 5, 5, 7, 7};
+    const blur_v8i is_alpha = channels == 4 ? (blur_v8i){0, 0, 0, -1, 0, 0, 0, -1}
+                                            : (blur_v8i){0, -1, 0, -1, 0, -1, 0, -1};
+    blur_v8u hi, lo;
+    memcpy(&hi, hi_in, sizeof hi);
+    memcpy(&lo, lo_in, sizeof lo);
+    const blur_v8f hif = __builtin_convertvector((blur_v8i)hi, blur_v8f);
+    const blur_v8f v = hif * (float)(1u << BLUR_SPLIT_SHIFT) +
+                       __builtin_convertvector((blur_v8i)lo, blur_v8f);
+    const blur_v8f halves = hif * (float)(1u << (BLUR_SPLIT_SHIFT - 1)) +
+                            __builtin_convertvector((blur_v8i)(lo >> 1), blur_v8f);
+    const blur_v8f va = __builtin_shuffle(v, alpha_lane);
+    const blur_v8u va32 = __builtin_shuffle((hi << BLUR_SPLIT_SHIFT) + lo, (blur_v8u)alpha_lane);
+    const blur_v8i transparent = (blur_v8i)(va32 == 0);
+    const blur_v8f one = {1, 1, 1, 1, 1, 1, 1, 1};
+    blur_v8f t = (v + __builtin_shuffle(halves, alpha_lane)) /
+                 (va + (blur_v8f)((blur_v8i)one & transparent)); /* no lane divides by 0 */
+    const blur_v8i big = t >= 256.5f;
+    t = (blur_v8f)(((blur_v8i)t & ~big) | ((blur_v8i)(blur_v8f){256, 256, 256, 256, 256, 256, 256, 256} & big));
+    blur_v8i colour = __builtin_convertvector(t, blur_v8i); /* t >= 0: floor */
+    const blur_v8f fraction = t - __builtin_convertvector(colour, blur_v8f);
+    const blur_v8i near = (fraction < 0x1p-10f) | (fraction > 1 - 0x1p-10f);
+    const blur_v8i unsure = near & ~big & ~transparent & ~is_alpha;
+    blur_v8i any = unsure | __builtin_shuffle(unsure, (blur_v8i){4, 5, 6, 7, 0, 1, 2, 3});
+    any |= __builtin_shuffle(any, (blur_v8i){2, 3, 0, 1, 6, 7, 4, 5});
+    any |= __builtin_shuffle(any, (blur_v8i){1, 0, 3, 2, 5, 4, 7, 6});
+    if (any[0]) {
+        blur_finish4(hi_in, lo_in, channels, out);
+        blur_finish4(hi_in + 4, lo_in + 4, channels, out + 4);
+        return;
+    }
+    colour = (colour & ~(colour > 255)) | (255 & (colour > 255));
+    colour &= ~transparent;
+    const blur_v8i alpha = (blur_v8i)((va32 + (1u << 23)) >> 24);
+    const blur_v8i result = (colour & ~is_alpha) | (alpha & is_alpha);
+    const blur_v32b bytes = __builtin_shuffle(
+        (blur_v32b)result, (blur_v32b){0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28,
+                                       0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28});
+    memcpy(out, &bytes, 8); /* each lane's low byte: the results are 0..255 */
+}
+
 /* One pixel of ch channels (alpha last), the same steps one lane at a
  * time: for a gray+alpha row's odd last pixel. */
 static inline void blur_finish_pixel(const uint32_t *hi, const uint32_t *lo, int ch, uint8_t *out)
