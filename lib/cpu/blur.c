@@ -68,15 +68,16 @@ GI_VECTOR_CLONES
 static void premultiply(const uint8_t *in, uint32_t *out, size_t pixels, int ch)
 {
     const size_t n = pixels * ch;
-    /* index >= 16 picks from the vector of ones */
-    const bytes16 by_alpha4 = {3, 3, 3, 16, 7, 7, 7, 16, 11, 11, 11, 16, 15, 15, 15, 16};
-    const bytes16 by_alpha2 = {1, 16, 3, 16, 5, 16, 7, 16, 9, 16, 11, 16, 13, 16, 15, 16};
     const bytes16 ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         bytes16 v;
         memcpy(&v, in + i, sizeof v);
-        const bytes16 a = __builtin_shuffle(v, ones, ch == 4 ? by_alpha4 : by_alpha2);
+        /* index 16 picks a 1 from ones */
+        const bytes16 a = ch == 4 ? GI_SHUFFLE(v, ones, bytes16, 3, 3, 3, 16, 7, 7, 7, 16, 11, 11, 11,
+                                               16, 15, 15, 15, 16)
+                                  : GI_SHUFFLE(v, ones, bytes16, 1, 16, 3, 16, 5, 16, 7, 16, 9, 16,
+                                               11, 16, 13, 16, 15, 16);
         const u16x16 product = __builtin_convertvector(v, u16x16) * __builtin_convertvector(a, u16x16);
         const u32x16 wide = __builtin_convertvector(product, u32x16);
         memcpy(out + i, &wide, sizeof wide);

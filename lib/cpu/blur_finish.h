@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu_simd.h"
+
 #define BLUR_SPLIT_SHIFT 9
 #define BLUR_SPLIT_MASK ((1u << BLUR_SPLIT_SHIFT) - 1)
 
@@ -33,8 +35,7 @@ static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *h
                                                                const uint32_t *lo_in,
                                                                const int channels, uint8_t *out)
 {
-    /* the lane holding the alpha of each lane's pixel; -1 in alpha lanes */
-    const blur_v4l alpha_lane = channels == 4 ? (blur_v4l){3, 3, 3, 3} : (blur_v4l){1, 1, 3, 3};
+    /* -1 in alpha lanes */
     const blur_v4i is_alpha = channels == 4 ? (blur_v4i){0, 0, 0, -1} : (blur_v4i){0, -1, 0, -1};
     blur_v4u hi, lo;
     memcpy(&hi, hi_in, sizeof hi);
@@ -44,10 +45,19 @@ static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *h
     const blur_v4d halves = __builtin_convertvector((blur_v4i)hi, blur_v4d) *
                                 (double)(1u << (BLUR_SPLIT_SHIFT - 1)) +
                             __builtin_convertvector((blur_v4i)(lo >> 1), blur_v4d);
-    const blur_v4d va = __builtin_shuffle(v, alpha_lane);
-    const blur_v4d half = __builtin_shuffle(halves, alpha_lane); /* floor(va / 2) */
-    const blur_v4u va32 = __builtin_shuffle((hi << BLUR_SPLIT_SHIFT) + lo,
-                                            __builtin_convertvector(alpha_lane, blur_v4u));
+    /* each lane's pixel's alpha: va, floor(va / 2), va as an integer */
+    const blur_v4u joined = (hi << BLUR_SPLIT_SHIFT) + lo; /* exact where it is va */
+    blur_v4d va, half;
+    blur_v4u va32;
+    if (channels == 4) {
+        va = GI_SHUFFLE(v, v, blur_v4l, 3, 3, 3, 3);
+        half = GI_SHUFFLE(halves, halves, blur_v4l, 3, 3, 3, 3);
+        va32 = GI_SHUFFLE(joined, joined, blur_v4i, 3, 3, 3, 3);
+    } else {
+        va = GI_SHUFFLE(v, v, blur_v4l, 1, 1, 3, 3);
+        half = GI_SHUFFLE(halves, halves, blur_v4l, 1, 1, 3, 3);
+        va32 = GI_SHUFFLE(joined, joined, blur_v4i, 1, 1, 3, 3);
+    }
     const blur_v4l one = (blur_v4l)(blur_v4d){1, 1, 1, 1}; /* masks pick 1.0 or 0.0 */
     const blur_v4d num = v + half;
     /* va or, where it is 0, 1: no lane divides by zero */
@@ -59,8 +69,9 @@ static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *h
     colour &= ~(blur_v4i)(va32 == 0); /* transparent */
     const blur_v4i alpha = (blur_v4i)((va32 + (1u << 23)) >> 24);
     const blur_v4i result = (colour & ~is_alpha) | (alpha & is_alpha);
-    const blur_v16b bytes = __builtin_shuffle((blur_v16b)result,
-                                              (blur_v16b){0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12});
+    const blur_v16b lanes = (blur_v16b)result;
+    const blur_v16b bytes = GI_SHUFFLE(lanes, lanes, blur_v16b, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8,
+                                       12, 0, 4, 8, 12);
     memcpy(out, &bytes, 4); /* each lane's low byte: the results are 0..255 */
 }
 
@@ -81,8 +92,6 @@ static inline __attribute__((always_inline)) void blur_finish8(const uint32_t *h
                                                                const uint32_t *lo_in,
                                                                const int channels, uint8_t *out)
 {
-    const blur_v8i alpha_lane = channels == 4 ? (blur_v8i){3, 3, 3, 3, 7, 7, 7, 7}
-                                              : (blur_v8i){1, 1, 3, 3, 5, 5, 7, 7};
     const blur_v8i is_alpha = channels == 4 ? (blur_v8i){0, 0, 0, -1, 0, 0, 0, -1}
                                             : (blur_v8i){0, -1, 0, -1, 0, -1, 0, -1};
     blur_v8u hi, lo;
@@ -93,11 +102,21 @@ static inline __attribute__((always_inline)) void blur_finish8(const uint32_t *h
                        __builtin_convertvector((blur_v8i)lo, blur_v8f);
     const blur_v8f halves = hif * (float)(1u << (BLUR_SPLIT_SHIFT - 1)) +
                             __builtin_convertvector((blur_v8i)(lo >> 1), blur_v8f);
-    const blur_v8f va = __builtin_shuffle(v, alpha_lane);
-    const blur_v8u va32 = __builtin_shuffle((hi << BLUR_SPLIT_SHIFT) + lo, (blur_v8u)alpha_lane);
+    const blur_v8u joined = (hi << BLUR_SPLIT_SHIFT) + lo; /* exact where it is va */
+    blur_v8f va, half;
+    blur_v8u va32;
+    if (channels == 4) {
+        va = GI_SHUFFLE(v, v, blur_v8i, 3, 3, 3, 3, 7, 7, 7, 7);
+        half = GI_SHUFFLE(halves, halves, blur_v8i, 3, 3, 3, 3, 7, 7, 7, 7);
+        va32 = GI_SHUFFLE(joined, joined, blur_v8i, 3, 3, 3, 3, 7, 7, 7, 7);
+    } else {
+        va = GI_SHUFFLE(v, v, blur_v8i, 1, 1, 3, 3, 5, 5, 7, 7);
+        half = GI_SHUFFLE(halves, halves, blur_v8i, 1, 1, 3, 3, 5, 5, 7, 7);
+        va32 = GI_SHUFFLE(joined, joined, blur_v8i, 1, 1, 3, 3, 5, 5, 7, 7);
+    }
     const blur_v8i transparent = (blur_v8i)(va32 == 0);
     const blur_v8f one = {1, 1, 1, 1, 1, 1, 1, 1};
-    blur_v8f t = (v + __builtin_shuffle(halves, alpha_lane)) /
+    blur_v8f t = (v + half) /
                  (va + (blur_v8f)((blur_v8i)one & transparent)); /* no lane divides by 0 */
     const blur_v8i big = t >= 256.5f;
     t = (blur_v8f)(((blur_v8i)t & ~big) | ((blur_v8i)(blur_v8f){256, 256, 256, 256, 256, 256, 256, 256} & big));
@@ -105,9 +124,9 @@ static inline __attribute__((always_inline)) void blur_finish8(const uint32_t *h
     const blur_v8f fraction = t - __builtin_convertvector(colour, blur_v8f);
     const blur_v8i near = (fraction < 0x1p-10f) | (fraction > 1 - 0x1p-10f);
     const blur_v8i unsure = near & ~big & ~transparent & ~is_alpha;
-    blur_v8i any = unsure | __builtin_shuffle(unsure, (blur_v8i){4, 5, 6, 7, 0, 1, 2, 3});
-    any |= __builtin_shuffle(any, (blur_v8i){2, 3, 0, 1, 6, 7, 4, 5});
-    any |= __builtin_shuffle(any, (blur_v8i){1, 0, 3, 2, 5, 4, 7, 6});
+    blur_v8i any = unsure | GI_SHUFFLE(unsure, unsure, blur_v8i, 4, 5, 6, 7, 0, 1, 2, 3);
+    any |= GI_SHUFFLE(any, any, blur_v8i, 2, 3, 0, 1, 6, 7, 4, 5);
+    any |= GI_SHUFFLE(any, any, blur_v8i, 1, 0, 3, 2, 5, 4, 7, 6);
     if (any[0]) {
         blur_finish4(hi_in, lo_in, channels, out);
         blur_finish4(hi_in + 4, lo_in + 4, channels, out + 4);
@@ -117,9 +136,10 @@ static inline __attribute__((always_inline)) void blur_finish8(const uint32_t *h
     colour &= ~transparent;
     const blur_v8i alpha = (blur_v8i)((va32 + (1u << 23)) >> 24);
     const blur_v8i result = (colour & ~is_alpha) | (alpha & is_alpha);
-    const blur_v32b bytes = __builtin_shuffle(
-        (blur_v32b)result, (blur_v32b){0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28,
-                                       0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28});
+    const blur_v32b lanes = (blur_v32b)result;
+    const blur_v32b bytes = GI_SHUFFLE(lanes, lanes, blur_v32b, 0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8,
+                                       12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8,
+                                       12, 16, 20, 24, 28);
     memcpy(out, &bytes, 8); /* each lane's low byte: the results are 0..255 */
 }
 
