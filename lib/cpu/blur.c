@@ -13,6 +13,10 @@
 #include "cpu_simd.h"
 #include "blur_finish.h"
 
+/* Half of a 512 KiB L2 per core: the ring, read 2R+1 times per row, stays
+ * there next to the padded row and the sums (32 MiB, the old budget, let a
+ * 4-channel 3840-pixel ring of 13 rows reach 800 KB and every vertical tap
+ * came from L3). */
 #define RING_BUDGET (256u << 10)
 
 #define MIN_STRIP 16
@@ -157,15 +161,6 @@ static void horizontal_row(const blur_job *j, long vy, int x0, int x1, blur_buff
     filter_row(j, b->pad, x1 - x0, b->ring + (size_t)slot * row_len);
 }
 
-/* v = sum_k w[k] * h(y + k). Plain channels fit uint32 (65280 * 65536 <
- * 2^32), and out = (v + 2^23) >> 24 (v + 2^23 still fits).
- * Premultiplied colour (h up to 2^24) would need 64 bits; instead
- * v = 512 * sum w (h >> 9) + sum w (h & 511), two sums that each fit 31
- * bits (65536 * 32512 < 2^31) and vectorize twice as wide; blur_finish.h
- * joins them.
- * The sums run over BLOCK values at a time with every tap in the inner
- * loop, so they stay in registers instead of making 2R+1 trips through
- * memory. */
 /* Pointers to the 2R+1 ring rows of output row y, tap order. */
 static void tap_rows(const blur_job *j, int y, const blur_buffers *b, const uint32_t **rows)
 {
@@ -183,6 +178,16 @@ static inline uint8_t finish_plain(uint32_t v)
     return (uint8_t)((v + (1u << 23)) >> 24);
 }
 
+/* v = sum_k w[k] * h(y + k). Plain channels fit uint32 (65280 * 65536 <
+ * 2^32), and out = (v + 2^23) >> 24 (v + 2^23 still fits).
+ * Premultiplied colour (h up to 2^24) would need 64 bits; instead
+ * v = 512 * sum w (h >> 9) + sum w (h & 511), two sums that each fit 31
+ * bits (65536 * 32512 < 2^31) and vectorize twice as wide; blur_finish.h
+ * joins them.
+ * The sums run over BLOCK values at a time with every tap in the inner
+ * loop, so they stay in registers instead of making 2R+1 trips through
+ * memory. The plain sums add the symmetric taps first (w[k] = w[2R - k];
+ * h + h' <= 130560 still leaves the sum under 2^32). */
 GI_VECTOR_CLONES
 static void sums_plain(const uint32_t *const *rows, const int32_t *w, int R, size_t n,
                        uint32_t *acc)
