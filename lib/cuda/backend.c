@@ -396,6 +396,24 @@ static void add_rows(const gi_image *img, const gi_cuda_compare_row *rows, gi__c
     }
 }
 
+/* Queues the download of what the kernels wrote: every row's counts, and
+ * with SSIM each channel's per-row sums of the rows it covers (the rows
+ * the window's crop leaves out are never written, and are not read). */
+static gi_status download_results(cuda_state *s, const gi__compare_call *c,
+                                  const compare_layout *l)
+{
+    uint8_t *out = s->stage_out.ptr;
+    const uint8_t *dev = s->dst.ptr;
+    const size_t height = (size_t)c->expected->height;
+    cudaError_t e = cudaMemcpyAsync(out, dev, l->rows_bytes, cudaMemcpyDeviceToHost, s->stream);
+    for (int ch = 0; c->weights && ch < c->expected->channels && e == cudaSuccess; ch++) {
+        size_t at = l->rows_bytes + sizeof(double) * ((size_t)ch * height + (size_t)l->y0);
+        e = cudaMemcpyAsync(out + at, dev + at, sizeof(double) * (size_t)(l->y1 - l->y0),
+                            cudaMemcpyDeviceToHost, s->stream);
+    }
+    return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "download");
+}
+
 static gi_status cuda_compare(void *state, const gi__compare_call *c, gi__compare_sums *sums)
 {
     cuda_state *s = state;
@@ -412,11 +430,7 @@ static gi_status cuda_compare(void *state, const gi__compare_call *c, gi__compar
         if (e != cudaSuccess) st = gi__cuda_fail(e, "compare");
     }
     if (st == GI_OK) st = mark(s, MARK_DOWNLOAD);
-    if (st == GI_OK) {
-        cudaError_t e = cudaMemcpyAsync(s->stage_out.ptr, s->dst.ptr, l.results_bytes,
-                                        cudaMemcpyDeviceToHost, s->stream);
-        if (e != cudaSuccess) st = gi__cuda_fail(e, "download");
-    }
+    if (st == GI_OK) st = download_results(s, c, &l);
     if (st == GI_OK) st = mark(s, MARK_DONE);
     st = finish(s, st);
     if (st != GI_OK) return st;
