@@ -194,11 +194,27 @@ static void *start_in_background(void *unused)
     return NULL;
 }
 
+static pthread_t starter;
+static int starter_running;
+static pthread_once_t starter_once = PTHREAD_ONCE_INIT;
+
+/* A process must not exit while CUDA starts on another thread (the CUDA
+ * runtime's own exit handlers would run beside its start-up), so exit
+ * waits for the starter. */
+static void join_starter(void)
+{
+    if (starter_running) pthread_join(starter, NULL);
+}
+
+static void launch_starter(void)
+{
+    if (atexit(join_starter) != 0) return; /* then the first image makes the handle */
+    starter_running = pthread_create(&starter, NULL, start_in_background, NULL) == 0;
+}
+
 void gi__nvjpeg_start(void)
 {
-    pthread_t t;
-    /* Without a thread it is made at the first image, as before. */
-    if (pthread_create(&t, NULL, start_in_background, NULL) == 0) pthread_detach(t);
+    pthread_once(&starter_once, launch_starter);
 }
 
 int gi__nvjpeg_has_engines(void)
