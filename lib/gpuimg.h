@@ -135,9 +135,13 @@ typedef enum gi_format {
  *           grows to the number of threads decoding at once and lives as
  *           long as the process.
  *   FAST    NVJPEG where it decodes the file, else stb (no GPU, no nvJPEG
- *           in this build, or a file nvJPEG refuses): every file has the
- *           outcome stb would give it, decoded or refused, and
- *           gi_last_codec says which took it. */
+ *           in this build, a file nvJPEG refuses, or one that does not end
+ *           with EOI, which nvJPEG would decode as if complete and stb
+ *           refuses); gi_last_codec says which took it. A file refused by
+ *           stb is refused here too, with one exception: corrupt
+ *           entropy-coded data in a complete file, which nvJPEG decodes
+ *           (to garbage blocks, as libjpeg-turbo does with a warning)
+ *           where stb refuses it. */
 typedef enum gi_jpeg_decoder {
     GI_JPEG_DECODER_STB = 0,
     GI_JPEG_DECODER_NVJPEG,
@@ -168,9 +172,11 @@ int gi_jpeg_encoder_compiled(gi_jpeg_encoder encoder);
  * harmless without nvJPEG or a GPU. */
 void gi_jpeg_fast_start(void);
 
-/* "stb" or "nvjpeg": the codec that took the calling thread's last image
- * decode or encode (gi_load_*, gi_encode, gi_save_file), whether it
- * succeeded or not; "" before the first. */
+/* The codec that took the calling thread's last image decode or encode
+ * (gi_load_*, gi_encode, gi_save_file), whether it succeeded or not: "stb",
+ * "pnm", "nvjpeg-hardware" (decoded by the GPU's JPEG engines),
+ * "nvjpeg-hybrid" (nvJPEG, Huffman decoding on the CPU) or "nvjpeg" (the
+ * nvJPEG encoder); "" before the first. */
 const char *gi_last_codec(void);
 
 /* Limits checked before any large allocation, and the JPEG decoder. */

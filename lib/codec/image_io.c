@@ -61,6 +61,11 @@ static void png_settings(const gi_save_options *opts, int *level, int *filter)
                                                          : (int)opts->png_filter - GI_PNG_FILTER_NONE;
 }
 
+static int ends_with_eoi(const uint8_t *bytes, size_t size)
+{
+    return size >= 2 && bytes[size - 2] == 0xFF && bytes[size - 1] == 0xD9;
+}
+
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const char *name,
                          const gi_load_limits *limits)
 {
@@ -110,10 +115,14 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     /* nvJPEG gets the file only after the checks above, which refuse what
      * no correct decoder should be handed. FAST gives stb whatever nvJPEG
      * did not decode, refusals included, so that every file ends as stb
-     * would end it: decoded, or refused with stb's reason. */
-    if (format == GI_FORMAT_JPEG && limits->jpeg_decoder != GI_JPEG_DECODER_STB) {
-        last_codec = "nvjpeg";
+     * would end it: decoded, or refused with stb's reason. nvJPEG decodes
+     * a truncated file, filling in what is missing, where stb refuses it:
+     * FAST leaves a file that does not end with EOI to stb. */
+    if (format == GI_FORMAT_JPEG && (limits->jpeg_decoder == GI_JPEG_DECODER_NVJPEG ||
+                                     (limits->jpeg_decoder == GI_JPEG_DECODER_FAST &&
+                                      ends_with_eoi(bytes, size)))) {
         gi_status st = gi__nvjpeg_load(img, bytes, size, name, limits);
+        last_codec = gi__nvjpeg_last_decoder();
         if (st == GI_OK || limits->jpeg_decoder == GI_JPEG_DECODER_NVJPEG) return st;
         last_codec = "stb";
     }

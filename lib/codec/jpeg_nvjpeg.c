@@ -76,6 +76,14 @@ static gi_status set_up_status;
 static char set_up_error[512];
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Which of nvJPEG's decoders took the calling thread's last image. */
+static _Thread_local const char *last_decoder = "nvjpeg";
+
+const char *gi__nvjpeg_last_decoder(void)
+{
+    return last_decoder;
+}
 static decoder *free_decoders;
 static encoder *free_encoders;
 
@@ -339,10 +347,12 @@ static nvjpegStatus_t decode_on_device(decoder *d, const uint8_t *bytes, size_t 
         *what = "nvjpegDecodeBatchedSupported";
         s = nvjpegDecodeBatchedSupported(handle, d->parsed, &unsupported);
         if (s == NVJPEG_STATUS_SUCCESS && !unsupported) {
+            last_decoder = "nvjpeg-hardware";
             *what = "nvjpegDecodeBatched (hardware)";
             return nvjpegDecodeBatched(handle, d->engine_state, &bytes, &size, &out, d->stream);
         }
     }
+    last_decoder = "nvjpeg-hybrid";
     *what = "nvjpegDecodeParamsSetOutputFormat";
     s = nvjpegDecodeParamsSetOutputFormat(d->params,
                                           channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI);

@@ -27,6 +27,10 @@ int gi__nvjpeg_has_engines(void);
 gi_status gi__nvjpeg_load(gi_image *img, const uint8_t *bytes, size_t size, const char *name,
                           const gi_load_limits *limits);
 
+/* "nvjpeg-hardware" (the GPU's JPEG engines) or "nvjpeg-hybrid" (Huffman
+ * on the CPU): what took the calling thread's last gi__nvjpeg_load. */
+const char *gi__nvjpeg_last_decoder(void);
+
 /* Encodes a 3-channel image as JPEG at `quality` (1..100) into a malloc'ed
  * buffer: 4:2:0 chroma at quality <= 90, 4:4:4 above (stb's rule).
  * GI_ERR_UNSUPPORTED for other channel counts, GI_ERR_NO_DEVICE without a

@@ -26,6 +26,11 @@ gi_status gi__nvjpeg_load(gi_image *img, const uint8_t *bytes, size_t size, cons
     return gi__fail(GI_ERR_UNSUPPORTED, "%s: this gpuimg was built without nvJPEG", name);
 }
 
+const char *gi__nvjpeg_last_decoder(void)
+{
+    return "nvjpeg";
+}
+
 gi_status gi__nvjpeg_encode(const gi_image *img, int quality, const char *name, uint8_t **bytes,
                             size_t *size)
 {

@@ -9,9 +9,12 @@
 #     CMYK JPEG (nvJPEG refuses it) to PNG.
 #  4. Every file of the bad-input corpus (tests/robust/cases.txt, made by
 #     make_corpus.py) ends as it does with the exact codecs: the same exit
-#     status, a failure naming the file, nothing left behind on failure.
+#     status, a failure naming the file, nothing left behind on failure;
+#     except the files of decoded_by_nvjpeg, whose entropy-coded data is
+#     corrupt in a complete file: nvJPEG decodes them (gpuimg.h, FAST).
 # Skips (77) without nvJPEG or a GPU.
 gpuimg=$1 jpegs=$2 photos=$3 robust=$4 samples=$5
+decoded_by_nvjpeg="jpeg-flip-scan.jpg"
 "$gpuimg" info --no-bandwidth | grep -q '^jpeg decoders:.* nvjpeg' || {
     echo "skip: no nvJPEG in this build"; exit 77; }
 "$gpuimg" info --no-bandwidth | grep -q '^cuda device 0:' || { echo "skip: no GPU"; exit 77; }
@@ -54,8 +57,8 @@ done
 
 # 3
 one=$(echo $inputs | cut -d' ' -f1)
-"$gpuimg" flip h -v --codecs fast "$one" "$tmp/one.jpg" 2>&1 | grep -q 'codecs nvjpeg/nvjpeg' ||
-    fail "-v does not say nvjpeg/nvjpeg for $one"
+"$gpuimg" flip h -v --codecs fast "$one" "$tmp/one.jpg" 2>&1 | grep -q 'codecs nvjpeg-[a-z]*/nvjpeg' ||
+    fail "-v does not say nvjpeg-.../nvjpeg for $one"
 if [ -f "$jpegs/fail-cmyk-333x101.jpg" ]; then
     "$gpuimg" flip h -v --codecs fast "$jpegs/fail-cmyk-333x101.jpg" "$tmp/cmyk.png" 2>&1 |
         grep -q 'codecs stb/stb' || fail "-v does not say stb/stb for the CMYK file"
@@ -75,6 +78,7 @@ if python3 "$robust/make_corpus.py" "$robust/cases.txt" "$samples" "$corpus" >/d
             echo $? >"$tmp/$mode.rc"
         done
         name=$(basename "$f")
+        case " $decoded_by_nvjpeg " in *" $name "*) rm -rf "$tmp/exact" "$tmp/fast"; continue ;; esac
         cmp -s "$tmp/exact.rc" "$tmp/fast.rc" ||
             fail "$name: exit $(cat "$tmp/fast.rc") with fast codecs, $(cat "$tmp/exact.rc") exact"
         if [ "$(cat "$tmp/fast.rc")" != 0 ]; then
@@ -83,7 +87,7 @@ if python3 "$robust/make_corpus.py" "$robust/cases.txt" "$samples" "$corpus" >/d
         fi
         rm -rf "$tmp/exact" "$tmp/fast"
     done
-    echo "robust corpus: $n files, the same outcome with fast codecs"
+    echo "robust corpus: $n files, the same outcome with fast codecs but $decoded_by_nvjpeg"
 else
     echo "robust corpus: not made (python3?), part 4 skipped"
 fi
