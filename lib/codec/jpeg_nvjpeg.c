@@ -349,7 +349,16 @@ static nvjpegStatus_t decode_on_device(decoder *d, const uint8_t *bytes, size_t 
         if (s == NVJPEG_STATUS_SUCCESS && !unsupported) {
             last_decoder = "nvjpeg-hardware";
             *what = "nvjpegDecodeBatched (hardware)";
-            return nvjpegDecodeBatched(handle, d->engine_state, &bytes, &size, &out, d->stream);
+            s = nvjpegDecodeBatched(handle, d->engine_state, &bytes, &size, &out, d->stream);
+            /* A file the engines call corrupt is corrupt; any other failure
+             * (seen: ALLOCATOR_FAILURE on a 17x3 image with 16 threads
+             * decoding, on an H100) is the engines', and the hybrid
+             * decoder gets the file. */
+            if (s == NVJPEG_STATUS_SUCCESS || s == NVJPEG_STATUS_BAD_JPEG ||
+                s == NVJPEG_STATUS_INCOMPLETE_BITSTREAM)
+                return s;
+            cudaStreamSynchronize(d->stream);
+            cudaGetLastError();
         }
     }
     last_decoder = "nvjpeg-hybrid";
