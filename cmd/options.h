@@ -42,7 +42,8 @@ typedef struct cli_common {
     const char *summary_json;
     int auto_orient; /* --auto-orient or GPUIMG_AUTO_ORIENT=1: pixels as a viewer shows them */
     int strip;       /* --strip: write no metadata */
-    gi_load_limits limits;
+    gi_load_limits limits;        /* limits.jpeg_decoder: --codecs, --jpeg-decoder */
+    gi_jpeg_encoder jpeg_encoder; /* --codecs */
 } cli_common;
 
 void cli_common_init(cli_common *c, const char *command);

@@ -71,7 +71,8 @@ gi_format output_format(const cli_common *c, const char *path)
     return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);
 }
 
-/* "IN -> OUT (T ms: decode a, upload b, ...) on cuda: why" for -v. */
+/* "IN -> OUT (T ms: decode a, upload b, ...; codecs stb/nvjpeg) on cuda: why"
+ * for -v. */
 static void describe_item(const gi_batch_item *it, char *text, size_t size)
 {
     int n = snprintf(text, size, "%s -> %s (%.1f ms:", it->in, it->out, it->ms);
@@ -79,6 +80,9 @@ static void describe_item(const gi_batch_item *it, char *text, size_t size)
         if (it->stage_ms[s] >= 0.05 || s != GI_STAGE_STARTUP)
             n += snprintf(text + n, size - n, "%s %s %.1f", s ? "," : "",
                           gi_stage_name((gi_stage)s), it->stage_ms[s]);
+    if (n > 0 && (size_t)n < size && it->decoded_by)
+        n += snprintf(text + n, size - n, "; codecs %s/%s", it->decoded_by,
+                      it->encoded_by ? it->encoded_by : "-");
     if (n > 0 && (size_t)n < size)
         snprintf(text + n, size - n, ") on %s%s%s%s%s%s", *it->choice ? it->choice : "?",
                  *it->note ? "; " : "", *it->note ? "fell back: " : "", it->note,
@@ -113,7 +117,8 @@ static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, i
     o.job.steps = steps;
     o.job.n_steps = n_steps;
     o.job.limits = c->limits;
-    o.job.save = (gi_save_options){c->format, c->quality, c->png_level, c->png_filter, NULL};
+    o.job.save = (gi_save_options){c->format, c->quality, c->png_level, c->png_filter, NULL,
+                                   c->jpeg_encoder};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;

@@ -163,7 +163,7 @@ static void *write_frames(void *arg)
 {
     stream *s = arg;
     gi_save_options save = {output_format(s->c, s->out_path), s->c->quality, s->c->png_level,
-                            s->c->png_filter, NULL};
+                            s->c->png_filter, NULL, s->c->jpeg_encoder};
     gi_output *out = NULL;
     gi_status st = GI_OK;
     frame f;

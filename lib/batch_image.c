@@ -59,6 +59,7 @@ int gi__batch_decode(const gi_batch_options *o, gi__batch_image *job)
         free(bytes);
     }
     add_stage(job, GI_STAGE_DECODE, gi__now_ms() - start);
+    job->item->decoded_by = gi_last_codec();
     if (st != GI_OK) {
         gi__batch_fail(job, "%s", gi_last_error());
         return -1;
@@ -126,6 +127,7 @@ int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
     }
     gi_status st = gi_save_file(&job->dst, out, &save);
     add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
+    job->item->encoded_by = gi_last_codec();
     if (st != GI_OK) {
         gi__batch_fail(job, "%s", gi_last_error());
         return -1;

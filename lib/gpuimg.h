@@ -113,29 +113,71 @@ typedef enum gi_format {
  *   STB     stb_image on the calling thread. The default: its pixels are
  *           the same on every machine, so golden images need no GPU.
  *   NVJPEG  NVIDIA nvJPEG (optional at build time, see
- *           gi_jpeg_decoder_compiled) on the CUDA device that was current
- *           at the process's first nvJPEG decode (device 0 unless the
- *           caller chose another), whatever the gi_context's device; the
- *           caller's current device is left as it was. Output lands in
- *           host memory like stb's, with stb's sizes and channel counts.
+ *           gi_jpeg_decoder_compiled), and nothing else: what nvJPEG
+ *           refuses fails. On the CUDA device that was current when nvJPEG
+ *           started (gi_jpeg_fast_start, or the process's first nvJPEG
+ *           image: device 0 unless the caller chose another), whatever the
+ *           gi_context's device; the caller's current device is left as it
+ *           was. Output lands in host memory like stb's, with stb's sizes
+ *           and channel counts. Baseline colour files go to the GPU's JPEG
+ *           engines where it has them (A100, H100, H200), the rest to
+ *           nvJPEG's hybrid decoder (Huffman on the calling thread's CPU).
  *           Its IDCT, colour conversion and chroma upsampling are not stb's:
  *           gray, 4:4:4 and 4:2:0 files come within a few levels of stb's
  *           pixels, 4:2:2 ones can differ far more next to hard colour
- *           edges; the same file gives the same bytes on every run. The
- *           first decode of a process also starts nvJPEG (most of a second
- *           on an H200), so it pays off over many images. 4-component
- *           (CMYK/YCCK) files are refused with GI_ERR_UNSUPPORTED (stb
- *           decodes them), and without a GPU every JPEG fails with
- *           GI_ERR_NO_DEVICE. Threads may decode concurrently: the
- *           library handle is shared, each thread gets its own decoder
- *           state, stream and device buffer, freed when the thread ends. */
+ *           edges; the same file gives the same bytes on every run. Starting
+ *           nvJPEG costs most of a second, so it pays off over many images.
+ *           4-component (CMYK/YCCK) files are refused with
+ *           GI_ERR_UNSUPPORTED (stb decodes them), and without a GPU every
+ *           JPEG fails with GI_ERR_NO_DEVICE. Threads may decode at once:
+ *           one handle serves the process, and each decode takes a decoder
+ *           (states, stream, pinned and device buffers) from a pool that
+ *           grows to the number of threads decoding at once and lives as
+ *           long as the process.
+ *   FAST    NVJPEG where it decodes the file, else stb (no GPU, no nvJPEG
+ *           in this build, a file nvJPEG refuses, or one that does not end
+ *           with EOI, which nvJPEG would decode as if complete and stb
+ *           refuses); gi_last_codec says which took it. A file refused by
+ *           stb is refused here too, with one exception: corrupt
+ *           entropy-coded data in a complete file, which nvJPEG decodes
+ *           (to garbage blocks, as libjpeg-turbo does with a warning)
+ *           where stb refuses it. */
 typedef enum gi_jpeg_decoder {
     GI_JPEG_DECODER_STB = 0,
-    GI_JPEG_DECODER_NVJPEG
+    GI_JPEG_DECODER_NVJPEG,
+    GI_JPEG_DECODER_FAST
 } gi_jpeg_decoder;
-/* 1 when this library can decode with `decoder` (stb always; nvJPEG when it
- * was found at build time). Says nothing about a GPU being present. */
+/* 1 when this library can decode with `decoder` (stb and FAST always;
+ * nvJPEG when it was found at build time). Says nothing about a GPU. */
 int gi_jpeg_decoder_compiled(gi_jpeg_decoder decoder);
+
+/* Which encoder writes JPEG files (PNGs are always written by stb).
+ *   STB     stb_image_write: the same bytes on every machine (the default).
+ *   NVJPEG  nvJPEG from device memory, only the compressed bytes coming
+ *           back; 3-channel images only, on the device NVJPEG decodes on.
+ *           Chroma 4:2:0 at quality <= 90 and 4:4:4 above, the rule stb's
+ *           writer follows, so both make files of the same kind (sizes and
+ *           PSNR: README "Fast codecs").
+ *   FAST    NVJPEG where it can (3 channels, a GPU), else stb. */
+typedef enum gi_jpeg_encoder {
+    GI_JPEG_ENCODER_STB = 0,
+    GI_JPEG_ENCODER_NVJPEG,
+    GI_JPEG_ENCODER_FAST
+} gi_jpeg_encoder;
+int gi_jpeg_encoder_compiled(gi_jpeg_encoder encoder);
+
+/* Starts nvJPEG (CUDA and its handle) on a background thread, so that the
+ * first JPEG does not wait for it: call it early, before reading the first
+ * files, when NVJPEG or FAST codecs will be used. Makes nothing twice;
+ * harmless without nvJPEG or a GPU. */
+void gi_jpeg_fast_start(void);
+
+/* The codec that took the calling thread's last image decode or encode
+ * (gi_load_*, gi_encode, gi_save_file), whether it succeeded or not: "stb",
+ * "pnm", "nvjpeg-hardware" (decoded by the GPU's JPEG engines),
+ * "nvjpeg-hybrid" (nvJPEG, Huffman decoding on the CPU) or "nvjpeg" (the
+ * nvJPEG encoder); "" before the first. */
+const char *gi_last_codec(void);
 
 /* Limits checked before any large allocation, and the JPEG decoder. */
 typedef struct gi_load_limits {
@@ -212,13 +254,16 @@ typedef enum gi_png_filter {
  *   png_filter    see gi_png_filter.
  *   metadata      NULL (the default): none; else written into the output as
  *                 gi_metadata_embed does (see METADATA). The caller keeps
- *                 ownership. */
+ *                 ownership.
+ *   jpeg_encoder  see gi_jpeg_encoder (0: stb). */
+
 typedef struct gi_save_options {
     gi_format format;
     int jpeg_quality;
     int png_level;
     gi_png_filter png_filter;
     const gi_metadata *metadata;
+    gi_jpeg_encoder jpeg_encoder; /* default GI_JPEG_ENCODER_STB */
 } gi_save_options;
 void gi_save_options_default(gi_save_options *opts);
 
@@ -818,6 +863,7 @@ typedef struct gi_batch_item {
     char note[600];      /* why the steps fell back to the CPU, or "" */
     char metadata_note[600]; /* metadata dropped on reading or left out on
                                 writing, and why, or "" */
+    const char *decoded_by, *encoded_by; /* gi_last_codec after each; NULL: not reached */
 } gi_batch_item;
 
 typedef struct gi_batch_options {

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs what gpuimg needs on Debian 12 (when missing), then configures and
 # builds it in ./build. The CUDA backend is built when nvcc is found (on
-# PATH or in /usr/local/cuda/bin); without it, the CPU backend alone.
+# PATH or in /usr/local/cuda/bin); without it, the CPU backend alone. With
+# nvcc, nvJPEG is built too: from the toolkit when it has nvjpeg.h, else
+# from PyPI's nvidia-nvjpeg wheel (scripts/fetch_nvjpeg.sh, into .nvjpeg).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -23,5 +25,16 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
     export PATH
 fi
 
-[ -f build/build.ninja ] || meson setup build -Dcuda=auto "$@"
+nvjpeg_args=""
+if command -v nvcc >/dev/null 2>&1; then
+    cuda_include="$(dirname "$(dirname "$(command -v nvcc)")")/include"
+    if [ ! -f "$cuda_include/nvjpeg.h" ]; then
+        ./scripts/fetch_nvjpeg.sh ||
+            echo "setup: nvJPEG not fetched (no network or pip?): building without it"
+    fi
+    [ -f .nvjpeg/include/nvjpeg.h ] && nvjpeg_args="-Dnvjpeg=enabled -Dnvjpeg_dir=.nvjpeg"
+fi
+
+# shellcheck disable=SC2086 # nvjpeg_args is two words or none
+[ -f build/build.ninja ] || meson setup build -Dcuda=auto $nvjpeg_args "$@"
 meson compile -C build

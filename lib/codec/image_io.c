@@ -1,5 +1,6 @@
 /* Decoding and encoding by format: PNG and JPEG through stb (compiled in
- * stb_impl.c), Netpbm through pnm.c. */
+ * stb_impl.c), Netpbm through pnm.c; the choice between stb and nvJPEG
+ * (jpeg_nvjpeg.c) for JPEG. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,26 @@ void gi_load_limits_default(gi_load_limits *limits)
 
 int gi_jpeg_decoder_compiled(gi_jpeg_decoder decoder)
 {
-    return decoder == GI_JPEG_DECODER_STB ||
+    return decoder == GI_JPEG_DECODER_STB || decoder == GI_JPEG_DECODER_FAST ||
            (decoder == GI_JPEG_DECODER_NVJPEG && gi__nvjpeg_compiled());
+}
+
+int gi_jpeg_encoder_compiled(gi_jpeg_encoder encoder)
+{
+    return encoder == GI_JPEG_ENCODER_STB || encoder == GI_JPEG_ENCODER_FAST ||
+           (encoder == GI_JPEG_ENCODER_NVJPEG && gi__nvjpeg_compiled());
+}
+
+void gi_jpeg_fast_start(void)
+{
+    gi__nvjpeg_start();
+}
+
+static _Thread_local const char *last_codec = "";
+
+const char *gi_last_codec(void)
+{
+    return last_codec;
 }
 
 void gi_save_options_default(gi_save_options *opts)
@@ -42,6 +61,11 @@ static void png_settings(const gi_save_options *opts, int *level, int *filter)
                                                          : (int)opts->png_filter - GI_PNG_FILTER_NONE;
 }
 
+static int ends_with_eoi(const uint8_t *bytes, size_t size)
+{
+    return size >= 2 && bytes[size - 2] == 0xFF && bytes[size - 1] == 0xD9;
+}
+
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const char *name,
                          const gi_load_limits *limits)
 {
@@ -53,13 +77,15 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     if (!name) name = "image";
     memset(img, 0, sizeof *img);
     if (limits->jpeg_decoder != GI_JPEG_DECODER_STB &&
-        limits->jpeg_decoder != GI_JPEG_DECODER_NVJPEG)
+        limits->jpeg_decoder != GI_JPEG_DECODER_NVJPEG &&
+        limits->jpeg_decoder != GI_JPEG_DECODER_FAST)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: unknown JPEG decoder %d", name,
                         (int)limits->jpeg_decoder);
     if (size == 0) return gi__fail(GI_ERR_DECODE, "%s: empty file", name);
     if (size > limits->max_input_bytes)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %zu bytes is over the input limit", name, size);
     gi_format format = gi__sniff_format(bytes, size);
+    last_codec = format == GI_FORMAT_PNM ? "pnm" : "stb";
     if (format == GI_FORMAT_PNM) {
         size_t used;
         return gi__pnm_decode(img, bytes, size, &used, name, limits);
@@ -87,9 +113,19 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (an invalid Huffman table)",
                         name);
     /* nvJPEG gets the file only after the checks above, which refuse what
-     * no correct decoder should be handed. */
-    if (format == GI_FORMAT_JPEG && limits->jpeg_decoder == GI_JPEG_DECODER_NVJPEG)
-        return gi__nvjpeg_load(img, bytes, size, name, limits);
+     * no correct decoder should be handed. FAST gives stb whatever nvJPEG
+     * did not decode, refusals included, so that every file ends as stb
+     * would end it: decoded, or refused with stb's reason. nvJPEG decodes
+     * a truncated file, filling in what is missing, where stb refuses it:
+     * FAST leaves a file that does not end with EOI to stb. */
+    if (format == GI_FORMAT_JPEG && (limits->jpeg_decoder == GI_JPEG_DECODER_NVJPEG ||
+                                     (limits->jpeg_decoder == GI_JPEG_DECODER_FAST &&
+                                      ends_with_eoi(bytes, size)))) {
+        gi_status st = gi__nvjpeg_load(img, bytes, size, name, limits);
+        last_codec = gi__nvjpeg_last_decoder();
+        if (st == GI_OK || limits->jpeg_decoder == GI_JPEG_DECODER_NVJPEG) return st;
+        last_codec = "stb";
+    }
     int w, h, comp;
     if (!gi__stb_info_as(bytes, (int)size, format, &w, &h, &comp))
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
@@ -227,6 +263,8 @@ static gi_status check_save_options(const gi_save_options *opts)
     if (opts->png_level < 0 || opts->png_level > 12 || (unsigned)opts->png_filter > GI_PNG_FILTER_PAETH)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "PNG level %d or filter %d out of range",
                         opts->png_level, (int)opts->png_filter);
+    if ((unsigned)opts->jpeg_encoder > GI_JPEG_ENCODER_FAST)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown JPEG encoder %d", (int)opts->jpeg_encoder);
     return GI_OK;
 }
 
@@ -241,8 +279,18 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
     png_settings(opts, &level, &filter);
     if (!is_netpbm(opts->format) && img->stride > (size_t)INT_MAX)
         return gi__fail(GI_ERR_TOO_LARGE, "rows of %zu bytes are too long to encode", img->stride);
+    last_codec = is_netpbm(opts->format) ? "pnm" : "stb";
     byte_sink sink = {0};
-    int ok = opts->format == GI_FORMAT_PNG
+    int ok = 0;
+    if (opts->format == GI_FORMAT_JPEG && opts->jpeg_encoder != GI_JPEG_ENCODER_STB) {
+        last_codec = "nvjpeg";
+        st = gi__nvjpeg_encode(img, quality, "image", &sink.data, &sink.size);
+        if (st != GI_OK && opts->jpeg_encoder == GI_JPEG_ENCODER_NVJPEG) return st;
+        if (st == GI_OK) ok = 1;
+        else last_codec = "stb";
+    }
+    if (!ok)
+        ok = opts->format == GI_FORMAT_PNG
                  ? gi__stb_write_png(sink_write, &sink, img->width, img->height, img->channels,
                                      img->data, (int)img->stride, level, filter)
              : opts->format == GI_FORMAT_JPEG ? encode_jpeg(&sink, img, quality)

@@ -1,16 +1,29 @@
-/* JPEG decoding with NVIDIA nvJPEG (GI_JPEG_DECODER_NVJPEG).
+/* JPEG decoding and encoding with NVIDIA nvJPEG (the fast codecs).
  *
- * nvJPEG's library handle is thread-safe and slow to make (it starts CUDA
- * and nvJPEG's allocators), so the process makes one, the first time a JPEG
- * comes this way (pthread_once), on the CUDA device current then. A decoder
- * state is not thread-safe: each thread that decodes gets its own state,
- * CUDA stream and device output buffer, kept in thread-specific data so a
- * worker reuses them image after image, and freed when the thread ends.
+ * One nvJPEG handle per process, made once (pthread_once) on the CUDA
+ * device current then: by gi_nvjpeg_start on a thread of its own while the
+ * caller reads its first files, or else by the first image that needs it.
+ * The handle is asked for the hardware backend (the JPEG engines of A100,
+ * H100, H200); where the GPU has none, for the default one.
  *
- * One decode: the header through nvjpegGetImageInfo, checked against the
- * limits before anything is allocated; nvjpegDecode into the thread's
- * device buffer on its stream, as interleaved RGB, or Y alone for a gray
- * file (the channel counts stb gives); one copy back into a new image. */
+ * Decoding: a baseline colour file that the engines take
+ * (nvjpegDecodeBatchedSupported) goes to them through the batched API;
+ * everything else that nvJPEG decodes (progressive, gray, 4:1:0 ...) goes
+ * to its hybrid decoder (Huffman on the CPU, the rest on the GPU) through
+ * the decoupled API. The GPU-hybrid backend is not used: nvJPEG's known
+ * issues say it can misdecode out-of-bound run lengths, which hostile files
+ * have. What nvJPEG refuses (CMYK, 12-bit, arithmetic) the caller gives to
+ * stb (image_io.c).
+ *
+ * Encoding: nvjpegEncodeImage from device memory; only the compressed bytes
+ * come back. Chroma: 4:2:0 at quality <= 90 and 4:4:4 above, the rule of
+ * stb's writer, so the two encoders make files of the same kind.
+ *
+ * Nothing is allocated per image once the pools are warm: a decoder or
+ * encoder (its states, stream, pinned and device buffers, grown as needed,
+ * never shrunk) is taken from a pool, used by one thread at a time, and
+ * put back. Pools grow to the number of threads that code at once and live
+ * as long as the process. */
 #include <cuda_runtime_api.h>
 #include <nvjpeg.h>
 #include <pthread.h>
@@ -31,20 +44,48 @@
 #define UPSAMPLING 0
 #endif
 
-typedef struct {
+typedef struct decoder {
+    struct decoder *next; /* in the pool */
     cudaStream_t stream;
-    nvjpegJpegState_t state;
-    void *pixels; /* device output, grown as needed, never shrunk */
+    nvjpegJpegStream_t parsed;
+    nvjpegJpegState_t engine_state; /* batch of one on the engines; NULL without them */
+    nvjpegJpegState_t hybrid_state;
+    nvjpegBufferPinned_t pinned;
+    nvjpegBufferDevice_t device;
+    nvjpegDecodeParams_t params;
+    void *pixels; /* device output, grown as needed */
     size_t bytes;
-} thread_decoder;
+} decoder;
+
+typedef struct encoder {
+    struct encoder *next;
+    cudaStream_t stream;
+    nvjpegEncoderState_t state;
+    nvjpegEncoderParams_t params;
+    void *pixels; /* device input, grown as needed */
+    size_t bytes;
+} encoder;
 
 /* What set_up_process made, read only after pthread_once returns. */
 static pthread_once_t process_once = PTHREAD_ONCE_INIT;
 static nvjpegHandle_t handle;
+static nvjpegJpegDecoder_t hybrid;
+static int has_engines;
 static int handle_device;
-static pthread_key_t decoder_key;
 static gi_status set_up_status;
 static char set_up_error[512];
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Which of nvJPEG's decoders took the calling thread's last image. */
+static _Thread_local const char *last_decoder = "nvjpeg";
+
+const char *gi__nvjpeg_last_decoder(void)
+{
+    return last_decoder;
+}
+static decoder *free_decoders;
+static encoder *free_encoders;
 
 int gi__nvjpeg_compiled(void)
 {
@@ -70,7 +111,7 @@ static const char *status_text(nvjpegStatus_t s)
         return "NVJPEG_STATUS_ARCH_MISMATCH: this GPU is not supported";
     case NVJPEG_STATUS_INTERNAL_ERROR: return "NVJPEG_STATUS_INTERNAL_ERROR";
     case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED:
-        return "NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED: not implemented by nvJPEG's decoder";
+        return "NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED: not implemented by nvJPEG";
     case NVJPEG_STATUS_INCOMPLETE_BITSTREAM:
         return "NVJPEG_STATUS_INCOMPLETE_BITSTREAM: the JPEG data ends early";
     }
@@ -89,33 +130,41 @@ static gi_status status_kind(nvjpegStatus_t s)
     }
 }
 
-static gi_status nvjpeg_failed(const char *name, nvjpegStatus_t s, const char *what)
+/* `verb` is "decode" or "encode". */
+static gi_status nvjpeg_failed(const char *verb, const char *name, nvjpegStatus_t s,
+                               const char *what)
 {
     cudaGetLastError(); /* nvJPEG's CUDA errors must not surface at the next launch check */
-    return gi__fail(status_kind(s), "%s: cannot decode JPEG with nvJPEG (%s: %s)", name, what,
+    return gi__fail(status_kind(s), "%s: cannot %s JPEG with nvJPEG (%s: %s)", name, verb, what,
                     status_text(s));
 }
 
-static gi_status cuda_failed(const char *name, cudaError_t e, const char *what)
+static gi_status cuda_failed(const char *verb, const char *name, cudaError_t e, const char *what)
 {
     cudaGetLastError();
     return gi__fail(e == cudaErrorMemoryAllocation ? GI_ERR_NO_MEMORY : GI_ERR_DEVICE,
-                    "%s: cannot decode JPEG with nvJPEG (CUDA %s: %s, %s)", name, what,
+                    "%s: cannot %s JPEG with nvJPEG (CUDA %s: %s, %s)", name, verb, what,
                     cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
-/* The destructor of a thread's decoder: the thread is ending, so there is
- * no caller to report a failure to. */
-static void free_decoder(void *p)
+static void set_up_failed(gi_status st, const char *what, nvjpegStatus_t s)
 {
-    thread_decoder *d = p;
-    cudaSetDevice(handle_device);
-    cudaStreamSynchronize(d->stream);
-    if (d->state) nvjpegJpegStateDestroy(d->state);
-    cudaFree(d->pixels);
-    cudaStreamDestroy(d->stream);
     cudaGetLastError();
-    free(d);
+    set_up_status = st;
+    snprintf(set_up_error, sizeof set_up_error, "%s: %s", what, status_text(s));
+}
+
+/* A handle with `backend` and the hybrid decoder on it, or neither. */
+static nvjpegStatus_t make_handle(nvjpegBackend_t backend)
+{
+    nvjpegStatus_t s = nvjpegCreateEx(backend, NULL, NULL, UPSAMPLING, &handle);
+    if (s != NVJPEG_STATUS_SUCCESS) return s;
+    s = nvjpegDecoderCreate(handle, NVJPEG_BACKEND_HYBRID, &hybrid);
+    if (s != NVJPEG_STATUS_SUCCESS) {
+        nvjpegDestroy(handle);
+        handle = NULL;
+    }
+    return s;
 }
 
 static void set_up_process(void)
@@ -133,118 +182,370 @@ static void set_up_process(void)
         snprintf(set_up_error, sizeof set_up_error, "cudaGetDevice: %s", cudaGetErrorName(e));
         return;
     }
-    if (pthread_key_create(&decoder_key, free_decoder) != 0) {
-        set_up_status = GI_ERR_NO_MEMORY;
-        snprintf(set_up_error, sizeof set_up_error, "no thread-specific key for nvJPEG states");
-        return;
-    }
-    nvjpegStatus_t s = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, UPSAMPLING, &handle);
-    if (s != NVJPEG_STATUS_SUCCESS) {
+    /* The hardware backend is refused (ARCH_MISMATCH or NOT_SUPPORTED)
+     * where the GPU has no JPEG engines. */
+    nvjpegStatus_t s = make_handle(NVJPEG_BACKEND_HARDWARE);
+    has_engines = s == NVJPEG_STATUS_SUCCESS;
+    if (!has_engines) {
         cudaGetLastError();
-        set_up_status = s == NVJPEG_STATUS_ARCH_MISMATCH ? GI_ERR_NO_DEVICE : GI_ERR_DEVICE;
-        snprintf(set_up_error, sizeof set_up_error, "nvjpegCreateEx: %s", status_text(s));
+        s = make_handle(NVJPEG_BACKEND_DEFAULT);
     }
+    if (s != NVJPEG_STATUS_SUCCESS)
+        set_up_failed(s == NVJPEG_STATUS_ARCH_MISMATCH ? GI_ERR_NO_DEVICE : GI_ERR_DEVICE,
+                      "nvjpegCreateEx", s);
 }
 
-/* This thread's decoder, made at its first JPEG (on handle_device). */
-static gi_status this_thread_decoder(const char *name, thread_decoder **out)
+static void *start_in_background(void *unused)
 {
-    thread_decoder *d = pthread_getspecific(decoder_key);
-    if (d) {
-        *out = d;
-        return GI_OK;
-    }
-    d = calloc(1, sizeof *d);
+    (void)unused;
+    pthread_once(&process_once, set_up_process);
+    return NULL;
+}
+
+static pthread_t starter;
+static int starter_running;
+static pthread_once_t starter_once = PTHREAD_ONCE_INIT;
+
+/* A process must not exit while CUDA starts on another thread (the CUDA
+ * runtime's own exit handlers would run beside its start-up), so exit
+ * waits for the starter. */
+static void join_starter(void)
+{
+    if (starter_running) pthread_join(starter, NULL);
+}
+
+static void launch_starter(void)
+{
+    if (atexit(join_starter) != 0) return; /* then the first image makes the handle */
+    starter_running = pthread_create(&starter, NULL, start_in_background, NULL) == 0;
+}
+
+void gi__nvjpeg_start(void)
+{
+    pthread_once(&starter_once, launch_starter);
+}
+
+int gi__nvjpeg_has_engines(void)
+{
+    pthread_once(&process_once, set_up_process);
+    return set_up_status == GI_OK && has_engines;
+}
+
+/* Makes the process's handle if need be and makes its device current,
+ * keeping the caller's in *previous. */
+static gi_status enter(const char *name, int *previous)
+{
+    pthread_once(&process_once, set_up_process);
+    if (set_up_status != GI_OK) return gi__fail(set_up_status, "%s: %s", name, set_up_error);
+    cudaError_t e = cudaGetDevice(previous);
+    if (e == cudaSuccess && *previous != handle_device) e = cudaSetDevice(handle_device);
+    if (e != cudaSuccess) return cuda_failed("use", name, e, "cudaSetDevice");
+    return GI_OK;
+}
+
+static void leave(int previous)
+{
+    if (previous != handle_device) cudaSetDevice(previous); /* valid a moment ago */
+}
+
+static void destroy_decoder(decoder *d)
+{
+    if (d->stream) cudaStreamSynchronize(d->stream);
+    if (d->params) nvjpegDecodeParamsDestroy(d->params);
+    if (d->hybrid_state) nvjpegJpegStateDestroy(d->hybrid_state);
+    if (d->engine_state) nvjpegJpegStateDestroy(d->engine_state);
+    if (d->pinned) nvjpegBufferPinnedDestroy(d->pinned);
+    if (d->device) nvjpegBufferDeviceDestroy(d->device);
+    if (d->parsed) nvjpegJpegStreamDestroy(d->parsed);
+    cudaFree(d->pixels);
+    if (d->stream) cudaStreamDestroy(d->stream);
+    cudaGetLastError();
+    free(d);
+}
+
+static gi_status new_decoder(const char *name, decoder **out)
+{
+    decoder *d = calloc(1, sizeof *d);
     if (!d) return gi__fail(GI_ERR_NO_MEMORY, "%s: cannot allocate an nvJPEG decoder", name);
     cudaError_t e = cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking);
     if (e != cudaSuccess) {
-        free(d);
-        return cuda_failed(name, e, "cudaStreamCreate");
+        d->stream = NULL;
+        destroy_decoder(d);
+        return cuda_failed("decode", name, e, "cudaStreamCreate");
     }
-    nvjpegStatus_t s = nvjpegJpegStateCreate(handle, &d->state);
+    const char *what = "nvjpegJpegStreamCreate";
+    nvjpegStatus_t s = nvjpegJpegStreamCreate(handle, &d->parsed);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegDecoderStateCreate"))
+        s = nvjpegDecoderStateCreate(handle, hybrid, &d->hybrid_state);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegBufferPinnedCreate"))
+        s = nvjpegBufferPinnedCreate(handle, NULL, &d->pinned);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegBufferDeviceCreate"))
+        s = nvjpegBufferDeviceCreate(handle, NULL, &d->device);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegStateAttachPinnedBuffer"))
+        s = nvjpegStateAttachPinnedBuffer(d->hybrid_state, d->pinned);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegStateAttachDeviceBuffer"))
+        s = nvjpegStateAttachDeviceBuffer(d->hybrid_state, d->device);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegDecodeParamsCreate"))
+        s = nvjpegDecodeParamsCreate(handle, &d->params);
+    /* The engines' state decodes batches of one, interleaved RGB: several
+     * threads with a decoder each keep several engines busy. */
+    if (s == NVJPEG_STATUS_SUCCESS && has_engines && (what = "nvjpegJpegStateCreate"))
+        s = nvjpegJpegStateCreate(handle, &d->engine_state);
+    if (s == NVJPEG_STATUS_SUCCESS && has_engines && (what = "nvjpegDecodeBatchedInitialize"))
+        s = nvjpegDecodeBatchedInitialize(handle, d->engine_state, 1, 1, NVJPEG_OUTPUT_RGBI);
     if (s != NVJPEG_STATUS_SUCCESS) {
-        free_decoder(d);
-        return nvjpeg_failed(name, s, "nvjpegJpegStateCreate");
-    }
-    if (pthread_setspecific(decoder_key, d) != 0) {
-        free_decoder(d);
-        return gi__fail(GI_ERR_NO_MEMORY, "%s: cannot keep this thread's nvJPEG decoder", name);
+        destroy_decoder(d);
+        return nvjpeg_failed("decode", name, s, what);
     }
     *out = d;
     return GI_OK;
 }
 
-static cudaError_t reserve_output(thread_decoder *d, size_t bytes)
+static gi_status take_decoder(const char *name, decoder **out)
 {
-    if (d->bytes >= bytes) return cudaSuccess;
-    cudaError_t e = cudaFree(d->pixels);
-    d->pixels = NULL;
-    d->bytes = 0;
-    if (e == cudaSuccess) e = cudaMalloc(&d->pixels, bytes);
-    if (e == cudaSuccess) d->bytes = bytes;
+    pthread_mutex_lock(&pool_lock);
+    decoder *d = free_decoders;
+    if (d) free_decoders = d->next;
+    pthread_mutex_unlock(&pool_lock);
+    if (d) {
+        *out = d;
+        return GI_OK;
+    }
+    return new_decoder(name, out);
+}
+
+static void put_decoder(decoder *d)
+{
+    pthread_mutex_lock(&pool_lock);
+    d->next = free_decoders;
+    free_decoders = d;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+static cudaError_t reserve(void **pixels, size_t *have, size_t bytes)
+{
+    if (*have >= bytes) return cudaSuccess;
+    cudaError_t e = cudaFree(*pixels);
+    *pixels = NULL;
+    *have = 0;
+    if (e == cudaSuccess) e = cudaMalloc(pixels, bytes);
+    if (e == cudaSuccess) *have = bytes;
     return e;
 }
 
-/* Decodes into img (allocated here, w x h x channels) on handle_device. */
-static gi_status decode(gi_image *img, const uint8_t *bytes, size_t size, const char *name, int w,
-                        int h, int channels)
+/* Decodes the parsed file into d->pixels, `row` bytes a row. */
+static nvjpegStatus_t decode_on_device(decoder *d, const uint8_t *bytes, size_t size,
+                                       int channels, size_t row, const char **what)
 {
-    thread_decoder *d = NULL;
-    gi_status st = this_thread_decoder(name, &d);
-    if (st == GI_OK) st = gi_image_alloc(img, w, h, channels);
-    if (st != GI_OK) return st;
-    const size_t row = (size_t)w * channels;
-    cudaError_t e = reserve_output(d, row * h);
-    if (e != cudaSuccess) {
-        gi_image_free(img);
-        return cuda_failed(name, e, "cudaMalloc");
-    }
     nvjpegImage_t out;
     memset(&out, 0, sizeof out);
     out.channel[0] = d->pixels;
     out.pitch[0] = row;
-    nvjpegStatus_t s = nvjpegDecode(handle, d->state, bytes, size,
-                                    channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI, &out,
-                                    d->stream);
+    nvjpegStatus_t s;
+    if (d->engine_state && channels == 3) {
+        int unsupported = 1;
+        *what = "nvjpegDecodeBatchedSupported";
+        s = nvjpegDecodeBatchedSupported(handle, d->parsed, &unsupported);
+        if (s == NVJPEG_STATUS_SUCCESS && !unsupported) {
+            last_decoder = "nvjpeg-hardware";
+            *what = "nvjpegDecodeBatched (hardware)";
+            s = nvjpegDecodeBatched(handle, d->engine_state, &bytes, &size, &out, d->stream);
+            /* A file the engines call corrupt is corrupt; any other failure
+             * (seen: ALLOCATOR_FAILURE on a 17x3 image with 16 threads
+             * decoding, on an H100) is the engines', and the hybrid
+             * decoder gets the file. */
+            if (s == NVJPEG_STATUS_SUCCESS || s == NVJPEG_STATUS_BAD_JPEG ||
+                s == NVJPEG_STATUS_INCOMPLETE_BITSTREAM)
+                return s;
+            cudaStreamSynchronize(d->stream);
+            cudaGetLastError();
+        }
+    }
+    last_decoder = "nvjpeg-hybrid";
+    *what = "nvjpegDecodeParamsSetOutputFormat";
+    s = nvjpegDecodeParamsSetOutputFormat(d->params,
+                                          channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI);
+    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegHost"))
+        s = nvjpegDecodeJpegHost(handle, hybrid, d->hybrid_state, d->params, d->parsed);
+    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegTransferToDevice"))
+        s = nvjpegDecodeJpegTransferToDevice(handle, hybrid, d->hybrid_state, d->parsed,
+                                             d->stream);
+    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegDevice"))
+        s = nvjpegDecodeJpegDevice(handle, hybrid, d->hybrid_state, &out, d->stream);
+    return s;
+}
+
+static gi_status decode(decoder *d, gi_image *img, const uint8_t *bytes, size_t size,
+                        const char *name, const gi_load_limits *limits)
+{
+    const char *what = "nvjpegJpegStreamParse";
+    nvjpegStatus_t s = nvjpegJpegStreamParse(handle, bytes, size, 0, 0, d->parsed);
+    unsigned components = 0, w = 0, h = 0;
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegJpegStreamGetComponentsNum"))
+        s = nvjpegJpegStreamGetComponentsNum(d->parsed, &components);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegJpegStreamGetFrameDimensions"))
+        s = nvjpegJpegStreamGetFrameDimensions(d->parsed, &w, &h);
+    if (s != NVJPEG_STATUS_SUCCESS) return nvjpeg_failed("decode", name, s, what);
+    if (components != 1 && components != 3)
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: cannot decode JPEG with nvJPEG (%u components%s; "
+                        "it decodes 1, gray, or 3)", name, components,
+                        components == 4 ? ", CMYK or YCCK, which stb decodes" : "");
+    if (w == 0 || h == 0)
+        return gi__fail(GI_ERR_DECODE, "%s: a %ux%u JPEG has no pixels", name, w, h);
+    if ((uint64_t)w * h > limits->max_pixels)
+        return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name, w, h,
+                        (unsigned long long)limits->max_pixels);
+    const size_t row = (size_t)w * components;
+    cudaError_t e = reserve(&d->pixels, &d->bytes, row * h);
+    if (e != cudaSuccess) return cuda_failed("decode", name, e, "cudaMalloc");
+    gi_status st = gi_image_alloc(img, (int)w, (int)h, (int)components);
+    if (st != GI_OK) return st;
+    s = decode_on_device(d, bytes, size, (int)components, row, &what);
     if (s == NVJPEG_STATUS_SUCCESS)
-        e = cudaMemcpyAsync(img->data, d->pixels, row * h, cudaMemcpyDeviceToHost, d->stream);
+        e = cudaMemcpy2DAsync(img->data, img->stride, d->pixels, row, row, h,
+                              cudaMemcpyDeviceToHost, d->stream);
     /* Drained after a failure too, so nothing is in flight into the buffer
      * when the next image reuses it. */
     cudaError_t synced = cudaStreamSynchronize(d->stream);
     if (s == NVJPEG_STATUS_SUCCESS && e == cudaSuccess && synced == cudaSuccess) return GI_OK;
     gi_image_free(img);
-    if (s != NVJPEG_STATUS_SUCCESS) return nvjpeg_failed(name, s, "nvjpegDecode");
-    return e != cudaSuccess ? cuda_failed(name, e, "download")
-                            : cuda_failed(name, synced, "stream synchronize");
+    if (s != NVJPEG_STATUS_SUCCESS) return nvjpeg_failed("decode", name, s, what);
+    return e != cudaSuccess ? cuda_failed("decode", name, e, "download")
+                            : cuda_failed("decode", name, synced, "stream synchronize");
 }
 
 gi_status gi__nvjpeg_load(gi_image *img, const uint8_t *bytes, size_t size, const char *name,
                           const gi_load_limits *limits)
 {
-    pthread_once(&process_once, set_up_process);
-    if (set_up_status != GI_OK) return gi__fail(set_up_status, "%s: %s", name, set_up_error);
-    int components = 0, widths[NVJPEG_MAX_COMPONENT], heights[NVJPEG_MAX_COMPONENT];
-    nvjpegChromaSubsampling_t subsampling;
-    nvjpegStatus_t s =
-        nvjpegGetImageInfo(handle, bytes, size, &components, &subsampling, widths, heights);
-    if (s != NVJPEG_STATUS_SUCCESS) return nvjpeg_failed(name, s, "nvjpegGetImageInfo");
-    if (components != 1 && components != 3)
-        return gi__fail(GI_ERR_UNSUPPORTED, "%s: cannot decode JPEG with nvJPEG (%d components%s; "
-                        "it decodes 1, gray, or 3)", name, components,
-                        components == 4 ? ", CMYK or YCCK, which stb decodes" : "");
-    const int w = widths[0], h = heights[0];
-    if (w <= 0 || h <= 0)
-        return gi__fail(GI_ERR_DECODE, "%s: a %dx%d JPEG has no pixels", name, w, h);
-    if ((uint64_t)w * (uint64_t)h > limits->max_pixels)
-        return gi__fail(GI_ERR_TOO_LARGE, "%s: %dx%d is over the %llu-pixel limit", name, w, h,
-                        (unsigned long long)limits->max_pixels);
-    /* Decode on the handle's device, and leave the caller's current device
-     * as it was. */
     int previous;
-    cudaError_t e = cudaGetDevice(&previous);
-    if (e == cudaSuccess && previous != handle_device) e = cudaSetDevice(handle_device);
-    if (e != cudaSuccess) return cuda_failed(name, e, "cudaSetDevice");
-    gi_status st = decode(img, bytes, size, name, w, h, components);
-    if (previous != handle_device) cudaSetDevice(previous); /* valid a moment ago */
+    gi_status st = enter(name, &previous);
+    if (st != GI_OK) return st;
+    decoder *d = NULL;
+    st = take_decoder(name, &d);
+    if (st == GI_OK) {
+        st = decode(d, img, bytes, size, name, limits);
+        put_decoder(d);
+    }
+    leave(previous);
+    return st;
+}
+
+static void destroy_encoder(encoder *c)
+{
+    if (c->stream) cudaStreamSynchronize(c->stream);
+    if (c->params) nvjpegEncoderParamsDestroy(c->params);
+    if (c->state) nvjpegEncoderStateDestroy(c->state);
+    cudaFree(c->pixels);
+    if (c->stream) cudaStreamDestroy(c->stream);
+    cudaGetLastError();
+    free(c);
+}
+
+static gi_status take_encoder(const char *name, encoder **out)
+{
+    pthread_mutex_lock(&pool_lock);
+    encoder *c = free_encoders;
+    if (c) free_encoders = c->next;
+    pthread_mutex_unlock(&pool_lock);
+    if (c) {
+        *out = c;
+        return GI_OK;
+    }
+    c = calloc(1, sizeof *c);
+    if (!c) return gi__fail(GI_ERR_NO_MEMORY, "%s: cannot allocate an nvJPEG encoder", name);
+    cudaError_t e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        c->stream = NULL;
+        destroy_encoder(c);
+        return cuda_failed("encode", name, e, "cudaStreamCreate");
+    }
+    const char *what = "nvjpegEncoderStateCreate";
+    nvjpegStatus_t s = nvjpegEncoderStateCreate(handle, &c->state, c->stream);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegEncoderParamsCreate"))
+        s = nvjpegEncoderParamsCreate(handle, &c->params, c->stream);
+    if (s != NVJPEG_STATUS_SUCCESS) {
+        destroy_encoder(c);
+        return nvjpeg_failed("encode", name, s, what);
+    }
+    *out = c;
+    return GI_OK;
+}
+
+static void put_encoder(encoder *c)
+{
+    pthread_mutex_lock(&pool_lock);
+    c->next = free_encoders;
+    free_encoders = c;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+/* Encodes interleaved RGB at `device_pixels` (pitch bytes a row) on c. */
+static gi_status encode_on(encoder *c, const void *device_pixels, size_t pitch, int width,
+                           int height, int quality, const char *name, uint8_t **bytes,
+                           size_t *size)
+{
+    nvjpegImage_t src;
+    memset(&src, 0, sizeof src);
+    src.channel[0] = (unsigned char *)device_pixels;
+    src.pitch[0] = pitch;
+    const char *what = "nvjpegEncoderParamsSetQuality";
+    nvjpegStatus_t s = nvjpegEncoderParamsSetQuality(c->params, quality, c->stream);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegEncoderParamsSetSamplingFactors"))
+        s = nvjpegEncoderParamsSetSamplingFactors(
+            c->params, quality <= 90 ? NVJPEG_CSS_420 : NVJPEG_CSS_444, c->stream);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegEncodeImage"))
+        s = nvjpegEncodeImage(handle, c->state, c->params, &src, NVJPEG_INPUT_RGBI, width, height,
+                              c->stream);
+    size_t length = 0;
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegEncodeRetrieveBitstream"))
+        s = nvjpegEncodeRetrieveBitstream(handle, c->state, NULL, &length, c->stream);
+    uint8_t *out = NULL;
+    if (s == NVJPEG_STATUS_SUCCESS) {
+        out = malloc(length ? length : 1);
+        if (!out) {
+            cudaStreamSynchronize(c->stream);
+            return gi__fail(GI_ERR_NO_MEMORY, "%s: no memory for a %zu-byte JPEG", name, length);
+        }
+        s = nvjpegEncodeRetrieveBitstream(handle, c->state, out, &length, c->stream);
+    }
+    cudaError_t synced = cudaStreamSynchronize(c->stream);
+    if (s == NVJPEG_STATUS_SUCCESS && synced == cudaSuccess) {
+        *bytes = out;
+        *size = length;
+        return GI_OK;
+    }
+    free(out);
+    if (s != NVJPEG_STATUS_SUCCESS) return nvjpeg_failed("encode", name, s, what);
+    return cuda_failed("encode", name, synced, "stream synchronize");
+}
+
+gi_status gi__nvjpeg_encode(const gi_image *img, int quality, const char *name, uint8_t **bytes,
+                            size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    if (img->channels != 3)
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: nvJPEG encodes RGB here, not %d channels", name,
+                        img->channels);
+    int previous;
+    gi_status st = enter(name, &previous);
+    if (st != GI_OK) return st;
+    encoder *c = NULL;
+    st = take_encoder(name, &c);
+    if (st == GI_OK) {
+        const size_t row = (size_t)img->width * 3;
+        cudaError_t e = reserve(&c->pixels, &c->bytes, row * img->height);
+        if (e == cudaSuccess)
+            e = cudaMemcpy2DAsync(c->pixels, row, img->data, img->stride, row, img->height,
+                                  cudaMemcpyHostToDevice, c->stream);
+        if (e == cudaSuccess)
+            st = encode_on(c, c->pixels, row, img->width, img->height, quality, name, bytes, size);
+        else {
+            cudaStreamSynchronize(c->stream); /* nothing in flight when it is reused */
+            st = cuda_failed("encode", name, e, "upload");
+        }
+        put_encoder(c);
+    }
+    leave(previous);
     return st;
 }

@@ -10,7 +10,9 @@
  * state); and GI_ERR_TOO_LARGE, before decoding, with max_pixels one below
  * the image's. Files named fail-* hold what nvJPEG does not decode (CMYK,
  * arithmetic coding) and must be refused with a reason naming the file,
- * and naming nvJPEG when stb decodes the file.
+ * and naming nvJPEG when stb decodes the file; GI_JPEG_DECODER_FAST gives
+ * them to stb, whose outcome (pixels or refusal) it must give, and every
+ * other file to nvJPEG (gi_last_codec says which took it).
  * Exits 77 (skip) when this build has no nvJPEG or there is no GPU. */
 #include <dirent.h>
 #include <limits.h>
@@ -133,11 +135,23 @@ static void check_refused(const char *path)
     snprintf(reason, sizeof reason, "%s", gi_last_error());
     printf("%s: refused: %s\n", path, reason);
     th_check(strstr(reason, path) != NULL, "%s: the reason does not name the file", path);
-    if (gi_load_file(&stb, path, NULL) == GI_OK) {
+    gi_load_limits fast = with_decoder(GI_JPEG_DECODER_FAST);
+    gi_status fast_st = gi_load_file(&got, path, &fast);
+    th_check(strcmp(gi_last_codec(), "stb") == 0, "%s: FAST: %s took it, not stb", path,
+             gi_last_codec());
+    gi_status stb_st = gi_load_file(&stb, path, NULL);
+    th_check(fast_st == stb_st, "%s: FAST gives status %d, stb %d", path, (int)fast_st,
+             (int)stb_st);
+    if (stb_st == GI_OK) {
         th_check(strstr(reason, "nvJPEG") != NULL, "%s: stb decodes it, and the reason does not "
                  "name nvJPEG", path);
+        char why[160];
+        if (fast_st == GI_OK)
+            th_check(ti_same(&got, &stb, why, sizeof why), "%s: FAST is not stb's: %s", path, why);
         gi_image_free(&stb);
     }
+    if (fast_st == GI_OK) gi_image_free(&got);
+    printf("%s: FAST: stb took it, %s\n", path, fast_st == GI_OK ? "decoded" : "refused");
 }
 
 /* nvJPEG refuses an image over max_pixels before decoding it. */
@@ -189,6 +203,16 @@ static void check_file(jpeg_file *f)
     if (th_check(gi_load_file(&again, path, &nv) == GI_OK, "%s: second nvJPEG decode: %s", path,
                  gi_last_error())) {
         th_check(ti_same(got, &again, why, sizeof why), "%s: two nvJPEG decodes differ: %s", path,
+                 why);
+        gi_image_free(&again);
+    }
+    gi_load_limits fast = with_decoder(GI_JPEG_DECODER_FAST);
+    if (th_check(gi_load_file(&again, path, &fast) == GI_OK, "%s: FAST: %s", path,
+                 gi_last_error())) {
+        th_check(strncmp(gi_last_codec(), "nvjpeg-", 7) == 0, "%s: FAST: %s took it, not nvJPEG",
+                 path, gi_last_codec());
+        printf("%s: FAST: %s took it\n", path, gi_last_codec());
+        th_check(ti_same(got, &again, why, sizeof why), "%s: FAST differs from NVJPEG: %s", path,
                  why);
         gi_image_free(&again);
     }

@@ -1,0 +1,95 @@
+#!/bin/sh
+# cli_fast_codecs.sh GPUIMG JPEGS PHOTOS ROBUST SAMPLES: `--codecs fast`.
+#  1. The operation on nvJPEG's pixels: blur and sobel with --codecs fast
+#     --device cuda write the same PNGs, byte for byte, as --device cpu on
+#     the same nvJPEG-decoded pixels (--jpeg-decoder nvjpeg).
+#  2. Same input, same output bytes: a batch of JPEGs to JPEG with -j 1 and
+#     with -j 4 gives identical files.
+#  3. -v names the codecs: nvjpeg/nvjpeg for a JPEG to JPEG, stb/stb for a
+#     CMYK JPEG (nvJPEG refuses it) to PNG.
+#  4. Every file of the bad-input corpus (tests/robust/cases.txt, made by
+#     make_corpus.py) ends as it does with the exact codecs: the same exit
+#     status, a failure naming the file, nothing left behind on failure;
+#     except the files of decoded_by_nvjpeg, whose entropy-coded data is
+#     corrupt in a complete file: nvJPEG decodes them (gpuimg.h, FAST).
+# Skips (77) without nvJPEG or a GPU.
+gpuimg=$1 jpegs=$2 photos=$3 robust=$4 samples=$5
+decoded_by_nvjpeg="jpeg-flip-scan.jpg"
+"$gpuimg" info --no-bandwidth | grep -q '^jpeg decoders:.* nvjpeg' || {
+    echo "skip: no nvJPEG in this build"; exit 77; }
+"$gpuimg" info --no-bandwidth | grep -q '^cuda device 0:' || { echo "skip: no GPU"; exit 77; }
+unset GPUIMG_DEVICE GPUIMG_MAX_PIXELS GPUIMG_JPEG_DECODER GPUIMG_CODECS
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+inputs=
+for f in "$jpegs"/*.jpg "$photos"/*.jpg "$photos"/*.jpeg; do
+    case $(basename "$f") in fail-*) continue ;; esac
+    [ -f "$f" ] && inputs="$inputs $f"
+done
+
+# 1
+for op in "blur --sigma 2" "sobel"; do
+    mkdir "$tmp/cpu" "$tmp/cuda" || exit 1
+    # shellcheck disable=SC2086 # $op and $inputs are word lists
+    "$gpuimg" $op --jpeg-decoder nvjpeg --device cpu --format png -o "$tmp/cpu" $inputs ||
+        fail "$op --device cpu"
+    # shellcheck disable=SC2086
+    "$gpuimg" $op --codecs fast --device cuda --format png -o "$tmp/cuda" $inputs ||
+        fail "$op --codecs fast --device cuda"
+    for f in "$tmp"/cpu/*; do
+        cmp -s "$f" "$tmp/cuda/$(basename "$f")" || fail "$op: $(basename "$f"): cuda differs"
+    done
+    rm -rf "$tmp/cpu" "$tmp/cuda"
+done
+
+# 2
+for j in 1 4; do
+    # shellcheck disable=SC2086
+    "$gpuimg" blur --sigma 2 --codecs fast -j $j -o "$tmp/j$j" $inputs || fail "batch -j $j"
+done
+for f in "$tmp"/j1/*; do
+    cmp -s "$f" "$tmp/j4/$(basename "$f")" || fail "$(basename "$f"): -j 1 and -j 4 differ"
+done
+
+# 3
+one=$(echo $inputs | cut -d' ' -f1)
+"$gpuimg" flip h -v --codecs fast "$one" "$tmp/one.jpg" 2>&1 | grep -q 'codecs nvjpeg-[a-z]*/nvjpeg' ||
+    fail "-v does not say nvjpeg-.../nvjpeg for $one"
+if [ -f "$jpegs/fail-cmyk-333x101.jpg" ]; then
+    "$gpuimg" flip h -v --codecs fast "$jpegs/fail-cmyk-333x101.jpg" "$tmp/cmyk.png" 2>&1 |
+        grep -q 'codecs stb/stb' || fail "-v does not say stb/stb for the CMYK file"
+fi
+
+# 4
+corpus=$tmp/corpus
+if python3 "$robust/make_corpus.py" "$robust/cases.txt" "$samples" "$corpus" >/dev/null 2>&1; then
+    n=0
+    for f in "$corpus"/*; do
+        case $f in *.skip | *.pam) continue ;; esac
+        [ -f "$f" ] && [ -r "$f" ] || continue
+        n=$((n + 1))
+        for mode in exact fast; do
+            mkdir "$tmp/$mode" || exit 1
+            "$gpuimg" flip h --codecs $mode "$f" "$tmp/$mode/out.png" 2>"$tmp/$mode.err"
+            echo $? >"$tmp/$mode.rc"
+        done
+        name=$(basename "$f")
+        case " $decoded_by_nvjpeg " in *" $name "*) rm -rf "$tmp/exact" "$tmp/fast"; continue ;; esac
+        cmp -s "$tmp/exact.rc" "$tmp/fast.rc" ||
+            fail "$name: exit $(cat "$tmp/fast.rc") with fast codecs, $(cat "$tmp/exact.rc") exact"
+        if [ "$(cat "$tmp/fast.rc")" != 0 ]; then
+            grep -qF "$name" "$tmp/fast.err" || fail "$name: the failure does not name the file"
+            [ -z "$(ls -A "$tmp/fast")" ] || fail "$name: left $(ls -A "$tmp/fast") behind"
+        fi
+        rm -rf "$tmp/exact" "$tmp/fast"
+    done
+    echo "robust corpus: $n files, the same outcome with fast codecs but $decoded_by_nvjpeg"
+else
+    echo "robust corpus: not made (python3?), part 4 skipped"
+fi
+[ $failed = 0 ] && echo "fast codecs: ok on$(echo $inputs | wc -w | tr -d ' ') JPEGs"
+exit $failed
