@@ -5,6 +5,7 @@
  * input row is filtered horizontally about once. Wide radii on wide images
  * would make that ring huge, so the band is cut into column strips whose
  * ring fits RING_BUDGET bytes. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,9 +145,12 @@ static void filter_row(const blur_job *j, const uint32_t *pad, int n, uint32_t *
         for (int t = 0; t < BLOCK; t++) out[i0 + t] = (a[t] + 128) >> 8;
     }
     for (; i0 < len; i0++) {
-        uint32_t a = w0 * centre[i0];
-        for (int k = 1; k <= R; k++)
-            a += (uint32_t)w[k] * (centre[i0 - (size_t)k * ch] + centre[i0 + (size_t)k * ch]);
+        const uint32_t *at = centre + i0; /* the left taps lie before it, in the padding */
+        uint32_t a = w0 * at[0];
+        for (int k = 1; k <= R; k++) {
+            const ptrdiff_t d = (ptrdiff_t)k * ch;
+            a += (uint32_t)w[k] * (at[-d] + at[d]);
+        }
         out[i0] = (a + 128) >> 8;
     }
 }
