@@ -45,12 +45,23 @@ static gi_status compute_report(gi_context *ctx, const gi_image *img, const hist
 }
 
 /* The image the histogram counts: the input as stored (as a viewer shows
- * it when orienting), or what `before` makes of that. */
-static gi_status hist_source(gi_context *ctx, gi_image *img, int orientation,
+ * it when orienting), or what `before` makes of that, turn and steps in one
+ * chain. */
+static gi_status hist_source(gi_context *ctx, gi_image *img, int orient, gi_metadata *meta,
                              const gi_op *before, int n_before)
 {
-    gi_status st = orient_image(ctx, img, orientation);
-    if (st == GI_OK && n_before) st = apply_in_place(ctx, img, before, n_before);
+    if (n_before == 0) return orient ? orient_image(ctx, img, meta->orientation) : GI_OK;
+    gi_job job;
+    gi_job_default(&job);
+    job.steps = before;
+    job.n_steps = n_before;
+    job.auto_orient = orient;
+    gi_image stepped;
+    gi_status st = gi_job_apply(ctx, &job, img, meta, &stepped, NULL);
+    if (st == GI_OK) {
+        gi_image_free(img);
+        *img = stepped;
+    }
     return st;
 }
 
@@ -68,8 +79,7 @@ int hist_file(const cli_common *c, const hist_settings *s, const char *in, const
     gi_context *ctx = open_context(c, c->jobs);
     char *text = NULL;
     size_t size = 0;
-    st = ctx ? hist_source(ctx, &img, orient ? meta.orientation : 1, before, n_before)
-             : GI_ERR_NO_DEVICE;
+    st = ctx ? hist_source(ctx, &img, orient, &meta, before, n_before) : GI_ERR_NO_DEVICE;
     gi_metadata_free(&meta);
     if (st == GI_OK) st = compute_report(ctx, &img, s, in, &text, &size);
     if (st == GI_OK && c->verbosity >= 2)

@@ -41,7 +41,8 @@ int orients_first(const cli_common *c, const gi_op *steps, int n_steps)
     return c->auto_orient;
 }
 
-gi_status apply_in_place(gi_context *ctx, gi_image *img, const gi_op *steps, int n_steps)
+/* Runs steps on *img, which then holds the result. */
+static gi_status apply_in_place(gi_context *ctx, gi_image *img, const gi_op *steps, int n_steps)
 {
     gi_image out = {0};
     int w, h, ch;

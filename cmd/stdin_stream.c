@@ -40,7 +40,7 @@ typedef struct {
 typedef struct {
     const cli_common *c;
     const char *out_path;
-    int orient;       /* turn the images as a viewer shows them first */
+    gi_job job;       /* the steps, after the turn a viewer's orientation asks for */
     gi_reader *reader;
     frame_queue decoded, computed;
     size_t written;
@@ -191,8 +191,7 @@ static void *write_frames(void *arg)
 
 /* The operation on each decoded image, in this thread (which owns the
  * context). *end gets the failure that ended the stream, if one did. */
-static void compute_frames(stream *s, gi_context *ctx, const gi_op *steps, int n_steps,
-                           frame *end)
+static void compute_frames(stream *s, gi_context *ctx, frame *end)
 {
     frame in;
     while (queue_pop(&s->decoded, &in) == 0) {
@@ -202,12 +201,7 @@ static void compute_frames(stream *s, gi_context *ctx, const gi_op *steps, int n
         }
         frame out = {.number = in.number, .meta = in.meta, .decode_ms = in.decode_ms};
         double start = now_ms();
-        int w, h, ch;
-        gi_status st = s->orient ? orient_image(ctx, &in.img, in.meta.orientation) : GI_OK;
-        if (st == GI_OK && s->orient) st = gi_metadata_set_orientation(&out.meta, 1);
-        if (st == GI_OK) st = gi_apply_size(&in.img, steps, n_steps, &w, &h, &ch);
-        if (st == GI_OK) st = gi_image_alloc(&out.img, w, h, ch);
-        if (st == GI_OK) st = gi_apply(ctx, &in.img, steps, n_steps, &out.img, NULL);
+        gi_status st = gi_job_apply(ctx, &s->job, &in.img, &out.meta, &out.img, NULL);
         gi_image_free(&in.img);
         out.compute_ms = now_ms() - start;
         if (st != GI_OK) {
@@ -233,7 +227,11 @@ static void on_stop_signal(int signo)
 
 int run_stdin_stream(const cli_common *c, const char *out_path, const gi_op *steps, int n_steps)
 {
-    stream s = {.c = c, .out_path = out_path, .orient = orients_first(c, steps, n_steps)};
+    stream s = {.c = c, .out_path = out_path};
+    gi_job_default(&s.job);
+    s.job.steps = steps;
+    s.job.n_steps = n_steps;
+    s.job.auto_orient = orients_first(c, steps, n_steps);
     gi_status st = gi_reader_open(&s.reader, "-", &c->limits);
     if (st != GI_OK) {
         fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
@@ -252,7 +250,7 @@ int run_stdin_stream(const cli_common *c, const char *out_path, const gi_op *ste
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         gi_context *ctx = open_context(c, cores < 1 ? 1 : (int)cores);
         if (ctx) {
-            compute_frames(&s, ctx, steps, n_steps, &end);
+            compute_frames(&s, ctx, &end);
             gi_context_destroy(ctx);
         } else { /* open_context said why */
             end.status = GI_ERR_NO_DEVICE;

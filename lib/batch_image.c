@@ -71,7 +71,7 @@ int gi__batch_decode(const gi_batch_options *o, gi__batch_image *job)
 
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
 {
-    gi_status st = gi__job_apply(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL);
+    gi_status st = gi_job_apply(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL);
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
     if (st != GI_OK) {
         gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());

@@ -817,6 +817,13 @@ gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const void *in, 
  * atomically as gi_save_file does. For a hist job out_path is ignored. */
 gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_path,
                           const char *out_path, gi_histogram *hist);
+/* The middle of a job, for pixels decoded already (a frame of a stream):
+ * allocates *dst (not for a job ending in hist) and runs the job's steps
+ * on src, after the turn that meta's orientation asks for when the job has
+ * auto_orient, all in one chain; then sets meta's orientation to 1. The job
+ * needs at least one step. */
+gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
+                       gi_metadata *meta, gi_image *dst, gi_histogram *hist);
 
 /* ---------------------------------------------------------------- batch
  *

@@ -48,8 +48,8 @@ static gi_status apply_alloc(gi_context *ctx, const gi_image *src, const gi_op *
     return st;
 }
 
-gi_status gi__job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
-                        gi_metadata *meta, gi_image *dst, gi_histogram *hist)
+gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
+                       gi_metadata *meta, gi_image *dst, gi_histogram *hist)
 {
     memset(dst, 0, sizeof *dst);
     gi_op chain[GI_MAX_STEPS];
@@ -89,7 +89,7 @@ static gi_status decode_and_apply(gi_context *ctx, const gi_job *job, const void
     memset(result, 0, sizeof *result);
     gi_status st = gi__job_decode(job, in, in_size, name, &src, meta);
     if (st != GI_OK) return st;
-    st = gi__job_apply(ctx, job, &src, meta, result, hist);
+    st = gi_job_apply(ctx, job, &src, meta, result, hist);
     gi_image_free(&src);
     if (st != GI_OK) {
         gi_metadata_free(meta);
