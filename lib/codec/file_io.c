@@ -80,12 +80,16 @@ static int is_special_file(const char *path)
 
 /* Temporary files being written, for gi_remove_partial_outputs() to find
  * from a signal handler: claimed with an atomic flag, path set before the
- * flag says "ready", so the handler never reads a half-written path. */
+ * flag says "ready", so the handler never reads a half-written path. A name
+ * is registered before its file is created, and once the handler has begun
+ * (`removing`) a file created after all removes itself, so no temporary
+ * file can appear behind the handler's back while the process dies. */
 #define TEMP_SLOTS 64
 static struct {
     int state; /* 0 free, 1 claimed, 2 ready */
     char path[4096];
 } temp_slots[TEMP_SLOTS];
+static int removing;
 
 static int register_temp(const char *path)
 {
@@ -94,7 +98,7 @@ static int register_temp(const char *path)
         if (__atomic_compare_exchange_n(&temp_slots[i].state, &expected, 1, 0, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED)) {
             snprintf(temp_slots[i].path, sizeof temp_slots[i].path, "%s", path);
-            __atomic_store_n(&temp_slots[i].state, 2, __ATOMIC_RELEASE);
+            __atomic_store_n(&temp_slots[i].state, 2, __ATOMIC_SEQ_CST);
             return i;
         }
     }
@@ -108,13 +112,15 @@ static void unregister_temp(int slot)
 
 void gi_remove_partial_outputs(void)
 {
+    __atomic_store_n(&removing, 1, __ATOMIC_SEQ_CST);
     for (int i = 0; i < TEMP_SLOTS; i++)
-        if (__atomic_load_n(&temp_slots[i].state, __ATOMIC_ACQUIRE) == 2) unlink(temp_slots[i].path);
+        if (__atomic_load_n(&temp_slots[i].state, __ATOMIC_SEQ_CST) == 2) unlink(temp_slots[i].path);
 }
 
-/* Creates a uniquely named temporary file in the destination's directory.
- * O_EXCL makes the name ours; the mode honours the umask like any output. */
-static int create_temp(const char *path, char *tmp, size_t tmp_size)
+/* Creates a uniquely named temporary file in the destination's directory,
+ * registered first (*slot). O_EXCL makes the name ours; the mode honours
+ * the umask like any output. */
+static int create_temp(const char *path, char *tmp, size_t tmp_size, int *slot)
 {
     static unsigned counter;
     const char *slash = strrchr(path, '/');
@@ -128,8 +134,21 @@ static int create_temp(const char *path, char *tmp, size_t tmp_size)
             errno = ENAMETOOLONG;
             return -1;
         }
+        *slot = register_temp(tmp);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST) return fd;
+        if (fd >= 0 && __atomic_load_n(&removing, __ATOMIC_SEQ_CST)) {
+            /* the handler may have looked before the file existed */
+            unlink(tmp);
+            close(fd);
+            errno = EINTR;
+            fd = -1;
+        }
+        if (fd >= 0) return fd;
+        int saved = errno;
+        unregister_temp(*slot);
+        *slot = -1;
+        errno = saved;
+        if (saved != EEXIST) return -1;
     }
     return -1;
 }
@@ -184,9 +203,8 @@ gi_status gi_output_open(gi_output **result, const char *path)
     } else if (is_special_file(path)) {
         out->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
     } else {
-        out->fd = create_temp(path, out->tmp, sizeof out->tmp);
-        if (out->fd >= 0) out->slot = register_temp(out->tmp);
-        else out->tmp[0] = '\0';
+        out->fd = create_temp(path, out->tmp, sizeof out->tmp, &out->slot);
+        if (out->fd < 0) out->tmp[0] = '\0';
     }
     if (out->fd < 0) {
         gi_status st = is_stdio(path)
