@@ -7,15 +7,17 @@
  * machine of issue 13), measured on 2026-11-24 with
  * scripts/bench_device_choice.sh (figures and commands in the README's
  * "Which device runs a job"):
- * - cpu: ns per pixel and thread with all 16 threads working: the kernel
- *   stage of `gpuimg -v OP --device cpu` on the four 9 MP photos (3 and 4
- *   channels), and `gpuimg bench --device cpu -j 16 --size 3840x2400` (1
- *   and 2 channels); blur's tap rate from sigma 20 (121 taps), as sigma 2
- *   (13 taps) costs little either way (it comes out at up to twice its
- *   time); convolve from the 5x5 mask of bench and the 15x15 of the photos.
- *   One thread is up to 3 times faster per pixel on a wide blur (bench -j 1
- *   at 1024x1024), so with fewer threads the CPU is overrated, never
- *   underrated;
+ * - cpu: ns per pixel and thread with all 16 threads working, re-measured
+ *   on 2026-11-24 after issue 15's vector CPU paths (which left the first
+ *   rates 2-7 times too high: a batch of 20 JPEG sobels went to CUDA and
+ *   took 1.16x the CPU's time): the larger of the kernel stage of
+ *   `gpuimg -v OP --device cpu` on the four 9 MP photos (medians of 21 and
+ *   9 runs; 3 and 4 channels) and `gpuimg bench --device cpu -j 16 --size
+ *   3840x2400` (every channel count). Blur's tap rate is the slope between
+ *   sigma 2 (13 taps) and sigma 20 (121 taps); convolve's from the 5x5 mask
+ *   of bench and the photos' 15x15. One thread is up to 3 times faster per
+ *   pixel on a wide blur (bench -j 1 at 1024x1024), so with fewer threads
+ *   the CPU is overrated, never underrated;
  * - cuda_start_ms: the start-up stage of -v --device cuda (200 to 336 ms,
  *   most near 220), of which cudaGetDeviceCount (driver start) 97-103 ms
  *   and the primary context (cudaSetDevice) 102-118 ms;
@@ -33,10 +35,10 @@ static const gi__device_costs reference = {
     .cpu =
         {
             /* blur: premultiplied alpha (2, 4 channels) costs most */
-            [GI_OP_BLUR] = {{1.0, 1.1}, {1.0, 4.5}, {1.0, 3.3}, {1.0, 11.0}},
-            [GI_OP_SOBEL] = {{60, 0}, {48, 0}, {62, 0}, {65, 0}},
-            [GI_OP_TRANSFORM] = {{10, 0}, {12, 0}, {13, 0}, {17, 0}},
-            [GI_OP_HIST] = {{5, 0}, {8, 0}, {8, 0}, {10, 0}},
+            [GI_OP_BLUR] = {{3.2, 0.44}, {29, 2.4}, {0.5, 1.2}, {15, 5.3}},
+            [GI_OP_SOBEL] = {{3, 0}, {7, 0}, {10, 0}, {13, 0}},
+            [GI_OP_TRANSFORM] = {{4, 0}, {6, 0}, {12, 0}, {7, 0}},
+            [GI_OP_HIST] = {{2, 0}, {5, 0}, {11, 0}, {10, 0}},
             [GI_OP_CONVOLVE] = {{47, 0.6}, {43, 1.2}, {62, 1.7}, {54, 2.43}},
         },
     .cpu_call_ms = 0.2,
