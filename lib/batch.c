@@ -29,9 +29,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "batch_device.h"
 #include "batch_image.h"
 #include "cpu_parallel.h"
 #include "gi_error.h"
+#include "jpeg_nvjpeg.h"
 #include "work_estimate.h"
 
 /* A ring of jobs. `reserved` counts places promised to jobs still being
@@ -64,8 +66,15 @@ typedef struct pipeline {
     size_t count;
     pthread_mutex_t lock, report_lock;
     pthread_cond_t changed;
-    size_t *order; /* item indices, largest file first (NULL: list order) */
-    size_t next;   /* the next position in `order` to start */
+    size_t *order;    /* item indices for the codec workers, largest first (NULL: list order) */
+    size_t cpu_count; /* ...how many */
+    size_t next;      /* the next position in `order` to start */
+    /* The device path (fast codecs): JPEG inputs, largest first, for the
+     * device lanes; the codec workers take them when no lane could open. */
+    size_t *device_order;
+    size_t device_count, device_next;
+    int device_path; /* fast codecs on a device: JPEG inputs take the device path */
+    int device_lanes, device_lanes_tried, device_lanes_open, device_lanes_running;
     job_queue decoded, computed;
     compute_lane *lanes;
     int first_lane_open; /* lanes[0] has tried to open its context */
@@ -97,9 +106,35 @@ static gi__batch_image *queue_pop(job_queue *q)
     return job;
 }
 
+static int stopped(const pipeline *p)
+{
+    return p->opts->stop && *p->opts->stop;
+}
+
+static int device_items_left(const pipeline *p)
+{
+    return p->device_next < p->device_count;
+}
+
+/* Every device lane tried to open and none could (or none was started). */
+static int device_path_failed(const pipeline *p)
+{
+    return p->device_lanes_tried == p->device_lanes && p->device_lanes_open == 0;
+}
+
+/* An input is left for the codec workers to decode. */
+static int inputs_left(const pipeline *p)
+{
+    return !stopped(p) &&
+           (p->next < p->cpu_count || (device_path_failed(p) && device_items_left(p)));
+}
+
+/* No input is left for the codec workers, nor will be: the device lanes,
+ * once one has opened, take the rest. */
 static int inputs_exhausted(const pipeline *p)
 {
-    return p->next == p->count || (p->opts->stop && *p->opts->stop);
+    return stopped(p) || (p->next == p->cpu_count &&
+                          (!device_items_left(p) || p->device_lanes_open > 0));
 }
 
 /* Nothing more can reach the compute lanes. */
@@ -110,7 +145,8 @@ static int decoding_done(const pipeline *p)
 
 static int all_done(const pipeline *p)
 {
-    return decoding_done(p) && p->computed.count == 0 && p->computed.reserved == 0;
+    return decoding_done(p) && p->computed.count == 0 && p->computed.reserved == 0 &&
+           p->device_lanes_running == 0;
 }
 
 /* The stop flag is set by a signal handler, which cannot signal the
@@ -144,15 +180,17 @@ static void settle(pipeline *p, gi__batch_image *job)
     free(job);
 }
 
+/* The codec workers' next input (inputs_left says there is one). */
 static gi_batch_item *take_next_item(pipeline *p)
 {
+    if (p->next == p->cpu_count) return &p->items[p->device_order[p->device_next++]];
     size_t i = p->next++;
     return &p->items[p->order ? p->order[i] : i];
 }
 
-/* Skips, refuses or decodes one input. Returns the decoded job, or NULL
- * when the item has already been settled. */
-static gi__batch_image *start_job(pipeline *p, gi_batch_item *it)
+/* Skips or refuses one input. Returns its job, or NULL when the item has
+ * already been settled. */
+static gi__batch_image *admit_job(pipeline *p, gi_batch_item *it)
 {
     struct stat st;
     if (p->opts->skip_existing && !it->problem && stat(it->out, &st) == 0) {
@@ -172,8 +210,17 @@ static gi__batch_image *start_job(pipeline *p, gi_batch_item *it)
     if (it->problem) gi__batch_fail(job, "%s: %s", it->in, it->problem);
     else if (strcmp(it->in, "-") == 0 && p->count > 1)
         gi__batch_fail(job, "'-' (standard input) cannot be part of a batch");
-    else if (gi__batch_decode(p->opts, job) == 0)
-        return job;
+    else return job;
+    settle(p, job);
+    return NULL;
+}
+
+/* Skips, refuses or decodes one input. Returns the decoded job, or NULL
+ * when the item has already been settled. */
+static gi__batch_image *start_job(pipeline *p, gi_batch_item *it)
+{
+    gi__batch_image *job = admit_job(p, it);
+    if (!job || gi__batch_decode(p->opts, job) == 0) return job;
     settle(p, job);
     return NULL;
 }
@@ -209,7 +256,7 @@ static void *codec_worker(void *arg)
             finish(p, job);
             pthread_mutex_lock(&p->lock);
             pthread_cond_broadcast(&p->changed);
-        } else if (!inputs_exhausted(p) && queue_has_room(&p->decoded)) {
+        } else if (inputs_left(p) && queue_has_room(&p->decoded)) {
             gi_batch_item *it = take_next_item(p);
             p->decoded.reserved++;
             pthread_mutex_unlock(&p->lock);
@@ -224,6 +271,86 @@ static void *codec_worker(void *arg)
             wait_for_change(p);
         }
     }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* A computed job goes on to its encode: in the calling thread when every
+ * stage runs there, else through the codec workers' queue (which they
+ * drain before decoding more, so the wait for room is short). */
+static void hand_on(pipeline *p, gi__batch_image *job, int in_turn)
+{
+    if (in_turn) {
+        finish(p, job);
+        return;
+    }
+    pthread_mutex_lock(&p->lock);
+    while (!queue_has_room(&p->computed)) wait_for_change(p);
+    queue_push(&p->computed, job);
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* A group of admitted jobs on a device lane, each to its end: written,
+ * failed, handed on for its encode, or, when the device path does not
+ * take it, decoded on the host and computed on the lane's CUDA context. */
+static void run_device_group(pipeline *p, gi__device_lane *lane, gi__batch_image **jobs, int n,
+                             int in_turn)
+{
+    gi__device_outcome outcome[256];
+    gi__device_lane_run(lane, p->opts, jobs, n, outcome);
+    for (int i = 0; i < n; i++) {
+        gi__batch_image *job = jobs[i];
+        if (outcome[i] == GI__DEVICE_TO_HOST &&
+            (gi__batch_decode(p->opts, job) != 0 ||
+             gi__batch_compute(gi__device_lane_context(lane), p->opts, job) != 0))
+            outcome[i] = GI__DEVICE_DONE; /* failed, and said why */
+        if (outcome[i] == GI__DEVICE_DONE) settle(p, job);
+        else hand_on(p, job, in_turn);
+    }
+}
+
+/* How many device lanes run, and how many files each decodes at once:
+ * enough files per call to keep the JPEG engines busy, and lanes enough
+ * that one lane's reads, steps and encodes overlap another's decode. */
+#define DEVICE_LANES 3
+#define DEVICE_GROUP 8
+
+static void device_lane_opened(pipeline *p, int ok)
+{
+    pthread_mutex_lock(&p->lock);
+    p->device_lanes_tried++;
+    p->device_lanes_open += ok;
+    if (!ok) p->device_lanes_running--;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void *device_worker(void *arg)
+{
+    pipeline *p = arg;
+    gi__device_lane *lane = NULL;
+    int ok = gi__device_lane_open(DEVICE_GROUP, &lane) == GI_OK;
+    device_lane_opened(p, ok);
+    if (!ok) return NULL;
+    for (;;) {
+        gi_batch_item *items[DEVICE_GROUP];
+        int n = 0;
+        pthread_mutex_lock(&p->lock);
+        while (n < DEVICE_GROUP && device_items_left(p) && !stopped(p))
+            items[n++] = &p->items[p->device_order[p->device_next++]];
+        pthread_mutex_unlock(&p->lock);
+        if (n == 0) break;
+        gi__batch_image *jobs[DEVICE_GROUP];
+        int admitted = 0;
+        for (int i = 0; i < n; i++)
+            if ((jobs[admitted] = admit_job(p, items[i]))) admitted++;
+        run_device_group(p, lane, jobs, admitted, 0);
+    }
+    gi__device_lane_close(lane);
+    pthread_mutex_lock(&p->lock);
+    p->device_lanes_running--;
+    pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
     return NULL;
 }
@@ -243,11 +370,12 @@ static void open_bridge(pipeline *p, compute_lane *lane)
  * the bridge lane computes, and when that is the CPU the bridge stops. */
 static void plan_lane(pipeline *p, compute_lane *lane)
 {
+    if (p->cpu_count == 0) return; /* every input is on the device path */
     const gi_batch_item *first = &p->items[p->order ? p->order[0] : 0];
     gi__image_size size;
     gi__read_image_size(first->in, &size); /* zeros when unreadable: each image plans alone */
     int single = p->shape.codec_workers == 0;
-    gi_plan_hint hint = {.images = (long)p->count,
+    gi_plan_hint hint = {.images = (long)p->cpu_count,
                          .steps = p->opts->job.steps,
                          .n_steps = p->opts->job.n_steps,
                          .width = size.width <= 65536 ? (int)size.width : 0,
@@ -327,17 +455,38 @@ static void *compute_worker(void *arg)
     return NULL;
 }
 
+static int is_jpeg_file(const char *path)
+{
+    gi__image_size size;
+    return gi__read_image_size(path, &size) == 0 && size.format == GI_FORMAT_JPEG;
+}
+
 /* Every stage in the calling thread, one image after another: a single
- * image, or a batch when no threads can be had. */
+ * image, or a batch when no threads can be had. A JPEG takes the device
+ * path when it is on and a device lane opens. */
 static void run_in_turn(pipeline *p, compute_lane *lane)
 {
-    if (!lane->ctx && !*lane->why) open_lane(p, lane);
-    while (!inputs_exhausted(p)) {
-        gi__batch_image *job = start_job(p, take_next_item(p));
+    gi__device_lane *device = NULL;
+    int device_tried = 0;
+    while (inputs_left(p)) {
+        gi_batch_item *it = take_next_item(p);
+        int jpeg = p->device_path && is_jpeg_file(it->in);
+        if (jpeg && !device_tried) {
+            device_tried = 1;
+            if (gi__device_lane_open(1, &device) != GI_OK) device = NULL;
+        }
+        if (jpeg && device) {
+            gi__batch_image *job = admit_job(p, it);
+            if (job) run_device_group(p, device, &job, 1, 1);
+            continue;
+        }
+        if (!lane->ctx && !*lane->why) open_lane(p, lane);
+        gi__batch_image *job = start_job(p, it);
         if (!job) continue;
         if (compute(p, lane, job) == 0) finish(p, job);
         else settle(p, job);
     }
+    gi__device_lane_close(device);
 }
 
 /* Starts the lanes and codec workers, returning 0 once all have ended, or
@@ -361,7 +510,21 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
     if (lanes_started && !workers_started) {
         /* Lanes end at once: with no worker, no input is ever taken. */
         pthread_mutex_lock(&p->lock);
-        p->next = p->count;
+        p->next = p->cpu_count;
+        p->device_next = p->device_count;
+        pthread_mutex_unlock(&p->lock);
+    }
+    /* Device lanes that cannot start leave their inputs to the workers. */
+    int device_lanes = workers_started ? p->device_lanes : 0;
+    for (int d = 0; d < p->device_lanes; d++) {
+        if (d < device_lanes && pthread_create(&ids[started], NULL, device_worker, p) == 0) {
+            started++;
+            continue;
+        }
+        pthread_mutex_lock(&p->lock);
+        p->device_lanes_tried++;
+        p->device_lanes_running--;
+        pthread_cond_broadcast(&p->changed);
         pthread_mutex_unlock(&p->lock);
     }
     /* The bridge is optional, and only of use once the others run. */
@@ -373,6 +536,7 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
     gi_context_destroy(bridge.ctx);
     if (workers_started) return 0;
     p->next = 0;
+    p->device_next = 0;
     p->first_lane_open = 1;
     return -1;
 }
@@ -380,6 +544,7 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
 typedef struct {
     size_t item;
     double work;
+    int jpeg;
 } item_work;
 
 static int by_work_descending(const void *a, const void *b)
@@ -392,26 +557,35 @@ static int by_work_descending(const void *a, const void *b)
 /* The heaviest inputs go first: a big PNG started last would otherwise
  * keep one core busy while the others have nothing left to do. The file
  * size is a poor guide (an RGBA PNG 1.3 MB long is more work than a 2.6 MB
- * RGB one), so the work comes from the header. */
-static size_t *heaviest_first(const pipeline *p)
+ * RGB one), so the work comes from the header. On the device path the
+ * JPEG inputs are ordered apart, for the device lanes. Without memory for
+ * the orders, list order will do, and every input is the workers'. */
+static void order_items(pipeline *p)
 {
     item_work *work = malloc(p->count * sizeof *work);
     size_t *order = malloc(p->count * sizeof *order);
-    if (work && order) {
+    size_t *device = p->device_path ? malloc(p->count * sizeof *device) : NULL;
+    if (work && order && (device || !p->device_path)) {
         for (size_t i = 0; i < p->count; i++) {
             const gi_batch_item *it = &p->items[i];
-            gi_format out = p->opts->job.save.format;
+            gi_format out = p->opts->job.save.format, in = GI_FORMAT_AUTO;
             if (out == GI_FORMAT_AUTO) out = gi_format_from_path(it->out);
-            work[i] = (item_work){i, it->problem ? 0 : gi__estimate_work(it->in, out)};
+            double w = it->problem ? 0 : gi__estimate_work(it->in, out, &in);
+            work[i] = (item_work){i, w, !it->problem && in == GI_FORMAT_JPEG};
         }
         qsort(work, p->count, sizeof *work, by_work_descending);
-        for (size_t i = 0; i < p->count; i++) order[i] = work[i].item;
+        p->cpu_count = p->device_count = 0;
+        for (size_t i = 0; i < p->count; i++) {
+            if (device && work[i].jpeg) device[p->device_count++] = work[i].item;
+            else order[p->cpu_count++] = work[i].item;
+        }
+        p->order = order;
+        p->device_order = device;
     } else {
         free(order);
-        order = NULL; /* list order will do */
+        free(device);
     }
     free(work);
-    return order;
 }
 
 /* Codec workers: one per core unless told, never more than the items. Two
@@ -460,7 +634,9 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "negative worker, lane or thread count");
     compute_lane lanes[256] = {{0}};
     pipeline p = {.opts = opts, .shape = shape_of(opts, count), .items = items, .count = count,
-                  .lanes = lanes};
+                  .cpu_count = count, .lanes = lanes};
+    p.device_path = opts->job.limits.jpeg_decoder == GI_JPEG_DECODER_FAST &&
+                    opts->device != GI_DEVICE_CPU && gi__nvjpeg_compiled();
     lanes[0].p = &p;
     pthread_mutex_init(&p.lock, NULL);
     pthread_mutex_init(&p.report_lock, NULL);
@@ -473,9 +649,18 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     size_t decoded_cap = (size_t)workers / 2 + lane_count, computed_cap = lane_count + 1;
     int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap) == 0 &&
                    queue_init(&p.computed, computed_cap) == 0;
-    if (threaded) p.order = heaviest_first(&p);
-    if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) run_in_turn(&p, &lanes[0]);
+    if (threaded) order_items(&p);
+    if (p.device_count) {
+        gi__nvjpeg_start(); /* the handle is made while the lanes' CUDA starts */
+        size_t groups = (p.device_count + DEVICE_GROUP - 1) / DEVICE_GROUP;
+        p.device_lanes = p.device_lanes_running = groups < DEVICE_LANES ? (int)groups : DEVICE_LANES;
+    }
+    if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) {
+        p.device_lanes = p.device_lanes_running = 0; /* the device path is in-turn's now */
+        run_in_turn(&p, &lanes[0]);
+    }
     free(p.order);
+    free(p.device_order);
     free(p.decoded.jobs);
     free(p.computed.jobs);
     pthread_cond_destroy(&p.changed);

@@ -31,15 +31,13 @@ void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
     gi__batch_release(job);
 }
 
-/* Adds a step's time to the item's record. */
-static void add_stage(gi__batch_image *job, gi_stage stage, double ms)
+void gi__batch_add_stage(gi__batch_image *job, gi_stage stage, double ms)
 {
     job->item->stage_ms[stage] += ms;
     job->item->ms += ms;
 }
 
-/* Appends to the item's metadata note. */
-static void note_metadata(gi__batch_image *job, const char *prefix, const char *what)
+void gi__batch_note_metadata(gi__batch_image *job, const char *prefix, const char *what)
 {
     char *note = job->item->metadata_note;
     size_t used = strlen(note), size = sizeof job->item->metadata_note;
@@ -58,13 +56,13 @@ int gi__batch_decode(const gi_batch_options *o, gi__batch_image *job)
                             &job->src, &job->meta);
         free(bytes);
     }
-    add_stage(job, GI_STAGE_DECODE, gi__now_ms() - start);
+    gi__batch_add_stage(job, GI_STAGE_DECODE, gi__now_ms() - start);
     job->item->decoded_by = gi_last_codec();
     if (st != GI_OK) {
         gi__batch_fail(job, "%s", gi_last_error());
         return -1;
     }
-    if (*job->meta.dropped && !o->job.strip) note_metadata(job, "", job->meta.dropped);
+    if (*job->meta.dropped && !o->job.strip) gi__batch_note_metadata(job, "", job->meta.dropped);
     job->item->megapixels = (double)job->src.width * job->src.height / 1e6;
     return 0;
 }
@@ -79,10 +77,10 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
     }
     gi_op_times t;
     gi_context_last_times(ctx, &t);
-    add_stage(job, GI_STAGE_STARTUP, t.startup_ms);
-    add_stage(job, GI_STAGE_UPLOAD, t.upload_ms);
-    add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
-    add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
+    gi__batch_add_stage(job, GI_STAGE_STARTUP, t.startup_ms);
+    gi__batch_add_stage(job, GI_STAGE_UPLOAD, t.upload_ms);
+    gi__batch_add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
+    gi__batch_add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
     job->item->backend = gi_context_last_backend(ctx);
     snprintf(job->item->choice, sizeof job->item->choice, "%s", gi_context_last_choice(ctx));
     snprintf(job->item->note, sizeof job->item->note, "%s", gi_context_last_fallback(ctx));
@@ -111,22 +109,32 @@ static int make_parent_dirs(const char *root, const char *path)
     return 0;
 }
 
-int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
+gi_save_options gi__batch_save_options(const gi_batch_options *o, gi__batch_image *job)
 {
-    const char *out = job->item->out;
     gi_save_options save = gi__job_save_options(&o->job, &job->meta);
-    if (save.format == GI_FORMAT_AUTO) save.format = gi_format_from_path(out);
+    if (save.format == GI_FORMAT_AUTO) save.format = gi_format_from_path(job->item->out);
     char left_out[300];
     if (save.metadata &&
         gi_metadata_unwritable(save.metadata, save.format, left_out, sizeof left_out))
-        note_metadata(job, "not written: ", left_out);
+        gi__batch_note_metadata(job, "not written: ", left_out);
+    return save;
+}
+
+int gi__batch_make_dirs(const gi_batch_options *o, gi__batch_image *job)
+{
+    if (!o->output_root || make_parent_dirs(o->output_root, job->item->out) == 0) return 0;
+    gi__batch_fail(job, "%s: cannot create its directory: %s", job->item->out, strerror(errno));
+    return -1;
+}
+
+int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
+{
+    const char *out = job->item->out;
+    gi_save_options save = gi__batch_save_options(o, job);
     double start = gi__now_ms();
-    if (o->output_root && make_parent_dirs(o->output_root, out) != 0) {
-        gi__batch_fail(job, "%s: cannot create its directory: %s", out, strerror(errno));
-        return -1;
-    }
+    if (gi__batch_make_dirs(o, job) != 0) return -1;
     gi_status st = gi_save_file(&job->dst, out, &save);
-    add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
+    gi__batch_add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
     job->item->encoded_by = gi_last_codec();
     if (st != GI_OK) {
         gi__batch_fail(job, "%s", gi_last_error());

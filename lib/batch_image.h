@@ -19,6 +19,16 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
 /* Writes atomically, making the directories below o->output_root first. */
 int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job);
 
+/* The pieces of gi__batch_encode that the device path (batch_device.c),
+ * which encodes on the GPU, shares: the save options for the item (noting
+ * metadata its format cannot hold), and the output's directories (-1
+ * after failing the item). */
+gi_save_options gi__batch_save_options(const gi_batch_options *o, gi__batch_image *job);
+int gi__batch_make_dirs(const gi_batch_options *o, gi__batch_image *job);
+/* Adds a stage's time to the item's record; appends to its metadata note. */
+void gi__batch_add_stage(gi__batch_image *job, gi_stage stage, double ms);
+void gi__batch_note_metadata(gi__batch_image *job, const char *prefix, const char *what);
+
 /* Marks an image that cannot run at all (no backend, refused input). */
 void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -25,7 +25,14 @@ gi_status gi__job_decode(const gi_job *job, const void *in, size_t size, const c
 {
     gi_metadata_free(meta);
     gi_status st = gi_load_memory(img, in, size, name, &job->limits);
-    if (st != GI_OK || (job->strip && !job->auto_orient)) return st;
+    if (st == GI_OK) gi__job_read_metadata(job, in, size, meta);
+    return st;
+}
+
+void gi__job_read_metadata(const gi_job *job, const void *in, size_t size, gi_metadata *meta)
+{
+    gi_metadata_free(meta);
+    if (job->strip && !job->auto_orient) return;
     /* Out of memory for the metadata only leaves a note in meta->dropped. */
     (void)gi_metadata_read(in, size, meta);
     if (job->strip) {
@@ -33,7 +40,17 @@ gi_status gi__job_decode(const gi_job *job, const void *in, size_t size, const c
         gi_metadata_free(meta);
         meta->orientation = orientation;
     }
-    return GI_OK;
+}
+
+int gi__job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_MAX_STEPS])
+{
+    gi_transform turn[2];
+    int n_turn = job->auto_orient ? gi_orientation_steps(meta->orientation, turn) : 0;
+    if (n_turn + job->n_steps > GI_MAX_STEPS || job->n_steps < 1) return -1;
+    for (int i = 0; i < n_turn; i++)
+        chain[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
+    memcpy(chain + n_turn, job->steps, sizeof *chain * (size_t)job->n_steps);
+    return n_turn + job->n_steps;
 }
 
 /* Runs `steps` on src into a newly allocated *dst (none for hist). */
@@ -56,14 +73,14 @@ gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
     gi_transform turn[2];
     int n_turn = job->auto_orient ? gi_orientation_steps(meta->orientation, turn) : 0;
     if (n_turn == 0) return apply_alloc(ctx, src, job->steps, job->n_steps, dst, hist);
-    for (int i = 0; i < n_turn; i++)
-        chain[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
     gi_status st;
-    if (job->n_steps >= 1 && n_turn + job->n_steps <= GI_MAX_STEPS) {
+    int n = gi__job_chain(job, meta, chain);
+    if (n > 0) {
         /* One chain: on CUDA the turn costs no extra upload or download. */
-        memcpy(chain + n_turn, job->steps, sizeof *chain * (size_t)job->n_steps);
-        st = apply_alloc(ctx, src, chain, n_turn + job->n_steps, dst, hist);
+        st = apply_alloc(ctx, src, chain, n, dst, hist);
     } else {
+        for (int i = 0; i < n_turn; i++)
+            chain[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
         gi_image upright = {0};
         st = apply_alloc(ctx, src, chain, n_turn, &upright, NULL);
         if (st == GI_OK) st = apply_alloc(ctx, &upright, job->steps, job->n_steps, dst, hist);

@@ -280,16 +280,31 @@ static gi_status plan_chain(const gi_image *src, const gi_op *steps, int n, gi_i
     return st;
 }
 
-gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int n, gi_image *dst,
-                   gi_histogram *hist)
+static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where src_where,
+                               const gi_op *steps, int n, gi_image *dst, gi__where dst_where,
+                               gi_histogram *hist)
 {
     chain_plan plan;
     gi_status st = plan_chain(src, steps, n, dst, hist, &plan);
     if (st != GI_OK) return st;
-    const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST};
+    const gi__chain chain = {plan.calls, plan.n, src_where, dst_where};
     st = dispatch(ctx, &chain);
     release_plan(&plan);
     return st;
+}
+
+gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int n, gi_image *dst,
+                   gi_histogram *hist)
+{
+    return apply_between(ctx, src, GI__HOST, steps, n, dst, GI__HOST, hist);
+}
+
+gi_status gi__apply_from_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
+                                gi_image *dst, gi__where dst_where)
+{
+    if (ctx->requested != GI_DEVICE_CUDA)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "a source in device memory needs a CUDA context");
+    return apply_between(ctx, src, GI__DEVICE, steps, n, dst, dst_where, NULL);
 }
 
 static gi_status run_op(gi_context *ctx, const gi_op *op, const gi_image *src, gi_image *dst,

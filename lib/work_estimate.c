@@ -42,7 +42,7 @@ static int png_size(int fd, gi__image_size *size)
 {
     uint8_t h[26]; /* signature, IHDR's length and type, width, height, depth, colour type */
     if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h) return -1;
-    *size = (gi__image_size){be32(h + 16), be32(h + 20), png_channels(h[25])};
+    *size = (gi__image_size){be32(h + 16), be32(h + 20), png_channels(h[25]), GI_FORMAT_PNG};
     return 0;
 }
 
@@ -59,7 +59,7 @@ static int jpeg_size(int fd, gi__image_size *size)
         uint8_t s[10]; /* marker, length, and a frame header's precision, height, width, components */
         if (pread(fd, s, sizeof s, at) != (ssize_t)sizeof s || s[0] != 0xFF) return -1;
         if (is_frame_marker(s[1])) {
-            *size = (gi__image_size){be16(s + 7), be16(s + 5), s[9]};
+            *size = (gi__image_size){be16(s + 7), be16(s + 5), s[9], GI_FORMAT_JPEG};
             return 0;
         }
         at += 2 + (off_t)be16(s + 2);
@@ -69,7 +69,7 @@ static int jpeg_size(int fd, gi__image_size *size)
 
 int gi__read_image_size(const char *path, gi__image_size *size)
 {
-    *size = (gi__image_size){0, 0, 0};
+    *size = (gi__image_size){0, 0, 0, GI_FORMAT_AUTO};
     int fd = open(path, O_RDONLY);
     if (fd < 0) return -1;
     uint8_t magic[2];
@@ -79,7 +79,7 @@ int gi__read_image_size(const char *path, gi__image_size *size)
              : magic[0] == 0xFF && magic[1] == 0xD8 ? jpeg_size(fd, size)
                                                     : -1;
     close(fd);
-    if (rc != 0) *size = (gi__image_size){0, 0, 0};
+    if (rc != 0) *size = (gi__image_size){0, 0, 0, GI_FORMAT_AUTO};
     return rc;
 }
 
@@ -91,11 +91,13 @@ static double netpbm_bytes(int fd)
     return fstat(fd, &st) == 0 ? (double)st.st_size : 0;
 }
 
-double gi__estimate_work(const char *path, gi_format out_format)
+double gi__estimate_work(const char *path, gi_format out_format, gi_format *in_format)
 {
     gi__image_size s;
     double bytes = 0;
-    if (gi__read_image_size(path, &s) == 0) {
+    int known = gi__read_image_size(path, &s) == 0;
+    if (in_format) *in_format = s.format;
+    if (known) {
         bytes = (double)s.width * s.height * s.channels;
     } else {
         int fd = open(path, O_RDONLY);

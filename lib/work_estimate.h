@@ -8,11 +8,12 @@
 /* A relative cost: the decoded bytes, weighted by what encoding into
  * out_format costs. 0 when the file's header cannot be read (such an
  * input usually fails at once, so it can go last). */
-double gi__estimate_work(const char *path, gi_format out_format);
+double gi__estimate_work(const char *path, gi_format out_format, gi_format *in_format);
 
 typedef struct {
     uint32_t width, height;
-    int channels; /* as stb will decode them (a PNG palette gives RGB) */
+    int channels;     /* as stb will decode them (a PNG palette gives RGB) */
+    gi_format format; /* GI_FORMAT_PNG or GI_FORMAT_JPEG (AUTO: neither) */
 } gi__image_size;
 
 /* The size of a PNG or JPEG from its header; -1 (and zeros) when the file

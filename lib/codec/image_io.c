@@ -66,6 +66,15 @@ static int ends_with_eoi(const uint8_t *bytes, size_t size)
     return size >= 2 && bytes[size - 2] == 0xFF && bytes[size - 1] == 0xD9;
 }
 
+int gi__jpeg_for_device(const uint8_t *bytes, size_t size, const gi_load_limits *limits)
+{
+    /* What gi_load_memory checks before FAST hands a file to nvJPEG. */
+    return limits->jpeg_decoder == GI_JPEG_DECODER_FAST && size > 0 &&
+           size <= limits->max_input_bytes && size <= (size_t)INT_MAX &&
+           gi__sniff_format(bytes, size) == GI_FORMAT_JPEG &&
+           gi__jpeg_check_huffman(bytes, size) == 0 && ends_with_eoi(bytes, size);
+}
+
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const char *name,
                          const gi_load_limits *limits)
 {

@@ -263,7 +263,9 @@ static void destroy_decoder(decoder *d)
     free(d);
 }
 
-static gi_status new_decoder(const char *name, decoder **out)
+/* `engines`: with a state of its own for batches of one on the JPEG
+ * engines (a pooled decoder); a batch's decoders share the batch's. */
+static gi_status new_decoder(const char *name, int engines, decoder **out)
 {
     decoder *d = calloc(1, sizeof *d);
     if (!d) return gi__fail(GI_ERR_NO_MEMORY, "%s: cannot allocate an nvJPEG decoder", name);
@@ -289,9 +291,10 @@ static gi_status new_decoder(const char *name, decoder **out)
         s = nvjpegDecodeParamsCreate(handle, &d->params);
     /* The engines' state decodes batches of one, interleaved RGB: several
      * threads with a decoder each keep several engines busy. */
-    if (s == NVJPEG_STATUS_SUCCESS && has_engines && (what = "nvjpegJpegStateCreate"))
+    engines = engines && has_engines;
+    if (s == NVJPEG_STATUS_SUCCESS && engines && (what = "nvjpegJpegStateCreate"))
         s = nvjpegJpegStateCreate(handle, &d->engine_state);
-    if (s == NVJPEG_STATUS_SUCCESS && has_engines && (what = "nvjpegDecodeBatchedInitialize"))
+    if (s == NVJPEG_STATUS_SUCCESS && engines && (what = "nvjpegDecodeBatchedInitialize"))
         s = nvjpegDecodeBatchedInitialize(handle, d->engine_state, 1, 1, NVJPEG_OUTPUT_RGBI);
     if (s != NVJPEG_STATUS_SUCCESS) {
         destroy_decoder(d);
@@ -311,7 +314,7 @@ static gi_status take_decoder(const char *name, decoder **out)
         *out = d;
         return GI_OK;
     }
-    return new_decoder(name, out);
+    return new_decoder(name, 1, out);
 }
 
 static void put_decoder(decoder *d)
@@ -333,14 +336,40 @@ static cudaError_t reserve(void **pixels, size_t *have, size_t bytes)
     return e;
 }
 
-/* Decodes the parsed file into d->pixels, `row` bytes a row. */
+/* The hybrid decoder: Huffman decoding on the CPU, the rest on d's stream. */
+static nvjpegStatus_t decode_hybrid(decoder *d, int channels, nvjpegImage_t *out,
+                                    const char **what)
+{
+    last_decoder = "nvjpeg-hybrid";
+    *what = "nvjpegDecodeParamsSetOutputFormat";
+    nvjpegStatus_t s = nvjpegDecodeParamsSetOutputFormat(
+        d->params, channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI);
+    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegHost"))
+        s = nvjpegDecodeJpegHost(handle, hybrid, d->hybrid_state, d->params, d->parsed);
+    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegTransferToDevice"))
+        s = nvjpegDecodeJpegTransferToDevice(handle, hybrid, d->hybrid_state, d->parsed,
+                                             d->stream);
+    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegDevice"))
+        s = nvjpegDecodeJpegDevice(handle, hybrid, d->hybrid_state, out, d->stream);
+    return s;
+}
+
+/* Rows of device images start 256 bytes apart at least, as the CUDA
+ * backend's kernels want of a source they read in place. */
+static size_t device_pitch(unsigned width, unsigned channels)
+{
+    return ((size_t)width * channels + 255) & ~(size_t)255;
+}
+
+/* Decodes the parsed file into `out`, `pitch` bytes a row. */
 static nvjpegStatus_t decode_on_device(decoder *d, const uint8_t *bytes, size_t size,
-                                       int channels, size_t row, const char **what)
+                                       int channels, void *out_pixels, size_t pitch,
+                                       const char **what)
 {
     nvjpegImage_t out;
     memset(&out, 0, sizeof out);
-    out.channel[0] = d->pixels;
-    out.pitch[0] = row;
+    out.channel[0] = out_pixels;
+    out.pitch[0] = pitch;
     nvjpegStatus_t s;
     if (d->engine_state && channels == 3) {
         int unsupported = 1;
@@ -361,48 +390,50 @@ static nvjpegStatus_t decode_on_device(decoder *d, const uint8_t *bytes, size_t 
             cudaGetLastError();
         }
     }
-    last_decoder = "nvjpeg-hybrid";
-    *what = "nvjpegDecodeParamsSetOutputFormat";
-    s = nvjpegDecodeParamsSetOutputFormat(d->params,
-                                          channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI);
-    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegHost"))
-        s = nvjpegDecodeJpegHost(handle, hybrid, d->hybrid_state, d->params, d->parsed);
-    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegTransferToDevice"))
-        s = nvjpegDecodeJpegTransferToDevice(handle, hybrid, d->hybrid_state, d->parsed,
-                                             d->stream);
-    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegDevice"))
-        s = nvjpegDecodeJpegDevice(handle, hybrid, d->hybrid_state, &out, d->stream);
-    return s;
+    return decode_hybrid(d, channels, &out, what);
+}
+
+/* Parses the file into d->parsed and checks what it holds: 1 or 3
+ * components, pixels within the limit. */
+static gi_status parse(decoder *d, const uint8_t *bytes, size_t size, const char *name,
+                       const gi_load_limits *limits, unsigned *w, unsigned *h,
+                       unsigned *components)
+{
+    const char *what = "nvjpegJpegStreamParse";
+    nvjpegStatus_t s = nvjpegJpegStreamParse(handle, bytes, size, 0, 0, d->parsed);
+    *components = *w = *h = 0;
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegJpegStreamGetComponentsNum"))
+        s = nvjpegJpegStreamGetComponentsNum(d->parsed, components);
+    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegJpegStreamGetFrameDimensions"))
+        s = nvjpegJpegStreamGetFrameDimensions(d->parsed, w, h);
+    if (s != NVJPEG_STATUS_SUCCESS) return nvjpeg_failed("decode", name, s, what);
+    if (*components != 1 && *components != 3)
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: cannot decode JPEG with nvJPEG (%u components%s; "
+                        "it decodes 1, gray, or 3)", name, *components,
+                        *components == 4 ? ", CMYK or YCCK, which stb decodes" : "");
+    if (*w == 0 || *h == 0)
+        return gi__fail(GI_ERR_DECODE, "%s: a %ux%u JPEG has no pixels", name, *w, *h);
+    if ((uint64_t)*w * *h > limits->max_pixels)
+        return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name, *w, *h,
+                        (unsigned long long)limits->max_pixels);
+    return GI_OK;
 }
 
 static gi_status decode(decoder *d, gi_image *img, const uint8_t *bytes, size_t size,
                         const char *name, const gi_load_limits *limits)
 {
-    const char *what = "nvjpegJpegStreamParse";
-    nvjpegStatus_t s = nvjpegJpegStreamParse(handle, bytes, size, 0, 0, d->parsed);
-    unsigned components = 0, w = 0, h = 0;
-    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegJpegStreamGetComponentsNum"))
-        s = nvjpegJpegStreamGetComponentsNum(d->parsed, &components);
-    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegJpegStreamGetFrameDimensions"))
-        s = nvjpegJpegStreamGetFrameDimensions(d->parsed, &w, &h);
-    if (s != NVJPEG_STATUS_SUCCESS) return nvjpeg_failed("decode", name, s, what);
-    if (components != 1 && components != 3)
-        return gi__fail(GI_ERR_UNSUPPORTED, "%s: cannot decode JPEG with nvJPEG (%u components%s; "
-                        "it decodes 1, gray, or 3)", name, components,
-                        components == 4 ? ", CMYK or YCCK, which stb decodes" : "");
-    if (w == 0 || h == 0)
-        return gi__fail(GI_ERR_DECODE, "%s: a %ux%u JPEG has no pixels", name, w, h);
-    if ((uint64_t)w * h > limits->max_pixels)
-        return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name, w, h,
-                        (unsigned long long)limits->max_pixels);
-    const size_t row = (size_t)w * components;
-    cudaError_t e = reserve(&d->pixels, &d->bytes, row * h);
-    if (e != cudaSuccess) return cuda_failed("decode", name, e, "cudaMalloc");
-    gi_status st = gi_image_alloc(img, (int)w, (int)h, (int)components);
+    unsigned components, w, h;
+    gi_status st = parse(d, bytes, size, name, limits, &w, &h, &components);
     if (st != GI_OK) return st;
-    s = decode_on_device(d, bytes, size, (int)components, row, &what);
+    const size_t row = (size_t)w * components, pitch = device_pitch(w, components);
+    cudaError_t e = reserve(&d->pixels, &d->bytes, pitch * h);
+    if (e != cudaSuccess) return cuda_failed("decode", name, e, "cudaMalloc");
+    st = gi_image_alloc(img, (int)w, (int)h, (int)components);
+    if (st != GI_OK) return st;
+    const char *what = "";
+    nvjpegStatus_t s = decode_on_device(d, bytes, size, (int)components, d->pixels, pitch, &what);
     if (s == NVJPEG_STATUS_SUCCESS)
-        e = cudaMemcpy2DAsync(img->data, img->stride, d->pixels, row, row, h,
+        e = cudaMemcpy2DAsync(img->data, img->stride, d->pixels, pitch, row, h,
                               cudaMemcpyDeviceToHost, d->stream);
     /* Drained after a failure too, so nothing is in flight into the buffer
      * when the next image reuses it. */
@@ -428,6 +459,261 @@ gi_status gi__nvjpeg_load(gi_image *img, const uint8_t *bytes, size_t size, cons
     }
     leave(previous);
     return st;
+}
+
+/* ---------------------------------------------------------------- batches */
+
+/* One file of a batch. Its decoder holds the parsed stream and, once
+ * decoded, the pixels; `out` is device memory for the steps' result. */
+typedef struct {
+    decoder *d;
+    const uint8_t *bytes;
+    size_t size;
+    unsigned width, height, components;
+    const char *name; /* the caller's, for messages */
+    gi_status status;
+    char why[600];
+    const char *decoded_by;
+    void *out;
+    size_t out_bytes;
+} batch_file;
+
+struct gi__nvjpeg_batch {
+    int capacity, count;
+    cudaStream_t stream;        /* the engines' batched decodes */
+    nvjpegJpegState_t engines;  /* NULL without JPEG engines */
+    int engines_batch;          /* the batch size `engines` is initialised for (0: none) */
+    batch_file files[];
+};
+
+static void destroy_batch(gi__nvjpeg_batch *b)
+{
+    if (b->stream) cudaStreamSynchronize(b->stream);
+    for (int i = 0; i < b->capacity; i++) {
+        if (b->files[i].d) destroy_decoder(b->files[i].d);
+        cudaFree(b->files[i].out);
+    }
+    if (b->engines) nvjpegJpegStateDestroy(b->engines);
+    if (b->stream) cudaStreamDestroy(b->stream);
+    cudaGetLastError();
+    free(b);
+}
+
+static gi_status make_batch(int capacity, gi__nvjpeg_batch **out)
+{
+    const char *name = "nvJPEG batch";
+    gi__nvjpeg_batch *b = calloc(1, sizeof *b + (size_t)capacity * sizeof b->files[0]);
+    if (!b) return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", name);
+    b->capacity = capacity;
+    gi_status st = GI_OK;
+    for (int i = 0; i < capacity && st == GI_OK; i++) st = new_decoder(name, 0, &b->files[i].d);
+    cudaError_t e = cudaSuccess;
+    if (st == GI_OK) e = cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking);
+    if (st == GI_OK && e != cudaSuccess) {
+        b->stream = NULL;
+        st = cuda_failed("decode", name, e, "cudaStreamCreate");
+    }
+    nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
+    if (st == GI_OK && has_engines) s = nvjpegJpegStateCreate(handle, &b->engines);
+    if (st == GI_OK && s != NVJPEG_STATUS_SUCCESS)
+        st = nvjpeg_failed("decode", name, s, "nvjpegJpegStateCreate");
+    if (st != GI_OK) {
+        destroy_batch(b);
+        return st;
+    }
+    *out = b;
+    return GI_OK;
+}
+
+gi_status gi__nvjpeg_batch_create(int capacity, gi__nvjpeg_batch **out)
+{
+    *out = NULL;
+    if (capacity < 1 || capacity > 256)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "nvJPEG batch of %d files: 1..256", capacity);
+    int previous;
+    gi_status st = enter("nvJPEG batch", &previous);
+    if (st != GI_OK) return st;
+    st = make_batch(capacity, out);
+    leave(previous);
+    return st;
+}
+
+void gi__nvjpeg_batch_destroy(gi__nvjpeg_batch *b)
+{
+    if (!b) return;
+    int previous;
+    int entered = enter("nvJPEG batch", &previous) == GI_OK;
+    destroy_batch(b);
+    if (entered) leave(previous);
+}
+
+int gi__nvjpeg_batch_capacity(const gi__nvjpeg_batch *b)
+{
+    return b->capacity;
+}
+
+gi_status gi__nvjpeg_batch_add(gi__nvjpeg_batch *b, const uint8_t *bytes, size_t size,
+                               const char *name, const gi_load_limits *limits, int *slot)
+{
+    if (b->count == b->capacity)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: the nvJPEG batch is full", name);
+    int previous;
+    gi_status st = enter(name, &previous);
+    if (st != GI_OK) return st;
+    batch_file *f = &b->files[b->count];
+    st = parse(f->d, bytes, size, name, limits, &f->width, &f->height, &f->components);
+    leave(previous);
+    if (st != GI_OK) return st;
+    f->bytes = bytes;
+    f->size = size;
+    f->name = name;
+    f->status = GI_OK;
+    f->why[0] = '\0';
+    f->decoded_by = NULL;
+    *slot = b->count++;
+    return GI_OK;
+}
+
+/* Records a file's failure (the detail gi__fail left) for batch_result. */
+static void file_failed(batch_file *f, gi_status st)
+{
+    f->status = st;
+    snprintf(f->why, sizeof f->why, "%s", gi_last_error());
+}
+
+static size_t file_pitch(const batch_file *f)
+{
+    return device_pitch(f->width, f->components);
+}
+
+/* Whether the JPEG engines take a parsed file. */
+static int engines_take(const gi__nvjpeg_batch *b, const batch_file *f)
+{
+    int unsupported = 1;
+    return b->engines && f->status == GI_OK && f->components == 3 &&
+           nvjpegDecodeBatchedSupported(handle, f->d->parsed, &unsupported) ==
+               NVJPEG_STATUS_SUCCESS &&
+           !unsupported;
+}
+
+/* Files[0..n) of `list` in one call on the engines. */
+static nvjpegStatus_t on_engines(gi__nvjpeg_batch *b, batch_file *const *list, int n)
+{
+    const uint8_t *data[256];
+    size_t lengths[256];
+    nvjpegImage_t outs[256];
+    for (int i = 0; i < n; i++) {
+        data[i] = list[i]->bytes;
+        lengths[i] = list[i]->size;
+        memset(&outs[i], 0, sizeof outs[i]);
+        outs[i].channel[0] = list[i]->d->pixels;
+        outs[i].pitch[0] = file_pitch(list[i]);
+    }
+    nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
+    if (b->engines_batch != n) {
+        b->engines_batch = 0;
+        s = nvjpegDecodeBatchedInitialize(handle, b->engines, n, 1, NVJPEG_OUTPUT_RGBI);
+        if (s == NVJPEG_STATUS_SUCCESS) b->engines_batch = n;
+    }
+    if (s == NVJPEG_STATUS_SUCCESS)
+        s = nvjpegDecodeBatched(handle, b->engines, data, lengths, outs, b->stream);
+    cudaError_t synced = cudaStreamSynchronize(b->stream);
+    if (s == NVJPEG_STATUS_SUCCESS && synced != cudaSuccess) s = NVJPEG_STATUS_EXECUTION_FAILED;
+    if (s != NVJPEG_STATUS_SUCCESS) cudaGetLastError();
+    return s;
+}
+
+/* One file alone on the hybrid decoder, into its decoder's pixels. */
+static void decode_alone(batch_file *f, const char *name)
+{
+    const char *what = "";
+    nvjpegImage_t out;
+    memset(&out, 0, sizeof out);
+    out.channel[0] = f->d->pixels;
+    out.pitch[0] = file_pitch(f);
+    nvjpegStatus_t s = decode_hybrid(f->d, (int)f->components, &out, &what);
+    cudaError_t synced = cudaStreamSynchronize(f->d->stream);
+    if (s != NVJPEG_STATUS_SUCCESS) file_failed(f, nvjpeg_failed("decode", name, s, what));
+    else if (synced != cudaSuccess)
+        file_failed(f, cuda_failed("decode", name, synced, "stream synchronize"));
+    else f->decoded_by = "nvjpeg-hybrid";
+}
+
+/* The files the engines take, together; when that call fails, each alone,
+ * so that which decoder takes a file depends on the file alone (a file
+ * the engines call corrupt is corrupt; any other failure of theirs sends
+ * it to the hybrid decoder, as decode_on_device does). */
+static void decode_on_engines(gi__nvjpeg_batch *b)
+{
+    batch_file *list[256];
+    int n = 0;
+    for (int i = 0; i < b->count; i++)
+        if (engines_take(b, &b->files[i])) list[n++] = &b->files[i];
+    if (n == 0) return;
+    if (on_engines(b, list, n) == NVJPEG_STATUS_SUCCESS) {
+        for (int i = 0; i < n; i++) list[i]->decoded_by = "nvjpeg-hardware";
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        nvjpegStatus_t s = on_engines(b, &list[i], 1);
+        if (s == NVJPEG_STATUS_SUCCESS) list[i]->decoded_by = "nvjpeg-hardware";
+        else if (s == NVJPEG_STATUS_BAD_JPEG || s == NVJPEG_STATUS_INCOMPLETE_BITSTREAM)
+            file_failed(list[i], nvjpeg_failed("decode", list[i]->name, s, "nvjpegDecodeBatched (hardware)"));
+    }
+}
+
+void gi__nvjpeg_batch_decode(gi__nvjpeg_batch *b)
+{
+    const char *name = "nvJPEG batch";
+    int previous;
+    gi_status st = enter(name, &previous);
+    for (int i = 0; i < b->count; i++) {
+        batch_file *f = &b->files[i];
+        if (st != GI_OK) {
+            file_failed(f, st);
+            continue;
+        }
+        cudaError_t e = reserve(&f->d->pixels, &f->d->bytes, file_pitch(f) * f->height);
+        if (e != cudaSuccess) file_failed(f, cuda_failed("decode", f->name, e, "cudaMalloc"));
+    }
+    if (st != GI_OK) return;
+    decode_on_engines(b);
+    for (int i = 0; i < b->count; i++) {
+        batch_file *f = &b->files[i];
+        if (f->status == GI_OK && !f->decoded_by) decode_alone(f, f->name);
+    }
+    leave(previous);
+}
+
+gi_status gi__nvjpeg_batch_result(const gi__nvjpeg_batch *b, int slot, gi__device_pixels *px,
+                                  const char **decoded_by)
+{
+    const batch_file *f = &b->files[slot];
+    if (f->status != GI_OK) return gi__fail(f->status, "%s", f->why);
+    *px = (gi__device_pixels){f->d->pixels, file_pitch(f), (int)f->width, (int)f->height,
+                              (int)f->components};
+    *decoded_by = f->decoded_by;
+    return GI_OK;
+}
+
+gi_status gi__nvjpeg_batch_output(gi__nvjpeg_batch *b, int slot, int width, int height,
+                                  int channels, gi__device_pixels *px)
+{
+    batch_file *f = &b->files[slot];
+    const size_t pitch = device_pitch((unsigned)width, (unsigned)channels);
+    int previous;
+    gi_status st = enter("nvJPEG batch", &previous);
+    if (st != GI_OK) return st;
+    cudaError_t e = reserve(&f->out, &f->out_bytes, pitch * (size_t)height);
+    leave(previous);
+    if (e != cudaSuccess) return cuda_failed("encode", "nvJPEG batch", e, "cudaMalloc");
+    *px = (gi__device_pixels){f->out, pitch, width, height, channels};
+    return GI_OK;
+}
+
+void gi__nvjpeg_batch_clear(gi__nvjpeg_batch *b)
+{
+    b->count = 0;
 }
 
 static void destroy_encoder(encoder *c)
@@ -544,6 +830,27 @@ gi_status gi__nvjpeg_encode(const gi_image *img, int quality, const char *name, 
             cudaStreamSynchronize(c->stream); /* nothing in flight when it is reused */
             st = cuda_failed("encode", name, e, "upload");
         }
+        put_encoder(c);
+    }
+    leave(previous);
+    return st;
+}
+
+gi_status gi__nvjpeg_encode_device(const gi__device_pixels *px, int quality, const char *name,
+                                   uint8_t **bytes, size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    if (px->channels != 3)
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: nvJPEG encodes RGB here, not %d channels", name,
+                        px->channels);
+    int previous;
+    gi_status st = enter(name, &previous);
+    if (st != GI_OK) return st;
+    encoder *c = NULL;
+    st = take_encoder(name, &c);
+    if (st == GI_OK) {
+        st = encode_on(c, px->data, px->pitch, px->width, px->height, quality, name, bytes, size);
         put_encoder(c);
     }
     leave(previous);

@@ -38,4 +38,54 @@ const char *gi__nvjpeg_last_decoder(void);
 gi_status gi__nvjpeg_encode(const gi_image *img, int quality, const char *name, uint8_t **bytes,
                             size_t *size);
 
+/* ---- The device path: JPEG bytes to device pixels and back, for jobs
+ * whose steps run on the CUDA backend in between (lib/batch_device.c). */
+
+/* Interleaved pixels in device memory, `pitch` bytes a row (a multiple of
+ * 256, which the CUDA backend's kernels want of a source read in place). */
+typedef struct {
+    void *data;
+    size_t pitch;
+    int width, height, channels;
+} gi__device_pixels;
+
+/* 1 when FAST codecs may give these bytes to nvJPEG on the device path:
+ * a JPEG that passes every check gi_load_memory makes before it would
+ * hand the file to nvJPEG (image_io.c). Any other file takes the host
+ * path, which decodes it or refuses it as gi_load_memory does. */
+int gi__jpeg_for_device(const uint8_t *bytes, size_t size, const gi_load_limits *limits);
+
+/* Up to `capacity` files decoded together: those the JPEG engines take in
+ * one batched call, the rest one by one on the hybrid decoder. Its decoders
+ * and device buffers are reused from one batch to the next, and it is used
+ * by one thread at a time. */
+typedef struct gi__nvjpeg_batch gi__nvjpeg_batch;
+
+gi_status gi__nvjpeg_batch_create(int capacity, gi__nvjpeg_batch **out);
+void gi__nvjpeg_batch_destroy(gi__nvjpeg_batch *b);
+int gi__nvjpeg_batch_capacity(const gi__nvjpeg_batch *b);
+/* Parses a file (already sniffed as JPEG and pre-checked as gi_load_memory
+ * does) into the next slot. Fails, adding nothing, for what nvJPEG does not
+ * decode (GI_ERR_UNSUPPORTED), a size over limits->max_pixels, or a header
+ * it cannot parse. `bytes` and `name` must stay valid until the batch is cleared. */
+gi_status gi__nvjpeg_batch_add(gi__nvjpeg_batch *b, const uint8_t *bytes, size_t size,
+                               const char *name, const gi_load_limits *limits, int *slot);
+/* Decodes every added file; each slot's outcome is then read with
+ * gi__nvjpeg_batch_result. */
+void gi__nvjpeg_batch_decode(gi__nvjpeg_batch *b);
+/* A slot's pixels (valid until the batch is cleared) and the decoder that
+ * made them ("nvjpeg-hardware" or "nvjpeg-hybrid"), or its failure. */
+gi_status gi__nvjpeg_batch_result(const gi__nvjpeg_batch *b, int slot, gi__device_pixels *px,
+                                  const char **decoded_by);
+/* Device memory, owned by the batch, for a slot's result of that shape. */
+gi_status gi__nvjpeg_batch_output(gi__nvjpeg_batch *b, int slot, int width, int height,
+                                  int channels, gi__device_pixels *px);
+/* Empties the slots for the next files; buffers are kept. */
+void gi__nvjpeg_batch_clear(gi__nvjpeg_batch *b);
+
+/* Encodes 3-channel device pixels as gi__nvjpeg_encode does; only the
+ * compressed bytes cross to the host. */
+gi_status gi__nvjpeg_encode_device(const gi__device_pixels *px, int quality, const char *name,
+                                   uint8_t **bytes, size_t *size);
+
 #endif

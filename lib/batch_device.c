@@ -1,0 +1,224 @@
+/* The device path of a batch with fast codecs: a JPEG goes from its bytes
+ * to the output's bytes on the GPU. nvJPEG decodes a group of files into
+ * device memory (the JPEG engines in one batched call), the steps run on
+ * the CUDA backend reading and writing device memory, and nvJPEG encodes
+ * from device memory, so only compressed bytes cross PCIe. An output that
+ * nvJPEG does not write (PNG, gray JPEG) is downloaded for the codec
+ * workers to encode; a file the device path does not take goes back to
+ * the host path, which decodes or refuses it exactly as it would have. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch_device.h"
+#include "clock.h"
+#include "file_io.h"
+#include "gi_error.h"
+#include "jpeg_nvjpeg.h"
+#include "job_flow.h"
+#include "ops.h"
+
+struct gi__device_lane {
+    gi_context *ctx; /* CUDA */
+    gi__nvjpeg_batch *batch;
+};
+
+gi_status gi__device_lane_open(int files, gi__device_lane **out)
+{
+    *out = NULL;
+    gi__device_lane *l = calloc(1, sizeof *l);
+    if (!l) return gi__fail(GI_ERR_NO_MEMORY, "out of memory for a device lane");
+    gi_context_options opts = {GI_DEVICE_CUDA, 1};
+    gi_status st = gi_context_create(&l->ctx, &opts);
+    if (st == GI_OK) st = gi__nvjpeg_batch_create(files, &l->batch);
+    if (st != GI_OK) {
+        gi__device_lane_close(l);
+        return st;
+    }
+    *out = l;
+    return GI_OK;
+}
+
+void gi__device_lane_close(gi__device_lane *l)
+{
+    if (!l) return;
+    gi__nvjpeg_batch_destroy(l->batch);
+    gi_context_destroy(l->ctx);
+    free(l);
+}
+
+gi_context *gi__device_lane_context(gi__device_lane *l)
+{
+    return l->ctx;
+}
+
+int gi__device_lane_files(const gi__device_lane *l)
+{
+    return gi__nvjpeg_batch_capacity(l->batch);
+}
+
+/* What the device path knows of one file while its group is under way. */
+typedef struct {
+    uint8_t *bytes;
+    size_t size;
+    int slot; /* -1: not in the batch */
+    double read_ms;
+} device_file;
+
+/* Reads a file and adds it to the batch when the device path takes it. */
+static void add_file(gi__device_lane *l, const gi_batch_options *o, gi__batch_image *job,
+                     device_file *f)
+{
+    double start = gi__now_ms();
+    f->slot = -1;
+    const char *in = job->item->in;
+    if (gi__read_file(in, o->job.limits.max_input_bytes, &f->bytes, &f->size) != GI_OK) {
+        f->bytes = NULL; /* the host path reads it again and says why it cannot */
+        return;
+    }
+    if (gi__jpeg_for_device(f->bytes, f->size, &o->job.limits) &&
+        gi__nvjpeg_batch_add(l->batch, f->bytes, f->size, in, &o->job.limits, &f->slot) != GI_OK)
+        f->slot = -1;
+    f->read_ms = gi__now_ms() - start;
+}
+
+static gi_image as_image(const gi__device_pixels *px)
+{
+    return (gi_image){.data = px->data, .width = px->width, .height = px->height,
+                      .channels = px->channels, .stride = px->pitch};
+}
+
+static void add_compute_times(gi__device_lane *l, gi__batch_image *job)
+{
+    gi_op_times t;
+    gi_context_last_times(l->ctx, &t);
+    gi__batch_add_stage(job, GI_STAGE_STARTUP, t.startup_ms);
+    gi__batch_add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
+    gi__batch_add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
+    job->item->backend = gi_context_last_backend(l->ctx);
+    snprintf(job->item->choice, sizeof job->item->choice,
+             "cuda: --codecs fast, decoded and encoded on the GPU");
+}
+
+/* The steps into device memory, nvJPEG's encode, and the atomic write. */
+static gi__device_outcome encode_on_device(gi__device_lane *l, const gi_batch_options *o,
+                                           gi__batch_image *job, int slot, const gi_image *src,
+                                           const gi_op *chain, int n)
+{
+    gi_save_options save = gi__batch_save_options(o, job);
+    int w, h, ch;
+    gi__device_pixels out;
+    gi_status st = gi_apply_size(src, chain, n, &w, &h, &ch);
+    if (st == GI_OK) st = gi__nvjpeg_batch_output(l->batch, slot, w, h, ch, &out);
+    gi_image dst = as_image(&out);
+    if (st == GI_OK) st = gi__apply_from_device(l->ctx, src, chain, n, &dst, GI__DEVICE);
+    if (st != GI_OK) {
+        gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
+        return GI__DEVICE_DONE;
+    }
+    add_compute_times(l, job);
+    double start = gi__now_ms();
+    uint8_t *bytes = NULL, *with_meta = NULL;
+    size_t size = 0, meta_size = 0;
+    int quality = save.jpeg_quality ? save.jpeg_quality : 90;
+    st = gi__nvjpeg_encode_device(&out, quality, job->item->out, &bytes, &size);
+    if (st == GI_OK && save.metadata && !gi_metadata_empty(save.metadata)) {
+        st = gi_metadata_embed(bytes, size, GI_FORMAT_JPEG, save.metadata, &with_meta, &meta_size);
+        if (st == GI_OK) {
+            free(bytes);
+            bytes = with_meta;
+            size = meta_size;
+        }
+    }
+    job->item->encoded_by = "nvjpeg";
+    if (st == GI_OK && gi__batch_make_dirs(o, job) != 0) {
+        free(bytes);
+        return GI__DEVICE_DONE;
+    }
+    if (st == GI_OK) st = gi_write_file_atomic(job->item->out, bytes, size);
+    free(bytes);
+    gi__batch_add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
+    if (st != GI_OK) {
+        gi__batch_fail(job, "%s: %s", job->item->out, gi_last_error());
+        return GI__DEVICE_DONE;
+    }
+    job->item->status = GI_ITEM_OK;
+    gi__batch_release(job);
+    return GI__DEVICE_DONE;
+}
+
+/* The steps with the result downloaded into job->dst, for the codec
+ * workers to encode. */
+static gi__device_outcome download_result(gi__device_lane *l, gi__batch_image *job,
+                                          const gi_image *src, const gi_op *chain, int n)
+{
+    int w, h, ch;
+    gi_status st = gi_apply_size(src, chain, n, &w, &h, &ch);
+    if (st == GI_OK) st = gi_image_alloc(&job->dst, w, h, ch);
+    if (st == GI_OK) st = gi__apply_from_device(l->ctx, src, chain, n, &job->dst, GI__HOST);
+    if (st != GI_OK) {
+        gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
+        return GI__DEVICE_DONE;
+    }
+    add_compute_times(l, job);
+    return GI__DEVICE_TO_ENCODE;
+}
+
+/* One decoded file: its metadata, then the steps and the encode. */
+static gi__device_outcome finish_file(gi__device_lane *l, const gi_batch_options *o,
+                                      gi__batch_image *job, const device_file *f)
+{
+    gi__device_pixels px;
+    const char *decoded_by;
+    if (gi__nvjpeg_batch_result(l->batch, f->slot, &px, &decoded_by) != GI_OK)
+        return GI__DEVICE_TO_HOST; /* stb gets what nvJPEG did not decode, as FAST does */
+    gi__job_read_metadata(&o->job, f->bytes, f->size, &job->meta);
+    gi_op chain[GI_MAX_STEPS];
+    int n = gi__job_chain(&o->job, &job->meta, chain);
+    if (n < 0) {
+        gi_metadata_free(&job->meta);
+        return GI__DEVICE_TO_HOST;
+    }
+    if (*job->meta.dropped && !o->job.strip)
+        gi__batch_note_metadata(job, "", job->meta.dropped);
+    job->item->decoded_by = decoded_by;
+    job->item->megapixels = (double)px.width * px.height / 1e6;
+    /* The turn is in the chain: the output is upright. */
+    if (n > o->job.n_steps) (void)gi_metadata_set_orientation(&job->meta, 1);
+    const gi_image src = as_image(&px);
+    gi_format format = o->job.save.format;
+    if (format == GI_FORMAT_AUTO) format = gi_format_from_path(job->item->out);
+    int w, h, ch;
+    if (format == GI_FORMAT_JPEG && o->job.save.jpeg_encoder != GI_JPEG_ENCODER_STB &&
+        gi_apply_size(&src, chain, n, &w, &h, &ch) == GI_OK && ch == 3)
+        return encode_on_device(l, o, job, f->slot, &src, chain, n);
+    return download_result(l, job, &src, chain, n);
+}
+
+void gi__device_lane_run(gi__device_lane *l, const gi_batch_options *o, gi__batch_image **jobs,
+                         int n, gi__device_outcome *outcome)
+{
+    device_file files[256];
+    if (n > gi__device_lane_files(l)) n = gi__device_lane_files(l);
+    int decoding = 0;
+    for (int i = 0; i < n; i++) {
+        add_file(l, o, jobs[i], &files[i]);
+        decoding += files[i].slot >= 0;
+    }
+    double start = gi__now_ms();
+    if (decoding) gi__nvjpeg_batch_decode(l->batch);
+    double share = decoding ? (gi__now_ms() - start) / decoding : 0;
+    for (int i = 0; i < n; i++) {
+        outcome[i] = GI__DEVICE_TO_HOST;
+        if (files[i].slot < 0) continue;
+        gi__batch_add_stage(jobs[i], GI_STAGE_DECODE, files[i].read_ms + share);
+        outcome[i] = finish_file(l, o, jobs[i], &files[i]);
+        if (outcome[i] == GI__DEVICE_TO_HOST) {
+            /* Its time so far is the host path's to count again. */
+            memset(jobs[i]->item->stage_ms, 0, sizeof jobs[i]->item->stage_ms);
+            jobs[i]->item->ms = 0;
+        }
+    }
+    for (int i = 0; i < n; i++) free(files[i].bytes);
+    gi__nvjpeg_batch_clear(l->batch);
+}

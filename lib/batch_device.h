@@ -1,0 +1,29 @@
+/* The device path of a batch (batch_device.c): with fast codecs, JPEG
+ * files go from bytes to bytes on the GPU, a group at a time. */
+#ifndef GI_BATCH_DEVICE_H
+#define GI_BATCH_DEVICE_H
+
+#include "batch_image.h"
+
+/* A CUDA context and an nvJPEG batch of `files` decodes, for one thread. */
+typedef struct gi__device_lane gi__device_lane;
+
+gi_status gi__device_lane_open(int files, gi__device_lane **out);
+void gi__device_lane_close(gi__device_lane *l);
+/* The lane's CUDA context, for a file that takes the host path. */
+gi_context *gi__device_lane_context(gi__device_lane *l);
+/* How many files one gi__device_lane_run takes at most. */
+int gi__device_lane_files(const gi__device_lane *l);
+
+typedef enum {
+    GI__DEVICE_DONE,      /* written, or failed: the item says which */
+    GI__DEVICE_TO_ENCODE, /* job->dst holds the result for gi__batch_encode */
+    GI__DEVICE_TO_HOST    /* not taken: the host path decodes (or refuses) it */
+} gi__device_outcome;
+
+/* Runs jobs[0..n) (n <= gi__device_lane_files; items admitted, nothing
+ * read yet) and says how each ended. */
+void gi__device_lane_run(gi__device_lane *l, const gi_batch_options *o, gi__batch_image **jobs,
+                         int n, gi__device_outcome *outcome);
+
+#endif
