@@ -653,7 +653,8 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     if (p.device_count) {
         gi__nvjpeg_start(); /* the handle is made while the lanes' CUDA starts */
         size_t groups = (p.device_count + DEVICE_GROUP - 1) / DEVICE_GROUP;
-        p.device_lanes = p.device_lanes_running = groups < DEVICE_LANES ? (int)groups : DEVICE_LANES;
+        p.device_lanes = p.device_lanes_running = groups < DEVICE_LANES ? (int)groups
+                                                                        : DEVICE_LANES;
     }
     if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) {
         p.device_lanes = p.device_lanes_running = 0; /* the device path is in-turn's now */

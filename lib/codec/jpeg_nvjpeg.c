@@ -263,9 +263,7 @@ static void destroy_decoder(decoder *d)
     free(d);
 }
 
-/* `engines`: with a state of its own for batches of one on the JPEG
- * engines (a pooled decoder); a batch's decoders share the batch's. */
-static gi_status new_decoder(const char *name, int engines, decoder **out)
+static gi_status new_decoder(const char *name, decoder **out)
 {
     decoder *d = calloc(1, sizeof *d);
     if (!d) return gi__fail(GI_ERR_NO_MEMORY, "%s: cannot allocate an nvJPEG decoder", name);
@@ -291,10 +289,9 @@ static gi_status new_decoder(const char *name, int engines, decoder **out)
         s = nvjpegDecodeParamsCreate(handle, &d->params);
     /* The engines' state decodes batches of one, interleaved RGB: several
      * threads with a decoder each keep several engines busy. */
-    engines = engines && has_engines;
-    if (s == NVJPEG_STATUS_SUCCESS && engines && (what = "nvjpegJpegStateCreate"))
+    if (s == NVJPEG_STATUS_SUCCESS && has_engines && (what = "nvjpegJpegStateCreate"))
         s = nvjpegJpegStateCreate(handle, &d->engine_state);
-    if (s == NVJPEG_STATUS_SUCCESS && engines && (what = "nvjpegDecodeBatchedInitialize"))
+    if (s == NVJPEG_STATUS_SUCCESS && has_engines && (what = "nvjpegDecodeBatchedInitialize"))
         s = nvjpegDecodeBatchedInitialize(handle, d->engine_state, 1, 1, NVJPEG_OUTPUT_RGBI);
     if (s != NVJPEG_STATUS_SUCCESS) {
         destroy_decoder(d);
@@ -314,7 +311,7 @@ static gi_status take_decoder(const char *name, decoder **out)
         *out = d;
         return GI_OK;
     }
-    return new_decoder(name, 1, out);
+    return new_decoder(name, out);
 }
 
 static void put_decoder(decoder *d)
@@ -361,51 +358,61 @@ static size_t device_pitch(unsigned width, unsigned channels)
     return ((size_t)width * channels + 255) & ~(size_t)255;
 }
 
+/* Whether the JPEG engines take a parsed colour file. Not the smallest
+ * ones: they gain nothing there, and a 17x3 file failed on them under load
+ * (ALLOCATOR_FAILURE, 16 threads decoding, H100), which then made its
+ * decoder, and so its pixels, depend on the load. */
+static int engines_take(nvjpegJpegStream_t parsed, unsigned components, unsigned w, unsigned h)
+{
+    int unsupported = 1;
+    return has_engines && components == 3 && w >= 64 && h >= 64 &&
+           nvjpegDecodeBatchedSupported(handle, parsed, &unsupported) == NVJPEG_STATUS_SUCCESS &&
+           !unsupported;
+}
+
 /* Decodes the parsed file into `out`, `pitch` bytes a row. */
 static nvjpegStatus_t decode_on_device(decoder *d, const uint8_t *bytes, size_t size,
-                                       int channels, void *out_pixels, size_t pitch,
-                                       const char **what)
+                                       unsigned channels, unsigned w, unsigned h,
+                                       void *out_pixels, size_t pitch, const char **what)
 {
     nvjpegImage_t out;
     memset(&out, 0, sizeof out);
     out.channel[0] = out_pixels;
     out.pitch[0] = pitch;
     nvjpegStatus_t s;
-    if (d->engine_state && channels == 3) {
-        int unsupported = 1;
-        *what = "nvjpegDecodeBatchedSupported";
-        s = nvjpegDecodeBatchedSupported(handle, d->parsed, &unsupported);
-        if (s == NVJPEG_STATUS_SUCCESS && !unsupported) {
-            last_decoder = "nvjpeg-hardware";
-            *what = "nvjpegDecodeBatched (hardware)";
-            s = nvjpegDecodeBatched(handle, d->engine_state, &bytes, &size, &out, d->stream);
-            /* A file the engines call corrupt is corrupt; any other failure
-             * (seen: ALLOCATOR_FAILURE on a 17x3 image with 16 threads
-             * decoding, on an H100) is the engines', and the hybrid
-             * decoder gets the file. */
-            if (s == NVJPEG_STATUS_SUCCESS || s == NVJPEG_STATUS_BAD_JPEG ||
-                s == NVJPEG_STATUS_INCOMPLETE_BITSTREAM)
-                return s;
-            cudaStreamSynchronize(d->stream);
-            cudaGetLastError();
-        }
+    if (d->engine_state && engines_take(d->parsed, channels, w, h)) {
+        last_decoder = "nvjpeg-hardware";
+        *what = "nvjpegDecodeBatched (hardware)";
+        s = nvjpegDecodeBatched(handle, d->engine_state, &bytes, &size, &out, d->stream);
+        /* A file the engines call corrupt is corrupt; any other failure
+         * (seen: ALLOCATOR_FAILURE on a 17x3 image with 16 threads
+         * decoding, on an H100) is the engines', and the hybrid
+         * decoder gets the file. */
+        if (s == NVJPEG_STATUS_SUCCESS || s == NVJPEG_STATUS_BAD_JPEG ||
+            s == NVJPEG_STATUS_INCOMPLETE_BITSTREAM)
+            return s;
+        cudaStreamSynchronize(d->stream);
+        cudaGetLastError();
     }
-    return decode_hybrid(d, channels, &out, what);
+    return decode_hybrid(d, (int)channels, &out, what);
 }
 
-/* Parses the file into d->parsed and checks what it holds: 1 or 3
- * components, pixels within the limit. */
-static gi_status parse(decoder *d, const uint8_t *bytes, size_t size, const char *name,
-                       const gi_load_limits *limits, unsigned *w, unsigned *h,
-                       unsigned *components)
+/* Parses the file into `parsed` (its headers alone: enough for the JPEG
+ * engines, which read the file themselves; all of it for the hybrid
+ * decoder) and checks what it holds: 1 or 3 components, pixels within the
+ * limit. */
+static gi_status parse(nvjpegJpegStream_t parsed, int headers_only, const uint8_t *bytes,
+                       size_t size, const char *name, const gi_load_limits *limits, unsigned *w,
+                       unsigned *h, unsigned *components)
 {
-    const char *what = "nvjpegJpegStreamParse";
-    nvjpegStatus_t s = nvjpegJpegStreamParse(handle, bytes, size, 0, 0, d->parsed);
+    const char *what = headers_only ? "nvjpegJpegStreamParseHeader" : "nvjpegJpegStreamParse";
+    nvjpegStatus_t s = headers_only ? nvjpegJpegStreamParseHeader(handle, bytes, size, parsed)
+                                    : nvjpegJpegStreamParse(handle, bytes, size, 0, 0, parsed);
     *components = *w = *h = 0;
     if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegJpegStreamGetComponentsNum"))
-        s = nvjpegJpegStreamGetComponentsNum(d->parsed, components);
+        s = nvjpegJpegStreamGetComponentsNum(parsed, components);
     if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegJpegStreamGetFrameDimensions"))
-        s = nvjpegJpegStreamGetFrameDimensions(d->parsed, w, h);
+        s = nvjpegJpegStreamGetFrameDimensions(parsed, w, h);
     if (s != NVJPEG_STATUS_SUCCESS) return nvjpeg_failed("decode", name, s, what);
     if (*components != 1 && *components != 3)
         return gi__fail(GI_ERR_UNSUPPORTED, "%s: cannot decode JPEG with nvJPEG (%u components%s; "
@@ -423,7 +430,7 @@ static gi_status decode(decoder *d, gi_image *img, const uint8_t *bytes, size_t 
                         const char *name, const gi_load_limits *limits)
 {
     unsigned components, w, h;
-    gi_status st = parse(d, bytes, size, name, limits, &w, &h, &components);
+    gi_status st = parse(d->parsed, 0, bytes, size, name, limits, &w, &h, &components);
     if (st != GI_OK) return st;
     const size_t row = (size_t)w * components, pitch = device_pitch(w, components);
     cudaError_t e = reserve(&d->pixels, &d->bytes, pitch * h);
@@ -431,7 +438,7 @@ static gi_status decode(decoder *d, gi_image *img, const uint8_t *bytes, size_t 
     st = gi_image_alloc(img, (int)w, (int)h, (int)components);
     if (st != GI_OK) return st;
     const char *what = "";
-    nvjpegStatus_t s = decode_on_device(d, bytes, size, (int)components, d->pixels, pitch, &what);
+    nvjpegStatus_t s = decode_on_device(d, bytes, size, components, w, h, d->pixels, pitch, &what);
     if (s == NVJPEG_STATUS_SUCCESS)
         e = cudaMemcpy2DAsync(img->data, img->stride, d->pixels, pitch, row, h,
                               cudaMemcpyDeviceToHost, d->stream);
@@ -463,10 +470,12 @@ gi_status gi__nvjpeg_load(gi_image *img, const uint8_t *bytes, size_t size, cons
 
 /* ---------------------------------------------------------------- batches */
 
-/* One file of a batch. Its decoder holds the parsed stream and, once
- * decoded, the pixels; `out` is device memory for the steps' result. */
+/* One file of a batch: its headers, parsed; its pixels once decoded; and
+ * `out`, device memory for the steps' result. */
 typedef struct {
-    decoder *d;
+    nvjpegJpegStream_t headers;
+    void *pixels;
+    size_t pixel_bytes;
     const uint8_t *bytes;
     size_t size;
     unsigned width, height, components;
@@ -490,7 +499,8 @@ static void destroy_batch(gi__nvjpeg_batch *b)
 {
     if (b->stream) cudaStreamSynchronize(b->stream);
     for (int i = 0; i < b->capacity; i++) {
-        if (b->files[i].d) destroy_decoder(b->files[i].d);
+        if (b->files[i].headers) nvjpegJpegStreamDestroy(b->files[i].headers);
+        cudaFree(b->files[i].pixels);
         cudaFree(b->files[i].out);
     }
     if (b->engines) nvjpegJpegStateDestroy(b->engines);
@@ -506,7 +516,13 @@ static gi_status make_batch(int capacity, gi__nvjpeg_batch **out)
     if (!b) return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", name);
     b->capacity = capacity;
     gi_status st = GI_OK;
-    for (int i = 0; i < capacity && st == GI_OK; i++) st = new_decoder(name, 0, &b->files[i].d);
+    for (int i = 0; i < capacity && st == GI_OK; i++) {
+        nvjpegStatus_t s = nvjpegJpegStreamCreate(handle, &b->files[i].headers);
+        if (s != NVJPEG_STATUS_SUCCESS) {
+            b->files[i].headers = NULL;
+            st = nvjpeg_failed("decode", name, s, "nvjpegJpegStreamCreate");
+        }
+    }
     cudaError_t e = cudaSuccess;
     if (st == GI_OK) e = cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking);
     if (st == GI_OK && e != cudaSuccess) {
@@ -561,7 +577,7 @@ gi_status gi__nvjpeg_batch_add(gi__nvjpeg_batch *b, const uint8_t *bytes, size_t
     gi_status st = enter(name, &previous);
     if (st != GI_OK) return st;
     batch_file *f = &b->files[b->count];
-    st = parse(f->d, bytes, size, name, limits, &f->width, &f->height, &f->components);
+    st = parse(f->headers, 1, bytes, size, name, limits, &f->width, &f->height, &f->components);
     leave(previous);
     if (st != GI_OK) return st;
     f->bytes = bytes;
@@ -586,15 +602,6 @@ static size_t file_pitch(const batch_file *f)
     return device_pitch(f->width, f->components);
 }
 
-/* Whether the JPEG engines take a parsed file. */
-static int engines_take(const gi__nvjpeg_batch *b, const batch_file *f)
-{
-    int unsupported = 1;
-    return b->engines && f->status == GI_OK && f->components == 3 &&
-           nvjpegDecodeBatchedSupported(handle, f->d->parsed, &unsupported) ==
-               NVJPEG_STATUS_SUCCESS &&
-           !unsupported;
-}
 
 /* Files[0..n) of `list` in one call on the engines. */
 static nvjpegStatus_t on_engines(gi__nvjpeg_batch *b, batch_file *const *list, int n)
@@ -606,7 +613,7 @@ static nvjpegStatus_t on_engines(gi__nvjpeg_batch *b, batch_file *const *list, i
         data[i] = list[i]->bytes;
         lengths[i] = list[i]->size;
         memset(&outs[i], 0, sizeof outs[i]);
-        outs[i].channel[0] = list[i]->d->pixels;
+        outs[i].channel[0] = list[i]->pixels;
         outs[i].pitch[0] = file_pitch(list[i]);
     }
     nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
@@ -623,19 +630,32 @@ static nvjpegStatus_t on_engines(gi__nvjpeg_batch *b, batch_file *const *list, i
     return s;
 }
 
-/* One file alone on the hybrid decoder, into its decoder's pixels. */
-static void decode_alone(batch_file *f, const char *name)
+/* One file alone on the hybrid decoder (a pooled decoder parses all of
+ * it), into the file's pixels. */
+static void decode_alone(batch_file *f)
 {
+    decoder *d = NULL;
+    gi_status st = take_decoder(f->name, &d);
+    if (st != GI_OK) {
+        file_failed(f, st);
+        return;
+    }
+    const gi_load_limits no_limit = {.max_pixels = UINT64_MAX};
+    unsigned w, h, components;
+    st = parse(d->parsed, 0, f->bytes, f->size, f->name, &no_limit, &w, &h, &components);
     const char *what = "";
     nvjpegImage_t out;
     memset(&out, 0, sizeof out);
-    out.channel[0] = f->d->pixels;
+    out.channel[0] = f->pixels;
     out.pitch[0] = file_pitch(f);
-    nvjpegStatus_t s = decode_hybrid(f->d, (int)f->components, &out, &what);
-    cudaError_t synced = cudaStreamSynchronize(f->d->stream);
-    if (s != NVJPEG_STATUS_SUCCESS) file_failed(f, nvjpeg_failed("decode", name, s, what));
+    nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
+    if (st == GI_OK) s = decode_hybrid(d, (int)f->components, &out, &what);
+    cudaError_t synced = cudaStreamSynchronize(d->stream);
+    put_decoder(d);
+    if (st != GI_OK) file_failed(f, st);
+    else if (s != NVJPEG_STATUS_SUCCESS) file_failed(f, nvjpeg_failed("decode", f->name, s, what));
     else if (synced != cudaSuccess)
-        file_failed(f, cuda_failed("decode", name, synced, "stream synchronize"));
+        file_failed(f, cuda_failed("decode", f->name, synced, "stream synchronize"));
     else f->decoded_by = "nvjpeg-hybrid";
 }
 
@@ -647,8 +667,12 @@ static void decode_on_engines(gi__nvjpeg_batch *b)
 {
     batch_file *list[256];
     int n = 0;
-    for (int i = 0; i < b->count; i++)
-        if (engines_take(b, &b->files[i])) list[n++] = &b->files[i];
+    for (int i = 0; i < b->count; i++) {
+        batch_file *f = &b->files[i];
+        if (b->engines && f->status == GI_OK &&
+            engines_take(f->headers, f->components, f->width, f->height))
+            list[n++] = f;
+    }
     if (n == 0) return;
     if (on_engines(b, list, n) == NVJPEG_STATUS_SUCCESS) {
         for (int i = 0; i < n; i++) list[i]->decoded_by = "nvjpeg-hardware";
@@ -658,7 +682,8 @@ static void decode_on_engines(gi__nvjpeg_batch *b)
         nvjpegStatus_t s = on_engines(b, &list[i], 1);
         if (s == NVJPEG_STATUS_SUCCESS) list[i]->decoded_by = "nvjpeg-hardware";
         else if (s == NVJPEG_STATUS_BAD_JPEG || s == NVJPEG_STATUS_INCOMPLETE_BITSTREAM)
-            file_failed(list[i], nvjpeg_failed("decode", list[i]->name, s, "nvjpegDecodeBatched (hardware)"));
+            file_failed(list[i], nvjpeg_failed("decode", list[i]->name, s,
+                                               "nvjpegDecodeBatched (hardware)"));
     }
 }
 
@@ -673,14 +698,14 @@ void gi__nvjpeg_batch_decode(gi__nvjpeg_batch *b)
             file_failed(f, st);
             continue;
         }
-        cudaError_t e = reserve(&f->d->pixels, &f->d->bytes, file_pitch(f) * f->height);
+        cudaError_t e = reserve(&f->pixels, &f->pixel_bytes, file_pitch(f) * f->height);
         if (e != cudaSuccess) file_failed(f, cuda_failed("decode", f->name, e, "cudaMalloc"));
     }
     if (st != GI_OK) return;
     decode_on_engines(b);
     for (int i = 0; i < b->count; i++) {
         batch_file *f = &b->files[i];
-        if (f->status == GI_OK && !f->decoded_by) decode_alone(f, f->name);
+        if (f->status == GI_OK && !f->decoded_by) decode_alone(f);
     }
     leave(previous);
 }
@@ -690,7 +715,7 @@ gi_status gi__nvjpeg_batch_result(const gi__nvjpeg_batch *b, int slot, gi__devic
 {
     const batch_file *f = &b->files[slot];
     if (f->status != GI_OK) return gi__fail(f->status, "%s", f->why);
-    *px = (gi__device_pixels){f->d->pixels, file_pitch(f), (int)f->width, (int)f->height,
+    *px = (gi__device_pixels){f->pixels, file_pitch(f), (int)f->width, (int)f->height,
                               (int)f->components};
     *decoded_by = f->decoded_by;
     return GI_OK;

@@ -3,8 +3,12 @@
 #  1. The operation on nvJPEG's pixels: blur and sobel with --codecs fast
 #     --device cuda write the same PNGs, byte for byte, as --device cpu on
 #     the same nvJPEG-decoded pixels (--jpeg-decoder nvjpeg).
+#     JPEG out too: the device path (--device cuda: decoded, computed and
+#     encoded on the GPU) writes the same bytes as --device cpu, which
+#     computes on the host between nvJPEG's decode and encode.
 #  2. Same input, same output bytes: a batch of JPEGs to JPEG with -j 1 and
-#     with -j 4 gives identical files.
+#     with -j 4 gives identical files, and so does each file alone (the
+#     device path decodes a batch's files in groups, a lone file alone).
 #  3. -v names the codecs: nvjpeg/nvjpeg for a JPEG to JPEG, stb/stb for a
 #     CMYK JPEG (nvJPEG refuses it) to PNG.
 #  4. Every file of the bad-input corpus (tests/robust/cases.txt, made by
@@ -44,6 +48,17 @@ for op in "blur --sigma 2" "sobel"; do
         cmp -s "$f" "$tmp/cuda/$(basename "$f")" || fail "$op: $(basename "$f"): cuda differs"
     done
     rm -rf "$tmp/cpu" "$tmp/cuda"
+    mkdir "$tmp/cpu" "$tmp/cuda" || exit 1
+    # shellcheck disable=SC2086
+    "$gpuimg" $op --codecs fast --device cpu --format jpeg -o "$tmp/cpu" $inputs ||
+        fail "$op --codecs fast --device cpu, JPEG out"
+    # shellcheck disable=SC2086
+    "$gpuimg" $op --codecs fast --device cuda --format jpeg -o "$tmp/cuda" $inputs ||
+        fail "$op --codecs fast --device cuda, JPEG out"
+    for f in "$tmp"/cpu/*; do
+        cmp -s "$f" "$tmp/cuda/$(basename "$f")" || fail "$op: $(basename "$f"): JPEG from the device path differs"
+    done
+    rm -rf "$tmp/cpu" "$tmp/cuda"
 done
 
 # 2
@@ -53,6 +68,11 @@ for j in 1 4; do
 done
 for f in "$tmp"/j1/*; do
     cmp -s "$f" "$tmp/j4/$(basename "$f")" || fail "$(basename "$f"): -j 1 and -j 4 differ"
+done
+for f in $inputs; do
+    name=$(basename "$f")
+    "$gpuimg" blur --sigma 2 --codecs fast "$f" "$tmp/alone-$name" || fail "$name alone"
+    cmp -s "$tmp/alone-$name" "$tmp/j4/$name" || fail "$name: alone and in a batch differ"
 done
 
 # 3
