@@ -75,6 +75,10 @@ typedef struct pipeline {
     size_t device_count, device_next;
     int device_path; /* fast codecs on a device: JPEG inputs take the device path */
     int device_lanes, device_lanes_tried, device_lanes_open, device_lanes_running;
+    /* Jobs the device lanes handed back (files the JPEG engines do not
+     * take), for the codec workers to decode first; room for every item. */
+    gi__batch_image **returned;
+    size_t returned_count;
     job_queue decoded, computed;
     compute_lane *lanes;
     int first_lane_open; /* lanes[0] has tried to open its context */
@@ -125,16 +129,17 @@ static int device_path_failed(const pipeline *p)
 /* An input is left for the codec workers to decode. */
 static int inputs_left(const pipeline *p)
 {
-    return !stopped(p) &&
-           (p->next < p->cpu_count || (device_path_failed(p) && device_items_left(p)));
+    return !stopped(p) && (p->returned_count || p->next < p->cpu_count ||
+                           (device_path_failed(p) && device_items_left(p)));
 }
 
 /* No input is left for the codec workers, nor will be: the device lanes,
- * once one has opened, take the rest. */
+ * once one has opened, take the rest, and hand none back once they end. */
 static int inputs_exhausted(const pipeline *p)
 {
-    return stopped(p) || (p->next == p->cpu_count &&
-                          (!device_items_left(p) || p->device_lanes_open > 0));
+    return stopped(p) ||
+           (p->next == p->cpu_count && p->returned_count == 0 &&
+            (!device_items_left(p) || p->device_lanes_open > 0) && p->device_lanes_running == 0);
 }
 
 /* Nothing more can reach the compute lanes. */
@@ -215,6 +220,15 @@ static gi__batch_image *admit_job(pipeline *p, gi_batch_item *it)
     return NULL;
 }
 
+/* Decodes a job the device path handed back; NULL when it failed (and
+ * was settled). */
+static gi__batch_image *decode_returned(pipeline *p, gi__batch_image *job)
+{
+    if (gi__batch_decode(p->opts, job) == 0) return job;
+    settle(p, job);
+    return NULL;
+}
+
 /* Skips, refuses or decodes one input. Returns the decoded job, or NULL
  * when the item has already been settled. */
 static gi__batch_image *start_job(pipeline *p, gi_batch_item *it)
@@ -257,10 +271,11 @@ static void *codec_worker(void *arg)
             pthread_mutex_lock(&p->lock);
             pthread_cond_broadcast(&p->changed);
         } else if (inputs_left(p) && queue_has_room(&p->decoded)) {
-            gi_batch_item *it = take_next_item(p);
+            gi__batch_image *back = p->returned_count ? p->returned[--p->returned_count] : NULL;
+            gi_batch_item *it = back ? NULL : take_next_item(p);
             p->decoded.reserved++;
             pthread_mutex_unlock(&p->lock);
-            gi__batch_image *job = start_job(p, it);
+            gi__batch_image *job = back ? decode_returned(p, back) : start_job(p, it);
             pthread_mutex_lock(&p->lock);
             p->decoded.reserved--;
             if (job) queue_push(&p->decoded, job);
@@ -293,7 +308,8 @@ static void hand_on(pipeline *p, gi__batch_image *job, int in_turn)
 
 /* A group of admitted jobs on a device lane, each to its end: written,
  * failed, handed on for its encode, or, when the device path does not
- * take it, decoded on the host and computed on the lane's CUDA context. */
+ * take it, handed back to the codec workers (in turn: decoded on the host
+ * and computed on the lane's CUDA context here). */
 static void run_device_group(pipeline *p, gi__device_lane *lane, gi__batch_image **jobs, int n,
                              int in_turn)
 {
@@ -301,6 +317,13 @@ static void run_device_group(pipeline *p, gi__device_lane *lane, gi__batch_image
     gi__device_lane_run(lane, p->opts, jobs, n, outcome);
     for (int i = 0; i < n; i++) {
         gi__batch_image *job = jobs[i];
+        if (outcome[i] == GI__DEVICE_TO_HOST && !in_turn) {
+            pthread_mutex_lock(&p->lock);
+            p->returned[p->returned_count++] = job;
+            pthread_cond_broadcast(&p->changed);
+            pthread_mutex_unlock(&p->lock);
+            continue;
+        }
         if (outcome[i] == GI__DEVICE_TO_HOST &&
             (gi__batch_decode(p->opts, job) != 0 ||
              gi__batch_compute(gi__device_lane_context(lane), p->opts, job) != 0))
@@ -565,7 +588,8 @@ static void order_items(pipeline *p)
     item_work *work = malloc(p->count * sizeof *work);
     size_t *order = malloc(p->count * sizeof *order);
     size_t *device = p->device_path ? malloc(p->count * sizeof *device) : NULL;
-    if (work && order && (device || !p->device_path)) {
+    gi__batch_image **returned = p->device_path ? malloc(p->count * sizeof *returned) : NULL;
+    if (work && order && ((device && returned) || !p->device_path)) {
         for (size_t i = 0; i < p->count; i++) {
             const gi_batch_item *it = &p->items[i];
             gi_format out = p->opts->job.save.format, in = GI_FORMAT_AUTO;
@@ -581,9 +605,11 @@ static void order_items(pipeline *p)
         }
         p->order = order;
         p->device_order = device;
+        p->returned = returned;
     } else {
         free(order);
         free(device);
+        free(returned);
     }
     free(work);
 }
@@ -662,6 +688,7 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     }
     free(p.order);
     free(p.device_order);
+    free(p.returned);
     free(p.decoded.jobs);
     free(p.computed.jobs);
     pthread_cond_destroy(&p.changed);

@@ -490,7 +490,7 @@ typedef struct {
 struct gi__nvjpeg_batch {
     int capacity, count;
     cudaStream_t stream;        /* the engines' batched decodes */
-    nvjpegJpegState_t engines;  /* NULL without JPEG engines */
+    nvjpegJpegState_t engines;
     int engines_batch;          /* the batch size `engines` is initialised for (0: none) */
     batch_file files[];
 };
@@ -530,7 +530,9 @@ static gi_status make_batch(int capacity, gi__nvjpeg_batch **out)
         st = cuda_failed("decode", name, e, "cudaStreamCreate");
     }
     nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
-    if (st == GI_OK && has_engines) s = nvjpegJpegStateCreate(handle, &b->engines);
+    if (st == GI_OK && !has_engines)
+        st = gi__fail(GI_ERR_UNSUPPORTED, "this GPU has no JPEG engines");
+    if (st == GI_OK) s = nvjpegJpegStateCreate(handle, &b->engines);
     if (st == GI_OK && s != NVJPEG_STATUS_SUCCESS)
         st = nvjpeg_failed("decode", name, s, "nvjpegJpegStateCreate");
     if (st != GI_OK) {
@@ -578,6 +580,8 @@ gi_status gi__nvjpeg_batch_add(gi__nvjpeg_batch *b, const uint8_t *bytes, size_t
     if (st != GI_OK) return st;
     batch_file *f = &b->files[b->count];
     st = parse(f->headers, 1, bytes, size, name, limits, &f->width, &f->height, &f->components);
+    if (st == GI_OK && !engines_take(f->headers, f->components, f->width, f->height))
+        st = gi__fail(GI_ERR_UNSUPPORTED, "%s: not a file for the JPEG engines", name);
     leave(previous);
     if (st != GI_OK) return st;
     f->bytes = bytes;
@@ -669,9 +673,7 @@ static void decode_on_engines(gi__nvjpeg_batch *b)
     int n = 0;
     for (int i = 0; i < b->count; i++) {
         batch_file *f = &b->files[i];
-        if (b->engines && f->status == GI_OK &&
-            engines_take(f->headers, f->components, f->width, f->height))
-            list[n++] = f;
+        if (f->status == GI_OK) list[n++] = f;
     }
     if (n == 0) return;
     if (on_engines(b, list, n) == NVJPEG_STATUS_SUCCESS) {

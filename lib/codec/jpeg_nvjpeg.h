@@ -55,19 +55,20 @@ typedef struct {
  * path, which decodes it or refuses it as gi_load_memory does. */
 int gi__jpeg_for_device(const uint8_t *bytes, size_t size, const gi_load_limits *limits);
 
-/* Up to `capacity` files decoded together: those the JPEG engines take in
- * one batched call, the rest one by one on the hybrid decoder. Its decoders
- * and device buffers are reused from one batch to the next, and it is used
- * by one thread at a time. */
+/* Up to `capacity` files decoded together on the GPU's JPEG engines, in
+ * one batched call (a file the engines then fail on, short of calling it
+ * corrupt, goes to the hybrid decoder). Its device buffers are reused from
+ * one batch to the next, and it is used by one thread at a time. Refused
+ * (GI_ERR_UNSUPPORTED) where the GPU has no JPEG engines. */
 typedef struct gi__nvjpeg_batch gi__nvjpeg_batch;
 
 gi_status gi__nvjpeg_batch_create(int capacity, gi__nvjpeg_batch **out);
 void gi__nvjpeg_batch_destroy(gi__nvjpeg_batch *b);
 int gi__nvjpeg_batch_capacity(const gi__nvjpeg_batch *b);
-/* Parses a file (already sniffed as JPEG and pre-checked as gi_load_memory
- * does) into the next slot. Fails, adding nothing, for what nvJPEG does not
- * decode (GI_ERR_UNSUPPORTED), a size over limits->max_pixels, or a header
- * it cannot parse. `bytes` and `name` must stay valid until the batch is cleared. */
+/* Parses a file's headers (already sniffed as JPEG and pre-checked as
+ * gi_load_memory does) into the next slot. Fails, adding nothing, for what
+ * the engines do not decode (GI_ERR_UNSUPPORTED: gray, progressive, under
+ * 64x64 ...), a size over limits->max_pixels, or headers it cannot parse. `bytes` and `name` must stay valid until the batch is cleared. */
 gi_status gi__nvjpeg_batch_add(gi__nvjpeg_batch *b, const uint8_t *bytes, size_t size,
                                const char *name, const gi_load_limits *limits, int *slot);
 /* Decodes every added file; each slot's outcome is then read with
