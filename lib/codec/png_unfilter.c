@@ -1,0 +1,125 @@
+/* PNG row filters undone in place (png_unfilter.h).
+ *
+ * Row j's filtered bytes start at j * (n + 1) + 1 and its pixels go to
+ * j * n, before them: every store lands on bytes already read (its own
+ * row's, or the filter byte), so one buffer serves inflate and pixels and
+ * no second image-sized buffer is touched. Up runs 16 bytes at a time.
+ * Sub, Avg and Paeth depend on the pixel to the left, so they run a pixel
+ * at a time with its samples in the lanes of one vector (the approach of
+ * libpng's SSE2 filters), specialised for each pixel size. Lanes are 16
+ * bits wide: Avg's sum and Paeth's differences need 9 and 10 bits. */
+#include <string.h>
+
+#include "png_unfilter.h"
+
+enum { F_NONE, F_SUB, F_UP, F_AVG, F_PAETH, F_AVG_FIRST };
+
+/* The first row reads zeros above it: Up is None, Paeth(a, 0, 0) is a. */
+static const int first_row_filter[5] = {F_NONE, F_SUB, F_NONE, F_AVG_FIRST, F_SUB};
+
+typedef int16_t px __attribute__((vector_size(8))); /* a pixel's samples */
+typedef uint8_t v16 __attribute__((vector_size(16)));
+
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE px load_px(const uint8_t *p, int bpp)
+{
+    px v = {0, 0, 0, 0};
+    for (int i = 0; i < bpp; i++) v[i] = p[i];
+    return v;
+}
+
+INLINE void store_px(uint8_t *p, px v, int bpp)
+{
+    for (int i = 0; i < bpp; i++) p[i] = (uint8_t)v[i];
+}
+
+INLINE px abs_px(px x)
+{
+    const px sign = x >> 15;
+    return (x ^ sign) - sign;
+}
+
+/* The spec's predictor: with p = a + b - c, the one of a, b, c nearest p,
+ * ties in that order; |p - a| = |b - c|, |p - b| = |a - c|. */
+INLINE px paeth(px a, px b, px c)
+{
+    const px pa = abs_px(b - c), pb = abs_px(a - c), pc = abs_px(a + b - c - c);
+    const px use_a = (pa <= pb) & (pa <= pc), use_b = ~use_a & (pb <= pc);
+    return (a & use_a) | (b & use_b) | (c & ~(use_a | use_b));
+}
+
+/* Loads before stores, 16 bytes at a time: see the top of the file. */
+static void unfilter_up(uint8_t *cur, const uint8_t *prior, const uint8_t *raw, size_t n)
+{
+    size_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        v16 r, p;
+        memcpy(&r, raw + k, 16);
+        memcpy(&p, prior + k, 16);
+        r += p;
+        memcpy(cur + k, &r, 16);
+    }
+    for (; k < n; k++) cur[k] = (uint8_t)(raw[k] + prior[k]);
+}
+
+INLINE void unfilter_row(int filter, uint8_t *cur, const uint8_t *prior, const uint8_t *raw,
+                         size_t n, int bpp)
+{
+    px a = {0, 0, 0, 0}, c = {0, 0, 0, 0};
+    switch (filter) {
+    case F_NONE: memmove(cur, raw, n); return;
+    case F_UP: unfilter_up(cur, prior, raw, n); return;
+    case F_SUB:
+        for (size_t k = 0; k < n; k += bpp) {
+            a = (load_px(raw + k, bpp) + a) & 0xff;
+            store_px(cur + k, a, bpp);
+        }
+        return;
+    case F_AVG_FIRST:
+        for (size_t k = 0; k < n; k += bpp) {
+            a = (load_px(raw + k, bpp) + (a >> 1)) & 0xff;
+            store_px(cur + k, a, bpp);
+        }
+        return;
+    case F_AVG:
+        for (size_t k = 0; k < n; k += bpp) {
+            a = (load_px(raw + k, bpp) + ((a + load_px(prior + k, bpp)) >> 1)) & 0xff;
+            store_px(cur + k, a, bpp);
+        }
+        return;
+    case F_PAETH:
+        for (size_t k = 0; k < n; k += bpp) {
+            const px b = load_px(prior + k, bpp);
+            a = (load_px(raw + k, bpp) + paeth(a, b, c)) & 0xff;
+            c = b;
+            store_px(cur + k, a, bpp);
+        }
+        return;
+    }
+}
+
+/* One copy of the pixel loops per pixel size, with bpp a constant. */
+static void unfilter_row_bpp(int filter, uint8_t *cur, const uint8_t *prior, const uint8_t *raw,
+                             size_t n, int bpp)
+{
+    switch (bpp) {
+    case 1: unfilter_row(filter, cur, prior, raw, n, 1); return;
+    case 2: unfilter_row(filter, cur, prior, raw, n, 2); return;
+    case 3: unfilter_row(filter, cur, prior, raw, n, 3); return;
+    default: unfilter_row(filter, cur, prior, raw, n, 4); return;
+    }
+}
+
+int gi__png_unfilter(uint8_t *buf, size_t row_bytes, uint32_t rows, int bpp)
+{
+    for (uint32_t j = 0; j < rows; j++) {
+        const uint8_t *raw = buf + (size_t)j * (row_bytes + 1) + 1;
+        uint8_t *cur = buf + (size_t)j * row_bytes;
+        const int filter = raw[-1];
+        if (filter > F_PAETH) return -1;
+        unfilter_row_bpp(j ? filter : first_row_filter[filter], cur, j ? cur - row_bytes : NULL,
+                         raw, row_bytes, bpp);
+    }
+    return 0;
+}
