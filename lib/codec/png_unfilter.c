@@ -22,15 +22,33 @@ typedef uint8_t v16 __attribute__((vector_size(16)));
 
 #define INLINE static inline __attribute__((always_inline))
 
-INLINE px load_px(const uint8_t *p, int bpp)
+typedef uint8_t u8x4 __attribute__((vector_size(4)));
+
+/* A pixel's samples; whole: 4 bytes may be read (the pixel's, and for 3
+ * bytes per pixel the next one's first, which the lane ignores). */
+INLINE px load_px(const uint8_t *p, int bpp, int whole)
 {
+    if (bpp >= 3 && whole) {
+        u8x4 v;
+        memcpy(&v, p, 4);
+        return __builtin_convertvector(v, px);
+    }
     px v = {0, 0, 0, 0};
     for (int i = 0; i < bpp; i++) v[i] = p[i];
     return v;
 }
 
+/* Stores 4 bytes for 3 bytes per pixel as well: the fourth lands on the
+ * next pixel's place, which its own store fills later, or past the last
+ * row (inside the buffer, which is a byte per row longer than the pixels),
+ * and never on filtered bytes not yet read. */
 INLINE void store_px(uint8_t *p, px v, int bpp)
 {
+    if (bpp >= 3) {
+        const u8x4 b = __builtin_convertvector(v, u8x4);
+        memcpy(p, &b, 4);
+        return;
+    }
     for (int i = 0; i < bpp; i++) p[i] = (uint8_t)v[i];
 }
 
@@ -63,6 +81,9 @@ static void unfilter_up(uint8_t *cur, const uint8_t *prior, const uint8_t *raw, 
     for (; k < n; k++) cur[k] = (uint8_t)(raw[k] + prior[k]);
 }
 
+/* `whole` for the pixel at k: 4 bytes from k are inside the row. */
+#define WHOLE(k) (bpp == 4 || (k) + 4 <= n)
+
 INLINE void unfilter_row(int filter, uint8_t *cur, const uint8_t *prior, const uint8_t *raw,
                          size_t n, int bpp)
 {
@@ -72,32 +93,35 @@ INLINE void unfilter_row(int filter, uint8_t *cur, const uint8_t *prior, const u
     case F_UP: unfilter_up(cur, prior, raw, n); return;
     case F_SUB:
         for (size_t k = 0; k < n; k += bpp) {
-            a = (load_px(raw + k, bpp) + a) & 0xff;
+            a = (load_px(raw + k, bpp, WHOLE(k)) + a) & 0xff;
             store_px(cur + k, a, bpp);
         }
         return;
     case F_AVG_FIRST:
         for (size_t k = 0; k < n; k += bpp) {
-            a = (load_px(raw + k, bpp) + (a >> 1)) & 0xff;
+            a = (load_px(raw + k, bpp, WHOLE(k)) + (a >> 1)) & 0xff;
             store_px(cur + k, a, bpp);
         }
         return;
     case F_AVG:
         for (size_t k = 0; k < n; k += bpp) {
-            a = (load_px(raw + k, bpp) + ((a + load_px(prior + k, bpp)) >> 1)) & 0xff;
+            const px b = load_px(prior + k, bpp, WHOLE(k));
+            a = (load_px(raw + k, bpp, WHOLE(k)) + ((a + b) >> 1)) & 0xff;
             store_px(cur + k, a, bpp);
         }
         return;
     case F_PAETH:
         for (size_t k = 0; k < n; k += bpp) {
-            const px b = load_px(prior + k, bpp);
-            a = (load_px(raw + k, bpp) + paeth(a, b, c)) & 0xff;
+            const px b = load_px(prior + k, bpp, WHOLE(k));
+            a = (load_px(raw + k, bpp, WHOLE(k)) + paeth(a, b, c)) & 0xff;
             c = b;
             store_px(cur + k, a, bpp);
         }
         return;
     }
 }
+
+#undef WHOLE
 
 /* One copy of the pixel loops per pixel size, with bpp a constant. */
 static void unfilter_row_bpp(int filter, uint8_t *cur, const uint8_t *prior, const uint8_t *raw,
