@@ -13,6 +13,7 @@
 #include "format_sniff.h"
 #include "gi_error.h"
 #include "jpeg_nvjpeg.h"
+#include "pixel_alloc.h"
 #include "png_fast.h"
 #include "pnm.h"
 
@@ -171,7 +172,7 @@ gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
     st = gi_load_memory(img, bytes, size, strcmp(path, "-") ? path : "standard input", limits);
     /* Out of memory for the metadata only leaves a note in meta->dropped. */
     if (st == GI_OK && meta) (void)gi_metadata_read(bytes, size, meta);
-    free(bytes);
+    gi__pixels_free(bytes);
     return st;
 }
 

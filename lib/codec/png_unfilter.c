@@ -8,6 +8,7 @@
  * at a time with its samples in the lanes of one vector (the approach of
  * libpng's SSE2 filters), specialised for each pixel size. Lanes are 16
  * bits wide: Avg's sum and Paeth's differences need 9 and 10 bits. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "png_unfilter.h"
@@ -84,41 +85,66 @@ static void unfilter_up(uint8_t *cur, const uint8_t *prior, const uint8_t *raw, 
 /* `whole` for the pixel at k: 4 bytes from k are inside the row. */
 #define WHOLE(k) (bpp == 4 || (k) + 4 <= n)
 
+/* A pixel of Sub, Avg or Paeth (the filters that read the pixel to the
+ * left) from its filtered bytes r, its left neighbour a, the pixel above b
+ * and above-left c. */
+INLINE px step(int filter, px a, px b, px c, px r)
+{
+    switch (filter) {
+    case F_SUB: return (r + a) & 0xff;
+    case F_AVG_FIRST: return (r + (a >> 1)) & 0xff;
+    case F_AVG: return (r + ((a + b) >> 1)) & 0xff;
+    default: return (r + paeth(a, b, c)) & 0xff;
+    }
+}
+
+static int is_sequential(int filter)
+{
+    return filter != F_NONE && filter != F_UP;
+}
+
 INLINE void unfilter_row(int filter, uint8_t *cur, const uint8_t *prior, const uint8_t *raw,
                          size_t n, int bpp)
 {
-    px a = {0, 0, 0, 0}, c = {0, 0, 0, 0};
-    switch (filter) {
-    case F_NONE: memmove(cur, raw, n); return;
-    case F_UP: unfilter_up(cur, prior, raw, n); return;
-    case F_SUB:
+    const px zero = {0, 0, 0, 0};
+    px a = zero, c = zero;
+    if (filter == F_NONE) memmove(cur, raw, n);
+    else if (filter == F_UP) unfilter_up(cur, prior, raw, n);
+    else
         for (size_t k = 0; k < n; k += bpp) {
-            a = (load_px(raw + k, bpp, WHOLE(k)) + a) & 0xff;
-            store_px(cur + k, a, bpp);
-        }
-        return;
-    case F_AVG_FIRST:
-        for (size_t k = 0; k < n; k += bpp) {
-            a = (load_px(raw + k, bpp, WHOLE(k)) + (a >> 1)) & 0xff;
-            store_px(cur + k, a, bpp);
-        }
-        return;
-    case F_AVG:
-        for (size_t k = 0; k < n; k += bpp) {
-            const px b = load_px(prior + k, bpp, WHOLE(k));
-            a = (load_px(raw + k, bpp, WHOLE(k)) + ((a + b) >> 1)) & 0xff;
-            store_px(cur + k, a, bpp);
-        }
-        return;
-    case F_PAETH:
-        for (size_t k = 0; k < n; k += bpp) {
-            const px b = load_px(prior + k, bpp, WHOLE(k));
-            a = (load_px(raw + k, bpp, WHOLE(k)) + paeth(a, b, c)) & 0xff;
+            const px b = prior ? load_px(prior + k, bpp, WHOLE(k)) : zero;
+            a = step(filter, a, b, c, load_px(raw + k, bpp, WHOLE(k)));
             c = b;
             store_px(cur + k, a, bpp);
         }
-        return;
+}
+
+/* Two rows of sequential filters at once, the second a pixel behind the
+ * first, which has then just made the pixels above it: two independent
+ * chains of pixels, which the core runs side by side (one chain leaves it
+ * waiting on the latency of each pixel). The second row goes to `next`,
+ * since its place in buf still holds the end of the first row's filtered
+ * bytes; the caller copies it there. */
+INLINE void unfilter_pair(int f0, int f1, uint8_t *cur, const uint8_t *prior, const uint8_t *raw0,
+                          const uint8_t *raw1, uint8_t *next, size_t n, int bpp)
+{
+    const px zero = {0, 0, 0, 0};
+    px a0 = zero, c0 = zero, a1 = zero, c1 = zero, above = zero;
+    for (size_t k = 0; k < n; k += bpp) {
+        const px b0 = load_px(prior + k, bpp, WHOLE(k));
+        const px r0 = load_px(raw0 + k, bpp, WHOLE(k));
+        if (k) { /* the second row's pixel at k - bpp, below the first row's last pixel */
+            a1 = step(f1, a1, above, c1, load_px(raw1 + k - bpp, bpp, 1));
+            c1 = above;
+            store_px(next + k - bpp, a1, bpp);
+        }
+        a0 = step(f0, a0, b0, c0, r0);
+        c0 = b0;
+        above = a0;
+        store_px(cur + k, a0, bpp);
     }
+    a1 = step(f1, a1, above, c1, load_px(raw1 + n - bpp, bpp, bpp == 4));
+    store_px(next + n - bpp, a1, bpp);
 }
 
 #undef WHOLE
@@ -135,15 +161,39 @@ static void unfilter_row_bpp(int filter, uint8_t *cur, const uint8_t *prior, con
     }
 }
 
+static void unfilter_pair_bpp(int f0, int f1, uint8_t *cur, const uint8_t *prior,
+                              const uint8_t *raw0, const uint8_t *raw1, uint8_t *next, size_t n,
+                              int bpp)
+{
+    switch (bpp) {
+    case 1: unfilter_pair(f0, f1, cur, prior, raw0, raw1, next, n, 1); return;
+    case 2: unfilter_pair(f0, f1, cur, prior, raw0, raw1, next, n, 2); return;
+    case 3: unfilter_pair(f0, f1, cur, prior, raw0, raw1, next, n, 3); return;
+    default: unfilter_pair(f0, f1, cur, prior, raw0, raw1, next, n, 4); return;
+    }
+}
+
 int gi__png_unfilter(uint8_t *buf, size_t row_bytes, uint32_t rows, int bpp)
 {
-    for (uint32_t j = 0; j < rows; j++) {
-        const uint8_t *raw = buf + (size_t)j * (row_bytes + 1) + 1;
-        uint8_t *cur = buf + (size_t)j * row_bytes;
-        const int filter = raw[-1];
-        if (filter > F_PAETH) return -1;
-        unfilter_row_bpp(j ? filter : first_row_filter[filter], cur, j ? cur - row_bytes : NULL,
-                         raw, row_bytes, bpp);
+    const size_t n = row_bytes;
+    uint8_t *next = malloc(n + 4); /* a pair's second row; 4: store_px's width */
+    if (!next) return -1;
+    int result = 0;
+    for (uint32_t j = 0; j < rows && result == 0; j++) {
+        const uint8_t *raw = buf + (size_t)j * (n + 1) + 1;
+        uint8_t *cur = buf + (size_t)j * n;
+        const int filter = raw[-1], second = j + 1 < rows ? raw[n] : F_NONE;
+        if (filter > F_PAETH || second > F_PAETH) {
+            result = -1;
+        } else if (j && is_sequential(filter) && is_sequential(second)) {
+            unfilter_pair_bpp(filter, second, cur, cur - n, raw, raw + n + 1, next, n, bpp);
+            memcpy(cur + n, next, n);
+            j++;
+        } else {
+            unfilter_row_bpp(j ? filter : first_row_filter[filter], cur, j ? cur - n : NULL, raw,
+                             n, bpp);
+        }
     }
-    return 0;
+    free(next);
+    return result;
 }

@@ -10,7 +10,8 @@
  * type, then the row), as inflated from IDAT; bpp is the bytes per pixel,
  * 1 to 4. On return its first rows * row_bytes bytes are the pixels, rows
  * packed. The first row reads a row of zeros above it, as the spec says.
- * Returns 0, or -1 at a filter type over 4 (buf is then partly undone). */
+ * Returns 0, or -1 at a filter type over 4 or out of memory (buf is then
+ * partly undone). */
 int gi__png_unfilter(uint8_t *buf, size_t row_bytes, uint32_t rows, int bpp);
 
 #endif
