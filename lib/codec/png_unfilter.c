@@ -18,23 +18,26 @@ enum { F_NONE, F_SUB, F_UP, F_AVG, F_PAETH, F_AVG_FIRST };
 /* The first row reads zeros above it: Up is None, Paeth(a, 0, 0) is a. */
 static const int first_row_filter[5] = {F_NONE, F_SUB, F_NONE, F_AVG_FIRST, F_SUB};
 
-typedef int16_t px __attribute__((vector_size(8))); /* a pixel's samples */
+/* A pixel's samples in lanes 0 to 3 of a 16-byte vector: x86 and NEON
+ * registers hold 16 bytes, and on 8-byte vectors GCC spends instructions
+ * moving lanes in and out. */
+typedef int16_t px __attribute__((vector_size(16)));
+typedef uint8_t u8x8 __attribute__((vector_size(8)));
 typedef uint8_t v16 __attribute__((vector_size(16)));
 
 #define INLINE static inline __attribute__((always_inline))
 
-typedef uint8_t u8x4 __attribute__((vector_size(4)));
 
 /* A pixel's samples; whole: 4 bytes may be read (the pixel's, and for 3
  * bytes per pixel the next one's first, which the lane ignores). */
 INLINE px load_px(const uint8_t *p, int bpp, int whole)
 {
     if (bpp >= 3 && whole) {
-        u8x4 v;
+        u8x8 v = {0};
         memcpy(&v, p, 4);
         return __builtin_convertvector(v, px);
     }
-    px v = {0, 0, 0, 0};
+    px v = {0};
     for (int i = 0; i < bpp; i++) v[i] = p[i];
     return v;
 }
@@ -46,7 +49,7 @@ INLINE px load_px(const uint8_t *p, int bpp, int whole)
 INLINE void store_px(uint8_t *p, px v, int bpp)
 {
     if (bpp >= 3) {
-        const u8x4 b = __builtin_convertvector(v, u8x4);
+        const u8x8 b = __builtin_convertvector(v, u8x8);
         memcpy(p, &b, 4);
         return;
     }
@@ -106,7 +109,7 @@ static int is_sequential(int filter)
 INLINE void unfilter_row(int filter, uint8_t *cur, const uint8_t *prior, const uint8_t *raw,
                          size_t n, int bpp)
 {
-    const px zero = {0, 0, 0, 0};
+    const px zero = {0};
     px a = zero, c = zero;
     if (filter == F_NONE) memmove(cur, raw, n);
     else if (filter == F_UP) unfilter_up(cur, prior, raw, n);
@@ -128,7 +131,7 @@ INLINE void unfilter_row(int filter, uint8_t *cur, const uint8_t *prior, const u
 INLINE void unfilter_pair(int f0, int f1, uint8_t *cur, const uint8_t *prior, const uint8_t *raw0,
                           const uint8_t *raw1, uint8_t *next, size_t n, int bpp)
 {
-    const px zero = {0, 0, 0, 0};
+    const px zero = {0};
     px a0 = zero, c0 = zero, a1 = zero, c1 = zero, above = zero;
     for (size_t k = 0; k < n; k += bpp) {
         const px b0 = load_px(prior + k, bpp, WHOLE(k));
