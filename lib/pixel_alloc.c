@@ -59,47 +59,12 @@ static block_header *header_of(void *p)
     return (block_header *)((uint8_t *)p - HEADER_BYTES);
 }
 
-static void *map_block(size_t total)
-{
-    size_t page = 4096, mapped = (total + page - 1) / page * page;
-    if (mapped < total) return NULL;
-    void *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-    /* Only advice: where the kernel has no huge pages the buffer still works. */
-    if (total >= HUGE_FROM) madvise(base, mapped, MADV_HUGEPAGE);
-#endif
-    ((block_header *)base)->mapped = mapped;
-    return base;
-}
-
 static struct {
     pthread_mutex_t lock;
     block_header *blocks[POOL_BLOCKS]; /* oldest first */
     int count;
     size_t bytes;
 } pool = {PTHREAD_MUTEX_INITIALIZER, {0}, 0, 0};
-
-/* The smallest pooled mapping that holds total bytes and is at most twice
- * that, taken out of the pool; NULL when there is none. */
-static block_header *pool_take(size_t total)
-{
-    block_header *h = NULL;
-    pthread_mutex_lock(&pool.lock);
-    int best = -1;
-    for (int i = 0; i < pool.count; i++) {
-        const size_t m = pool.blocks[i]->mapped;
-        if (m >= total && m / 2 <= total && (best < 0 || m < pool.blocks[best]->mapped)) best = i;
-    }
-    if (best >= 0) {
-        h = pool.blocks[best];
-        pool.bytes -= h->mapped;
-        memmove(&pool.blocks[best], &pool.blocks[best + 1],
-                (size_t)(--pool.count - best) * sizeof pool.blocks[0]);
-    }
-    pthread_mutex_unlock(&pool.lock);
-    return h;
-}
 
 /* Keeps a freed mapping, unmapping the oldest ones to make room. */
 static void pool_put(block_header *h)
@@ -121,6 +86,43 @@ static void pool_put(block_header *h)
     pthread_mutex_unlock(&pool.lock);
     for (int i = 0; i < n; i++) munmap(evicted[i], evicted[i]->mapped);
 }
+
+#ifndef GI_PLAIN_MALLOC /* every block is malloc'ed there */
+static void *map_block(size_t total)
+{
+    size_t page = 4096, mapped = (total + page - 1) / page * page;
+    if (mapped < total) return NULL;
+    void *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    /* Only advice: where the kernel has no huge pages the buffer still works. */
+    if (total >= HUGE_FROM) madvise(base, mapped, MADV_HUGEPAGE);
+#endif
+    ((block_header *)base)->mapped = mapped;
+    return base;
+}
+
+/* The smallest pooled mapping that holds total bytes and is at most twice
+ * that, taken out of the pool; NULL when there is none. */
+static block_header *pool_take(size_t total)
+{
+    block_header *h = NULL;
+    pthread_mutex_lock(&pool.lock);
+    int best = -1;
+    for (int i = 0; i < pool.count; i++) {
+        const size_t m = pool.blocks[i]->mapped;
+        if (m >= total && m / 2 <= total && (best < 0 || m < pool.blocks[best]->mapped)) best = i;
+    }
+    if (best >= 0) {
+        h = pool.blocks[best];
+        pool.bytes -= h->mapped;
+        memmove(&pool.blocks[best], &pool.blocks[best + 1],
+                (size_t)(--pool.count - best) * sizeof pool.blocks[0]);
+    }
+    pthread_mutex_unlock(&pool.lock);
+    return h;
+}
+#endif
 
 void *gi__pixels_alloc(size_t bytes)
 {
