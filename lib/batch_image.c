@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "file_io.h"
 #include "job_flow.h"
+#include "pixel_alloc.h"
 
 void gi__batch_release(gi__batch_image *job)
 {
@@ -54,7 +55,7 @@ int gi__batch_decode(const gi_batch_options *o, gi__batch_image *job)
     if (st == GI_OK) {
         st = gi__job_decode(&o->job, bytes, size, strcmp(in, "-") ? in : "standard input",
                             &job->src, &job->meta);
-        free(bytes);
+        gi__pixels_free(bytes);
     }
     gi__batch_add_stage(job, GI_STAGE_DECODE, gi__now_ms() - start);
     job->item->decoded_by = gi_last_codec();

@@ -174,7 +174,9 @@ void gi_jpeg_fast_start(void);
 
 /* The codec that took the calling thread's last image decode or encode
  * (gi_load_*, gi_encode, gi_save_file), whether it succeeded or not: "stb",
- * "pnm", "nvjpeg-hardware" (decoded by the GPU's JPEG engines),
+ * "libdeflate" (the fast PNG decoder of builds with libdeflate, which
+ * decodes 8-bit, non-interlaced PNGs to stb's very pixels), "pnm",
+ * "nvjpeg-hardware" (decoded by the GPU's JPEG engines),
  * "nvjpeg-hybrid" (nvJPEG, Huffman decoding on the CPU) or "nvjpeg" (the
  * nvJPEG encoder); "" before the first. */
 const char *gi_last_codec(void);

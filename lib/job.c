@@ -7,6 +7,7 @@
 #include "format_sniff.h"
 #include "gi_error.h"
 #include "job_flow.h"
+#include "pixel_alloc.h"
 
 void gi_job_default(gi_job *job)
 {
@@ -154,7 +155,7 @@ gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_pat
         if (save.format == GI_FORMAT_AUTO) save.format = gi__sniff_format(in, in_size);
         st = gi_save_file(&result, out_path, &save);
     }
-    free(in);
+    gi__pixels_free(in);
     gi_image_free(&result);
     gi_metadata_free(&meta);
     return st;

@@ -14,7 +14,9 @@
 #                 cut from its PNGs and JPEGs, repeated to make N files
 #     N           default 200      JOBS  default nproc
 #   Environment: GPUIMG (default build/cmd/gpuimg; build/tests/pixel_poke is
-#   used too), GPUIMG_FLAGS (default
+#   used too), GPUIMG_BEFORE (another gpuimg, e.g. a build of an older
+#   commit, timed in the same turns: before/after figures of one run),
+#   GPUIMG_FLAGS (default
 #   "--device cpu"), REPS (default 3), PHOTO (default PHOTOS_DIR/warty-final-ubuntu.png),
 #   KEEP=1 keeps the temporary folder. Needs ImageMagick (compare, convert),
 #   GNU parallel, GNU time (/usr/bin/time) and bc from Debian. Prints the
@@ -26,6 +28,7 @@ photos=${1:-$root/../shared/photos}
 count=${2:-200}
 jobs=${3:-$(nproc)}
 gpuimg=${GPUIMG:-$root/build/cmd/gpuimg}
+before=${GPUIMG_BEFORE:-}
 flags=${GPUIMG_FLAGS:---device cpu}
 reps=${REPS:-3}
 photo=${PHOTO:-$photos/warty-final-ubuntu.png}
@@ -72,11 +75,14 @@ done
 find "$tmp/expected" -name '*.png' | sed "s|^$tmp/expected/||" >"$tmp/list"
 im=
 gi=
+bf=
 r=0
 while [ $r -lt "$reps" ]; do
     # shellcheck disable=SC2086
     timed gi "$gpuimg" compare $flags -q -r -j "$jobs" "$tmp/expected" "$tmp/actual"
     timed im sh -c "cd '$tmp' && parallel -j $jobs compare -metric AE expected/{} actual/{} null: <list"
+    # shellcheck disable=SC2086
+    [ -z "$before" ] || timed bf "$before" compare $flags -q -r -j "$jobs" "$tmp/expected" "$tmp/actual"
     r=$((r + 1))
 done
 # shellcheck disable=SC2086
@@ -93,6 +99,13 @@ echo "tree of $count 1 MP PNGs against itself, $jobs jobs, $reps runs (wall medi
 echo "  gpuimg compare -r -j $jobs $flags   $gi_med / $gi_best; CPU $gi_cpu"
 echo "  parallel -j $jobs compare -metric AE   $im_med / $im_best; CPU $im_cpu"
 echo "  speed-up (medians): wall $(echo "scale=1; $im_med / $gi_med" | bc)x, CPU $(echo "scale=1; $im_cpu / $gi_cpu" | bc)x"
+if [ -n "$before" ]; then
+    # shellcheck disable=SC2086
+    set -- $(stats $bf)
+    # shellcheck disable=SC2086
+    bf_cpu=$(stats $bf_cpu | cut -d' ' -f1)
+    echo "  before: $before   $1 / $2; CPU $bf_cpu; speed-up wall $(echo "scale=1; $im_med / $1" | bc)x, CPU $(echo "scale=1; $im_cpu / $bf_cpu" | bc)x"
+fi
 
 # ---- 2. one 9 MP pair
 "$gpuimg" flip h --device cpu "$photo" "$tmp/f.png"
@@ -100,20 +113,26 @@ echo "  speed-up (medians): wall $(echo "scale=1; $im_med / $gi_med" | bc)x, CPU
 "$gpuimg" blur --device cpu "$photo" "$tmp/blurred.png"
 "$root/build/tests/pixel_poke" "$tmp/same.png" "$tmp/one-off.png" 100 100 0 1
 echo "one pair, $(identify -format '%wx%h' "$photo" 2>/dev/null) ($photo), $reps runs (median / best s):"
-for other in same one-off blurred; do
+# pair_times GPUIMG OTHER: the medians "decode-both compare" of that gpuimg
+pair_times() {
     dec=
     cmp=
     r=0
     while [ $r -lt "$reps" ]; do
-        timed dec sh -c "'$gpuimg' hist --device cpu '$photo' /dev/null && '$gpuimg' hist --device cpu '$tmp/$other.png' /dev/null"
+        timed dec sh -c "'$1' hist --device cpu '$photo' /dev/null && '$1' hist --device cpu '$tmp/$2.png' /dev/null"
         # shellcheck disable=SC2086
-        timed cmp "$gpuimg" compare $flags -q "$photo" "$tmp/$other.png"
+        timed cmp "$1" compare $flags -q "$photo" "$tmp/$2.png"
         r=$((r + 1))
     done
     # shellcheck disable=SC2086
-    set -- $(stats $dec)
-    dec_med=$1
-    # shellcheck disable=SC2086
-    set -- $(stats $cmp)
-    echo "  vs $other: decode both $dec_med / -, compare $1 / $2, ratio $(echo "scale=2; $1 / $dec_med" | bc)x"
+    echo "$(stats $dec | cut -d' ' -f1) $(stats $cmp)"
+}
+for other in same one-off blurred; do
+    # shellcheck disable=SC2046
+    set -- $(pair_times "$gpuimg" $other)
+    echo "  vs $other: decode both $1 / -, compare $2 / $3, ratio $(echo "scale=2; $2 / $1" | bc)x"
+    [ -z "$before" ] && continue
+    # shellcheck disable=SC2046
+    set -- $(pair_times "$before" $other)
+    echo "    before: decode both $1 / -, compare $2 / $3, ratio $(echo "scale=2; $2 / $1" | bc)x"
 done

@@ -10,6 +10,7 @@
 
 #include "file_io.h"
 #include "gi_error.h"
+#include "pixel_alloc.h"
 
 static int is_stdio(const char *path)
 {
@@ -38,12 +39,15 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %lld bytes is over the %llu-byte input limit",
                         display_name(path), (long long)st.st_size, (unsigned long long)max_bytes);
     }
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
+    /* A regular file's size is known: one buffer of that size and a byte
+     * more (to see the end in one read), from the pool of pixel_alloc.c,
+     * which keeps the mapping for the next file of a batch. */
+    size_t cap = have_stat && S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 1 << 16, len = 0;
+    uint8_t *buf = gi__pixels_alloc(cap);
     gi_status result = buf ? GI_OK : gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
     while (result == GI_OK) {
         if (len == cap) {
-            uint8_t *bigger = realloc(buf, cap * 2);
+            uint8_t *bigger = gi__pixels_realloc(buf, cap * 2);
             if (!bigger) {
                 result = gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory reading it", path);
                 break;
@@ -62,7 +66,7 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
     }
     if (fd != STDIN_FILENO) close(fd);
     if (result != GI_OK) {
-        free(buf);
+        gi__pixels_free(buf);
         return result;
     }
     *bytes = buf;

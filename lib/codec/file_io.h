@@ -7,8 +7,9 @@
 
 #include "gpuimg.h"
 
-/* Reads all of `path` ("-" = standard input) into a malloc'ed buffer.
- * Refuses directories and inputs over max_bytes. */
+/* Reads all of `path` ("-" = standard input) into a buffer of
+ * pixel_alloc.c (free it with gi__pixels_free). Refuses directories and
+ * inputs over max_bytes. */
 gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, size_t *size);
 
 /* Appends bytes to an output (gi_output_open); after a failure it keeps

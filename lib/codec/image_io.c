@@ -13,6 +13,8 @@
 #include "format_sniff.h"
 #include "gi_error.h"
 #include "jpeg_nvjpeg.h"
+#include "pixel_alloc.h"
+#include "png_fast.h"
 #include "pnm.h"
 
 void gi_load_limits_default(gi_load_limits *limits)
@@ -118,6 +120,12 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     if (format == GI_FORMAT_PNG && gi__png_chunks_fit(bytes, size) != 0)
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode PNG (a chunk runs past the end of the "
                         "file)", name);
+    /* The common PNG decodes fast, to stb's bytes; the rest, damaged files
+     * included, goes to stb. */
+    if (png_ok && gi__png_fast_load(img, bytes, size)) {
+        last_codec = "libdeflate";
+        return GI_OK;
+    }
     if (format == GI_FORMAT_JPEG && gi__jpeg_check_huffman(bytes, size) != 0)
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (an invalid Huffman table)",
                         name);
@@ -173,7 +181,7 @@ gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
     st = gi_load_memory(img, bytes, size, strcmp(path, "-") ? path : "standard input", limits);
     /* Out of memory for the metadata only leaves a note in meta->dropped. */
     if (st == GI_OK && meta) (void)gi_metadata_read(bytes, size, meta);
-    free(bytes);
+    gi__pixels_free(bytes);
     return st;
 }
 

@@ -27,6 +27,10 @@ gi_status gi__cpu_copy_bandwidth(void *state, double *gbytes_per_s);
 gi_status gi__cpu_paper(void *state, int n, gi_paper_variant variant, int warmup, int reps,
                         double *median_ms, double *max_error);
 gi_status gi__cpu_compare(void *state, const gi__compare_call *c, gi__compare_sums *sums);
+/* SSIM's per-row sums into c->row_ssim (ssim.c) on up to `threads`
+ * threads, filtering only windows that hold a row where row_differs is
+ * set. Returns -1 when memory runs out. */
+int gi__cpu_ssim(int threads, const gi__compare_call *c, const uint8_t *row_differs);
 gi_status gi__cpu_hist(void *state, const gi_image *src, int bins, gi_histogram *out);
 
 #endif

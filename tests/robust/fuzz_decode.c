@@ -1,5 +1,7 @@
 /* libFuzzer target: gi_load_memory on any bytes (the PNG and JPEG decoders
- * of stb behind the header check and the limits, and the Netpbm decoder),
+ * of stb behind the header check and the limits, the fast PNG decoder of
+ * builds with libdeflate, whose pixels must be stb's, and the Netpbm
+ * decoder),
  * then the same bytes as a stream through gi_reader, which splits them
  * into images as a pipe from ffmpeg would be split, and the metadata read
  * from them (gi_metadata_read), written into a PNG and a JPEG
@@ -10,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "format_sniff.h"
 #include "fuzz.h"
 #include "gpuimg.h"
 
@@ -110,6 +113,20 @@ static void check_metadata(const uint8_t *data, size_t size)
     FUZZ_REQUIRE(gi_metadata_empty(&m));
 }
 
+/* What the fast PNG decoder made is what stb makes of the same bytes. */
+static void check_same_as_stb(const gi_image *img, const uint8_t *data, size_t size)
+{
+    int w, h, comp;
+    FUZZ_REQUIRE(gi__stb_info_as(data, (int)size, GI_FORMAT_PNG, &w, &h, &comp));
+    gi_image stb = {0, 0, img->channels, img->stride, NULL, 1};
+    stb.data = gi__stb_load_as(data, (int)size, GI_FORMAT_PNG, &stb.width, &stb.height,
+                               img->channels);
+    FUZZ_REQUIRE(stb.data && stb.width == img->width && stb.height == img->height &&
+                 comp == img->channels);
+    FUZZ_REQUIRE(memcmp(stb.data, img->data, img->stride * (size_t)img->height) == 0);
+    gi_image_free(&stb);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gi_load_limits limits;
@@ -123,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_REQUIRE(strstr(gi_last_error(), "fuzz-input") != NULL);
     } else {
         check_image(&img);
+        if (strcmp(gi_last_codec(), "libdeflate") == 0) check_same_as_stb(&img, data, size);
         gi_image_free(&img);
     }
     check_stream(data, size, &limits);

@@ -1,0 +1,340 @@
+/* The fast PNG decoder (lib/codec/png_fast.c) against stb: every PNG of
+ * samples/ and tests/golden/, and PNGs written here of every colour type
+ * the fast decoder takes (palette with and without tRNS too), every filter
+ * and a random one per row, sizes 1x1, 1xN, Nx1 and primes, the image data
+ * in one IDAT or many with ancillary chunks between. Each must be taken by
+ * the fast decoder (gi_last_codec) and give stb's very bytes. Then damaged
+ * files: cut at every length, a filter type of 5, data one byte short or
+ * long, a bad Adler-32, an unknown critical chunk, interlaced and 16-bit
+ * files. Each must end as stb ends it: the same pixels, or a failure whose
+ * reason names the file. A palette index past the palette must go to stb.
+ *
+ *   test_png_fast DIR...    (the folders whose PNGs are checked)
+ * Exit 77 in builds without libdeflate, where stb decodes every PNG. */
+#include "harness.h"
+
+#include <dirent.h>
+#include <gpuimg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format_sniff.h"
+#include "metadata.h"
+
+/* ---------------------------------------------------------------- stb's side */
+
+typedef struct {
+    int ok, w, h, channels;
+    uint8_t *pixels;
+} decoded;
+
+/* What gi_load_memory gave before the fast decoder: stb's info, its channel
+ * count (one more for tRNS on gray or RGB), stb's load. */
+static decoded stb_decode(const uint8_t *bytes, size_t size)
+{
+    decoded d = {0};
+    uint32_t pw, ph;
+    int trns = 0, comp;
+    gi__png_header(bytes, size, &pw, &ph, &trns);
+    if (!gi__stb_info_as(bytes, (int)size, GI_FORMAT_PNG, &d.w, &d.h, &comp)) return d;
+    if (trns && (comp == 1 || comp == 3)) comp++;
+    d.pixels = gi__stb_load_as(bytes, (int)size, GI_FORMAT_PNG, &d.w, &d.h, comp);
+    d.ok = d.pixels != NULL;
+    d.channels = comp;
+    return d;
+}
+
+/* gi_load_memory's outcome equals stb's; with want_fast, the fast decoder
+ * took it. */
+static void check_like_stb(const uint8_t *bytes, size_t size, const char *what, int want_fast)
+{
+    decoded s = stb_decode(bytes, size);
+    gi_image img;
+    gi_status st = gi_load_memory(&img, bytes, size, "the-input", NULL);
+    const int fast = strcmp(gi_last_codec(), "libdeflate") == 0;
+    if (want_fast) th_check(fast, "%s: not taken by the fast decoder (%s)", what, gi_last_codec());
+    if (!th_check((st == GI_OK) == s.ok, "%s: %s here, %s by stb", what,
+                  st == GI_OK ? "decoded" : gi_last_error(), s.ok ? "decoded" : "refused")) {
+    } else if (st != GI_OK) {
+        th_check(strstr(gi_last_error(), "the-input") != NULL, "%s: reason without the name: %s",
+                 what, gi_last_error());
+    } else {
+        const size_t n = (size_t)s.w * s.h * s.channels;
+        th_check(img.width == s.w && img.height == s.h && img.channels == s.channels &&
+                     img.stride == (size_t)s.w * s.channels && memcmp(img.data, s.pixels, n) == 0,
+                 "%s: %dx%dx%d, not stb's %dx%dx%d pixels", what, img.width, img.height,
+                 img.channels, s.w, s.h, s.channels);
+    }
+    if (st == GI_OK) gi_image_free(&img);
+    gi_image stb_img = {s.w, s.h, s.channels, 0, s.pixels, 1}; /* stb's buffer: the library frees it */
+    gi_image_free(&stb_img);
+}
+
+/* ---------------------------------------------------------------- files on disk */
+
+static uint8_t *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    *size = 0;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    const long len = ftell(f);
+    rewind(f);
+    uint8_t *buf = len > 0 ? malloc((size_t)len) : NULL;
+    *size = buf ? fread(buf, 1, (size_t)len, f) : 0;
+    fclose(f);
+    return buf;
+}
+
+static void check_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!th_check(d != NULL, "cannot open %s", dir)) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        const size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 4, ".png") != 0) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t size;
+        uint8_t *bytes = read_all(path, &size);
+        /* all of them 8-bit, as stb writes them */
+        if (th_check(bytes != NULL, "cannot read %s", path)) check_like_stb(bytes, size, path, 1);
+        free(bytes);
+    }
+    closedir(d);
+}
+
+/* ---------------------------------------------------------------- a PNG writer */
+
+typedef struct {
+    uint8_t *data;
+    size_t size, cap;
+} bytes_out;
+
+static void put(bytes_out *o, const void *p, size_t n)
+{
+    if (o->size + n > o->cap) {
+        o->cap = (o->size + n) * 2;
+        o->data = realloc(o->data, o->cap);
+    }
+    memcpy(o->data + o->size, p, n);
+    o->size += n;
+}
+
+static void put32(bytes_out *o, uint32_t v)
+{
+    const uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    put(o, b, 4);
+}
+
+static uint32_t crc32_of(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = c >> 1 ^ (0xedb88320u & -(c & 1));
+    }
+    return ~c;
+}
+
+static void put_chunk(bytes_out *o, const char *type, const uint8_t *data, size_t n)
+{
+    put32(o, (uint32_t)n);
+    const size_t at = o->size;
+    put(o, type, 4);
+    if (n) put(o, data, n);
+    put32(o, crc32_of(o->data + at, n + 4));
+}
+
+static int paeth(int a, int b, int c)
+{
+    int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+    return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/* Row y of pixels (rows of n bytes, bpp per pixel) filtered with f. */
+static void filter_row(const uint8_t *px, size_t n, int y, int bpp, int f, uint8_t *out)
+{
+    const uint8_t *cur = px + (size_t)y * n, *up = y ? cur - n : NULL;
+    out[0] = (uint8_t)f;
+    for (size_t k = 0; k < n; k++) {
+        const int a = k >= (size_t)bpp ? cur[k - bpp] : 0, b = up ? up[k] : 0;
+        const int c = up && k >= (size_t)bpp ? up[k - bpp] : 0;
+        const int pred = f == 1 ? a : f == 2 ? b : f == 3 ? (a + b) >> 1 : f == 4 ? paeth(a, b, c) : 0;
+        out[1 + k] = (uint8_t)(cur[k] - pred);
+    }
+}
+
+typedef struct {
+    int w, h, color; /* 0 gray, 2 RGB, 3 palette, 4 gray+alpha, 6 RGBA */
+    int filter;      /* 0..4, or -1: a random one per row */
+    int palette_len, trns_len;
+    int idat_parts;  /* the zlib stream split over this many IDATs */
+    int extra_rows;  /* rows more (or fewer) in the stream than the header says */
+} png_spec;
+
+static int samples_of(int color)
+{
+    return color == 2 ? 3 : color == 4 ? 2 : color == 6 ? 4 : 1;
+}
+
+/* The zlib stream of the filtered rows of px. */
+static uint8_t *filtered_stream(const png_spec *s, const uint8_t *px, size_t *size)
+{
+    const int bpp = samples_of(s->color), rows = s->h + s->extra_rows;
+    const size_t n = (size_t)s->w * bpp;
+    uint8_t *raw = malloc((n + 1) * (size_t)rows + 1), *z;
+    for (int y = 0; y < rows; y++)
+        filter_row(px, n, y < s->h ? y : s->h - 1, bpp, s->filter >= 0 ? s->filter : th_rand_int(0, 4),
+                   raw + (size_t)y * (n + 1));
+    gi__zlib_deflate(raw, (n + 1) * (size_t)rows, &z, size);
+    free(raw);
+    return z;
+}
+
+static bytes_out write_png(const png_spec *s, const uint8_t *px)
+{
+    bytes_out o = {0};
+    put(&o, "\x89PNG\r\n\x1a\n", 8);
+    uint8_t ihdr[13] = {0};
+    for (int i = 0; i < 4; i++) {
+        ihdr[i] = (uint8_t)((uint32_t)s->w >> (24 - 8 * i));
+        ihdr[4 + i] = (uint8_t)((uint32_t)s->h >> (24 - 8 * i));
+    }
+    ihdr[8] = 8;
+    ihdr[9] = (uint8_t)s->color;
+    put_chunk(&o, "IHDR", ihdr, 13);
+    put_chunk(&o, "tEXt", (const uint8_t *)"Comment\0test", 12);
+    uint8_t table[768];
+    for (int i = 0; i < 768; i++) table[i] = (uint8_t)(i * 37 + 11);
+    if (s->palette_len) put_chunk(&o, "PLTE", table, 3 * (size_t)s->palette_len);
+    if (s->trns_len) put_chunk(&o, "tRNS", table + 100, (size_t)s->trns_len);
+    size_t zn;
+    uint8_t *z = filtered_stream(s, px, &zn);
+    for (int part = 0; part < s->idat_parts; part++) {
+        const size_t from = zn * part / s->idat_parts, to = zn * (part + 1) / s->idat_parts;
+        put_chunk(&o, "IDAT", z + from, to - from);
+        if (part == 0) put_chunk(&o, "tIME", table, 7);
+    }
+    free(z);
+    put_chunk(&o, "IEND", NULL, 0);
+    return o;
+}
+
+/* Random pixels with runs, so every Paeth branch and tie occurs. */
+static uint8_t *random_pixels(const png_spec *s)
+{
+    const size_t n = (size_t)s->w * s->h * samples_of(s->color);
+    uint8_t *px = malloc(n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+        const int kind = th_rand_int(0, 3);
+        px[i] = kind == 0 && i ? px[i - 1] : kind == 1 ? (uint8_t)th_rand_int(250, 255)
+                                                       : (uint8_t)th_rand_int(0, 255);
+        if (s->palette_len) px[i] = (uint8_t)(px[i] % s->palette_len);
+    }
+    return px;
+}
+
+static void describe(const png_spec *s, const char *what, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %dx%d colour %d filter %d palette %d trns %d idat %d extra rows %d",
+             what, s->w, s->h, s->color, s->filter, s->palette_len, s->trns_len, s->idat_parts,
+             s->extra_rows);
+}
+
+static void check_generated(const png_spec *s, const char *what, int want_fast)
+{
+    uint8_t *px = random_pixels(s);
+    bytes_out png = write_png(s, px);
+    char name[200];
+    describe(s, what, name, sizeof name);
+    check_like_stb(png.data, png.size, name, want_fast);
+    free(png.data);
+    free(px);
+}
+
+static void check_every_kind(void)
+{
+    const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {1, 31}, {31, 1}, {2, 3}, {17, 5},
+                            {31, 37}, {97, 3}, {3, 97}, {127, 61}, {16, 16}, {33, 2}};
+    const int colors[][3] = {{0, 0, 0}, {2, 0, 0}, {4, 0, 0}, {6, 0, 0},
+                             {3, 256, 0}, {3, 7, 0}, {3, 200, 13}, {3, 5, 5}};
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (size_t c = 0; c < sizeof colors / sizeof colors[0]; c++)
+            for (int f = -1; f <= 4; f++) {
+                png_spec s = {sizes[z][0], sizes[z][1], colors[c][0], f, colors[c][1],
+                              colors[c][2], 1 + (f + 1) % 3, 0};
+                check_generated(&s, "generated", 1);
+            }
+}
+
+/* ---------------------------------------------------------------- damaged files */
+
+static void check_damaged(void)
+{
+    png_spec s = {23, 7, 2, -1, 0, 0, 3, 0};
+    uint8_t *px = random_pixels(&s);
+    bytes_out png = write_png(&s, px);
+    char what[100];
+    for (size_t cut = 0; cut < png.size; cut++) {
+        snprintf(what, sizeof what, "cut to %zu of %zu bytes", cut, png.size);
+        check_like_stb(png.data, cut, what, 0);
+    }
+    /* a filter type of 5 in the first row: the stream written with it */
+    png_spec one = {5, 3, 0, 5, 0, 0, 1, 0};
+    check_generated(&one, "filter type 5", 0);
+    for (int extra = -1; extra <= 1; extra += 2) {
+        png_spec rows = {13, 4, 6, 4, 0, 0, 2, extra};
+        check_generated(&rows, "stream of another size", 0);
+    }
+    /* the Adler-32 at the end of the one IDAT: stb does not check it */
+    png_spec one_idat = {9, 9, 2, 1, 0, 0, 1, 0};
+    uint8_t *px1 = random_pixels(&one_idat);
+    bytes_out bad = write_png(&one_idat, px1);
+    bad.data[bad.size - 12 - 4 - 1] ^= 1; /* before IEND (12) and the IDAT's CRC (4) */
+    check_like_stb(bad.data, bad.size, "bad Adler-32", 0);
+    free(bad.data);
+    free(px1);
+    /* a palette index past the palette, an unknown critical chunk, interlace, 16 bits */
+    png_spec pal = {8, 8, 3, 0, 0, 0, 1, 0};
+    pal.palette_len = 256;
+    uint8_t *ppx = random_pixels(&pal);
+    pal.palette_len = 100;
+    bytes_out short_palette = write_png(&pal, ppx);
+    /* stb reads palette entries it never set there: its pixels are not
+     * repeatable, only whose they are */
+    gi_image img;
+    if (gi_load_memory(&img, short_palette.data, short_palette.size, "the-input", NULL) == GI_OK)
+        gi_image_free(&img);
+    th_check(strcmp(gi_last_codec(), "stb") == 0, "index past the palette: taken by %s",
+             gi_last_codec());
+    free(short_palette.data);
+    free(ppx);
+    for (int k = 0; k < 3; k++) {
+        bytes_out odd = {malloc(png.size), png.size, png.size};
+        memcpy(odd.data, png.data, png.size);
+        const size_t ihdr = 8 + 8;
+        if (k == 0) memcpy(odd.data + 33 + 4, "XXXX", 4); /* the tEXt chunk becomes critical */
+        if (k == 1) odd.data[ihdr + 12] = 1;              /* interlaced */
+        if (k == 2) odd.data[ihdr + 8] = 16;              /* 16-bit: the data is short */
+        snprintf(what, sizeof what, "header or chunk variant %d", k);
+        check_like_stb(odd.data, odd.size, what, 0);
+        free(odd.data);
+    }
+    free(png.data);
+    free(px);
+}
+
+int main(int argc, char **argv)
+{
+    if (!gi_png_deflate_is_libdeflate()) {
+        printf("built without libdeflate: stb decodes every PNG\n");
+        return 77;
+    }
+    th_seed();
+    for (int i = 1; i < argc; i++) check_folder(argv[i]);
+    check_every_kind();
+    check_damaged();
+    return th_finish();
+}
