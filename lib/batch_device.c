@@ -17,6 +17,7 @@
 #include "jpeg_nvjpeg.h"
 #include "job_flow.h"
 #include "ops.h"
+#include "pixel_alloc.h"
 
 struct gi__device_lane {
     gi_context *ctx; /* CUDA */
@@ -219,6 +220,6 @@ void gi__device_lane_run(gi__device_lane *l, const gi_batch_options *o, gi__batc
             jobs[i]->item->ms = 0;
         }
     }
-    for (int i = 0; i < n; i++) free(files[i].bytes);
+    for (int i = 0; i < n; i++) gi__pixels_free(files[i].bytes);
     gi__nvjpeg_batch_clear(l->batch);
 }
