@@ -470,6 +470,21 @@ group_jpeg_decoder() {
         check "two nvJPEG decodes differ" same_file "$tmp/nv1.png" "$tmp/nv2.png"
     fi
     check "a refused --jpeg-decoder created an output" [ ! -e "$tmp/x.png" ]
+    if ! has_cuda_device; then
+        # Without a GPU, fast codecs are stb's: a batch of JPEGs (which a GPU
+        # would decode on its JPEG engines) and a PNG gives exact's bytes.
+        mkdir "$tmp/in" "$tmp/exact" "$tmp/fast"
+        for i in 1 2 3 4 5; do cp "$jpg" "$tmp/in/scene$i.jpg"; done
+        cp "$scene" "$tmp/in/scene.png"
+        expect 0 blur --codecs exact -o "$tmp/exact" "$tmp"/in/*
+        expect 0 blur --codecs fast -o "$tmp/fast" "$tmp"/in/*
+        for f in "$tmp"/exact/*; do
+            check "$(basename "$f"): --codecs fast without a GPU differs from exact" \
+                same_file "$f" "$tmp/fast/$(basename "$f")"
+        done
+        check "--codecs fast without a GPU: not every file written" \
+            [ "$(ls "$tmp/fast" | wc -l)" -eq 6 ]
+    fi
     env GPUIMG_JPEG_DECODER=nvjpeg "$gpuimg" transpose "$scene" "$tmp/png.png" 2>"$tmp/err"
     rc=$?
     check "GPUIMG_JPEG_DECODER=nvjpeg, a PNG: exit $rc, want 0 (stb reads PNGs)" [ "$rc" -eq 0 ]
