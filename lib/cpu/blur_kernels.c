@@ -1,0 +1,223 @@
+/* The blur's inner loops for one instruction set (see blur_kernels.h):
+ * meson compiles this file once per set, each with GI_BLUR_KERNELS naming
+ * its table. Plain GCC vector code throughout, at the set's widest
+ * vector, but for madd, the one instruction the compilers do not derive
+ * from C. */
+#include <string.h>
+
+#include "blur_finish.h"
+#include "blur_kernels.h"
+
+#if defined(__AVX512BW__)
+#include <immintrin.h>
+#define VBYTES 64
+#define SET_NAME "avx512"
+#elif defined(__AVX2__)
+#include <immintrin.h>
+#define VBYTES 32
+#define SET_NAME "avx2"
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#define VBYTES 16
+#define SET_NAME "sse2"
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#include <arm_neon.h>
+#define VBYTES 16
+#define SET_NAME "neon"
+#else
+#define VBYTES 16
+#define SET_NAME "generic"
+#endif
+
+#ifndef GI_BLUR_KERNELS
+#define GI_BLUR_KERNELS gi__blur_kernels_base
+#endif
+
+#define LANES (VBYTES / 4)
+
+typedef uint32_t vu32 __attribute__((vector_size(VBYTES)));
+typedef int32_t vi32 __attribute__((vector_size(VBYTES)));
+typedef uint8_t vbytes __attribute__((vector_size(LANES)));
+
+static inline vu32 load(const uint32_t *p)
+{
+    vu32 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store(uint32_t *p, vu32 v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+static inline vu32 splat(uint32_t x)
+{
+    return (vu32){0} + x;
+}
+
+/* Each lane: the signed 16-bit halves of a and b multiplied, the two
+ * products added (pmaddwd). */
+static inline vu32 madd(vu32 a, vu32 b)
+{
+#if VBYTES == 64
+    return (vu32)_mm512_madd_epi16((__m512i)a, (__m512i)b);
+#elif defined(__AVX2__)
+    return (vu32)_mm256_madd_epi16((__m256i)a, (__m256i)b);
+#elif defined(__SSE2__)
+    return (vu32)_mm_madd_epi16((__m128i)a, (__m128i)b);
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+    const int16x8_t x = vreinterpretq_s16_u32((uint32x4_t)a), y = vreinterpretq_s16_u32((uint32x4_t)b);
+    const int32x4_t lo = vmull_s16(vget_low_s16(x), vget_low_s16(y)), hi = vmull_high_s16(x, y);
+    return (vu32)vpaddq_s32(lo, hi);
+#else
+    const vi32 even = ((vi32)(a << 16) >> 16) * ((vi32)(b << 16) >> 16);
+    return (vu32)even + (vu32)(((vi32)a >> 16) * ((vi32)b >> 16));
+#endif
+}
+
+/* Sixteen bytes at a time: each byte times its pixel's alpha (times 1 for
+ * alpha itself), 16-bit products (<= 65025), less 2^15. */
+typedef uint8_t bytes16 __attribute__((vector_size(16)));
+typedef uint16_t u16x16 __attribute__((vector_size(32)));
+
+static void samples(const uint8_t *in, size_t count, int ch, int premultiplied, uint16_t *out)
+{
+    if (!premultiplied) {
+        for (size_t i = 0; i < count; i++) out[i] = in[i];
+        return;
+    }
+    const bytes16 ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        bytes16 v;
+        memcpy(&v, in + i, sizeof v);
+        /* index 16 picks a 1 from ones */
+        const bytes16 a = ch == 4 ? GI_SHUFFLE(v, ones, bytes16, 3, 3, 3, 16, 7, 7, 7, 16, 11, 11, 11,
+                                               16, 15, 15, 15, 16)
+                                  : GI_SHUFFLE(v, ones, bytes16, 1, 16, 3, 16, 5, 16, 7, 16, 9, 16,
+                                               11, 16, 13, 16, 15, 16);
+        const u16x16 u = __builtin_convertvector(v, u16x16) * __builtin_convertvector(a, u16x16);
+        const u16x16 offset = u ^ 0x8000; /* u - 2^15 modulo 2^16 */
+        memcpy(out + i, &offset, sizeof offset);
+    }
+    for (; i < count; i += ch) {
+        const unsigned a = in[i + ch - 1];
+        for (int c = 0; c < ch - 1; c++) out[i + c] = (uint16_t)((in[i + c] * a) ^ 0x8000);
+        out[i + ch - 1] = (uint16_t)(a ^ 0x8000);
+    }
+}
+
+static void pairs(const uint16_t *s, size_t count, int step, uint32_t *out)
+{
+    for (size_t i = 0; i < count; i++) out[i] = s[i] | (uint32_t)s[i + step] << 16;
+}
+
+/* The kernels work on BLOCK values at a time, G vectors, so that each
+ * weight and row pointer, loaded once, serves G multiplies. */
+#define G 4
+#define BLOCK (G * LANES)
+_Static_assert(BLOCK <= BLUR_SLACK, "buffers have a block's slack");
+
+typedef struct {
+    vu32 v[G];
+} block;
+
+/* start plus sum_k w[k] * s[k] for the BLOCK values from offset on: the
+ * pair rows, and the centre's s * 2^16 where w[0] did not fit. */
+static inline block pair_sums(const blur_taps *t, const uint32_t *const *rows, ptrdiff_t offset,
+                              uint32_t start)
+{
+    block acc;
+    for (int g = 0; g < G; g++) acc.v[g] = splat(start);
+    for (int p = 0; p < t->pairs; p++) {
+        const uint32_t *row = rows[p] + offset;
+        const vu32 w = splat(t->pair_w[p]);
+        for (int g = 0; g < G; g++) acc.v[g] += madd(load(row + g * LANES), w);
+    }
+    if (t->centre_high) {
+        const uint32_t *row = rows[-t->first / 2] + offset;
+        for (int g = 0; g < G; g++) acc.v[g] += load(row + g * LANES) << 16;
+    }
+    return acc;
+}
+
+/* The pair row for value i of the new row; the row above gets v in the
+ * high half of its pairs. */
+static inline void put_pair(uint32_t *row, uint32_t *prev, vu32 v)
+{
+    store(row, v);
+    store(prev, load(prev) | v << 16);
+}
+
+#define MAX_PAIRS 1026 /* GI_BLUR_MAX_RADIUS + 2 */
+
+static void horizontal(const blur_taps *t, const uint32_t *centre, int step, size_t n, int split,
+                       uint32_t *q, uint32_t *q_prev, uint32_t *lo, uint32_t *lo_prev)
+{
+    /* the tap pairs of value 0, as rows of a 1-row "image" */
+    const uint32_t *taps[MAX_PAIRS];
+    for (int p = 0; p < t->pairs; p++) taps[p] = centre + (ptrdiff_t)(t->first + 2 * p) * step;
+    /* premultiplied samples lack 2^15 each: their sum 2^15 * 65536 */
+    const uint32_t start = split ? 128u + (1u << 31) : 128u;
+    for (size_t i = 0; i < n; i += BLOCK) {
+        const block sums = pair_sums(t, taps, (ptrdiff_t)i, start);
+        for (int g = 0; g < G; g++) {
+            const size_t at = i + g * LANES;
+            const vu32 h = sums.v[g] >> 8;
+            if (!split) {
+                put_pair(q + at, q_prev + at, h ^ 0x8000); /* h - 2^15 (h < 2^16) fits int16 */
+                continue;
+            }
+            put_pair(q + at, q_prev + at, h >> BLUR_SPLIT_SHIFT);
+            put_pair(lo + at, lo_prev + at, h & BLUR_SPLIT_MASK);
+        }
+    }
+}
+
+static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i += BLOCK) {
+        /* h - 2^15 lacks 2^15 * 65536 = 2^31; + 2^23 rounds */
+        const block sums = pair_sums(t, rows, (ptrdiff_t)i, (1u << 31) + (1u << 23));
+        uint8_t bytes[BLOCK];
+        for (int g = 0; g < G; g++) {
+            const vbytes b = __builtin_convertvector(sums.v[g] >> 24, vbytes);
+            memcpy(bytes + g * LANES, &b, sizeof b);
+        }
+        memcpy(out + i, bytes, n - i < BLOCK ? n - i : BLOCK);
+    }
+}
+
+static void finish_rgba(const uint32_t *hi, const uint32_t *lo, size_t pixels, uint8_t *out)
+{
+    size_t p = 0;
+    for (; p + 2 <= pixels; p += 2) blur_finish8(hi + 4 * p, lo + 4 * p, 4, out + 4 * p);
+    if (p < pixels) blur_finish4(hi + 4 * p, lo + 4 * p, 4, out + 4 * p);
+}
+
+static void finish_gray_alpha(const uint32_t *hi, const uint32_t *lo, size_t pixels, uint8_t *out)
+{
+    size_t p = 0;
+    for (; p + 4 <= pixels; p += 4) blur_finish8(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
+    for (; p + 2 <= pixels; p += 2) blur_finish4(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
+    if (p < pixels) blur_finish_pixel(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
+}
+
+static void vertical_split(const blur_taps *t, const uint32_t *const *hi_rows,
+                           const uint32_t *const *lo_rows, size_t pixels, int ch, uint32_t *hi,
+                           uint32_t *lo, uint8_t *out)
+{
+    const size_t n = pixels * ch;
+    for (size_t i = 0; i < n; i += BLOCK) {
+        const block h = pair_sums(t, hi_rows, (ptrdiff_t)i, 0), l = pair_sums(t, lo_rows, (ptrdiff_t)i, 0);
+        for (int g = 0; g < G; g++) {
+            store(hi + i + g * LANES, h.v[g]);
+            store(lo + i + g * LANES, l.v[g]);
+        }
+    }
+    if (ch == 4) finish_rgba(hi, lo, pixels, out);
+    else finish_gray_alpha(hi, lo, pixels, out);
+}
+
+const blur_kernels GI_BLUR_KERNELS = {SET_NAME, samples, pairs, horizontal, vertical_plain, vertical_split};
