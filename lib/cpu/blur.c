@@ -39,7 +39,6 @@ typedef struct {
     uint32_t *ring;    /* RING_ROWS rows of vertical pairs of one strip;
                           premultiplied: of h >> 9 */
     uint32_t *ring_lo; /* premultiplied: and of h & 511 */
-    uint32_t *hi, *lo; /* premultiplied: one output row's vertical sums */
     const uint32_t **rows, **lo_rows; /* the pair rows of one output row */
 } blur_buffers;
 
@@ -125,7 +124,7 @@ static void vertical_row(const blur_job *j, int y, int x0, int x1, blur_buffers 
     if (!j->premultiplied)
         j->k->vertical_plain(&j->taps, b->rows, (size_t)(x1 - x0) * ch, out);
     else
-        j->k->vertical_split(&j->taps, b->rows, b->lo_rows, (size_t)(x1 - x0), ch, b->hi, b->lo, out);
+        j->k->vertical_split(&j->taps, b->rows, b->lo_rows, (size_t)(x1 - x0), ch, out);
 }
 
 static void blur_strip(const blur_job *j, int y0, int y1, int x0, int x1, blur_buffers *b)
@@ -144,8 +143,6 @@ static void free_buffers(blur_buffers *b)
     free(b->pairs);
     free(b->ring);
     free(b->ring_lo);
-    free(b->hi);
-    free(b->lo);
     free(b->rows);
     free(b->lo_rows);
 }
@@ -161,12 +158,10 @@ static int alloc_buffers(const blur_job *j, blur_buffers *b)
     b->pairs = calloc(padded, sizeof *b->pairs);
     b->ring = calloc(ring, sizeof *b->ring);
     b->ring_lo = split ? calloc(ring, sizeof *b->ring_lo) : NULL;
-    b->hi = split ? calloc(row_len(j), sizeof *b->hi) : NULL;
-    b->lo = split ? calloc(row_len(j), sizeof *b->lo) : NULL;
     b->rows = malloc(pairs * sizeof *b->rows);
     b->lo_rows = malloc(pairs * sizeof *b->lo_rows);
     return b->samples && b->pairs && b->ring && b->rows && b->lo_rows &&
-           (!split || (b->ring_lo && b->hi && b->lo));
+           (!split || b->ring_lo);
 }
 
 static int blur_band(void *arg, int y0, int y1)

@@ -5,29 +5,35 @@
  * from C. */
 #include <string.h>
 
-#include "blur_finish.h"
 #include "blur_kernels.h"
 
 #if defined(__AVX512BW__)
 #include <immintrin.h>
 #define VBYTES 64
+#define BLUR_LANES 16
 #define SET_NAME "avx512"
 #elif defined(__AVX2__)
 #include <immintrin.h>
 #define VBYTES 32
+#define BLUR_LANES 8
 #define SET_NAME "avx2"
 #elif defined(__SSE2__)
 #include <emmintrin.h>
 #define VBYTES 16
+#define BLUR_LANES 4
 #define SET_NAME "sse2"
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 #include <arm_neon.h>
 #define VBYTES 16
+#define BLUR_LANES 4
 #define SET_NAME "neon"
 #else
 #define VBYTES 16
+#define BLUR_LANES 4
 #define SET_NAME "generic"
 #endif
+
+#include "blur_finish.h" /* at BLUR_LANES */
 
 #ifndef GI_BLUR_KERNELS
 #define GI_BLUR_KERNELS gi__blur_kernels_base
@@ -175,49 +181,42 @@ static void horizontal(const blur_taps *t, const uint32_t *centre, int step, siz
     }
 }
 
+/* The BLOCK values of a (each below 256) as bytes, count of them at most:
+ * a plain loop, which the compilers narrow with pack instructions (a
+ * vector conversion to bytes becomes one extract per lane on AVX2). */
+static inline void put_bytes(const uint32_t *a, size_t count, uint8_t *out)
+{
+    if (count >= BLOCK) {
+        for (int t = 0; t < BLOCK; t++) out[t] = (uint8_t)a[t];
+        return;
+    }
+    for (size_t t = 0; t < count; t++) out[t] = (uint8_t)a[t];
+}
+
 static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size_t n, uint8_t *out)
 {
     for (size_t i = 0; i < n; i += BLOCK) {
         /* h - 2^15 lacks 2^15 * 65536 = 2^31; + 2^23 rounds */
         const block sums = pair_sums(t, rows, (ptrdiff_t)i, (1u << 31) + (1u << 23));
-        uint8_t bytes[BLOCK];
-        for (int g = 0; g < G; g++) {
-            const vbytes b = __builtin_convertvector(sums.v[g] >> 24, vbytes);
-            memcpy(bytes + g * LANES, &b, sizeof b);
-        }
-        memcpy(out + i, bytes, n - i < BLOCK ? n - i : BLOCK);
+        uint32_t a[BLOCK];
+        for (int g = 0; g < G; g++) store(a + g * LANES, sums.v[g] >> 24);
+        put_bytes(a, n - i, out + i);
     }
 }
 
-static void finish_rgba(const uint32_t *hi, const uint32_t *lo, size_t pixels, uint8_t *out)
-{
-    size_t p = 0;
-    for (; p + 2 <= pixels; p += 2) blur_finish8(hi + 4 * p, lo + 4 * p, 4, out + 4 * p);
-    if (p < pixels) blur_finish4(hi + 4 * p, lo + 4 * p, 4, out + 4 * p);
-}
-
-static void finish_gray_alpha(const uint32_t *hi, const uint32_t *lo, size_t pixels, uint8_t *out)
-{
-    size_t p = 0;
-    for (; p + 4 <= pixels; p += 4) blur_finish8(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
-    for (; p + 2 <= pixels; p += 2) blur_finish4(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
-    if (p < pixels) blur_finish_pixel(hi + 2 * p, lo + 2 * p, 2, out + 2 * p);
-}
-
 static void vertical_split(const blur_taps *t, const uint32_t *const *hi_rows,
-                           const uint32_t *const *lo_rows, size_t pixels, int ch, uint32_t *hi,
-                           uint32_t *lo, uint8_t *out)
+                           const uint32_t *const *lo_rows, size_t pixels, int ch, uint8_t *out)
 {
     const size_t n = pixels * ch;
     for (size_t i = 0; i < n; i += BLOCK) {
         const block h = pair_sums(t, hi_rows, (ptrdiff_t)i, 0), l = pair_sums(t, lo_rows, (ptrdiff_t)i, 0);
-        for (int g = 0; g < G; g++) {
-            store(hi + i + g * LANES, h.v[g]);
-            store(lo + i + g * LANES, l.v[g]);
-        }
+        uint32_t a[BLOCK];
+        blur_vi unsure = {0};
+        for (int g = 0; g < G; g++) unsure |= blur_finish_lanes(h.v[g], l.v[g], ch, a + g * LANES);
+        if (blur_any(unsure))
+            for (int g = 0; g < G; g++) blur_finish_exact(h.v[g], l.v[g], ch, a + g * LANES);
+        put_bytes(a, n - i, out + i);
     }
-    if (ch == 4) finish_rgba(hi, lo, pixels, out);
-    else finish_gray_alpha(hi, lo, pixels, out);
 }
 
 const blur_kernels GI_BLUR_KERNELS = {SET_NAME, samples, pairs, horizontal, vertical_plain, vertical_split};

@@ -56,7 +56,7 @@ typedef struct {
      * rows, and the finish (blur_finish.h) of pixels pixels */
     void (*vertical_split)(const blur_taps *t, const uint32_t *const *hi_rows,
                            const uint32_t *const *lo_rows, size_t pixels, int channels,
-                           uint32_t *hi, uint32_t *lo, uint8_t *out);
+                           uint8_t *out);
 } blur_kernels;
 
 /* The widest kernels this CPU runs, capped by GPUIMG_CPU_ISA (base, avx2,
