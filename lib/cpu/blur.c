@@ -211,7 +211,8 @@ const blur_kernels *gi__blur_kernels(void)
     const int most = !cap || !strcmp(cap, "avx512") ? 2 : !strcmp(cap, "avx2") ? 1 : 0;
     __builtin_cpu_init();
     if (most >= 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vnni"))
         return &gi__blur_kernels_avx512;
     if (most >= 1 && __builtin_cpu_supports("avx2")) return &gi__blur_kernels_avx2;
 #endif

@@ -79,13 +79,15 @@ static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *h
 /* BLUR_LANES results at once (a whole number of pixels: 4 RGBA lanes or
  * 2 gray+alpha ones each) in float, as wide as the caller's vectors;
  * BLUR_LANES is 4, 8 or 16, defined before this header. Every float here
- * is within a few 2^-24 relative of its integer (hi, lo + floor(va / 2),
- * the numerator, va), so the quotient t is within 2^-21 relative of
- * num / va: below 257 that is under 2^-12 absolute. So where t - 2^-10 and
- * t + 2^-10 have the same integer part q (truncated; both are under 257,
- * t is clamped there), num / va lies in [q, q + 1): q is the floor. A
- * lane where they differ (rare: flat areas give k + 1/2) is redone with
- * blur_finish4. va = 0 makes t NaN, clamped to 257, and the lane 0 after. */
+ * is within 2^-24 relative of its integer (hi, lo + floor(va / 2), va),
+ * the numerator within 2^-23 and the quotient t within 2^-21 relative of
+ * num / va (2^-22 and a margin): below 257 that is under 2^-12.99
+ * absolute. t +- 2^-12 adds a rounding of at most 2^-16 (half the spacing
+ * of floats below 512). So where t - 2^-12 and t + 2^-12 have the same
+ * integer part q (truncated; t is clamped to 257), num / va lies in
+ * [q, q + 1): q is the floor. A lane where they differ (about 1 in 2^11:
+ * more in flat areas, which give k + 1/2) is redone with blur_finish4.
+ * va = 0 makes t NaN, clamped to 257, and the lane 0 after. */
 #ifdef BLUR_LANES
 typedef float blur_vf __attribute__((vector_size(BLUR_LANES * 4)));
 typedef int32_t blur_vi __attribute__((vector_size(BLUR_LANES * 4)));
@@ -164,8 +166,8 @@ static inline __attribute__((always_inline)) blur_vi blur_finish_lanes(blur_vu h
                         __builtin_convertvector(lo + (va >> 1), blur_vf);
     blur_vf t = num / __builtin_convertvector(va, blur_vf);
     t = (blur_vf)blur_select(t < 257.0f, (blur_vi)t, (blur_vi)((blur_vf){0} + 257.0f)); /* NaN too */
-    const blur_vi up = __builtin_convertvector(t + 0x1p-10f, blur_vi);
-    const blur_vi down = __builtin_convertvector(t - 0x1p-10f, blur_vi);
+    const blur_vi up = __builtin_convertvector(t + 0x1p-12f, blur_vi);
+    const blur_vi down = __builtin_convertvector(t - 0x1p-12f, blur_vi);
     const blur_vi colour = blur_select(up > 255, (blur_vi){0} + 255, up) & ~(blur_vi)(va == 0);
     const blur_vi alpha = (blur_vi)((va + (1u << 23)) >> 24);
     const blur_vi result = blur_select(is_alpha, alpha, colour);

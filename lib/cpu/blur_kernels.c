@@ -82,6 +82,15 @@ static inline vu32 madd(vu32 a, vu32 b)
 #endif
 }
 
+static inline vu32 madd_add(vu32 acc, vu32 a, vu32 b)
+{
+#if VBYTES == 64 && defined(__AVX512VNNI__)
+    return (vu32)_mm512_dpwssd_epi32((__m512i)acc, (__m512i)a, (__m512i)b);
+#else
+    return acc + madd(a, b);
+#endif
+}
+
 /* Sixteen bytes at a time: each byte times its pixel's alpha (times 1 for
  * alpha itself), 16-bit products (<= 65025), less 2^15. */
 typedef uint8_t bytes16 __attribute__((vector_size(16)));
@@ -139,7 +148,7 @@ static inline block pair_sums(const blur_taps *t, const uint32_t *const *rows, p
     for (int p = 0; p < t->pairs; p++) {
         const uint32_t *row = rows[p] + offset;
         const vu32 w = splat(t->pair_w[p]);
-        for (int g = 0; g < G; g++) acc.v[g] += madd(load(row + g * LANES), w);
+        for (int g = 0; g < G; g++) acc.v[g] = madd_add(acc.v[g], load(row + g * LANES), w);
     }
     if (t->centre_high) {
         const uint32_t *row = rows[-t->first / 2] + offset;

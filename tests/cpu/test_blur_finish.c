@@ -88,6 +88,16 @@ int main(void)
         }
         bad += check(vc, va) != 0;
     }
+    for (int i = 0; i < 2000000; i++, cases++) { /* within 2^-11 of a multiple: the float
+                                                     path's error bound and window */
+        uint64_t va = (1ull << 20) + rand_below(MAX_VA - (1ull << 20)), k = rand_below(257), vc[3];
+        for (int c = 0; c < 3; c++) {
+            int64_t d = (int64_t)rand_below(va >> 10) - (int64_t)(va >> 11);
+            int64_t v = (int64_t)(k * va) - (int64_t)(va / 2) + d;
+            vc[c] = v < 0 ? 0 : (uint64_t)v > MAX_VC ? MAX_VC : (uint64_t)v;
+        }
+        bad += check(vc, va) != 0;
+    }
     const uint64_t edges[][2] = {{0, 0}, {MAX_VC, 0}, {MAX_VC, 1}, {MAX_VC, MAX_VA}, {0, MAX_VA},
                                  {1, 1}, {255, 1}, {256, 1}, {254, 1}, {MAX_VA * 255, MAX_VA}};
     for (unsigned i = 0; i < sizeof edges / sizeof *edges; i++, cases++) {
