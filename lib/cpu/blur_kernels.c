@@ -62,32 +62,25 @@ static inline vu32 splat(uint32_t x)
     return (vu32){0} + x;
 }
 
-/* Each lane: the signed 16-bit halves of a and b multiplied, the two
- * products added (pmaddwd). */
-static inline vu32 madd(vu32 a, vu32 b)
-{
-#if VBYTES == 64
-    return (vu32)_mm512_madd_epi16((__m512i)a, (__m512i)b);
-#elif defined(__AVX2__)
-    return (vu32)_mm256_madd_epi16((__m256i)a, (__m256i)b);
-#elif defined(__SSE2__)
-    return (vu32)_mm_madd_epi16((__m128i)a, (__m128i)b);
-#elif defined(__ARM_NEON) && defined(__aarch64__)
-    const int16x8_t x = vreinterpretq_s16_u32((uint32x4_t)a), y = vreinterpretq_s16_u32((uint32x4_t)b);
-    const int32x4_t lo = vmull_s16(vget_low_s16(x), vget_low_s16(y)), hi = vmull_high_s16(x, y);
-    return (vu32)vpaddq_s32(lo, hi);
-#else
-    const vi32 even = ((vi32)(a << 16) >> 16) * ((vi32)(b << 16) >> 16);
-    return (vu32)even + (vu32)(((vi32)a >> 16) * ((vi32)b >> 16));
-#endif
-}
-
+/* acc plus, in each lane, the signed 16-bit halves of a and b multiplied
+ * and the two products added (pmaddwd; VNNI's vpdpwssd does the add too). */
 static inline vu32 madd_add(vu32 acc, vu32 a, vu32 b)
 {
 #if VBYTES == 64 && defined(__AVX512VNNI__)
     return (vu32)_mm512_dpwssd_epi32((__m512i)acc, (__m512i)a, (__m512i)b);
+#elif VBYTES == 64
+    return acc + (vu32)_mm512_madd_epi16((__m512i)a, (__m512i)b);
+#elif defined(__AVX2__)
+    return acc + (vu32)_mm256_madd_epi16((__m256i)a, (__m256i)b);
+#elif defined(__SSE2__)
+    return acc + (vu32)_mm_madd_epi16((__m128i)a, (__m128i)b);
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+    const int16x8_t x = vreinterpretq_s16_u32((uint32x4_t)a), y = vreinterpretq_s16_u32((uint32x4_t)b);
+    const int32x4_t lo = vmull_s16(vget_low_s16(x), vget_low_s16(y)), hi = vmull_high_s16(x, y);
+    return acc + (vu32)vpaddq_s32(lo, hi);
 #else
-    return acc + madd(a, b);
+    const vi32 even = ((vi32)(a << 16) >> 16) * ((vi32)(b << 16) >> 16);
+    return acc + (vu32)even + (vu32)(((vi32)a >> 16) * ((vi32)b >> 16));
 #endif
 }
 
