@@ -1,10 +1,12 @@
 /* CPU blur: the fixed-point separable filter defined in gpuimg.h.
  *
  * Each thread owns a band of output rows and walks it top to bottom,
- * keeping the last 2R+1 horizontally filtered rows in a ring, so every
- * input row is filtered horizontally about once. Wide radii on wide images
- * would make that ring huge, so the band is cut into column strips whose
- * ring fits ring_budget() bytes. */
+ * keeping the last 2R+2 horizontally filtered rows in a ring (as the pairs
+ * of rows y, y+1 that the vertical pass multiplies), so every input row is
+ * filtered horizontally about once. Wide radii on wide images would make
+ * that ring huge, so the band is cut into column strips whose ring fits
+ * ring_budget() bytes. The inner loops are blur_kernels.c's, for the
+ * widest instruction set the CPU has. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
