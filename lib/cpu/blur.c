@@ -46,8 +46,8 @@ typedef struct {
 } blur_job;
 
 typedef struct {
-    uint16_t *samples; /* one input row's u, padded */
-    uint32_t *pairs;   /* and its pairs, the horizontal pass's operand */
+    uint8_t *bytes;  /* one input row's bytes, padded */
+    uint32_t *pairs; /* and its pairs of samples, the horizontal pass's operand */
     uint32_t *ring;    /* RING_ROWS rows of vertical pairs of one strip;
                           premultiplied: of h >> 9 */
     uint32_t *ring_lo; /* premultiplied: and of h & 511 */
@@ -64,48 +64,37 @@ static size_t row_len(const blur_job *j)
     return (size_t)j->strip * j->src->channels + BLUR_SLACK;
 }
 
-/* The value u the filter sees for channel c of pixel p (see gpuimg.h), as
- * the kernels' 16-bit sample. */
-static inline uint16_t sample_u(const uint8_t *p, int c, int channels, int premultiplied)
-{
-    if (!premultiplied) return p[c];
-    const unsigned u = c < channels - 1 ? (unsigned)p[c] * p[channels - 1] : p[c];
-    return (uint16_t)(u ^ 0x8000); /* u - 2^15: blur_kernels.h */
-}
-
 /* Border columns [from, to) of a padded row whose first column is lo. */
 static void fill_border_columns(const blur_job *j, const uint8_t *row, long lo, long from, long to,
-                                uint16_t *pad)
+                                uint8_t *pad)
 {
-    const int ch = j->src->channels;
+    const size_t ch = (size_t)j->src->channels;
     uint8_t outside[4];
     memset(outside, j->border.value, sizeof outside);
     for (long vx = from; vx < to; vx++) {
         long sx = row ? gi_border_index(vx, j->src->width, j->border.mode) : -1;
-        const uint8_t *p = sx >= 0 ? row + sx * ch : outside;
-        for (int c = 0; c < ch; c++) pad[(vx - lo) * ch + c] = sample_u(p, c, ch, j->premultiplied);
+        memcpy(pad + (vx - lo) * ch, sx >= 0 ? row + sx * ch : outside, ch);
     }
 }
 
 /* Fills the pairs for virtual columns [x0 - pad_left, x1 + pad_right) of
- * source row sy, or of an outside row (sy < 0, zero mode). Columns inside
- * the image are converted straight; only those past an edge go through the
- * border rule. */
+ * source row sy, or of an outside row (sy < 0, zero mode), from a padded
+ * copy of its bytes: columns inside the image are copied straight; only
+ * those past an edge go through the border rule. */
 static void fill_pairs(const blur_job *j, long sy, int x0, int x1, blur_buffers *b)
 {
     const int ch = j->src->channels, width = j->src->width;
     const long lo = (long)x0 - j->pad_left, hi = (long)x1 + j->pad_right;
     if (sy < 0) {
-        fill_border_columns(j, NULL, lo, lo, hi, b->samples);
+        fill_border_columns(j, NULL, lo, lo, hi, b->bytes);
     } else {
         const uint8_t *row = j->src->data + (size_t)sy * j->src->stride;
         const long a = lo > 0 ? lo : 0, c = hi < width ? hi : width; /* a < c: x0 < width */
-        fill_border_columns(j, row, lo, lo, a, b->samples);
-        fill_border_columns(j, row, lo, c, hi, b->samples);
-        j->k->samples(row + a * ch, (size_t)(c - a) * ch, ch, j->premultiplied,
-                      b->samples + (a - lo) * ch);
+        fill_border_columns(j, row, lo, lo, a, b->bytes);
+        fill_border_columns(j, row, lo, c, hi, b->bytes);
+        memcpy(b->bytes + (a - lo) * ch, row + a * ch, (size_t)(c - a) * ch);
     }
-    j->k->pairs(b->samples, (size_t)(hi - lo - 1) * ch, ch, b->pairs);
+    j->k->pairs(b->bytes, (size_t)(hi - lo - 1) * ch, ch, j->premultiplied, b->pairs);
 }
 
 static uint32_t *ring_row(const blur_job *j, uint32_t *ring, long vy)
@@ -151,7 +140,7 @@ static void blur_strip(const blur_job *j, int y0, int y1, int x0, int x1, blur_b
 
 static void free_buffers(blur_buffers *b)
 {
-    free(b->samples);
+    free(b->bytes);
     free(b->pairs);
     free(b->ring);
     free(b->ring_lo);
@@ -166,13 +155,13 @@ static int alloc_buffers(const blur_job *j, blur_buffers *b)
     const size_t ch = (size_t)j->src->channels, split = (size_t)j->premultiplied;
     const size_t padded = ((size_t)j->strip + j->pad_left + j->pad_right) * ch + BLUR_SLACK;
     const size_t ring = RING_ROWS(j->radius) * row_len(j), pairs = (size_t)j->taps.pairs;
-    b->samples = calloc(padded, sizeof *b->samples);
+    b->bytes = calloc(padded, sizeof *b->bytes);
     b->pairs = calloc(padded, sizeof *b->pairs);
     b->ring = calloc(ring, sizeof *b->ring);
     b->ring_lo = split ? calloc(ring, sizeof *b->ring_lo) : NULL;
     b->rows = malloc(pairs * sizeof *b->rows);
     b->lo_rows = malloc(pairs * sizeof *b->lo_rows);
-    return b->samples && b->pairs && b->ring && b->rows && b->lo_rows &&
+    return b->bytes && b->pairs && b->ring && b->rows && b->lo_rows &&
            (!split || b->ring_lo);
 }
 

@@ -84,41 +84,55 @@ static inline vu32 madd_add(vu32 acc, vu32 a, vu32 b)
 #endif
 }
 
-/* Sixteen bytes at a time: each byte times its pixel's alpha (times 1 for
- * alpha itself), 16-bit products (<= 65025), less 2^15. */
+/* Sixteen bytes at a time as premultiplied samples: each byte times its
+ * pixel's alpha (times 1 for alpha itself), 16-bit products (<= 65025),
+ * less 2^15. */
 typedef uint8_t bytes16 __attribute__((vector_size(16)));
 typedef uint16_t u16x16 __attribute__((vector_size(32)));
+typedef uint32_t u32x16 __attribute__((vector_size(64)));
 
-static void samples(const uint8_t *in, size_t count, int ch, int premultiplied, uint16_t *out)
+static inline void premultiplied16(const uint8_t *in, int ch, u16x16 *out)
 {
-    if (!premultiplied) {
-        for (size_t i = 0; i < count; i++) out[i] = in[i];
-        return;
-    }
     const bytes16 ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-    size_t i = 0;
-    for (; i + 16 <= count; i += 16) {
-        bytes16 v;
-        memcpy(&v, in + i, sizeof v);
-        /* index 16 picks a 1 from ones */
-        const bytes16 a = ch == 4 ? GI_SHUFFLE(v, ones, bytes16, 3, 3, 3, 16, 7, 7, 7, 16, 11, 11, 11,
-                                               16, 15, 15, 15, 16)
-                                  : GI_SHUFFLE(v, ones, bytes16, 1, 16, 3, 16, 5, 16, 7, 16, 9, 16,
-                                               11, 16, 13, 16, 15, 16);
-        const u16x16 u = __builtin_convertvector(v, u16x16) * __builtin_convertvector(a, u16x16);
-        const u16x16 offset = u ^ 0x8000; /* u - 2^15 modulo 2^16 */
-        memcpy(out + i, &offset, sizeof offset);
-    }
-    for (; i < count; i += ch) {
-        const unsigned a = in[i + ch - 1];
-        for (int c = 0; c < ch - 1; c++) out[i + c] = (uint16_t)((in[i + c] * a) ^ 0x8000);
-        out[i + ch - 1] = (uint16_t)(a ^ 0x8000);
-    }
+    bytes16 v;
+    memcpy(&v, in, sizeof v);
+    /* index 16 picks a 1 from ones */
+    const bytes16 a = ch == 4 ? GI_SHUFFLE(v, ones, bytes16, 3, 3, 3, 16, 7, 7, 7, 16, 11, 11, 11, 16,
+                                           15, 15, 15, 16)
+                              : GI_SHUFFLE(v, ones, bytes16, 1, 16, 3, 16, 5, 16, 7, 16, 9, 16, 11, 16,
+                                           13, 16, 15, 16);
+    const u16x16 u = __builtin_convertvector(v, u16x16) * __builtin_convertvector(a, u16x16);
+    *out = u ^ 0x8000; /* u - 2^15 modulo 2^16 */
 }
 
-static void pairs(const uint16_t *s, size_t count, int step, uint32_t *out)
+static inline uint32_t premultiplied1(const uint8_t *in, size_t i, int ch)
 {
-    for (size_t i = 0; i < count; i++) out[i] = s[i] | (uint32_t)s[i + step] << 16;
+    const size_t alpha = i - i % ch + ch - 1;
+    return ((i == alpha ? 1u : in[alpha]) * in[i]) ^ 0x8000;
+}
+
+/* out[i] = s(i) | s(i + ch) << 16 for the bytes of whole pixels from in
+ * on, s being the sample: the byte, or premultiplied (blur_kernels.h),
+ * whose high halves are the next sixteen's lanes shifted in. */
+static void pairs(const uint8_t *in, size_t count, int ch, int premultiplied, uint32_t *out)
+{
+    if (!premultiplied) {
+        for (size_t i = 0; i < count; i++) out[i] = in[i] | (uint32_t)in[i + ch] << 16;
+        return;
+    }
+    size_t i = 0;
+    u16x16 now, next;
+    premultiplied16(in, ch, &now);
+    for (; i + 16 <= count; i += 16, now = next) {
+        premultiplied16(in + i + 16, ch, &next);
+        const u16x16 high = ch == 4 ? GI_SHUFFLE(now, next, u16x16, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                                 14, 15, 16, 17, 18, 19)
+                                    : GI_SHUFFLE(now, next, u16x16, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                 12, 13, 14, 15, 16, 17);
+        const u32x16 pair = __builtin_convertvector(now, u32x16) | __builtin_convertvector(high, u32x16) << 16;
+        memcpy(out + i, &pair, sizeof pair);
+    }
+    for (; i < count; i++) out[i] = premultiplied1(in, i, ch) | premultiplied1(in, i + ch, ch) << 16;
 }
 
 /* The kernels work on BLOCK values at a time, G vectors, so that each
@@ -221,4 +235,4 @@ static void vertical_split(const blur_taps *t, const uint32_t *const *hi_rows,
     }
 }
 
-const blur_kernels GI_BLUR_KERNELS = {SET_NAME, samples, pairs, horizontal, vertical_plain, vertical_split};
+const blur_kernels GI_BLUR_KERNELS = {SET_NAME, pairs, horizontal, vertical_plain, vertical_split};

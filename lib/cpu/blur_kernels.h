@@ -5,8 +5,8 @@
  * into 32-bit sums (x86 pmaddwd, NEON vmull + vpaddq): the operand is a
  * pair of samples in one 32-bit word, the sample at tap k in the low half
  * and the one at tap k+1 in the high half, against the pair of weights
- * (w[k], w[k+1]). The horizontal pass reads pairs from a padded row built
- * for it; it writes its results straight into the vertical pass's pairs,
+ * (w[k], w[k+1]). The horizontal pass reads pairs built from a padded row
+ * of bytes; it writes its results straight into the vertical pass's pairs,
  * rows y and y+1 in one word. Target_clones cannot give each instruction
  * set its own intrinsic, so this file is compiled once per set instead.
  *
@@ -38,12 +38,11 @@ typedef struct {
 
 typedef struct {
     const char *name;
-    /* count 16-bit samples of a padded row from bytes: plain (u = the
-     * byte) or premultiplied less 2^15 (u = c * a - 2^15, a - 2^15) */
-    void (*samples)(const uint8_t *in, size_t count, int channels, int premultiplied,
-                    uint16_t *out);
-    /* pairs[i] = s[i] | s[i + step] << 16 for i < count */
-    void (*pairs)(const uint16_t *s, size_t count, int step, uint32_t *pairs);
+    /* pairs[i] = s(i) | s(i + channels) << 16 for i < count, from the
+     * bytes of a padded row (whole pixels); s is the byte, or
+     * premultiplied, u = c * a - 2^15 and a - 2^15 */
+    void (*pairs)(const uint8_t *row, size_t count, int channels, int premultiplied,
+                  uint32_t *pairs);
     /* h for n values from the pairs around centre (step: the channels);
      * plain: h - 2^15 into the low halves of q (q[i] = h) and the high
      * halves of q_prev, the row above; split (premultiplied): h >> 9 so
