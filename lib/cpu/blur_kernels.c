@@ -165,11 +165,16 @@ static inline block pair_sums(const blur_taps *t, const uint32_t *const *rows, p
 }
 
 /* The pair row for value i of the new row; the row above gets v in the
- * high half of its pairs. */
+ * high half of its pairs (AVX-512: a store of its 16-bit high halves
+ * alone, instead of a load, an OR and a store). */
 static inline void put_pair(uint32_t *row, uint32_t *prev, vu32 v)
 {
     store(row, v);
+#if VBYTES == 64
+    _mm512_mask_storeu_epi16(prev, 0xAAAAAAAAu, (__m512i)(v << 16));
+#else
     store(prev, load(prev) | v << 16);
+#endif
 }
 
 #define MAX_PAIRS 1026 /* GI_BLUR_MAX_RADIUS + 2 */
