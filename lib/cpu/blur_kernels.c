@@ -11,26 +11,21 @@
 #include <immintrin.h>
 #define VBYTES 64
 #define BLUR_LANES 16
-#define SET_NAME "avx512"
 #elif defined(__AVX2__)
 #include <immintrin.h>
 #define VBYTES 32
 #define BLUR_LANES 8
-#define SET_NAME "avx2"
 #elif defined(__SSE2__)
 #include <emmintrin.h>
 #define VBYTES 16
 #define BLUR_LANES 4
-#define SET_NAME "sse2"
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 #include <arm_neon.h>
 #define VBYTES 16
 #define BLUR_LANES 4
-#define SET_NAME "neon"
 #else
 #define VBYTES 16
 #define BLUR_LANES 4
-#define SET_NAME "generic"
 #endif
 
 #include "blur_finish.h" /* at BLUR_LANES */
@@ -39,11 +34,10 @@
 #define GI_BLUR_KERNELS gi__blur_kernels_base
 #endif
 
-#define LANES (VBYTES / 4)
+#define LANES BLUR_LANES /* 32-bit lanes of a vector */
 
 typedef uint32_t vu32 __attribute__((vector_size(VBYTES)));
 typedef int32_t vi32 __attribute__((vector_size(VBYTES)));
-typedef uint8_t vbytes __attribute__((vector_size(LANES)));
 
 static inline vu32 load(const uint32_t *p)
 {
@@ -240,4 +234,4 @@ static void vertical_split(const blur_taps *t, const uint32_t *const *hi_rows,
     }
 }
 
-const blur_kernels GI_BLUR_KERNELS = {SET_NAME, pairs, horizontal, vertical_plain, vertical_split};
+const blur_kernels GI_BLUR_KERNELS = {pairs, horizontal, vertical_plain, vertical_split};

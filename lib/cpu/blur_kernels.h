@@ -37,7 +37,6 @@ typedef struct {
 } blur_taps;
 
 typedef struct {
-    const char *name;
     /* pairs[i] = s(i) | s(i + channels) << 16 for i < count, from the
      * bytes of a padded row (whole pixels); s is the byte, or
      * premultiplied, u = c * a - 2^15 and a - 2^15 */
