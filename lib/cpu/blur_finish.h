@@ -1,8 +1,9 @@
 /* The last step of the premultiplied blur (gpuimg.h): a colour's vertical
  * sum vc over alpha's va,
  *     out = va == 0 ? 0 : min(255, floor((vc + floor(va / 2)) / va)),
- * with vc < 2^41 and va < 2^32, in doubles instead of a 64-bit division
- * per colour, four lanes at a time (one RGBA pixel or two gray+alpha ones).
+ * with vc < 2^41 and va < 2^32: in floats where that is provably exact
+ * (blur_finish_lanes), else in doubles instead of a 64-bit division per
+ * colour, four lanes at a time (one RGBA pixel or two gray+alpha ones).
  * Each sum arrives split in two 32-bit parts, v = 512 * hi + lo (hi < 2^31,
  * lo < 2^25), and both the numerator num and va are integers under 2^41,
  * so exact in a double. The division is correctly rounded, and its floor
@@ -10,7 +11,7 @@
  * k stays k, and one below k is at most k - 1/va <= k - 2^-32, while the
  * doubles next to k <= 256 are 2^-44 apart, so rounding cannot reach k.
  * From 256 on the output is 255 whatever the rounding.
- * tests/test_blur_finish.c checks this against the integer formula. */
+ * tests/cpu/test_blur_finish.c checks both against the integer formula. */
 #ifndef GI_BLUR_FINISH_H
 #define GI_BLUR_FINISH_H
 
@@ -75,89 +76,104 @@ static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *h
     memcpy(out, &bytes, 4); /* each lane's low byte: the results are 0..255 */
 }
 
-typedef float blur_v8f __attribute__((vector_size(32)));
-typedef int32_t blur_v8i __attribute__((vector_size(32)));
-typedef uint32_t blur_v8u __attribute__((vector_size(32)));
-typedef uint8_t blur_v32b __attribute__((vector_size(32)));
+/* BLUR_LANES results at once (a whole number of pixels: 4 RGBA lanes or
+ * 2 gray+alpha ones each) in float, as wide as the caller's vectors;
+ * BLUR_LANES is 4, 8 or 16, defined before this header. Every float here
+ * is within 2^-24 relative of its integer (hi, lo + floor(va / 2), va),
+ * the numerator within 2^-23 and the quotient t within 2^-21 relative of
+ * num / va (2^-22 and a margin): below 257 that is under 2^-12.99
+ * absolute. t +- 2^-12 adds a rounding of at most 2^-16 (half the spacing
+ * of floats below 512). So where t - 2^-12 and t + 2^-12 have the same
+ * integer part q (truncated; t is clamped to 257), num / va lies in
+ * [q, q + 1): q is the floor. A lane where they differ (about 1 in 2^11:
+ * more in flat areas, which give k + 1/2) is redone with blur_finish4.
+ * va = 0 makes t NaN, clamped to 257, and the lane 0 after. */
+#ifdef BLUR_LANES
+typedef float blur_vf __attribute__((vector_size(BLUR_LANES * 4)));
+typedef int32_t blur_vi __attribute__((vector_size(BLUR_LANES * 4)));
+typedef uint32_t blur_vu __attribute__((vector_size(BLUR_LANES * 4)));
 
-/* The same for eight lanes (two RGBA pixels, four gray+alpha ones) in
- * float, which is twice as wide and converts in one step. Every float here
- * is within a few 2^-24 relative of its integer (the split parts, the
- * numerator, va), so the quotient t is within 2^-21 relative of num / va:
- * below 257 that is under 2^-12 absolute. So floor(t) is exact unless t is
- * within 2^-10 of an integer, and t >= 256.5 means 255. A lane that is that
- * close (rare: flat areas give k + 1/2) sends its four lanes through
- * blur_finish4. */
-static inline __attribute__((always_inline)) void blur_finish8(const uint32_t *hi_in,
-                                                               const uint32_t *lo_in,
-                                                               const int channels, uint8_t *out)
+/* each lane's pixel's alpha lane, -1 in alpha lanes, and the 64-bit lane
+ * swaps of blur_any */
+#if BLUR_LANES == 4
+#define BLUR_ALPHA4 3, 3, 3, 3
+#define BLUR_ALPHA2 1, 1, 3, 3
+#define BLUR_IS_ALPHA4 0, 0, 0, -1
+#define BLUR_IS_ALPHA2 0, -1, 0, -1
+#define BLUR_ANY_SWAP1 1, 0
+#elif BLUR_LANES == 8
+#define BLUR_ALPHA4 3, 3, 3, 3, 7, 7, 7, 7
+#define BLUR_ALPHA2 1, 1, 3, 3, 5, 5, 7, 7
+#define BLUR_IS_ALPHA4 0, 0, 0, -1, 0, 0, 0, -1
+#define BLUR_IS_ALPHA2 0, -1, 0, -1, 0, -1, 0, -1
+#define BLUR_ANY_SWAP2 2, 3, 0, 1
+#define BLUR_ANY_SWAP1 1, 0, 3, 2
+#elif BLUR_LANES == 16
+#define BLUR_ALPHA4 3, 3, 3, 3, 7, 7, 7, 7, 11, 11, 11, 11, 15, 15, 15, 15
+#define BLUR_ALPHA2 1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15
+#define BLUR_IS_ALPHA4 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1
+#define BLUR_IS_ALPHA2 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1
+#define BLUR_ANY_SWAP2 2, 3, 0, 1, 6, 7, 4, 5
+#define BLUR_ANY_SWAP1 1, 0, 3, 2, 5, 4, 7, 6
+#else
+#error "BLUR_LANES must be 4, 8 or 16"
+#endif
+
+static inline blur_vi blur_select(blur_vi mask, blur_vi a, blur_vi b)
 {
-    const blur_v8i is_alpha = channels == 4 ? (blur_v8i){0, 0, 0, -1, 0, 0, 0, -1}
-                                            : (blur_v8i){0, -1, 0, -1, 0, -1, 0, -1};
-    blur_v8u hi, lo;
-    memcpy(&hi, hi_in, sizeof hi);
-    memcpy(&lo, lo_in, sizeof lo);
-    const blur_v8f hif = __builtin_convertvector((blur_v8i)hi, blur_v8f);
-    const blur_v8f v = hif * (float)(1u << BLUR_SPLIT_SHIFT) +
-                       __builtin_convertvector((blur_v8i)lo, blur_v8f);
-    const blur_v8f halves = hif * (float)(1u << (BLUR_SPLIT_SHIFT - 1)) +
-                            __builtin_convertvector((blur_v8i)(lo >> 1), blur_v8f);
-    const blur_v8u joined = (hi << BLUR_SPLIT_SHIFT) + lo; /* exact where it is va */
-    blur_v8f va, half;
-    blur_v8u va32;
-    if (channels == 4) {
-        va = GI_SHUFFLE(v, v, blur_v8i, 3, 3, 3, 3, 7, 7, 7, 7);
-        half = GI_SHUFFLE(halves, halves, blur_v8i, 3, 3, 3, 3, 7, 7, 7, 7);
-        va32 = GI_SHUFFLE(joined, joined, blur_v8i, 3, 3, 3, 3, 7, 7, 7, 7);
-    } else {
-        va = GI_SHUFFLE(v, v, blur_v8i, 1, 1, 3, 3, 5, 5, 7, 7);
-        half = GI_SHUFFLE(halves, halves, blur_v8i, 1, 1, 3, 3, 5, 5, 7, 7);
-        va32 = GI_SHUFFLE(joined, joined, blur_v8i, 1, 1, 3, 3, 5, 5, 7, 7);
-    }
-    const blur_v8i transparent = (blur_v8i)(va32 == 0);
-    const blur_v8f one = {1, 1, 1, 1, 1, 1, 1, 1};
-    blur_v8f t = (v + half) /
-                 (va + (blur_v8f)((blur_v8i)one & transparent)); /* no lane divides by 0 */
-    const blur_v8i big = t >= 256.5f;
-    t = (blur_v8f)(((blur_v8i)t & ~big) | ((blur_v8i)(blur_v8f){256, 256, 256, 256, 256, 256, 256, 256} & big));
-    blur_v8i colour = __builtin_convertvector(t, blur_v8i); /* t >= 0: floor */
-    const blur_v8f fraction = t - __builtin_convertvector(colour, blur_v8f);
-    const blur_v8i near = (fraction < 0x1p-10f) | (fraction > 1 - 0x1p-10f);
-    const blur_v8i unsure = near & ~big & ~transparent & ~is_alpha;
-    blur_v8i any = unsure | GI_SHUFFLE(unsure, unsure, blur_v8i, 4, 5, 6, 7, 0, 1, 2, 3);
-    any |= GI_SHUFFLE(any, any, blur_v8i, 2, 3, 0, 1, 6, 7, 4, 5);
-    any |= GI_SHUFFLE(any, any, blur_v8i, 1, 0, 3, 2, 5, 4, 7, 6);
-    if (any[0]) {
-        blur_finish4(hi_in, lo_in, channels, out);
-        blur_finish4(hi_in + 4, lo_in + 4, channels, out + 4);
-        return;
-    }
-    colour = (colour & ~(colour > 255)) | (255 & (colour > 255));
-    colour &= ~transparent;
-    const blur_v8i alpha = (blur_v8i)((va32 + (1u << 23)) >> 24);
-    const blur_v8i result = (colour & ~is_alpha) | (alpha & is_alpha);
-    const blur_v32b lanes = (blur_v32b)result;
-    const blur_v32b bytes = GI_SHUFFLE(lanes, lanes, blur_v32b, 0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8,
-                                       12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8,
-                                       12, 16, 20, 24, 28);
-    memcpy(out, &bytes, 8); /* each lane's low byte: the results are 0..255 */
+    return (a & mask) | (b & ~mask);
 }
 
-/* One pixel of ch channels (alpha last), the same steps one lane at a
- * time: for a gray+alpha row's odd last pixel. */
-static inline void blur_finish_pixel(const uint32_t *hi, const uint32_t *lo, int ch, uint8_t *out)
+typedef int64_t blur_vl __attribute__((vector_size(BLUR_LANES * 4)));
+
+/* Whether any lane of m is set: OR-ing halves in registers. */
+static inline int blur_any(blur_vi m)
 {
-    const uint32_t va32 = (hi[ch - 1] << BLUR_SPLIT_SHIFT) + lo[ch - 1];
-    const double va = (double)(int32_t)hi[ch - 1] * (1u << BLUR_SPLIT_SHIFT) + (int32_t)lo[ch - 1];
-    const double half = (double)(int32_t)hi[ch - 1] * (1u << (BLUR_SPLIT_SHIFT - 1)) +
-                        (int32_t)(lo[ch - 1] >> 1);
-    for (int c = 0; c < ch - 1; c++) {
-        const double num = (double)(int32_t)hi[c] * (1u << BLUR_SPLIT_SHIFT) + (int32_t)lo[c] + half;
-        double t = va > 0 ? num / va : 0;
-        int32_t q = (int32_t)(t < 256 ? t : 256);
-        out[c] = va32 ? (uint8_t)(q > 255 ? 255 : q) : 0;
-    }
-    out[ch - 1] = (uint8_t)((va32 + (1u << 23)) >> 24);
+    blur_vl x = (blur_vl)m;
+#if BLUR_LANES == 16
+    x |= GI_SHUFFLE(x, x, blur_vl, 4, 5, 6, 7, 0, 1, 2, 3);
+#endif
+#if BLUR_LANES >= 8
+    x |= GI_SHUFFLE(x, x, blur_vl, BLUR_ANY_SWAP2);
+#endif
+    x |= GI_SHUFFLE(x, x, blur_vl, BLUR_ANY_SWAP1);
+    return x[0] != 0;
 }
+
+/* The lanes through blur_finish4, for those blur_finish_lanes is unsure of. */
+static inline void blur_finish_exact(blur_vu hi, blur_vu lo, int channels, uint32_t *out)
+{
+    uint32_t h[BLUR_LANES], l[BLUR_LANES];
+    uint8_t bytes[BLUR_LANES];
+    memcpy(h, &hi, sizeof h);
+    memcpy(l, &lo, sizeof l);
+    for (int i = 0; i < BLUR_LANES; i += 4) blur_finish4(h + i, l + i, channels, bytes + i);
+    for (int i = 0; i < BLUR_LANES; i++) out[i] = bytes[i];
+}
+
+/* Writes the results (0..255, one a lane: the caller narrows them to
+ * bytes, which compilers do best for whole arrays); returns the lanes
+ * (-1) where they may be wrong, to be redone by blur_finish_exact. */
+static inline __attribute__((always_inline)) blur_vi blur_finish_lanes(blur_vu hi, blur_vu lo,
+                                                                       const int channels, uint32_t *out)
+{
+    const blur_vi is_alpha = channels == 4 ? (blur_vi){BLUR_IS_ALPHA4} : (blur_vi){BLUR_IS_ALPHA2};
+    const blur_vu joined = (hi << BLUR_SPLIT_SHIFT) + lo; /* exact where it is va */
+    const blur_vu va = channels == 4 ? GI_SHUFFLE(joined, joined, blur_vi, BLUR_ALPHA4)
+                                     : GI_SHUFFLE(joined, joined, blur_vi, BLUR_ALPHA2);
+    /* lo + floor(va / 2) < 2^25 + 2^31 */
+    const blur_vf num = __builtin_convertvector(hi, blur_vf) * (float)(1u << BLUR_SPLIT_SHIFT) +
+                        __builtin_convertvector(lo + (va >> 1), blur_vf);
+    blur_vf t = num / __builtin_convertvector(va, blur_vf);
+    t = (blur_vf)blur_select(t < 257.0f, (blur_vi)t, (blur_vi)((blur_vf){0} + 257.0f)); /* NaN too */
+    const blur_vi up = __builtin_convertvector(t + 0x1p-12f, blur_vi);
+    const blur_vi down = __builtin_convertvector(t - 0x1p-12f, blur_vi);
+    const blur_vi colour = blur_select(up > 255, (blur_vi){0} + 255, up) & ~(blur_vi)(va == 0);
+    const blur_vi alpha = (blur_vi)((va + (1u << 23)) >> 24);
+    const blur_vi result = blur_select(is_alpha, alpha, colour);
+    memcpy(out, &result, sizeof result);
+    return (up != down) & ~is_alpha;
+}
+#endif
 
 #endif

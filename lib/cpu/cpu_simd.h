@@ -5,7 +5,9 @@
  * baseline), AVX2 and AVX-512, and the loader picks the widest one the CPU
  * has; on aarch64 the same loops become NEON. Integer and correctly rounded
  * IEEE results do not depend on the lane count, so every clone gives the
- * same bytes. */
+ * same bytes. The blur's kernels need one instruction the compilers do not
+ * derive from C (pmaddwd), and a clone cannot pick its own intrinsic, so
+ * they are compiled once per set instead (blur_kernels.h). */
 #ifndef GI_CPU_SIMD_H
 #define GI_CPU_SIMD_H
 

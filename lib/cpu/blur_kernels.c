@@ -1,0 +1,237 @@
+/* The blur's inner loops for one instruction set (see blur_kernels.h):
+ * meson compiles this file once per set, each with GI_BLUR_KERNELS naming
+ * its table. Plain GCC vector code throughout, at the set's widest
+ * vector, but for madd, the one instruction the compilers do not derive
+ * from C. */
+#include <string.h>
+
+#include "blur_kernels.h"
+
+#if defined(__AVX512BW__)
+#include <immintrin.h>
+#define VBYTES 64
+#define BLUR_LANES 16
+#elif defined(__AVX2__)
+#include <immintrin.h>
+#define VBYTES 32
+#define BLUR_LANES 8
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#define VBYTES 16
+#define BLUR_LANES 4
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#include <arm_neon.h>
+#define VBYTES 16
+#define BLUR_LANES 4
+#else
+#define VBYTES 16
+#define BLUR_LANES 4
+#endif
+
+#include "blur_finish.h" /* at BLUR_LANES */
+
+#ifndef GI_BLUR_KERNELS
+#define GI_BLUR_KERNELS gi__blur_kernels_base
+#endif
+
+#define LANES BLUR_LANES /* 32-bit lanes of a vector */
+
+typedef uint32_t vu32 __attribute__((vector_size(VBYTES)));
+typedef int32_t vi32 __attribute__((vector_size(VBYTES)));
+
+static inline vu32 load(const uint32_t *p)
+{
+    vu32 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store(uint32_t *p, vu32 v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+static inline vu32 splat(uint32_t x)
+{
+    return (vu32){0} + x;
+}
+
+/* acc plus, in each lane, the signed 16-bit halves of a and b multiplied
+ * and the two products added (pmaddwd; VNNI's vpdpwssd does the add too). */
+static inline vu32 madd_add(vu32 acc, vu32 a, vu32 b)
+{
+#if VBYTES == 64 && defined(__AVX512VNNI__)
+    return (vu32)_mm512_dpwssd_epi32((__m512i)acc, (__m512i)a, (__m512i)b);
+#elif VBYTES == 64
+    return acc + (vu32)_mm512_madd_epi16((__m512i)a, (__m512i)b);
+#elif defined(__AVX2__)
+    return acc + (vu32)_mm256_madd_epi16((__m256i)a, (__m256i)b);
+#elif defined(__SSE2__)
+    return acc + (vu32)_mm_madd_epi16((__m128i)a, (__m128i)b);
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+    const int16x8_t x = vreinterpretq_s16_u32((uint32x4_t)a), y = vreinterpretq_s16_u32((uint32x4_t)b);
+    const int32x4_t lo = vmull_s16(vget_low_s16(x), vget_low_s16(y)), hi = vmull_high_s16(x, y);
+    return acc + (vu32)vpaddq_s32(lo, hi);
+#else
+    const vi32 even = ((vi32)(a << 16) >> 16) * ((vi32)(b << 16) >> 16);
+    return acc + (vu32)even + (vu32)(((vi32)a >> 16) * ((vi32)b >> 16));
+#endif
+}
+
+/* Sixteen bytes at a time as premultiplied samples: each byte times its
+ * pixel's alpha (times 1 for alpha itself), 16-bit products (<= 65025),
+ * less 2^15. */
+typedef uint8_t bytes16 __attribute__((vector_size(16)));
+typedef uint16_t u16x16 __attribute__((vector_size(32)));
+typedef uint32_t u32x16 __attribute__((vector_size(64)));
+
+static inline void premultiplied16(const uint8_t *in, int ch, u16x16 *out)
+{
+    const bytes16 ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    bytes16 v;
+    memcpy(&v, in, sizeof v);
+    /* index 16 picks a 1 from ones */
+    const bytes16 a = ch == 4 ? GI_SHUFFLE(v, ones, bytes16, 3, 3, 3, 16, 7, 7, 7, 16, 11, 11, 11, 16,
+                                           15, 15, 15, 16)
+                              : GI_SHUFFLE(v, ones, bytes16, 1, 16, 3, 16, 5, 16, 7, 16, 9, 16, 11, 16,
+                                           13, 16, 15, 16);
+    const u16x16 u = __builtin_convertvector(v, u16x16) * __builtin_convertvector(a, u16x16);
+    *out = u ^ 0x8000; /* u - 2^15 modulo 2^16 */
+}
+
+static inline uint32_t premultiplied1(const uint8_t *in, size_t i, int ch)
+{
+    const size_t alpha = i - i % ch + ch - 1;
+    return ((i == alpha ? 1u : in[alpha]) * in[i]) ^ 0x8000;
+}
+
+/* out[i] = s(i) | s(i + ch) << 16 for the bytes of whole pixels from in
+ * on, s being the sample: the byte, or premultiplied (blur_kernels.h),
+ * whose high halves are the next sixteen's lanes shifted in. */
+static void pairs(const uint8_t *in, size_t count, int ch, int premultiplied, uint32_t *out)
+{
+    if (!premultiplied) {
+        for (size_t i = 0; i < count; i++) out[i] = in[i] | (uint32_t)in[i + ch] << 16;
+        return;
+    }
+    size_t i = 0;
+    u16x16 now, next;
+    premultiplied16(in, ch, &now);
+    for (; i + 16 <= count; i += 16, now = next) {
+        premultiplied16(in + i + 16, ch, &next);
+        const u16x16 high = ch == 4 ? GI_SHUFFLE(now, next, u16x16, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                                 14, 15, 16, 17, 18, 19)
+                                    : GI_SHUFFLE(now, next, u16x16, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                 12, 13, 14, 15, 16, 17);
+        const u32x16 pair = __builtin_convertvector(now, u32x16) | __builtin_convertvector(high, u32x16) << 16;
+        memcpy(out + i, &pair, sizeof pair);
+    }
+    for (; i < count; i++) out[i] = premultiplied1(in, i, ch) | premultiplied1(in, i + ch, ch) << 16;
+}
+
+/* The kernels work on BLOCK values at a time, G vectors, so that each
+ * weight and row pointer, loaded once, serves G multiplies. */
+#define G 4
+#define BLOCK (G * LANES)
+_Static_assert(BLOCK <= BLUR_SLACK, "buffers have a block's slack");
+
+typedef struct {
+    vu32 v[G];
+} block;
+
+/* start plus sum_k w[k] * s[k] for the BLOCK values from offset on: the
+ * pair rows, and the centre's s * 2^16 where w[0] did not fit. */
+static inline block pair_sums(const blur_taps *t, const uint32_t *const *rows, ptrdiff_t offset,
+                              uint32_t start)
+{
+    block acc;
+    for (int g = 0; g < G; g++) acc.v[g] = splat(start);
+    for (int p = 0; p < t->pairs; p++) {
+        const uint32_t *row = rows[p] + offset;
+        const vu32 w = splat(t->pair_w[p]);
+        for (int g = 0; g < G; g++) acc.v[g] = madd_add(acc.v[g], load(row + g * LANES), w);
+    }
+    if (t->centre_high) {
+        const uint32_t *row = rows[-t->first / 2] + offset;
+        for (int g = 0; g < G; g++) acc.v[g] += load(row + g * LANES) << 16;
+    }
+    return acc;
+}
+
+/* The pair row for value i of the new row; the row above gets v in the
+ * high half of its pairs (AVX-512: a store of its 16-bit high halves
+ * alone, instead of a load, an OR and a store). */
+static inline void put_pair(uint32_t *row, uint32_t *prev, vu32 v)
+{
+    store(row, v);
+#if VBYTES == 64
+    _mm512_mask_storeu_epi16(prev, 0xAAAAAAAAu, (__m512i)(v << 16));
+#else
+    store(prev, load(prev) | v << 16);
+#endif
+}
+
+#define MAX_PAIRS 1026 /* GI_BLUR_MAX_RADIUS + 2 */
+
+static void horizontal(const blur_taps *t, const uint32_t *centre, int step, size_t n, int split,
+                       uint32_t *q, uint32_t *q_prev, uint32_t *lo, uint32_t *lo_prev)
+{
+    /* the tap pairs of value 0, as rows of a 1-row "image" */
+    const uint32_t *taps[MAX_PAIRS];
+    for (int p = 0; p < t->pairs; p++) taps[p] = centre + (ptrdiff_t)(t->first + 2 * p) * step;
+    /* premultiplied samples lack 2^15 each: their sum 2^15 * 65536 */
+    const uint32_t start = split ? 128u + (1u << 31) : 128u;
+    for (size_t i = 0; i < n; i += BLOCK) {
+        const block sums = pair_sums(t, taps, (ptrdiff_t)i, start);
+        for (int g = 0; g < G; g++) {
+            const size_t at = i + g * LANES;
+            const vu32 h = sums.v[g] >> 8;
+            if (!split) {
+                put_pair(q + at, q_prev + at, h ^ 0x8000); /* h - 2^15 (h < 2^16) fits int16 */
+                continue;
+            }
+            put_pair(q + at, q_prev + at, h >> BLUR_SPLIT_SHIFT);
+            put_pair(lo + at, lo_prev + at, h & BLUR_SPLIT_MASK);
+        }
+    }
+}
+
+/* The BLOCK values of a (each below 256) as bytes, count of them at most:
+ * a plain loop, which the compilers narrow with pack instructions (a
+ * vector conversion to bytes becomes one extract per lane on AVX2). */
+static inline void put_bytes(const uint32_t *a, size_t count, uint8_t *out)
+{
+    if (count >= BLOCK) {
+        for (int t = 0; t < BLOCK; t++) out[t] = (uint8_t)a[t];
+        return;
+    }
+    for (size_t t = 0; t < count; t++) out[t] = (uint8_t)a[t];
+}
+
+static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i += BLOCK) {
+        /* h - 2^15 lacks 2^15 * 65536 = 2^31; + 2^23 rounds */
+        const block sums = pair_sums(t, rows, (ptrdiff_t)i, (1u << 31) + (1u << 23));
+        uint32_t a[BLOCK];
+        for (int g = 0; g < G; g++) store(a + g * LANES, sums.v[g] >> 24);
+        put_bytes(a, n - i, out + i);
+    }
+}
+
+static void vertical_split(const blur_taps *t, const uint32_t *const *hi_rows,
+                           const uint32_t *const *lo_rows, size_t pixels, int ch, uint8_t *out)
+{
+    const size_t n = pixels * ch;
+    for (size_t i = 0; i < n; i += BLOCK) {
+        const block h = pair_sums(t, hi_rows, (ptrdiff_t)i, 0), l = pair_sums(t, lo_rows, (ptrdiff_t)i, 0);
+        uint32_t a[BLOCK];
+        blur_vi unsure = {0};
+        for (int g = 0; g < G; g++) unsure |= blur_finish_lanes(h.v[g], l.v[g], ch, a + g * LANES);
+        if (blur_any(unsure))
+            for (int g = 0; g < G; g++) blur_finish_exact(h.v[g], l.v[g], ch, a + g * LANES);
+        put_bytes(a, n - i, out + i);
+    }
+}
+
+const blur_kernels GI_BLUR_KERNELS = {pairs, horizontal, vertical_plain, vertical_split};

@@ -1,0 +1,64 @@
+/* The blur's inner loops (blur_kernels.c), compiled once per instruction
+ * set and picked at run time.
+ *
+ * Both passes multiply 16-bit samples by 16-bit weights two taps at a time
+ * into 32-bit sums (x86 pmaddwd, NEON vmull + vpaddq): the operand is a
+ * pair of samples in one 32-bit word, the sample at tap k in the low half
+ * and the one at tap k+1 in the high half, against the pair of weights
+ * (w[k], w[k+1]). The horizontal pass reads pairs built from a padded row
+ * of bytes; it writes its results straight into the vertical pass's pairs,
+ * rows y and y+1 in one word. Target_clones cannot give each instruction
+ * set its own intrinsic, so this file is compiled once per set instead.
+ *
+ * Why the sums are exact: every operation (pmaddwd, 32-bit adds, shifts)
+ * is exact modulo 2^32, and each true sum lies in [0, 2^32), so the sum
+ * modulo 2^32 is the sum. That lets samples that do not fit int16 be
+ * offset by -2^15 (their sum then lacks 2^15 * 65536 = 2^31, added back
+ * as a constant) and the one weight that may not fit, w[0] >= 2^15, be
+ * taken as w[0] - 2^16 with u * 2^16 added apart. */
+#ifndef GI_BLUR_KERNELS_H
+#define GI_BLUR_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Slack, in 32-bit elements, that every buffer the kernels read or write
+ * has past its end: they work in blocks of up to 64 values. */
+#define BLUR_SLACK 64
+
+/* The taps as pairs (k, k+1) for k = first, first + 2, ...; first is -R
+ * or -R - 1, whichever is even, so that the centre tap is a low half (the
+ * pair at index -first / 2). Taps past R weigh 0. */
+typedef struct {
+    const uint32_t *pair_w; /* (uint16)w[k] | (uint16)w[k+1] << 16 */
+    int pairs;
+    int first;
+    int centre_high; /* w[0] >= 2^15: pair_w holds w[0] - 2^16 */
+} blur_taps;
+
+typedef struct {
+    /* pairs[i] = s(i) | s(i + channels) << 16 for i < count, from the
+     * bytes of a padded row (whole pixels); s is the byte, or
+     * premultiplied, u = c * a - 2^15 and a - 2^15 */
+    void (*pairs)(const uint8_t *row, size_t count, int channels, int premultiplied,
+                  uint32_t *pairs);
+    /* h for n values from the pairs around centre (step: the channels);
+     * plain: h - 2^15 into the low halves of q (q[i] = h) and the high
+     * halves of q_prev, the row above; split (premultiplied): h >> 9 so
+     * into q and q_prev, and h & 511 into lo and lo_prev */
+    void (*horizontal)(const blur_taps *t, const uint32_t *centre, int step, size_t n, int split,
+                       uint32_t *q, uint32_t *q_prev, uint32_t *lo, uint32_t *lo_prev);
+    /* out = (v + 2^23) >> 24 from the pair rows, t->pairs of them */
+    void (*vertical_plain)(const blur_taps *t, const uint32_t *const *rows, size_t n, uint8_t *out);
+    /* premultiplied: the sums of h >> 9 and of h & 511 from their pair
+     * rows, and the finish (blur_finish.h) of pixels pixels */
+    void (*vertical_split)(const blur_taps *t, const uint32_t *const *hi_rows,
+                           const uint32_t *const *lo_rows, size_t pixels, int channels,
+                           uint8_t *out);
+} blur_kernels;
+
+/* The widest kernels this CPU runs, capped by GPUIMG_CPU_ISA (base, avx2,
+ * avx512) where it is set: tests run every set on one machine. */
+const blur_kernels *gi__blur_kernels(void);
+
+#endif
