@@ -832,54 +832,59 @@ static gi_status encode_on(encoder *c, const void *device_pixels, size_t pitch, 
     return cuda_failed("encode", name, synced, "stream synchronize");
 }
 
-gi_status gi__nvjpeg_encode(const gi_image *img, int quality, const char *name, uint8_t **bytes,
-                            size_t *size)
+/* An encoder from the pool, on the handle's device, for an RGB image; the
+ * caller gives it back with close_encoder. */
+static gi_status open_encoder(int channels, const char *name, uint8_t **bytes, size_t *size,
+                              int *previous, encoder **c)
 {
     *bytes = NULL;
     *size = 0;
-    if (img->channels != 3)
+    if (channels != 3)
         return gi__fail(GI_ERR_UNSUPPORTED, "%s: nvJPEG encodes RGB here, not %d channels", name,
-                        img->channels);
-    int previous;
-    gi_status st = enter(name, &previous);
+                        channels);
+    gi_status st = enter(name, previous);
     if (st != GI_OK) return st;
-    encoder *c = NULL;
-    st = take_encoder(name, &c);
-    if (st == GI_OK) {
-        const size_t row = (size_t)img->width * 3;
-        cudaError_t e = reserve(&c->pixels, &c->bytes, row * img->height);
-        if (e == cudaSuccess)
-            e = cudaMemcpy2DAsync(c->pixels, row, img->data, img->stride, row, img->height,
-                                  cudaMemcpyHostToDevice, c->stream);
-        if (e == cudaSuccess)
-            st = encode_on(c, c->pixels, row, img->width, img->height, quality, name, bytes, size);
-        else {
-            cudaStreamSynchronize(c->stream); /* nothing in flight when it is reused */
-            st = cuda_failed("encode", name, e, "upload");
-        }
-        put_encoder(c);
-    }
+    st = take_encoder(name, c);
+    if (st != GI_OK) leave(*previous);
+    return st;
+}
+
+static void close_encoder(encoder *c, int previous)
+{
+    put_encoder(c);
     leave(previous);
+}
+
+gi_status gi__nvjpeg_encode(const gi_image *img, int quality, const char *name, uint8_t **bytes,
+                            size_t *size)
+{
+    int previous;
+    encoder *c = NULL;
+    gi_status st = open_encoder(img->channels, name, bytes, size, &previous, &c);
+    if (st != GI_OK) return st;
+    const size_t row = (size_t)img->width * 3;
+    cudaError_t e = reserve(&c->pixels, &c->bytes, row * img->height);
+    if (e == cudaSuccess)
+        e = cudaMemcpy2DAsync(c->pixels, row, img->data, img->stride, row, img->height,
+                              cudaMemcpyHostToDevice, c->stream);
+    if (e == cudaSuccess) {
+        st = encode_on(c, c->pixels, row, img->width, img->height, quality, name, bytes, size);
+    } else {
+        cudaStreamSynchronize(c->stream); /* nothing in flight when it is reused */
+        st = cuda_failed("encode", name, e, "upload");
+    }
+    close_encoder(c, previous);
     return st;
 }
 
 gi_status gi__nvjpeg_encode_device(const gi__device_pixels *px, int quality, const char *name,
                                    uint8_t **bytes, size_t *size)
 {
-    *bytes = NULL;
-    *size = 0;
-    if (px->channels != 3)
-        return gi__fail(GI_ERR_UNSUPPORTED, "%s: nvJPEG encodes RGB here, not %d channels", name,
-                        px->channels);
     int previous;
-    gi_status st = enter(name, &previous);
-    if (st != GI_OK) return st;
     encoder *c = NULL;
-    st = take_encoder(name, &c);
-    if (st == GI_OK) {
-        st = encode_on(c, px->data, px->pitch, px->width, px->height, quality, name, bytes, size);
-        put_encoder(c);
-    }
-    leave(previous);
+    gi_status st = open_encoder(px->channels, name, bytes, size, &previous, &c);
+    if (st != GI_OK) return st;
+    st = encode_on(c, px->data, px->pitch, px->width, px->height, quality, name, bytes, size);
+    close_encoder(c, previous);
     return st;
 }

@@ -36,29 +36,24 @@ for f in "$jpegs"/*.jpg "$photos"/*.jpg "$photos"/*.jpeg; do
 done
 
 # 1
+# cpu_flags FORMAT: the host run to compare the device path with: for PNG
+# out, nvJPEG's decode alone; for JPEG out, its encode too.
+cpu_flags() { [ "$1" = png ] && echo "--jpeg-decoder nvjpeg" || echo "--codecs fast"; }
 for op in "blur --sigma 2" "sobel"; do
-    mkdir "$tmp/cpu" "$tmp/cuda" || exit 1
-    # shellcheck disable=SC2086 # $op and $inputs are word lists
-    "$gpuimg" $op --jpeg-decoder nvjpeg --device cpu --format png -o "$tmp/cpu" $inputs ||
-        fail "$op --device cpu"
-    # shellcheck disable=SC2086
-    "$gpuimg" $op --codecs fast --device cuda --format png -o "$tmp/cuda" $inputs ||
-        fail "$op --codecs fast --device cuda"
-    for f in "$tmp"/cpu/*; do
-        cmp -s "$f" "$tmp/cuda/$(basename "$f")" || fail "$op: $(basename "$f"): cuda differs"
+    for fmt in png jpeg; do
+        mkdir "$tmp/cpu" "$tmp/cuda" || exit 1
+        # shellcheck disable=SC2086 # $op, $inputs and cpu_flags are word lists
+        "$gpuimg" $op $(cpu_flags $fmt) --device cpu --format $fmt -o "$tmp/cpu" $inputs ||
+            fail "$op --device cpu, $fmt out"
+        # shellcheck disable=SC2086
+        "$gpuimg" $op --codecs fast --device cuda --format $fmt -o "$tmp/cuda" $inputs ||
+            fail "$op --codecs fast --device cuda, $fmt out"
+        for f in "$tmp"/cpu/*; do
+            cmp -s "$f" "$tmp/cuda/$(basename "$f")" ||
+                fail "$op: $(basename "$f"): $fmt from the device path differs"
+        done
+        rm -rf "$tmp/cpu" "$tmp/cuda"
     done
-    rm -rf "$tmp/cpu" "$tmp/cuda"
-    mkdir "$tmp/cpu" "$tmp/cuda" || exit 1
-    # shellcheck disable=SC2086
-    "$gpuimg" $op --codecs fast --device cpu --format jpeg -o "$tmp/cpu" $inputs ||
-        fail "$op --codecs fast --device cpu, JPEG out"
-    # shellcheck disable=SC2086
-    "$gpuimg" $op --codecs fast --device cuda --format jpeg -o "$tmp/cuda" $inputs ||
-        fail "$op --codecs fast --device cuda, JPEG out"
-    for f in "$tmp"/cpu/*; do
-        cmp -s "$f" "$tmp/cuda/$(basename "$f")" || fail "$op: $(basename "$f"): JPEG from the device path differs"
-    done
-    rm -rf "$tmp/cpu" "$tmp/cuda"
 done
 
 # 2
