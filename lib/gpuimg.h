@@ -839,6 +839,16 @@ gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
  * picks CUDA, a bridge lane computes on the CPU while CUDA starts, so the
  * workers never wait for it; both backends give the same bytes, so which
  * lane took an image never shows. One bad input fails alone.
+ *
+ * With FAST JPEG decoding (limits.jpeg_decoder) on a GPU with JPEG engines,
+ * and a device other than GI_DEVICE_CPU, JPEG inputs take the device path
+ * instead: device lanes decode groups of them on the engines into device
+ * memory, run the steps on CUDA there, and, for FAST JPEG output of three
+ * channels, encode with nvJPEG from device memory, so only compressed bytes
+ * cross to the host. A file the engines do not take goes back to the codec
+ * workers; other outputs are downloaded for them to encode. The bytes are
+ * those of the host path with the same codecs: which decoder takes a file
+ * depends on the file alone, not on its group, the load or the workers.
  */
 typedef enum gi_item_status {
     GI_ITEM_NOT_STARTED = 0, /* still so after a stop */
