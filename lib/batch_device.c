@@ -91,12 +91,7 @@ static gi_image as_image(const gi__device_pixels *px)
 
 static void add_compute_times(gi__device_lane *l, gi__batch_image *job)
 {
-    gi_op_times t;
-    gi_context_last_times(l->ctx, &t);
-    gi__batch_add_stage(job, GI_STAGE_STARTUP, t.startup_ms);
-    gi__batch_add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
-    gi__batch_add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
-    job->item->backend = gi_context_last_backend(l->ctx);
+    gi__batch_record_compute(l->ctx, job);
     snprintf(job->item->choice, sizeof job->item->choice,
              "cuda: --codecs fast, decoded and encoded on the GPU");
 }
@@ -104,13 +99,12 @@ static void add_compute_times(gi__device_lane *l, gi__batch_image *job)
 /* The steps into device memory, nvJPEG's encode, and the atomic write. */
 static gi__device_outcome encode_on_device(gi__device_lane *l, const gi_batch_options *o,
                                            gi__batch_image *job, int slot, const gi_image *src,
-                                           const gi_op *chain, int n)
+                                           const gi_op *chain, int n, const gi_image *size)
 {
     gi_save_options save = gi__batch_save_options(o, job);
-    int w, h, ch;
     gi__device_pixels out;
-    gi_status st = gi_apply_size(src, chain, n, &w, &h, &ch);
-    if (st == GI_OK) st = gi__nvjpeg_batch_output(l->batch, slot, w, h, ch, &out);
+    gi_status st = gi__nvjpeg_batch_output(l->batch, slot, size->width, size->height,
+                                           size->channels, &out);
     gi_image dst = as_image(&out);
     if (st == GI_OK) st = gi__apply_from_device(l->ctx, src, chain, n, &dst, GI__DEVICE);
     if (st != GI_OK) {
@@ -119,24 +113,15 @@ static gi__device_outcome encode_on_device(gi__device_lane *l, const gi_batch_op
     }
     add_compute_times(l, job);
     double start = gi__now_ms();
-    uint8_t *bytes = NULL, *with_meta = NULL;
-    size_t size = 0, meta_size = 0;
-    int quality = save.jpeg_quality ? save.jpeg_quality : 90;
-    st = gi__nvjpeg_encode_device(&out, quality, job->item->out, &bytes, &size);
-    if (st == GI_OK && save.metadata && !gi_metadata_empty(save.metadata)) {
-        st = gi_metadata_embed(bytes, size, GI_FORMAT_JPEG, save.metadata, &with_meta, &meta_size);
-        if (st == GI_OK) {
-            free(bytes);
-            bytes = with_meta;
-            size = meta_size;
-        }
-    }
-    job->item->encoded_by = "nvjpeg";
+    uint8_t *bytes = NULL;
+    size_t length = 0;
+    st = gi__encode_device_jpeg(&out, &save, &bytes, &length);
+    job->item->encoded_by = gi_last_codec();
     if (st == GI_OK && gi__batch_make_dirs(o, job) != 0) {
         free(bytes);
         return GI__DEVICE_DONE;
     }
-    if (st == GI_OK) st = gi_write_file_atomic(job->item->out, bytes, size);
+    if (st == GI_OK) st = gi_write_file_atomic(job->item->out, bytes, length);
     free(bytes);
     gi__batch_add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
     if (st != GI_OK) {
@@ -151,11 +136,10 @@ static gi__device_outcome encode_on_device(gi__device_lane *l, const gi_batch_op
 /* The steps with the result downloaded into job->dst, for the codec
  * workers to encode. */
 static gi__device_outcome download_result(gi__device_lane *l, gi__batch_image *job,
-                                          const gi_image *src, const gi_op *chain, int n)
+                                          const gi_image *src, const gi_op *chain, int n,
+                                          const gi_image *size)
 {
-    int w, h, ch;
-    gi_status st = gi_apply_size(src, chain, n, &w, &h, &ch);
-    if (st == GI_OK) st = gi_image_alloc(&job->dst, w, h, ch);
+    gi_status st = gi_image_alloc(&job->dst, size->width, size->height, size->channels);
     if (st == GI_OK) st = gi__apply_from_device(l->ctx, src, chain, n, &job->dst, GI__HOST);
     if (st != GI_OK) {
         gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
@@ -187,13 +171,17 @@ static gi__device_outcome finish_file(gi__device_lane *l, const gi_batch_options
     /* The turn is in the chain: the output is upright. */
     if (n > o->job.n_steps) (void)gi_metadata_set_orientation(&job->meta, 1);
     const gi_image src = as_image(&px);
+    gi_image size = {0}; /* the result's shape */
+    if (gi_apply_size(&src, chain, n, &size.width, &size.height, &size.channels) != GI_OK) {
+        gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
+        return GI__DEVICE_DONE;
+    }
     gi_format format = o->job.save.format;
     if (format == GI_FORMAT_AUTO) format = gi_format_from_path(job->item->out);
-    int w, h, ch;
     if (format == GI_FORMAT_JPEG && o->job.save.jpeg_encoder != GI_JPEG_ENCODER_STB &&
-        gi_apply_size(&src, chain, n, &w, &h, &ch) == GI_OK && ch == 3)
-        return encode_on_device(l, o, job, f->slot, &src, chain, n);
-    return download_result(l, job, &src, chain, n);
+        size.channels == 3)
+        return encode_on_device(l, o, job, f->slot, &src, chain, n, &size);
+    return download_result(l, job, &src, chain, n, &size);
 }
 
 void gi__device_lane_run(gi__device_lane *l, const gi_batch_options *o, gi__batch_image **jobs,

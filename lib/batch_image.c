@@ -76,6 +76,12 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
         gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
         return -1;
     }
+    gi__batch_record_compute(ctx, job);
+    return 0;
+}
+
+void gi__batch_record_compute(gi_context *ctx, gi__batch_image *job)
+{
     gi_op_times t;
     gi_context_last_times(ctx, &t);
     gi__batch_add_stage(job, GI_STAGE_STARTUP, t.startup_ms);
@@ -85,7 +91,6 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
     job->item->backend = gi_context_last_backend(ctx);
     snprintf(job->item->choice, sizeof job->item->choice, "%s", gi_context_last_choice(ctx));
     snprintf(job->item->note, sizeof job->item->note, "%s", gi_context_last_fallback(ctx));
-    return 0;
 }
 
 /* mkdir -p of the directories between `root` and `path`. None of them may

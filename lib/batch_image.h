@@ -25,6 +25,9 @@ int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job);
  * after failing the item). */
 gi_save_options gi__batch_save_options(const gi_batch_options *o, gi__batch_image *job);
 int gi__batch_make_dirs(const gi_batch_options *o, gi__batch_image *job);
+/* Records the context's last operation in the item: its stage times, the
+ * backend that ran it, the device choice and any fallback. */
+void gi__batch_record_compute(gi_context *ctx, gi__batch_image *job);
 /* Adds a stage's time to the item's record; appends to its metadata note. */
 void gi__batch_add_stage(gi__batch_image *job, gi_stage stage, double ms);
 void gi__batch_note_metadata(gi__batch_image *job, const char *prefix, const char *what);

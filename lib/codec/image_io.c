@@ -270,11 +270,16 @@ static const char *format_name(gi_format format)
            : format == GI_FORMAT_PNM ? "PNM" : "PAM";
 }
 
+static int jpeg_quality(const gi_save_options *opts)
+{
+    return opts->jpeg_quality ? opts->jpeg_quality : 90;
+}
+
 static gi_status check_save_options(const gi_save_options *opts)
 {
     if (opts->format < GI_FORMAT_PNG || opts->format > GI_FORMAT_PAM)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "no output format given (png, jpeg, pnm or pam)");
-    int quality = opts->jpeg_quality ? opts->jpeg_quality : 90;
+    int quality = jpeg_quality(opts);
     if (quality < 1 || quality > 100)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "JPEG quality %d: must be 1..100", quality);
     if (opts->png_level < 0 || opts->png_level > 12 || (unsigned)opts->png_filter > GI_PNG_FILTER_PAETH)
@@ -285,6 +290,22 @@ static gi_status check_save_options(const gi_save_options *opts)
     return GI_OK;
 }
 
+/* The encoded bytes (owned, taken) with opts->metadata embedded; Netpbm
+ * has no place for metadata (gi_metadata_unwritable says so). */
+static gi_status with_metadata(uint8_t *data, size_t length, const gi_save_options *opts,
+                               uint8_t **bytes, size_t *size)
+{
+    if (opts->metadata && !gi_metadata_empty(opts->metadata) &&
+        (opts->format == GI_FORMAT_PNG || opts->format == GI_FORMAT_JPEG)) {
+        gi_status st = gi_metadata_embed(data, length, opts->format, opts->metadata, bytes, size);
+        free(data);
+        return st;
+    }
+    *bytes = data;
+    *size = length;
+    return GI_OK;
+}
+
 gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
                     size_t *size)
 {
@@ -292,7 +313,7 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
     *size = 0;
     gi_status st = check_save_options(opts);
     if (st != GI_OK) return st;
-    int quality = opts->jpeg_quality ? opts->jpeg_quality : 90, level, filter;
+    int quality = jpeg_quality(opts), level, filter;
     png_settings(opts, &level, &filter);
     if (!is_netpbm(opts->format) && img->stride > (size_t)INT_MAX)
         return gi__fail(GI_ERR_TOO_LARGE, "rows of %zu bytes are too long to encode", img->stride);
@@ -317,17 +338,21 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
         return gi__fail(GI_ERR_ENCODE, "cannot encode a %dx%d %s image", img->width, img->height,
                         format_name(opts->format));
     }
-    /* Netpbm has no place for metadata (gi_metadata_unwritable says so). */
-    if (opts->metadata && !gi_metadata_empty(opts->metadata) &&
-        (opts->format == GI_FORMAT_PNG || opts->format == GI_FORMAT_JPEG)) {
-        gi_status st = gi_metadata_embed(sink.data, sink.size, opts->format, opts->metadata,
-                                         bytes, size);
-        free(sink.data);
-        return st;
-    }
-    *bytes = sink.data;
-    *size = sink.size;
-    return GI_OK;
+    return with_metadata(sink.data, sink.size, opts, bytes, size);
+}
+
+gi_status gi__encode_device_jpeg(const gi__device_pixels *px, const gi_save_options *opts,
+                                 uint8_t **bytes, size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    gi_status st = check_save_options(opts);
+    if (st != GI_OK) return st;
+    uint8_t *data;
+    size_t length;
+    last_codec = "nvjpeg";
+    st = gi__nvjpeg_encode_device(px, jpeg_quality(opts), "image", &data, &length);
+    return st == GI_OK ? with_metadata(data, length, opts, bytes, size) : st;
 }
 
 static int output_emit(void *context, const void *bytes, size_t size)

@@ -88,5 +88,9 @@ void gi__nvjpeg_batch_clear(gi__nvjpeg_batch *b);
  * compressed bytes cross to the host. */
 gi_status gi__nvjpeg_encode_device(const gi__device_pixels *px, int quality, const char *name,
                                    uint8_t **bytes, size_t *size);
+/* gi_encode for 3-channel device pixels and JPEG output with nvJPEG
+ * (image_io.c): the same quality default and metadata; sets gi_last_codec. */
+gi_status gi__encode_device_jpeg(const gi__device_pixels *px, const gi_save_options *opts,
+                                 uint8_t **bytes, size_t *size);
 
 #endif
