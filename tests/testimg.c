@@ -88,3 +88,13 @@ gi_context *ti_cpu_context(int threads)
     }
     return ctx;
 }
+
+uint32_t ti_crc32(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = c >> 1 ^ (0xEDB88320u & -(c & 1));
+    }
+    return ~c;
+}

@@ -32,6 +32,10 @@ int ti_padding_intact(const gi_image *img);
  * and a description of the first difference in `why`. */
 int ti_same(const gi_image *a, const gi_image *b, char *why, size_t why_size);
 
+/* The CRC-32 a PNG chunk carries over p[0..n) (its type and data), for
+ * tests that build PNG files byte by byte. */
+uint32_t ti_crc32(const uint8_t *p, size_t n);
+
 /* A CPU context with `threads` workers (0 = one per core); aborts on failure. */
 gi_context *ti_cpu_context(int threads);
 

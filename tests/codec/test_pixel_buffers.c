@@ -5,6 +5,7 @@
  * malloc'ed block to a mapped one); it must still decode to the very
  * pixels that were encoded. */
 #include "harness.h"
+#include "testimg.h"
 
 #include <gpuimg.h>
 #include <stdlib.h>
@@ -55,16 +56,6 @@ static void put_be32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
-static uint32_t crc32_of(const uint8_t *p, size_t n)
-{
-    uint32_t c = 0xFFFFFFFFu;
-    for (size_t i = 0; i < n; i++) {
-        c ^= p[i];
-        for (int k = 0; k < 8; k++) c = c >> 1 ^ (0xEDB88320u & -(c & 1));
-    }
-    return ~c;
-}
-
 /* The same PNG with its one IDAT cut into chunks of `piece` bytes. Returns
  * a malloc'ed copy, or NULL. */
 static uint8_t *split_idat(const uint8_t *png, size_t size, size_t piece, size_t *out_size)
@@ -82,7 +73,7 @@ static uint8_t *split_idat(const uint8_t *png, size_t size, size_t piece, size_t
         put_be32(out + o, (uint32_t)n);
         memcpy(out + o + 4, "IDAT", 4);
         memcpy(out + o + 8, png + at + 8 + done, n);
-        put_be32(out + o + 8 + n, crc32_of(out + o + 4, n + 4));
+        put_be32(out + o + 8 + n, ti_crc32(out + o + 4, n + 4));
         o += 12 + n;
     }
     size_t rest = size - (at + 12 + len);

@@ -12,6 +12,7 @@
  *   test_png_fast DIR...    (the folders whose PNGs are checked)
  * Exit 77 in builds without libdeflate, where stb decodes every PNG. */
 #include "harness.h"
+#include "testimg.h"
 
 #include <dirent.h>
 #include <gpuimg.h>
@@ -128,23 +129,13 @@ static void put32(bytes_out *o, uint32_t v)
     put(o, b, 4);
 }
 
-static uint32_t crc32_of(const uint8_t *p, size_t n)
-{
-    uint32_t c = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) {
-        c ^= p[i];
-        for (int k = 0; k < 8; k++) c = c >> 1 ^ (0xedb88320u & -(c & 1));
-    }
-    return ~c;
-}
-
 static void put_chunk(bytes_out *o, const char *type, const uint8_t *data, size_t n)
 {
     put32(o, (uint32_t)n);
     const size_t at = o->size;
     put(o, type, 4);
     if (n) put(o, data, n);
-    put32(o, crc32_of(o->data + at, n + 4));
+    put32(o, ti_crc32(o->data + at, n + 4));
 }
 
 static int paeth(int a, int b, int c)
