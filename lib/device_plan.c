@@ -17,12 +17,18 @@
  *   sigma 2 (13 taps) and sigma 20 (121 taps); convolve's from the 5x5 mask
  *   of bench and the photos' 15x15. One thread is up to 3 times faster per
  *   pixel on a wide blur (bench -j 1 at 1024x1024), so with fewer threads
- *   the CPU is overrated, never underrated;
+ *   the CPU is overrated, never underrated. The blur's rates again on
+ *   2026-11-25 after issue 15's pmaddwd blur (2 to 5 times faster): the
+ *   kernel stage of `-v blur --sigma 2|20 --device cpu` on the photos
+ *   (medians of 7; 3 and 4 channels), 1 and 2 channels from `bench -j 16`
+ *   scaled by the photos' ratio of stage to bench (1.75 at sigma 2, 1.08
+ *   at sigma 20);
  * - cuda_start_ms: the start-up stage of -v --device cuda (200 to 336 ms,
  *   most near 220), of which cudaGetDeviceCount (driver start) 97-103 ms
  *   and the primary context (cudaSetDevice) 102-118 ms;
- *   cuda_exit_ms: a --device cuda process lasts 110-150 ms longer than the
- *   sum of its stages, a --device cpu one 5 ms: the teardown at exit;
+ *   cuda_exit_ms: a --device cuda process lasts 110-190 ms longer than the
+ *   sum of its stages (median 140 over 84 runs on 2026-11-25), a --device
+ *   cpu one 5 ms: the teardown at exit;
  *   pin_gbps: cudaHostAlloc of 35.5 MB, 13-20 ms;
  * - upload, download: the -v stage times of the photos: 27.6 MB in 4.1-5.3
  *   ms and out in 7.0-9.4 ms, staging copies and the first touch of the
@@ -35,7 +41,7 @@ static const gi__device_costs reference = {
     .cpu =
         {
             /* blur: premultiplied alpha (2, 4 channels) costs most */
-            [GI_OP_BLUR] = {{3.2, 0.44}, {29, 2.4}, {0.5, 1.2}, {15, 5.3}},
+            [GI_OP_BLUR] = {{1.8, 0.155}, {9.6, 0.59}, {7.2, 0.45}, {13, 0.97}},
             [GI_OP_SOBEL] = {{3, 0}, {7, 0}, {10, 0}, {13, 0}},
             [GI_OP_TRANSFORM] = {{4, 0}, {6, 0}, {12, 0}, {7, 0}},
             [GI_OP_HIST] = {{2, 0}, {5, 0}, {11, 0}, {10, 0}},
@@ -44,7 +50,7 @@ static const gi__device_costs reference = {
     .cpu_call_ms = 0.2,
     .cuda_start_ms = 240,
     .pin_gbps = 2.2,
-    .cuda_exit_ms = 120,
+    .cuda_exit_ms = 140,
     .upload_gbps = 6.0,
     .download_gbps = 3.3,
     .staging_gbps = 3.0,
