@@ -13,7 +13,9 @@
 #     PHOTOS   the photos (default ../shared/photos: *.png *.jpg)
 #     REPS     runs of each case; the table shows the median (default 5)
 #     OPS      of blur2 blur20 sobel transpose hist conv15 (default: all)
-#     DEVICES  of auto cpu cuda (default: all three)
+#     DEVICES  of auto cpu cuda (default: all three), and cpu2: a second
+#              --device cpu run in each turn, an A/A control whose ratio to
+#              cpu (the "cpu2 / cpu" column) is the machine's noise floor
 #     BATCH_OPS  ops timed over 40 files (10 copies of each photo; default
 #              "blur2 sobel"; "" for none)
 #     PARTS=0  skips the benchmarks and start-up parts; TABLE=0 skips the
@@ -122,7 +124,7 @@ if [ "${TABLE:-1}" = 1 ]; then
             read -ra args <<<"$(op_args "$op")"
             for rep in $(seq "$reps"); do
                 for device in $devices; do
-                    ms=$(time_ms "$gpuimg" -v "${args[@]}" --device "$device" "$photo" \
+                    ms=$(time_ms "$gpuimg" -v "${args[@]}" --device "${device%2}" "$photo" \
                         "$scratch/out.$ext" 2>"$scratch/err") || ms="FAIL"
                     printf '%s\t%s\t%s\t%s\n' "$name" "$op" "$device" "$ms" >>"$out/times.tsv"
                     sed "s|^|$name $op $device: |" "$scratch/err" >>"$out/verbose.log"
@@ -144,7 +146,7 @@ if [ -n "$batch_ops" ]; then
         for rep in $(seq "$reps"); do
             for device in $devices; do
                 rm -rf "$scratch/bout"
-                ms=$(time_ms "$gpuimg" -q "${args[@]}" --device "$device" -o "$scratch/bout" \
+                ms=$(time_ms "$gpuimg" -q "${args[@]}" --device "${device%2}" -o "$scratch/bout" \
                     "$scratch/in"/*) || ms="FAIL"
                 printf '%s\t%s\t%s\t%s\n' "40 photos" "$op" "$device" "$ms" >>"$out/times.tsv"
             done
@@ -162,15 +164,16 @@ awk -F'\t' '
         return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
     }
     function cell(x) { return x == -1 ? "-" : x == -2 ? "FAIL" : sprintf("%.0f", x) }
-    BEGIN { print "| file | op | default (auto) ms | --device cpu ms | --device cuda ms | auto / best |"
-            print "| --- | --- | --- | --- | --- | --- |" }
+    BEGIN { print "| file | op | default (auto) ms | --device cpu ms | --device cuda ms | auto / best | cpu2 / cpu |"
+            print "| --- | --- | --- | --- | --- | --- | --- |" }
     END {
         for (i = 1; i <= k; i++) {
             key = order[i]; split(key, f, "\t")
-            a = median(key, "auto"); c = median(key, "cpu"); g = median(key, "cuda")
+            a = median(key, "auto"); c = median(key, "cpu"); g = median(key, "cuda"); c2 = median(key, "cpu2")
             best = c < 0 ? g : g < 0 ? c : (c < g ? c : g)
             ratio = a > 0 && best > 0 ? sprintf("%.2f%s", a / best, a / best > 1.05 ? " (over 1.05)" : "") : "-"
-            printf "| %s | %s | %s | %s | %s | %s |\n", f[1], f[2], cell(a), cell(c), cell(g), ratio
+            control = c2 > 0 && c > 0 ? sprintf("%.2f", c2 / c) : "-"
+            printf "| %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], cell(a), cell(c), cell(g), ratio, control
         }
     }' "$out/times.tsv" >"$out/table.md"
 echo "medians of $reps, in $out:"
