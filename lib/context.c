@@ -36,6 +36,15 @@ static int cpu_thread_count(const gi_context *ctx)
     return ctx->cpu_threads > 0 ? ctx->cpu_threads : cores < 1 ? 1 : cores > 256 ? 256 : (int)cores;
 }
 
+/* In a pipeline each lane's context has its share of the cores (the
+ * batch gives lanes cores / lanes threads): how many lanes share them. */
+static int cpu_lanes_of(const gi_context *ctx)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int lanes = cores > 0 ? (int)(cores / cpu_thread_count(ctx)) : 1;
+    return lanes < 1 ? 1 : lanes;
+}
+
 /* ---------------------------------------------------------------- CUDA's start */
 
 static void start_cuda_here(gi_context *ctx)
@@ -126,6 +135,7 @@ static void plan_job(gi_context *ctx, const gi__plan_job *job, double ready_in_m
         .since_start_ms = ctx->cuda == GI__CUDA_STARTING ? gi__now_ms() - ctx->start_began_ms : 0,
         .ready_in_ms = ready_in_ms,
         .pipelined = ctx->pipelined,
+        .cpu_lanes = ctx->pipelined ? cpu_lanes_of(ctx) : 1,
     };
     gi__plan_device(&in, gi__device_costs_default(), plan);
 }

@@ -44,6 +44,9 @@ typedef struct gi__plan_input {
     double ready_in_ms;   /* until this image's pixels are ready (its decoding);
                              a start-up under way meanwhile is hidden behind it */
     int pipelined;        /* other threads decode and encode other images meanwhile */
+    int cpu_lanes;        /* pipelined: the compute lanes that share the cores, each
+                             with cpu_threads, working on images side by side
+                             (0 counts as 1) */
 } gi__plan_input;
 
 /* Costs of one machine. CPU rates are per pixel, for one thread of a pool

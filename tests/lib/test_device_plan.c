@@ -111,6 +111,20 @@ int main(void)
     in.cuda = GI__CUDA_COLD;
     expect("2 photos, sobel", &in, GI_DEVICE_CPU, 0);
 
+    /* Two lanes of 8 threads compute two images at once: the CPU's time
+     * for the batch is half of one lane's, which keeps a small folder off
+     * a GPU that would not repay its start-up and teardown. */
+    in = job(GI_OP_BLUR, 13, 3640, 2400, 3);
+    in.images = 20;
+    in.pipelined = 1;
+    in.cpu_threads = 8;
+    in.cpu_lanes = 1;
+    expect("20 photos, blur sigma 2, one lane of 8 threads", &in, GI_DEVICE_CPU, 1);
+    in.cpu_lanes = 2;
+    expect("20 photos, blur sigma 2, two lanes of 8 threads", &in, GI_DEVICE_CPU, 0);
+    in.images = 1000;
+    expect("1000 photos, blur sigma 2, two lanes of 8 threads", &in, GI_DEVICE_CPU, 1);
+
     /* Started: no start-up left to repay. */
     in = job(GI_OP_BLUR, 25, 6000, 4000, 3);
     in.cpu_threads = 8;
