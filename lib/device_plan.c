@@ -22,7 +22,13 @@
  *   kernel stage of `-v blur --sigma 2|20 --device cpu` on the photos
  *   (medians of 7; 3 and 4 channels), 1 and 2 channels from `bench -j 16`
  *   scaled by the photos' ratio of stage to bench (1.75 at sigma 2, 1.08
- *   at sigma 20);
+ *   at sigma 20). A wide blur costs more per tap (its ring of rows leaves
+ *   the cache): a radius-200 blur of 50 MP, 3 channels, took 797-886 ms
+ *   on the CPU (274 ns a pixel and thread, where the line through sigma 2
+ *   and 20 said 187), so each line runs from the sigma-2 figure to that
+ *   slope (tap rate 1.5 times the sigma 2-20 slope): it overrates a
+ *   sigma-20 blur by 40%, which moves no photo's choice (CPU 50-100 ms
+ *   against CUDA's 400 of start-up and teardown);
  * - cuda_start_ms: the start-up stage of -v --device cuda (200 to 336 ms,
  *   most near 220), of which cudaGetDeviceCount (driver start) 97-103 ms
  *   and the primary context (cudaSetDevice) 102-118 ms;
@@ -41,7 +47,7 @@ static const gi__device_costs reference = {
     .cpu =
         {
             /* blur: premultiplied alpha (2, 4 channels) costs most */
-            [GI_OP_BLUR] = {{1.8, 0.155}, {9.6, 0.59}, {7.2, 0.45}, {13, 0.97}},
+            [GI_OP_BLUR] = {{0.8, 0.23}, {5.8, 0.89}, {4.3, 0.673}, {6.7, 1.45}},
             [GI_OP_SOBEL] = {{3, 0}, {7, 0}, {10, 0}, {13, 0}},
             [GI_OP_TRANSFORM] = {{4, 0}, {6, 0}, {12, 0}, {7, 0}},
             [GI_OP_HIST] = {{2, 0}, {5, 0}, {11, 0}, {10, 0}},
