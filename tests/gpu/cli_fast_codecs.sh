@@ -101,7 +101,8 @@ if python3 "$robust/make_corpus.py" "$robust/cases.txt" "$samples" "$corpus" >/d
             echo $? >"$tmp/$mode.rc"
         done
         for mode in exact fast; do
-            "$gpuimg" hist --codecs $mode "$f" "$tmp/$mode/hist.txt" 2>"$tmp/$mode.hist.err"
+            rm -f "$tmp/hist-$mode.txt"
+            "$gpuimg" hist --codecs $mode "$f" "$tmp/hist-$mode.txt" 2>"$tmp/$mode.hist.err"
             echo $? >"$tmp/$mode.hist.rc"
         done
         name=$(basename "$f")
@@ -118,6 +119,7 @@ if python3 "$robust/make_corpus.py" "$robust/cases.txt" "$samples" "$corpus" >/d
         if [ "$(cat "$tmp/fast.hist.rc")" != 0 ]; then
             grep -qF "$name" "$tmp/fast.hist.err" ||
                 fail "$name: hist's failure does not name the file"
+            [ ! -e "$tmp/hist-fast.txt" ] || fail "$name: hist left its output behind"
         fi
         rm -rf "$tmp/exact" "$tmp/fast"
     done
