@@ -27,21 +27,62 @@ static int opt_hist_format(const cli_option *o, const char *arg)
     return -1;
 }
 
+/* The report text of `hist` (bins as asked) and, with --stats, `full`
+ * (256 bins), for a width x height image. */
+static gi_status format_report(const hist_settings *s, const char *source, int width, int height,
+                               const gi_histogram *hist, const gi_histogram *full, char **text,
+                               size_t *size)
+{
+    gi_channel_stats stats[4];
+    for (int c = 0; s->stats && c < hist->channels; c++) gi_hist_stats(full->counts[c], &stats[c]);
+    hist_report report = {source, width, height, hist, s->stats ? stats : NULL};
+    FILE *mem = open_memstream(text, size);
+    if (!mem) return GI_ERR_NO_MEMORY;
+    hist_write(mem, s->format, &report);
+    return fclose(mem) == 0 ? GI_OK : GI_ERR_NO_MEMORY;
+}
+
 /* Counts (and with --stats, full 256-bin statistics) into a report text. */
 static gi_status compute_report(gi_context *ctx, const gi_image *img, const hist_settings *s,
                                 const char *source, char **text, size_t *size)
 {
     gi_histogram hist, full;
-    gi_channel_stats stats[4];
     gi_status st = gi_hist(ctx, img, s->bins, &hist);
     if (st == GI_OK && s->stats) st = gi_hist(ctx, img, GI_HIST_MAX_BINS, &full);
-    if (st != GI_OK) return st;
-    for (int c = 0; s->stats && c < img->channels; c++) gi_hist_stats(full.counts[c], &stats[c]);
-    hist_report report = {source, img->width, img->height, &hist, s->stats ? stats : NULL};
-    FILE *mem = open_memstream(text, size);
-    if (!mem) return GI_ERR_NO_MEMORY;
-    hist_write(mem, s->format, &report);
-    return fclose(mem) == 0 ? GI_OK : GI_ERR_NO_MEMORY;
+    return st == GI_OK ? format_report(s, source, img->width, img->height, &hist, &full, text, size)
+                       : st;
+}
+
+/* With --codecs fast, a JPEG that the GPU decodes is counted there and
+ * only the counts come back (gi_hist_file_fast). *text stays NULL when the
+ * file is not one for the GPU: the host path counts it then. Prints why
+ * when it fails. */
+static gi_status report_on_device(const cli_common *c, const hist_settings *s, const char *in,
+                                  const gi_op *before, int n_before, char **text, size_t *size)
+{
+    gi_job job;
+    gi_job_default(&job);
+    job.limits = c->limits;
+    job.steps = before;
+    job.n_steps = n_before;
+    job.auto_orient = orients_first(c, before, n_before);
+    const int bins[2] = {s->bins, GI_HIST_MAX_BINS};
+    gi_histogram hists[2];
+    int width, height;
+    const char *decoded_by;
+    gi_status st = gi_hist_file_fast(c->device, &job, in, bins, s->stats ? 2 : 1, hists, &width,
+                                     &height, &decoded_by);
+    if (st != GI_OK) {
+        fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error()); /* names the file */
+        return st;
+    }
+    if (!decoded_by) return GI_OK;
+    if (c->verbosity >= 2)
+        fprintf(stderr, "gpuimg %s: %s: on cuda: --codecs fast, decoded by %s and counted on the "
+                "GPU\n", c->command, in, decoded_by);
+    st = format_report(s, in, width, height, &hists[0], &hists[1], text, size);
+    if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in, gi_strerror(st));
+    return st;
 }
 
 /* The image the histogram counts: the input as stored (as a viewer shows
@@ -65,8 +106,10 @@ static gi_status hist_source(gi_context *ctx, gi_image *img, int orient, gi_meta
     return st;
 }
 
-int hist_file(const cli_common *c, const hist_settings *s, const char *in, const char *out,
-              const gi_op *before, int n_before)
+/* Decodes on the host and counts on the context's device (today's path
+ * for every file the GPU does not decode); prints why when it fails. */
+static gi_status report_on_host(const cli_common *c, const hist_settings *s, const char *in,
+                                const gi_op *before, int n_before, char **text, size_t *size)
 {
     gi_image img;
     gi_metadata meta = {0};
@@ -74,26 +117,34 @@ int hist_file(const cli_common *c, const hist_settings *s, const char *in, const
     gi_status st = gi_load_file_with_metadata(&img, in, &c->limits, orient ? &meta : NULL);
     if (st != GI_OK) {
         fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
-        return EXIT_FAIL;
+        return st;
     }
     gi_context *ctx = open_context(c, c->jobs);
-    char *text = NULL;
-    size_t size = 0;
     st = ctx ? hist_source(ctx, &img, orient, &meta, before, n_before) : GI_ERR_NO_DEVICE;
     gi_metadata_free(&meta);
-    if (st == GI_OK) st = compute_report(ctx, &img, s, in, &text, &size);
+    if (st == GI_OK) st = compute_report(ctx, &img, s, in, text, size);
     if (st == GI_OK && c->verbosity >= 2)
         fprintf(stderr, "gpuimg %s: %s: on %s\n", c->command, in, gi_context_last_choice(ctx));
+    if (st != GI_OK && ctx)
+        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in,
+                *gi_last_error() ? gi_last_error() : gi_strerror(st));
+    gi_context_destroy(ctx);
+    gi_image_free(&img);
+    return st;
+}
+
+int hist_file(const cli_common *c, const hist_settings *s, const char *in, const char *out,
+              const gi_op *before, int n_before)
+{
+    char *text = NULL;
+    size_t size = 0;
+    gi_status st = report_on_device(c, s, in, before, n_before, &text, &size);
+    if (st == GI_OK && !text) st = report_on_host(c, s, in, before, n_before, &text, &size);
     if (st == GI_OK) {
         st = gi_write_file_atomic(out, text, size);
         if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
-    } else if (ctx) {
-        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in,
-                *gi_last_error() ? gi_last_error() : gi_strerror(st));
     }
     free(text);
-    gi_context_destroy(ctx);
-    gi_image_free(&img);
     return st == GI_OK ? EXIT_OK : EXIT_FAIL;
 }
 

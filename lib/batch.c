@@ -664,8 +664,7 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     compute_lane lanes[256] = {{0}};
     pipeline p = {.opts = opts, .shape = shape_of(opts, count), .items = items, .count = count,
                   .cpu_count = count, .lanes = lanes};
-    p.device_path = opts->job.limits.jpeg_decoder == GI_JPEG_DECODER_FAST &&
-                    opts->device != GI_DEVICE_CPU && gi__nvjpeg_compiled();
+    p.device_path = gi__device_path_asked(&opts->job.limits, opts->device);
     lanes[0].p = &p;
     pthread_mutex_init(&p.lock, NULL);
     pthread_mutex_init(&p.report_lock, NULL);

@@ -58,6 +58,23 @@ int gi__device_lane_files(const gi__device_lane *l)
     return gi__nvjpeg_batch_capacity(l->batch);
 }
 
+int gi__device_path_asked(const gi_load_limits *limits, gi_device device)
+{
+    return limits->jpeg_decoder == GI_JPEG_DECODER_FAST && device != GI_DEVICE_CPU &&
+           gi__nvjpeg_compiled();
+}
+
+/* Whether the device path takes a file's bytes: a JPEG that passes the
+ * checks gi_load_memory makes and that the engines decode. It is then in
+ * the lane's batch, at *slot. */
+static int takes(gi__device_lane *l, const uint8_t *bytes, size_t size, const char *name,
+                 const gi_load_limits *limits, int *slot)
+{
+    *slot = -1;
+    return gi__jpeg_for_device(bytes, size, limits) &&
+           gi__nvjpeg_batch_add(l->batch, bytes, size, name, limits, slot) == GI_OK;
+}
+
 /* What the device path knows of one file while its group is under way. */
 typedef struct {
     uint8_t *bytes;
@@ -77,9 +94,7 @@ static void add_file(gi__device_lane *l, const gi_batch_options *o, gi__batch_im
         f->bytes = NULL; /* the host path reads it again and says why it cannot */
         return;
     }
-    if (gi__jpeg_for_device(f->bytes, f->size, &o->job.limits) &&
-        gi__nvjpeg_batch_add(l->batch, f->bytes, f->size, in, &o->job.limits, &f->slot) != GI_OK)
-        f->slot = -1;
+    (void)takes(l, f->bytes, f->size, in, &o->job.limits, &f->slot);
     f->read_ms = gi__now_ms() - start;
 }
 
@@ -87,6 +102,21 @@ static gi_image as_image(const gi__device_pixels *px)
 {
     return (gi_image){.data = px->data, .width = px->width, .height = px->height,
                       .channels = px->channels, .stride = px->pitch};
+}
+
+gi_status gi__device_lane_decode(gi__device_lane *l, const uint8_t *bytes, size_t size,
+                                 const char *name, const gi_load_limits *limits, gi_image *src,
+                                 const char **decoded_by)
+{
+    int slot;
+    gi__nvjpeg_batch_clear(l->batch); /* the last file's pixels go */
+    if (!takes(l, bytes, size, name, limits, &slot))
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: not a file for the device path", name);
+    gi__nvjpeg_batch_decode(l->batch);
+    gi__device_pixels px;
+    gi_status st = gi__nvjpeg_batch_result(l->batch, slot, &px, decoded_by);
+    if (st == GI_OK) *src = as_image(&px);
+    return st;
 }
 
 static void add_compute_times(gi__device_lane *l, gi__batch_image *job)
@@ -106,7 +136,7 @@ static gi__device_outcome encode_on_device(gi__device_lane *l, const gi_batch_op
     gi_status st = gi__nvjpeg_batch_output(l->batch, slot, size->width, size->height,
                                            size->channels, &out);
     gi_image dst = as_image(&out);
-    if (st == GI_OK) st = gi__apply_from_device(l->ctx, src, chain, n, &dst, GI__DEVICE);
+    if (st == GI_OK) st = gi__apply_from_device(l->ctx, src, chain, n, &dst, GI__DEVICE, NULL);
     if (st != GI_OK) {
         gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
         return GI__DEVICE_DONE;
@@ -140,7 +170,7 @@ static gi__device_outcome download_result(gi__device_lane *l, gi__batch_image *j
                                           const gi_image *size)
 {
     gi_status st = gi_image_alloc(&job->dst, size->width, size->height, size->channels);
-    if (st == GI_OK) st = gi__apply_from_device(l->ctx, src, chain, n, &job->dst, GI__HOST);
+    if (st == GI_OK) st = gi__apply_from_device(l->ctx, src, chain, n, &job->dst, GI__HOST, NULL);
     if (st != GI_OK) {
         gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
         return GI__DEVICE_DONE;

@@ -15,6 +15,21 @@ gi_context *gi__device_lane_context(gi__device_lane *l);
 /* How many files one gi__device_lane_run takes at most. */
 int gi__device_lane_files(const gi__device_lane *l);
 
+/* Whether fast codecs send JPEGs to the device path on `device`: FAST
+ * decoding, a device other than the CPU, nvJPEG in this build. */
+int gi__device_path_asked(const gi_load_limits *limits, gi_device device);
+
+/* One file's bytes alone, when the device path takes them (as it takes a
+ * batch's files): decoded into the lane's device memory, which *src then
+ * describes (data a device pointer, stride its pitch) until the lane's
+ * next decode or its close; *decoded_by as gi__nvjpeg_batch_result says.
+ * Fails for a file that the device path does not take or nvJPEG does not
+ * decode: the host path decodes or refuses it as it would have. `bytes`
+ * and `name` must stay valid as long as *src is used. */
+gi_status gi__device_lane_decode(gi__device_lane *l, const uint8_t *bytes, size_t size,
+                                 const char *name, const gi_load_limits *limits, gi_image *src,
+                                 const char **decoded_by);
+
 typedef enum {
     GI__DEVICE_DONE,      /* written, or failed: the item says which */
     GI__DEVICE_TO_ENCODE, /* job->dst holds the result for gi__batch_encode */

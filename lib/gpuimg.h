@@ -827,6 +827,25 @@ gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_pat
 gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
                        gi_metadata *meta, gi_image *dst, gi_histogram *hist);
 
+/* Histograms of a file with FAST JPEG decoding (job->limits.jpeg_decoder)
+ * on a device other than GI_DEVICE_CPU, counted where nvJPEG decodes it:
+ * when the batch's device path would take the file (gi_batch_run: a JPEG
+ * that the GPU's JPEG engines decode, 64x64 or more), nvJPEG decodes it
+ * into device memory, the job's chain (the auto_orient turn, then the
+ * job's steps, which may be none, hist not among them) and a histogram
+ * with bins[i] bins, for each i < n_bins, run there on CUDA, and only the
+ * counts come back into hists[i]. *width and *height: the size of the
+ * image counted. The counts are those gi_hist gives on any backend for the
+ * pixels nvJPEG decodes. *decoded_by: "nvjpeg-hardware" or "nvjpeg-hybrid"
+ * (what gi_last_codec would say), or NULL, with GI_OK and nothing done,
+ * when the device path does not take the file (no GPU or JPEG engines,
+ * not such a JPEG, standard input or a pipe, a file it cannot read): then
+ * decode it on the host (gi_load_file), which decodes or refuses it as
+ * ever. A failure after the decode names the file. */
+gi_status gi_hist_file_fast(gi_device device, const gi_job *job, const char *path,
+                            const int *bins, int n_bins, gi_histogram *hists, int *width,
+                            int *height, const char **decoded_by);
+
 /* ---------------------------------------------------------------- batch
  *
  * Many jobs, file to file, the way `gpuimg -o DIR` runs them: codec workers

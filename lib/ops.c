@@ -300,11 +300,11 @@ gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int
 }
 
 gi_status gi__apply_from_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
-                                gi_image *dst, gi__where dst_where)
+                                gi_image *dst, gi__where dst_where, gi_histogram *hist)
 {
     if (ctx->requested != GI_DEVICE_CUDA)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "a source in device memory needs a CUDA context");
-    return apply_between(ctx, src, GI__DEVICE, steps, n, dst, dst_where, NULL);
+    return apply_between(ctx, src, GI__DEVICE, steps, n, dst, dst_where, hist);
 }
 
 static gi_status run_op(gi_context *ctx, const gi_op *op, const gi_image *src, gi_image *dst,

@@ -484,6 +484,11 @@ group_jpeg_decoder() {
         done
         check "--codecs fast without a GPU: not every file written" \
             [ "$(ls "$tmp/fast" | wc -l)" -eq 6 ]
+        # hist too: without a GPU nothing is counted there, and stb decodes.
+        expect 0 hist --stats --bins 16 --codecs exact "$jpg" "$tmp/hist-exact.txt"
+        expect 0 hist --stats --bins 16 --codecs fast "$jpg" "$tmp/hist-fast.txt"
+        check "hist --codecs fast without a GPU differs from exact" \
+            same_file "$tmp/hist-exact.txt" "$tmp/hist-fast.txt"
     fi
     env GPUIMG_JPEG_DECODER=nvjpeg "$gpuimg" transpose "$scene" "$tmp/png.png" 2>"$tmp/err"
     rc=$?

@@ -23,7 +23,10 @@
  * encoder (its states, stream, pinned and device buffers, grown as needed,
  * never shrunk) is taken from a pool, used by one thread at a time, and
  * put back. Pools grow to the number of threads that code at once and live
- * as long as the process. */
+ * as long as the process. A decoder makes each backend's state (the
+ * engines', the hybrid decoder's) the first time one of its files needs
+ * it, so a process that decodes only on the hybrid decoder never pays
+ * for the engines' state, nor the other way round. */
 #include <cuda_runtime_api.h>
 #include <nvjpeg.h>
 #include <pthread.h>
@@ -48,8 +51,10 @@ typedef struct decoder {
     struct decoder *next; /* in the pool */
     cudaStream_t stream;
     nvjpegJpegStream_t parsed;
-    nvjpegJpegState_t engine_state; /* batch of one on the engines; NULL without them */
-    nvjpegJpegState_t hybrid_state;
+    /* Each backend's state is made by the first file that needs it (the
+     * engines' alone took 354 ms on an H100), then kept: NULL until then. */
+    nvjpegJpegState_t engine_state; /* batch of one on the engines */
+    nvjpegJpegState_t hybrid_state; /* with the three below */
     nvjpegBufferPinned_t pinned;
     nvjpegBufferDevice_t device;
     nvjpegDecodeParams_t params;
@@ -248,14 +253,30 @@ static void leave(int previous)
     if (previous != handle_device) cudaSetDevice(previous); /* valid a moment ago */
 }
 
+/* Releases the hybrid decoder's state and buffers, leaving them NULL. */
+static void drop_hybrid(decoder *d)
+{
+    if (d->params) nvjpegDecodeParamsDestroy(d->params);
+    if (d->hybrid_state) nvjpegJpegStateDestroy(d->hybrid_state);
+    if (d->pinned) nvjpegBufferPinnedDestroy(d->pinned);
+    if (d->device) nvjpegBufferDeviceDestroy(d->device);
+    d->params = NULL;
+    d->hybrid_state = NULL;
+    d->pinned = NULL;
+    d->device = NULL;
+}
+
+static void drop_engines(decoder *d)
+{
+    if (d->engine_state) nvjpegJpegStateDestroy(d->engine_state);
+    d->engine_state = NULL;
+}
+
 static void destroy_decoder(decoder *d)
 {
     if (d->stream) cudaStreamSynchronize(d->stream);
-    if (d->params) nvjpegDecodeParamsDestroy(d->params);
-    if (d->hybrid_state) nvjpegJpegStateDestroy(d->hybrid_state);
-    if (d->engine_state) nvjpegJpegStateDestroy(d->engine_state);
-    if (d->pinned) nvjpegBufferPinnedDestroy(d->pinned);
-    if (d->device) nvjpegBufferDeviceDestroy(d->device);
+    drop_hybrid(d);
+    drop_engines(d);
     if (d->parsed) nvjpegJpegStreamDestroy(d->parsed);
     cudaFree(d->pixels);
     if (d->stream) cudaStreamDestroy(d->stream);
@@ -263,6 +284,8 @@ static void destroy_decoder(decoder *d)
     free(d);
 }
 
+/* A decoder with its stream and parsed-stream holder; the backends' states
+ * come later (need_hybrid, need_engines). */
 static gi_status new_decoder(const char *name, decoder **out)
 {
     decoder *d = calloc(1, sizeof *d);
@@ -273,32 +296,68 @@ static gi_status new_decoder(const char *name, decoder **out)
         destroy_decoder(d);
         return cuda_failed("decode", name, e, "cudaStreamCreate");
     }
-    const char *what = "nvjpegJpegStreamCreate";
     nvjpegStatus_t s = nvjpegJpegStreamCreate(handle, &d->parsed);
-    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegDecoderStateCreate"))
-        s = nvjpegDecoderStateCreate(handle, hybrid, &d->hybrid_state);
-    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegBufferPinnedCreate"))
-        s = nvjpegBufferPinnedCreate(handle, NULL, &d->pinned);
-    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegBufferDeviceCreate"))
-        s = nvjpegBufferDeviceCreate(handle, NULL, &d->device);
-    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegStateAttachPinnedBuffer"))
-        s = nvjpegStateAttachPinnedBuffer(d->hybrid_state, d->pinned);
-    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegStateAttachDeviceBuffer"))
-        s = nvjpegStateAttachDeviceBuffer(d->hybrid_state, d->device);
-    if (s == NVJPEG_STATUS_SUCCESS && (what = "nvjpegDecodeParamsCreate"))
-        s = nvjpegDecodeParamsCreate(handle, &d->params);
-    /* The engines' state decodes batches of one, interleaved RGB: several
-     * threads with a decoder each keep several engines busy. */
-    if (s == NVJPEG_STATUS_SUCCESS && has_engines && (what = "nvjpegJpegStateCreate"))
-        s = nvjpegJpegStateCreate(handle, &d->engine_state);
-    if (s == NVJPEG_STATUS_SUCCESS && has_engines && (what = "nvjpegDecodeBatchedInitialize"))
-        s = nvjpegDecodeBatchedInitialize(handle, d->engine_state, 1, 1, NVJPEG_OUTPUT_RGBI);
     if (s != NVJPEG_STATUS_SUCCESS) {
+        d->parsed = NULL;
         destroy_decoder(d);
-        return nvjpeg_failed("decode", name, s, what);
+        return nvjpeg_failed("decode", name, s, "nvjpegJpegStreamCreate");
     }
     *out = d;
     return GI_OK;
+}
+
+/* The hybrid decoder's state, made the first time one of d's files needs
+ * it. Each handle is kept only once made (a failed create may leave
+ * anything in its output), and on failure all are dropped, so the next
+ * file tries afresh; *what names the call that failed. */
+static nvjpegStatus_t need_hybrid(decoder *d, const char **what)
+{
+    if (d->params) return NVJPEG_STATUS_SUCCESS; /* made last: all are there */
+    nvjpegJpegState_t state;
+    nvjpegBufferPinned_t pinned;
+    nvjpegBufferDevice_t device;
+    nvjpegDecodeParams_t params;
+    *what = "nvjpegDecoderStateCreate";
+    nvjpegStatus_t s = nvjpegDecoderStateCreate(handle, hybrid, &state);
+    if (s == NVJPEG_STATUS_SUCCESS) {
+        d->hybrid_state = state;
+        *what = "nvjpegBufferPinnedCreate";
+        s = nvjpegBufferPinnedCreate(handle, NULL, &pinned);
+    }
+    if (s == NVJPEG_STATUS_SUCCESS) {
+        d->pinned = pinned;
+        *what = "nvjpegBufferDeviceCreate";
+        s = nvjpegBufferDeviceCreate(handle, NULL, &device);
+    }
+    if (s == NVJPEG_STATUS_SUCCESS) {
+        d->device = device;
+        *what = "nvjpegStateAttachPinnedBuffer";
+        s = nvjpegStateAttachPinnedBuffer(d->hybrid_state, d->pinned);
+    }
+    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegStateAttachDeviceBuffer"))
+        s = nvjpegStateAttachDeviceBuffer(d->hybrid_state, d->device);
+    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeParamsCreate"))
+        s = nvjpegDecodeParamsCreate(handle, &params);
+    if (s == NVJPEG_STATUS_SUCCESS) d->params = params;
+    else drop_hybrid(d);
+    return s;
+}
+
+/* The engines' state, made the first time one of d's files goes to them:
+ * batches of one, interleaved RGB (several threads with a decoder each
+ * keep several engines busy). Kept whole or not at all, as need_hybrid. */
+static nvjpegStatus_t need_engines(decoder *d, const char **what)
+{
+    if (d->engine_state) return NVJPEG_STATUS_SUCCESS;
+    nvjpegJpegState_t state;
+    *what = "nvjpegJpegStateCreate";
+    nvjpegStatus_t s = nvjpegJpegStateCreate(handle, &state);
+    if (s != NVJPEG_STATUS_SUCCESS) return s;
+    d->engine_state = state;
+    *what = "nvjpegDecodeBatchedInitialize";
+    s = nvjpegDecodeBatchedInitialize(handle, d->engine_state, 1, 1, NVJPEG_OUTPUT_RGBI);
+    if (s != NVJPEG_STATUS_SUCCESS) drop_engines(d);
+    return s;
 }
 
 static gi_status take_decoder(const char *name, decoder **out)
@@ -338,9 +397,10 @@ static nvjpegStatus_t decode_hybrid(decoder *d, int channels, nvjpegImage_t *out
                                     const char **what)
 {
     last_decoder = "nvjpeg-hybrid";
-    *what = "nvjpegDecodeParamsSetOutputFormat";
-    nvjpegStatus_t s = nvjpegDecodeParamsSetOutputFormat(
-        d->params, channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI);
+    nvjpegStatus_t s = need_hybrid(d, what);
+    if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeParamsSetOutputFormat"))
+        s = nvjpegDecodeParamsSetOutputFormat(d->params,
+                                              channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI);
     if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegHost"))
         s = nvjpegDecodeJpegHost(handle, hybrid, d->hybrid_state, d->params, d->parsed);
     if (s == NVJPEG_STATUS_SUCCESS && (*what = "nvjpegDecodeJpegTransferToDevice"))
@@ -379,9 +439,14 @@ static nvjpegStatus_t decode_on_device(decoder *d, const uint8_t *bytes, size_t 
     memset(&out, 0, sizeof out);
     out.channel[0] = out_pixels;
     out.pitch[0] = pitch;
-    nvjpegStatus_t s;
-    if (d->engine_state && engines_take(d->parsed, channels, w, h)) {
+    if (engines_take(d->parsed, channels, w, h)) {
         last_decoder = "nvjpeg-hardware";
+        /* Failing to make the engines' state fails the file, as failing
+         * to make the decoder did before the state was made lazily: the
+         * hybrid decoder taking it instead would make the file's decoder
+         * depend on the memory left. */
+        nvjpegStatus_t s = need_engines(d, what);
+        if (s != NVJPEG_STATUS_SUCCESS) return s;
         *what = "nvjpegDecodeBatched (hardware)";
         s = nvjpegDecodeBatched(handle, d->engine_state, &bytes, &size, &out, d->stream);
         /* A file the engines call corrupt is corrupt; any other failure

@@ -16,6 +16,14 @@
 #     status, a failure naming the file, nothing left behind on failure;
 #     except the files of decoded_by_nvjpeg, whose entropy-coded data is
 #     corrupt in a complete file: nvJPEG decodes them (gpuimg.h, FAST).
+#     hist too: the same exit status, the failure naming the file.
+#  5. hist --codecs fast (a JPEG the device path takes is decoded by nvJPEG
+#     into device memory and counted there, only the counts coming back)
+#     writes the same report, byte for byte, as --device cpu on the same
+#     nvJPEG-decoded pixels (--jpeg-decoder nvjpeg): --stats, --bins, each
+#     format, --auto-orient, and a step before it (pipe 'blur | hist').
+#     -v says that a file was decoded and counted on the GPU, and on a GPU
+#     with JPEG engines at least one input took that path.
 # Skips (77) without nvJPEG or a GPU.
 gpuimg=$1 jpegs=$2 photos=$3 robust=$4 samples=$5
 decoded_by_nvjpeg="jpeg-flip-scan.jpg"
@@ -92,13 +100,26 @@ if python3 "$robust/make_corpus.py" "$robust/cases.txt" "$samples" "$corpus" >/d
             "$gpuimg" flip h --codecs $mode "$f" "$tmp/$mode/out.png" 2>"$tmp/$mode.err"
             echo $? >"$tmp/$mode.rc"
         done
+        for mode in exact fast; do
+            rm -f "$tmp/hist-$mode.txt"
+            "$gpuimg" hist --codecs $mode "$f" "$tmp/hist-$mode.txt" 2>"$tmp/$mode.hist.err"
+            echo $? >"$tmp/$mode.hist.rc"
+        done
         name=$(basename "$f")
         case " $decoded_by_nvjpeg " in *" $name "*) rm -rf "$tmp/exact" "$tmp/fast"; continue ;; esac
         cmp -s "$tmp/exact.rc" "$tmp/fast.rc" ||
             fail "$name: exit $(cat "$tmp/fast.rc") with fast codecs, $(cat "$tmp/exact.rc") exact"
+        cmp -s "$tmp/exact.hist.rc" "$tmp/fast.hist.rc" ||
+            fail "$name: hist exits $(cat "$tmp/fast.hist.rc") with fast codecs," \
+                "$(cat "$tmp/exact.hist.rc") exact"
         if [ "$(cat "$tmp/fast.rc")" != 0 ]; then
             grep -qF "$name" "$tmp/fast.err" || fail "$name: the failure does not name the file"
             [ -z "$(ls -A "$tmp/fast")" ] || fail "$name: left $(ls -A "$tmp/fast") behind"
+        fi
+        if [ "$(cat "$tmp/fast.hist.rc")" != 0 ]; then
+            grep -qF "$name" "$tmp/fast.hist.err" ||
+                fail "$name: hist's failure does not name the file"
+            [ ! -e "$tmp/hist-fast.txt" ] || fail "$name: hist left its output behind"
         fi
         rm -rf "$tmp/exact" "$tmp/fast"
     done
@@ -106,5 +127,37 @@ if python3 "$robust/make_corpus.py" "$robust/cases.txt" "$samples" "$corpus" >/d
 else
     echo "robust corpus: not made (python3?), part 4 skipped"
 fi
+# 5
+on_gpu=0
+for f in $inputs; do
+    name=$(basename "$f")
+    for opts in "--stats" "--bins 7 --format csv" "--stats --bins 16 --format json --auto-orient"; do
+        # shellcheck disable=SC2086 # $opts is a word list
+        "$gpuimg" hist $opts --jpeg-decoder nvjpeg --device cpu "$f" "$tmp/cpu.txt" ||
+            fail "hist $opts --device cpu: $name"
+        # shellcheck disable=SC2086
+        "$gpuimg" hist -v $opts --codecs fast "$f" "$tmp/fast.txt" 2>"$tmp/hist.err" ||
+            fail "hist $opts --codecs fast: $name: $(cat "$tmp/hist.err")"
+        cmp -s "$tmp/cpu.txt" "$tmp/fast.txt" ||
+            fail "hist $opts --codecs fast: $name: not the CPU's counts of nvJPEG's pixels"
+        grep -q 'decoded by nvjpeg-[a-z]* and counted on the GPU' "$tmp/hist.err" &&
+            on_gpu=$((on_gpu + 1))
+        rm -f "$tmp/cpu.txt" "$tmp/fast.txt"
+    done
+    "$gpuimg" pipe 'blur --sigma 2 | hist --stats' --jpeg-decoder nvjpeg --device cpu "$f" \
+        "$tmp/cpu.txt" || fail "pipe 'blur | hist' --device cpu: $name"
+    "$gpuimg" pipe 'blur --sigma 2 | hist --stats' --codecs fast "$f" "$tmp/fast.txt" ||
+        fail "pipe 'blur | hist' --codecs fast: $name"
+    cmp -s "$tmp/cpu.txt" "$tmp/fast.txt" ||
+        fail "pipe 'blur | hist' --codecs fast: $name: not the CPU's counts"
+    rm -f "$tmp/cpu.txt" "$tmp/fast.txt"
+done
+# The device path needs JPEG engines: a batch's -v says whether they decoded.
+# shellcheck disable=SC2086
+if "$gpuimg" blur -v --sigma 2 --codecs fast -o "$tmp/engines" $inputs 2>&1 |
+    grep -q 'codecs nvjpeg-hardware'; then
+    [ $on_gpu -gt 0 ] || fail "hist --codecs fast: no input was decoded and counted on the GPU"
+fi
+echo "hist --codecs fast: $on_gpu runs decoded and counted on the GPU"
 [ $failed = 0 ] && echo "fast codecs: ok on$(echo $inputs | wc -w | tr -d ' ') JPEGs"
 exit $failed
