@@ -159,5 +159,5 @@ if "$gpuimg" blur -v --sigma 2 --codecs fast -o "$tmp/engines" $inputs 2>&1 |
     [ $on_gpu -gt 0 ] || fail "hist --codecs fast: no input was decoded and counted on the GPU"
 fi
 echo "hist --codecs fast: $on_gpu runs decoded and counted on the GPU"
-[ $failed = 0 ] && echo "fast codecs: ok on$(echo $inputs | wc -w | tr -d ' ') JPEGs"
+[ $failed = 0 ] && echo "fast codecs: ok on $(echo $inputs | wc -w | tr -d ' ') JPEGs"
 exit $failed
