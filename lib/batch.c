@@ -646,8 +646,8 @@ void gi_batch_options_default(gi_batch_options *opts)
 
 const char *gi_stage_name(gi_stage stage)
 {
-    static const char *const names[GI_STAGE_COUNT] = {"decode", "startup", "upload",
-                                                      "kernel", "download", "encode"};
+    static const char *const names[GI_STAGE_COUNT] = {"read", "decode", "startup", "upload",
+                                                      "kernel", "download", "encode", "write"};
     return (unsigned)stage < GI_STAGE_COUNT ? names[stage] : "?";
 }
 

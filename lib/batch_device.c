@@ -80,7 +80,7 @@ typedef struct {
     uint8_t *bytes;
     size_t size;
     int slot; /* -1: not in the batch */
-    double read_ms;
+    double read_ms, parse_ms; /* reading the file; its header, into the batch */
 } device_file;
 
 /* Reads a file and adds it to the batch when the device path takes it. */
@@ -94,8 +94,10 @@ static void add_file(gi__device_lane *l, const gi_batch_options *o, gi__batch_im
         f->bytes = NULL; /* the host path reads it again and says why it cannot */
         return;
     }
+    double read = gi__now_ms();
     (void)takes(l, f->bytes, f->size, in, &o->job.limits, &f->slot);
-    f->read_ms = gi__now_ms() - start;
+    f->read_ms = read - start;
+    f->parse_ms = gi__now_ms() - read;
 }
 
 static gi_image as_image(const gi__device_pixels *px)
@@ -147,15 +149,21 @@ static gi__device_outcome encode_on_device(gi__device_lane *l, const gi_batch_op
     size_t length = 0;
     st = gi__encode_device_jpeg(&out, &save, &bytes, &length);
     job->item->encoded_by = gi_last_codec();
-    if (st == GI_OK && gi__batch_make_dirs(o, job) != 0) {
+    double encoded = gi__now_ms();
+    gi__batch_add_stage(job, GI_STAGE_ENCODE, encoded - start);
+    if (st != GI_OK) {
+        gi__batch_fail(job, "%s: %s", job->item->out, gi_last_error());
+        return GI__DEVICE_DONE;
+    }
+    if (gi__batch_make_dirs(o, job) != 0) {
         free(bytes);
         return GI__DEVICE_DONE;
     }
-    if (st == GI_OK) st = gi_write_file_atomic(job->item->out, bytes, length);
+    st = gi_write_file_atomic(job->item->out, bytes, length); /* its failures name the file */
     free(bytes);
-    gi__batch_add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
+    gi__batch_add_stage(job, GI_STAGE_WRITE, gi__now_ms() - encoded);
     if (st != GI_OK) {
-        gi__batch_fail(job, "%s: %s", job->item->out, gi_last_error());
+        gi__batch_fail(job, "%s", gi_last_error());
         return GI__DEVICE_DONE;
     }
     job->item->status = GI_ITEM_OK;
@@ -230,7 +238,8 @@ void gi__device_lane_run(gi__device_lane *l, const gi_batch_options *o, gi__batc
     for (int i = 0; i < n; i++) {
         outcome[i] = GI__DEVICE_TO_HOST;
         if (files[i].slot < 0) continue;
-        gi__batch_add_stage(jobs[i], GI_STAGE_DECODE, files[i].read_ms + share);
+        gi__batch_add_stage(jobs[i], GI_STAGE_READ, files[i].read_ms);
+        gi__batch_add_stage(jobs[i], GI_STAGE_DECODE, files[i].parse_ms + share);
         outcome[i] = finish_file(l, o, jobs[i], &files[i]);
         if (outcome[i] == GI__DEVICE_TO_HOST) {
             /* Its time so far is the host path's to count again. */

@@ -876,14 +876,18 @@ typedef enum gi_item_status {
     GI_ITEM_SKIPPED          /* skip_existing and the output exists */
 } gi_item_status;
 
-/* Where an image's time goes: read + decode, CUDA start-up (the image that
- * paid for it), upload, kernels (on the CPU the whole operation), download,
- * encode + write. */
+/* Where an image's time goes: reading the input file, decoding, CUDA
+ * start-up (the image that paid for it), upload, kernels (on the CPU the
+ * whole operation), download, encoding, writing the output file (into
+ * place). A JPEG decoded in a group on the GPU carries its share of the
+ * group's decode. Netpbm output is written as it is encoded: its time is
+ * the encode's. */
 typedef enum gi_stage {
-    GI_STAGE_DECODE, GI_STAGE_STARTUP, GI_STAGE_UPLOAD, GI_STAGE_KERNEL, GI_STAGE_DOWNLOAD,
-    GI_STAGE_ENCODE, GI_STAGE_COUNT
+    GI_STAGE_READ, GI_STAGE_DECODE, GI_STAGE_STARTUP, GI_STAGE_UPLOAD, GI_STAGE_KERNEL,
+    GI_STAGE_DOWNLOAD, GI_STAGE_ENCODE, GI_STAGE_WRITE, GI_STAGE_COUNT
 } gi_stage;
-/* "decode", "startup", "upload", "kernel", "download", "encode". */
+/* "read", "decode", "startup", "upload", "kernel", "download", "encode",
+ * "write". */
 const char *gi_stage_name(gi_stage stage);
 
 typedef struct gi_batch_item {
