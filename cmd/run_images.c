@@ -168,8 +168,10 @@ static void on_stop_signal(int signo)
     stop_requested = signo;
 }
 
-/* -v: where the batch's time went, summed over its images. */
-static void print_stage_totals(const cli_common *c, const batch_list *list)
+/* -v: where the batch's time went, summed over its images, and how long
+ * its threads waited. */
+static void print_stage_totals(const cli_common *c, const batch_list *list,
+                               const gi_batch_waits *waits)
 {
     double total[GI_STAGE_COUNT] = {0};
     for (size_t i = 0; i < list->count; i++)
@@ -177,7 +179,8 @@ static void print_stage_totals(const cli_common *c, const batch_list *list)
     fprintf(stderr, "gpuimg %s: time by stage, summed over images:", c->command);
     for (int s = 0; s < GI_STAGE_COUNT; s++)
         fprintf(stderr, "%s %s %.2f s", s ? "," : "", gi_stage_name((gi_stage)s), total[s] / 1e3);
-    fputc('\n', stderr);
+    fprintf(stderr, "; idle (threads waiting) %.2f s over %d threads\n", waits->waited_ms / 1e3,
+            waits->threads);
 }
 
 static int run_batch(const cli_common *c, char **args, int count, const gi_op *steps,
@@ -201,6 +204,8 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
     item_reporter reporter = {c, &prog};
     gi_batch_options o = batch_options(c, steps, n_steps, &reporter);
     o.codec_workers = c->jobs;
+    gi_batch_waits waits = {0, 0};
+    o.waits = &waits;
     signal(SIGINT, on_stop_signal);
     signal(SIGTERM, on_stop_signal);
     gi_status st = gi_batch_run(&o, list.items, list.count);
@@ -209,7 +214,7 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
         batch_list_free(&list);
         return EXIT_FAIL;
     }
-    if (c->verbosity >= 2) print_stage_totals(c, &list);
+    if (c->verbosity >= 2) print_stage_totals(c, &list, &waits);
     double elapsed = progress_elapsed(&prog);
     progress_finish(&prog, stop_requested != 0);
     rc = stop_requested ? 128 + stop_requested : prog.failed ? EXIT_FAIL : EXIT_OK;

@@ -31,6 +31,7 @@
 
 #include "batch_device.h"
 #include "batch_image.h"
+#include "clock.h"
 #include "cpu_parallel.h"
 #include "gi_error.h"
 #include "jpeg_nvjpeg.h"
@@ -84,6 +85,8 @@ typedef struct pipeline {
     int first_lane_open; /* lanes[0] has tried to open its context */
     int lane_warm;       /* a lane other than the bridge has finished an image */
     int lanes_on_cpu;    /* the lanes' plan chose the CPU: no bridge needed */
+    double waited_ms;    /* every thread's time in wait_for_change, summed */
+    int threads;         /* the threads that ran (the calling thread alone: 0) */
 } pipeline;
 
 static int queue_init(job_queue *q, size_t cap)
@@ -165,7 +168,9 @@ static void wait_for_change(pipeline *p)
         until.tv_sec++;
         until.tv_nsec -= 1000000000L;
     }
+    double start = gi__now_ms();
     pthread_cond_timedwait(&p->changed, &p->lock, &until);
+    p->waited_ms += gi__now_ms() - start; /* under the lock again */
 }
 
 /* Tells the caller that an item has ended. */
@@ -559,6 +564,7 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
         pthread_create(&ids[started], NULL, compute_worker, &bridge) == 0)
         started++;
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
+    p->threads = started;
     gi_context_destroy(bridge.ctx);
     if (workers_started) return 0;
     p->next = 0;
@@ -688,6 +694,7 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
         p.device_lanes = p.device_lanes_running = 0; /* the device path is in-turn's now */
         run_in_turn(&p, &lanes[0]);
     }
+    if (opts->waits) *opts->waits = (gi_batch_waits){p.waited_ms, p.threads};
     free(p.order);
     free(p.device_order);
     free(p.returned);

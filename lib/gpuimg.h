@@ -926,7 +926,15 @@ typedef struct gi_batch_options {
      * a time, from any of the batch's threads. */
     void (*on_item)(void *user, const gi_batch_item *item);
     void *user;
+    /* When set, filled in as the batch ends: how long its threads waited
+     * for work or for room in a queue (what the stages leave idle). */
+    struct gi_batch_waits *waits;
 } gi_batch_options;
+typedef struct gi_batch_waits {
+    double waited_ms; /* summed over the threads */
+    int threads;      /* codec workers, compute and device lanes that ran;
+                         0 when the calling thread ran everything */
+} gi_batch_waits;
 void gi_batch_options_default(gi_batch_options *opts);
 
 /* Runs every item. Returns GI_OK when the batch ran (each item's status
