@@ -139,21 +139,24 @@ typedef struct {
     vu32 v[G];
 } block;
 
-/* start plus sum_k w[k] * s[k] for the BLOCK values from offset on: the
- * pair rows, and the centre's s * 2^16 where w[0] did not fit. */
-static inline block pair_sums(const blur_taps *t, const uint32_t *const *rows, ptrdiff_t offset,
-                              uint32_t start)
+/* start plus sum_k w[k] * s[k] for count vectors (a constant: G, or 1)
+ * from offset on: the pair rows, and the centre's s * 2^16 where w[0] did
+ * not fit. */
+static inline __attribute__((always_inline)) block pair_sums(const blur_taps *t,
+                                                             const uint32_t *const *rows,
+                                                             ptrdiff_t offset, uint32_t start,
+                                                             const int count)
 {
     block acc;
-    for (int g = 0; g < G; g++) acc.v[g] = splat(start);
+    for (int g = 0; g < count; g++) acc.v[g] = splat(start);
     for (int p = 0; p < t->pairs; p++) {
         const uint32_t *row = rows[p] + offset;
         const vu32 w = splat(t->pair_w[p]);
-        for (int g = 0; g < G; g++) acc.v[g] = madd_add(acc.v[g], load(row + g * LANES), w);
+        for (int g = 0; g < count; g++) acc.v[g] = madd_add(acc.v[g], load(row + g * LANES), w);
     }
     if (t->centre_high) {
         const uint32_t *row = rows[-t->first / 2] + offset;
-        for (int g = 0; g < G; g++) acc.v[g] += load(row + g * LANES) << 16;
+        for (int g = 0; g < count; g++) acc.v[g] += load(row + g * LANES) << 16;
     }
     return acc;
 }
@@ -176,13 +179,15 @@ static inline void put_pair(uint32_t *row, uint32_t *prev, vu32 v)
 static void horizontal(const blur_taps *t, const uint32_t *centre, int step, size_t n, int split,
                        uint32_t *q, uint32_t *q_prev, uint32_t *lo, uint32_t *lo_prev)
 {
+    /* split: alpha's h (< 2^16) goes whole into q, a colour's high part */
+    const vu32 whole = (vu32)(step == 4 ? (blur_vi){BLUR_IS_ALPHA4} : (blur_vi){BLUR_IS_ALPHA2});
     /* the tap pairs of value 0, as rows of a 1-row "image" */
     const uint32_t *taps[MAX_PAIRS];
     for (int p = 0; p < t->pairs; p++) taps[p] = centre + (ptrdiff_t)(t->first + 2 * p) * step;
     /* premultiplied samples lack 2^15 each: their sum 2^15 * 65536 */
     const uint32_t start = split ? 128u + (1u << 31) : 128u;
     for (size_t i = 0; i < n; i += BLOCK) {
-        const block sums = pair_sums(t, taps, (ptrdiff_t)i, start);
+        const block sums = pair_sums(t, taps, (ptrdiff_t)i, start, G);
         for (int g = 0; g < G; g++) {
             const size_t at = i + g * LANES;
             const vu32 h = sums.v[g] >> 8;
@@ -190,7 +195,8 @@ static void horizontal(const blur_taps *t, const uint32_t *centre, int step, siz
                 put_pair(q + at, q_prev + at, h ^ 0x8000); /* h - 2^15 (h < 2^16) fits int16 */
                 continue;
             }
-            put_pair(q + at, q_prev + at, h >> BLUR_SPLIT_SHIFT);
+            const vu32 high = (h & whole) | (h >> BLUR_SPLIT_SHIFT & ~whole);
+            put_pair(q + at, q_prev + at, high ^ 0x8000); /* less 2^15, as above */
             put_pair(lo + at, lo_prev + at, h & BLUR_SPLIT_MASK);
         }
     }
@@ -212,26 +218,57 @@ static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size
 {
     for (size_t i = 0; i < n; i += BLOCK) {
         /* h - 2^15 lacks 2^15 * 65536 = 2^31; + 2^23 rounds */
-        const block sums = pair_sums(t, rows, (ptrdiff_t)i, (1u << 31) + (1u << 23));
+        const block sums = pair_sums(t, rows, (ptrdiff_t)i, (1u << 31) + (1u << 23), G);
         uint32_t a[BLOCK];
         for (int g = 0; g < G; g++) store(a + g * LANES, sums.v[g] >> 24);
         put_bytes(a, n - i, out + i);
     }
 }
 
-static void vertical_split(const blur_taps *t, const uint32_t *const *hi_rows,
-                           const uint32_t *const *lo_rows, size_t pixels, int ch, uint8_t *out)
+/* The sums of the high parts (with alpha's va) decide most colours
+ * (blur_finish.h). The vectors where some colour depends on the low parts
+ * (about 1 in 11 of 16 lanes at va = 2^31) are listed, without a branch,
+ * and summed and finished in a second loop, whose iterations overlap
+ * (a branch per vector, taken at random, cost more than the lanes it
+ * saved); the lanes still unsure after that go through doubles. */
+static inline __attribute__((always_inline)) void
+split_sums(const blur_taps *t, const uint32_t *const *hi_rows, const uint32_t *const *lo_rows,
+           size_t pixels, const int ch, uint32_t *scratch, uint8_t *out)
 {
     const size_t n = pixels * ch;
+    uint32_t *his = scratch, *redo = scratch + n + BLOCK; /* the sums, the vectors to redo */
+    size_t redos = 0;
     for (size_t i = 0; i < n; i += BLOCK) {
-        const block h = pair_sums(t, hi_rows, (ptrdiff_t)i, 0), l = pair_sums(t, lo_rows, (ptrdiff_t)i, 0);
+        /* the high parts less 2^15 lack 2^15 * 65536 = 2^31 */
+        const block h = pair_sums(t, hi_rows, (ptrdiff_t)i, 1u << 31, G);
         uint32_t a[BLOCK];
-        blur_vi unsure = {0};
-        for (int g = 0; g < G; g++) unsure |= blur_finish_lanes(h.v[g], l.v[g], ch, a + g * LANES);
-        if (blur_any(unsure))
-            for (int g = 0; g < G; g++) blur_finish_exact(h.v[g], l.v[g], ch, a + g * LANES);
+        for (int g = 0; g < G; g++) {
+            const size_t at = i + g * LANES;
+            store(his + at, h.v[g]);
+            redo[redos] = (uint32_t)at;
+            redos += (size_t)blur_any(blur_finish_lanes(h.v[g], (vu32){0}, BLUR_LO_MAX, ch, a + g * LANES)) & (at < n);
+        }
         put_bytes(a, n - i, out + i);
     }
+    for (size_t r = 0; r < redos; r++) {
+        const size_t at = redo[r];
+        const vu32 h = load(his + at), l = pair_sums(t, lo_rows, (ptrdiff_t)at, 0, 1).v[0];
+        uint32_t a[LANES];
+        if (blur_any(blur_finish_lanes(h, l, 0, ch, a))) blur_finish_exact(h, l, ch, a);
+        for (size_t k = 0; k < LANES && at + k < n; k++) out[at + k] = (uint8_t)a[k];
+    }
+}
+
+/* split_sums with its channels a constant: the finish's lane patterns
+ * (blur_finish.h) without a test per vector. */
+static void vertical_split(const blur_taps *t, const uint32_t *const *hi_rows,
+                           const uint32_t *const *lo_rows, size_t pixels, int ch, uint32_t *scratch,
+                           uint8_t *out)
+{
+    if (ch == 4)
+        split_sums(t, hi_rows, lo_rows, pixels, 4, scratch, out);
+    else
+        split_sums(t, hi_rows, lo_rows, pixels, 2, scratch, out);
 }
 
 const blur_kernels GI_BLUR_KERNELS = {pairs, horizontal, vertical_plain, vertical_split};
