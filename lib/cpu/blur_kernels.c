@@ -78,15 +78,29 @@ static inline vu32 madd_add(vu32 acc, vu32 a, vu32 b)
 #endif
 }
 
-/* Sixteen bytes at a time as premultiplied samples: each byte times its
- * pixel's alpha (times 1 for alpha itself), 16-bit products (<= 65025),
- * less 2^15. */
+/* Sixteen bytes at a time as premultiplied samples in 32-bit lanes: each
+ * byte times its pixel's alpha (times 1 for alpha itself), 16-bit
+ * products (<= 65025), less 2^15 modulo 2^16. AVX-512 widens the bytes
+ * straight to 32-bit lanes and multiplies their low halves; in plain
+ * vector code GCC widens bytes to 32 bits one byte at a time, so there
+ * the products are made in 16 bits and widened after. */
 typedef uint8_t bytes16 __attribute__((vector_size(16)));
 typedef uint16_t u16x16 __attribute__((vector_size(32)));
 typedef uint32_t u32x16 __attribute__((vector_size(64)));
 
-static inline void premultiplied16(const uint8_t *in, int ch, u16x16 *out)
+static inline __attribute__((always_inline)) void premultiplied16(const uint8_t *in, const int ch,
+                                                                  u32x16 *out)
 {
+#if VBYTES == 64
+    /* alpha's byte, or a 1 (pshufb's -1 gives 0, OR-ed with one) */
+    const __m128i pick = ch == 4 ? _mm_setr_epi8(3, 3, 3, -1, 7, 7, 7, -1, 11, 11, 11, -1, 15, 15, 15, -1)
+                                 : _mm_setr_epi8(1, -1, 3, -1, 5, -1, 7, -1, 9, -1, 11, -1, 13, -1, 15, -1);
+    const __m128i one = ch == 4 ? _mm_setr_epi8(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1)
+                                : _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
+    const __m128i v = _mm_loadu_si128((const __m128i *)in);
+    const __m128i a = _mm_or_si128(_mm_shuffle_epi8(v, pick), one);
+    *out = (u32x16)_mm512_mullo_epi16(_mm512_cvtepu8_epi32(v), _mm512_cvtepu8_epi32(a)) ^ 0x8000;
+#else
     const bytes16 ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     bytes16 v;
     memcpy(&v, in, sizeof v);
@@ -96,7 +110,8 @@ static inline void premultiplied16(const uint8_t *in, int ch, u16x16 *out)
                               : GI_SHUFFLE(v, ones, bytes16, 1, 16, 3, 16, 5, 16, 7, 16, 9, 16, 11, 16,
                                            13, 16, 15, 16);
     const u16x16 u = __builtin_convertvector(v, u16x16) * __builtin_convertvector(a, u16x16);
-    *out = u ^ 0x8000; /* u - 2^15 modulo 2^16 */
+    *out = __builtin_convertvector(u ^ 0x8000, u32x16);
+#endif
 }
 
 static inline uint32_t premultiplied1(const uint8_t *in, size_t i, int ch)
@@ -105,28 +120,37 @@ static inline uint32_t premultiplied1(const uint8_t *in, size_t i, int ch)
     return ((i == alpha ? 1u : in[alpha]) * in[i]) ^ 0x8000;
 }
 
-/* out[i] = s(i) | s(i + ch) << 16 for the bytes of whole pixels from in
- * on, s being the sample: the byte, or premultiplied (blur_kernels.h),
- * whose high halves are the next sixteen's lanes shifted in. */
-static void pairs(const uint8_t *in, size_t count, int ch, int premultiplied, uint32_t *out)
+/* pairs of premultiplied samples, with the channels a constant: the high
+ * halves are the next sixteen's lanes shifted in. */
+static inline __attribute__((always_inline)) void premultiplied_pairs(const uint8_t *in, size_t count,
+                                                                      const int ch, uint32_t *out)
 {
-    if (!premultiplied) {
-        for (size_t i = 0; i < count; i++) out[i] = in[i] | (uint32_t)in[i + ch] << 16;
-        return;
-    }
     size_t i = 0;
-    u16x16 now, next;
+    u32x16 now, next;
     premultiplied16(in, ch, &now);
-    for (; i + 16 <= count; i += 16, now = next) {
+    for (; i + 16 <= count; i += 16) {
         premultiplied16(in + i + 16, ch, &next);
-        const u16x16 high = ch == 4 ? GI_SHUFFLE(now, next, u16x16, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+        const u32x16 high = ch == 4 ? GI_SHUFFLE(now, next, u32x16, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
                                                  14, 15, 16, 17, 18, 19)
-                                    : GI_SHUFFLE(now, next, u16x16, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                    : GI_SHUFFLE(now, next, u32x16, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
                                                  12, 13, 14, 15, 16, 17);
-        const u32x16 pair = __builtin_convertvector(now, u32x16) | __builtin_convertvector(high, u32x16) << 16;
+        const u32x16 pair = now | high << 16;
         memcpy(out + i, &pair, sizeof pair);
+        now = next;
     }
     for (; i < count; i++) out[i] = premultiplied1(in, i, ch) | premultiplied1(in, i + ch, ch) << 16;
+}
+
+/* out[i] = s(i) | s(i + ch) << 16 for the bytes of whole pixels from in
+ * on, s being the sample: the byte, or premultiplied (blur_kernels.h). */
+static void pairs(const uint8_t *in, size_t count, int ch, int premultiplied, uint32_t *out)
+{
+    if (!premultiplied)
+        for (size_t i = 0; i < count; i++) out[i] = in[i] | (uint32_t)in[i + ch] << 16;
+    else if (ch == 4)
+        premultiplied_pairs(in, count, 4, out);
+    else
+        premultiplied_pairs(in, count, 2, out);
 }
 
 /* The kernels work on BLOCK values at a time, G vectors, so that each
