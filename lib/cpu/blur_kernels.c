@@ -226,13 +226,15 @@ static void horizontal(const blur_taps *t, const uint32_t *centre, int step, siz
     }
 }
 
-/* The BLOCK values of a (each below 256) as bytes, count of them at most:
- * a plain loop, which the compilers narrow with pack instructions (a
- * vector conversion to bytes becomes one extract per lane on AVX2). */
-static inline void put_bytes(const uint32_t *a, size_t count, uint8_t *out)
+/* The first count of the size values of a (each below 256; size BLOCK
+ * or LANES, a constant) as bytes: a plain loop, which the compilers
+ * narrow with pack instructions where it runs the whole size (a vector
+ * conversion to bytes becomes one extract per lane on AVX2). */
+static inline __attribute__((always_inline)) void put_bytes(const uint32_t *a, const size_t size,
+                                                            size_t count, uint8_t *out)
 {
-    if (count >= BLOCK) {
-        for (int t = 0; t < BLOCK; t++) out[t] = (uint8_t)a[t];
+    if (count >= size) {
+        for (size_t t = 0; t < size; t++) out[t] = (uint8_t)a[t];
         return;
     }
     for (size_t t = 0; t < count; t++) out[t] = (uint8_t)a[t];
@@ -245,7 +247,7 @@ static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size
         const block sums = pair_sums(t, rows, (ptrdiff_t)i, (1u << 31) + (1u << 23), G);
         uint32_t a[BLOCK];
         for (int g = 0; g < G; g++) store(a + g * LANES, sums.v[g] >> 24);
-        put_bytes(a, n - i, out + i);
+        put_bytes(a, BLOCK, n - i, out + i);
     }
 }
 
@@ -272,14 +274,14 @@ split_sums(const blur_taps *t, const uint32_t *const *hi_rows, const uint32_t *c
             redo[redos] = (uint32_t)at;
             redos += (size_t)blur_any(blur_finish_lanes(h.v[g], (vu32){0}, BLUR_LO_MAX, ch, a + g * LANES)) & (at < n);
         }
-        put_bytes(a, n - i, out + i);
+        put_bytes(a, BLOCK, n - i, out + i);
     }
     for (size_t r = 0; r < redos; r++) {
         const size_t at = redo[r];
         const vu32 h = load(his + at), l = pair_sums(t, lo_rows, (ptrdiff_t)at, 0, 1).v[0];
         uint32_t a[LANES];
         if (blur_any(blur_finish_lanes(h, l, 0, ch, a))) blur_finish_exact(h, l, ch, a);
-        for (size_t k = 0; k < LANES && at + k < n; k++) out[at + k] = (uint8_t)a[k];
+        put_bytes(a, LANES, n - at, out + at);
     }
 }
 
