@@ -1,12 +1,15 @@
 /* The last step of the premultiplied blur (gpuimg.h): a colour's vertical
  * sum vc over alpha's va,
  *     out = va == 0 ? 0 : min(255, floor((vc + floor(va / 2)) / va)),
- * with vc < 2^41 and va < 2^32: in floats where that is provably exact
- * (blur_finish_lanes), else in doubles instead of a 64-bit division per
- * colour, four lanes at a time (one RGBA pixel or two gray+alpha ones).
- * Each sum arrives split in two 32-bit parts, v = 512 * hi + lo (hi < 2^31,
- * lo < 2^25), and both the numerator num and va are integers under 2^41,
- * so exact in a double. The division is correctly rounded, and its floor
+ * with vc < 2^41 and va < 2^32. The sums arrive as the vertical pass makes
+ * them (blur_kernels.h): an alpha lane's hi is va itself (h of alpha fits
+ * 16 bits), a colour lane's sum is split, vc = 256 * hi + lo (hi < 2^32,
+ * lo <= BLUR_LO_MAX). Most colours are decided from hi alone, in floats
+ * (blur_finish_lanes with lo unknown: the quotient's floor is the same at
+ * both ends of lo's range); the rest once lo is summed, in floats, and
+ * the few left after that in doubles (blur_finish4), instead of a 64-bit
+ * division per colour. In doubles, the numerator and va are integers under
+ * 2^41, so exact. The division is correctly rounded, and its floor
  * is exactly floor(num / va) wherever that is below 256: an exact quotient
  * k stays k, and one below k is at most k - 1/va <= k - 2^-32, while the
  * doubles next to k <= 256 are 2^-44 apart, so rounding cannot reach k.
@@ -20,8 +23,19 @@
 
 #include "cpu_simd.h"
 
-#define BLUR_SPLIT_SHIFT 9
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* h of a premultiplied colour (< 2^24) travels as h >> BLUR_SPLIT_SHIFT
+ * (< 2^16, offset into int16 as every sample) and h & BLUR_SPLIT_MASK;
+ * the vertical sum of the low parts is at most BLUR_LO_MAX (weights sum
+ * to 2^16). */
+#define BLUR_SPLIT_SHIFT 8
 #define BLUR_SPLIT_MASK ((1u << BLUR_SPLIT_SHIFT) - 1)
+#define BLUR_LO_MAX (BLUR_SPLIT_MASK * 65536u)
 
 typedef double blur_v4d __attribute__((vector_size(32)));
 typedef int64_t blur_v4l __attribute__((vector_size(32)));
@@ -29,9 +43,9 @@ typedef int32_t blur_v4i __attribute__((vector_size(16)));
 typedef uint32_t blur_v4u __attribute__((vector_size(16)));
 typedef uint8_t blur_v16b __attribute__((vector_size(16)));
 
-/* Four premultiplied results from their split sums: one RGBA pixel
+/* Four premultiplied results from their sums: one RGBA pixel
  * (channels 4) or two gray+alpha ones (channels 2). Alpha lanes get the
- * plain (va + 2^23) >> 24 (va < 2^32, so it fits). */
+ * plain (va + 2^23) >> 24 (va < 2^32 - 2^24, so it fits). */
 static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *hi_in,
                                                                const uint32_t *lo_in,
                                                                const int channels, uint8_t *out)
@@ -41,26 +55,14 @@ static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *h
     blur_v4u hi, lo;
     memcpy(&hi, hi_in, sizeof hi);
     memcpy(&lo, lo_in, sizeof lo);
-    const blur_v4d v = __builtin_convertvector((blur_v4i)hi, blur_v4d) * (double)(1u << BLUR_SPLIT_SHIFT) +
-                       __builtin_convertvector((blur_v4i)lo, blur_v4d);
-    const blur_v4d halves = __builtin_convertvector((blur_v4i)hi, blur_v4d) *
-                                (double)(1u << (BLUR_SPLIT_SHIFT - 1)) +
-                            __builtin_convertvector((blur_v4i)(lo >> 1), blur_v4d);
-    /* each lane's pixel's alpha: va, floor(va / 2), va as an integer */
-    const blur_v4u joined = (hi << BLUR_SPLIT_SHIFT) + lo; /* exact where it is va */
-    blur_v4d va, half;
-    blur_v4u va32;
-    if (channels == 4) {
-        va = GI_SHUFFLE(v, v, blur_v4l, 3, 3, 3, 3);
-        half = GI_SHUFFLE(halves, halves, blur_v4l, 3, 3, 3, 3);
-        va32 = GI_SHUFFLE(joined, joined, blur_v4i, 3, 3, 3, 3);
-    } else {
-        va = GI_SHUFFLE(v, v, blur_v4l, 1, 1, 3, 3);
-        half = GI_SHUFFLE(halves, halves, blur_v4l, 1, 1, 3, 3);
-        va32 = GI_SHUFFLE(joined, joined, blur_v4i, 1, 1, 3, 3);
-    }
+    const blur_v4d v = __builtin_convertvector(hi, blur_v4d) * (double)(1u << BLUR_SPLIT_SHIFT) +
+                       __builtin_convertvector(lo, blur_v4d);
+    /* each lane's pixel's alpha: va as an integer and as a double */
+    const blur_v4u va32 = channels == 4 ? GI_SHUFFLE(hi, hi, blur_v4i, 3, 3, 3, 3)
+                                        : GI_SHUFFLE(hi, hi, blur_v4i, 1, 1, 3, 3);
+    const blur_v4d va = __builtin_convertvector(va32, blur_v4d);
     const blur_v4l one = (blur_v4l)(blur_v4d){1, 1, 1, 1}; /* masks pick 1.0 or 0.0 */
-    const blur_v4d num = v + half;
+    const blur_v4d num = v + __builtin_convertvector(va32 >> 1, blur_v4d);
     /* va or, where it is 0, 1: no lane divides by zero */
     blur_v4d t = num / (va + (blur_v4d)((va == 0.0) & one));
     const blur_v4l big = t > 256.0;
@@ -78,16 +80,20 @@ static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *h
 
 /* BLUR_LANES results at once (a whole number of pixels: 4 RGBA lanes or
  * 2 gray+alpha ones each) in float, as wide as the caller's vectors;
- * BLUR_LANES is 4, 8 or 16, defined before this header. Every float here
- * is within 2^-24 relative of its integer (hi, lo + floor(va / 2), va),
- * the numerator within 2^-23 and the quotient t within 2^-21 relative of
- * num / va (2^-22 and a margin): below 257 that is under 2^-12.99
- * absolute. t +- 2^-12 adds a rounding of at most 2^-16 (half the spacing
- * of floats below 512). So where t - 2^-12 and t + 2^-12 have the same
- * integer part q (truncated; t is clamped to 257), num / va lies in
- * [q, q + 1): q is the floor. A lane where they differ (about 1 in 2^11:
- * more in flat areas, which give k + 1/2) is redone with blur_finish4.
- * va = 0 makes t NaN, clamped to 257, and the lane 0 after. */
+ * BLUR_LANES is 4, 8 or 16, defined before this header. The colour's lo
+ * is known, or only known to lie in [lo, lo + slack]; then t_lo and t_hi
+ * approximate num / va at both ends, num = 256 hi + lo + floor(va / 2),
+ * and r = 1 / va. Each of hi, lo + floor(va / 2) (< 2^32), va, 1 / va,
+ * 256 hi + that, + slack and the product rounds once, 2^-24 relative:
+ * t is within 7 * 2^-24 (< 2^-21) relative of its quotient, which below
+ * 257 is under 2^-13 absolute. t_lo - 2^-12 and t_hi + 2^-12 add a
+ * rounding of at most 2^-16 (half the spacing of floats below 512). So
+ * the first truncates to at most the floor at the low end (the floor is
+ * at least 0), the second to at least the floor at the high end (t is
+ * clamped to 257): where they agree, that is the floor (about 1 lane in
+ * 2^11 when lo is known, slack / va of them when it is not: 1 in 128 at
+ * va = 2^31). A floor of 255 or more is 255 whatever lo is. va = 0 makes
+ * r 0 and both ends 0, which is that lane's output. */
 #ifdef BLUR_LANES
 typedef float blur_vf __attribute__((vector_size(BLUR_LANES * 4)));
 typedef int32_t blur_vi __attribute__((vector_size(BLUR_LANES * 4)));
@@ -124,11 +130,46 @@ static inline blur_vi blur_select(blur_vi mask, blur_vi a, blur_vi b)
     return (a & mask) | (b & ~mask);
 }
 
+/* The lesser of a and b, lane by lane: x86's min where the set has it
+ * (compilers make three instructions of a select), else a select. */
+static inline blur_vf blur_minf(blur_vf a, blur_vf b)
+{
+#if BLUR_LANES == 16 && defined(__AVX512F__)
+    return (blur_vf)_mm512_min_ps((__m512)a, (__m512)b);
+#elif BLUR_LANES == 8 && defined(__AVX2__)
+    return (blur_vf)_mm256_min_ps((__m256)a, (__m256)b);
+#elif BLUR_LANES == 4 && defined(__SSE2__)
+    return (blur_vf)_mm_min_ps((__m128)a, (__m128)b);
+#else
+    return (blur_vf)blur_select(a < b, (blur_vi)a, (blur_vi)b);
+#endif
+}
+
+static inline blur_vi blur_mini(blur_vi a, blur_vi b)
+{
+#if BLUR_LANES == 16 && defined(__AVX512F__)
+    return (blur_vi)_mm512_min_epi32((__m512i)a, (__m512i)b);
+#elif BLUR_LANES == 8 && defined(__AVX2__)
+    return (blur_vi)_mm256_min_epi32((__m256i)a, (__m256i)b);
+#else
+    return blur_select(a < b, a, b);
+#endif
+}
+
 typedef int64_t blur_vl __attribute__((vector_size(BLUR_LANES * 4)));
 
-/* Whether any lane of m is set: OR-ing halves in registers. */
+/* Whether any lane of m is set (1) or none (0): x86's sign masks where the
+ * set is there (a mask test instead of a chain of shuffles), else OR-ing
+ * halves in registers. */
 static inline int blur_any(blur_vi m)
 {
+#if BLUR_LANES == 16 && defined(__AVX512F__)
+    return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
+#elif BLUR_LANES == 8 && defined(__AVX2__)
+    return _mm256_movemask_ps((__m256)m) != 0;
+#elif BLUR_LANES == 4 && defined(__SSE2__)
+    return _mm_movemask_ps((__m128)m) != 0;
+#else
     blur_vl x = (blur_vl)m;
 #if BLUR_LANES == 16
     x |= GI_SHUFFLE(x, x, blur_vl, 4, 5, 6, 7, 0, 1, 2, 3);
@@ -138,6 +179,7 @@ static inline int blur_any(blur_vi m)
 #endif
     x |= GI_SHUFFLE(x, x, blur_vl, BLUR_ANY_SWAP1);
     return x[0] != 0;
+#endif
 }
 
 /* The lanes through blur_finish4, for those blur_finish_lanes is unsure of. */
@@ -153,26 +195,32 @@ static inline void blur_finish_exact(blur_vu hi, blur_vu lo, int channels, uint3
 
 /* Writes the results (0..255, one a lane: the caller narrows them to
  * bytes, which compilers do best for whole arrays); returns the lanes
- * (-1) where they may be wrong, to be redone by blur_finish_exact. */
+ * (-1) where they may be wrong: to be redone with lo known where slack
+ * was not 0, else by blur_finish_exact. slack is a constant, 0 or
+ * BLUR_LO_MAX. */
 static inline __attribute__((always_inline)) blur_vi blur_finish_lanes(blur_vu hi, blur_vu lo,
+                                                                       const uint32_t slack,
                                                                        const int channels, uint32_t *out)
 {
     const blur_vi is_alpha = channels == 4 ? (blur_vi){BLUR_IS_ALPHA4} : (blur_vi){BLUR_IS_ALPHA2};
-    const blur_vu joined = (hi << BLUR_SPLIT_SHIFT) + lo; /* exact where it is va */
-    const blur_vu va = channels == 4 ? GI_SHUFFLE(joined, joined, blur_vi, BLUR_ALPHA4)
-                                     : GI_SHUFFLE(joined, joined, blur_vi, BLUR_ALPHA2);
-    /* lo + floor(va / 2) < 2^25 + 2^31 */
+    const blur_vu va = channels == 4 ? GI_SHUFFLE(hi, hi, blur_vi, BLUR_ALPHA4)
+                                     : GI_SHUFFLE(hi, hi, blur_vi, BLUR_ALPHA2);
     const blur_vf num = __builtin_convertvector(hi, blur_vf) * (float)(1u << BLUR_SPLIT_SHIFT) +
                         __builtin_convertvector(lo + (va >> 1), blur_vf);
-    blur_vf t = num / __builtin_convertvector(va, blur_vf);
-    t = (blur_vf)blur_select(t < 257.0f, (blur_vi)t, (blur_vi)((blur_vf){0} + 257.0f)); /* NaN too */
-    const blur_vi up = __builtin_convertvector(t + 0x1p-12f, blur_vi);
-    const blur_vi down = __builtin_convertvector(t - 0x1p-12f, blur_vi);
-    const blur_vi colour = blur_select(up > 255, (blur_vi){0} + 255, up) & ~(blur_vi)(va == 0);
+    const blur_vi transparent = (blur_vi)(va == 0);
+    const blur_vf fva = __builtin_convertvector(va | (blur_vu)(transparent & 1), blur_vf);
+    const blur_vf r = (blur_vf)((blur_vi)(1.0f / fva) & ~transparent);
+    const blur_vf limit = (blur_vf){0} + 257.0f;
+    blur_vf t_lo = num * r, t_hi = t_lo;
+    if (slack) t_hi = (num + (float)slack) * r;
+    const blur_vi down = __builtin_convertvector(blur_minf(t_lo, limit) - 0x1p-12f, blur_vi);
+    const blur_vi up = __builtin_convertvector(blur_minf(t_hi, limit) + 0x1p-12f, blur_vi);
+    const blur_vi over = down > 254;
+    const blur_vi colour = blur_mini(down, (blur_vi){0} + 255);
     const blur_vi alpha = (blur_vi)((va + (1u << 23)) >> 24);
     const blur_vi result = blur_select(is_alpha, alpha, colour);
     memcpy(out, &result, sizeof result);
-    return (up != down) & ~is_alpha;
+    return (up != down) & ~over & ~is_alpha;
 }
 #endif
 

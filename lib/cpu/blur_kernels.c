@@ -78,15 +78,29 @@ static inline vu32 madd_add(vu32 acc, vu32 a, vu32 b)
 #endif
 }
 
-/* Sixteen bytes at a time as premultiplied samples: each byte times its
- * pixel's alpha (times 1 for alpha itself), 16-bit products (<= 65025),
- * less 2^15. */
+/* Sixteen bytes at a time as premultiplied samples in 32-bit lanes: each
+ * byte times its pixel's alpha (times 1 for alpha itself), 16-bit
+ * products (<= 65025), less 2^15 modulo 2^16. AVX-512 widens the bytes
+ * straight to 32-bit lanes and multiplies their low halves; in plain
+ * vector code GCC widens bytes to 32 bits one byte at a time, so there
+ * the products are made in 16 bits and widened after. */
 typedef uint8_t bytes16 __attribute__((vector_size(16)));
 typedef uint16_t u16x16 __attribute__((vector_size(32)));
 typedef uint32_t u32x16 __attribute__((vector_size(64)));
 
-static inline void premultiplied16(const uint8_t *in, int ch, u16x16 *out)
+static inline __attribute__((always_inline)) void premultiplied16(const uint8_t *in, const int ch,
+                                                                  u32x16 *out)
 {
+#if VBYTES == 64
+    /* alpha's byte, or a 1 (pshufb's -1 gives 0, OR-ed with one) */
+    const __m128i pick = ch == 4 ? _mm_setr_epi8(3, 3, 3, -1, 7, 7, 7, -1, 11, 11, 11, -1, 15, 15, 15, -1)
+                                 : _mm_setr_epi8(1, -1, 3, -1, 5, -1, 7, -1, 9, -1, 11, -1, 13, -1, 15, -1);
+    const __m128i one = ch == 4 ? _mm_setr_epi8(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1)
+                                : _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
+    const __m128i v = _mm_loadu_si128((const __m128i *)in);
+    const __m128i a = _mm_or_si128(_mm_shuffle_epi8(v, pick), one);
+    *out = (u32x16)_mm512_mullo_epi16(_mm512_cvtepu8_epi32(v), _mm512_cvtepu8_epi32(a)) ^ 0x8000;
+#else
     const bytes16 ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     bytes16 v;
     memcpy(&v, in, sizeof v);
@@ -96,7 +110,8 @@ static inline void premultiplied16(const uint8_t *in, int ch, u16x16 *out)
                               : GI_SHUFFLE(v, ones, bytes16, 1, 16, 3, 16, 5, 16, 7, 16, 9, 16, 11, 16,
                                            13, 16, 15, 16);
     const u16x16 u = __builtin_convertvector(v, u16x16) * __builtin_convertvector(a, u16x16);
-    *out = u ^ 0x8000; /* u - 2^15 modulo 2^16 */
+    *out = __builtin_convertvector(u ^ 0x8000, u32x16);
+#endif
 }
 
 static inline uint32_t premultiplied1(const uint8_t *in, size_t i, int ch)
@@ -105,28 +120,37 @@ static inline uint32_t premultiplied1(const uint8_t *in, size_t i, int ch)
     return ((i == alpha ? 1u : in[alpha]) * in[i]) ^ 0x8000;
 }
 
-/* out[i] = s(i) | s(i + ch) << 16 for the bytes of whole pixels from in
- * on, s being the sample: the byte, or premultiplied (blur_kernels.h),
- * whose high halves are the next sixteen's lanes shifted in. */
-static void pairs(const uint8_t *in, size_t count, int ch, int premultiplied, uint32_t *out)
+/* pairs of premultiplied samples, with the channels a constant: the high
+ * halves are the next sixteen's lanes shifted in. */
+static inline __attribute__((always_inline)) void premultiplied_pairs(const uint8_t *in, size_t count,
+                                                                      const int ch, uint32_t *out)
 {
-    if (!premultiplied) {
-        for (size_t i = 0; i < count; i++) out[i] = in[i] | (uint32_t)in[i + ch] << 16;
-        return;
-    }
     size_t i = 0;
-    u16x16 now, next;
+    u32x16 now, next;
     premultiplied16(in, ch, &now);
-    for (; i + 16 <= count; i += 16, now = next) {
+    for (; i + 16 <= count; i += 16) {
         premultiplied16(in + i + 16, ch, &next);
-        const u16x16 high = ch == 4 ? GI_SHUFFLE(now, next, u16x16, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+        const u32x16 high = ch == 4 ? GI_SHUFFLE(now, next, u32x16, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
                                                  14, 15, 16, 17, 18, 19)
-                                    : GI_SHUFFLE(now, next, u16x16, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                    : GI_SHUFFLE(now, next, u32x16, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
                                                  12, 13, 14, 15, 16, 17);
-        const u32x16 pair = __builtin_convertvector(now, u32x16) | __builtin_convertvector(high, u32x16) << 16;
+        const u32x16 pair = now | high << 16;
         memcpy(out + i, &pair, sizeof pair);
+        now = next;
     }
     for (; i < count; i++) out[i] = premultiplied1(in, i, ch) | premultiplied1(in, i + ch, ch) << 16;
+}
+
+/* out[i] = s(i) | s(i + ch) << 16 for the bytes of whole pixels from in
+ * on, s being the sample: the byte, or premultiplied (blur_kernels.h). */
+static void pairs(const uint8_t *in, size_t count, int ch, int premultiplied, uint32_t *out)
+{
+    if (!premultiplied)
+        for (size_t i = 0; i < count; i++) out[i] = in[i] | (uint32_t)in[i + ch] << 16;
+    else if (ch == 4)
+        premultiplied_pairs(in, count, 4, out);
+    else
+        premultiplied_pairs(in, count, 2, out);
 }
 
 /* The kernels work on BLOCK values at a time, G vectors, so that each
@@ -139,21 +163,24 @@ typedef struct {
     vu32 v[G];
 } block;
 
-/* start plus sum_k w[k] * s[k] for the BLOCK values from offset on: the
- * pair rows, and the centre's s * 2^16 where w[0] did not fit. */
-static inline block pair_sums(const blur_taps *t, const uint32_t *const *rows, ptrdiff_t offset,
-                              uint32_t start)
+/* start plus sum_k w[k] * s[k] for count vectors (a constant: G, or 1)
+ * from offset on: the pair rows, and the centre's s * 2^16 where w[0] did
+ * not fit. */
+static inline __attribute__((always_inline)) block pair_sums(const blur_taps *t,
+                                                             const uint32_t *const *rows,
+                                                             ptrdiff_t offset, uint32_t start,
+                                                             const int count)
 {
     block acc;
-    for (int g = 0; g < G; g++) acc.v[g] = splat(start);
+    for (int g = 0; g < count; g++) acc.v[g] = splat(start);
     for (int p = 0; p < t->pairs; p++) {
         const uint32_t *row = rows[p] + offset;
         const vu32 w = splat(t->pair_w[p]);
-        for (int g = 0; g < G; g++) acc.v[g] = madd_add(acc.v[g], load(row + g * LANES), w);
+        for (int g = 0; g < count; g++) acc.v[g] = madd_add(acc.v[g], load(row + g * LANES), w);
     }
     if (t->centre_high) {
         const uint32_t *row = rows[-t->first / 2] + offset;
-        for (int g = 0; g < G; g++) acc.v[g] += load(row + g * LANES) << 16;
+        for (int g = 0; g < count; g++) acc.v[g] += load(row + g * LANES) << 16;
     }
     return acc;
 }
@@ -176,13 +203,15 @@ static inline void put_pair(uint32_t *row, uint32_t *prev, vu32 v)
 static void horizontal(const blur_taps *t, const uint32_t *centre, int step, size_t n, int split,
                        uint32_t *q, uint32_t *q_prev, uint32_t *lo, uint32_t *lo_prev)
 {
+    /* split: alpha's h (< 2^16) goes whole into q, a colour's high part */
+    const vu32 whole = (vu32)(step == 4 ? (blur_vi){BLUR_IS_ALPHA4} : (blur_vi){BLUR_IS_ALPHA2});
     /* the tap pairs of value 0, as rows of a 1-row "image" */
     const uint32_t *taps[MAX_PAIRS];
     for (int p = 0; p < t->pairs; p++) taps[p] = centre + (ptrdiff_t)(t->first + 2 * p) * step;
     /* premultiplied samples lack 2^15 each: their sum 2^15 * 65536 */
     const uint32_t start = split ? 128u + (1u << 31) : 128u;
     for (size_t i = 0; i < n; i += BLOCK) {
-        const block sums = pair_sums(t, taps, (ptrdiff_t)i, start);
+        const block sums = pair_sums(t, taps, (ptrdiff_t)i, start, G);
         for (int g = 0; g < G; g++) {
             const size_t at = i + g * LANES;
             const vu32 h = sums.v[g] >> 8;
@@ -190,19 +219,22 @@ static void horizontal(const blur_taps *t, const uint32_t *centre, int step, siz
                 put_pair(q + at, q_prev + at, h ^ 0x8000); /* h - 2^15 (h < 2^16) fits int16 */
                 continue;
             }
-            put_pair(q + at, q_prev + at, h >> BLUR_SPLIT_SHIFT);
+            const vu32 high = (h & whole) | (h >> BLUR_SPLIT_SHIFT & ~whole);
+            put_pair(q + at, q_prev + at, high ^ 0x8000); /* less 2^15, as above */
             put_pair(lo + at, lo_prev + at, h & BLUR_SPLIT_MASK);
         }
     }
 }
 
-/* The BLOCK values of a (each below 256) as bytes, count of them at most:
- * a plain loop, which the compilers narrow with pack instructions (a
- * vector conversion to bytes becomes one extract per lane on AVX2). */
-static inline void put_bytes(const uint32_t *a, size_t count, uint8_t *out)
+/* The first count of the size values of a (each below 256; size BLOCK
+ * or LANES, a constant) as bytes: a plain loop, which the compilers
+ * narrow with pack instructions where it runs the whole size (a vector
+ * conversion to bytes becomes one extract per lane on AVX2). */
+static inline __attribute__((always_inline)) void put_bytes(const uint32_t *a, const size_t size,
+                                                            size_t count, uint8_t *out)
 {
-    if (count >= BLOCK) {
-        for (int t = 0; t < BLOCK; t++) out[t] = (uint8_t)a[t];
+    if (count >= size) {
+        for (size_t t = 0; t < size; t++) out[t] = (uint8_t)a[t];
         return;
     }
     for (size_t t = 0; t < count; t++) out[t] = (uint8_t)a[t];
@@ -212,26 +244,57 @@ static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size
 {
     for (size_t i = 0; i < n; i += BLOCK) {
         /* h - 2^15 lacks 2^15 * 65536 = 2^31; + 2^23 rounds */
-        const block sums = pair_sums(t, rows, (ptrdiff_t)i, (1u << 31) + (1u << 23));
+        const block sums = pair_sums(t, rows, (ptrdiff_t)i, (1u << 31) + (1u << 23), G);
         uint32_t a[BLOCK];
         for (int g = 0; g < G; g++) store(a + g * LANES, sums.v[g] >> 24);
-        put_bytes(a, n - i, out + i);
+        put_bytes(a, BLOCK, n - i, out + i);
     }
 }
 
-static void vertical_split(const blur_taps *t, const uint32_t *const *hi_rows,
-                           const uint32_t *const *lo_rows, size_t pixels, int ch, uint8_t *out)
+/* The sums of the high parts (with alpha's va) decide most colours
+ * (blur_finish.h). The vectors where some colour depends on the low parts
+ * (about 1 in 11 of 16 lanes at va = 2^31) are listed, without a branch,
+ * and summed and finished in a second loop, whose iterations overlap
+ * (a branch per vector, taken at random, cost more than the lanes it
+ * saved); the lanes still unsure after that go through doubles. */
+static inline __attribute__((always_inline)) void
+split_sums(const blur_taps *t, const uint32_t *const *hi_rows, const uint32_t *const *lo_rows,
+           size_t pixels, const int ch, uint32_t *scratch, uint8_t *out)
 {
     const size_t n = pixels * ch;
+    uint32_t *his = scratch, *redo = scratch + n + BLOCK; /* the sums, the vectors to redo */
+    size_t redos = 0;
     for (size_t i = 0; i < n; i += BLOCK) {
-        const block h = pair_sums(t, hi_rows, (ptrdiff_t)i, 0), l = pair_sums(t, lo_rows, (ptrdiff_t)i, 0);
+        /* the high parts less 2^15 lack 2^15 * 65536 = 2^31 */
+        const block h = pair_sums(t, hi_rows, (ptrdiff_t)i, 1u << 31, G);
         uint32_t a[BLOCK];
-        blur_vi unsure = {0};
-        for (int g = 0; g < G; g++) unsure |= blur_finish_lanes(h.v[g], l.v[g], ch, a + g * LANES);
-        if (blur_any(unsure))
-            for (int g = 0; g < G; g++) blur_finish_exact(h.v[g], l.v[g], ch, a + g * LANES);
-        put_bytes(a, n - i, out + i);
+        for (int g = 0; g < G; g++) {
+            const size_t at = i + g * LANES;
+            store(his + at, h.v[g]);
+            redo[redos] = (uint32_t)at;
+            redos += (size_t)blur_any(blur_finish_lanes(h.v[g], (vu32){0}, BLUR_LO_MAX, ch, a + g * LANES)) & (at < n);
+        }
+        put_bytes(a, BLOCK, n - i, out + i);
     }
+    for (size_t r = 0; r < redos; r++) {
+        const size_t at = redo[r];
+        const vu32 h = load(his + at), l = pair_sums(t, lo_rows, (ptrdiff_t)at, 0, 1).v[0];
+        uint32_t a[LANES];
+        if (blur_any(blur_finish_lanes(h, l, 0, ch, a))) blur_finish_exact(h, l, ch, a);
+        put_bytes(a, LANES, n - at, out + at);
+    }
+}
+
+/* split_sums with its channels a constant: the finish's lane patterns
+ * (blur_finish.h) without a test per vector. */
+static void vertical_split(const blur_taps *t, const uint32_t *const *hi_rows,
+                           const uint32_t *const *lo_rows, size_t pixels, int ch, uint32_t *scratch,
+                           uint8_t *out)
+{
+    if (ch == 4)
+        split_sums(t, hi_rows, lo_rows, pixels, 4, scratch, out);
+    else
+        split_sums(t, hi_rows, lo_rows, pixels, 2, scratch, out);
 }
 
 const blur_kernels GI_BLUR_KERNELS = {pairs, horizontal, vertical_plain, vertical_split};

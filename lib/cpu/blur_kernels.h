@@ -44,17 +44,21 @@ typedef struct {
                   uint32_t *pairs);
     /* h for n values from the pairs around centre (step: the channels);
      * plain: h - 2^15 into the low halves of q (q[i] = h) and the high
-     * halves of q_prev, the row above; split (premultiplied): h >> 9 so
-     * into q and q_prev, and h & 511 into lo and lo_prev */
+     * halves of q_prev, the row above; split (premultiplied): a colour's
+     * h >> 8 (alpha's h whole), less 2^15, so into q and q_prev, and
+     * h & 255 into lo and lo_prev */
     void (*horizontal)(const blur_taps *t, const uint32_t *centre, int step, size_t n, int split,
                        uint32_t *q, uint32_t *q_prev, uint32_t *lo, uint32_t *lo_prev);
     /* out = (v + 2^23) >> 24 from the pair rows, t->pairs of them */
     void (*vertical_plain)(const blur_taps *t, const uint32_t *const *rows, size_t n, uint8_t *out);
-    /* premultiplied: the sums of h >> 9 and of h & 511 from their pair
-     * rows, and the finish (blur_finish.h) of pixels pixels */
+    /* premultiplied: the sums of the high parts (blur_finish.h: colour
+     * h >> 8, alpha's h whole, less 2^15) and, where the finish needs
+     * them, of the low parts (h & 255) from their pair rows, and the
+     * finish of pixels pixels; scratch holds 2 * (pixels * channels +
+     * BLUR_SLACK) words */
     void (*vertical_split)(const blur_taps *t, const uint32_t *const *hi_rows,
                            const uint32_t *const *lo_rows, size_t pixels, int channels,
-                           uint8_t *out);
+                           uint32_t *scratch, uint8_t *out);
 } blur_kernels;
 
 /* The widest kernels this CPU runs, capped by GPUIMG_CPU_ISA (base, avx2,

@@ -1,9 +1,12 @@
 /* The CPU backend finishes the premultiplied blur in floats where that is
- * provably exact, else in doubles (lib/cpu/blur_finish.h). This checks
- * both against the integer formula of gpuimg.h,
+ * provably exact, first from the high parts of the colour sums alone, then
+ * with their low parts, else in doubles (lib/cpu/blur_finish.h). This
+ * checks all three against the integer formula of gpuimg.h,
  * out = va == 0 ? 0 : min(255, (vc + va / 2) / va), on random sums over
  * their whole range and on the hard cases: numerators at, just below and
- * just above a multiple of va, va = 0, and the largest sums. Built once
+ * just above a multiple of va, va = 0, and the largest sums, each colour
+ * split into high and low parts at random as the vertical pass can make
+ * them (the low part anywhere up to BLUR_LO_MAX). Built once
  * per vector width (BLUR_LANES 4, 8, 16: the kernels' SSE2 or NEON, AVX2
  * and AVX-512 widths). */
 #include "harness.h"
@@ -25,7 +28,10 @@ static void finish_lanes(const uint32_t *hi, const uint32_t *lo, int channels, u
     uint32_t lanes[BLUR_LANES];
     memcpy(&h, hi, sizeof h);
     memcpy(&l, lo, sizeof l);
-    if (blur_any(blur_finish_lanes(h, l, channels, lanes))) blur_finish_exact(h, l, channels, lanes);
+    /* as the kernels: high parts alone, then with the low ones, then doubles */
+    if (blur_any(blur_finish_lanes(h, (blur_vu){0}, BLUR_LO_MAX, channels, lanes)) &&
+        blur_any(blur_finish_lanes(h, l, 0, channels, lanes)))
+        blur_finish_exact(h, l, channels, lanes);
     for (int i = 0; i < BLUR_LANES; i++) out[i] = (uint8_t)lanes[i];
 }
 
@@ -38,11 +44,14 @@ static uint64_t rand_below(uint64_t n)
 static int check(const uint64_t vc[3], uint64_t va)
 {
     uint32_t hi[4], lo[4];
-    for (int c = 0; c < 4; c++) {
-        uint64_t v = c < 3 ? vc[c] : va;
-        hi[c] = (uint32_t)(v >> BLUR_SPLIT_SHIFT);
-        lo[c] = (uint32_t)(v & BLUR_SPLIT_MASK);
+    for (int c = 0; c < 3; c++) { /* vc = 256 hi + lo, lo <= BLUR_LO_MAX, hi < 2^32 */
+        uint64_t most = vc[c] < BLUR_LO_MAX ? vc[c] : BLUR_LO_MAX;
+        uint64_t low = (vc[c] & BLUR_SPLIT_MASK) + (rand_below(most / 256 + 1) << BLUR_SPLIT_SHIFT);
+        if (low > most) low = vc[c] & BLUR_SPLIT_MASK;
+        hi[c] = (uint32_t)((vc[c] - low) >> BLUR_SPLIT_SHIFT);
+        lo[c] = (uint32_t)low;
     }
+    hi[3] = (uint32_t)va, lo[3] = 0; /* alpha's sum comes whole */
     uint8_t out[4];
     blur_finish4(hi, lo, 4, out);
     int bad = 0;

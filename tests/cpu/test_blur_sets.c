@@ -3,8 +3,9 @@
  * against gpuimg.h's integer formulas computed directly in 64 bits, byte
  * for byte. The cases reach what the kernels' tricks depend on: weights
  * with w[0] >= 2^15 (small sigma, box radius 0), premultiplied samples
- * near 2^16, flat and transparent areas, every border mode, and radii
- * wide enough that a row is cut into several column strips. */
+ * near 2^16, flat and transparent areas, opaque runs next to transparent
+ * ones, every border mode, radii wide enough that a row is cut into
+ * several column strips, and radii past tiny images (1x1, 1xN, Nx1). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -59,9 +60,41 @@ static gi_image reference(const gi_image *src, const int32_t *w, int R, gi_borde
     return dst;
 }
 
-int main(void)
+/* src blurred under every set against the reference, byte for byte. */
+static void check_sets(gi_context *ctx, const gi_image *src, const gi_blur_params *p)
 {
     static const char *const sets[] = {"base", "avx2", "avx512"};
+    const int R = gi_blur_radius(p), ch = src->channels;
+    int32_t *w = malloc(sizeof *w * (2 * (size_t)R + 1));
+    gi_blur_weights(p, w);
+    gi_image want = reference(src, w, R, p->border);
+    for (int s = 0; s < 3; s++) {
+        setenv("GPUIMG_CPU_ISA", sets[s], 1);
+        gi_image got = ti_blank(src->width, src->height, ch);
+        char why[200] = "";
+        gi_status st = gi_blur(ctx, src, &got, p);
+        th_check(st == GI_OK && ti_same(&got, &want, why, sizeof why),
+                 "%s, %dx%d x%d, %s R=%d sigma %.2f border %d: %s", sets[s], src->width,
+                 src->height, ch, p->kernel == GI_BLUR_BOX ? "box" : "gaussian", R, p->sigma,
+                 (int)p->border.mode, st == GI_OK ? why : gi_last_error());
+        ti_free(&got);
+    }
+    ti_free(&want);
+    free(w);
+}
+
+/* Columns [x0, x1) of every row set to value in every channel, or with
+ * alpha only set (colour kept) when alpha_only. */
+static void fill_columns(gi_image *img, int x0, int x1, uint8_t value, int alpha_only)
+{
+    const int ch = img->channels;
+    for (int y = 0; y < img->height; y++)
+        for (int x = x0; x < x1 && x < img->width; x++)
+            for (int c = alpha_only ? ch - 1 : 0; c < ch; c++) ti_px(img, x, y)[c] = value;
+}
+
+int main(void)
+{
     th_seed();
     gi_context *ctx = ti_cpu_context(2);
     for (int i = 0; i < 60; i++) {
@@ -76,28 +109,28 @@ int main(void)
         case 2: p.sigma = th_rand_double(1.0, 4.0); break;
         default: p.sigma = 30, p.radius = th_rand_int(80, 140); break; /* several strips */
         }
-        const int R = gi_blur_radius(&p);
-        int32_t *w = malloc(sizeof *w * (2 * (size_t)R + 1));
-        gi_blur_weights(&p, w);
         gi_image src = ti_random(th_rand_int(1, 400), th_rand_int(1, 24), ch);
-        for (int y = 0; y < src.height; y++) /* a flat, opaque band: k + 1/2 quotients */
-            for (int x = 0; x < src.width / 3; x++)
-                for (int c = 0; c < ch; c++) ti_px(&src, x, y)[c] = 255;
-        gi_image want = reference(&src, w, R, p.border);
-        for (int s = 0; s < 3; s++) {
-            setenv("GPUIMG_CPU_ISA", sets[s], 1);
-            gi_image got = ti_blank(src.width, src.height, ch);
-            char why[200] = "";
-            gi_status st = gi_blur(ctx, &src, &got, &p);
-            th_check(st == GI_OK && ti_same(&got, &want, why, sizeof why),
-                     "%s, %dx%d x%d, %s R=%d sigma %.2f border %d: %s", sets[s], src.width,
-                     src.height, ch, p.kernel == GI_BLUR_BOX ? "box" : "gaussian", R, p.sigma,
-                     (int)p.border.mode, st == GI_OK ? why : gi_last_error());
-            ti_free(&got);
+        /* a flat, opaque band (k + 1/2 quotients), an opaque run of random
+         * colours next to it, then a transparent one */
+        fill_columns(&src, 0, src.width / 3, 255, 0);
+        if (ch == 2 || ch == 4) {
+            fill_columns(&src, src.width / 3, src.width / 2, 255, 1);
+            fill_columns(&src, src.width / 2, 2 * src.width / 3, 0, 1);
         }
-        ti_free(&want);
+        check_sets(ctx, &src, &p);
         ti_free(&src);
-        free(w);
+    }
+    /* tiny images, radius past them: 1x1, 1xN, Nx1 */
+    static const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {70, 1}, {1, 70}};
+    for (int i = 0; i < 6 * 4; i++) {
+        gi_blur_params p;
+        gi_blur_params_default(&p);
+        p.sigma = 3; /* R = 9 */
+        p.border.mode = (gi_border_mode)(i % 5);
+        p.border.value = (uint8_t)th_rand_int(0, 255);
+        gi_image src = ti_random(sizes[i / 4][0], sizes[i / 4][1], 1 + i % 4);
+        check_sets(ctx, &src, &p);
+        ti_free(&src);
     }
     gi_context_destroy(ctx);
     return th_finish();
