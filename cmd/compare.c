@@ -27,6 +27,8 @@ typedef struct {
     const char *diff_dir;  /* trees */
     int recursive;
     int auto_orient; /* both images as a viewer shows them */
+    int ssim;        /* something prints SSIM; under -q nothing does, and the
+                        exit status never depends on it, so it is skipped */
 } compare_settings;
 
 /* What became of one pair; the order is the order of severity. */
@@ -158,6 +160,7 @@ static void compare_loaded(gi_context *ctx, const compare_settings *s, const gi_
     gi_compare_params params;
     gi_compare_params_default(&params);
     params.tolerance = s->tolerance;
+    params.ssim = s->ssim;
     if (gi_compare(ctx, e, a, &params, &p->r) != GI_OK) return pair_error(p, "compare");
     p->status = within_limit(s, &p->r) ? PAIR_EQUAL : PAIR_DIFFERENT;
     if (!p->diff_out || p->r.different_pixels == 0) return;
@@ -498,6 +501,7 @@ int cmd_compare(int argc, char **argv)
     int rc = cli_parse_command(argc, argv, &common, own, 0, &help, &files, &count);
     if (rc != CLI_RUN) return rc;
     s.auto_orient = common.auto_orient;
+    s.ssim = common.verbosity > 0;
     if (count != 2)
         return cli_usage_error(&common, "expected EXPECTED and ACTUAL, got %d names", count);
     if (s.recursive && s.diff_path)
