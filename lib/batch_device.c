@@ -145,29 +145,11 @@ static gi__device_outcome encode_on_device(gi__device_lane *l, const gi_batch_op
     }
     add_compute_times(l, job);
     double start = gi__now_ms();
+    if (gi__batch_make_dirs(o, job) != 0) return GI__DEVICE_DONE;
     uint8_t *bytes = NULL;
     size_t length = 0;
     st = gi__encode_device_jpeg(&out, &save, &bytes, &length);
-    job->item->encoded_by = gi_last_codec();
-    double encoded = gi__now_ms();
-    gi__batch_add_stage(job, GI_STAGE_ENCODE, encoded - start);
-    if (st != GI_OK) {
-        gi__batch_fail(job, "%s: %s", job->item->out, gi_last_error());
-        return GI__DEVICE_DONE;
-    }
-    if (gi__batch_make_dirs(o, job) != 0) {
-        free(bytes);
-        return GI__DEVICE_DONE;
-    }
-    st = gi_write_file_atomic(job->item->out, bytes, length); /* its failures name the file */
-    free(bytes);
-    gi__batch_add_stage(job, GI_STAGE_WRITE, gi__now_ms() - encoded);
-    if (st != GI_OK) {
-        gi__batch_fail(job, "%s", gi_last_error());
-        return GI__DEVICE_DONE;
-    }
-    job->item->status = GI_ITEM_OK;
-    gi__batch_release(job);
+    (void)gi__batch_write_encoded(job, st, bytes, length, start); /* failures are in the item */
     return GI__DEVICE_DONE;
 }
 

@@ -135,41 +135,48 @@ int gi__batch_make_dirs(const gi_batch_options *o, gi__batch_image *job)
     return -1;
 }
 
+int gi__batch_write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *bytes, size_t size,
+                            double start)
+{
+    job->item->encoded_by = gi_last_codec();
+    double done = gi__now_ms();
+    gi__batch_add_stage(job, GI_STAGE_ENCODE, done - start);
+    if (encoded != GI_OK) {
+        free(bytes);
+        gi__batch_fail(job, "%s: %s", job->item->out, gi_last_error());
+        return -1;
+    }
+    gi_status st = gi_write_file_atomic(job->item->out, bytes, size); /* its failures name the file */
+    free(bytes);
+    gi__batch_add_stage(job, GI_STAGE_WRITE, gi__now_ms() - done);
+    if (st != GI_OK) {
+        gi__batch_fail(job, "%s", gi_last_error());
+        return -1;
+    }
+    job->item->status = GI_ITEM_OK;
+    gi__batch_release(job);
+    return 0;
+}
+
 int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
 {
-    const char *out = job->item->out;
     gi_save_options save = gi__batch_save_options(o, job);
     double start = gi__now_ms();
     if (gi__batch_make_dirs(o, job) != 0) return -1;
-    gi_status st;
     if (save.format == GI_FORMAT_PNG || save.format == GI_FORMAT_JPEG) {
         /* Encoded in memory, then written into place: timed apart. */
         uint8_t *bytes = NULL;
         size_t size = 0;
-        st = gi_encode(&job->dst, &save, &bytes, &size);
-        job->item->encoded_by = gi_last_codec();
-        double encoded = gi__now_ms();
-        gi__batch_add_stage(job, GI_STAGE_ENCODE, encoded - start);
-        if (st != GI_OK) {
-            gi__batch_fail(job, "%s: %s", out, gi_last_error());
-            return -1;
-        }
-        st = gi_write_file_atomic(out, bytes, size); /* its failures name the file */
-        gi__batch_add_stage(job, GI_STAGE_WRITE, gi__now_ms() - encoded);
-        free(bytes);
-        if (st != GI_OK) {
-            gi__batch_fail(job, "%s", gi_last_error());
-            return -1;
-        }
-    } else {
-        /* Netpbm streams its rows to the file as it encodes them. */
-        st = gi_save_file(&job->dst, out, &save);
-        gi__batch_add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
-        job->item->encoded_by = gi_last_codec();
-        if (st != GI_OK) {
-            gi__batch_fail(job, "%s", gi_last_error());
-            return -1;
-        }
+        gi_status st = gi_encode(&job->dst, &save, &bytes, &size);
+        return gi__batch_write_encoded(job, st, bytes, size, start);
+    }
+    /* Netpbm streams its rows to the file as it encodes them. */
+    gi_status st = gi_save_file(&job->dst, job->item->out, &save);
+    gi__batch_add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
+    job->item->encoded_by = gi_last_codec();
+    if (st != GI_OK) {
+        gi__batch_fail(job, "%s", gi_last_error());
+        return -1;
     }
     job->item->status = GI_ITEM_OK;
     gi__batch_release(job);

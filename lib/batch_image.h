@@ -21,10 +21,15 @@ int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job);
 
 /* The pieces of gi__batch_encode that the device path (batch_device.c),
  * which encodes on the GPU, shares: the save options for the item (noting
- * metadata its format cannot hold), and the output's directories (-1
- * after failing the item). */
+ * metadata its format cannot hold), the output's directories (-1 after
+ * failing the item), and the write after the encode. */
 gi_save_options gi__batch_save_options(const gi_batch_options *o, gi__batch_image *job);
 int gi__batch_make_dirs(const gi_batch_options *o, gi__batch_image *job);
+/* The end of an in-memory encode that began at `start` (gi__now_ms) and
+ * returned `encoded`: its time, the atomic write of bytes[0..size) (freed
+ * here) and its time, and the item's status. 0, or -1 after failing it. */
+int gi__batch_write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *bytes, size_t size,
+                            double start);
 /* Records the context's last operation in the item: its stage times, the
  * backend that ran it, the device choice and any fallback. */
 void gi__batch_record_compute(gi_context *ctx, gi__batch_image *job);

@@ -4,11 +4,13 @@
  * (batch_device.c), so a file takes this path exactly when a batch's
  * device path would take it, and its pixels are the same; the chain then
  * runs on the lane's CUDA context from device memory (ops.c). */
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "batch_device.h"
 #include "file_io.h"
+#include "format_sniff.h"
 #include "gi_error.h"
 #include "jpeg_nvjpeg.h"
 #include "job_flow.h"
@@ -88,6 +90,18 @@ static int read_twice(const char *path)
     return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Whether the file starts as a JPEG does (SOI and a marker), so that a
+ * PNG is not read whole here before the host path reads it again. */
+static int starts_as_jpeg(const char *path)
+{
+    uint8_t head[3];
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0; /* the host path says why it cannot be read */
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return gi__sniff_format(head, got) == GI_FORMAT_JPEG;
+}
+
 gi_status gi_hist_file_fast(gi_device device, const gi_job *job, const char *path,
                             const int *bins, int n_bins, gi_histogram *hists, int *width,
                             int *height, const char **decoded_by)
@@ -95,7 +109,9 @@ gi_status gi_hist_file_fast(gi_device device, const gi_job *job, const char *pat
     if (!decoded_by || !job || !path || !bins || !hists || !width || !height || n_bins < 1)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_hist_file_fast: no file, bins or histograms");
     *decoded_by = NULL;
-    if (!gi__device_path_asked(&job->limits, device) || !read_twice(path)) return GI_OK;
+    if (!gi__device_path_asked(&job->limits, device) || !read_twice(path) ||
+        !starts_as_jpeg(path))
+        return GI_OK;
     uint8_t *bytes;
     size_t size;
     /* A file that cannot be read is the host path's to report. */
