@@ -672,6 +672,14 @@ static size_t file_pitch(const batch_file *f)
 }
 
 
+/* The engines take one batched call at a time. Calls from several lanes
+ * at once are served together (scripts/nvjpeg_engine_rate.c: 3 threads of
+ * 8 files decode no faster than 1), so every lane would wait for all of
+ * them and then compute and encode while the engines stand idle; in turn,
+ * each lane gets its group back as soon as it is decoded and works on it
+ * while the next lane's group decodes. */
+static pthread_mutex_t engines_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Files[0..n) of `list` in one call on the engines. */
 static nvjpegStatus_t on_engines(gi__nvjpeg_batch *b, batch_file *const *list, int n)
 {
@@ -686,6 +694,7 @@ static nvjpegStatus_t on_engines(gi__nvjpeg_batch *b, batch_file *const *list, i
         outs[i].pitch[0] = file_pitch(list[i]);
     }
     nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
+    pthread_mutex_lock(&engines_lock);
     if (b->engines_batch != n) {
         b->engines_batch = 0;
         s = nvjpegDecodeBatchedInitialize(handle, b->engines, n, 1, NVJPEG_OUTPUT_RGBI);
@@ -694,6 +703,7 @@ static nvjpegStatus_t on_engines(gi__nvjpeg_batch *b, batch_file *const *list, i
     if (s == NVJPEG_STATUS_SUCCESS)
         s = nvjpegDecodeBatched(handle, b->engines, data, lengths, outs, b->stream);
     cudaError_t synced = cudaStreamSynchronize(b->stream);
+    pthread_mutex_unlock(&engines_lock);
     if (s == NVJPEG_STATUS_SUCCESS && synced != cudaSuccess) s = NVJPEG_STATUS_EXECUTION_FAILED;
     if (s != NVJPEG_STATUS_SUCCESS) cudaGetLastError();
     return s;
