@@ -31,6 +31,7 @@
 #define TAPS (2 * R + 1)
 #define RING (TAPS + 1) /* two output rows' taps */
 #define STRIP_COLS (2 * GI_SSIM_SEGMENT)
+#define CACHE_LINE 64
 enum { Q_E, Q_A, Q_EE, Q_AA, Q_EA, Q_COUNT };
 
 typedef struct {
@@ -56,15 +57,18 @@ typedef struct {
 static int band_alloc(ssim_band *b, int ch)
 {
     const size_t n = (size_t)STRIP_COLS * ch, wide = (size_t)(STRIP_COLS + 2 * R) * ch;
-    b->block = malloc((n * (RING * Q_COUNT + 2) + 2 * wide) * sizeof(double));
+    const size_t bytes = (n * (RING * Q_COUNT + 2) + 2 * wide) * sizeof(double);
+    /* Whole cache lines: a strip's rows (n doubles, 64 * ch) then start on
+     * one, so that the vertical pass's loads never straddle two. */
+    b->block = aligned_alloc(CACHE_LINE, (bytes + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE);
     if (!b->block) return -1;
     double *p = b->block;
     for (int t = 0; t < RING; t++)
         for (int q = 0; q < Q_COUNT; q++, p += n) b->ring[t][q] = p;
-    b->e = p;
-    b->a = p + wide;
-    b->s[0] = p + 2 * wide;
-    b->s[1] = b->s[0] + n;
+    b->s[0] = p;
+    b->s[1] = p + n;
+    b->e = p + 2 * n;
+    b->a = b->e + wide;
     return 0;
 }
 
@@ -88,16 +92,20 @@ static void load_row(ssim_band *b, const ssim_job *j, const strip *st, int y)
 
 /* out[q][i] = sum_k w[k] * q(i + k * ch), taps added in order from 0. The
  * products e*e, a*a and e*a of 8-bit samples are exact in doubles, so
- * forming them here gives the bits of forming them first. */
+ * forming them here gives the bits of forming them first (forming them
+ * once per sample instead costs more in loads than it saves in
+ * multiplies). The sums start at tap 0's product rather than at 0 + it:
+ * every product is >= +0, so 0 + p is p to the bit. */
 GI_VECTOR_CLONES
 static void filter_horizontal(const double *restrict w, const double *restrict e,
                               const double *restrict a, size_t n, int ch,
                               double *restrict const out[Q_COUNT])
 {
     for (size_t i = 0; i < n; i++) {
-        double se = 0, sa = 0, see = 0, saa = 0, sea = 0;
+        double se = w[0] * e[i], sa = w[0] * a[i];
+        double see = w[0] * (e[i] * e[i]), saa = w[0] * (a[i] * a[i]), sea = w[0] * (e[i] * a[i]);
 #pragma GCC unroll 16
-        for (int k = 0; k < TAPS; k++) {
+        for (int k = 1; k < TAPS; k++) {
             const double ve = e[i + (size_t)k * ch], va = a[i + (size_t)k * ch];
             se += w[k] * ve;
             sa += w[k] * va;
@@ -132,9 +140,9 @@ static void ssim_samples(const double *restrict w, const double *const rows[RING
         double m0[Q_COUNT], m1[Q_COUNT];
 #pragma GCC unroll 8
         for (int q = 0; q < Q_COUNT; q++) {
-            double sum0 = 0, sum1 = 0;
+            double sum0 = w[0] * rows[0][q][i], sum1 = w[0] * rows[1][q][i];
 #pragma GCC unroll 16
-            for (int k = 0; k < TAPS; k++) {
+            for (int k = 1; k < TAPS; k++) {
                 sum0 += w[k] * rows[k][q][i];
                 sum1 += w[k] * rows[k + 1][q][i];
             }
