@@ -157,8 +157,9 @@ static inline void fdct8(v8f d[8])
 
 /* 2-D DCT (stb: rows first, then columns), scaled and rounded half away
  * from zero by truncating v +- 0.5 (stb's (int)(v < 0 ? v - .5f : v + .5f);
- * at -0 both give 0). out: natural order. */
-static inline void transform(const v8f rows[8], const float scale[64], int32_t out[64])
+ * at -0 both give 0). out: natural order; returns which of out are not 0,
+ * bit i for out[i]. */
+static inline uint64_t transform(const v8f rows[8], const float scale[64], int32_t out[64])
 {
     v8f cols[8], d[8];
     transpose(rows, cols);
@@ -166,6 +167,8 @@ static inline void transform(const v8f rows[8], const float scale[64], int32_t o
     transpose(cols, d);
     fdct8(d); /* d[u], lane v: coefficient (u, v) */
     const v8i sign = (v8i){0} + INT32_MIN, half = (v8i){0} + 0x3F000000;
+    const v8i lane_bit = {1, 2, 4, 8, 16, 32, 64, 128};
+    v8i bits[2] = {{0}, {0}}; /* rows 0-3 and 4-7, bit 8 (u % 4) + v */
     for (int u = 0; u < 8; u++) {
         v8f s, v;
         memcpy(&s, scale + u * 8, sizeof s);
@@ -173,31 +176,36 @@ static inline void transform(const v8f rows[8], const float scale[64], int32_t o
         v8f r = v + (v8f)(((v8i)v & sign) | half);
         v8i q = __builtin_convertvector(r, v8i);
         memcpy(out + u * 8, &q, sizeof q);
+        bits[u / 4] |= (q != 0) & (lane_bit << (8 * (u % 4)));
     }
+    for (int i = 0; i < 2; i++) { /* OR across the lanes */
+        bits[i] |= SHUF(bits[i], bits[i], 4, 5, 6, 7, 0, 1, 2, 3);
+        bits[i] |= SHUF(bits[i], bits[i], 2, 3, 0, 1, 6, 7, 4, 5);
+        bits[i] |= SHUF(bits[i], bits[i], 1, 0, 3, 2, 5, 4, 7, 6);
+    }
+    return (uint32_t)bits[0][0] | (uint64_t)(uint32_t)bits[1][0] << 32;
 }
 
-/* Codes one block and returns its DC (the next block's predictor). */
-static int encode_block(writer *out, const int32_t coef[64], int predictor, const jpeg_huff *dc,
+/* Codes one block (natural order, nonzero: which coefficients are not 0)
+ * and returns its DC, the next block's predictor. */
+static int encode_block(writer *out, const jpeg_tables *t, const int32_t coef[64],
+                        uint64_t nonzero, int predictor, const jpeg_huff *dc,
                         const jpeg_huff *ac)
 {
     writer w = *out;
-    int32_t zz[64];
-    uint64_t nonzero = 0;
-    for (int j = 0; j < 64; j++) {
-        zz[j] = coef[gi__jpeg_natural_order[j]];
-        nonzero |= (uint64_t)(zz[j] != 0) << j;
-    }
-    put_value(&w, dc, 0, zz[0] - predictor);
+    uint64_t zigzag = 0; /* bit j: zigzag position j is not 0 */
+    for (int u = 0; u < 8; u++) zigzag |= t->zigzag_bits[u][(nonzero >> 8 * u) & 0xFF];
+    put_value(&w, dc, 0, coef[0] - predictor);
     int next = 1;
-    for (uint64_t rest = nonzero & ~(uint64_t)1; rest; rest &= rest - 1) {
+    for (uint64_t rest = zigzag & ~(uint64_t)1; rest; rest &= rest - 1) {
         int k = __builtin_ctzll(rest), run = k - next;
         for (; run >= 16; run -= 16) put_bits(&w, ac->code[0xF0], ac->len[0xF0]);
-        put_value(&w, ac, run, zz[k]);
+        put_value(&w, ac, run, coef[gi__jpeg_natural_order[k]]);
         next = k + 1;
     }
     if (next != 64) put_bits(&w, ac->code[0], ac->len[0]); /* end of block */
     *out = w;
-    return zz[0];
+    return coef[0];
 }
 
 /* ---- Pixels: float planes of a band, colour conversion ---- */
@@ -277,9 +285,9 @@ static void code_block(scan *sc, const v8f rows[8], int component)
 {
     int32_t coef[64];
     int table = component ? 1 : 0;
-    transform(rows, sc->t->scale[table], coef);
-    sc->dc[component] = encode_block(&sc->w, coef, sc->dc[component], &sc->t->huff[2 * table],
-                                     &sc->t->huff[2 * table + 1]);
+    uint64_t nonzero = transform(rows, sc->t->scale[table], coef);
+    sc->dc[component] = encode_block(&sc->w, sc->t, coef, nonzero, sc->dc[component],
+                                     &sc->t->huff[2 * table], &sc->t->huff[2 * table + 1]);
 }
 
 /* Bytes one block can take: 64 codes of up to 16 + 11 bits, every byte
