@@ -3,7 +3,7 @@
  *
  * Why the bytes match stb's: every float value is computed by the same
  * IEEE single-precision operations, in the same order, as stb computes it;
- * only the lanes differ (8 at once). Lane order changes nothing, since no
+ * only the lanes differ (4 or 8 at once). Lane order changes nothing, since no
  * operation mixes lanes except exact moves (transposes, picking even and
  * odd columns). The project compiles with -ffp-contract=off, so a*b+c
  * stays two roundings here as in stb, and no -ffast-math. The integer
@@ -14,7 +14,7 @@
  * DCT row, pixels fetched with two clamps each and converted one by one.
  * Here each band of MCU rows is split into float planes once (plain loops
  * the compiler vectorizes; edge pixels replicated there), the colour
- * conversion, DCT and quantization run on vectors of 8 floats, and the
+ * conversion, DCT and quantization run on vectors of 4 or 8 floats, and the
  * bits go 32 at a time into a buffer reserved per MCU.
  *
  * Compiled once per instruction set (lib/codec/meson.build); GI_JPEG_SCAN
@@ -29,20 +29,30 @@
 #define GI_JPEG_SCAN gi__jpeg_scan_base
 #endif
 
-typedef float v8f __attribute__((vector_size(32)));
-typedef int32_t v8i __attribute__((vector_size(32)));
+/* Lanes per vector: 8 where the set has 256-bit registers, else 4 (SSE2,
+ * NEON), where GCC would split 8-float vectors, spill them and move
+ * shuffled lanes one at a time (3x slower than 4 lanes). An 8x8 block is
+ * blk[g][r]: row r, columns VL g to VL g + VL - 1. */
+#ifdef __AVX__
+#define VL 8
+#else
+#define VL 4
+#endif
+#define NV (8 / VL) /* vectors per row of a block */
+typedef float vf __attribute__((vector_size(VL * 4)));
+typedef int32_t vi __attribute__((vector_size(VL * 4)));
 
 /* Every function here but the entry is static and takes vectors only from
  * its own file, so GCC's note that 32-byte vectors are passed differently
  * with AVX does not apply. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-/* A shuffle of the 16 lanes of a and b with constant indices (GCC and
+/* A shuffle of the lanes of a and b (2 VL) with constant indices (GCC and
  * clang spell it differently). */
 #ifdef __clang__
 #define SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
 #else
-#define SHUF(a, b, ...) __builtin_shuffle(a, b, (v8i){__VA_ARGS__})
+#define SHUF(a, b, ...) __builtin_shuffle(a, b, (vi){__VA_ARGS__})
 #endif
 
 /* ---- The bit writer ---- */
@@ -110,13 +120,15 @@ static inline void put_value(writer *w, const jpeg_huff *h, int run, int value)
 
 /* ---- One block: DCT, quantization, Huffman coding ---- */
 
-/* 8 rows to 8 columns (exact moves). */
-static inline void transpose(const v8f in[8], v8f out[8])
+/* A block transposed (exact moves): out[g][k], lane i = in[k / VL][VL g + i],
+ * lane k % VL. */
+static inline void transpose(vf in[NV][8], vf out[NV][8])
 {
-    v8f t[8], u[8];
+#if VL == 8
+    vf t[8], u[8];
     for (int i = 0; i < 8; i += 2) {
-        t[i] = SHUF(in[i], in[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-        t[i + 1] = SHUF(in[i], in[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+        t[i] = SHUF(in[0][i], in[0][i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[i + 1] = SHUF(in[0][i], in[0][i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
     }
     for (int i = 0; i < 8; i += 4)
         for (int k = 0; k < 2; k++) {
@@ -124,31 +136,45 @@ static inline void transpose(const v8f in[8], v8f out[8])
             u[i + k * 2 + 1] = SHUF(t[i + k], t[i + k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
         }
     for (int k = 0; k < 4; k++) {
-        out[k] = SHUF(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-        out[k + 4] = SHUF(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+        out[0][k] = SHUF(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        out[0][k + 4] = SHUF(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
     }
+#else
+    /* four 4x4 transposes, the off-diagonal ones trading places */
+    for (int g = 0; g < 2; g++)
+        for (int h = 0; h < 2; h++) {
+            const vf *a = in[h] + 4 * g;
+            vf t0 = SHUF(a[0], a[1], 0, 4, 1, 5), t1 = SHUF(a[0], a[1], 2, 6, 3, 7);
+            vf t2 = SHUF(a[2], a[3], 0, 4, 1, 5), t3 = SHUF(a[2], a[3], 2, 6, 3, 7);
+            vf *o = out[g] + 4 * h;
+            o[0] = SHUF(t0, t2, 0, 1, 4, 5);
+            o[1] = SHUF(t0, t2, 2, 3, 6, 7);
+            o[2] = SHUF(t1, t3, 0, 1, 4, 5);
+            o[3] = SHUF(t1, t3, 2, 3, 6, 7);
+        }
+#endif
 }
 
 /* The AAN forward DCT of 8 points (Arai, Agui, Nakajima; the jpeglib
  * float version), one transform per lane, each operation as stb orders it. */
-static inline void fdct8(v8f d[8])
+static inline void fdct8(vf d[8])
 {
-    v8f t0 = d[0] + d[7], t7 = d[0] - d[7], t1 = d[1] + d[6], t6 = d[1] - d[6];
-    v8f t2 = d[2] + d[5], t5 = d[2] - d[5], t3 = d[3] + d[4], t4 = d[3] - d[4];
+    vf t0 = d[0] + d[7], t7 = d[0] - d[7], t1 = d[1] + d[6], t6 = d[1] - d[6];
+    vf t2 = d[2] + d[5], t5 = d[2] - d[5], t3 = d[3] + d[4], t4 = d[3] - d[4];
     /* even part */
-    v8f t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
+    vf t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
     d[0] = t10 + t11;
     d[4] = t10 - t11;
-    v8f z1 = (t12 + t13) * 0.707106781f;
+    vf z1 = (t12 + t13) * 0.707106781f;
     d[2] = t13 + z1;
     d[6] = t13 - z1;
     /* odd part */
-    v8f o10 = t4 + t5, o11 = t5 + t6, o12 = t6 + t7;
-    v8f z5 = (o10 - o12) * 0.382683433f;
-    v8f z2 = o10 * 0.541196100f + z5;
-    v8f z4 = o12 * 1.306562965f + z5;
-    v8f z3 = o11 * 0.707106781f;
-    v8f z11 = t7 + z3, z13 = t7 - z3;
+    vf o10 = t4 + t5, o11 = t5 + t6, o12 = t6 + t7;
+    vf z5 = (o10 - o12) * 0.382683433f;
+    vf z2 = o10 * 0.541196100f + z5;
+    vf z4 = o12 * 1.306562965f + z5;
+    vf z3 = o11 * 0.707106781f;
+    vf z11 = t7 + z3, z13 = t7 - z3;
     d[5] = z13 + z2;
     d[3] = z13 - z2;
     d[1] = z11 + z4;
@@ -159,29 +185,39 @@ static inline void fdct8(v8f d[8])
  * from zero by truncating v +- 0.5 (stb's (int)(v < 0 ? v - .5f : v + .5f);
  * at -0 both give 0). out: natural order; returns which of out are not 0,
  * bit i for out[i]. */
-static inline uint64_t transform(const v8f rows[8], const float scale[64], int32_t out[64])
+static inline uint64_t transform(vf rows[NV][8], const float scale[64], int32_t out[64])
 {
-    v8f cols[8], d[8];
+    vf cols[NV][8], d[NV][8];
     transpose(rows, cols);
-    fdct8(cols); /* cols[k], lane r: coefficient k of row r */
+    for (int g = 0; g < NV; g++) fdct8(cols[g]); /* cols[g][k], lane i: coefficient k of row VL g + i */
     transpose(cols, d);
-    fdct8(d); /* d[u], lane v: coefficient (u, v) */
-    const v8i sign = (v8i){0} + INT32_MIN, half = (v8i){0} + 0x3F000000;
-    const v8i lane_bit = {1, 2, 4, 8, 16, 32, 64, 128};
-    v8i bits[2] = {{0}, {0}}; /* rows 0-3 and 4-7, bit 8 (u % 4) + v */
-    for (int u = 0; u < 8; u++) {
-        v8f s, v;
-        memcpy(&s, scale + u * 8, sizeof s);
-        v = d[u] * s;
-        v8f r = v + (v8f)(((v8i)v & sign) | half);
-        v8i q = __builtin_convertvector(r, v8i);
-        memcpy(out + u * 8, &q, sizeof q);
-        bits[u / 4] |= (q != 0) & (lane_bit << (8 * (u % 4)));
-    }
+    for (int g = 0; g < NV; g++) fdct8(d[g]); /* d[g][u], lane i: coefficient (u, VL g + i) */
+    const vi sign = (vi){0} + INT32_MIN, half = (vi){0} + 0x3F000000;
+#if VL == 8
+    const vi lane_bit = {1, 2, 4, 8, 16, 32, 64, 128};
+#else
+    const vi lane_bit = {1, 2, 4, 8};
+#endif
+    vi bits[2] = {{0}, {0}}; /* rows 0-3 and 4-7, bit 8 (u % 4) + v */
+    for (int u = 0; u < 8; u++)
+        for (int g = 0; g < NV; g++) {
+            vf s, v;
+            memcpy(&s, scale + u * 8 + g * VL, sizeof s);
+            v = d[g][u] * s;
+            vf r = v + (vf)(((vi)v & sign) | half);
+            vi q = __builtin_convertvector(r, vi);
+            memcpy(out + u * 8 + g * VL, &q, sizeof q);
+            bits[u / 4] |= (q != 0) & (lane_bit << (8 * (u % 4) + VL * g));
+        }
     for (int i = 0; i < 2; i++) { /* OR across the lanes */
+#if VL == 8
         bits[i] |= SHUF(bits[i], bits[i], 4, 5, 6, 7, 0, 1, 2, 3);
         bits[i] |= SHUF(bits[i], bits[i], 2, 3, 0, 1, 6, 7, 4, 5);
         bits[i] |= SHUF(bits[i], bits[i], 1, 0, 3, 2, 5, 4, 7, 6);
+#else
+        bits[i] |= SHUF(bits[i], bits[i], 2, 3, 0, 1);
+        bits[i] |= SHUF(bits[i], bits[i], 1, 0, 3, 2);
+#endif
     }
     return (uint32_t)bits[0][0] | (uint64_t)(uint32_t)bits[1][0] << 32;
 }
@@ -243,34 +279,43 @@ static void split_row_any(const uint8_t *src, int width, int channels, int padde
     }
 }
 
-static inline v8f load8(const float *p)
+static inline vf load(const float *p)
 {
-    v8f v;
+    vf v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
 /* stb's conversion, e.g. Y = ((0.299 r + 0.587 g) + 0.114 b) - 128. */
-static inline void to_ycbcr(const float *rp, const float *gp, const float *bp, v8f *y, v8f *cb,
-                            v8f *cr)
+static inline void to_ycbcr(const float *rp, const float *gp, const float *bp, vf *y, vf *cb,
+                            vf *cr)
 {
-    v8f r = load8(rp), g = load8(gp), b = load8(bp);
+    vf r = load(rp), g = load(gp), b = load(bp);
     *y = ((0.29900f * r + 0.58700f * g) + 0.11400f * b) - 128.0f;
     *cb = (-0.16874f * r - 0.33126f * g) + 0.50000f * b;
     *cr = (0.50000f * r - 0.41869f * g) - 0.08131f * b;
 }
 
-/* 2x2 means of a 16x16 chroma block, ((a + b) + c + d) * 0.25 as stb sums. */
-static void subsample(v8f full[16][2], v8f half[8])
+/* 2x2 means of a 16x16 chroma block, ((a + b) + c + d) * 0.25 as stb sums;
+ * full[r][h]: row r, columns VL h to VL h + VL - 1. */
+static void subsample(vf full[16][2 * NV], vf half[NV][8])
 {
-    for (int y = 0; y < 8; y++) {
-        v8f *top = full[2 * y], *bottom = full[2 * y + 1];
-        v8f te = SHUF(top[0], top[1], 0, 2, 4, 6, 8, 10, 12, 14);
-        v8f to = SHUF(top[0], top[1], 1, 3, 5, 7, 9, 11, 13, 15);
-        v8f be = SHUF(bottom[0], bottom[1], 0, 2, 4, 6, 8, 10, 12, 14);
-        v8f bo = SHUF(bottom[0], bottom[1], 1, 3, 5, 7, 9, 11, 13, 15);
-        half[y] = (((te + to) + be) + bo) * 0.25f;
-    }
+#if VL == 8
+#define EVEN 0, 2, 4, 6, 8, 10, 12, 14
+#define ODD 1, 3, 5, 7, 9, 11, 13, 15
+#else
+#define EVEN 0, 2, 4, 6
+#define ODD 1, 3, 5, 7
+#endif
+    for (int y = 0; y < 8; y++)
+        for (int g = 0; g < NV; g++) {
+            const vf *top = full[2 * y] + 2 * g, *bottom = full[2 * y + 1] + 2 * g;
+            vf te = SHUF(top[0], top[1], EVEN), to = SHUF(top[0], top[1], ODD);
+            vf be = SHUF(bottom[0], bottom[1], EVEN), bo = SHUF(bottom[0], bottom[1], ODD);
+            half[g][y] = (((te + to) + be) + bo) * 0.25f;
+        }
+#undef EVEN
+#undef ODD
 }
 
 /* ---- The scan ---- */
@@ -281,7 +326,7 @@ typedef struct {
     int dc[3];
 } scan;
 
-static void code_block(scan *sc, const v8f rows[8], int component)
+static void code_block(scan *sc, vf rows[NV][8], int component)
 {
     int32_t coef[64];
     int table = component ? 1 : 0;
@@ -297,14 +342,15 @@ static void code_block(scan *sc, const v8f rows[8], int component)
 /* One MCU of 4:2:0: four luma blocks, then Cb and Cr from 2x2 means. */
 static void code_mcu_420(scan *sc, float *rows[3][16], size_t x)
 {
-    v8f y[16][2], cb[16][2], cr[16][2], block[8];
+    vf y[16][2 * NV], cb[16][2 * NV], cr[16][2 * NV], block[NV][8];
     for (int r = 0; r < 16; r++)
-        for (int h = 0; h < 2; h++)
-            to_ycbcr(rows[0][r] + x + 8 * h, rows[1][r] + x + 8 * h, rows[2][r] + x + 8 * h,
+        for (int h = 0; h < 2 * NV; h++)
+            to_ycbcr(rows[0][r] + x + VL * h, rows[1][r] + x + VL * h, rows[2][r] + x + VL * h,
                      &y[r][h], &cb[r][h], &cr[r][h]);
     for (int by = 0; by < 16; by += 8)
-        for (int h = 0; h < 2; h++) {
-            for (int r = 0; r < 8; r++) block[r] = y[by + r][h];
+        for (int bx = 0; bx < 2; bx++) {
+            for (int g = 0; g < NV; g++)
+                for (int r = 0; r < 8; r++) block[g][r] = y[by + r][bx * NV + g];
             code_block(sc, block, 0);
         }
     subsample(cb, block);
@@ -315,9 +361,11 @@ static void code_mcu_420(scan *sc, float *rows[3][16], size_t x)
 
 static void code_mcu_444(scan *sc, float *rows[3][16], size_t x)
 {
-    v8f y[8], cb[8], cr[8];
-    for (int r = 0; r < 8; r++)
-        to_ycbcr(rows[0][r] + x, rows[1][r] + x, rows[2][r] + x, &y[r], &cb[r], &cr[r]);
+    vf y[NV][8], cb[NV][8], cr[NV][8];
+    for (int g = 0; g < NV; g++)
+        for (int r = 0; r < 8; r++)
+            to_ycbcr(rows[0][r] + x + VL * g, rows[1][r] + x + VL * g, rows[2][r] + x + VL * g,
+                     &y[g][r], &cb[g][r], &cr[g][r]);
     code_block(sc, y, 0);
     code_block(sc, cb, 1);
     code_block(sc, cr, 2);

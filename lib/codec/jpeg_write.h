@@ -2,8 +2,8 @@
  * standard tables scaled by quality, and byte for byte what
  * stb_image_write 1.16's stbi_write_jpg_to_func writes for the same
  * pixels and quality (golden files made with stb stay valid). It does what
- * stb does, in the same float operations in the same order, but on 8
- * lanes at a time and with a 64-bit bit writer into one growing buffer.
+ * stb does, in the same float operations in the same order, but on 4 or
+ * 8 lanes at a time and with a 64-bit bit writer into one growing buffer.
  *
  * pixels: height rows of width * channels bytes, stride bytes apart;
  * channels 1 (grey), 2 (grey, alpha ignored), 3 (RGB) or 4 (RGBA, alpha
