@@ -41,6 +41,7 @@
 #define NV (8 / VL) /* vectors per row of a block */
 typedef float vf __attribute__((vector_size(VL * 4)));
 typedef int32_t vi __attribute__((vector_size(VL * 4)));
+typedef uint32_t vu __attribute__((vector_size(VL * 4)));
 
 /* Every function here but the entry is static and takes vectors only from
  * its own file, so GCC's note that 32-byte vectors are passed differently
@@ -194,11 +195,11 @@ static inline uint64_t transform(vf rows[NV][8], const float scale[64], int32_t 
     for (int g = 0; g < NV; g++) fdct8(d[g]); /* d[g][u], lane i: coefficient (u, VL g + i) */
     const vi sign = (vi){0} + INT32_MIN, half = (vi){0} + 0x3F000000;
 #if VL == 8
-    const vi lane_bit = {1, 2, 4, 8, 16, 32, 64, 128};
+    const vu lane_bit = {1, 2, 4, 8, 16, 32, 64, 128};
 #else
-    const vi lane_bit = {1, 2, 4, 8};
+    const vu lane_bit = {1, 2, 4, 8};
 #endif
-    vi bits[2] = {{0}, {0}}; /* rows 0-3 and 4-7, bit 8 (u % 4) + v */
+    vu bits[2] = {{0}, {0}}; /* rows 0-3 and 4-7, bit 8 (u % 4) + v */
     for (int u = 0; u < 8; u++)
         for (int g = 0; g < NV; g++) {
             vf s, v;
@@ -207,7 +208,7 @@ static inline uint64_t transform(vf rows[NV][8], const float scale[64], int32_t 
             vf r = v + (vf)(((vi)v & sign) | half);
             vi q = __builtin_convertvector(r, vi);
             memcpy(out + u * 8 + g * VL, &q, sizeof q);
-            bits[u / 4] |= (q != 0) & (lane_bit << (8 * (u % 4) + VL * g));
+            bits[u / 4] |= (vu)(q != 0) & (lane_bit << (8 * (u % 4) + VL * g));
         }
     for (int i = 0; i < 2; i++) { /* OR across the lanes */
 #if VL == 8
@@ -219,7 +220,7 @@ static inline uint64_t transform(vf rows[NV][8], const float scale[64], int32_t 
         bits[i] |= SHUF(bits[i], bits[i], 1, 0, 3, 2);
 #endif
     }
-    return (uint32_t)bits[0][0] | (uint64_t)(uint32_t)bits[1][0] << 32;
+    return bits[0][0] | (uint64_t)bits[1][0] << 32;
 }
 
 /* Codes one block (natural order, nonzero: which coefficients are not 0)
