@@ -3,19 +3,20 @@
  *
  * Why the bytes match stb's: every float value is computed by the same
  * IEEE single-precision operations, in the same order, as stb computes it;
- * only the lanes differ (4 or 8 at once). Lane order changes nothing, since no
- * operation mixes lanes except exact moves (transposes, picking even and
- * odd columns). The project compiles with -ffp-contract=off, so a*b+c
- * stays two roundings here as in stb, and no -ffast-math. The integer
- * parts (rounding to int, the Huffman coding) are the same functions of
- * those floats.
+ * only the lanes differ (4, 8 or more at once). Lane order changes
+ * nothing, since no operation mixes lanes except exact moves (transposes,
+ * gathering even and odd columns). The project compiles with
+ * -ffp-contract=off, so a*b+c stays two roundings here as in stb, and
+ * without -ffast-math the vectorizer reorders nothing. The integer parts
+ * (rounding to int, the Huffman coding) are the same functions of those
+ * floats.
  *
  * Where stb's time went: a callback per output byte, a function call per
  * DCT row, pixels fetched with two clamps each and converted one by one.
- * Here each band of MCU rows is split into float planes once (plain loops
- * the compiler vectorizes; edge pixels replicated there), the colour
- * conversion, DCT and quantization run on vectors of 4 or 8 floats, and the
- * bits go 32 at a time into a buffer reserved per MCU.
+ * Here each band of MCU rows becomes Y, Cb and Cr planes (4:2:0 chroma at
+ * half size) in plain loops the compiler vectorizes, edge pixels
+ * replicated there; the DCT and quantization run on vectors of 4 or 8
+ * floats; the bits go 32 at a time into a buffer reserved per MCU.
  *
  * Compiled once per instruction set (lib/codec/meson.build); GI_JPEG_SCAN
  * names this copy's entry. */
@@ -245,38 +246,109 @@ static int encode_block(writer *out, const jpeg_tables *t, const int32_t coef[64
     return coef[0];
 }
 
-/* ---- Pixels: float planes of a band, colour conversion ---- */
+/* ---- Pixels: Y, Cb, Cr planes of a band ---- */
 
-/* One row of the band as R, G, B float planes of padded_width samples, the
- * last column repeated into the padding (stb's edge rule); grey (1 or 2
- * channels) is R = G = B, one plane. Called with a constant channel
- * count, so that each loop vectorizes with its own stride. */
-static inline void split_row(const uint8_t *restrict src, int width, int channels,
-                             int padded_width, float *restrict r, float *restrict g,
-                             float *restrict b)
+/* One row in stb's colour conversion, e.g. Y = ((0.299 r + 0.587 g) +
+ * 0.114 b) - 128, grey (1 or 2 channels) as r = g = b; the last column
+ * repeated to padded_width (stb's edge rule). A plain loop the compiler
+ * vectorizes (no reassociation: same operations, same order), called with
+ * a constant channel count so that each count gets its own strides. */
+static inline void convert_row(const uint8_t *restrict src, int width, int channels,
+                               int padded_width, float *restrict y, float *restrict cb,
+                               float *restrict cr)
 {
-    if (channels <= 2) {
-        for (int x = 0; x < width; x++) r[x] = src[x * channels];
-    } else {
-        for (int x = 0; x < width; x++) {
-            r[x] = src[x * channels];
-            g[x] = src[x * channels + 1];
-            b[x] = src[x * channels + 2];
-        }
+    const int gi = channels > 2 ? 1 : 0, bi = channels > 2 ? 2 : 0;
+    for (int x = 0; x < width; x++) {
+        float r = src[x * channels], g = src[x * channels + gi], b = src[x * channels + bi];
+        y[x] = ((0.29900f * r + 0.58700f * g) + 0.11400f * b) - 128.0f;
+        cb[x] = (-0.16874f * r - 0.33126f * g) + 0.50000f * b;
+        cr[x] = (0.50000f * r - 0.41869f * g) - 0.08131f * b;
     }
-    float *plane[3] = {r, g, b};
-    for (int p = 0; p < (channels <= 2 ? 1 : 3); p++)
-        for (int x = width; x < padded_width; x++) plane[p][x] = plane[p][width - 1];
+    for (int x = width; x < padded_width; x++) {
+        y[x] = y[width - 1];
+        cb[x] = cb[width - 1];
+        cr[x] = cr[width - 1];
+    }
 }
 
-static void split_row_any(const uint8_t *src, int width, int channels, int padded_width,
-                          float *r, float *g, float *b)
+static void convert_row_any(const uint8_t *src, int width, int channels, int padded_width,
+                            float *y, float *cb, float *cr)
 {
     switch (channels) {
-    case 1: split_row(src, width, 1, padded_width, r, g, b); break;
-    case 2: split_row(src, width, 2, padded_width, r, g, b); break;
-    case 3: split_row(src, width, 3, padded_width, r, g, b); break;
-    default: split_row(src, width, 4, padded_width, r, g, b); break;
+    case 1: convert_row(src, width, 1, padded_width, y, cb, cr); break;
+    case 2: convert_row(src, width, 2, padded_width, y, cb, cr); break;
+    case 3: convert_row(src, width, 3, padded_width, y, cb, cr); break;
+    default: convert_row(src, width, 4, padded_width, y, cb, cr); break;
+    }
+}
+
+/* 4:2:0 chroma: the means of 2x2 samples, ((a + b) + c + d) * 0.25 in
+ * stb's order, for n outputs. */
+static void halve_rows(const float *restrict top, const float *restrict bottom, size_t n,
+                       float *restrict out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (((top[2 * i] + top[2 * i + 1]) + bottom[2 * i]) + bottom[2 * i + 1]) * 0.25f;
+}
+
+/* The rows of one band of MCUs: luma at full width (padded), chroma at
+ * full or, for 4:2:0, half width (8 rows). Rows past the bottom point at
+ * the last one (stb's edge rule). */
+typedef struct {
+    float *y[16], *cb[16], *cr[16];
+    float *store; /* 16 + 2 * 16 rows of padded floats (4:2:0 uses fewer) */
+    size_t padded;
+} band;
+
+static void fill_band_444(band *b, const uint8_t *pixels, size_t stride, int width, int height,
+                          int channels, int y0)
+{
+    for (int r = 0; r < 8; r++) {
+        if (y0 + r >= height) {
+            b->y[r] = b->y[r - 1];
+            b->cb[r] = b->cb[r - 1];
+            b->cr[r] = b->cr[r - 1];
+            continue;
+        }
+        b->y[r] = b->store + (size_t)r * b->padded;
+        b->cb[r] = b->store + (size_t)(8 + r) * b->padded;
+        b->cr[r] = b->store + (size_t)(16 + r) * b->padded;
+        convert_row_any(pixels + (size_t)(y0 + r) * stride, width, channels, (int)b->padded,
+                        b->y[r], b->cb[r], b->cr[r]);
+    }
+}
+
+/* Full-width chroma of each row pair goes through two scratch rows per
+ * component (even and odd rows); a row past the bottom takes the chroma
+ * of the last row converted, the image's last, which stays in its scratch
+ * row as nothing is converted after it. */
+static void fill_band_420(band *b, const uint8_t *pixels, size_t stride, int width, int height,
+                          int channels, int y0)
+{
+    size_t n = b->padded, half = n / 2;
+    float *scratch_cb[2] = {b->store + 16 * n, b->store + 17 * n};
+    float *scratch_cr[2] = {b->store + 18 * n, b->store + 19 * n};
+    float *pair_cb[2] = {NULL, NULL}, *pair_cr[2] = {NULL, NULL};
+    float *last_cb = NULL, *last_cr = NULL;
+    for (int r = 0; r < 16; r++) {
+        int odd = r & 1;
+        if (y0 + r < height) {
+            b->y[r] = b->store + (size_t)r * n;
+            last_cb = scratch_cb[odd];
+            last_cr = scratch_cr[odd];
+            convert_row_any(pixels + (size_t)(y0 + r) * stride, width, channels, (int)n, b->y[r],
+                            last_cb, last_cr);
+        } else {
+            b->y[r] = b->y[r - 1];
+        }
+        pair_cb[odd] = last_cb;
+        pair_cr[odd] = last_cr;
+        if (odd) {
+            b->cb[r / 2] = b->store + 20 * n + (size_t)(r / 2) * half;
+            b->cr[r / 2] = b->store + 20 * n + (size_t)(8 + r / 2) * half;
+            halve_rows(pair_cb[0], pair_cb[1], half, b->cb[r / 2]);
+            halve_rows(pair_cr[0], pair_cr[1], half, b->cr[r / 2]);
+        }
     }
 }
 
@@ -287,38 +359,6 @@ static inline vf load(const float *p)
     return v;
 }
 
-/* stb's conversion, e.g. Y = ((0.299 r + 0.587 g) + 0.114 b) - 128. */
-static inline void to_ycbcr(const float *rp, const float *gp, const float *bp, vf *y, vf *cb,
-                            vf *cr)
-{
-    vf r = load(rp), g = load(gp), b = load(bp);
-    *y = ((0.29900f * r + 0.58700f * g) + 0.11400f * b) - 128.0f;
-    *cb = (-0.16874f * r - 0.33126f * g) + 0.50000f * b;
-    *cr = (0.50000f * r - 0.41869f * g) - 0.08131f * b;
-}
-
-/* 2x2 means of a 16x16 chroma block, ((a + b) + c + d) * 0.25 as stb sums;
- * full[r][h]: row r, columns VL h to VL h + VL - 1. */
-static void subsample(vf full[16][2 * NV], vf half[NV][8])
-{
-#if VL == 8
-#define EVEN 0, 2, 4, 6, 8, 10, 12, 14
-#define ODD 1, 3, 5, 7, 9, 11, 13, 15
-#else
-#define EVEN 0, 2, 4, 6
-#define ODD 1, 3, 5, 7
-#endif
-    for (int y = 0; y < 8; y++)
-        for (int g = 0; g < NV; g++) {
-            const vf *top = full[2 * y] + 2 * g, *bottom = full[2 * y + 1] + 2 * g;
-            vf te = SHUF(top[0], top[1], EVEN), to = SHUF(top[0], top[1], ODD);
-            vf be = SHUF(bottom[0], bottom[1], EVEN), bo = SHUF(bottom[0], bottom[1], ODD);
-            half[g][y] = (((te + to) + be) + bo) * 0.25f;
-        }
-#undef EVEN
-#undef ODD
-}
-
 /* ---- The scan ---- */
 
 typedef struct {
@@ -327,11 +367,15 @@ typedef struct {
     int dc[3];
 } scan;
 
-static void code_block(scan *sc, vf rows[NV][8], int component)
+/* The 8x8 block at column x of 8 rows. */
+static void code_block(scan *sc, float *const rows[8], size_t x, int component)
 {
+    vf block[NV][8];
+    for (int g = 0; g < NV; g++)
+        for (int r = 0; r < 8; r++) block[g][r] = load(rows[r] + x + VL * g);
     int32_t coef[64];
     int table = component ? 1 : 0;
-    uint64_t nonzero = transform(rows, sc->t->scale[table], coef);
+    uint64_t nonzero = transform(block, sc->t->scale[table], coef);
     sc->dc[component] = encode_block(&sc->w, sc->t, coef, nonzero, sc->dc[component],
                                      &sc->t->huff[2 * table], &sc->t->huff[2 * table + 1]);
 }
@@ -340,70 +384,42 @@ static void code_block(scan *sc, vf rows[NV][8], int component)
  * possibly stuffed, and a flushed word. */
 #define BLOCK_MAX_BYTES (64 * 27 / 8 * 2 + 8)
 
-/* One MCU of 4:2:0: four luma blocks, then Cb and Cr from 2x2 means. */
-static void code_mcu_420(scan *sc, float *rows[3][16], size_t x)
+/* One MCU: 4:2:0 has four luma blocks, then Cb and Cr at half width. */
+static void code_mcu(scan *sc, const band *b, size_t x)
 {
-    vf y[16][2 * NV], cb[16][2 * NV], cr[16][2 * NV], block[NV][8];
-    for (int r = 0; r < 16; r++)
-        for (int h = 0; h < 2 * NV; h++)
-            to_ycbcr(rows[0][r] + x + VL * h, rows[1][r] + x + VL * h, rows[2][r] + x + VL * h,
-                     &y[r][h], &cb[r][h], &cr[r][h]);
-    for (int by = 0; by < 16; by += 8)
-        for (int bx = 0; bx < 2; bx++) {
-            for (int g = 0; g < NV; g++)
-                for (int r = 0; r < 8; r++) block[g][r] = y[by + r][bx * NV + g];
-            code_block(sc, block, 0);
-        }
-    subsample(cb, block);
-    code_block(sc, block, 1);
-    subsample(cr, block);
-    code_block(sc, block, 2);
+    if (sc->t->subsample) {
+        for (int by = 0; by < 16; by += 8)
+            for (size_t bx = 0; bx < 16; bx += 8) code_block(sc, b->y + by, x + bx, 0);
+        code_block(sc, b->cb, x / 2, 1);
+        code_block(sc, b->cr, x / 2, 2);
+    } else {
+        code_block(sc, b->y, x, 0);
+        code_block(sc, b->cb, x, 1);
+        code_block(sc, b->cr, x, 2);
+    }
 }
 
-static void code_mcu_444(scan *sc, float *rows[3][16], size_t x)
-{
-    vf y[NV][8], cb[NV][8], cr[NV][8];
-    for (int g = 0; g < NV; g++)
-        for (int r = 0; r < 8; r++)
-            to_ycbcr(rows[0][r] + x + VL * g, rows[1][r] + x + VL * g, rows[2][r] + x + VL * g,
-                     &y[g][r], &cb[g][r], &cr[g][r]);
-    code_block(sc, y, 0);
-    code_block(sc, cb, 1);
-    code_block(sc, cr, 2);
-}
-
-/* Every MCU, in bands of MCU rows top to bottom; rows past the bottom
- * repeat the last one (stb's edge rule), by pointing at its planes. */
+/* Every MCU, in bands of MCU rows top to bottom. */
 int GI_JPEG_SCAN(const uint8_t *pixels, int width, int height, int channels, size_t stride,
                  const jpeg_tables *t, jpeg_buffer *out)
 {
-    int mcu = t->subsample ? 16 : 8, planes = channels <= 2 ? 1 : 3;
-    size_t padded = ((size_t)width + (size_t)mcu - 1) / (size_t)mcu * (size_t)mcu;
-    float *buf = malloc(padded * (size_t)mcu * (size_t)planes * sizeof *buf);
-    if (!buf) return 0;
-    float *rows[3][16];
+    int mcu = t->subsample ? 16 : 8;
+    band b = {.padded = ((size_t)width + (size_t)mcu - 1) / (size_t)mcu * (size_t)mcu};
+    b.store = malloc(28 * b.padded * sizeof *b.store);
+    if (!b.store) return 0;
     scan sc = {t, {out->p, 0, 0}, {0, 0, 0}};
     int ok = 1;
     for (int y0 = 0; y0 < height && ok; y0 += mcu) {
-        for (int r = 0; r < mcu; r++) {
-            for (int p = 0; p < 3; p++)
-                rows[p][r] = buf + ((size_t)(p % planes) * (size_t)mcu + (size_t)r) * padded;
-            if (y0 + r < height)
-                split_row_any(pixels + (size_t)(y0 + r) * stride, width, channels, (int)padded,
-                              rows[0][r], rows[1][r], rows[2][r]);
-            else
-                for (int p = 0; p < 3; p++) rows[p][r] = rows[p][r - 1];
-        }
-        for (size_t x = 0; x < padded && ok; x += (size_t)mcu) {
+        if (t->subsample) fill_band_420(&b, pixels, stride, width, height, channels, y0);
+        else fill_band_444(&b, pixels, stride, width, height, channels, y0);
+        for (size_t x = 0; x < b.padded && ok; x += (size_t)mcu) {
             out->p = sc.w.p;
             ok = gi__jpeg_reserve(out, (size_t)(mcu == 16 ? 6 : 3) * BLOCK_MAX_BYTES);
             sc.w.p = out->p;
-            if (!ok) break;
-            if (t->subsample) code_mcu_420(&sc, rows, x);
-            else code_mcu_444(&sc, rows, x);
+            if (ok) code_mcu(&sc, &b, x);
         }
     }
-    free(buf);
+    free(b.store);
     out->p = sc.w.p;
     if (!ok || !gi__jpeg_reserve(out, 16)) return 0;
     sc.w.p = out->p;
