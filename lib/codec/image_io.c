@@ -1,5 +1,6 @@
 /* Decoding and encoding by format: PNG and JPEG through stb (compiled in
- * stb_impl.c), Netpbm through pnm.c; the choice between stb and nvJPEG
+ * stb_impl.c), but for JPEG encoding, which jpeg_write.c does with stb's
+ * very bytes; Netpbm through pnm.c; the choice between stb and nvJPEG
  * (jpeg_nvjpeg.c) for JPEG. */
 #include <limits.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "format_sniff.h"
 #include "gi_error.h"
 #include "jpeg_nvjpeg.h"
+#include "jpeg_write.h"
 #include "pixel_alloc.h"
 #include "png_fast.h"
 #include "pnm.h"
@@ -228,25 +230,6 @@ static void sink_write(void *context, void *data, int size)
     s->size += (size_t)size;
 }
 
-/* stb's JPEG writer takes no stride; repack rows when there is padding. */
-static int encode_jpeg(byte_sink *sink, const gi_image *img, int quality)
-{
-    const uint8_t *pixels = img->data;
-    uint8_t *packed = NULL;
-    size_t row = (size_t)img->width * img->channels;
-    if (img->stride != row) {
-        packed = malloc(row * (size_t)img->height);
-        if (!packed) return 0;
-        for (int y = 0; y < img->height; y++)
-            memcpy(packed + row * y, img->data + img->stride * y, row);
-        pixels = packed;
-    }
-    int ok = stbi_write_jpg_to_func(sink_write, sink, img->width, img->height, img->channels,
-                                    pixels, quality);
-    free(packed);
-    return ok;
-}
-
 static int sink_emit(void *context, const void *bytes, size_t size)
 {
     byte_sink *s = context;
@@ -331,7 +314,9 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
         ok = opts->format == GI_FORMAT_PNG
                  ? gi__stb_write_png(sink_write, &sink, img->width, img->height, img->channels,
                                      img->data, (int)img->stride, level, filter)
-             : opts->format == GI_FORMAT_JPEG ? encode_jpeg(&sink, img, quality)
+             : opts->format == GI_FORMAT_JPEG
+                 ? gi__jpeg_write(img->data, img->width, img->height, img->channels, img->stride,
+                                  quality, &sink.data, &sink.size) == 0
              : gi__pnm_write(img, opts->format, sink_emit, &sink) == 0;
     if (!ok || sink.failed) {
         free(sink.data);

@@ -1,0 +1,52 @@
+/* The JPEG writer's scan (jpeg_scan.c): pixels to entropy-coded bytes.
+ * jpeg_write.c makes the tables and the markers; the scan is the part
+ * that costs, so it is compiled once per x86 instruction set (like the
+ * blur's kernels) and gi__jpeg_scan picks one at run time. Every set
+ * gives the same bytes: the float operations and their order are fixed
+ * in the source, and the project compiles with -ffp-contract=off. */
+#ifndef GI_JPEG_SCAN_H
+#define GI_JPEG_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A symbol's Huffman code in its low len bits; symbols a table lacks have
+ * len 0, and stb writes those as no bits (only the value bits follow),
+ * which is kept so that out-of-range values give stb's bytes too. */
+typedef struct {
+    uint16_t code[256];
+    uint8_t len[256];
+} jpeg_huff;
+
+typedef struct {
+    float scale[2][64]; /* luma, chroma; natural order: multiply, then round */
+    jpeg_huff huff[4];  /* luma DC, luma AC, chroma DC, chroma AC */
+    int subsample;      /* 4:2:0 MCUs of 16x16, else 4:4:4 of 8x8 */
+    /* The zigzag positions of the coefficients (8 u + v for v's bit in b)
+     * of row u: a block's nonzero mask in natural order to zigzag order
+     * in 8 look-ups. */
+    uint64_t zigzag_bits[8][256];
+} jpeg_tables;
+
+/* The output: bytes in [data, p), room up to end. */
+typedef struct {
+    uint8_t *data, *p, *end;
+} jpeg_buffer;
+
+/* Room for count more bytes; 0 when out of memory (the bytes stay). */
+int gi__jpeg_reserve(jpeg_buffer *b, size_t count);
+
+/* Natural (row-major) index of each zigzag position. */
+extern const uint8_t gi__jpeg_natural_order[64];
+
+/* Appends the scan's entropy-coded bytes, the last byte padded with 1
+ * bits; 0 when out of memory. */
+typedef int jpeg_scan_fn(const uint8_t *pixels, int width, int height, int channels,
+                         size_t stride, const jpeg_tables *t, jpeg_buffer *out);
+
+jpeg_scan_fn gi__jpeg_scan_base, gi__jpeg_scan_avx2;
+
+/* The widest set this CPU has, capped by GPUIMG_CPU_ISA (base, avx2). */
+jpeg_scan_fn *gi__jpeg_scan(void);
+
+#endif

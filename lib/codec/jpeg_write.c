@@ -1,0 +1,217 @@
+/* Baseline JPEG encoding with stb_image_write's exact output (jpeg_write.h):
+ * the tables for a quality and the markers here, the scan itself in
+ * jpeg_scan.c (which says why the bytes are stb's). */
+#include "jpeg_write.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jpeg_scan.h"
+
+/* ---- Tables of the JPEG standard (ITU T.81, annex K) ---- */
+
+/* Natural (row-major) index of each zigzag position. */
+const uint8_t gi__jpeg_natural_order[64] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,
+    12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28,
+    35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+    58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63};
+
+/* Quantizers at quality 50, natural order: luma (K.1), chroma (K.2). */
+static const uint8_t base_quant[2][64] = {
+    {16, 11, 10, 16, 24,  40,  51,  61,  12, 12, 14, 19, 26,  58,  60,  55,
+     14, 13, 16, 24, 40,  57,  69,  56,  14, 17, 22, 29, 51,  87,  80,  62,
+     18, 22, 37, 56, 68,  109, 103, 77,  24, 35, 55, 64, 81,  104, 113, 92,
+     49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99},
+    {17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99,
+     24, 26, 56, 99, 99, 99, 99, 99, 47, 66, 99, 99, 99, 99, 99, 99,
+     99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
+     99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99}};
+
+/* Huffman tables (K.3-K.6): the count of codes of each length 1..16, then
+ * the symbols in code order. Order here: luma DC, luma AC, chroma DC,
+ * chroma AC, as they are written. */
+static const uint8_t huff_counts[4][16] = {
+    {0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0},
+    {0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7d},
+    {0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0},
+    {0, 2, 1, 2, 4, 4, 3, 4, 7, 5, 4, 4, 0, 1, 2, 0x77}};
+static const uint8_t dc_symbols[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+static const uint8_t luma_ac_symbols[162] = {
+    0x01, 0x02, 0x03, 0x00, 0x04, 0x11, 0x05, 0x12, 0x21, 0x31, 0x41, 0x06, 0x13, 0x51, 0x61,
+    0x07, 0x22, 0x71, 0x14, 0x32, 0x81, 0x91, 0xa1, 0x08, 0x23, 0x42, 0xb1, 0xc1, 0x15, 0x52,
+    0xd1, 0xf0, 0x24, 0x33, 0x62, 0x72, 0x82, 0x09, 0x0a, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x25,
+    0x26, 0x27, 0x28, 0x29, 0x2a, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x43, 0x44, 0x45,
+    0x46, 0x47, 0x48, 0x49, 0x4a, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x63, 0x64,
+    0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x83,
+    0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99,
+    0x9a, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6,
+    0xb7, 0xb8, 0xb9, 0xba, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xd2, 0xd3,
+    0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8,
+    0xe9, 0xea, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa};
+static const uint8_t chroma_ac_symbols[162] = {
+    0x00, 0x01, 0x02, 0x03, 0x11, 0x04, 0x05, 0x21, 0x31, 0x06, 0x12, 0x41, 0x51, 0x07, 0x61,
+    0x71, 0x13, 0x22, 0x32, 0x81, 0x08, 0x14, 0x42, 0x91, 0xa1, 0xb1, 0xc1, 0x09, 0x23, 0x33,
+    0x52, 0xf0, 0x15, 0x62, 0x72, 0xd1, 0x0a, 0x16, 0x24, 0x34, 0xe1, 0x25, 0xf1, 0x17, 0x18,
+    0x19, 0x1a, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x43, 0x44,
+    0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x63,
+    0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a,
+    0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97,
+    0x98, 0x99, 0x9a, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xb2, 0xb3, 0xb4,
+    0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca,
+    0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7,
+    0xe8, 0xe9, 0xea, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa};
+static const uint8_t *const huff_symbols[4] = {dc_symbols, luma_ac_symbols, dc_symbols,
+                                               chroma_ac_symbols};
+
+/* The AAN DCT leaves coefficient (u, v) scaled by s[u] * s[v]; stb folds
+ * 1 / (8 s[u] s[v]) into the quantizer with these float products, and the
+ * same float constants give the same reciprocals. */
+static const float aan_scale[8] = {
+    1.0f * 2.828427125f,         1.387039845f * 2.828427125f, 1.306562965f * 2.828427125f,
+    1.175875602f * 2.828427125f, 1.0f * 2.828427125f,         0.785694958f * 2.828427125f,
+    0.541196100f * 2.828427125f, 0.275899379f * 2.828427125f};
+
+/* ---- Setup: quantizers and Huffman codes for one quality ---- */
+
+typedef struct {
+    uint8_t quant_zigzag[2][64]; /* as written in DQT */
+    jpeg_tables t;
+} jpeg_setup;
+
+/* Annex C: codes of each length are consecutive, lengths ascending. */
+static void make_codes(const uint8_t counts[16], const uint8_t *symbols, jpeg_huff *h)
+{
+    memset(h, 0, sizeof *h);
+    unsigned code = 0, k = 0;
+    for (int len = 1; len <= 16; len++, code <<= 1)
+        for (int i = 0; i < counts[len - 1]; i++, k++, code++) {
+            h->code[symbols[k]] = (uint16_t)code;
+            h->len[symbols[k]] = (uint8_t)len;
+        }
+}
+
+static void make_setup(int quality, jpeg_setup *s)
+{
+    /* stb's order: 0 means 90, the subsampling is chosen before the clamp. */
+    quality = quality ? quality : 90;
+    s->t.subsample = quality <= 90;
+    quality = quality < 1 ? 1 : quality > 100 ? 100 : quality;
+    int scale = quality < 50 ? 5000 / quality : 200 - quality * 2;
+    for (int t = 0; t < 2; t++) {
+        int q[64];
+        for (int k = 0; k < 64; k++) {
+            int v = (base_quant[t][k] * scale + 50) / 100;
+            q[k] = v < 1 ? 1 : v > 255 ? 255 : v;
+            /* int times float, times float, then 1 over it: stb's roundings */
+            s->t.scale[t][k] = 1 / ((float)q[k] * aan_scale[k / 8] * aan_scale[k % 8]);
+        }
+        for (int j = 0; j < 64; j++) s->quant_zigzag[t][j] = (uint8_t)q[gi__jpeg_natural_order[j]];
+    }
+    for (int t = 0; t < 4; t++) make_codes(huff_counts[t], huff_symbols[t], &s->t.huff[t]);
+    uint8_t zigzag_of[64];
+    for (int j = 0; j < 64; j++) zigzag_of[gi__jpeg_natural_order[j]] = (uint8_t)j;
+    for (int u = 0; u < 8; u++)
+        for (int b = 0; b < 256; b++) {
+            uint64_t m = 0;
+            for (int v = 0; v < 8; v++)
+                if (b >> v & 1) m |= (uint64_t)1 << zigzag_of[8 * u + v];
+            s->t.zigzag_bits[u][b] = m;
+        }
+}
+
+/* ---- Output ---- */
+
+int gi__jpeg_reserve(jpeg_buffer *b, size_t count)
+{
+    if ((size_t)(b->end - b->p) >= count) return 1;
+    size_t used = (size_t)(b->p - b->data), cap = (size_t)(b->end - b->data) * 2;
+    if (cap < used + count) cap = used + count;
+    uint8_t *bigger = realloc(b->data, cap);
+    if (!bigger) return 0;
+    b->data = bigger;
+    b->p = bigger + used;
+    b->end = bigger + cap;
+    return 1;
+}
+
+static void put_bytes(jpeg_buffer *w, const void *bytes, size_t count)
+{
+    memcpy(w->p, bytes, count);
+    w->p += count;
+}
+
+/* ---- Markers ---- */
+
+static void put_headers(jpeg_buffer *w, const jpeg_setup *s, int width, int height)
+{
+    /* JFIF 1.01, no units, 1:1 density, no thumbnail */
+    static const uint8_t start[] = {0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0,
+                                    1,    1,    0,    0,    1, 0,  1,   0,   0};
+    static const uint8_t dqt[] = {0xFF, 0xDB, 0, 2 + 2 * 65};
+    put_bytes(w, start, sizeof start);
+    put_bytes(w, dqt, sizeof dqt);
+    for (int t = 0; t < 2; t++) {
+        *w->p++ = (uint8_t)t; /* 8-bit table t */
+        put_bytes(w, s->quant_zigzag[t], 64);
+    }
+    /* SOF0: 8 bits, 3 components (Y 1 with table 0, Cb 2, Cr 3 with table
+     * 1); sides as 16-bit fields, as stb truncates them */
+    const uint8_t frame[] = {0xFF, 0xC0, 0, 17, 8,
+                             (uint8_t)(height >> 8), (uint8_t)height,
+                             (uint8_t)(width >> 8), (uint8_t)width,
+                             3, 1, s->t.subsample ? 0x22 : 0x11, 0, 2, 0x11, 1, 3, 0x11, 1};
+    put_bytes(w, frame, sizeof frame);
+    /* DHT: all four tables in one segment */
+    static const uint8_t dht[] = {0xFF, 0xC4, 0x01, 0xA2};
+    static const uint8_t table_ids[4] = {0x00, 0x10, 0x01, 0x11};
+    put_bytes(w, dht, sizeof dht);
+    for (int t = 0; t < 4; t++) {
+        size_t count = 0;
+        for (int i = 0; i < 16; i++) count += huff_counts[t][i];
+        *w->p++ = table_ids[t];
+        put_bytes(w, huff_counts[t], 16);
+        put_bytes(w, huff_symbols[t], count);
+    }
+    /* SOS: the three components, then spectral 0..63, no approximation */
+    static const uint8_t sos[] = {0xFF, 0xDA, 0, 12, 3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0};
+    put_bytes(w, sos, sizeof sos);
+}
+
+int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                   int quality, uint8_t **bytes, size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    if (!pixels || width <= 0 || height <= 0 || channels < 1 || channels > 4) return -1;
+    jpeg_setup s;
+    make_setup(quality, &s);
+    jpeg_buffer out = {0};
+    /* a first guess of a quarter of the pixels' bytes; it doubles as needed */
+    if (!gi__jpeg_reserve(&out, (size_t)width * (size_t)height / 4 + 4096)) return -1;
+    put_headers(&out, &s, width, height);
+    if (!gi__jpeg_scan()(pixels, width, height, channels, stride, &s.t, &out) ||
+        !gi__jpeg_reserve(&out, 2)) {
+        free(out.data);
+        return -1;
+    }
+    *out.p++ = 0xFF; /* EOI */
+    *out.p++ = 0xD9;
+    *bytes = out.data;
+    *size = (size_t)(out.p - out.data);
+    return 0;
+}
+
+/* The widest set this CPU has, up to GPUIMG_CPU_ISA's cap (the same
+ * variable and rule as the blur's kernels). */
+jpeg_scan_fn *gi__jpeg_scan(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__) /* meson builds the sets there */
+    const char *cap = getenv("GPUIMG_CPU_ISA");
+    __builtin_cpu_init();
+    if ((!cap || strcmp(cap, "base") != 0) && __builtin_cpu_supports("avx2"))
+        return gi__jpeg_scan_avx2;
+#endif
+    return gi__jpeg_scan_base;
+}

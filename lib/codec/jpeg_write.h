@@ -1,0 +1,25 @@
+/* The JPEG writer of the exact codec path: baseline, Huffman-coded, the
+ * standard tables scaled by quality, and byte for byte what
+ * stb_image_write 1.16's stbi_write_jpg_to_func writes for the same
+ * pixels and quality (golden files made with stb stay valid). It does what
+ * stb does, in the same float operations in the same order, but on 4 or
+ * 8 lanes at a time and with a 64-bit bit writer into one growing buffer.
+ *
+ * pixels: height rows of width * channels bytes, stride bytes apart;
+ * channels 1 (grey), 2 (grey, alpha ignored), 3 (RGB) or 4 (RGBA, alpha
+ * ignored); always written as 3 components (stb does). quality as stb
+ * takes it: 0 means 90; 4:2:0 chroma at quality <= 90, 4:4:4 above; then
+ * clamped to 1..100. */
+#ifndef GI_JPEG_WRITE_H
+#define GI_JPEG_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 0 with *bytes (malloc'd, the caller frees) and *size; -1 when out of
+ * memory or for what stb refuses too (no pixels, a zero side, channels
+ * outside 1..4), with *bytes NULL. */
+int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                   int quality, uint8_t **bytes, size_t *size);
+
+#endif

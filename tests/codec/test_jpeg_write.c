@@ -1,0 +1,273 @@
+/* The JPEG writer (lib/codec/jpeg_write.c) against its oracle,
+ * stb_image_write's stbi_write_jpg_to_func (still compiled into the
+ * library for its PNG writer): the bytes must be the same, byte for byte.
+ * Images: random pixels, smooth gradients, flat colours and 0/255
+ * checkerboards (the largest coefficients), of sizes 1x1, 1xN, Nx1, below,
+ * at and past one and two blocks, primes and one large; channels 1-4;
+ * qualities around each of stb's thresholds (4:2:0 up to 90, 4:4:4 above;
+ * the scale's bend at 50) and the ends. Our writer reads rows through a
+ * stride; the padding between them holds random bytes that must not show.
+ * Then every image of the folders given (samples/ always; photos where the
+ * machine has them), through gi_encode, the product's path. Folders that
+ * do not exist are skipped, never failed.
+ *
+ *   test_jpeg_write DIR...    (GPUIMG_CPU_ISA=base: the SSE2 scan) */
+#include "harness.h"
+#include "testimg.h"
+
+#include <dirent.h>
+#include <gpuimg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <stb_image_write.h>
+
+#include "jpeg_write.h"
+
+typedef struct {
+    uint8_t *data;
+    size_t size, cap;
+} buffer;
+
+static void append(void *context, void *data, int size)
+{
+    buffer *b = context;
+    if (b->size + (size_t)size > b->cap) {
+        b->cap = (b->size + (size_t)size) * 2;
+        b->data = realloc(b->data, b->cap);
+        if (!b->data) abort();
+    }
+    memcpy(b->data + b->size, data, (size_t)size);
+    b->size += (size_t)size;
+}
+
+/* stb's bytes for packed pixels. */
+static buffer stb_jpeg(const uint8_t *packed, int w, int h, int channels, int quality)
+{
+    buffer b = {0};
+    if (!stbi_write_jpg_to_func(append, &b, w, h, channels, packed, quality)) b.size = 0;
+    return b;
+}
+
+/* The first difference between two encodings, or -1. */
+static long first_difference(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+    size_t n = na < nb ? na : nb;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return (long)i;
+    return na == nb ? -1 : (long)n;
+}
+
+static int compare_case(const char *what, const gi_image *img, int quality)
+{
+    size_t row = (size_t)img->width * (size_t)img->channels;
+    uint8_t *packed = malloc(row * (size_t)img->height);
+    if (!packed) abort();
+    for (int y = 0; y < img->height; y++) memcpy(packed + row * y, ti_px(img, 0, y), row);
+    buffer want = stb_jpeg(packed, img->width, img->height, img->channels, quality);
+    free(packed);
+    uint8_t *got = (uint8_t *)"poison";
+    size_t size = 12345;
+    int st = gi__jpeg_write(img->data, img->width, img->height, img->channels, img->stride,
+                            quality, &got, &size);
+    long at = st == 0 ? first_difference(got, size, want.data, want.size) : 0;
+    int ok = th_check(want.size > 0 && st == 0 && at < 0,
+                      "%s %dx%dx%d q%d: status %d, %zu bytes against stb's %zu, first "
+                      "difference at %ld",
+                      what, img->width, img->height, img->channels, quality, st, size, want.size,
+                      at);
+    if (st == 0) free(got);
+    free(want.data);
+    return ok;
+}
+
+/* ------------------------------------------------------------ test images */
+
+typedef enum { RANDOM, GRADIENT, NOISY, FLAT, CHECKER, KINDS } kind;
+static const char *const kind_name[KINDS] = {"random", "gradient", "noisy", "flat", "checker"};
+
+/* Pixels of the kind, the padding random too (ti_random leaves a sentinel
+ * there): our writer must read only width * channels bytes of each row. */
+static gi_image make_image(kind k, int w, int h, int channels)
+{
+    gi_image img = ti_random(w, h, channels);
+    int flat = th_rand_int(0, 255);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < channels; c++) {
+                uint8_t *p = ti_px(&img, x, y) + c;
+                int ramp = x * 255 / (w > 1 ? w - 1 : 1) + y * 3 + c * 40;
+                if (k == GRADIENT) *p = (uint8_t)(ramp & 255);
+                /* photo-like: a slow ramp and a little noise, small
+                 * coefficients whose rounding an ulp can flip */
+                else if (k == NOISY) *p = (uint8_t)((ramp + th_rand_int(0, 6)) & 255);
+                else if (k == FLAT) *p = (uint8_t)(flat + c * 50);
+                else if (k == CHECKER) *p = ((x + y + c) & 1) ? 255 : 0;
+            }
+        for (size_t i = (size_t)w * channels; i < img.stride; i++)
+            img.data[(size_t)y * img.stride + i] = (uint8_t)th_rand_int(0, 255);
+    }
+    return img;
+}
+
+static const int qualities[] = {1, 2, 10, 50, 75, 89, 90, 91, 95, 100};
+#define COUNT(a) (int)(sizeof(a) / sizeof(a)[0])
+
+static void check_sizes(void)
+{
+    static const int sizes[][2] = {{1, 1},   {1, 2},   {2, 1},   {7, 9},   {8, 8},
+                                   {15, 17}, {16, 16}, {17, 33}, {1, 31},  {31, 1},
+                                   {9, 8},   {8, 9},   {23, 29}, {37, 41}, {101, 53},
+                                   {64, 48}, {127, 3}, {3, 127}, {48, 64}, {33, 17}};
+    int failed = 0;
+    for (int s = 0; s < COUNT(sizes); s++)
+        for (int channels = 1; channels <= 4; channels++)
+            for (int k = 0; k < KINDS; k++) {
+                gi_image img = make_image((kind)k, sizes[s][0], sizes[s][1], channels);
+                for (int q = 0; q < COUNT(qualities); q++)
+                    failed += !compare_case(kind_name[k], &img, qualities[q]);
+                ti_free(&img);
+                if (failed > 20) return; /* one bug, enough lines */
+            }
+}
+
+/* Large images: many MCUs per row and column, and odd edges. */
+static void check_large(void)
+{
+    static const int sizes[][2] = {{1023, 769}, {769, 1023}};
+    for (int s = 0; s < COUNT(sizes); s++)
+        for (int channels = 1; channels <= 4; channels++)
+            for (int k = 0; k < 3; k++) {
+                gi_image img = make_image((kind)k, sizes[s][0], sizes[s][1], channels);
+                /* the finest steps of each subsampling: a value one ulp
+                 * off shows most often there */
+                compare_case(kind_name[k], &img, 90);
+                compare_case(kind_name[k], &img, 100);
+                if (channels == 3) compare_case(kind_name[k], &img, 50);
+                ti_free(&img);
+            }
+}
+
+/* A photo's size: a value one ulp off changes the bytes only where it
+ * moves a coefficient across a rounding boundary, a few times in millions
+ * of samples, so an order change shows in a photo-sized image (and in
+ * the photos below, where the machine has them), not in small ones. */
+static void check_photo_sized(void)
+{
+    gi_image img = make_image(NOISY, 4001, 3001, 3);
+    compare_case("photo-sized", &img, 90);
+    compare_case("photo-sized", &img, 100);
+    ti_free(&img);
+}
+
+/* Sides past 65535: stb writes them modulo 65536 into the frame header
+ * (a broken file, but stb's bytes are the promise). */
+static void check_wide(void)
+{
+    for (int channels = 1; channels <= 3; channels += 2) {
+        gi_image wide = make_image(GRADIENT, 65537, 2, channels);
+        compare_case("wide", &wide, 90);
+        ti_free(&wide);
+        gi_image tall = make_image(RANDOM, 3, 65539, channels);
+        compare_case("tall", &tall, 95);
+        ti_free(&tall);
+    }
+}
+
+/* Every quality 1..100 (and 0, stb's "default"), on one small image each
+ * of RGB and grey. */
+static void check_every_quality(void)
+{
+    for (int channels = 1; channels <= 3; channels += 2) {
+        gi_image img = make_image(RANDOM, 21, 19, channels);
+        for (int q = 0; q <= 100; q++) compare_case("every-quality", &img, q);
+        ti_free(&img);
+    }
+}
+
+/* What stb refuses, refused, with nothing handed out. */
+static void check_refusals(void)
+{
+    uint8_t px[16] = {0};
+    struct { int w, h, c; const uint8_t *p; } bad[] = {
+        {0, 1, 3, px}, {1, 0, 3, px}, {1, 1, 0, px}, {1, 1, 5, px}, {1, 1, 3, NULL}};
+    for (int i = 0; i < COUNT(bad); i++) {
+        uint8_t *out = (uint8_t *)"poison";
+        size_t size = 7;
+        int st = gi__jpeg_write(bad[i].p, bad[i].w, bad[i].h, bad[i].c, 16, 90, &out, &size);
+        th_check(st == -1 && out == NULL && size == 0, "refusal %d: status %d", i, st);
+    }
+}
+
+/* --------------------------------------------------- files, through gi_encode */
+
+static int is_image_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0 ||
+                   strcasecmp(dot, ".png") == 0);
+}
+
+static void check_file(const char *path)
+{
+    gi_image img;
+    if (gi_load_file(&img, path, NULL) != GI_OK) return; /* samples include broken files */
+    size_t row = (size_t)img.width * (size_t)img.channels;
+    uint8_t *packed = malloc(row * (size_t)img.height);
+    if (!packed) abort();
+    for (int y = 0; y < img.height; y++)
+        memcpy(packed + row * y, img.data + img.stride * y, row);
+    static const int file_qualities[] = {75, 90, 95};
+    for (int q = 0; q < COUNT(file_qualities); q++) {
+        buffer want = stb_jpeg(packed, img.width, img.height, img.channels, file_qualities[q]);
+        gi_save_options opts;
+        gi_save_options_default(&opts);
+        opts.format = GI_FORMAT_JPEG;
+        opts.jpeg_quality = file_qualities[q];
+        uint8_t *got = NULL;
+        size_t size = 0;
+        gi_status st = gi_encode(&img, &opts, &got, &size);
+        long at = st == GI_OK ? first_difference(got, size, want.data, want.size) : 0;
+        th_check(st == GI_OK && at < 0, "%s q%d: %s, %zu bytes against stb's %zu, first "
+                 "difference at %ld", path, file_qualities[q], st == GI_OK ? "ok" :
+                 gi_last_error(), size, want.size, at);
+        free(got);
+        free(want.data);
+    }
+    free(packed);
+    gi_image_free(&img);
+}
+
+static void check_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        printf("skipped %s: not here\n", dir);
+        return;
+    }
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!is_image_name(e->d_name)) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        check_file(path);
+        files++;
+    }
+    closedir(d);
+    printf("%s: %d files\n", dir, files);
+}
+
+int main(int argc, char **argv)
+{
+    th_seed();
+    check_refusals();
+    check_sizes();
+    check_every_quality();
+    check_large();
+    check_wide();
+    check_photo_sized();
+    for (int i = 1; i < argc; i++) check_folder(argv[i]);
+    return th_finish();
+}
