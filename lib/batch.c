@@ -341,15 +341,20 @@ static void run_device_group(pipeline *p, gi__device_lane *lane, gi__batch_image
 
 /* How many device lanes run, and how many files each decodes at once.
  * The engines decode one call at a time (jpeg_nvjpeg.c), faster the more
- * files it holds: groups of 8, 16 and 32 9-MP files decode at 414, 548 and
- * 655 images/s on an H100 (scripts/nvjpeg_engine_rate.c). Lanes enough
- * that the others read, compute and encode while one decodes; groups as
- * large as the folder allows, spread over the lanes, but at most
- * DEVICE_GROUP_MAX, which bounds the device memory a lane holds (each
- * file's decoded and output pixels). */
+ * files it holds (groups of 8, 16 and 32 9-MP files: 414, 548 and 655
+ * images/s on an H100, scripts/nvjpeg_engine_rate.c); lanes enough that
+ * the others read, compute and encode while one decodes. Measured over
+ * 1000 files, 3 or 4 lanes of 16 did best (390-400 images/s against 305
+ * for 3 of 32, whose groups wait longer for their reads and encodes), and
+ * a lane costs its start (100-350 ms, one after another), so a small
+ * folder gets one lane per DEVICE_FILES_PER_LANE files. Groups hold at
+ * least DEVICE_GROUP_MIN files, spread over the lanes, at most
+ * DEVICE_GROUP_MAX, which also bounds the device memory a lane holds
+ * (each file's decoded and output pixels). */
 #define DEVICE_LANES 3
+#define DEVICE_FILES_PER_LANE 32
 #define DEVICE_GROUP_MIN 8
-#define DEVICE_GROUP_MAX 32
+#define DEVICE_GROUP_MAX 16
 
 static void device_lane_opened(pipeline *p, int ok)
 {
@@ -693,13 +698,13 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     if (threaded) order_items(&p);
     if (p.device_count) {
         gi__nvjpeg_start(); /* the handle is made while the lanes' CUDA starts */
-        size_t per_lane = (p.device_count + DEVICE_LANES - 1) / DEVICE_LANES;
+        size_t wanted = (p.device_count + DEVICE_FILES_PER_LANE - 1) / DEVICE_FILES_PER_LANE;
+        int device_lanes = wanted < DEVICE_LANES ? (int)wanted : DEVICE_LANES;
+        size_t per_lane = (p.device_count + (size_t)device_lanes - 1) / (size_t)device_lanes;
         p.device_group = per_lane < DEVICE_GROUP_MIN   ? DEVICE_GROUP_MIN
                          : per_lane > DEVICE_GROUP_MAX ? DEVICE_GROUP_MAX
                                                        : (int)per_lane;
-        size_t groups = (p.device_count + (size_t)p.device_group - 1) / (size_t)p.device_group;
-        p.device_lanes = p.device_lanes_running = groups < DEVICE_LANES ? (int)groups
-                                                                        : DEVICE_LANES;
+        p.device_lanes = p.device_lanes_running = device_lanes;
     }
     if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) {
         p.device_lanes = p.device_lanes_running = 0; /* the device path is in-turn's now */

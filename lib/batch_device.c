@@ -31,7 +31,7 @@ gi_status gi__device_lane_open(int files, gi__device_lane **out)
     if (!l) return gi__fail(GI_ERR_NO_MEMORY, "out of memory for a device lane");
     gi_context_options opts = {GI_DEVICE_CUDA, 1};
     gi_status st = gi_context_create(&l->ctx, &opts);
-    if (st == GI_OK) st = gi__nvjpeg_batch_create(files, &l->batch);
+    if (st == GI_OK) st = gi__nvjpeg_batch_take(files, &l->batch);
     if (st != GI_OK) {
         gi__device_lane_close(l);
         return st;
@@ -43,7 +43,7 @@ gi_status gi__device_lane_open(int files, gi__device_lane **out)
 void gi__device_lane_close(gi__device_lane *l)
 {
     if (!l) return;
-    gi__nvjpeg_batch_destroy(l->batch);
+    gi__nvjpeg_batch_release(l->batch);
     gi_context_destroy(l->ctx);
     free(l);
 }

@@ -553,6 +553,7 @@ typedef struct {
 } batch_file;
 
 struct gi__nvjpeg_batch {
+    gi__nvjpeg_batch *next_idle; /* in the pool */
     int capacity, count;
     cudaStream_t stream;        /* the engines' batched decodes */
     nvjpegJpegState_t engines;
@@ -608,7 +609,22 @@ static gi_status make_batch(int capacity, gi__nvjpeg_batch **out)
     return GI_OK;
 }
 
-gi_status gi__nvjpeg_batch_create(int capacity, gi__nvjpeg_batch **out)
+/* Released batches (pool_lock). */
+static gi__nvjpeg_batch *idle_batches;
+
+/* An idle batch of at least `capacity` files, out of the pool, or NULL. */
+static gi__nvjpeg_batch *take_idle(int capacity)
+{
+    pthread_mutex_lock(&pool_lock);
+    gi__nvjpeg_batch **link = &idle_batches;
+    while (*link && (*link)->capacity < capacity) link = &(*link)->next_idle;
+    gi__nvjpeg_batch *b = *link;
+    if (b) *link = b->next_idle;
+    pthread_mutex_unlock(&pool_lock);
+    return b;
+}
+
+gi_status gi__nvjpeg_batch_take(int capacity, gi__nvjpeg_batch **out)
 {
     *out = NULL;
     if (capacity < 1 || capacity > 256)
@@ -616,18 +632,40 @@ gi_status gi__nvjpeg_batch_create(int capacity, gi__nvjpeg_batch **out)
     int previous;
     gi_status st = enter("nvJPEG batch", &previous);
     if (st != GI_OK) return st;
-    st = make_batch(capacity, out);
+    *out = take_idle(capacity);
+    if (!*out) st = make_batch(capacity, out);
     leave(previous);
     return st;
 }
 
-void gi__nvjpeg_batch_destroy(gi__nvjpeg_batch *b)
+void gi__nvjpeg_batch_release(gi__nvjpeg_batch *b)
 {
     if (!b) return;
     int previous;
-    int entered = enter("nvJPEG batch", &previous) == GI_OK;
-    destroy_batch(b);
-    if (entered) leave(previous);
+    if (enter("nvJPEG batch", &previous) != GI_OK) return; /* never made, so never here */
+    /* Its pixels go now: the process keeps only the state and the stream.
+     * A batch whose stream failed is destroyed instead. */
+    cudaError_t e = cudaStreamSynchronize(b->stream);
+    for (int i = 0; i < b->capacity && e == cudaSuccess; i++) {
+        batch_file *f = &b->files[i];
+        e = cudaFree(f->pixels);
+        if (e == cudaSuccess) e = cudaFree(f->out);
+        if (e == cudaSuccess) {
+            f->pixels = f->out = NULL;
+            f->pixel_bytes = f->out_bytes = 0;
+        }
+    }
+    if (e == cudaSuccess) {
+        b->count = 0;
+        pthread_mutex_lock(&pool_lock);
+        b->next_idle = idle_batches;
+        idle_batches = b;
+        pthread_mutex_unlock(&pool_lock);
+    } else {
+        cudaGetLastError();
+        destroy_batch(b);
+    }
+    leave(previous);
 }
 
 int gi__nvjpeg_batch_capacity(const gi__nvjpeg_batch *b)

@@ -41,7 +41,7 @@ gi_status gi__nvjpeg_encode(const gi_image *img, int quality, const char *name, 
     return gi__fail(GI_ERR_UNSUPPORTED, "%s: this gpuimg was built without nvJPEG", name);
 }
 
-gi_status gi__nvjpeg_batch_create(int capacity, gi__nvjpeg_batch **out)
+gi_status gi__nvjpeg_batch_take(int capacity, gi__nvjpeg_batch **out)
 {
     (void)capacity;
     *out = NULL;
@@ -49,7 +49,7 @@ gi_status gi__nvjpeg_batch_create(int capacity, gi__nvjpeg_batch **out)
 }
 
 /* No batch is ever made here, so none of these is reached. */
-void gi__nvjpeg_batch_destroy(gi__nvjpeg_batch *b)
+void gi__nvjpeg_batch_release(gi__nvjpeg_batch *b)
 {
     (void)b;
 }
