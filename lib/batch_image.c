@@ -135,6 +135,19 @@ int gi__batch_make_dirs(const gi_batch_options *o, gi__batch_image *job)
     return -1;
 }
 
+/* The item's end once its file is written (st GI_OK) or not: the
+ * failures of the writers name the file. 0, or -1 after failing it. */
+static int written(gi__batch_image *job, gi_status st)
+{
+    if (st != GI_OK) {
+        gi__batch_fail(job, "%s", gi_last_error());
+        return -1;
+    }
+    job->item->status = GI_ITEM_OK;
+    gi__batch_release(job);
+    return 0;
+}
+
 int gi__batch_write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *bytes, size_t size,
                             double start)
 {
@@ -146,16 +159,10 @@ int gi__batch_write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *by
         gi__batch_fail(job, "%s: %s", job->item->out, gi_last_error());
         return -1;
     }
-    gi_status st = gi_write_file_atomic(job->item->out, bytes, size); /* its failures name the file */
+    gi_status st = gi_write_file_atomic(job->item->out, bytes, size);
     free(bytes);
     gi__batch_add_stage(job, GI_STAGE_WRITE, gi__now_ms() - done);
-    if (st != GI_OK) {
-        gi__batch_fail(job, "%s", gi_last_error());
-        return -1;
-    }
-    job->item->status = GI_ITEM_OK;
-    gi__batch_release(job);
-    return 0;
+    return written(job, st);
 }
 
 int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
@@ -174,11 +181,5 @@ int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
     gi_status st = gi_save_file(&job->dst, job->item->out, &save);
     gi__batch_add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
     job->item->encoded_by = gi_last_codec();
-    if (st != GI_OK) {
-        gi__batch_fail(job, "%s", gi_last_error());
-        return -1;
-    }
-    job->item->status = GI_ITEM_OK;
-    gi__batch_release(job);
-    return 0;
+    return written(job, st);
 }
