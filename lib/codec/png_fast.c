@@ -15,10 +15,16 @@
  * and a stream inflates here only when libdeflate's reading of it matches
  * the checksum its writer computed.
  *
- * CRCs are not checked, as stb does not check them: a file stb decodes
- * must decode here. (libpng, and so ImageMagick and OpenCV, refuses a
- * critical chunk with a bad CRC; libspng by default too; Wuffs skips the
- * check by default.) */
+ * CRCs are not checked as a reason to refuse, as stb does not check them:
+ * a file stb decodes must decode (here or by stb). (libpng, and so
+ * ImageMagick and OpenCV, refuses a critical chunk with a bad CRC; libspng
+ * by default too; Wuffs skips the check by default.) But an IDAT chunk
+ * whose CRC does not match sends the file to stb: libdeflate is more
+ * lenient than stb's inflate (it decoded a bit-flipped stream, through a
+ * code stb calls bad, to the very bytes whose Adler-32 it then checked;
+ * regression png-idat-bit-flip-libdeflate-lenient), so damaged image data
+ * must be stb's to judge. A crafted stream with valid CRCs that only
+ * libdeflate reads would still decode here where stb refuses it. */
 #include <libdeflate.h>
 #include <string.h>
 
@@ -132,6 +138,9 @@ static int plan_png(png_plan *p, const uint8_t *bytes, size_t size)
             return 0;
         }
         if (size - at - 8 - len < 4) return 0; /* no room for the CRC */
+        if (is_type(chunk, "IDAT") &&
+            libdeflate_crc32(0, chunk + 4, 4 + (size_t)len) != be32(chunk + 8 + len))
+            return 0;
         at += 12 + (size_t)len;
     }
 }
