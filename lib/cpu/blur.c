@@ -15,6 +15,7 @@
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
 #include "blur_kernels.h"
+#include "cpu_isa.h"
 
 /* Half of the L2 per core: the ring, read once per tap pair and output
  * row, stays there next to the padded row. (32 MiB, an old budget, let a
@@ -211,14 +212,11 @@ const blur_kernels *gi__blur_kernels(void)
     extern const blur_kernels gi__blur_kernels_base;
 #if defined(__x86_64__) && defined(__GNUC__) /* meson builds the sets there */
     extern const blur_kernels gi__blur_kernels_avx2, gi__blur_kernels_avx512;
-    const char *cap = getenv("GPUIMG_CPU_ISA");
-    const int most = !cap || !strcmp(cap, "avx512") ? 2 : !strcmp(cap, "avx2") ? 1 : 0;
-    __builtin_cpu_init();
-    if (most >= 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vnni"))
-        return &gi__blur_kernels_avx512;
-    if (most >= 1 && __builtin_cpu_supports("avx2")) return &gi__blur_kernels_avx2;
+    switch (gi__cpu_isa()) {
+    case GI__ISA_AVX512: return &gi__blur_kernels_avx512;
+    case GI__ISA_AVX2: return &gi__blur_kernels_avx2;
+    case GI__ISA_BASE: break;
+    }
 #endif
     return &gi__blur_kernels_base;
 }

@@ -1,0 +1,17 @@
+/* Which x86 instruction set the CPU code may use: the widest this CPU
+ * runs, capped by GPUIMG_CPU_ISA (base, avx2, avx512), so that the blur's
+ * kernels (lib/cpu) and the JPEG writer's scan (lib/codec), each compiled
+ * once per set, are picked by one rule. */
+#ifndef GPUIMG_CPU_ISA_H
+#define GPUIMG_CPU_ISA_H
+
+typedef enum {
+    GI__ISA_BASE,   /* SSE2 on x86-64; the generic build elsewhere */
+    GI__ISA_AVX2,
+    GI__ISA_AVX512, /* F, BW, VL, DQ and VNNI */
+} gi__isa;
+
+/* Read each call, so a test may set GPUIMG_CPU_ISA between calls. */
+gi__isa gi__cpu_isa(void);
+
+#endif
