@@ -498,12 +498,6 @@ static void *compute_worker(void *arg)
     return NULL;
 }
 
-static int is_jpeg_file(const char *path)
-{
-    gi__image_size size;
-    return gi__read_image_size(path, &size) == 0 && size.format == GI_FORMAT_JPEG;
-}
-
 /* Every stage in the calling thread, one image after another: a single
  * image, or a batch when no threads can be had. A JPEG takes the device
  * path when it is on and a device lane opens. */
@@ -513,7 +507,7 @@ static void run_in_turn(pipeline *p, compute_lane *lane)
     int device_tried = 0;
     while (inputs_left(p)) {
         gi_batch_item *it = take_next_item(p);
-        int jpeg = p->device_path && is_jpeg_file(it->in);
+        int jpeg = p->device_path && gi__is_jpeg_file(it->in);
         if (jpeg && !device_tried) {
             device_tried = 1;
             if (gi__device_lane_open(1, &device) != GI_OK) device = NULL;

@@ -4,18 +4,17 @@
  * (batch_device.c), so a file takes this path exactly when a batch's
  * device path would take it, and its pixels are the same; the chain then
  * runs on the lane's CUDA context from device memory (ops.c). */
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "batch_device.h"
 #include "file_io.h"
-#include "format_sniff.h"
 #include "gi_error.h"
 #include "jpeg_nvjpeg.h"
 #include "job_flow.h"
 #include "ops.h"
 #include "pixel_alloc.h"
+#include "work_estimate.h"
 
 /* The job's chain with a hist step after it; -1 when it does not fit (the
  * host path, which runs the turn apart, takes the file then). */
@@ -90,18 +89,6 @@ static int read_twice(const char *path)
     return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Whether the file starts as a JPEG does (SOI and a marker), so that a
- * PNG is not read whole here before the host path reads it again. */
-static int starts_as_jpeg(const char *path)
-{
-    uint8_t head[3];
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0; /* the host path says why it cannot be read */
-    size_t got = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return gi__sniff_format(head, got) == GI_FORMAT_JPEG;
-}
-
 gi_status gi_hist_file_fast(gi_device device, const gi_job *job, const char *path,
                             const int *bins, int n_bins, gi_histogram *hists, int *width,
                             int *height, const char **decoded_by)
@@ -110,7 +97,7 @@ gi_status gi_hist_file_fast(gi_device device, const gi_job *job, const char *pat
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_hist_file_fast: no file, bins or histograms");
     *decoded_by = NULL;
     if (!gi__device_path_asked(&job->limits, device) || !read_twice(path) ||
-        !starts_as_jpeg(path))
+        !gi__is_jpeg_file(path)) /* a PNG is not read whole here, then again */
         return GI_OK;
     uint8_t *bytes;
     size_t size;

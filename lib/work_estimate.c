@@ -83,6 +83,12 @@ int gi__read_image_size(const char *path, gi__image_size *size)
     return rc;
 }
 
+int gi__is_jpeg_file(const char *path)
+{
+    gi__image_size size;
+    return gi__read_image_size(path, &size) == 0 && size.format == GI_FORMAT_JPEG;
+}
+
 /* A binary Netpbm file is its samples and a short header; plain ones are
  * longer than their pixels, which only puts them earlier. */
 static double netpbm_bytes(int fd)

@@ -19,6 +19,9 @@ typedef struct {
 /* The size of a PNG or JPEG from its header; -1 (and zeros) when the file
  * cannot be read or is neither. */
 int gi__read_image_size(const char *path, gi__image_size *size);
+/* Whether that header is a JPEG's: the test by which a batch sends a file
+ * to the device path under fast codecs (and hist --codecs fast too). */
+int gi__is_jpeg_file(const char *path);
 
 /* How long decoding an image of that size takes, at the quick end. */
 double gi__estimate_decode_ms(const gi__image_size *size);
