@@ -21,6 +21,7 @@
  * Compiled once per instruction set (lib/codec/meson.build); GI_JPEG_SCAN
  * names this copy's entry. */
 #include "jpeg_scan.h"
+#include "vector_shuffle.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,14 +49,6 @@ typedef uint32_t vu __attribute__((vector_size(VL * 4)));
  * its own file, so GCC's note that 32-byte vectors are passed differently
  * with AVX does not apply. */
 #pragma GCC diagnostic ignored "-Wpsabi"
-
-/* A shuffle of the lanes of a and b (2 VL) with constant indices (GCC and
- * clang spell it differently). */
-#ifdef __clang__
-#define SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
-#else
-#define SHUF(a, b, ...) __builtin_shuffle(a, b, (vi){__VA_ARGS__})
-#endif
 
 /* ---- The bit writer ---- */
 
@@ -129,30 +122,30 @@ static inline void transpose(vf in[NV][8], vf out[NV][8])
 #if VL == 8
     vf t[8], u[8];
     for (int i = 0; i < 8; i += 2) {
-        t[i] = SHUF(in[0][i], in[0][i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-        t[i + 1] = SHUF(in[0][i], in[0][i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+        t[i] = GI_SHUFFLE(in[0][i], in[0][i + 1], vi, 0, 8, 1, 9, 4, 12, 5, 13);
+        t[i + 1] = GI_SHUFFLE(in[0][i], in[0][i + 1], vi, 2, 10, 3, 11, 6, 14, 7, 15);
     }
     for (int i = 0; i < 8; i += 4)
         for (int k = 0; k < 2; k++) {
-            u[i + k * 2] = SHUF(t[i + k], t[i + k + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-            u[i + k * 2 + 1] = SHUF(t[i + k], t[i + k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+            u[i + k * 2] = GI_SHUFFLE(t[i + k], t[i + k + 2], vi, 0, 1, 8, 9, 4, 5, 12, 13);
+            u[i + k * 2 + 1] = GI_SHUFFLE(t[i + k], t[i + k + 2], vi, 2, 3, 10, 11, 6, 7, 14, 15);
         }
     for (int k = 0; k < 4; k++) {
-        out[0][k] = SHUF(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-        out[0][k + 4] = SHUF(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+        out[0][k] = GI_SHUFFLE(u[k], u[k + 4], vi, 0, 1, 2, 3, 8, 9, 10, 11);
+        out[0][k + 4] = GI_SHUFFLE(u[k], u[k + 4], vi, 4, 5, 6, 7, 12, 13, 14, 15);
     }
 #else
     /* four 4x4 transposes, the off-diagonal ones trading places */
     for (int g = 0; g < 2; g++)
         for (int h = 0; h < 2; h++) {
             const vf *a = in[h] + 4 * g;
-            vf t0 = SHUF(a[0], a[1], 0, 4, 1, 5), t1 = SHUF(a[0], a[1], 2, 6, 3, 7);
-            vf t2 = SHUF(a[2], a[3], 0, 4, 1, 5), t3 = SHUF(a[2], a[3], 2, 6, 3, 7);
+            vf t0 = GI_SHUFFLE(a[0], a[1], vi, 0, 4, 1, 5), t1 = GI_SHUFFLE(a[0], a[1], vi, 2, 6, 3, 7);
+            vf t2 = GI_SHUFFLE(a[2], a[3], vi, 0, 4, 1, 5), t3 = GI_SHUFFLE(a[2], a[3], vi, 2, 6, 3, 7);
             vf *o = out[g] + 4 * h;
-            o[0] = SHUF(t0, t2, 0, 1, 4, 5);
-            o[1] = SHUF(t0, t2, 2, 3, 6, 7);
-            o[2] = SHUF(t1, t3, 0, 1, 4, 5);
-            o[3] = SHUF(t1, t3, 2, 3, 6, 7);
+            o[0] = GI_SHUFFLE(t0, t2, vi, 0, 1, 4, 5);
+            o[1] = GI_SHUFFLE(t0, t2, vi, 2, 3, 6, 7);
+            o[2] = GI_SHUFFLE(t1, t3, vi, 0, 1, 4, 5);
+            o[3] = GI_SHUFFLE(t1, t3, vi, 2, 3, 6, 7);
         }
 #endif
 }
@@ -213,12 +206,12 @@ static inline uint64_t transform(vf rows[NV][8], const float scale[64], int32_t 
         }
     for (int i = 0; i < 2; i++) { /* OR across the lanes */
 #if VL == 8
-        bits[i] |= SHUF(bits[i], bits[i], 4, 5, 6, 7, 0, 1, 2, 3);
-        bits[i] |= SHUF(bits[i], bits[i], 2, 3, 0, 1, 6, 7, 4, 5);
-        bits[i] |= SHUF(bits[i], bits[i], 1, 0, 3, 2, 5, 4, 7, 6);
+        bits[i] |= GI_SHUFFLE(bits[i], bits[i], vi, 4, 5, 6, 7, 0, 1, 2, 3);
+        bits[i] |= GI_SHUFFLE(bits[i], bits[i], vi, 2, 3, 0, 1, 6, 7, 4, 5);
+        bits[i] |= GI_SHUFFLE(bits[i], bits[i], vi, 1, 0, 3, 2, 5, 4, 7, 6);
 #else
-        bits[i] |= SHUF(bits[i], bits[i], 2, 3, 0, 1);
-        bits[i] |= SHUF(bits[i], bits[i], 1, 0, 3, 2);
+        bits[i] |= GI_SHUFFLE(bits[i], bits[i], vi, 2, 3, 0, 1);
+        bits[i] |= GI_SHUFFLE(bits[i], bits[i], vi, 1, 0, 3, 2);
 #endif
     }
     return bits[0][0] | (uint64_t)bits[1][0] << 32;

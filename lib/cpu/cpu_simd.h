@@ -11,20 +11,12 @@
 #ifndef GI_CPU_SIMD_H
 #define GI_CPU_SIMD_H
 
+#include "vector_shuffle.h" /* GI_SHUFFLE */
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GI_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define GI_VECTOR_CLONES
-#endif
-
-/* A lane shuffle with constant indices into the concatenation of a and b
- * (pass a twice for one vector). mask is an integer vector type with a's
- * lane count and lane size, which GCC's __builtin_shuffle wants; clang
- * only has __builtin_shufflevector. */
-#ifdef __clang__
-#define GI_SHUFFLE(a, b, mask, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
-#else
-#define GI_SHUFFLE(a, b, mask, ...) __builtin_shuffle(a, b, (mask){__VA_ARGS__})
 #endif
 
 #endif
