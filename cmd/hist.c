@@ -133,11 +133,35 @@ static gi_status report_on_host(const cli_common *c, const hist_settings *s, con
     return st;
 }
 
+/* Under the default device, --codecs fast takes the GPU for this file only
+ * where gi_fast_codecs_pay says it repays the start-up, which one photo
+ * does not: otherwise *exact, the options with the exact codecs, count it
+ * on the host, and -v says why. Returns the options the file runs with. */
+static const cli_common *codecs_for(const cli_common *c, const char *in, const gi_op *before,
+                                    int n_before, cli_common *exact)
+{
+    if (c->device != GI_DEVICE_AUTO || c->limits.jpeg_decoder != GI_JPEG_DECODER_FAST) return c;
+    gi_job job;
+    gi_job_default(&job);
+    job.limits = c->limits;
+    job.steps = before;
+    job.n_steps = n_before;
+    char why[200];
+    if (gi_fast_codecs_pay(c->device, &job, &in, 1, why, sizeof why) || !*why) return c;
+    if (c->verbosity >= 2) fprintf(stderr, "gpuimg %s: %s: --codecs fast: %s\n", c->command, in, why);
+    *exact = *c;
+    exact->limits.jpeg_decoder = GI_JPEG_DECODER_STB;
+    exact->jpeg_encoder = GI_JPEG_ENCODER_STB;
+    return exact;
+}
+
 int hist_file(const cli_common *c, const hist_settings *s, const char *in, const char *out,
               const gi_op *before, int n_before)
 {
     char *text = NULL;
     size_t size = 0;
+    cli_common exact;
+    c = codecs_for(c, in, before, n_before, &exact);
     gi_status st = report_on_device(c, s, in, before, n_before, &text, &size);
     if (st == GI_OK && !text) st = report_on_host(c, s, in, before, n_before, &text, &size);
     if (st == GI_OK) {

@@ -406,14 +406,17 @@ void cli_print_help(const cli_common *common, const char *usage, const char *des
     printf("\nExit status: 0 success, 1 failure (an input could not be processed), 2 usage error.\n");
 }
 
-/* nvJPEG starts now, in the background, while the command reads its first
- * files. Under -v, fast codecs that cannot run say that stb stands in (the
- * device count is asked for only then: it starts CUDA on this thread). */
+/* On a device named, nvJPEG starts now, in the background, while the
+ * command reads its first files; under the default device the job decides
+ * first whether the GPU's codecs pay (gi_fast_codecs_pay) and starts them
+ * only then. Under -v, fast codecs that cannot run say that stb stands in
+ * (the device count is asked for only then: it starts CUDA on this
+ * thread). */
 static void note_fast_codecs(const cli_common *c)
 {
     if (c->limits.jpeg_decoder == GI_JPEG_DECODER_STB && c->jpeg_encoder == GI_JPEG_ENCODER_STB)
         return;
-    gi_jpeg_fast_start();
+    if (c->device != GI_DEVICE_AUTO) gi_jpeg_fast_start();
     if (c->verbosity < 2 || c->jpeg_encoder != GI_JPEG_ENCODER_FAST) return;
     const char *why = "this gpuimg was built without nvJPEG";
     if (gi_jpeg_decoder_compiled(GI_JPEG_DECODER_NVJPEG) && gi_cuda_device_count(&why) > 0)

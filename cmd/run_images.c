@@ -82,8 +82,9 @@ static void describe_item(const gi_batch_item *it, char *text, size_t size)
             n += snprintf(text + n, size - n, "%s %s %.1f", s ? "," : "",
                           gi_stage_name((gi_stage)s), it->stage_ms[s]);
     if (n > 0 && (size_t)n < size && it->decoded_by)
-        n += snprintf(text + n, size - n, "; codecs %s/%s", it->decoded_by,
-                      it->encoded_by ? it->encoded_by : "-");
+        n += snprintf(text + n, size - n, "; codecs %s/%s%s%s", it->decoded_by,
+                      it->encoded_by ? it->encoded_by : "-", *it->codecs_note ? ", " : "",
+                      it->codecs_note);
     if (n > 0 && (size_t)n < size)
         snprintf(text + n, size - n, ") on %s%s%s%s%s%s", *it->choice ? it->choice : "?",
                  *it->note ? "; " : "", *it->note ? "fell back: " : "", it->note,

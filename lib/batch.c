@@ -663,6 +663,34 @@ const char *gi_stage_name(gi_stage stage)
     return (unsigned)stage < GI_STAGE_COUNT ? names[stage] : "?";
 }
 
+/* Fast codecs under AUTO take the GPU only when the JPEGs repay its
+ * start-up (gi_fast_codecs_pay); otherwise the whole batch runs on the
+ * exact codecs, *exact, and the JPEG items say why under -v. Without
+ * memory for the list the batch keeps the codecs it was asked for. */
+static void choose_codecs(pipeline *p, gi_batch_options *exact)
+{
+    const char **inputs = malloc(p->count * sizeof *inputs);
+    if (!inputs) return;
+    for (size_t i = 0; i < p->count; i++) inputs[i] = p->items[i].problem ? NULL : p->items[i].in;
+    char why[sizeof p->items[0].codecs_note];
+    int pays = gi_fast_codecs_pay(p->opts->device, &p->opts->job, inputs, p->count, why,
+                                  sizeof why);
+    free(inputs);
+    if (pays) return;
+    *exact = *p->opts;
+    exact->job.limits.jpeg_decoder = GI_JPEG_DECODER_STB;
+    exact->job.save.jpeg_encoder = GI_JPEG_ENCODER_STB;
+    p->opts = exact;
+    p->device_path = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        gi_batch_item *it = &p->items[i];
+        gi_format out = exact->job.save.format;
+        if (out == GI_FORMAT_AUTO) out = gi_format_from_path(it->out);
+        if (!it->problem && (out == GI_FORMAT_JPEG || gi__is_jpeg_file(it->in)))
+            snprintf(it->codecs_note, sizeof it->codecs_note, "%s", why);
+    }
+}
+
 gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_t count)
 {
     int w, h, ch;
@@ -677,6 +705,8 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     pipeline p = {.opts = opts, .shape = shape_of(opts, count), .items = items, .count = count,
                   .cpu_count = count, .lanes = lanes};
     p.device_path = gi__device_path_asked(&opts->job.limits, opts->device);
+    gi_batch_options exact;
+    if (p.device_path && opts->device == GI_DEVICE_AUTO) choose_codecs(&p, &exact);
     lanes[0].p = &p;
     pthread_mutex_init(&p.lock, NULL);
     pthread_mutex_init(&p.report_lock, NULL);

@@ -12,12 +12,16 @@
 
 #include "batch_device.h"
 #include "clock.h"
+#include "context.h"
+#include "cpu_parallel.h"
+#include "device_plan.h"
 #include "file_io.h"
 #include "gi_error.h"
 #include "jpeg_nvjpeg.h"
 #include "job_flow.h"
 #include "ops.h"
 #include "pixel_alloc.h"
+#include "work_estimate.h"
 
 struct gi__device_lane {
     gi_context *ctx; /* CUDA */
@@ -62,6 +66,51 @@ int gi__device_path_asked(const gi_load_limits *limits, gi_device device)
 {
     return limits->jpeg_decoder == GI_JPEG_DECODER_FAST && device != GI_DEVICE_CPU &&
            gi__nvjpeg_compiled();
+}
+
+/* The device plan's inputs from the files' headers: the JPEGs (which the
+ * device path would take, the engines permitting) apart from the rest, and
+ * the steps' CPU time per pixel at the first JPEG's size. */
+int gi_fast_codecs_pay(gi_device device, const gi_job *job, const char *const *inputs,
+                       size_t count, char *why, size_t why_size)
+{
+    char none[1];
+    if (!why || why_size == 0) {
+        why = none;
+        why_size = sizeof none;
+    }
+    *why = '\0';
+    if (!job || !gi__device_path_asked(&job->limits, device)) return 0;
+    if (device == GI_DEVICE_CUDA) {
+        snprintf(why, why_size, "gpu codecs: --device cuda");
+        return 1;
+    }
+    gi__codecs_plan_input in = {.cores = gi__cpu_count()};
+    const gi__device_costs *costs = gi__device_costs_default();
+    for (size_t i = 0; i < count; i++) {
+        gi__image_size size;
+        if (!inputs || !inputs[i] || gi__read_image_size(inputs[i], &size) != 0) continue;
+        const double pixels = (double)size.width * size.height;
+        if (size.format != GI_FORMAT_JPEG) {
+            in.other_pixels += pixels;
+            continue;
+        }
+        if (in.jpeg_files++ == 0 && job->n_steps > 0 && size.width <= 65536 &&
+            size.height <= 65536) {
+            gi_plan_hint hint = {.images = 1, .steps = job->steps, .n_steps = job->n_steps,
+                                 .width = (int)size.width, .height = (int)size.height,
+                                 .channels = size.channels};
+            gi__plan_job work;
+            if (gi__plan_job_of_hint(&hint, &work) == GI_OK)
+                in.steps_ns = gi__plan_cpu_ns(&work, costs);
+        }
+        in.jpeg_pixels += pixels;
+    }
+    if (in.jpeg_files == 0) {
+        snprintf(why, why_size, "exact codecs: no JPEG file");
+        return 0;
+    }
+    return gi__plan_fast_codecs(&in, costs, why, why_size);
 }
 
 /* Whether the device path takes a file's bytes: a JPEG that passes the

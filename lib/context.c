@@ -214,7 +214,7 @@ gi_status gi__context_backend_for(gi_context *ctx, const gi__plan_job *work,
 
 /* The hinted chain on an image of the hinted size, as the plan sees it;
  * fails for a hint the library would refuse to run. */
-static gi_status job_of_hint(const gi_plan_hint *h, gi__plan_job *j)
+gi_status gi__plan_job_of_hint(const gi_plan_hint *h, gi__plan_job *j)
 {
     int w, h_out, ch;
     gi_image size = {.width = h->width, .height = h->height, .channels = h->channels};
@@ -254,7 +254,7 @@ gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)
     ctx->pipelined = hint->pipelined != 0;
     if (!hint->width || !hint->height || !hint->channels) return GI_OK; /* plan per chain */
     gi__plan_job job;
-    gi_status st = job_of_hint(hint, &job);
+    gi_status st = gi__plan_job_of_hint(hint, &job);
     if (st != GI_OK) return st;
     gi__plan plan;
     plan_job(ctx, &job, hint->ready_in_ms, &plan);

@@ -67,6 +67,10 @@ typedef struct gi__device_costs {
     double staging_gbps;     /* one host thread's copies into and out of pinned memory */
     gi__rate gpu[5][4];      /* kernel, per pixel of the whole GPU */
     double gpu_launch_ms;    /* a chain's launches and synchronisation, modules loaded */
+    /* --codecs fast under AUTO (gi__plan_fast_codecs) */
+    double cpu_codecs_ns;    /* stb's JPEG decode and our writer, per pixel on one core */
+    double gpu_codecs_start_ms; /* a process's GPU codecs: CUDA, nvJPEG, the engines' states, teardown */
+    double gpu_codecs_ns;    /* the device path's files, per pixel, once it runs */
 } gi__device_costs;
 
 /* The measured costs of the reference machine (device_plan.c says which). */
@@ -83,5 +87,22 @@ typedef struct gi__plan {
 } gi__plan;
 
 void gi__plan_device(const gi__plan_input *in, const gi__device_costs *costs, gi__plan *out);
+
+/* The steps' time on one core per pixel of the source (the CPU rates). */
+double gi__plan_cpu_ns(const gi__plan_job *job, const gi__device_costs *costs);
+
+/* --codecs fast under AUTO: whether a job's JPEG files finish sooner on the
+ * GPU's codecs (the device path) than on the exact codecs of the CPU, the
+ * other files being the codec workers' either way. Fills `reason` with
+ * both estimates. */
+typedef struct gi__codecs_plan_input {
+    long jpeg_files;
+    double jpeg_pixels;  /* the JPEG files the device path would take */
+    double other_pixels; /* the rest, on the CPU either way */
+    double steps_ns;     /* the steps on one core, per pixel (gi__plan_cpu_ns) */
+    int cores;           /* the codec workers */
+} gi__codecs_plan_input;
+int gi__plan_fast_codecs(const gi__codecs_plan_input *in, const gi__device_costs *costs,
+                         char *reason, size_t reason_size);
 
 #endif

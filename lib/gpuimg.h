@@ -829,6 +829,22 @@ gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_pat
 gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
                        gi_metadata *meta, gi_image *dst, gi_histogram *hist);
 
+/* --codecs fast (FAST JPEG decoding in job->limits): whether the GPU's
+ * codecs should take these input files. The GPU's JPEG codecs cost a
+ * start-up (CUDA, nvJPEG, the engines' states and the teardown at exit:
+ * about 1.5 s of a process on an H100 machine) that one photo on the exact
+ * codecs (0.16 s there) never repays, so under GI_DEVICE_AUTO a cost model
+ * weighs the JPEG files among `inputs` (from their headers) on the GPU
+ * against all of them on the CPU's cores with the exact codecs: 1 when the
+ * GPU finishes first; 0 otherwise, and then stb decodes and encodes, so the
+ * answer depends on the job (on that machine, the blur of about 130 or
+ * more 9 MP JPEGs), never on timing. GI_DEVICE_CUDA: 1 (the GPU's codecs
+ * where they run); GI_DEVICE_CPU, or no nvJPEG in this build: 0.
+ * gi_batch_run asks it for its items; a caller of gi_hist_file_fast asks
+ * it first. why (may be NULL): one line, the choice and both estimates. */
+int gi_fast_codecs_pay(gi_device device, const gi_job *job, const char *const *inputs,
+                       size_t count, char *why, size_t why_size);
+
 /* Histograms of a file with FAST JPEG decoding (job->limits.jpeg_decoder)
  * on a device other than GI_DEVICE_CPU, counted where nvJPEG decodes it:
  * when the batch's device path would take the file (gi_batch_run: a JPEG
@@ -843,7 +859,9 @@ gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
  * when the device path does not take the file (no GPU or JPEG engines,
  * not such a JPEG, standard input or a pipe, a file it cannot read): then
  * decode it on the host (gi_load_file), which decodes or refuses it as
- * ever. A failure after the decode names the file. */
+ * ever. A failure after the decode names the file. It does not weigh the
+ * GPU's start-up: under GI_DEVICE_AUTO ask gi_fast_codecs_pay first (the
+ * CLI's hist does, and takes the exact codecs when it says 0). */
 gi_status gi_hist_file_fast(gi_device device, const gi_job *job, const char *path,
                             const int *bins, int n_bins, gi_histogram *hists, int *width,
                             int *height, const char **decoded_by);
@@ -908,6 +926,8 @@ typedef struct gi_batch_item {
     char metadata_note[600]; /* metadata dropped on reading or left out on
                                 writing, and why, or "" */
     const char *decoded_by, *encoded_by; /* gi_last_codec after each; NULL: not reached */
+    char codecs_note[200]; /* fast codecs asked for and the exact ones used
+                              (gi_fast_codecs_pay said so): why; else "" */
 } gi_batch_item;
 
 typedef struct gi_batch_options {

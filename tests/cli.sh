@@ -490,6 +490,23 @@ group_jpeg_decoder() {
         check "hist --codecs fast without a GPU differs from exact" \
             same_file "$tmp/hist-exact.txt" "$tmp/hist-fast.txt"
     fi
+    if has_nvjpeg; then
+        # Under the default device one photo never repays the GPU codecs'
+        # start-up (gi_fast_codecs_pay), GPU or not: the exact codecs take
+        # it, and -v says why. (tests/gpu/cli_fast_codecs.sh: --device cuda.)
+        expect 0 blur --codecs exact "$jpg" "$tmp/one-exact.jpg"
+        expect 0 blur -v --codecs fast "$jpg" "$tmp/one-fast.jpg"
+        check "one JPEG, --codecs fast, default device: not exact's bytes" \
+            same_file "$tmp/one-exact.jpg" "$tmp/one-fast.jpg"
+        check "one JPEG, --codecs fast: -v does not say why the exact codecs took it" \
+            has "codecs stb/stb, exact codecs: 1 JPEG file" "$tmp/err"
+        expect 0 hist -v --codecs fast "$jpg" "$tmp/hist-one-fast.txt"
+        check "hist, one JPEG, --codecs fast: -v does not say why the exact codecs took it" \
+            has "exact codecs: 1 JPEG file" "$tmp/err"
+        expect 0 hist --codecs exact "$jpg" "$tmp/hist-one-exact.txt"
+        check "hist, one JPEG, --codecs fast, default device: not exact's counts" \
+            same_file "$tmp/hist-one-exact.txt" "$tmp/hist-one-fast.txt"
+    fi
     env GPUIMG_JPEG_DECODER=nvjpeg "$gpuimg" transpose "$scene" "$tmp/png.png" 2>"$tmp/err"
     rc=$?
     check "GPUIMG_JPEG_DECODER=nvjpeg, a PNG: exit $rc, want 0 (stb reads PNGs)" [ "$rc" -eq 0 ]

@@ -381,13 +381,20 @@ static void put_decoder(decoder *d)
     pthread_mutex_unlock(&pool_lock);
 }
 
-static cudaError_t reserve(void **pixels, size_t *have, size_t bytes)
+/* Device pixels of at least `bytes`, kept from one image to the next. A
+ * buffer is zeroed on `stream` when it is made: the JPEG engines write by
+ * DMA, which compute-sanitizer's initcheck cannot see, and no one writes
+ * the rows' padding up to the pitch that vector loads may touch, so
+ * without it initcheck's report would be about those bytes rather than
+ * about our kernels. It costs one memset per growth, not per image. */
+static cudaError_t reserve(void **pixels, size_t *have, size_t bytes, cudaStream_t stream)
 {
     if (*have >= bytes) return cudaSuccess;
     cudaError_t e = cudaFree(*pixels);
     *pixels = NULL;
     *have = 0;
     if (e == cudaSuccess) e = cudaMalloc(pixels, bytes);
+    if (e == cudaSuccess) e = cudaMemsetAsync(*pixels, 0, bytes, stream);
     if (e == cudaSuccess) *have = bytes;
     return e;
 }
@@ -498,7 +505,7 @@ static gi_status decode(decoder *d, gi_image *img, const uint8_t *bytes, size_t 
     gi_status st = parse(d->parsed, 0, bytes, size, name, limits, &w, &h, &components);
     if (st != GI_OK) return st;
     const size_t row = (size_t)w * components, pitch = device_pitch(w, components);
-    cudaError_t e = reserve(&d->pixels, &d->bytes, pitch * h);
+    cudaError_t e = reserve(&d->pixels, &d->bytes, pitch * h, d->stream);
     if (e != cudaSuccess) return cuda_failed("decode", name, e, "cudaMalloc");
     st = gi_image_alloc(img, (int)w, (int)h, (int)components);
     if (st != GI_OK) return st;
@@ -813,7 +820,7 @@ void gi__nvjpeg_batch_decode(gi__nvjpeg_batch *b)
             file_failed(f, st);
             continue;
         }
-        cudaError_t e = reserve(&f->pixels, &f->pixel_bytes, file_pitch(f) * f->height);
+        cudaError_t e = reserve(&f->pixels, &f->pixel_bytes, file_pitch(f) * f->height, b->stream);
         if (e != cudaSuccess) file_failed(f, cuda_failed("decode", f->name, e, "cudaMalloc"));
     }
     if (st != GI_OK) return;
@@ -844,7 +851,11 @@ gi_status gi__nvjpeg_batch_output(gi__nvjpeg_batch *b, int slot, int width, int 
     int previous;
     gi_status st = enter("nvJPEG batch", &previous);
     if (st != GI_OK) return st;
-    cudaError_t e = reserve(&f->out, &f->out_bytes, pitch * (size_t)height);
+    /* The steps write it on the CUDA backend's stream: the zeroing is
+     * done before they start. */
+    const size_t had = f->out_bytes;
+    cudaError_t e = reserve(&f->out, &f->out_bytes, pitch * (size_t)height, b->stream);
+    if (e == cudaSuccess && f->out_bytes != had) e = cudaStreamSynchronize(b->stream);
     leave(previous);
     if (e != cudaSuccess) return cuda_failed("encode", "nvJPEG batch", e, "cudaMalloc");
     *px = (gi__device_pixels){f->out, pitch, width, height, channels};
@@ -976,7 +987,7 @@ gi_status gi__nvjpeg_encode(const gi_image *img, int quality, const char *name, 
     gi_status st = open_encoder(img->channels, name, bytes, size, &previous, &c);
     if (st != GI_OK) return st;
     const size_t row = (size_t)img->width * 3;
-    cudaError_t e = reserve(&c->pixels, &c->bytes, row * img->height);
+    cudaError_t e = reserve(&c->pixels, &c->bytes, row * img->height, c->stream);
     if (e == cudaSuccess)
         e = cudaMemcpy2DAsync(c->pixels, row, img->data, img->stride, row, img->height,
                               cudaMemcpyHostToDevice, c->stream);

@@ -24,6 +24,12 @@
 #     format, --auto-orient, and a step before it (pipe 'blur | hist').
 #     -v says that a file was decoded and counted on the GPU, and on a GPU
 #     with JPEG engines at least one input took that path.
+# Parts 2-5 name --device cuda: under the default device, fast codecs take
+# the GPU only for jobs whose JPEGs repay its start-up (gi_fast_codecs_pay,
+# tests/lib/test_device_plan.c), which these few files do not; part 6 checks
+# that they then get the exact codecs' bytes.
+#  6. The default device: the batch of part 2 and one file alone with
+#     --codecs fast write exact's bytes, and -v says why.
 # Skips (77) without nvJPEG or a GPU.
 gpuimg=$1 jpegs=$2 photos=$3 robust=$4 samples=$5
 decoded_by_nvjpeg="jpeg-flip-scan.jpg"
@@ -67,23 +73,26 @@ done
 # 2
 for j in 1 4; do
     # shellcheck disable=SC2086
-    "$gpuimg" blur --sigma 2 --codecs fast -j $j -o "$tmp/j$j" $inputs || fail "batch -j $j"
+    "$gpuimg" blur --sigma 2 --codecs fast --device cuda -j $j -o "$tmp/j$j" $inputs ||
+        fail "batch -j $j"
 done
 for f in "$tmp"/j1/*; do
     cmp -s "$f" "$tmp/j4/$(basename "$f")" || fail "$(basename "$f"): -j 1 and -j 4 differ"
 done
 for f in $inputs; do
     name=$(basename "$f")
-    "$gpuimg" blur --sigma 2 --codecs fast "$f" "$tmp/alone-$name" || fail "$name alone"
+    "$gpuimg" blur --sigma 2 --codecs fast --device cuda "$f" "$tmp/alone-$name" ||
+        fail "$name alone"
     cmp -s "$tmp/alone-$name" "$tmp/j4/$name" || fail "$name: alone and in a batch differ"
 done
 
 # 3
 one=$(echo $inputs | cut -d' ' -f1)
-"$gpuimg" flip h -v --codecs fast "$one" "$tmp/one.jpg" 2>&1 | grep -q 'codecs nvjpeg-[a-z]*/nvjpeg' ||
+"$gpuimg" flip h -v --codecs fast --device cuda "$one" "$tmp/one.jpg" 2>&1 |
+    grep -q 'codecs nvjpeg-[a-z]*/nvjpeg' ||
     fail "-v does not say nvjpeg-.../nvjpeg for $one"
 if [ -f "$jpegs/fail-cmyk-333x101.jpg" ]; then
-    "$gpuimg" flip h -v --codecs fast "$jpegs/fail-cmyk-333x101.jpg" "$tmp/cmyk.png" 2>&1 |
+    "$gpuimg" flip h -v --codecs fast --device cuda "$jpegs/fail-cmyk-333x101.jpg" "$tmp/cmyk.png" 2>&1 |
         grep -q 'codecs stb/stb' || fail "-v does not say stb/stb for the CMYK file"
 fi
 
@@ -97,12 +106,18 @@ if python3 "$robust/make_corpus.py" "$robust/cases.txt" "$samples" "$corpus" >/d
         n=$((n + 1))
         for mode in exact fast; do
             mkdir "$tmp/$mode" || exit 1
-            "$gpuimg" flip h --codecs $mode "$f" "$tmp/$mode/out.png" 2>"$tmp/$mode.err"
+            device=auto
+            [ $mode = fast ] && device=cuda # the default device would take the exact codecs
+            "$gpuimg" flip h --codecs $mode --device $device "$f" "$tmp/$mode/out.png" \
+                2>"$tmp/$mode.err"
             echo $? >"$tmp/$mode.rc"
         done
         for mode in exact fast; do
             rm -f "$tmp/hist-$mode.txt"
-            "$gpuimg" hist --codecs $mode "$f" "$tmp/hist-$mode.txt" 2>"$tmp/$mode.hist.err"
+            device=auto
+            [ $mode = fast ] && device=cuda
+            "$gpuimg" hist --codecs $mode --device $device "$f" "$tmp/hist-$mode.txt" \
+                2>"$tmp/$mode.hist.err"
             echo $? >"$tmp/$mode.hist.rc"
         done
         name=$(basename "$f")
@@ -136,7 +151,7 @@ for f in $inputs; do
         "$gpuimg" hist $opts --jpeg-decoder nvjpeg --device cpu "$f" "$tmp/cpu.txt" ||
             fail "hist $opts --device cpu: $name"
         # shellcheck disable=SC2086
-        "$gpuimg" hist -v $opts --codecs fast "$f" "$tmp/fast.txt" 2>"$tmp/hist.err" ||
+        "$gpuimg" hist -v $opts --codecs fast --device cuda "$f" "$tmp/fast.txt" 2>"$tmp/hist.err" ||
             fail "hist $opts --codecs fast: $name: $(cat "$tmp/hist.err")"
         cmp -s "$tmp/cpu.txt" "$tmp/fast.txt" ||
             fail "hist $opts --codecs fast: $name: not the CPU's counts of nvJPEG's pixels"
@@ -146,7 +161,7 @@ for f in $inputs; do
     done
     "$gpuimg" pipe 'blur --sigma 2 | hist --stats' --jpeg-decoder nvjpeg --device cpu "$f" \
         "$tmp/cpu.txt" || fail "pipe 'blur | hist' --device cpu: $name"
-    "$gpuimg" pipe 'blur --sigma 2 | hist --stats' --codecs fast "$f" "$tmp/fast.txt" ||
+    "$gpuimg" pipe 'blur --sigma 2 | hist --stats' --codecs fast --device cuda "$f" "$tmp/fast.txt" ||
         fail "pipe 'blur | hist' --codecs fast: $name"
     cmp -s "$tmp/cpu.txt" "$tmp/fast.txt" ||
         fail "pipe 'blur | hist' --codecs fast: $name: not the CPU's counts"
@@ -154,10 +169,22 @@ for f in $inputs; do
 done
 # The device path needs JPEG engines: a batch's -v says whether they decoded.
 # shellcheck disable=SC2086
-if "$gpuimg" blur -v --sigma 2 --codecs fast -o "$tmp/engines" $inputs 2>&1 |
+if "$gpuimg" blur -v --sigma 2 --codecs fast --device cuda -o "$tmp/engines" $inputs 2>&1 |
     grep -q 'codecs nvjpeg-hardware'; then
     [ $on_gpu -gt 0 ] || fail "hist --codecs fast: no input was decoded and counted on the GPU"
 fi
 echo "hist --codecs fast: $on_gpu runs decoded and counted on the GPU"
+# 6
+# shellcheck disable=SC2086
+"$gpuimg" blur --sigma 2 --codecs exact -o "$tmp/auto-exact" $inputs || fail "exact batch"
+# shellcheck disable=SC2086
+"$gpuimg" blur -v --sigma 2 --codecs fast -o "$tmp/auto-fast" $inputs 2>"$tmp/auto.err" ||
+    fail "fast batch, default device"
+for f in "$tmp"/auto-exact/*; do
+    cmp -s "$f" "$tmp/auto-fast/$(basename "$f")" ||
+        fail "$(basename "$f"): --codecs fast under the default device is not exact's"
+done
+grep -q 'codecs stb/stb, exact codecs: [0-9]* JPEG file' "$tmp/auto.err" ||
+    fail "-v does not say why the exact codecs took the batch: $(head -n 2 "$tmp/auto.err")"
 [ $failed = 0 ] && echo "fast codecs: ok on $(echo $inputs | wc -w | tr -d ' ') JPEGs"
 exit $failed
