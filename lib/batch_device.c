@@ -93,6 +93,7 @@ int gi_fast_codecs_pay(gi_device device, const gi_job *job, const char *const *i
         const double pixels = (double)size.width * size.height;
         if (size.format != GI_FORMAT_JPEG) {
             in.other_pixels += pixels;
+            in.other_files++;
             continue;
         }
         if (in.jpeg_files++ == 0 && job->n_steps > 0 && size.width <= 65536 &&

@@ -163,23 +163,35 @@ double gi__plan_cpu_ns(const gi__plan_job *job, const gi__device_costs *c)
     return ns / pixels;
 }
 
-/* On the CPU every file costs its codecs and steps on one of `cores`; on
- * the device path the JPEGs cost the start-up and then the engines' rate,
- * while the cores take the other files. */
+/* The codec workers that files keep busy: one a file, at most cores, at
+ * least one. */
+static int workers(long files, int cores)
+{
+    if (cores < 1) cores = 1;
+    return files < 1 ? 1 : files < cores ? (int)files : cores;
+}
+
+/* On the CPU every file costs its codecs on one of `cores` and its steps
+ * over all of them; on the device path the JPEGs cost the start-up and
+ * then the engines' rate, while the cores take the other files. */
 int gi__plan_fast_codecs(const gi__codecs_plan_input *in, const gi__device_costs *c,
                          char *reason, size_t reason_size)
 {
-    const int cores = in->cores < 1 ? 1 : in->cores;
-    const double per_pixel_ns = c->cpu_codecs_ns + in->steps_ns;
-    const double cpu_ms = (in->jpeg_pixels + in->other_pixels) * per_pixel_ns / cores / 1e6;
-    const double others_ms = in->other_pixels * per_pixel_ns / cores / 1e6;
+    /* A file is one codec worker's, so fewer files than cores leave cores
+     * idle; the steps of even one image run on every core. */
+    const int all = in->cores < 1 ? 1 : in->cores;
+    const int cores = workers(in->jpeg_files + in->other_files, all);
+    const double pixels = in->jpeg_pixels + in->other_pixels;
+    const double cpu_ms = (pixels * c->cpu_codecs_ns / cores + pixels * in->steps_ns / all) / 1e6;
+    const double others_ms = (in->other_pixels * c->cpu_codecs_ns / workers(in->other_files, all) +
+                              in->other_pixels * in->steps_ns / all) / 1e6;
     double gpu_ms = c->gpu_codecs_start_ms + in->jpeg_pixels * c->gpu_codecs_ns / 1e6;
     if (others_ms > gpu_ms) gpu_ms = others_ms;
     const int pays = gpu_ms < cpu_ms;
     snprintf(reason, reason_size,
-             "%s: %ld JPEG file%s, %.1f MP: exact codecs on %d cores %.0f ms, GPU codecs %.0f ms "
+             "%s: %ld JPEG file%s, %.1f MP: exact codecs on %d core%s %.0f ms, GPU codecs %.0f ms "
              "(start-up %.0f)", pays ? "gpu codecs" : "exact codecs", in->jpeg_files,
-             in->jpeg_files == 1 ? "" : "s", in->jpeg_pixels / 1e6, cores, cpu_ms, gpu_ms,
-             c->gpu_codecs_start_ms);
+             in->jpeg_files == 1 ? "" : "s", in->jpeg_pixels / 1e6, cores, cores == 1 ? "" : "s",
+             cpu_ms, gpu_ms, c->gpu_codecs_start_ms);
     return pays;
 }

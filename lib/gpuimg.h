@@ -835,8 +835,9 @@ gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
  * about 1.5 s of a process on an H100 machine) that one photo on the exact
  * codecs (0.16 s there) never repays, so under GI_DEVICE_AUTO a cost model
  * weighs the JPEG files among `inputs` (from their headers) on the GPU
- * against all of them on the CPU's cores with the exact codecs: 1 when the
- * GPU finishes first; 0 otherwise, and then stb decodes and encodes, so the
+ * against all of them on the CPU's cores with the exact codecs (each
+ * file's codecs on one core, its steps on all): 1 when the GPU finishes
+ * first; 0 otherwise, and then stb decodes and encodes, so the
  * answer depends on the job (on that machine, the blur of about 130 or
  * more 9 MP JPEGs), never on timing. GI_DEVICE_CUDA: 1 (the GPU's codecs
  * where they run); GI_DEVICE_CPU, or no nvJPEG in this build: 0.

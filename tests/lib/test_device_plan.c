@@ -97,7 +97,10 @@ static void expect_codecs(const char *what, long files, double mp_each, double o
     c.cpu_codecs_ns = 10;
     c.gpu_codecs_start_ms = 1500;
     c.gpu_codecs_ns = 0.27;
-    gi__codecs_plan_input in = {files, files * mp_each * 1e6, other_mp * 1e6, 13, cores};
+    gi__codecs_plan_input in = {.jpeg_files = files, .jpeg_pixels = files * mp_each * 1e6,
+                                .other_pixels = other_mp * 1e6,
+                                .other_files = (long)(other_mp / 9.2 + 0.5), .steps_ns = 13,
+                                .cores = cores};
     char why[200] = "";
     int got = gi__plan_fast_codecs(&in, &c, why, sizeof why);
     th_check(got == want, "%s: %s, want %s (%s)", what, got ? "GPU codecs" : "exact codecs",
@@ -122,6 +125,17 @@ static void check_codecs(void)
     expect_codecs("400 JPEGs and 20 PNGs, 16 cores", 400, 9.2, 20 * 9.2, 16, 1);
     expect_codecs("10 JPEGs and 400 PNGs, 2 cores", 10, 9.2, 400 * 9.2, 2, 1);
     expect_codecs("no pixels", 0, 0, 0, 16, 0);
+
+    /* One file's codecs are one core's work however many there are, its
+     * steps every core's: 9.2 MP at 10 ns a pixel, and 13 / 16. */
+    gi__device_costs c = test_costs();
+    c.cpu_codecs_ns = 10;
+    c.gpu_codecs_start_ms = 1500;
+    gi__codecs_plan_input one = {.jpeg_files = 1, .jpeg_pixels = 9.2e6, .steps_ns = 13, .cores = 16};
+    char why[200] = "";
+    gi__plan_fast_codecs(&one, &c, why, sizeof why);
+    th_check(strstr(why, "exact codecs on 1 core 99 ms") != NULL,
+             "one file on 16 cores: want 1 core 99 ms: %s", why);
 }
 
 int main(void)
