@@ -6,20 +6,37 @@
  * call that finds it busy (another context on another thread) starts
  * threads of its own for its bands, as every call did before the pool, so
  * concurrent callers never wait for each other. Each band's slot has its
- * own cache line, so threads do not write to a shared line. */
+ * own cache line, so threads do not write to a shared line.
+ *
+ * Hand-out and completion go through atomics, with a short spin before
+ * sleeping: a call's steps come back to back (a chain's steps, the rows of
+ * a folder's images), and waking 15 sleeping workers through one mutex and
+ * condition took as long as a 1-channel histogram of 9 MP on 16 cores.
+ * A worker spins for SPIN_NS after its last band (or its start) before it
+ * sleeps on the condition; the caller spins as long for the last band
+ * before it sleeps. Each worker watches its own slot's ticket (the call
+ * that gave it the band), so a worker slow to see one call can never take
+ * the next call's band for it. Sleepers are counted under the lock, so a
+ * call broadcasts only when someone sleeps, and no wake-up is lost: the
+ * tickets are written under the lock, and a worker reads its own under the
+ * lock before it waits. */
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpu_parallel.h"
 
 #define MAX_THREADS 256
 #define CACHE_LINE 64
+#define SPIN_NS 50000L /* 50 us: a few steps' gap, a small share of a core */
 
 typedef struct {
     alignas(CACHE_LINE) gi__row_fn fn;
     void *arg;
     int begin, end, result;
+    atomic_ulong ticket; /* pool: the call whose band this is */
 } band;
 
 static void *run_band(void *p)
@@ -36,32 +53,91 @@ int gi__cpu_count(void)
 }
 
 /* The pool. busy is held by the call that uses it, from hand-out to the
- * last band's end; lock and the two conditions guard the rest. */
+ * last band's end; workers, call and the slots' contents are that call's.
+ * pending (on its own line) and the slots' tickets are atomics; lock
+ * guards the sleepers' counts and the conditions. */
 static struct {
     pthread_mutex_t busy, lock;
     pthread_cond_t work, done;
-    int workers;        /* started so far; worker w runs bands[w + 1] */
-    int bands;          /* bands of the current call, band 0 included */
-    int pending;        /* worker bands of the current call not yet done */
-    unsigned long call; /* counts calls, so a worker sees a new one */
-    unsigned long started_at[MAX_THREADS]; /* call count when each worker started */
+    int workers;          /* started so far; worker w runs slots[w + 1] */
+    unsigned long call;   /* counts calls: the tickets */
+    int sleeping_workers; /* waiting on work, under lock */
+    int caller_sleeps;    /* the call waits on done, under lock */
+    alignas(CACHE_LINE) atomic_int pending; /* worker bands of the call not yet done */
+    unsigned long started_at[MAX_THREADS];  /* each worker's slot's ticket when it started */
     band slots[MAX_THREADS];
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-          PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, {0}, {{0}}};
+} pool = {.busy = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER,
+          .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+
+static long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* A hint to the core that this thread spins (x86 pause, arm yield). */
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Spins up to SPIN_NS while *word equals value; returns the last value read. */
+static unsigned long spin_while_ulong(atomic_ulong *word, unsigned long value)
+{
+    unsigned long v = atomic_load_explicit(word, memory_order_acquire);
+    for (long start = now_ns(); v == value;) {
+        for (int i = 0; i < 32 && v == value; i++) {
+            spin_pause();
+            v = atomic_load_explicit(word, memory_order_acquire);
+        }
+        if (v == value && now_ns() - start > SPIN_NS) break;
+    }
+    return v;
+}
+
+static int spin_while_pending(void)
+{
+    int v = atomic_load_explicit(&pool.pending, memory_order_acquire);
+    for (long start = now_ns(); v != 0;) {
+        for (int i = 0; i < 32 && v != 0; i++) {
+            spin_pause();
+            v = atomic_load_explicit(&pool.pending, memory_order_acquire);
+        }
+        if (v != 0 && now_ns() - start > SPIN_NS) break;
+    }
+    return v;
+}
 
 static void *worker(void *p)
 {
     const int index = (int)(long)p;
+    band *slot = &pool.slots[index + 1];
     pthread_mutex_lock(&pool.lock);
     unsigned long seen = pool.started_at[index];
+    pthread_mutex_unlock(&pool.lock);
     for (;;) {
-        while (pool.call == seen) pthread_cond_wait(&pool.work, &pool.lock);
-        seen = pool.call;
-        if (index + 1 >= pool.bands) continue;
-        pthread_mutex_unlock(&pool.lock);
-        run_band(&pool.slots[index + 1]);
-        pthread_mutex_lock(&pool.lock);
-        if (--pool.pending == 0) pthread_cond_signal(&pool.done);
+        unsigned long ticket = spin_while_ulong(&slot->ticket, seen);
+        if (ticket == seen) {
+            pthread_mutex_lock(&pool.lock);
+            pool.sleeping_workers++;
+            while ((ticket = atomic_load_explicit(&slot->ticket, memory_order_acquire)) == seen)
+                pthread_cond_wait(&pool.work, &pool.lock);
+            pool.sleeping_workers--;
+            pthread_mutex_unlock(&pool.lock);
+        }
+        seen = ticket;
+        /* the slot and pending were written before the ticket */
+        run_band(slot);
+        if (atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&pool.lock);
+            if (pool.caller_sleeps) pthread_cond_signal(&pool.done);
+            pthread_mutex_unlock(&pool.lock);
+        }
     }
     return NULL;
 }
@@ -78,7 +154,8 @@ static int grow_pool(int want)
             /* the worker waits for calls after this one: it must not take
              * the last call for a new one, nor miss the next */
             pthread_mutex_lock(&pool.lock);
-            pool.started_at[pool.workers] = pool.call;
+            pool.started_at[pool.workers] =
+                atomic_load_explicit(&pool.slots[pool.workers + 1].ticket, memory_order_relaxed);
             ok = pthread_create(&id, &attr, worker, (void *)(long)pool.workers) == 0;
             if (ok) pool.workers++;
             pthread_mutex_unlock(&pool.lock);
@@ -89,11 +166,16 @@ static int grow_pool(int want)
     return pool.workers;
 }
 
+/* Field by field: a pool slot's ticket is its worker's to watch. */
 static void split(band *bands, int threads, int rows, gi__row_fn fn, void *arg)
 {
-    for (int t = 0; t < threads; t++)
-        bands[t] = (band){fn, arg, (int)((long)rows * t / threads),
-                          (int)((long)rows * (t + 1) / threads), 0};
+    for (int t = 0; t < threads; t++) {
+        bands[t].fn = fn;
+        bands[t].arg = arg;
+        bands[t].begin = (int)((long)rows * t / threads);
+        bands[t].end = (int)((long)rows * (t + 1) / threads);
+        bands[t].result = 0;
+    }
 }
 
 static int pooled(int threads, int rows, gi__row_fn fn, void *arg)
@@ -101,16 +183,22 @@ static int pooled(int threads, int rows, gi__row_fn fn, void *arg)
     int workers = grow_pool(threads - 1);
     if (threads > workers + 1) threads = workers + 1; /* a thread limit: fewer bands */
     split(pool.slots, threads, rows, fn, arg);
+    atomic_store_explicit(&pool.pending, threads - 1, memory_order_relaxed);
+    const unsigned long ticket = ++pool.call;
     pthread_mutex_lock(&pool.lock);
-    pool.bands = threads;
-    pool.pending = threads - 1;
-    pool.call++;
-    pthread_cond_broadcast(&pool.work);
+    for (int t = 1; t < threads; t++)
+        atomic_store_explicit(&pool.slots[t].ticket, ticket, memory_order_release);
+    if (pool.sleeping_workers) pthread_cond_broadcast(&pool.work);
     pthread_mutex_unlock(&pool.lock);
     run_band(&pool.slots[0]);
-    pthread_mutex_lock(&pool.lock);
-    while (pool.pending) pthread_cond_wait(&pool.done, &pool.lock);
-    pthread_mutex_unlock(&pool.lock);
+    if (spin_while_pending() != 0) {
+        pthread_mutex_lock(&pool.lock);
+        pool.caller_sleeps = 1;
+        while (atomic_load_explicit(&pool.pending, memory_order_acquire) != 0)
+            pthread_cond_wait(&pool.done, &pool.lock);
+        pool.caller_sleeps = 0;
+        pthread_mutex_unlock(&pool.lock);
+    }
     int failed = 0;
     for (int t = 0; t < threads; t++) failed |= pool.slots[t].result;
     return failed;
