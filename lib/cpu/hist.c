@@ -58,22 +58,10 @@ static void count_gray_rows(const gi_image *src, int y0, int y1, subtables t)
             uint64_t v, u;
             memcpy(&v, row + x, sizeof v);
             memcpy(&u, row + x + 8, sizeof u);
-            g[0][v & 255]++;
-            g[1][v >> 8 & 255]++;
-            g[2][v >> 16 & 255]++;
-            g[3][v >> 24 & 255]++;
-            g[4][v >> 32 & 255]++;
-            g[5][v >> 40 & 255]++;
-            g[6][v >> 48 & 255]++;
-            g[7][v >> 56]++;
-            g[8][u & 255]++;
-            g[9][u >> 8 & 255]++;
-            g[10][u >> 16 & 255]++;
-            g[11][u >> 24 & 255]++;
-            g[12][u >> 32 & 255]++;
-            g[13][u >> 40 & 255]++;
-            g[14][u >> 48 & 255]++;
-            g[15][u >> 56]++;
+            for (int k = 0; k < 8; k++) { /* unrolled by the compiler */
+                g[k][v >> 8 * k & 255]++;
+                g[8 + k][u >> 8 * k & 255]++;
+            }
         }
         for (; x < w; x++) g[0][row[x]]++;
     }
