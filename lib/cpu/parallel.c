@@ -86,31 +86,12 @@ static inline void spin_pause(void)
 #endif
 }
 
-/* Spins up to SPIN_NS while *word equals value; returns the last value read. */
-static unsigned long spin_while_ulong(atomic_ulong *word, unsigned long value)
+/* One pause of a spin that began at start: 0 once SPIN_NS have passed
+ * (the clock is read every 32 pauses). */
+static int keep_spinning(long start, int *pauses)
 {
-    unsigned long v = atomic_load_explicit(word, memory_order_acquire);
-    for (long start = now_ns(); v == value;) {
-        for (int i = 0; i < 32 && v == value; i++) {
-            spin_pause();
-            v = atomic_load_explicit(word, memory_order_acquire);
-        }
-        if (v == value && now_ns() - start > SPIN_NS) break;
-    }
-    return v;
-}
-
-static int spin_while_pending(void)
-{
-    int v = atomic_load_explicit(&pool.pending, memory_order_acquire);
-    for (long start = now_ns(); v != 0;) {
-        for (int i = 0; i < 32 && v != 0; i++) {
-            spin_pause();
-            v = atomic_load_explicit(&pool.pending, memory_order_acquire);
-        }
-        if (v != 0 && now_ns() - start > SPIN_NS) break;
-    }
-    return v;
+    spin_pause();
+    return (++*pauses & 31) != 0 || now_ns() - start <= SPIN_NS;
 }
 
 static void *worker(void *p)
@@ -121,7 +102,12 @@ static void *worker(void *p)
     unsigned long seen = pool.started_at[index];
     pthread_mutex_unlock(&pool.lock);
     for (;;) {
-        unsigned long ticket = spin_while_ulong(&slot->ticket, seen);
+        unsigned long ticket;
+        int pauses = 0;
+        for (long start = now_ns();
+             (ticket = atomic_load_explicit(&slot->ticket, memory_order_acquire)) == seen &&
+             keep_spinning(start, &pauses);)
+            ;
         if (ticket == seen) {
             pthread_mutex_lock(&pool.lock);
             pool.sleeping_workers++;
@@ -191,7 +177,12 @@ static int pooled(int threads, int rows, gi__row_fn fn, void *arg)
     if (pool.sleeping_workers) pthread_cond_broadcast(&pool.work);
     pthread_mutex_unlock(&pool.lock);
     run_band(&pool.slots[0]);
-    if (spin_while_pending() != 0) {
+    int pauses = 0;
+    for (long start = now_ns();
+         atomic_load_explicit(&pool.pending, memory_order_acquire) != 0 &&
+         keep_spinning(start, &pauses);)
+        ;
+    if (atomic_load_explicit(&pool.pending, memory_order_acquire) != 0) {
         pthread_mutex_lock(&pool.lock);
         pool.caller_sleeps = 1;
         while (atomic_load_explicit(&pool.pending, memory_order_acquire) != 0)
