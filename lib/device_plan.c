@@ -163,12 +163,19 @@ double gi__plan_cpu_ns(const gi__plan_job *job, const gi__device_costs *c)
     return ns / pixels;
 }
 
-/* The codec workers that files keep busy: one a file, at most cores, at
- * least one. */
+/* The codec workers that files keep busy: one a file, at most cores
+ * (>= 1), at least one. */
 static int workers(long files, int cores)
 {
-    if (cores < 1) cores = 1;
     return files < 1 ? 1 : files < cores ? (int)files : cores;
+}
+
+/* Files on the exact codecs: each one's codecs on one core, the steps of
+ * even one image on every core. */
+static double exact_ms(double pixels, long files, double steps_ns, int cores,
+                       const gi__device_costs *c)
+{
+    return (pixels * c->cpu_codecs_ns / workers(files, cores) + pixels * steps_ns / cores) / 1e6;
 }
 
 /* On the CPU every file costs its codecs on one of `cores` and its steps
@@ -177,14 +184,12 @@ static int workers(long files, int cores)
 int gi__plan_fast_codecs(const gi__codecs_plan_input *in, const gi__device_costs *c,
                          char *reason, size_t reason_size)
 {
-    /* A file is one codec worker's, so fewer files than cores leave cores
-     * idle; the steps of even one image run on every core. */
     const int all = in->cores < 1 ? 1 : in->cores;
-    const int cores = workers(in->jpeg_files + in->other_files, all);
-    const double pixels = in->jpeg_pixels + in->other_pixels;
-    const double cpu_ms = (pixels * c->cpu_codecs_ns / cores + pixels * in->steps_ns / all) / 1e6;
-    const double others_ms = (in->other_pixels * c->cpu_codecs_ns / workers(in->other_files, all) +
-                              in->other_pixels * in->steps_ns / all) / 1e6;
+    const long files = in->jpeg_files + in->other_files;
+    const int cores = workers(files, all); /* fewer files than cores leave cores idle */
+    const double cpu_ms =
+        exact_ms(in->jpeg_pixels + in->other_pixels, files, in->steps_ns, all, c);
+    const double others_ms = exact_ms(in->other_pixels, in->other_files, in->steps_ns, all, c);
     double gpu_ms = c->gpu_codecs_start_ms + in->jpeg_pixels * c->gpu_codecs_ns / 1e6;
     if (others_ms > gpu_ms) gpu_ms = others_ms;
     const int pays = gpu_ms < cpu_ms;

@@ -99,7 +99,7 @@ typedef struct gi__codecs_plan_input {
     long jpeg_files;
     double jpeg_pixels;  /* the JPEG files the device path would take */
     double other_pixels; /* the rest, on the CPU either way */
-    long other_files;
+    long other_files;    /* how many files those are */
     double steps_ns;     /* the steps on one core, per pixel (gi__plan_cpu_ns) */
     int cores;           /* the codec workers */
 } gi__codecs_plan_input;

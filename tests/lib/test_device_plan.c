@@ -90,13 +90,19 @@ static void check_context(void)
 /* --codecs fast under AUTO (gi__plan_fast_codecs), with round figures of
  * the reference machine: 1.5 s of start-up, 0.27 ns a pixel on the GPU's
  * codecs, 10 ns a pixel of codecs and 13 of steps on one core. */
-static void expect_codecs(const char *what, long files, double mp_each, double other_mp, int cores,
-                          int want)
+static gi__device_costs codecs_costs(void)
 {
     gi__device_costs c = test_costs();
     c.cpu_codecs_ns = 10;
     c.gpu_codecs_start_ms = 1500;
     c.gpu_codecs_ns = 0.27;
+    return c;
+}
+
+static void expect_codecs(const char *what, long files, double mp_each, double other_mp, int cores,
+                          int want)
+{
+    gi__device_costs c = codecs_costs();
     gi__codecs_plan_input in = {.jpeg_files = files, .jpeg_pixels = files * mp_each * 1e6,
                                 .other_pixels = other_mp * 1e6,
                                 .other_files = (long)(other_mp / 9.2 + 0.5), .steps_ns = 13,
@@ -128,9 +134,7 @@ static void check_codecs(void)
 
     /* One file's codecs are one core's work however many there are, its
      * steps every core's: 9.2 MP at 10 ns a pixel, and 13 / 16. */
-    gi__device_costs c = test_costs();
-    c.cpu_codecs_ns = 10;
-    c.gpu_codecs_start_ms = 1500;
+    gi__device_costs c = codecs_costs();
     gi__codecs_plan_input one = {.jpeg_files = 1, .jpeg_pixels = 9.2e6, .steps_ns = 13, .cores = 16};
     char why[200] = "";
     gi__plan_fast_codecs(&one, &c, why, sizeof why);
