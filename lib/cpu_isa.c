@@ -16,7 +16,8 @@ gi__isa gi__cpu_isa(void)
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni"))
         return GI__ISA_AVX512;
-    if (most >= GI__ISA_AVX2 && __builtin_cpu_supports("avx2")) return GI__ISA_AVX2;
+    if (most >= GI__ISA_AVX2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return GI__ISA_AVX2;
 #endif
     return GI__ISA_BASE;
 }

@@ -1,9 +1,10 @@
 /* CPU blur: the fixed-point separable filter defined in gpuimg.h.
  *
  * Each thread owns a band of output rows and walks it top to bottom,
- * keeping the last 2R+2 horizontally filtered rows in a ring (as the pairs
- * of rows y, y+1 that the vertical pass multiplies), so every input row is
- * filtered horizontally about once. Wide radii on wide images would make
+ * keeping the last horizontally filtered rows in a ring, so every input
+ * row is filtered horizontally about once. Plain, the ring holds 2R+2 rows
+ * as the pairs of rows y, y+1 that the vertical pass multiplies;
+ * premultiplied, 2R+1 rows of h as floats (blur_finish.h). Wide radii on wide images would make
  * that ring huge, so the band is cut into column strips whose ring fits
  * ring_budget() bytes. The inner loops are blur_kernels.c's, for the
  * widest instruction set the CPU has. */
@@ -43,23 +44,27 @@ typedef struct {
     int strip;         /* columns per strip */
     int pad_left, pad_right; /* columns the pairs reach past the strip */
     blur_taps taps;
+    blur_float_taps vertical; /* premultiplied */
     const blur_kernels *k;
 } blur_job;
 
 typedef struct {
     uint8_t *bytes;  /* one input row's bytes, padded */
     uint32_t *pairs; /* and its pairs of samples, the horizontal pass's operand */
-    uint32_t *ring;    /* RING_ROWS rows of vertical pairs of one strip;
-                          premultiplied: of the high parts (blur_finish.h) */
-    uint32_t *ring_lo; /* premultiplied: and of the low parts */
-    uint32_t *scratch; /* premultiplied: the vertical pass's (blur_kernels.h) */
-    const uint32_t **rows, **lo_rows; /* the pair rows of one output row */
+    uint32_t *ring;  /* ring_rows() rows of one strip: plain, vertical pairs */
+    float *hs;       /* premultiplied: h */
+    const uint32_t **rows; /* the rows of one output row */
+    const float **h_rows;
 } blur_buffers;
 
-/* Pair rows in the ring: output row y reads rows y + first .. y + R, and
- * the horizontal pass writes row y + R (and the high halves of the one
- * above it) before it. */
-#define RING_ROWS(R) (2 * (size_t)(R) + 2)
+/* Rows in the ring. Plain: output row y reads the pair rows y + first ..
+ * y + R, and the horizontal pass writes row y + R (and the high halves of
+ * the one above it) before it. Premultiplied: rows y .. y + BLUR_ROWS - 1
+ * read rows y - R .. y + BLUR_ROWS - 1 + R, written just before. */
+static size_t ring_rows(int radius, int premultiplied)
+{
+    return 2 * (size_t)radius + (premultiplied ? BLUR_ROWS : 2);
+}
 
 static size_t row_len(const blur_job *j)
 {
@@ -99,44 +104,51 @@ static void fill_pairs(const blur_job *j, long sy, int x0, int x1, blur_buffers 
     j->k->pairs(b->bytes, (size_t)(hi - lo - 1) * ch, ch, j->premultiplied, b->pairs);
 }
 
-static uint32_t *ring_row(const blur_job *j, uint32_t *ring, long vy)
+/* The ring slot of virtual row vy, as an offset in elements. */
+static size_t ring_at(const blur_job *j, long vy)
 {
-    const long slots = (long)RING_ROWS(j->radius);
-    return ring + (size_t)(((vy % slots) + slots) % slots) * row_len(j);
+    const long slots = (long)ring_rows(j->radius, j->premultiplied);
+    return (size_t)(((vy % slots) + slots) % slots) * row_len(j);
 }
 
 static void horizontal_row(const blur_job *j, long vy, int x0, int x1, blur_buffers *b)
 {
     const int ch = j->src->channels;
+    const uint32_t *centre = b->pairs + (size_t)j->pad_left * ch;
+    const size_t n = (size_t)(x1 - x0) * ch;
     fill_pairs(j, gi_border_index(vy, j->src->height, j->border.mode), x0, x1, b);
-    j->k->horizontal(&j->taps, b->pairs + (size_t)j->pad_left * ch, ch, (size_t)(x1 - x0) * ch,
-                     j->premultiplied, ring_row(j, b->ring, vy), ring_row(j, b->ring, vy - 1),
-                     j->premultiplied ? ring_row(j, b->ring_lo, vy) : NULL,
-                     j->premultiplied ? ring_row(j, b->ring_lo, vy - 1) : NULL);
+    if (j->premultiplied)
+        j->k->horizontal_premultiplied(&j->taps, centre, ch, n, b->hs + ring_at(j, vy));
+    else
+        j->k->horizontal_plain(&j->taps, centre, ch, n, b->ring + ring_at(j, vy), b->ring + ring_at(j, vy - 1));
 }
 
-static void vertical_row(const blur_job *j, int y, int x0, int x1, blur_buffers *b)
+/* Output rows y .. y + nrows - 1 (premultiplied: nrows <= BLUR_ROWS;
+ * plain: 1), their h rows in the ring. */
+static void vertical_rows(const blur_job *j, int y, int nrows, int x0, int x1, blur_buffers *b)
 {
     const int ch = j->src->channels;
-    uint8_t *out = j->dst->data + (size_t)y * j->dst->stride + (size_t)x0 * ch;
-    for (int p = 0; p < j->taps.pairs; p++) {
-        const long vy = (long)y + j->taps.first + 2 * p;
-        b->rows[p] = ring_row(j, b->ring, vy);
-        if (j->premultiplied) b->lo_rows[p] = ring_row(j, b->ring_lo, vy);
+    uint8_t *out[BLUR_ROWS];
+    for (int r = 0; r < nrows; r++) out[r] = j->dst->data + (size_t)(y + r) * j->dst->stride + (size_t)x0 * ch;
+    if (j->premultiplied) {
+        for (int k = 0; k < j->vertical.taps + nrows - 1; k++)
+            b->h_rows[k] = b->hs + ring_at(j, (long)y - j->radius + k);
+        j->k->vertical_premultiplied(&j->vertical, b->h_rows, (size_t)(x1 - x0), ch, out, nrows);
+        return;
     }
-    if (!j->premultiplied)
-        j->k->vertical_plain(&j->taps, b->rows, (size_t)(x1 - x0) * ch, out);
-    else
-        j->k->vertical_split(&j->taps, b->rows, b->lo_rows, (size_t)(x1 - x0), ch, b->scratch, out);
+    for (int p = 0; p < j->taps.pairs; p++) b->rows[p] = b->ring + ring_at(j, (long)y + j->taps.first + 2 * p);
+    j->k->vertical_plain(&j->taps, b->rows, (size_t)(x1 - x0) * ch, out[0]);
 }
 
 static void blur_strip(const blur_job *j, int y0, int y1, int x0, int x1, blur_buffers *b)
 {
-    const int R = j->radius;
-    for (long vy = (long)y0 + j->taps.first; vy < (long)y0 + R; vy++) horizontal_row(j, vy, x0, x1, b);
-    for (int y = y0; y < y1; y++) {
-        horizontal_row(j, (long)y + R, x0, x1, b);
-        vertical_row(j, y, x0, x1, b);
+    const int R = j->radius, step = j->premultiplied ? BLUR_ROWS : 1;
+    const long first = j->premultiplied ? -R : j->taps.first;
+    for (long vy = (long)y0 + first; vy < (long)y0 + R; vy++) horizontal_row(j, vy, x0, x1, b);
+    for (int y = y0; y < y1; y += step) {
+        const int nrows = y1 - y < step ? y1 - y : step;
+        for (int r = 0; r < nrows; r++) horizontal_row(j, (long)y + r + R, x0, x1, b);
+        vertical_rows(j, y, nrows, x0, x1, b);
     }
 }
 
@@ -145,28 +157,29 @@ static void free_buffers(blur_buffers *b)
     free(b->bytes);
     free(b->pairs);
     free(b->ring);
-    free(b->ring_lo);
-    free(b->scratch);
+    free(b->hs);
     free(b->rows);
-    free(b->lo_rows);
+    free(b->h_rows);
 }
 
 /* Zeroed, so that the lanes past a row's end that the kernels read are
  * defined (their results are never stored). */
 static int alloc_buffers(const blur_job *j, blur_buffers *b)
 {
-    const size_t ch = (size_t)j->src->channels, split = (size_t)j->premultiplied;
+    const size_t ch = (size_t)j->src->channels;
     const size_t padded = ((size_t)j->strip + j->pad_left + j->pad_right) * ch + BLUR_SLACK;
-    const size_t ring = RING_ROWS(j->radius) * row_len(j), pairs = (size_t)j->taps.pairs;
+    const size_t ring = ring_rows(j->radius, j->premultiplied) * row_len(j);
+    memset(b, 0, sizeof *b);
     b->bytes = calloc(padded, sizeof *b->bytes);
     b->pairs = calloc(padded, sizeof *b->pairs);
+    if (j->premultiplied) {
+        b->hs = calloc(ring, sizeof *b->hs);
+        b->h_rows = malloc(((size_t)j->vertical.taps + BLUR_ROWS - 1) * sizeof *b->h_rows);
+        return b->bytes && b->pairs && b->hs && b->h_rows;
+    }
     b->ring = calloc(ring, sizeof *b->ring);
-    b->ring_lo = split ? calloc(ring, sizeof *b->ring_lo) : NULL;
-    b->scratch = split ? calloc(2 * row_len(j), sizeof *b->scratch) : NULL;
-    b->rows = malloc(pairs * sizeof *b->rows);
-    b->lo_rows = malloc(pairs * sizeof *b->lo_rows);
-    return b->bytes && b->pairs && b->ring && b->rows && b->lo_rows &&
-           (!split || (b->ring_lo && b->scratch));
+    b->rows = malloc((size_t)j->taps.pairs * sizeof *b->rows);
+    return b->bytes && b->pairs && b->ring && b->rows;
 }
 
 static int blur_band(void *arg, int y0, int y1)
@@ -224,25 +237,35 @@ const blur_kernels *gi__blur_kernels(void)
 gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
                        int radius, gi_border border)
 {
-    const int premultiplied = src->channels == 2 || src->channels == 4;
-    blur_job j = {src, dst, radius, border, premultiplied, 0, 0, 0, {0}, gi__blur_kernels()};
+    const int premultiplied = src->channels == 2 || src->channels == 4, taps = 2 * radius + 1;
+    blur_job j = {src, dst, radius, border, premultiplied, 0, 0, 0, {0}, {0}, gi__blur_kernels()};
     uint32_t *pair_w = malloc(((size_t)radius + 1) * sizeof *pair_w);
-    if (!pair_w) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights (radius %d)", radius);
-    if (make_taps(weights, radius, pair_w, &j.taps)) {
+    float *float_w = malloc((size_t)taps * sizeof *float_w);
+    if (!pair_w || !float_w) {
         free(pair_w);
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "blur weights: only the centre may exceed 32767");
+        free(float_w);
+        return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights (radius %d)", radius);
     }
+    int bad = make_taps(weights, radius, pair_w, &j.taps);
+    for (int k = 0; k < taps; k++) {
+        bad |= weights[k] < 0; /* blur_finish.h's bound needs terms >= 0 */
+        float_w[k] = (float)weights[k]; /* exact: at most 2^16 */
+    }
+    if (bad) {
+        free(pair_w);
+        free(float_w);
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "blur weights: each 0..32767, the centre up to 65536");
+    }
+    j.vertical = (blur_float_taps){float_w, weights, taps, blur_float_bound(taps)};
     j.pad_left = -j.taps.first;
     j.pad_right = j.taps.first + 2 * j.taps.pairs - 1; /* the last pair's high half */
-    /* the ring of low parts is not counted: the vertical pass reads it for
-     * about a tenth of the values (blur_kernels.c), and counting it made
-     * 4-channel strips half as wide and the blur 3% slower (2 threads) */
-    size_t per_column = RING_ROWS(radius) * (size_t)src->channels * sizeof(uint32_t);
+    size_t per_column = ring_rows(radius, premultiplied) * (size_t)src->channels * sizeof(uint32_t);
     size_t strip = ring_budget() / per_column;
     if (strip < MIN_STRIP) strip = MIN_STRIP;
     j.strip = strip < (size_t)src->width ? (int)strip : src->width;
     int failed = gi__parallel_rows(gi__cpu_threads(state), src->height, blur_band, &j);
     free(pair_w);
+    free(float_w);
     if (failed) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur buffers (radius %d)", radius);
     return GI_OK;
 }

@@ -1,23 +1,49 @@
-/* The last step of the premultiplied blur (gpuimg.h): a colour's vertical
- * sum vc over alpha's va,
- *     out = va == 0 ? 0 : min(255, floor((vc + floor(va / 2)) / va)),
- * with vc < 2^41 and va < 2^32. The sums arrive as the vertical pass makes
- * them (blur_kernels.h): an alpha lane's hi is va itself (h of alpha fits
- * 16 bits), a colour lane's sum is split, vc = 256 * hi + lo (hi < 2^32,
- * lo <= BLUR_LO_MAX). Most colours are decided from hi alone, in floats
- * (blur_finish_lanes with lo unknown: the quotient's floor is the same at
- * both ends of lo's range); the rest once lo is summed, in floats, and
- * the few left after that in doubles (blur_finish4), instead of a 64-bit
- * division per colour. In doubles, the numerator and va are integers under
- * 2^41, so exact. The division is correctly rounded, and its floor
- * is exactly floor(num / va) wherever that is below 256: an exact quotient
- * k stays k, and one below k is at most k - 1/va <= k - 2^-32, while the
- * doubles next to k <= 256 are 2^-44 apart, so rounding cannot reach k.
- * From 256 on the output is 255 whatever the rounding.
- * tests/cpu/test_blur_finish.c checks both against the integer formula. */
+/* The premultiplied blur's vertical pass and last step (gpuimg.h):
+ *     colour  out = va == 0 ? 0 : min(255, floor((vc + floor(va / 2)) / va))
+ *     alpha   out = (va + 2^23) >> 24
+ * where vc = sum_k w[k] h_c(k) and va = sum_k w[k] h_a(k) are exact sums
+ * of nonnegative integers: h < 2^24 (so exact as a float), w <= 2^16,
+ * vc < 2^41, va < 2^32.
+ *
+ * The sums are made in floats (blur_float_sums) and the quotient
+ * estimated from them; where an interval around the estimate that
+ * provably holds the exact quotient has one floor, that is the output
+ * (blur_finish_lanes). The few lanes where it straddles an integer are
+ * redone in 64-bit integers (blur_exact_lane). This replaces a
+ * 24-bit h split into high and low 16-bit parts: two rings, two sums and
+ * a finish in three tiers.
+ *
+ * The target. For integers vc >= 0 and va > 0, floor((vc + floor(va / 2))
+ * / va) = floor(t) with t = vc / va + 1/2 in real numbers: they differ
+ * only for odd va, by 1/(2 va), and no multiple of va lies between the
+ * integer vc + floor(va / 2) and that plus 1/2. Alpha's target is
+ * t = va 2^-24 + 1/2.
+ *
+ * Why the interval holds. u = 2^-24. A float sum of n nonnegative
+ * products, in chunks of at most c taps whose m sums are added in turn,
+ * is within g = (c + m + 2) u of its value, relative: the products round
+ * by at most u of themselves (u of the sum in all; none with a fused
+ * multiply-add), each of the fewer than c + m additions by u of a partial
+ * sum, and no partial sum exceeds the whole. So vc and va are each off by
+ * at most g; r, the reciprocal of va, by 8u (one Newton step on a 12- or
+ * 14-bit estimate: e^2 + 2u with e <= 1.5 * 2^-12; a division: u); and
+ * q = vc r + 1/2 rounds once more, so |q - t| <= q (2g + 9u) to first
+ * order. The ends q (1 - D) and q (1 + D) round once each, their factors
+ * once each: with D = (2g/u + 14) u, times 1.25 for the second-order
+ * terms (below 10^-9 even for 2049 taps; blur_float_bound), they hold t
+ * between them. Alpha lanes take r = 2^-24, and their q is off by q (g + u).
+ * Where both ends have one floor, that is floor(t) (t >= 0: truncation is
+ * the floor); from 255 on a colour is 255, so q is clamped to 1024 before
+ * it can pass int32 (vc can be 2^41 where va is 1: a colour's h can round
+ * to more than 0 where alpha's rounds to 0). va = 0 exactly where the
+ * float sum is 0 (all terms are nonnegative): r = 0 and q = 1/2 give 0,
+ * the formula's output for colour and alpha alike.
+ * tests/cpu/test_blur_finish.c checks the sums and the finish against the
+ * integer formula on the quotients' boundaries. */
 #ifndef GI_BLUR_FINISH_H
 #define GI_BLUR_FINISH_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -27,103 +53,108 @@
 #include <immintrin.h>
 #elif defined(__SSE2__)
 #include <emmintrin.h>
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
-/* h of a premultiplied colour (< 2^24) travels as h >> BLUR_SPLIT_SHIFT
- * (< 2^16, offset into int16 as every sample) and h & BLUR_SPLIT_MASK;
- * the vertical sum of the low parts is at most BLUR_LO_MAX (weights sum
- * to 2^16). */
-#define BLUR_SPLIT_SHIFT 8
-#define BLUR_SPLIT_MASK ((1u << BLUR_SPLIT_SHIFT) - 1)
-#define BLUR_LO_MAX (BLUR_SPLIT_MASK * 65536u)
+/* Taps summed into one float before that joins the total: keeps the
+ * rounding bound near 2 * BLUR_CHUNK + taps / BLUR_CHUNK units instead of
+ * growing with every tap. */
+#define BLUR_CHUNK 32
 
-typedef double blur_v4d __attribute__((vector_size(32)));
-typedef int64_t blur_v4l __attribute__((vector_size(32)));
-typedef int32_t blur_v4i __attribute__((vector_size(16)));
-typedef uint32_t blur_v4u __attribute__((vector_size(16)));
-typedef uint8_t blur_v16b __attribute__((vector_size(16)));
+/* Output rows that one vertical call makes, at most, and vectors a
+ * block of each: each h row, loaded from L2 once, serves every output row
+ * whose taps reach it from L1 (the ring of a wide row does not fit L1;
+ * summing one output row at a time read 13 rows of L2 per row, and L2's
+ * bandwidth set the pace), and the BLUR_ROWS * BLUR_GROUP sums are
+ * independent chains, enough to keep the multiply-adds' pipes full. */
+#define BLUR_ROWS 4
+#define BLUR_GROUP 2
 
-/* Four premultiplied results from their sums: one RGBA pixel
- * (channels 4) or two gray+alpha ones (channels 2). Alpha lanes get the
- * plain (va + 2^23) >> 24 (va < 2^32 - 2^24, so it fits). */
-static inline __attribute__((always_inline)) void blur_finish4(const uint32_t *hi_in,
-                                                               const uint32_t *lo_in,
-                                                               const int channels, uint8_t *out)
+/* The vertical taps of the premultiplied blur: rows[k] of a pass are the
+ * h rows of y - R + k, k < taps = 2R + 1. */
+typedef struct {
+    const float *w;     /* w[k] as floats (exact) */
+    const int32_t *wi;  /* and as integers, for blur_exact_lane */
+    int taps;
+    float bound;        /* blur_float_bound(taps) */
+} blur_float_taps;
+
+/* D of the header comment for a sum of `taps` products. */
+static inline float blur_float_bound(int taps)
 {
-    /* -1 in alpha lanes */
-    const blur_v4i is_alpha = channels == 4 ? (blur_v4i){0, 0, 0, -1} : (blur_v4i){0, -1, 0, -1};
-    blur_v4u hi, lo;
-    memcpy(&hi, hi_in, sizeof hi);
-    memcpy(&lo, lo_in, sizeof lo);
-    const blur_v4d v = __builtin_convertvector(hi, blur_v4d) * (double)(1u << BLUR_SPLIT_SHIFT) +
-                       __builtin_convertvector(lo, blur_v4d);
-    /* each lane's pixel's alpha: va as an integer and as a double */
-    const blur_v4u va32 = channels == 4 ? GI_SHUFFLE(hi, hi, blur_v4i, 3, 3, 3, 3)
-                                        : GI_SHUFFLE(hi, hi, blur_v4i, 1, 1, 3, 3);
-    const blur_v4d va = __builtin_convertvector(va32, blur_v4d);
-    const blur_v4l one = (blur_v4l)(blur_v4d){1, 1, 1, 1}; /* masks pick 1.0 or 0.0 */
-    const blur_v4d num = v + __builtin_convertvector(va32 >> 1, blur_v4d);
-    /* va or, where it is 0, 1: no lane divides by zero */
-    blur_v4d t = num / (va + (blur_v4d)((va == 0.0) & one));
-    const blur_v4l big = t > 256.0;
-    t = (blur_v4d)(((blur_v4l)t & ~big) | ((blur_v4l)(blur_v4d){256, 256, 256, 256} & big));
-    blur_v4i colour = __builtin_convertvector(t, blur_v4i); /* t >= 0: floor */
-    colour = (colour & ~(colour > 255)) | (255 & (colour > 255));
-    colour &= ~(blur_v4i)(va32 == 0); /* transparent */
-    const blur_v4i alpha = (blur_v4i)((va32 + (1u << 23)) >> 24);
-    const blur_v4i result = (colour & ~is_alpha) | (alpha & is_alpha);
-    const blur_v16b lanes = (blur_v16b)result;
-    const blur_v16b bytes = GI_SHUFFLE(lanes, lanes, blur_v16b, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8,
-                                       12, 0, 4, 8, 12);
-    memcpy(out, &bytes, 4); /* each lane's low byte: the results are 0..255 */
+    const int largest = taps < BLUR_CHUNK ? taps : BLUR_CHUNK;
+    const int chunks = (taps + BLUR_CHUNK - 1) / BLUR_CHUNK;
+    return (float)((2.0 * (largest + chunks + 2) + 14) * 1.25 * 0x1p-24);
 }
 
-/* BLUR_LANES results at once (a whole number of pixels: 4 RGBA lanes or
- * 2 gray+alpha ones each) in float, as wide as the caller's vectors;
- * BLUR_LANES is 4, 8 or 16, defined before this header. The colour's lo
- * is known, or only known to lie in [lo, lo + slack]; then t_lo and t_hi
- * approximate num / va at both ends, num = 256 hi + lo + floor(va / 2),
- * and r = 1 / va. Each of hi, lo + floor(va / 2) (< 2^32), va, 1 / va,
- * 256 hi + that, + slack and the product rounds once, 2^-24 relative:
- * t is within 7 * 2^-24 (< 2^-21) relative of its quotient, which below
- * 257 is under 2^-13 absolute. t_lo - 2^-12 and t_hi + 2^-12 add a
- * rounding of at most 2^-16 (half the spacing of floats below 512). So
- * the first truncates to at most the floor at the low end (the floor is
- * at least 0), the second to at least the floor at the high end (t is
- * clamped to 257): where they agree, that is the floor (about 1 lane in
- * 2^11 when lo is known, slack / va of them when it is not: 1 in 128 at
- * va = 2^31). A floor of 255 or more is 255 whatever lo is. va = 0 makes
- * r 0 and both ends 0, which is that lane's output. */
+/* The exact output of value i of a row (channel c of its pixel), from the
+ * h rows in 64-bit integers. */
+static inline uint8_t blur_exact_lane(const blur_float_taps *t, const float *const *rows, size_t i,
+                                      int channels)
+{
+    const size_t c = i % (size_t)channels, alpha = i - c + (size_t)channels - 1;
+    uint64_t vc = 0, va = 0;
+    for (int k = 0; k < t->taps; k++) {
+        vc += (uint64_t)t->wi[k] * (uint64_t)rows[k][i];
+        va += (uint64_t)t->wi[k] * (uint64_t)rows[k][alpha];
+    }
+    if (i == alpha) return (uint8_t)((va + (1u << 23)) >> 24);
+    if (!va) return 0;
+    const uint64_t q = (vc + va / 2) / va;
+    return (uint8_t)(q > 255 ? 255 : q);
+}
+
 #ifdef BLUR_LANES
 typedef float blur_vf __attribute__((vector_size(BLUR_LANES * 4)));
 typedef int32_t blur_vi __attribute__((vector_size(BLUR_LANES * 4)));
 typedef uint32_t blur_vu __attribute__((vector_size(BLUR_LANES * 4)));
 
-/* each lane's pixel's alpha lane, -1 in alpha lanes, and the 64-bit lane
- * swaps of blur_any */
+/* each lane's pixel's alpha lane, and -1 in alpha lanes */
 #if BLUR_LANES == 4
 #define BLUR_ALPHA4 3, 3, 3, 3
 #define BLUR_ALPHA2 1, 1, 3, 3
 #define BLUR_IS_ALPHA4 0, 0, 0, -1
 #define BLUR_IS_ALPHA2 0, -1, 0, -1
-#define BLUR_ANY_SWAP1 1, 0
 #elif BLUR_LANES == 8
 #define BLUR_ALPHA4 3, 3, 3, 3, 7, 7, 7, 7
 #define BLUR_ALPHA2 1, 1, 3, 3, 5, 5, 7, 7
 #define BLUR_IS_ALPHA4 0, 0, 0, -1, 0, 0, 0, -1
 #define BLUR_IS_ALPHA2 0, -1, 0, -1, 0, -1, 0, -1
-#define BLUR_ANY_SWAP2 2, 3, 0, 1
-#define BLUR_ANY_SWAP1 1, 0, 3, 2
 #elif BLUR_LANES == 16
 #define BLUR_ALPHA4 3, 3, 3, 3, 7, 7, 7, 7, 11, 11, 11, 11, 15, 15, 15, 15
 #define BLUR_ALPHA2 1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15
 #define BLUR_IS_ALPHA4 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1
 #define BLUR_IS_ALPHA2 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1
-#define BLUR_ANY_SWAP2 2, 3, 0, 1, 6, 7, 4, 5
-#define BLUR_ANY_SWAP1 1, 0, 3, 2, 5, 4, 7, 6
 #else
 #error "BLUR_LANES must be 4, 8 or 16"
 #endif
+
+static inline blur_vf blur_loadf(const float *p)
+{
+    blur_vf v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* x in every lane: a broadcast (an addition to a zero vector is not
+ * folded away, for IEEE's -0; a loop over lanes goes through memory) */
+static inline blur_vf blur_splatf(float x)
+{
+#if BLUR_LANES == 16 && defined(__AVX512F__)
+    return (blur_vf)_mm512_set1_ps(x);
+#elif BLUR_LANES == 8 && defined(__AVX__)
+    return (blur_vf)_mm256_set1_ps(x);
+#elif BLUR_LANES == 4 && defined(__SSE2__)
+    return (blur_vf)_mm_set1_ps(x);
+#elif BLUR_LANES == 4 && defined(__ARM_NEON) && defined(__aarch64__)
+    return (blur_vf)vdupq_n_f32(x);
+#else
+    blur_vf v;
+    for (int i = 0; i < BLUR_LANES; i++) v[i] = x;
+    return v;
+#endif
+}
 
 static inline blur_vi blur_select(blur_vi mask, blur_vi a, blur_vi b)
 {
@@ -136,31 +167,114 @@ static inline blur_vf blur_minf(blur_vf a, blur_vf b)
 {
 #if BLUR_LANES == 16 && defined(__AVX512F__)
     return (blur_vf)_mm512_min_ps((__m512)a, (__m512)b);
-#elif BLUR_LANES == 8 && defined(__AVX2__)
+#elif BLUR_LANES == 8 && defined(__AVX__)
     return (blur_vf)_mm256_min_ps((__m256)a, (__m256)b);
 #elif BLUR_LANES == 4 && defined(__SSE2__)
     return (blur_vf)_mm_min_ps((__m128)a, (__m128)b);
 #else
-    return (blur_vf)blur_select(a < b, (blur_vi)a, (blur_vi)b);
+    return (blur_vf)blur_select((blur_vi)(a < b), (blur_vi)a, (blur_vi)b);
 #endif
 }
 
-static inline blur_vi blur_mini(blur_vi a, blur_vi b)
+/* a * b + c, fused where the set has it (one rounding instead of two:
+ * the bound counts two). */
+static inline blur_vf blur_fmadd(blur_vf a, blur_vf b, blur_vf c)
 {
 #if BLUR_LANES == 16 && defined(__AVX512F__)
-    return (blur_vi)_mm512_min_epi32((__m512i)a, (__m512i)b);
-#elif BLUR_LANES == 8 && defined(__AVX2__)
-    return (blur_vi)_mm256_min_epi32((__m256i)a, (__m256i)b);
+    return (blur_vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif BLUR_LANES == 8 && defined(__FMA__)
+    return (blur_vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#elif BLUR_LANES == 4 && defined(__ARM_NEON) && defined(__aarch64__)
+    return (blur_vf)vfmaq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b);
 #else
-    return blur_select(a < b, a, b);
+    return a * b + c;
 #endif
 }
 
-typedef int64_t blur_vl __attribute__((vector_size(BLUR_LANES * 4)));
+/* 1 / x within 8u, relative, for x > 0 (other lanes: anything; the caller
+ * masks them): a 14- or 12-bit estimate and one Newton step where the set
+ * has one (a division costs a vector every 10 or more cycles), else a
+ * division. */
+static inline blur_vf blur_reciprocal(blur_vf x)
+{
+#if BLUR_LANES == 16 && defined(__AVX512F__)
+    const blur_vf r = (blur_vf)_mm512_rcp14_ps((__m512)x);
+#elif BLUR_LANES == 8 && defined(__AVX__)
+    const blur_vf r = (blur_vf)_mm256_rcp_ps((__m256)x);
+#elif BLUR_LANES == 4 && defined(__SSE2__)
+    const blur_vf r = (blur_vf)_mm_rcp_ps((__m128)x);
+#else
+    return 1.0f / x;
+#endif
+#if (BLUR_LANES == 16 && defined(__AVX512F__)) || (BLUR_LANES == 8 && defined(__AVX__)) || \
+    (BLUR_LANES == 4 && defined(__SSE2__))
+    const blur_vf one = blur_splatf(1.0f);
+    return blur_fmadd(r, one - x * r, r);
+#endif
+}
 
-/* Whether any lane of m is set (1) or none (0): x86's sign masks where the
- * set is there (a mask test instead of a chain of shuffles), else OR-ing
- * halves in registers. */
+
+/* part[j][g] = sum_k w[k] rows[j + k][offset + g * BLUR_LANES ..] over
+ * taps k0 .. k1 - 1, for output rows j < nrows (a constant). */
+static inline __attribute__((always_inline)) void blur_chunk_sums(const blur_float_taps *t,
+                                                                  const float *const *rows,
+                                                                  size_t offset, const int nrows,
+                                                                  int k0, int k1,
+                                                                  blur_vf part[BLUR_ROWS][BLUR_GROUP])
+{
+    for (int j = 0; j < nrows; j++)
+        for (int g = 0; g < BLUR_GROUP; g++) part[j][g] = (blur_vf){0};
+    for (int k = k0; k < k1; k++) {
+        const blur_vf w = blur_splatf(t->w[k]);
+        for (int j = 0; j < nrows; j++) {
+            const float *row = rows[j + k] + offset;
+            for (int g = 0; g < BLUR_GROUP; g++)
+                part[j][g] = blur_fmadd(w, blur_loadf(row + g * BLUR_LANES), part[j][g]);
+        }
+    }
+}
+
+/* acc[j][g]: the same over all the taps, in chunks of BLUR_CHUNK. */
+static inline __attribute__((always_inline)) void blur_float_sums(const blur_float_taps *t,
+                                                                  const float *const *rows,
+                                                                  size_t offset, const int nrows,
+                                                                  blur_vf acc[BLUR_ROWS][BLUR_GROUP])
+{
+    blur_chunk_sums(t, rows, offset, nrows, 0, t->taps < BLUR_CHUNK ? t->taps : BLUR_CHUNK, acc);
+    for (int k0 = BLUR_CHUNK; k0 < t->taps; k0 += BLUR_CHUNK) {
+        blur_vf part[BLUR_ROWS][BLUR_GROUP];
+        blur_chunk_sums(t, rows, offset, nrows, k0, k0 + BLUR_CHUNK < t->taps ? k0 + BLUR_CHUNK : t->taps, part);
+        for (int j = 0; j < nrows; j++)
+            for (int g = 0; g < BLUR_GROUP; g++) acc[j][g] += part[j][g];
+    }
+}
+
+/* Writes the outputs (0..255, one a lane; the caller narrows them to
+ * bytes) of BLUR_LANES values, whole pixels, from their float sums;
+ * returns -1 in the lanes the interval cannot decide (blur_exact_lane's). */
+static inline __attribute__((always_inline)) blur_vi blur_finish_lanes(blur_vf acc, float bound,
+                                                                       const int channels,
+                                                                       uint32_t *out)
+{
+    const blur_vi is_alpha = channels == 4 ? (blur_vi){BLUR_IS_ALPHA4} : (blur_vi){BLUR_IS_ALPHA2};
+    const blur_vf va = channels == 4 ? GI_SHUFFLE(acc, acc, blur_vi, BLUR_ALPHA4)
+                                     : GI_SHUFFLE(acc, acc, blur_vi, BLUR_ALPHA2);
+    const blur_vi present = (blur_vi)(va > 0.0f);
+    const blur_vi r_colour = (blur_vi)blur_reciprocal(va) & present;
+    const blur_vf r = (blur_vf)blur_select(is_alpha, (blur_vi)blur_splatf(0x1p-24f), r_colour);
+    /* clamped: a colour's vc can be 2^41 where va is 1 (h of alpha rounds
+     * to 0 while the colour's does not), past int32 */
+    const blur_vf q = blur_minf(blur_fmadd(acc, r, blur_splatf(0.5f)), blur_splatf(1024.0f));
+    const blur_vi down = __builtin_convertvector(q * blur_splatf(1.0f - bound), blur_vi);
+    const blur_vi up = __builtin_convertvector(q * blur_splatf(1.0f + bound), blur_vi);
+    const blur_vi over = down > 254;
+    const blur_vi result = blur_select(over, (blur_vi){0} + 255, down);
+    memcpy(out, &result, sizeof result);
+    return (up != down) & ~over;
+}
+
+/* Whether any lane of m is set: x86's mask tests where the set has them
+ * (one instruction instead of a chain of shuffles), else OR-ing lanes. */
 static inline int blur_any(blur_vi m)
 {
 #if BLUR_LANES == 16 && defined(__AVX512F__)
@@ -170,57 +284,28 @@ static inline int blur_any(blur_vi m)
 #elif BLUR_LANES == 4 && defined(__SSE2__)
     return _mm_movemask_ps((__m128)m) != 0;
 #else
-    blur_vl x = (blur_vl)m;
-#if BLUR_LANES == 16
-    x |= GI_SHUFFLE(x, x, blur_vl, 4, 5, 6, 7, 0, 1, 2, 3);
-#endif
-#if BLUR_LANES >= 8
-    x |= GI_SHUFFLE(x, x, blur_vl, BLUR_ANY_SWAP2);
-#endif
-    x |= GI_SHUFFLE(x, x, blur_vl, BLUR_ANY_SWAP1);
-    return x[0] != 0;
+    int32_t lanes[BLUR_LANES], any = 0;
+    memcpy(lanes, &m, sizeof lanes);
+    for (int i = 0; i < BLUR_LANES; i++) any |= lanes[i];
+    return any != 0;
 #endif
 }
 
-/* The lanes through blur_finish4, for those blur_finish_lanes is unsure of. */
-static inline void blur_finish_exact(blur_vu hi, blur_vu lo, int channels, uint32_t *out)
+/* The outputs of BLUR_LANES values from value i of a row on: the float
+ * finish, and blur_exact_lane where it is unsure. */
+static inline __attribute__((always_inline)) void blur_finish_vector(const blur_float_taps *t,
+                                                                     const float *const *rows,
+                                                                     size_t i, blur_vf acc,
+                                                                     const int channels,
+                                                                     uint32_t *out)
 {
-    uint32_t h[BLUR_LANES], l[BLUR_LANES];
-    uint8_t bytes[BLUR_LANES];
-    memcpy(h, &hi, sizeof h);
-    memcpy(l, &lo, sizeof l);
-    for (int i = 0; i < BLUR_LANES; i += 4) blur_finish4(h + i, l + i, channels, bytes + i);
-    for (int i = 0; i < BLUR_LANES; i++) out[i] = bytes[i];
-}
-
-/* Writes the results (0..255, one a lane: the caller narrows them to
- * bytes, which compilers do best for whole arrays); returns the lanes
- * (-1) where they may be wrong: to be redone with lo known where slack
- * was not 0, else by blur_finish_exact. slack is a constant, 0 or
- * BLUR_LO_MAX. */
-static inline __attribute__((always_inline)) blur_vi blur_finish_lanes(blur_vu hi, blur_vu lo,
-                                                                       const uint32_t slack,
-                                                                       const int channels, uint32_t *out)
-{
-    const blur_vi is_alpha = channels == 4 ? (blur_vi){BLUR_IS_ALPHA4} : (blur_vi){BLUR_IS_ALPHA2};
-    const blur_vu va = channels == 4 ? GI_SHUFFLE(hi, hi, blur_vi, BLUR_ALPHA4)
-                                     : GI_SHUFFLE(hi, hi, blur_vi, BLUR_ALPHA2);
-    const blur_vf num = __builtin_convertvector(hi, blur_vf) * (float)(1u << BLUR_SPLIT_SHIFT) +
-                        __builtin_convertvector(lo + (va >> 1), blur_vf);
-    const blur_vi transparent = (blur_vi)(va == 0);
-    const blur_vf fva = __builtin_convertvector(va | (blur_vu)(transparent & 1), blur_vf);
-    const blur_vf r = (blur_vf)((blur_vi)(1.0f / fva) & ~transparent);
-    const blur_vf limit = (blur_vf){0} + 257.0f;
-    blur_vf t_lo = num * r, t_hi = t_lo;
-    if (slack) t_hi = (num + (float)slack) * r;
-    const blur_vi down = __builtin_convertvector(blur_minf(t_lo, limit) - 0x1p-12f, blur_vi);
-    const blur_vi up = __builtin_convertvector(blur_minf(t_hi, limit) + 0x1p-12f, blur_vi);
-    const blur_vi over = down > 254;
-    const blur_vi colour = blur_mini(down, (blur_vi){0} + 255);
-    const blur_vi alpha = (blur_vi)((va + (1u << 23)) >> 24);
-    const blur_vi result = blur_select(is_alpha, alpha, colour);
-    memcpy(out, &result, sizeof result);
-    return (up != down) & ~over & ~is_alpha;
+    const blur_vi unsure = blur_finish_lanes(acc, t->bound, channels, out);
+    if (__builtin_expect(blur_any(unsure), 0)) {
+        int32_t lanes[BLUR_LANES];
+        memcpy(lanes, &unsure, sizeof lanes);
+        for (int l = 0; l < BLUR_LANES; l++)
+            if (lanes[l]) out[l] = blur_exact_lane(t, rows, i + (size_t)l, channels);
+    }
 }
 #endif
 

@@ -2,10 +2,8 @@
  * meson compiles this file once per set, each with GI_BLUR_KERNELS naming
  * its table. Plain GCC vector code throughout, at the set's widest
  * vector, but for madd, the one instruction the compilers do not derive
- * from C. */
+ * from C, and the float steps blur_finish.h fuses or estimates. */
 #include <string.h>
-
-#include "blur_kernels.h"
 
 #if defined(__AVX512BW__)
 #include <immintrin.h>
@@ -28,7 +26,7 @@
 #define BLUR_LANES 4
 #endif
 
-#include "blur_finish.h" /* at BLUR_LANES */
+#include "blur_kernels.h" /* and blur_finish.h, at BLUR_LANES */
 
 #ifndef GI_BLUR_KERNELS
 #define GI_BLUR_KERNELS gi__blur_kernels_base
@@ -200,28 +198,40 @@ static inline void put_pair(uint32_t *row, uint32_t *prev, vu32 v)
 
 #define MAX_PAIRS 1026 /* GI_BLUR_MAX_RADIUS + 2 */
 
-static void horizontal(const blur_taps *t, const uint32_t *centre, int step, size_t n, int split,
-                       uint32_t *q, uint32_t *q_prev, uint32_t *lo, uint32_t *lo_prev)
+/* h for n values from the pairs around centre (step: the channels), as
+ * pair_sums' block of G vectors each: the pointers to the tap pairs of
+ * value 0, as rows of a 1-row "image". */
+static inline void tap_rows(const blur_taps *t, const uint32_t *centre, int step, const uint32_t **taps)
 {
-    /* split: alpha's h (< 2^16) goes whole into q, a colour's high part */
-    const vu32 whole = (vu32)(step == 4 ? (blur_vi){BLUR_IS_ALPHA4} : (blur_vi){BLUR_IS_ALPHA2});
-    /* the tap pairs of value 0, as rows of a 1-row "image" */
-    const uint32_t *taps[MAX_PAIRS];
     for (int p = 0; p < t->pairs; p++) taps[p] = centre + (ptrdiff_t)(t->first + 2 * p) * step;
-    /* premultiplied samples lack 2^15 each: their sum 2^15 * 65536 */
-    const uint32_t start = split ? 128u + (1u << 31) : 128u;
+}
+
+static void horizontal_plain(const blur_taps *t, const uint32_t *centre, int step, size_t n, uint32_t *q,
+                             uint32_t *q_prev)
+{
+    const uint32_t *taps[MAX_PAIRS];
+    tap_rows(t, centre, step, taps);
     for (size_t i = 0; i < n; i += BLOCK) {
-        const block sums = pair_sums(t, taps, (ptrdiff_t)i, start, G);
+        const block sums = pair_sums(t, taps, (ptrdiff_t)i, 128u, G);
         for (int g = 0; g < G; g++) {
             const size_t at = i + g * LANES;
-            const vu32 h = sums.v[g] >> 8;
-            if (!split) {
-                put_pair(q + at, q_prev + at, h ^ 0x8000); /* h - 2^15 (h < 2^16) fits int16 */
-                continue;
-            }
-            const vu32 high = (h & whole) | (h >> BLUR_SPLIT_SHIFT & ~whole);
-            put_pair(q + at, q_prev + at, high ^ 0x8000); /* less 2^15, as above */
-            put_pair(lo + at, lo_prev + at, h & BLUR_SPLIT_MASK);
+            put_pair(q + at, q_prev + at, (sums.v[g] >> 8) ^ 0x8000); /* h - 2^15 (h < 2^16) fits int16 */
+        }
+    }
+}
+
+/* Premultiplied: h whole (< 2^24), as an exact float. */
+static void horizontal_premultiplied(const blur_taps *t, const uint32_t *centre, int step, size_t n,
+                                     float *out)
+{
+    const uint32_t *taps[MAX_PAIRS];
+    tap_rows(t, centre, step, taps);
+    for (size_t i = 0; i < n; i += BLOCK) {
+        /* premultiplied samples lack 2^15 each: their sum 2^15 * 65536 */
+        const block sums = pair_sums(t, taps, (ptrdiff_t)i, 128u + (1u << 31), G);
+        for (int g = 0; g < G; g++) {
+            const blur_vf h = __builtin_convertvector((vi32)(sums.v[g] >> 8), blur_vf);
+            memcpy(out + i + g * LANES, &h, sizeof h);
         }
     }
 }
@@ -251,50 +261,47 @@ static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size
     }
 }
 
-/* The sums of the high parts (with alpha's va) decide most colours
- * (blur_finish.h). The vectors where some colour depends on the low parts
- * (about 1 in 11 of 16 lanes at va = 2^31) are listed, without a branch,
- * and summed and finished in a second loop, whose iterations overlap
- * (a branch per vector, taken at random, cost more than the lanes it
- * saved); the lanes still unsure after that go through doubles. */
+/* The premultiplied blur's vertical pass and finish (blur_finish.h) for
+ * nrows output rows (a constant), with the channels a constant: the
+ * finish's lane patterns without a test per vector. */
+#define VBLOCK (BLUR_GROUP * LANES)
+_Static_assert(VBLOCK <= BLUR_SLACK, "buffers have a block's slack");
+
 static inline __attribute__((always_inline)) void
-split_sums(const blur_taps *t, const uint32_t *const *hi_rows, const uint32_t *const *lo_rows,
-           size_t pixels, const int ch, uint32_t *scratch, uint8_t *out)
+premultiplied_rows(const blur_float_taps *t, const float *const *rows, size_t pixels, const int ch,
+                   uint8_t *const *out, const int nrows)
 {
     const size_t n = pixels * ch;
-    uint32_t *his = scratch, *redo = scratch + n + BLOCK; /* the sums, the vectors to redo */
-    size_t redos = 0;
-    for (size_t i = 0; i < n; i += BLOCK) {
-        /* the high parts less 2^15 lack 2^15 * 65536 = 2^31 */
-        const block h = pair_sums(t, hi_rows, (ptrdiff_t)i, 1u << 31, G);
-        uint32_t a[BLOCK];
-        for (int g = 0; g < G; g++) {
-            const size_t at = i + g * LANES;
-            store(his + at, h.v[g]);
-            redo[redos] = (uint32_t)at;
-            redos += (size_t)blur_any(blur_finish_lanes(h.v[g], (vu32){0}, BLUR_LO_MAX, ch, a + g * LANES)) & (at < n);
+    for (size_t i = 0; i < n; i += VBLOCK) {
+        blur_vf acc[BLUR_ROWS][BLUR_GROUP];
+        blur_float_sums(t, rows, i, nrows, acc);
+        for (int j = 0; j < nrows; j++) {
+            uint32_t a[VBLOCK];
+            for (int g = 0; g < BLUR_GROUP; g++)
+                blur_finish_vector(t, rows + j, i + g * LANES, acc[j][g], ch, a + g * LANES);
+            put_bytes(a, VBLOCK, n - i, out[j] + i);
         }
-        put_bytes(a, BLOCK, n - i, out + i);
-    }
-    for (size_t r = 0; r < redos; r++) {
-        const size_t at = redo[r];
-        const vu32 h = load(his + at), l = pair_sums(t, lo_rows, (ptrdiff_t)at, 0, 1).v[0];
-        uint32_t a[LANES];
-        if (blur_any(blur_finish_lanes(h, l, 0, ch, a))) blur_finish_exact(h, l, ch, a);
-        put_bytes(a, LANES, n - at, out + at);
     }
 }
 
-/* split_sums with its channels a constant: the finish's lane patterns
- * (blur_finish.h) without a test per vector. */
-static void vertical_split(const blur_taps *t, const uint32_t *const *hi_rows,
-                           const uint32_t *const *lo_rows, size_t pixels, int ch, uint32_t *scratch,
-                           uint8_t *out)
+#define PREMULTIPLIED_ROWS(ch)                                              \
+    switch (nrows) {                                                        \
+    case 1: premultiplied_rows(t, rows, pixels, ch, out, 1); break;        \
+    case 2: premultiplied_rows(t, rows, pixels, ch, out, 2); break;        \
+    case 3: premultiplied_rows(t, rows, pixels, ch, out, 3); break;        \
+    default: premultiplied_rows(t, rows, pixels, ch, out, BLUR_ROWS); break; \
+    }
+
+static void vertical_premultiplied(const blur_float_taps *t, const float *const *rows, size_t pixels,
+                                   int ch, uint8_t *const *out, int nrows)
 {
-    if (ch == 4)
-        split_sums(t, hi_rows, lo_rows, pixels, 4, scratch, out);
-    else
-        split_sums(t, hi_rows, lo_rows, pixels, 2, scratch, out);
+    _Static_assert(BLUR_ROWS == 4, "one case per row count");
+    if (ch == 4) {
+        PREMULTIPLIED_ROWS(4)
+    } else {
+        PREMULTIPLIED_ROWS(2)
+    }
 }
 
-const blur_kernels GI_BLUR_KERNELS = {pairs, horizontal, vertical_plain, vertical_split};
+const blur_kernels GI_BLUR_KERNELS = {pairs, horizontal_plain, horizontal_premultiplied, vertical_plain,
+                                      vertical_premultiplied};

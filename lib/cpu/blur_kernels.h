@@ -1,13 +1,16 @@
 /* The blur's inner loops (blur_kernels.c), compiled once per instruction
  * set and picked at run time.
  *
- * Both passes multiply 16-bit samples by 16-bit weights two taps at a time
- * into 32-bit sums (x86 pmaddwd, NEON vmull + vpaddq): the operand is a
- * pair of samples in one 32-bit word, the sample at tap k in the low half
- * and the one at tap k+1 in the high half, against the pair of weights
- * (w[k], w[k+1]). The horizontal pass reads pairs built from a padded row
- * of bytes; it writes its results straight into the vertical pass's pairs,
- * rows y and y+1 in one word. Target_clones cannot give each instruction
+ * The horizontal pass, and the plain vertical pass, multiply 16-bit
+ * samples by 16-bit weights two taps at a time into 32-bit sums (x86
+ * pmaddwd, NEON vmull + vpaddq): the operand is a pair of samples in one
+ * 32-bit word, the sample at tap k in the low half and the one at tap k+1
+ * in the high half, against the pair of weights (w[k], w[k+1]). The
+ * horizontal pass reads pairs built from a padded row of bytes. Plain, it
+ * writes its results (h < 2^16) straight into the vertical pass's pairs,
+ * rows y and y+1 in one word. Premultiplied, h reaches 2^24: it writes
+ * exact floats, and the vertical pass sums them in floats with a proven
+ * error bound (blur_finish.h). Target_clones cannot give each instruction
  * set its own intrinsic, so this file is compiled once per set instead.
  *
  * Why the sums are exact: every operation (pmaddwd, 32-bit adds, shifts)
@@ -21,6 +24,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "blur_finish.h"
 
 /* Slack, in 32-bit elements, that every buffer the kernels read or write
  * has past its end: they work in blocks of up to 64 values. */
@@ -42,23 +47,21 @@ typedef struct {
      * premultiplied, u = c * a - 2^15 and a - 2^15 */
     void (*pairs)(const uint8_t *row, size_t count, int channels, int premultiplied,
                   uint32_t *pairs);
-    /* h for n values from the pairs around centre (step: the channels);
-     * plain: h - 2^15 into the low halves of q (q[i] = h) and the high
-     * halves of q_prev, the row above; split (premultiplied): a colour's
-     * h >> 8 (alpha's h whole), less 2^15, so into q and q_prev, and
-     * h & 255 into lo and lo_prev */
-    void (*horizontal)(const blur_taps *t, const uint32_t *centre, int step, size_t n, int split,
-                       uint32_t *q, uint32_t *q_prev, uint32_t *lo, uint32_t *lo_prev);
+    /* h for n values from the pairs around centre (step: the channels),
+     * less 2^15, into the low halves of q (q[i] = h) and the high halves
+     * of q_prev, the row above */
+    void (*horizontal_plain)(const blur_taps *t, const uint32_t *centre, int step, size_t n,
+                             uint32_t *q, uint32_t *q_prev);
+    /* premultiplied: h (< 2^24) as floats, one row */
+    void (*horizontal_premultiplied)(const blur_taps *t, const uint32_t *centre, int step, size_t n,
+                                     float *out);
     /* out = (v + 2^23) >> 24 from the pair rows, t->pairs of them */
     void (*vertical_plain)(const blur_taps *t, const uint32_t *const *rows, size_t n, uint8_t *out);
-    /* premultiplied: the sums of the high parts (blur_finish.h: colour
-     * h >> 8, alpha's h whole, less 2^15) and, where the finish needs
-     * them, of the low parts (h & 255) from their pair rows, and the
-     * finish of pixels pixels; scratch holds 2 * (pixels * channels +
-     * BLUR_SLACK) words */
-    void (*vertical_split)(const blur_taps *t, const uint32_t *const *hi_rows,
-                           const uint32_t *const *lo_rows, size_t pixels, int channels,
-                           uint32_t *scratch, uint8_t *out);
+    /* premultiplied: the outputs of pixels pixels of nrows (1 ..
+     * BLUR_ROWS) rows y .. y + nrows - 1 into out[0 .. nrows - 1], from
+     * the h rows of y - R .. y + nrows - 1 + R (blur_finish.h) */
+    void (*vertical_premultiplied)(const blur_float_taps *t, const float *const *rows, size_t pixels,
+                                   int channels, uint8_t *const *out, int nrows);
 } blur_kernels;
 
 /* The widest kernels this CPU runs, capped by GPUIMG_CPU_ISA (base, avx2,

@@ -1,118 +1,213 @@
-/* The CPU backend finishes the premultiplied blur in floats where that is
- * provably exact, first from the high parts of the colour sums alone, then
- * with their low parts, else in doubles (lib/cpu/blur_finish.h). This
- * checks all three against the integer formula of gpuimg.h,
- * out = va == 0 ? 0 : min(255, (vc + va / 2) / va), on random sums over
- * their whole range and on the hard cases: numerators at, just below and
- * just above a multiple of va, va = 0, and the largest sums, each colour
- * split into high and low parts at random as the vertical pass can make
- * them (the low part anywhere up to BLUR_LO_MAX). Built once
- * per vector width (BLUR_LANES 4, 8, 16: the kernels' SSE2 or NEON, AVX2
- * and AVX-512 widths). */
+/* The premultiplied blur's vertical pass sums its h rows in floats and
+ * finishes from an interval that provably holds the exact quotient,
+ * redoing in integers the lanes where the interval straddles an integer
+ * (lib/cpu/blur_finish.h). This checks that, through the same functions
+ * the kernels use (blur_float_sums, blur_finish_vector), against the
+ * integer formula of gpuimg.h,
+ *     colour  out = va == 0 ? 0 : min(255, (vc + va / 2) / va)
+ *     alpha   out = (va + 2^23) >> 24,
+ * for RGBA and gray+alpha lanes:
+ *   - random rows under Gaussian and box taps, 1 to 2049 of them, several
+ *     output rows a call, as the kernels make them;
+ *   - the hard cases, from two taps (65535, 1) that reach any sum: colour
+ *     sums at, next to and within the float interval's width of a
+ *     quotient's boundary, alpha sums next to (m + 1/2) 2^24, va = 0,
+ *     tiny va, and the largest sums.
+ * Built once per vector width (BLUR_LANES 4, 8, 16: the kernels' SSE2 or
+ * NEON, AVX2 and AVX-512 widths), and where the compiler can, once with
+ * the fused multiply-add and reciprocal estimate of AVX-512
+ * (avx512_guard.c skips it where the CPU lacks them). */
+#include <math.h>
+
 #include "harness.h"
 #include "blur_finish.h"
 
-#define MAX_VA (65536ull * 65280)          /* 65536 times the largest h of alpha */
-#define MAX_VC (65536ull * 16646400)       /* and of a premultiplied colour */
+#define MAX_HA 65280u             /* the largest h of alpha: 255 * 256 */
+#define MAX_HC 16646400u          /* and of a premultiplied colour: 65025 * 256 */
+#define MAX_VA (65536ull * MAX_HA)
+#define MAX_VC (65536ull * MAX_HC)
+#define MAX_TAPS 2049
 
-static uint8_t formula(uint64_t vc, uint64_t va)
+static uint8_t formula(uint64_t vc, uint64_t va, int is_alpha)
 {
+    if (is_alpha) return (uint8_t)((va + (1u << 23)) >> 24);
     if (!va) return 0;
     uint64_t q = (vc + va / 2) / va;
     return (uint8_t)(q > 255 ? 255 : q);
 }
 
-static void finish_lanes(const uint32_t *hi, const uint32_t *lo, int channels, uint8_t *out)
-{
-    blur_vu h, l;
-    uint32_t lanes[BLUR_LANES];
-    memcpy(&h, hi, sizeof h);
-    memcpy(&l, lo, sizeof l);
-    /* as the kernels: high parts alone, then with the low ones, then doubles */
-    if (blur_any(blur_finish_lanes(h, (blur_vu){0}, BLUR_LO_MAX, channels, lanes)) &&
-        blur_any(blur_finish_lanes(h, l, 0, channels, lanes)))
-        blur_finish_exact(h, l, channels, lanes);
-    for (int i = 0; i < BLUR_LANES; i++) out[i] = (uint8_t)lanes[i];
-}
-
 static uint64_t rand_below(uint64_t n)
 {
-    return th_rand64() % n;
+    return n ? th_rand64() % n : 0;
 }
 
-/* One RGBA pixel and the same pixel as two gray+alpha lanes; counts misses. */
-static int check(const uint64_t vc[3], uint64_t va)
+typedef struct {
+    int32_t wi[MAX_TAPS];
+    float w[MAX_TAPS];
+    blur_float_taps t;
+    float *rows[MAX_TAPS + BLUR_ROWS - 1]; /* BLUR_LANES values each */
+} case_rows;
+
+static void set_taps(case_rows *c, const int32_t *w, int taps)
 {
-    uint32_t hi[4], lo[4];
-    for (int c = 0; c < 3; c++) { /* vc = 256 hi + lo, lo <= BLUR_LO_MAX, hi < 2^32 */
-        uint64_t most = vc[c] < BLUR_LO_MAX ? vc[c] : BLUR_LO_MAX;
-        uint64_t low = (vc[c] & BLUR_SPLIT_MASK) + (rand_below(most / 256 + 1) << BLUR_SPLIT_SHIFT);
-        if (low > most) low = vc[c] & BLUR_SPLIT_MASK;
-        hi[c] = (uint32_t)((vc[c] - low) >> BLUR_SPLIT_SHIFT);
-        lo[c] = (uint32_t)low;
+    for (int k = 0; k < taps; k++) c->wi[k] = w[k], c->w[k] = (float)w[k];
+    c->t = (blur_float_taps){c->w, c->wi, taps, blur_float_bound(taps)};
+}
+
+/* Runs the float sums and finish over nrows output rows and counts the
+ * lanes that differ from the formula over the same rows in integers. */
+static long check_rows(const case_rows *c, int channels, int nrows)
+{
+    blur_vf acc[BLUR_ROWS][BLUR_GROUP];
+    const float *const *rows = (const float *const *)c->rows;
+    long bad = 0;
+    switch (nrows) { /* a constant, as in the kernels */
+    case 1: blur_float_sums(&c->t, rows, 0, 1, acc); break;
+    default: blur_float_sums(&c->t, rows, 0, BLUR_ROWS, acc); break;
     }
-    hi[3] = (uint32_t)va, lo[3] = 0; /* alpha's sum comes whole */
-    uint8_t out[4];
-    blur_finish4(hi, lo, 4, out);
-    int bad = 0;
-    for (int c = 0; c < 3; c++) bad += out[c] != formula(vc[c], va);
-    uint8_t alpha = (uint8_t)((va + (1u << 23)) >> 24);
-    bad += out[3] != alpha;
-    uint32_t ga_hi[4] = {hi[0], hi[3], hi[1], hi[3]}, ga_lo[4] = {lo[0], lo[3], lo[1], lo[3]};
-    blur_finish4(ga_hi, ga_lo, 2, out);
-    bad += out[0] != formula(vc[0], va) || out[2] != formula(vc[1], va) || out[1] != alpha;
-    /* the float path: the pixel repeated as RGBA pixels, and as gray+alpha
-     * ones (its three colours in turn) */
-    uint32_t hv[BLUR_LANES], lv[BLUR_LANES];
-    uint8_t outv[BLUR_LANES];
-    for (int i = 0; i < BLUR_LANES; i++) hv[i] = hi[i % 4], lv[i] = lo[i % 4];
-    finish_lanes(hv, lv, 4, outv);
-    for (int i = 0; i < BLUR_LANES; i++) bad += outv[i] != (i % 4 == 3 ? alpha : formula(vc[i % 4], va));
-    for (int i = 0; i < BLUR_LANES / 2; i++) {
-        hv[2 * i] = hi[i % 3], lv[2 * i] = lo[i % 3];
-        hv[2 * i + 1] = hi[3], lv[2 * i + 1] = lo[3];
+    for (int j = 0; j < nrows; j++) {
+        uint32_t out[BLUR_LANES];
+        if (channels == 4)
+            blur_finish_vector(&c->t, rows + j, 0, acc[j][0], 4, out);
+        else
+            blur_finish_vector(&c->t, rows + j, 0, acc[j][0], 2, out);
+        for (int l = 0; l < BLUR_LANES; l++) {
+            const int alpha = l - l % channels + channels - 1;
+            uint64_t vc = 0, va = 0;
+            for (int k = 0; k < c->t.taps; k++) {
+                vc += (uint64_t)c->wi[k] * (uint64_t)c->rows[j + k][l];
+                va += (uint64_t)c->wi[k] * (uint64_t)c->rows[j + k][alpha];
+            }
+            static int shown;
+            if (out[l] != formula(vc, va, l == alpha) && shown++ < 5)
+                th_check(0, "lane %d, %d channels, %d taps: vc %llu va %llu gave %u, not %u", l, channels,
+                         c->t.taps, (unsigned long long)vc, (unsigned long long)va, out[l],
+                         formula(vc, va, l == alpha));
+            bad += out[l] != formula(vc, va, l == alpha);
+        }
     }
-    finish_lanes(hv, lv, 2, outv);
-    for (int i = 0; i < BLUR_LANES / 2; i++)
-        bad += outv[2 * i] != formula(vc[i % 3], va) || outv[2 * i + 1] != alpha;
     return bad;
 }
 
+/* Gaussian (sigma) or box weights summing to 65536 over 2R + 1 taps, each
+ * at most 65536, as gi_blur_weights makes them (near enough: the finish
+ * does not rely on their sum). */
+static int make_weights(int R, int box, int32_t *w)
+{
+    const int taps = 2 * R + 1;
+    if (box) {
+        for (int k = 0; k < taps; k++) w[k] = 65536 / taps;
+        w[R] += 65536 - (65536 / taps) * taps;
+        return taps;
+    }
+    double g[MAX_TAPS], sum = 0, sigma = R / 3.0 + 0.1;
+    for (int k = 0; k < taps; k++) sum += g[k] = exp(-(double)(k - R) * (k - R) / (2 * sigma * sigma));
+    int32_t total = 0;
+    for (int k = 0; k < taps; k++) total += w[k] = (int32_t)(65536 * g[k] / sum);
+    w[R] += 65536 - total;
+    return taps;
+}
+
+/* Random h rows: alpha's h anywhere (often 0 or the largest), a colour's
+ * h up to 256 times alpha's plus a little (the horizontal pass's rounding
+ * lets it pass 255 times alpha's), or anywhere. */
+static void random_rows(case_rows *c, int channels, int count)
+{
+    const int mode = (int)rand_below(4);
+    for (int r = 0; r < count; r++)
+        for (int l = 0; l < BLUR_LANES; l += channels) {
+            const uint64_t pick = rand_below(8);
+            const uint32_t ha = mode == 0 ? MAX_HA : pick == 0 ? 0 : pick == 1 ? MAX_HA : (uint32_t)rand_below(MAX_HA + 1);
+            c->rows[r][l + channels - 1] = (float)ha;
+            for (int k = 0; k < channels - 1; k++) {
+                uint64_t most = mode == 3 ? MAX_HC : (uint64_t)ha * 256 + 256;
+                c->rows[r][l + k] = (float)rand_below((most > MAX_HC ? MAX_HC : most) + 1);
+            }
+        }
+}
+
+/* Two taps (65535, 1): the rows' values h0, h1 with 65535 h0 + h1 = s
+ * (s < 2^40 keeps h0 < 2^24). */
+static void put_sum(case_rows *c, int lane, uint64_t s)
+{
+    c->rows[0][lane] = (float)(s / 65535);
+    c->rows[1][lane] = (float)(s % 65535);
+}
+
+static uint64_t clamp_vc(int64_t v)
+{
+    return v < 0 ? 0 : (uint64_t)v > MAX_VC ? MAX_VC : (uint64_t)v;
+}
+
+/* One pixel's sums in every pixel of the vector: colour sums next to
+ * k va - va / 2 (where the quotient's floor steps), off by d. */
+static long check_boundary(case_rows *c, int channels, uint64_t va, int64_t spread)
+{
+    for (int l = 0; l < BLUR_LANES; l += channels) {
+        put_sum(c, l + channels - 1, va);
+        for (int k = 0; k < channels - 1; k++) {
+            const int64_t step = (int64_t)rand_below(258);
+            const int64_t d = spread ? (int64_t)rand_below(2 * (uint64_t)spread + 1) - spread : 0;
+            put_sum(c, l + k, clamp_vc(step * (int64_t)va - (int64_t)(va / 2) + d));
+        }
+    }
+    return check_rows(c, channels, 1);
+}
+
+#ifdef BLUR_AVX512_GUARD
+extern const int avx512_guard_linked;
+#endif
+
 int main(void)
 {
+#ifdef BLUR_AVX512_GUARD
+    if (!avx512_guard_linked) return 1;
+#endif
     th_seed();
+    static case_rows c;
+    static float storage[MAX_TAPS + BLUR_ROWS - 1][BLUR_LANES];
+    for (int r = 0; r < MAX_TAPS + BLUR_ROWS - 1; r++) c.rows[r] = storage[r];
     long bad = 0, cases = 0;
-    for (int i = 0; i < 2000000; i++, cases++) { /* anywhere in the range */
-        uint64_t va = i % 7 == 0 ? rand_below(1 << 20) : rand_below(MAX_VA + 1);
-        uint64_t vc[3] = {rand_below(MAX_VC + 1), rand_below(va * 300 + 1), rand_below(va * 256 + 1)};
-        for (int c = 0; c < 3; c++) vc[c] = vc[c] > MAX_VC ? MAX_VC : vc[c];
-        bad += check(vc, va) != 0;
+    int32_t w[MAX_TAPS];
+
+    /* random rows under real taps, one and several output rows a call */
+    for (int i = 0; i < 20000; i++) {
+        const int R = i % 50 == 0 ? 1024 : i % 10 == 0 ? (int)rand_below(200) : (int)rand_below(20);
+        const int taps = make_weights(R, i % 3 == 0, w), channels = i % 2 ? 4 : 2;
+        const int nrows = i % 4 ? BLUR_ROWS : 1;
+        set_taps(&c, w, taps);
+        random_rows(&c, channels, taps + nrows - 1);
+        bad += check_rows(&c, channels, nrows) != 0;
+        cases++;
     }
-    for (int i = 0; i < 2000000; i++, cases++) { /* next to a multiple of va */
-        uint64_t va = i % 3 ? 1 + rand_below(MAX_VA) : MAX_VA - rand_below(1000);
-        uint64_t k = rand_below(258), vc[3];
-        for (int c = 0; c < 3; c++) {
-            int64_t v = (int64_t)(k * va) - (int64_t)(va / 2) + (int64_t)rand_below(3) - 1;
-            vc[c] = v < 0 ? 0 : (uint64_t)v > MAX_VC ? MAX_VC : (uint64_t)v;
-        }
-        bad += check(vc, va) != 0;
+
+    /* the hard cases, from two taps that reach any sum */
+    const int32_t two[2] = {65535, 1};
+    set_taps(&c, two, 2);
+    for (int i = 0; i < 600000; i++, cases++) {
+        const int channels = i % 2 ? 4 : 2;
+        const uint64_t va = i % 5 == 0 ? 1 + rand_below(1 << 20) : 1 + rand_below(MAX_VA);
+        /* exactly on, one off, and within the interval's width (about
+         * 256 * 2^-17 relative) of a boundary */
+        const int64_t spread = i % 3 == 0 ? 0 : i % 3 == 1 ? 2 : (int64_t)(va >> 9) + 2;
+        bad += check_boundary(&c, channels, va, spread) != 0;
     }
-    for (int i = 0; i < 2000000; i++, cases++) { /* within 2^-11 of a multiple: the float
-                                                     path's error bound and window */
-        uint64_t va = (1ull << 20) + rand_below(MAX_VA - (1ull << 20)), k = rand_below(257), vc[3];
-        for (int c = 0; c < 3; c++) {
-            int64_t d = (int64_t)rand_below(va >> 10) - (int64_t)(va >> 11);
-            int64_t v = (int64_t)(k * va) - (int64_t)(va / 2) + d;
-            vc[c] = v < 0 ? 0 : (uint64_t)v > MAX_VC ? MAX_VC : (uint64_t)v;
-        }
-        bad += check(vc, va) != 0;
+    for (int i = 0; i < 200000; i++, cases++) { /* alpha next to (m + 1/2) 2^24 */
+        const int channels = i % 2 ? 4 : 2;
+        const uint64_t m = rand_below(255);
+        const int64_t d = (int64_t)rand_below(1 << 12) - (1 << 11);
+        const uint64_t va = (uint64_t)((int64_t)((2 * m + 1) << 23) + d);
+        bad += check_boundary(&c, channels, va, 2) != 0;
     }
     const uint64_t edges[][2] = {{0, 0}, {MAX_VC, 0}, {MAX_VC, 1}, {MAX_VC, MAX_VA}, {0, MAX_VA},
-                                 {1, 1}, {255, 1}, {256, 1}, {254, 1}, {MAX_VA * 255, MAX_VA}};
-    for (unsigned i = 0; i < sizeof edges / sizeof *edges; i++, cases++) {
-        uint64_t vc[3] = {edges[i][0], edges[i][0], edges[i][0]};
-        bad += check(vc, edges[i][1]) != 0;
-    }
-    th_check(bad == 0, "%ld of %ld premultiplied pixels differ from the integer formula", bad, cases);
+                                 {1, 1}, {255, 1}, {256, 1}, {254, 1}, {MAX_VA * 255, MAX_VA},
+                                 {MAX_VA * 255 - MAX_VA / 2 - 1, MAX_VA}, {0, 1}, {1, 2}, {2, 3}};
+    for (unsigned i = 0; i < sizeof edges / sizeof *edges; i++)
+        for (int channels = 2; channels <= 4; channels += 2, cases++) {
+            for (int l = 0; l < BLUR_LANES; l++)
+                put_sum(&c, l, l % channels == channels - 1 ? edges[i][1] : edges[i][0]);
+            bad += check_rows(&c, channels, 1) != 0;
+        }
+    th_check(bad == 0, "%ld of %ld premultiplied cases differ from the integer formula", bad, cases);
     return th_finish();
 }
