@@ -8,7 +8,7 @@
  * The sums are made in floats (blur_float_sums) and the quotient
  * estimated from them; where an interval around the estimate that
  * provably holds the exact quotient has one floor, that is the output
- * (blur_finish_lanes). The few lanes where it straddles an integer are
+ * (blur_finish_ends). The few lanes where it straddles an integer are
  * redone in 64-bit integers (blur_exact_lane). This replaces a
  * 24-bit h split into high and low 16-bit parts: two rings, two sums and
  * a finish in three tiers.
@@ -249,12 +249,13 @@ static inline __attribute__((always_inline)) void blur_float_sums(const blur_flo
     }
 }
 
-/* Writes the outputs (0..255, one a lane; the caller narrows them to
- * bytes) of BLUR_LANES values, whole pixels, from their float sums;
- * returns -1 in the lanes the interval cannot decide (blur_exact_lane's). */
-static inline __attribute__((always_inline)) blur_vi blur_finish_lanes(blur_vf acc, float bound,
-                                                                       const int channels,
-                                                                       uint32_t *out)
+/* The outputs (0..255, one a lane) of BLUR_LANES values, whole pixels,
+ * from their float sums into *out; returns -1 in the lanes the interval
+ * cannot decide (blur_exact_lane's). low and high are 1 - D and 1 + D in
+ * every lane, made once a call. */
+static inline __attribute__((always_inline)) blur_vi blur_finish_ends(blur_vf acc, blur_vf low,
+                                                                      blur_vf high, const int channels,
+                                                                      blur_vi *out)
 {
     const blur_vi is_alpha = channels == 4 ? (blur_vi){BLUR_IS_ALPHA4} : (blur_vi){BLUR_IS_ALPHA2};
     const blur_vf va = channels == 4 ? GI_SHUFFLE(acc, acc, blur_vi, BLUR_ALPHA4)
@@ -265,11 +266,10 @@ static inline __attribute__((always_inline)) blur_vi blur_finish_lanes(blur_vf a
     /* clamped: a colour's vc can be 2^41 where va is 1 (h of alpha rounds
      * to 0 while the colour's does not), past int32 */
     const blur_vf q = blur_minf(blur_fmadd(acc, r, blur_splatf(0.5f)), blur_splatf(1024.0f));
-    const blur_vi down = __builtin_convertvector(q * blur_splatf(1.0f - bound), blur_vi);
-    const blur_vi up = __builtin_convertvector(q * blur_splatf(1.0f + bound), blur_vi);
+    const blur_vi down = __builtin_convertvector(q * low, blur_vi);
+    const blur_vi up = __builtin_convertvector(q * high, blur_vi);
     const blur_vi over = down > 254;
-    const blur_vi result = blur_select(over, (blur_vi){0} + 255, down);
-    memcpy(out, &result, sizeof result);
+    *out = blur_select(over, (blur_vi){0} + 255, down);
     return (up != down) & ~over;
 }
 
@@ -292,20 +292,25 @@ static inline int blur_any(blur_vi m)
 }
 
 /* The outputs of BLUR_LANES values from value i of a row on: the float
- * finish, and blur_exact_lane where it is unsure. */
-static inline __attribute__((always_inline)) void blur_finish_vector(const blur_float_taps *t,
-                                                                     const float *const *rows,
-                                                                     size_t i, blur_vf acc,
-                                                                     const int channels,
-                                                                     uint32_t *out)
+ * finish (low, high: blur_finish_ends'), and blur_exact_lane where it is
+ * unsure. */
+static inline __attribute__((always_inline)) blur_vi blur_finish_vector(const blur_float_taps *t,
+                                                                        const float *const *rows,
+                                                                        size_t i, blur_vf acc,
+                                                                        blur_vf low, blur_vf high,
+                                                                        const int channels)
 {
-    const blur_vi unsure = blur_finish_lanes(acc, t->bound, channels, out);
+    blur_vi out;
+    const blur_vi unsure = blur_finish_ends(acc, low, high, channels, &out);
     if (__builtin_expect(blur_any(unsure), 0)) {
-        int32_t lanes[BLUR_LANES];
+        int32_t lanes[BLUR_LANES], values[BLUR_LANES];
         memcpy(lanes, &unsure, sizeof lanes);
+        memcpy(values, &out, sizeof values);
         for (int l = 0; l < BLUR_LANES; l++)
-            if (lanes[l]) out[l] = blur_exact_lane(t, rows, i + (size_t)l, channels);
+            if (lanes[l]) values[l] = blur_exact_lane(t, rows, i + (size_t)l, channels);
+        memcpy(&out, values, sizeof out);
     }
+    return out;
 }
 #endif
 

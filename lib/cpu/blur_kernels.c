@@ -267,20 +267,53 @@ static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size
 #define VBLOCK (BLUR_GROUP * LANES)
 _Static_assert(VBLOCK <= BLUR_SLACK, "buffers have a block's slack");
 
+/* The first count (up to LANES) of v's lanes, each 0..255, as bytes:
+ * the set's narrowing instructions (a plain loop over a vector's lanes
+ * goes through memory, and GCC makes one extract per lane of a vector
+ * conversion to bytes on AVX2). */
+static inline void put_lanes(blur_vi v, size_t count, uint8_t *out)
+{
+#if VBYTES == 64
+    const __m128i bytes = _mm512_cvtepi32_epi8((__m512i)v);
+    if (count >= LANES)
+        _mm_storeu_si128((__m128i *)out, bytes);
+    else
+        _mm_mask_storeu_epi8(out, (__mmask16)((1u << count) - 1), bytes);
+    return;
+#elif defined(__AVX2__)
+    const __m256i words = _mm256_packus_epi32((__m256i)v, (__m256i)v); /* per 128-bit half */
+    const __m256i bytes = _mm256_packus_epi16(words, words);
+    const __m128i both = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1));
+    uint8_t lanes[16];
+    if (count >= LANES) {
+        _mm_storel_epi64((__m128i *)out, both);
+        return;
+    }
+    _mm_storeu_si128((__m128i *)lanes, both);
+    memcpy(out, lanes, count);
+#else
+    int32_t lanes[LANES];
+    memcpy(lanes, &v, sizeof lanes);
+    for (size_t l = 0; l < LANES && l < count; l++) out[l] = (uint8_t)lanes[l];
+#endif
+}
+
 static inline __attribute__((always_inline)) void
 premultiplied_rows(const blur_float_taps *t, const float *const *rows, size_t pixels, const int ch,
                    uint8_t *const *out, const int nrows)
 {
     const size_t n = pixels * ch;
+    /* made here: the bytes stored below could alias t->bound */
+    const blur_vf low = blur_splatf(1.0f - t->bound), high = blur_splatf(1.0f + t->bound);
     for (size_t i = 0; i < n; i += VBLOCK) {
         blur_vf acc[BLUR_ROWS][BLUR_GROUP];
         blur_float_sums(t, rows, i, nrows, acc);
-        for (int j = 0; j < nrows; j++) {
-            uint32_t a[VBLOCK];
-            for (int g = 0; g < BLUR_GROUP; g++)
-                blur_finish_vector(t, rows + j, i + g * LANES, acc[j][g], ch, a + g * LANES);
-            put_bytes(a, VBLOCK, n - i, out[j] + i);
-        }
+        for (int j = 0; j < nrows; j++)
+            for (int g = 0; g < BLUR_GROUP; g++) {
+                const size_t at = i + g * LANES;
+                if (at < n) put_lanes(blur_finish_vector(t, rows + j, at, acc[j][g], low, high, ch), n - at,
+                                        out[j] + at);
+            }
     }
 }
 

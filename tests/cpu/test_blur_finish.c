@@ -66,11 +66,11 @@ static long check_rows(const case_rows *c, int channels, int nrows)
     default: blur_float_sums(&c->t, rows, 0, BLUR_ROWS, acc); break;
     }
     for (int j = 0; j < nrows; j++) {
-        uint32_t out[BLUR_LANES];
-        if (channels == 4)
-            blur_finish_vector(&c->t, rows + j, 0, acc[j][0], 4, out);
-        else
-            blur_finish_vector(&c->t, rows + j, 0, acc[j][0], 2, out);
+        const blur_vf low = blur_splatf(1.0f - c->t.bound), high = blur_splatf(1.0f + c->t.bound);
+        const blur_vi v = channels == 4 ? blur_finish_vector(&c->t, rows + j, 0, acc[j][0], low, high, 4)
+                                        : blur_finish_vector(&c->t, rows + j, 0, acc[j][0], low, high, 2);
+        int32_t out[BLUR_LANES];
+        memcpy(out, &v, sizeof out);
         for (int l = 0; l < BLUR_LANES; l++) {
             const int alpha = l - l % channels + channels - 1;
             uint64_t vc = 0, va = 0;
@@ -80,7 +80,7 @@ static long check_rows(const case_rows *c, int channels, int nrows)
             }
             static int shown;
             if (out[l] != formula(vc, va, l == alpha) && shown++ < 5)
-                th_check(0, "lane %d, %d channels, %d taps: vc %llu va %llu gave %u, not %u", l, channels,
+                th_check(0, "lane %d, %d channels, %d taps: vc %llu va %llu gave %d, not %u", l, channels,
                          c->t.taps, (unsigned long long)vc, (unsigned long long)va, out[l],
                          formula(vc, va, l == alpha));
             bad += out[l] != formula(vc, va, l == alpha);
