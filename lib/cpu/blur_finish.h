@@ -176,6 +176,17 @@ static inline blur_vf blur_minf(blur_vf a, blur_vf b)
 #endif
 }
 
+static inline blur_vi blur_mini(blur_vi a, blur_vi b)
+{
+#if BLUR_LANES == 16 && defined(__AVX512F__)
+    return (blur_vi)_mm512_min_epi32((__m512i)a, (__m512i)b);
+#elif BLUR_LANES == 8 && defined(__AVX2__)
+    return (blur_vi)_mm256_min_epi32((__m256i)a, (__m256i)b);
+#else
+    return blur_select(a < b, a, b);
+#endif
+}
+
 /* a * b + c, fused where the set has it (one rounding instead of two:
  * the bound counts two). */
 static inline blur_vf blur_fmadd(blur_vf a, blur_vf b, blur_vf c)
@@ -249,13 +260,30 @@ static inline __attribute__((always_inline)) void blur_float_sums(const blur_flo
     }
 }
 
+/* The lanes set in m, as bits (lane l: bit l): x86's sign masks where the
+ * set has them, else a loop. */
+static inline unsigned blur_lane_bits(blur_vi m)
+{
+#if BLUR_LANES == 8 && defined(__AVX2__)
+    return (unsigned)_mm256_movemask_ps((__m256)m);
+#elif BLUR_LANES == 4 && defined(__SSE2__)
+    return (unsigned)_mm_movemask_ps((__m128)m);
+#else
+    int32_t lanes[BLUR_LANES];
+    unsigned bits = 0;
+    memcpy(lanes, &m, sizeof lanes);
+    for (int l = 0; l < BLUR_LANES; l++) bits |= (lanes[l] != 0) << l;
+    return bits;
+#endif
+}
+
 /* The outputs (0..255, one a lane) of BLUR_LANES values, whole pixels,
- * from their float sums into *out; returns -1 in the lanes the interval
- * cannot decide (blur_exact_lane's). low and high are 1 - D and 1 + D in
- * every lane, made once a call. */
-static inline __attribute__((always_inline)) blur_vi blur_finish_ends(blur_vf acc, blur_vf low,
-                                                                      blur_vf high, const int channels,
-                                                                      blur_vi *out)
+ * from their float sums into *out; returns the lanes (as bits) the
+ * interval cannot decide, for blur_exact_lane. low and high are 1 - D and
+ * 1 + D in every lane, made once a call. */
+static inline __attribute__((always_inline)) unsigned blur_finish_ends(blur_vf acc, blur_vf low,
+                                                                       blur_vf high, const int channels,
+                                                                       blur_vi *out)
 {
     const blur_vi is_alpha = channels == 4 ? (blur_vi){BLUR_IS_ALPHA4} : (blur_vi){BLUR_IS_ALPHA2};
     const blur_vf va = channels == 4 ? GI_SHUFFLE(acc, acc, blur_vi, BLUR_ALPHA4)
@@ -268,27 +296,29 @@ static inline __attribute__((always_inline)) blur_vi blur_finish_ends(blur_vf ac
     const blur_vf q = blur_minf(blur_fmadd(acc, r, blur_splatf(0.5f)), blur_splatf(1024.0f));
     const blur_vi down = __builtin_convertvector(q * low, blur_vi);
     const blur_vi up = __builtin_convertvector(q * high, blur_vi);
-    const blur_vi over = down > 254;
-    *out = blur_select(over, (blur_vi){0} + 255, down);
-    return (up != down) & ~over;
+    const blur_vi most = (blur_vi){0} + 255;
+    *out = blur_mini(down, most);
+#if BLUR_LANES == 16 && defined(__AVX512F__)
+    /* two mask compares, the second under the first */
+    return _mm512_mask_cmplt_epi32_mask(_mm512_cmpneq_epi32_mask((__m512i)up, (__m512i)down),
+                                        (__m512i)down, (__m512i)most);
+#else
+    return blur_lane_bits((up != down) & (down < most));
+#endif
 }
 
-/* Whether any lane of m is set: x86's mask tests where the set has them
- * (one instruction instead of a chain of shuffles), else OR-ing lanes. */
-static inline int blur_any(blur_vi m)
+/* blur_exact_lane for the lanes set in bits (rare: kept out of line). */
+static __attribute__((noinline, cold)) blur_vi blur_exact_lanes(const blur_float_taps *t,
+                                                                const float *const *rows, size_t i,
+                                                                unsigned bits, blur_vi v,
+                                                                const int channels)
 {
-#if BLUR_LANES == 16 && defined(__AVX512F__)
-    return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
-#elif BLUR_LANES == 8 && defined(__AVX2__)
-    return _mm256_movemask_ps((__m256)m) != 0;
-#elif BLUR_LANES == 4 && defined(__SSE2__)
-    return _mm_movemask_ps((__m128)m) != 0;
-#else
-    int32_t lanes[BLUR_LANES], any = 0;
-    memcpy(lanes, &m, sizeof lanes);
-    for (int i = 0; i < BLUR_LANES; i++) any |= lanes[i];
-    return any != 0;
-#endif
+    int32_t values[BLUR_LANES];
+    memcpy(values, &v, sizeof values);
+    for (int l = 0; l < BLUR_LANES; l++)
+        if (bits >> l & 1) values[l] = blur_exact_lane(t, rows, i + (size_t)l, channels);
+    memcpy(&v, values, sizeof v);
+    return v;
 }
 
 /* The outputs of BLUR_LANES values from value i of a row on: the float
@@ -301,16 +331,8 @@ static inline __attribute__((always_inline)) blur_vi blur_finish_vector(const bl
                                                                         const int channels)
 {
     blur_vi out;
-    const blur_vi unsure = blur_finish_ends(acc, low, high, channels, &out);
-    if (__builtin_expect(blur_any(unsure), 0)) {
-        int32_t lanes[BLUR_LANES], values[BLUR_LANES];
-        memcpy(lanes, &unsure, sizeof lanes);
-        memcpy(values, &out, sizeof values);
-        for (int l = 0; l < BLUR_LANES; l++)
-            if (lanes[l]) values[l] = blur_exact_lane(t, rows, i + (size_t)l, channels);
-        memcpy(&out, values, sizeof out);
-    }
-    return out;
+    const unsigned unsure = blur_finish_ends(acc, low, high, channels, &out);
+    return __builtin_expect(unsure != 0, 0) ? blur_exact_lanes(t, rows, i, unsure, out, channels) : out;
 }
 #endif
 

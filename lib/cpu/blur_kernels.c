@@ -317,22 +317,22 @@ premultiplied_rows(const blur_float_taps *t, const float *const *rows, size_t pi
     }
 }
 
-#define PREMULTIPLIED_ROWS(ch)                                              \
-    switch (nrows) {                                                        \
-    case 1: premultiplied_rows(t, rows, pixels, ch, out, 1); break;        \
-    case 2: premultiplied_rows(t, rows, pixels, ch, out, 2); break;        \
-    case 3: premultiplied_rows(t, rows, pixels, ch, out, 3); break;        \
-    default: premultiplied_rows(t, rows, pixels, ch, out, BLUR_ROWS); break; \
-    }
-
+/* BLUR_ROWS rows at once; fewer (a band's last) one by one. */
 static void vertical_premultiplied(const blur_float_taps *t, const float *const *rows, size_t pixels,
                                    int ch, uint8_t *const *out, int nrows)
 {
-    _Static_assert(BLUR_ROWS == 4, "one case per row count");
-    if (ch == 4) {
-        PREMULTIPLIED_ROWS(4)
-    } else {
-        PREMULTIPLIED_ROWS(2)
+    if (nrows == BLUR_ROWS) {
+        if (ch == 4)
+            premultiplied_rows(t, rows, pixels, 4, out, BLUR_ROWS);
+        else
+            premultiplied_rows(t, rows, pixels, 2, out, BLUR_ROWS);
+        return;
+    }
+    for (int j = 0; j < nrows; j++) {
+        if (ch == 4)
+            premultiplied_rows(t, rows + j, pixels, 4, out + j, 1);
+        else
+            premultiplied_rows(t, rows + j, pixels, 2, out + j, 1);
     }
 }
 
