@@ -176,14 +176,15 @@ static inline blur_vf blur_minf(blur_vf a, blur_vf b)
 #endif
 }
 
-static inline blur_vi blur_mini(blur_vi a, blur_vi b)
+/* The lesser of a and b, unsigned, lane by lane. */
+static inline blur_vu blur_minu(blur_vu a, blur_vu b)
 {
 #if BLUR_LANES == 16 && defined(__AVX512F__)
-    return (blur_vi)_mm512_min_epi32((__m512i)a, (__m512i)b);
+    return (blur_vu)_mm512_min_epu32((__m512i)a, (__m512i)b);
 #elif BLUR_LANES == 8 && defined(__AVX2__)
-    return (blur_vi)_mm256_min_epi32((__m256i)a, (__m256i)b);
+    return (blur_vu)_mm256_min_epu32((__m256i)a, (__m256i)b);
 #else
-    return blur_select(a < b, a, b);
+    return (blur_vu)blur_select((blur_vi)(a < b), (blur_vi)a, (blur_vi)b);
 #endif
 }
 
@@ -291,19 +292,25 @@ static inline __attribute__((always_inline)) unsigned blur_finish_ends(blur_vf a
     const blur_vi present = (blur_vi)(va > 0.0f);
     const blur_vi r_colour = (blur_vi)blur_reciprocal(va) & present;
     const blur_vf r = (blur_vf)blur_select(is_alpha, (blur_vi)blur_splatf(0x1p-24f), r_colour);
-    /* clamped: a colour's vc can be 2^41 where va is 1 (h of alpha rounds
-     * to 0 while the colour's does not), past int32 */
+    /* A colour's q can pass 2^31 where va is 1 (alpha's h can round to 0
+     * where the colour's does not): x86 converts it to 2^31 and aarch64 to
+     * 2^31 - 1, so unsigned it is at least 255 either way; elsewhere q is
+     * clamped first. */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+    const blur_vf q = blur_fmadd(acc, r, blur_splatf(0.5f));
+#else
     const blur_vf q = blur_minf(blur_fmadd(acc, r, blur_splatf(0.5f)), blur_splatf(1024.0f));
-    const blur_vi down = __builtin_convertvector(q * low, blur_vi);
-    const blur_vi up = __builtin_convertvector(q * high, blur_vi);
-    const blur_vi most = (blur_vi){0} + 255;
-    *out = blur_mini(down, most);
+#endif
+    const blur_vu down = (blur_vu)__builtin_convertvector(q * low, blur_vi);
+    const blur_vu up = (blur_vu)__builtin_convertvector(q * high, blur_vi);
+    const blur_vu most = (blur_vu){0} + 255;
+    *out = (blur_vi)blur_minu(down, most);
 #if BLUR_LANES == 16 && defined(__AVX512F__)
     /* two mask compares, the second under the first */
-    return _mm512_mask_cmplt_epi32_mask(_mm512_cmpneq_epi32_mask((__m512i)up, (__m512i)down),
+    return _mm512_mask_cmplt_epu32_mask(_mm512_cmpneq_epu32_mask((__m512i)up, (__m512i)down),
                                         (__m512i)down, (__m512i)most);
 #else
-    return blur_lane_bits((up != down) & (down < most));
+    return blur_lane_bits((blur_vi)((up != down) & (down < most)));
 #endif
 }
 
