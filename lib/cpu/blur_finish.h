@@ -176,6 +176,25 @@ static inline blur_vf blur_minf(blur_vf a, blur_vf b)
 #endif
 }
 
+/* x >= 0 truncated to an integer, unsigned; from 2^31 on, at least 2^31 - 1:
+ * the sets' conversions (x86 gives 2^31, NEON saturates; intrinsics,
+ * which C's conversion, undefined out of range, is not), else x is
+ * clamped first. */
+static inline blur_vu blur_truncate(blur_vf x)
+{
+#if BLUR_LANES == 16 && defined(__AVX512F__)
+    return (blur_vu)_mm512_cvttps_epi32((__m512)x);
+#elif BLUR_LANES == 8 && defined(__AVX__)
+    return (blur_vu)_mm256_cvttps_epi32((__m256)x);
+#elif BLUR_LANES == 4 && defined(__SSE2__)
+    return (blur_vu)_mm_cvttps_epi32((__m128)x);
+#elif BLUR_LANES == 4 && defined(__ARM_NEON) && defined(__aarch64__)
+    return (blur_vu)vcvtq_s32_f32((float32x4_t)x);
+#else
+    return (blur_vu)__builtin_convertvector(blur_minf(x, blur_splatf(0x1p30f)), blur_vi);
+#endif
+}
+
 /* The lesser of a and b, unsigned, lane by lane. */
 static inline blur_vu blur_minu(blur_vu a, blur_vu b)
 {
@@ -293,16 +312,10 @@ static inline __attribute__((always_inline)) unsigned blur_finish_ends(blur_vf a
     const blur_vi r_colour = (blur_vi)blur_reciprocal(va) & present;
     const blur_vf r = (blur_vf)blur_select(is_alpha, (blur_vi)blur_splatf(0x1p-24f), r_colour);
     /* A colour's q can pass 2^31 where va is 1 (alpha's h can round to 0
-     * where the colour's does not): x86 converts it to 2^31 and aarch64 to
-     * 2^31 - 1, so unsigned it is at least 255 either way; elsewhere q is
-     * clamped first. */
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+     * where the colour's does not): blur_truncate makes it at least 255,
+     * unsigned. */
     const blur_vf q = blur_fmadd(acc, r, blur_splatf(0.5f));
-#else
-    const blur_vf q = blur_minf(blur_fmadd(acc, r, blur_splatf(0.5f)), blur_splatf(1024.0f));
-#endif
-    const blur_vu down = (blur_vu)__builtin_convertvector(q * low, blur_vi);
-    const blur_vu up = (blur_vu)__builtin_convertvector(q * high, blur_vi);
+    const blur_vu down = blur_truncate(q * low), up = blur_truncate(q * high);
     const blur_vu most = (blur_vu){0} + 255;
     *out = (blur_vi)blur_minu(down, most);
 #if BLUR_LANES == 16 && defined(__AVX512F__)
