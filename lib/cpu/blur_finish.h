@@ -33,11 +33,11 @@
  * terms (below 10^-9 even for 2049 taps; blur_float_bound), they hold t
  * between them. Alpha lanes take r = 2^-24, and their q is off by q (g + u).
  * Where both ends have one floor, that is floor(t) (t >= 0: truncation is
- * the floor); from 255 on a colour is 255, so q is clamped to 1024 before
- * it can pass int32 (vc can be 2^41 where va is 1: a colour's h can round
- * to more than 0 where alpha's rounds to 0). va = 0 exactly where the
- * float sum is 0 (all terms are nonnegative): r = 0 and q = 1/2 give 0,
- * the formula's output for colour and alpha alike.
+ * the floor); from 255 on a colour is 255, and a q past int32 (vc can be
+ * 2^41 where va is 1: a colour's h can round to more than 0 where alpha's
+ * rounds to 0) truncates to at least that (blur_truncate). va = 0
+ * exactly where the float sum is 0 (all terms are nonnegative): r = 0 and
+ * q = 1/2 give 0, the formula's output for colour and alpha alike.
  * tests/cpu/test_blur_finish.c checks the sums and the finish against the
  * integer formula on the quotients' boundaries. */
 #ifndef GI_BLUR_FINISH_H
