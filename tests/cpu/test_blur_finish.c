@@ -45,7 +45,8 @@ typedef struct {
     int32_t wi[MAX_TAPS];
     float w[MAX_TAPS];
     blur_float_taps t;
-    float *rows[MAX_TAPS + BLUR_ROWS - 1]; /* BLUR_LANES values each */
+    float *rows[MAX_TAPS + BLUR_ROWS - 1]; /* BLUR_LANES values each, and a
+                                              block's more that the sums read */
 } case_rows;
 
 static void set_taps(case_rows *c, const int32_t *w, int taps)
@@ -165,7 +166,7 @@ int main(void)
 #endif
     th_seed();
     static case_rows c;
-    static float storage[MAX_TAPS + BLUR_ROWS - 1][BLUR_LANES];
+    static float storage[MAX_TAPS + BLUR_ROWS - 1][BLUR_GROUP * BLUR_LANES];
     for (int r = 0; r < MAX_TAPS + BLUR_ROWS - 1; r++) c.rows[r] = storage[r];
     long bad = 0, cases = 0;
     int32_t w[MAX_TAPS];
