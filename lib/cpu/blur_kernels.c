@@ -172,10 +172,27 @@ static inline __attribute__((always_inline)) void premultiplied_pairs(const uint
 
 /* out[i] = s(i) | s(i + ch) << 16 for the bytes of whole pixels from in
  * on, s being the sample: the byte, or premultiplied (blur_kernels.h). */
+static void plain_pairs(const uint8_t *in, size_t count, int ch, uint32_t *out)
+{
+    size_t i = 0;
+#if defined(__AVX2__) /* the AVX-512 set's too */
+    /* the bytes of in and in + ch interleaved and widened to 16 bits are
+     * the pairs (GCC's loop widens each byte twice: AVX2's blur took 1.25
+     * times as long) */
+    for (; i + 16 <= count; i += 16) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(in + i));
+        const __m128i b = _mm_loadu_si128((const __m128i *)(in + i + ch));
+        _mm256_storeu_si256((__m256i *)(out + i), _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(a, b)));
+        _mm256_storeu_si256((__m256i *)(out + i + 8), _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(a, b)));
+    }
+#endif
+    for (; i < count; i++) out[i] = in[i] | (uint32_t)in[i + ch] << 16;
+}
+
 static void pairs(const uint8_t *in, size_t count, int ch, int premultiplied, uint32_t *out)
 {
     if (!premultiplied)
-        for (size_t i = 0; i < count; i++) out[i] = in[i] | (uint32_t)in[i + ch] << 16;
+        plain_pairs(in, count, ch, out);
     else if (ch == 4)
         premultiplied_pairs(in, count, 4, out);
     else
