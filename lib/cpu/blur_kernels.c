@@ -2,7 +2,9 @@
  * meson compiles this file once per set, each with GI_BLUR_KERNELS naming
  * its table. Plain GCC vector code throughout, at the set's widest
  * vector, but for madd, the one instruction the compilers do not derive
- * from C, and the float steps blur_finish.h fuses or estimates. */
+ * from C, the float steps blur_finish.h fuses or estimates, and the
+ * pairs' byte shuffles and widening on x86, where GCC's code for them was
+ * slow (measured: the notes at each). */
 #include <string.h>
 
 #if defined(__AVX512BW__)
