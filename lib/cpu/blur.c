@@ -4,7 +4,8 @@
  * keeping the last horizontally filtered rows in a ring, so every input
  * row is filtered horizontally about once. Plain, the ring holds 2R+2 rows
  * as the pairs of rows y, y+1 that the vertical pass multiplies;
- * premultiplied, 2R+1 rows of h as floats (blur_finish.h). Wide radii on wide images would make
+ * premultiplied, 2R+BLUR_ROWS rows of h as floats, for BLUR_ROWS output
+ * rows at a time (blur_finish.h). Wide radii on wide images would make
  * that ring huge, so the band is cut into column strips whose ring fits
  * ring_budget() bytes. The inner loops are blur_kernels.c's, for the
  * widest instruction set the CPU has. */
