@@ -7,7 +7,7 @@
 
 typedef enum {
     GI__ISA_BASE,   /* SSE2 on x86-64; the generic build elsewhere */
-    GI__ISA_AVX2,
+    GI__ISA_AVX2,   /* with FMA */
     GI__ISA_AVX512, /* F, BW, VL, DQ and VNNI */
 } gi__isa;
 
