@@ -58,8 +58,8 @@
 #endif
 
 /* Taps summed into one float before that joins the total: keeps the
- * rounding bound near 2 * BLUR_CHUNK + taps / BLUR_CHUNK units instead of
- * growing with every tap. */
+ * rounding bound near 2 (BLUR_CHUNK + taps / BLUR_CHUNK) units instead of
+ * 2 taps. */
 #define BLUR_CHUNK 32
 
 /* Output rows that one vertical call makes, at most, and vectors a
@@ -222,28 +222,27 @@ static inline blur_vf blur_fmadd(blur_vf a, blur_vf b, blur_vf c)
 #endif
 }
 
+/* The set's reciprocal estimate, 14 or 12 bits, where it has one. */
+#if BLUR_LANES == 16 && defined(__AVX512F__)
+#define BLUR_RECIPROCAL_ESTIMATE(x) ((blur_vf)_mm512_rcp14_ps((__m512)(x)))
+#elif BLUR_LANES == 8 && defined(__AVX__)
+#define BLUR_RECIPROCAL_ESTIMATE(x) ((blur_vf)_mm256_rcp_ps((__m256)(x)))
+#elif BLUR_LANES == 4 && defined(__SSE2__)
+#define BLUR_RECIPROCAL_ESTIMATE(x) ((blur_vf)_mm_rcp_ps((__m128)(x)))
+#endif
+
 /* 1 / x within 8u, relative, for x > 0 (other lanes: anything; the caller
- * masks them): a 14- or 12-bit estimate and one Newton step where the set
- * has one (a division costs a vector every 10 or more cycles), else a
- * division. */
+ * masks them): the estimate and one Newton step where the set has one (a
+ * division costs a vector every 10 or more cycles), else a division. */
 static inline blur_vf blur_reciprocal(blur_vf x)
 {
-#if BLUR_LANES == 16 && defined(__AVX512F__)
-    const blur_vf r = (blur_vf)_mm512_rcp14_ps((__m512)x);
-#elif BLUR_LANES == 8 && defined(__AVX__)
-    const blur_vf r = (blur_vf)_mm256_rcp_ps((__m256)x);
-#elif BLUR_LANES == 4 && defined(__SSE2__)
-    const blur_vf r = (blur_vf)_mm_rcp_ps((__m128)x);
+#ifdef BLUR_RECIPROCAL_ESTIMATE
+    const blur_vf r = BLUR_RECIPROCAL_ESTIMATE(x);
+    return blur_fmadd(r, blur_splatf(1.0f) - x * r, r);
 #else
     return 1.0f / x;
 #endif
-#if (BLUR_LANES == 16 && defined(__AVX512F__)) || (BLUR_LANES == 8 && defined(__AVX__)) || \
-    (BLUR_LANES == 4 && defined(__SSE2__))
-    const blur_vf one = blur_splatf(1.0f);
-    return blur_fmadd(r, one - x * r, r);
-#endif
 }
-
 
 /* part[j][g] = sum_k w[k] rows[j + k][offset + g * BLUR_LANES ..] over
  * taps k0 .. k1 - 1, for output rows j < nrows (a constant). */

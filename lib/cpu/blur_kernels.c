@@ -248,14 +248,15 @@ static inline void put_pair(uint32_t *row, uint32_t *prev, vu32 v)
 
 #define MAX_PAIRS 1026 /* GI_BLUR_MAX_RADIUS + 2 */
 
-/* h for n values from the pairs around centre (step: the channels), as
- * pair_sums' block of G vectors each: the pointers to the tap pairs of
- * value 0, as rows of a 1-row "image". */
+/* The pointers to the tap pairs of value 0 around centre (step: the
+ * channels), as pair_sums' rows of a 1-row "image". */
 static inline void tap_rows(const blur_taps *t, const uint32_t *centre, int step, const uint32_t **taps)
 {
     for (int p = 0; p < t->pairs; p++) taps[p] = centre + (ptrdiff_t)(t->first + 2 * p) * step;
 }
 
+/* h for n values from the pairs around centre, less 2^15, into q and the
+ * high halves of q_prev (blur_kernels.h). */
 static void horizontal_plain(const blur_taps *t, const uint32_t *centre, int step, size_t n, uint32_t *q,
                              uint32_t *q_prev)
 {
@@ -311,9 +312,6 @@ static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size
     }
 }
 
-/* The premultiplied blur's vertical pass and finish (blur_finish.h) for
- * nrows output rows (a constant), with the channels a constant: the
- * finish's lane patterns without a test per vector. */
 #define VBLOCK (BLUR_GROUP * LANES)
 _Static_assert(VBLOCK <= BLUR_SLACK, "buffers have a block's slack");
 
@@ -348,6 +346,9 @@ static inline void put_lanes(blur_vi v, size_t count, uint8_t *out)
 #endif
 }
 
+/* The premultiplied blur's vertical pass and finish (blur_finish.h) for
+ * nrows output rows (a constant), with the channels a constant: the
+ * finish's lane patterns without a test per vector. */
 static inline __attribute__((always_inline)) void
 premultiplied_rows(const blur_float_taps *t, const float *const *rows, size_t pixels, const int ch,
                    uint8_t *const *out, const int nrows)

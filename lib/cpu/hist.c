@@ -24,6 +24,7 @@ typedef struct {
     int bins;
     gi_histogram *out;
     pthread_mutex_t lock;
+    long rows_per_flush; /* rows whose counts fit the 32-bit counters */
     int chunk_rows, chunks;
     atomic_int next_chunk;
 } hist_job;
@@ -102,7 +103,6 @@ static int hist_thread(void *arg, int y0, int y1)
     (void)y0, (void)y1;
     hist_job *j = arg;
     const int ch = j->src->channels;
-    const long rows_per_flush = FLUSH_PIXELS / j->src->width > 0 ? FLUSH_PIXELS / j->src->width : 1;
     uint64_t counts[4][256] = {{0}};
     subtables t;
     memset(t, 0, sizeof t);
@@ -110,7 +110,7 @@ static int hist_thread(void *arg, int y0, int y1)
     for (int c; (c = atomic_fetch_add_explicit(&j->next_chunk, 1, memory_order_relaxed)) < j->chunks;) {
         const int y = c * j->chunk_rows;
         const int end = j->src->height - y > j->chunk_rows ? y + j->chunk_rows : j->src->height;
-        if (since_flush + (end - y) > rows_per_flush) {
+        if (since_flush + (end - y) > j->rows_per_flush) {
             add_subtables(t, ch, counts);
             since_flush = 0;
         }
@@ -132,12 +132,12 @@ static int hist_thread(void *arg, int y0, int y1)
 gi_status gi__cpu_hist(void *state, const gi_image *src, int bins, gi_histogram *out)
 {
     const int threads = gi__cpu_threads(state);
-    hist_job j = {src, bins, out, PTHREAD_MUTEX_INITIALIZER, 1, 0, 0};
+    hist_job j = {src, bins, out, PTHREAD_MUTEX_INITIALIZER, 1, 1, 0, 0};
+    j.rows_per_flush = FLUSH_PIXELS / src->width > 0 ? FLUSH_PIXELS / src->width : 1;
     const long want = (long)threads * CHUNKS_PER_THREAD;
     j.chunk_rows = (int)((src->height + want - 1) / want);
     /* a chunk never needs a flush inside it */
-    const long rows_per_flush = FLUSH_PIXELS / src->width > 0 ? FLUSH_PIXELS / src->width : 1;
-    if (j.chunk_rows > rows_per_flush) j.chunk_rows = (int)rows_per_flush;
+    if (j.chunk_rows > j.rows_per_flush) j.chunk_rows = (int)j.rows_per_flush;
     j.chunks = (src->height + j.chunk_rows - 1) / j.chunk_rows;
     atomic_init(&j.next_chunk, 0);
     memset(out, 0, sizeof *out);
