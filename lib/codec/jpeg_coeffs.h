@@ -1,0 +1,54 @@
+/* The boundary between the exact JPEG decoder's two halves.
+ *
+ * The entropy half (serial per file, on the codec workers) parses the
+ * markers and Huffman-decodes every scan into the quantized coefficients
+ * below. The arithmetic half (dequantize, IDCT, chroma upsampling, colour
+ * conversion) turns them into stb_image 2.27's very pixels, on the CPU or,
+ * later, on the GPU: so the layout is one flat allocation of int16 blocks
+ * that a backend copies in one transfer, with each component's blocks in
+ * rows of the MCU grid.
+ *
+ * Coefficients are stored quantized (not multiplied by the table) and in
+ * natural order (row-major 8x8, not zigzag). stb multiplies in 16 bits
+ * (baseline while decoding, progressive at the end); since truncation to
+ * 16 bits commutes with multiplication, the arithmetic half's
+ * (int16_t)(coef * quant) gives stb's value either way. */
+#ifndef GI_JPEG_COEFFS_H
+#define GI_JPEG_COEFFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GI_JPEG_MAX_COMPONENTS 4
+
+typedef struct gi_jpeg_plane {
+    int id;             /* the frame's component identifier */
+    int h, v;           /* sampling factors, 1..4 */
+    int tq;             /* quantization table, 0..3 */
+    int width, height;  /* samples: ceil(W * h / hmax), ceil(H * v / vmax) */
+    int blocks_w;       /* blocks a row holds: mcus_x * h (the MCU grid's) */
+    int blocks_h;       /* block rows: mcus_y * v */
+    int16_t *coeffs;    /* block (bx, by) at coeffs + 64 * ((size_t)by * blocks_w + bx);
+                           blocks no scan codes are zero */
+} gi_jpeg_plane;
+
+typedef struct gi_jpeg_coeffs {
+    int width, height;  /* the frame's, in pixels */
+    int ncomp;          /* 1, 3 or 4 */
+    int hmax, vmax;     /* largest sampling factors */
+    int mcus_x, mcus_y; /* the MCU grid: ceil(W / (8 hmax)), ceil(H / (8 vmax)) */
+    int progressive;
+    int jfif;           /* a JFIF APP0 segment was seen */
+    int adobe_transform; /* the APP14 Adobe transform byte, or -1 without one */
+    int out_channels;   /* what stb reports and gpuimg requests: 1 (gray) or 3 */
+    uint16_t quant[4][64]; /* natural order, as each table stands when the planes are
+                              reconstructed */
+    gi_jpeg_plane plane[GI_JPEG_MAX_COMPONENTS];
+    int16_t *storage;   /* the one allocation every plane's coeffs point into */
+    size_t storage_bytes;
+} gi_jpeg_coeffs;
+
+/* Frees the coefficients' storage and clears the struct. */
+void gi__jpeg_coeffs_free(gi_jpeg_coeffs *c);
+
+#endif
