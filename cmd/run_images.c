@@ -1,6 +1,5 @@
 /* Single-image and batch driver for image-to-image commands. */
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +13,6 @@
 #include "commands.h"
 #include "progress.h"
 #include "run_images.h"
-#include "stdin_stream.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -132,6 +130,61 @@ static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, i
     return o;
 }
 
+typedef struct {
+    const cli_common *common;
+    const char *out;
+} frame_reporter;
+
+/* -v: one line per image of a stream, as it is written. */
+static void report_frame(void *user, const gi_stream_frame *f)
+{
+    const cli_common *c = ((const frame_reporter *)user)->common;
+    const char *out = ((const frame_reporter *)user)->out;
+    fprintf(stderr, "gpuimg %s: standard input: image %zu -> %s (%.1f ms: decode %.1f, compute "
+            "%.1f, encode %.1f) on %s%s%s%s%s\n", c->command, f->number, out,
+            f->decode_ms + f->compute_ms + f->encode_ms, f->decode_ms, f->compute_ms, f->encode_ms,
+            f->backend, *f->metadata_dropped ? "; metadata: " : "", f->metadata_dropped,
+            *f->metadata_left_out ? "; metadata not written: " : "", f->metadata_left_out);
+}
+
+/* A signal while a stream runs: remove the partial output and die. */
+static void on_stream_signal(int signo)
+{
+    gi_remove_partial_outputs();
+    signal(signo, SIG_DFL);
+    raise(signo);
+}
+
+/* IN '-': standard input as a stream of images, through the library's
+ * stream engine (gi_stream_run), to OUT. */
+static int run_stream(const cli_common *c, const char *out, const gi_op *steps, int n_steps)
+{
+    gi_stream_options o;
+    gi_stream_options_default(&o);
+    o.job.steps = steps;
+    o.job.n_steps = n_steps;
+    o.job.limits = c->limits;
+    o.job.save = (gi_save_options){output_format(c, out), c->quality, c->png_level,
+                                   c->png_filter, NULL, c->jpeg_encoder};
+    o.job.auto_orient = orients_first(c, steps, n_steps);
+    o.job.strip = c->strip;
+    o.device = c->device;
+    frame_reporter reporter = {c, out};
+    if (c->verbosity >= 2) {
+        o.on_frame = report_frame;
+        o.user = &reporter;
+    }
+    signal(SIGINT, on_stream_signal);
+    signal(SIGTERM, on_stream_signal);
+    size_t written;
+    gi_status st = gi_stream_run("-", out, &o, &written);
+    if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
+    if (c->verbosity >= 2)
+        fprintf(stderr, "gpuimg %s: %zu image%s written\n", c->command, written,
+                written == 1 ? "" : "s");
+    return st == GI_OK ? EXIT_OK : EXIT_FAIL;
+}
+
 /* One image, IN OUT (OUT may be '-'), through the batch engine's steps in
  * this thread; no bar and no summary line. IN '-' is a stream of images. */
 static int run_single(const cli_common *c, char **args, int count, const gi_op *steps,
@@ -143,7 +196,7 @@ static int run_single(const cli_common *c, char **args, int count, const gi_op *
     if (output_format(c, args[1]) == GI_FORMAT_AUTO)
         return cli_usage_error(c, "cannot tell the output format of '%s': name it "
                                ".png/.jpg/.pnm/.pam or give --format", args[1]);
-    if (strcmp(args[0], "-") == 0) return run_stdin_stream(c, args[1], steps, n_steps);
+    if (strcmp(args[0], "-") == 0) return run_stream(c, args[1], steps, n_steps);
     gi_batch_item item = {.in = args[0], .out = args[1]};
     progress prog;
     progress_init(&prog, c->command, 1, 0);

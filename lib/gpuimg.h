@@ -965,6 +965,48 @@ void gi_batch_options_default(gi_batch_options *opts);
  * item runs in the calling thread alone. */
 gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_t count);
 
+/* ---------------------------------------------------------------- streams
+ *
+ * A stream of images in, as many out, in order: `in` ("-": standard
+ * input) holds concatenated PNM/PAM images (ffmpeg -f image2pipe -vcodec
+ * ppm); a PNG or JPEG is a stream of one. The results go to `out` ("-":
+ * standard output; else one file, written atomically). Three threads are
+ * joined by queues two images deep: a reader decodes the next image, the
+ * calling thread runs the job's steps on a context of its own, and a
+ * writer encodes and writes the previous result, so the three overlap and
+ * memory stays flat for any number of images. The output is opened at
+ * the first good image: a stream that fails on its first image (or is
+ * empty) leaves no file. When an image fails (a truncated one, say), the
+ * images before it are kept and the error names its number ("standard
+ * input: image 3: ..."). No signal handler is installed: a caller that
+ * wants a partial output removed on SIGINT calls gi_remove_partial_outputs
+ * from its own handler.
+ */
+typedef struct gi_stream_frame {
+    size_t number;               /* from 1 */
+    double decode_ms, compute_ms, encode_ms;
+    const char *backend;         /* where the steps ran: "cpu" or "cuda" */
+    char metadata_dropped[512];  /* metadata dropped on reading, or "" */
+    char metadata_left_out[300]; /* metadata the output's format cannot hold, or "" */
+} gi_stream_frame;
+
+typedef struct gi_stream_options {
+    gi_job job;        /* at least one step; save.format AUTO: from out's extension */
+    gi_device device;
+    int cpu_threads;   /* the context's CPU threads; 0: one per core */
+    /* Called after each image is written, from the writer thread. */
+    void (*on_frame)(void *user, const gi_stream_frame *frame);
+    void *user;
+} gi_stream_options;
+/* The default job (no steps yet), GI_DEVICE_AUTO, no callback. */
+void gi_stream_options_default(gi_stream_options *opts);
+
+/* Runs the job on every image of the stream. GI_OK when every image was
+ * written; else the first failure, with the images before it written.
+ * *written (may be NULL): how many images were written. */
+gi_status gi_stream_run(const char *in, const char *out, const gi_stream_options *opts,
+                        size_t *written);
+
 /* ---------------------------------------------------------------- bench
  *
  * Timing the way `gpuimg bench` reports it, one step at a time. The image stays where the

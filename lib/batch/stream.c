@@ -1,32 +1,32 @@
-/* Standard input as a stream of images (see stdin_stream.h):
+/* A stream of images, one output (gpuimg.h, "streams"):
  *
- *   reader thread: read + decode -> [decoded] -> this thread: the
- *   operation -> [computed] -> writer thread: encode + write
+ *   reader thread: read + decode -> [decoded] -> calling thread: the
+ *   steps -> [computed] -> writer thread: encode + write
  *
  * Each queue holds at most QUEUE_DEPTH images. The end of the stream, or
  * its failure, travels down the queues as a last item, so that every
- * image before it is written first. A failure downstream (the operation,
- * a write) aborts the queues and cancels the reader, which may be waiting
+ * image before it is written first. A failure downstream (the steps, a
+ * write) aborts the queues and cancels the reader, which may be waiting
  * in read() for input that never comes. */
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "stdin_stream.h"
+#include "clock.h"
+#include "gi_error.h"
 
 #define QUEUE_DEPTH 2
 
 typedef struct {
     gi_image img;
-    gi_metadata meta; /* a PNG's or JPEG's, as --strip keeps it */
+    gi_metadata meta; /* a PNG's or JPEG's, as job.strip keeps it */
     size_t number;    /* from 1 */
     int last;         /* the end of the stream: clean when status is GI_OK */
     gi_status status;
-    char why[1200];   /* the failure, naming the input and the image ("": printed already) */
+    char why[1200];   /* the failure, naming the input and the image */
     double decode_ms, compute_ms;
+    const char *backend;
 } frame;
 
 typedef struct {
@@ -38,9 +38,9 @@ typedef struct {
 } frame_queue;
 
 typedef struct {
-    const cli_common *c;
+    const gi_stream_options *opts;
     const char *out_path;
-    gi_job job;       /* the steps, after the turn a viewer's orientation asks for */
+    gi_job job;       /* the caller's, with the output format settled */
     gi_reader *reader;
     frame_queue decoded, computed;
     size_t written;
@@ -48,11 +48,11 @@ typedef struct {
     char write_why[1200];
 } stream;
 
-static double now_ms(void)
+void gi_stream_options_default(gi_stream_options *opts)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+    memset(opts, 0, sizeof *opts);
+    gi_job_default(&opts->job);
+    opts->device = GI_DEVICE_AUTO;
 }
 
 static void queue_init(frame_queue *q)
@@ -128,33 +128,31 @@ static void *read_frames(void *arg)
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     for (size_t number = 1;; number++) {
         frame f = {.number = number};
-        double start = now_ms();
+        double start = gi__now_ms();
         pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
         gi_status st = gi_reader_next_with_metadata(s->reader, &f.img, &f.meta);
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-        if (s->c->strip) { /* only the orientation can matter */
+        if (s->job.strip) { /* only the orientation can matter */
             int orientation = f.meta.orientation;
             gi_metadata_free(&f.meta);
             f.meta.orientation = orientation;
         }
-        f.decode_ms = now_ms() - start;
+        f.decode_ms = gi__now_ms() - start;
         if (st != GI_OK) set_failure(&f, st, gi_last_error());
         else f.last = f.img.data == NULL;
         if (queue_push(&s->decoded, &f) != 0 || f.last) return NULL;
     }
 }
 
-static void describe(const stream *s, const frame *f, double encode_ms)
+/* Tells the caller about an image written. */
+static void report(const stream *s, const frame *f, double encode_ms)
 {
-    char left_out[300] = "";
-    if (!s->c->strip)
-        gi_metadata_unwritable(&f->meta, output_format(s->c, s->out_path), left_out,
-                               sizeof left_out);
-    fprintf(stderr, "gpuimg %s: standard input: image %zu -> %s (%.1f ms: decode %.1f, compute %.1f, "
-            "encode %.1f)%s%s%s%s\n", s->c->command, f->number, s->out_path,
-            f->decode_ms + f->compute_ms + encode_ms, f->decode_ms, f->compute_ms, encode_ms,
-            *f->meta.dropped ? "; metadata: " : "", f->meta.dropped,
-            *left_out ? "; metadata not written: " : "", left_out);
+    gi_stream_frame info = {f->number, f->decode_ms, f->compute_ms, encode_ms, f->backend, "", ""};
+    snprintf(info.metadata_dropped, sizeof info.metadata_dropped, "%s", f->meta.dropped);
+    if (!s->job.strip)
+        gi_metadata_unwritable(&f->meta, s->job.save.format, info.metadata_left_out,
+                               sizeof info.metadata_left_out);
+    s->opts->on_frame(s->opts->user, &info);
 }
 
 /* Writes the images as they come; opens the output at the first one and
@@ -162,17 +160,16 @@ static void describe(const stream *s, const frame *f, double encode_ms)
 static void *write_frames(void *arg)
 {
     stream *s = arg;
-    gi_save_options save = {output_format(s->c, s->out_path), s->c->quality, s->c->png_level,
-                            s->c->png_filter, NULL, s->c->jpeg_encoder};
+    gi_save_options save = s->job.save;
     gi_output *out = NULL;
     gi_status st = GI_OK;
     frame f;
     while (queue_pop(&s->computed, &f) == 0 && !f.last) {
-        double start = now_ms();
+        double start = gi__now_ms();
         if (!out) st = gi_output_open(&out, s->out_path);
-        save.metadata = s->c->strip ? NULL : &f.meta;
+        save.metadata = s->job.strip ? NULL : &f.meta;
         if (st == GI_OK) st = gi_output_image(out, &f.img, &save);
-        if (st == GI_OK && s->c->verbosity >= 2) describe(s, &f, now_ms() - start);
+        if (st == GI_OK && s->opts->on_frame) report(s, &f, gi__now_ms() - start);
         frame_free(&f);
         if (st != GI_OK) break;
         s->written++;
@@ -182,14 +179,14 @@ static void *write_frames(void *arg)
     if (st == GI_OK && closed != GI_OK)
         snprintf(s->write_why, sizeof s->write_why, "%s", gi_last_error());
     s->write_status = st != GI_OK ? st : closed;
-    if (s->write_status != GI_OK) { /* the operation and the reading stop too */
+    if (s->write_status != GI_OK) { /* the steps and the reading stop too */
         queue_abort(&s->computed);
         queue_abort(&s->decoded);
     }
     return NULL;
 }
 
-/* The operation on each decoded image, in this thread (which owns the
+/* The steps on each decoded image, in this thread (which owns the
  * context). *end gets the failure that ended the stream, if one did. */
 static void compute_frames(stream *s, gi_context *ctx, frame *end)
 {
@@ -200,10 +197,11 @@ static void compute_frames(stream *s, gi_context *ctx, frame *end)
             break;
         }
         frame out = {.number = in.number, .meta = in.meta, .decode_ms = in.decode_ms};
-        double start = now_ms();
+        double start = gi__now_ms();
         gi_status st = gi_job_apply(ctx, &s->job, &in.img, &out.meta, &out.img, NULL);
         gi_image_free(&in.img);
-        out.compute_ms = now_ms() - start;
+        out.compute_ms = gi__now_ms() - start;
+        out.backend = gi_context_last_backend(ctx);
         if (st != GI_OK) {
             frame_free(&out);
             char why[1100];
@@ -218,48 +216,45 @@ static void compute_frames(stream *s, gi_context *ctx, frame *end)
     queue_push(&s->computed, &last);
 }
 
-static void on_stop_signal(int signo)
+/* Opens the context and computes; CUDA, where it is used, starts while
+ * the first image is read. */
+static void compute(stream *s, frame *end)
 {
-    gi_remove_partial_outputs();
-    signal(signo, SIG_DFL);
-    raise(signo);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = s->opts->cpu_threads ? s->opts->cpu_threads : cores < 1 ? 1 : (int)cores;
+    gi_context_options copts = {s->opts->device, threads};
+    gi_context *ctx;
+    gi_status st = gi_context_create(&ctx, &copts);
+    if (st == GI_OK) {
+        compute_frames(s, ctx, end);
+        gi_context_destroy(ctx);
+    } else {
+        set_failure(end, st, gi_last_error());
+        queue_abort(&s->computed);
+    }
 }
 
-int run_stdin_stream(const cli_common *c, const char *out_path, const gi_op *steps, int n_steps)
+gi_status gi_stream_run(const char *in_path, const char *out_path, const gi_stream_options *opts,
+                        size_t *written)
 {
-    stream s = {.c = c, .out_path = out_path};
-    gi_job_default(&s.job);
-    s.job.steps = steps;
-    s.job.n_steps = n_steps;
-    s.job.auto_orient = orients_first(c, steps, n_steps);
-    gi_status st = gi_reader_open(&s.reader, "-", &c->limits);
-    if (st != GI_OK) {
-        fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
-        return EXIT_FAIL;
-    }
+    stream s = {.opts = opts, .out_path = out_path, .job = opts->job};
+    if (written) *written = 0;
+    if (s.job.save.format == GI_FORMAT_AUTO) s.job.save.format = gi_format_from_path(out_path);
+    if (s.job.save.format == GI_FORMAT_AUTO)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "cannot tell the output format of '%s'", out_path);
+    gi_status st = gi_reader_open(&s.reader, in_path, &opts->job.limits);
+    if (st != GI_OK) return st;
     queue_init(&s.decoded);
     queue_init(&s.computed);
-    signal(SIGINT, on_stop_signal);
-    signal(SIGTERM, on_stop_signal);
     pthread_t reader, writer;
     int reading = pthread_create(&reader, NULL, read_frames, &s) == 0;
     int writing = reading && pthread_create(&writer, NULL, write_frames, &s) == 0;
     frame end = {.last = 1};
     if (writing) {
-        /* CUDA, where it is used, starts while the first image is read. */
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        gi_context *ctx = open_context(c, cores < 1 ? 1 : (int)cores);
-        if (ctx) {
-            compute_frames(&s, ctx, &end);
-            gi_context_destroy(ctx);
-        } else { /* open_context said why */
-            end.status = GI_ERR_NO_DEVICE;
-            queue_abort(&s.computed);
-        }
+        compute(&s, &end);
         pthread_join(writer, NULL);
     } else {
-        snprintf(end.why, sizeof end.why, "cannot start a thread");
-        end.status = GI_ERR_NO_MEMORY;
+        set_failure(&end, GI_ERR_NO_MEMORY, "cannot start a thread");
     }
     if (reading) {
         queue_abort(&s.decoded); /* no-ops when the reader has ended */
@@ -269,10 +264,8 @@ int run_stdin_stream(const cli_common *c, const char *out_path, const gi_op *ste
     queue_destroy(&s.decoded);
     queue_destroy(&s.computed);
     gi_reader_close(s.reader);
-    const char *why = end.status != GI_OK ? end.why : s.write_status != GI_OK ? s.write_why : NULL;
-    if (why && *why) fprintf(stderr, "gpuimg %s: %s\n", c->command, why);
-    if (c->verbosity >= 2)
-        fprintf(stderr, "gpuimg %s: %zu image%s written\n", c->command, s.written,
-                s.written == 1 ? "" : "s");
-    return why ? EXIT_FAIL : EXIT_OK;
+    if (written) *written = s.written;
+    if (end.status != GI_OK) return gi__fail(end.status, "%s", end.why);
+    if (s.write_status != GI_OK) return gi__fail(s.write_status, "%s", s.write_why);
+    return GI_OK;
 }
