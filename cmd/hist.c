@@ -91,7 +91,7 @@ static gi_status report_on_device(const cli_common *c, const hist_settings *s, c
 static gi_status hist_source(gi_context *ctx, gi_image *img, int orient, gi_metadata *meta,
                              const gi_op *before, int n_before)
 {
-    if (n_before == 0) return orient ? orient_image(ctx, img, meta->orientation) : GI_OK;
+    if (n_before == 0) return orient ? gi_orient_image(ctx, img, meta->orientation) : GI_OK;
     gi_job job;
     gi_job_default(&job);
     job.steps = before;

@@ -39,32 +39,6 @@ int orients_first(const cli_common *c, const gi_op *steps, int n_steps)
     return c->auto_orient;
 }
 
-/* Runs steps on *img, which then holds the result. */
-static gi_status apply_in_place(gi_context *ctx, gi_image *img, const gi_op *steps, int n_steps)
-{
-    gi_image out = {0};
-    int w, h, ch;
-    gi_status st = gi_apply_size(img, steps, n_steps, &w, &h, &ch);
-    if (st == GI_OK) st = gi_image_alloc(&out, w, h, ch);
-    if (st == GI_OK) st = gi_apply(ctx, img, steps, n_steps, &out, NULL);
-    if (st != GI_OK) {
-        gi_image_free(&out);
-        return st;
-    }
-    gi_image_free(img);
-    *img = out;
-    return GI_OK;
-}
-
-gi_status orient_image(gi_context *ctx, gi_image *img, int orientation)
-{
-    gi_transform turn[2];
-    gi_op steps[2];
-    int n = gi_orientation_steps(orientation, turn);
-    for (int i = 0; i < n; i++) steps[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
-    return n ? apply_in_place(ctx, img, steps, n) : GI_OK;
-}
-
 gi_format output_format(const cli_common *c, const char *path)
 {
     return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);

@@ -19,11 +19,6 @@ int run_step_command(int argc, char **argv, const char *name, step_parser parse)
  * and flip act on what the viewer shows, and write Orientation 1). */
 int orients_first(const cli_common *c, const gi_op *steps, int n_steps);
 
-/* Turns *img as a viewer shows it for an Exif orientation (1: as it is),
- * for the commands that read pixels with no steps (hist, compare); with
- * steps, gi_job_apply turns them in the same chain. */
-gi_status orient_image(gi_context *ctx, gi_image *img, int orientation);
-
 /* The output format: --format, else the name's extension. */
 gi_format output_format(const cli_common *c, const char *path);
 

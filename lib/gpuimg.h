@@ -612,6 +612,10 @@ gi_status gi_metadata_set_orientation(gi_metadata *m, int orientation);
  * 5 transpose; 6 rotate90; 7 flip_h then rotate90 (a transverse); 8
  * rotate270. Returns the count (0..2); 0 for values outside 1..8. */
 int gi_orientation_steps(int orientation, gi_transform steps[2]);
+/* Turns *img as a viewer shows it for `orientation` (1 and out of range:
+ * as it is), on ctx's backend; *img then owns the turned pixels (its old
+ * ones freed). */
+gi_status gi_orient_image(gi_context *ctx, gi_image *img, int orientation);
 
 /* Inserts `m` into already encoded PNG or JPEG bytes (format AUTO: from
  * the signature), in that container's own form whatever the source was:
@@ -726,6 +730,55 @@ typedef struct gi_compare_result {
  * every backend and thread count, to the last bit. */
 gi_status gi_compare(gi_context *ctx, const gi_image *expected, const gi_image *actual,
                      const gi_compare_params *p, gi_compare_result *result);
+
+/* ---------------------------------------------------------------- comparing files
+ *
+ * Golden-image tests over files, the way `gpuimg compare` runs them: each
+ * pair is decoded (turned as a viewer shows it with auto_orient), its
+ * shapes checked, compared with gi_compare, and counted equal when at most
+ * max_different pixels (or percent of the pixels) differ by more than the
+ * tolerance. Where they differ and diff_out is set, a diff picture is
+ * written there (PNG, its parent directories created): the expected image
+ * faded to light gray, differing pixels red, brighter for larger
+ * differences. Many pairs (two trees) are shared out to worker threads,
+ * each with its own context; one bad file fails its pair alone.
+ */
+typedef enum gi_pair_status { /* in order of severity */
+    GI_PAIR_EQUAL = 0,    /* within the limits */
+    GI_PAIR_DIFFERENT,
+    GI_PAIR_SHAPE,        /* a different size or channel count */
+    GI_PAIR_ONLY_EXPECTED,/* actual is NULL */
+    GI_PAIR_ONLY_ACTUAL,  /* expected is NULL */
+    GI_PAIR_ERROR         /* a file could not be read or a diff written */
+} gi_pair_status;
+
+typedef struct gi_file_pair {
+    const char *expected, *actual; /* paths; NULL: missing on that side */
+    const char *diff_out;          /* where to write a diff picture, or NULL */
+    /* filled in by gi_compare_files */
+    gi_pair_status status;
+    gi_compare_result result;      /* GI_PAIR_EQUAL and GI_PAIR_DIFFERENT */
+    char detail[600];              /* GI_PAIR_SHAPE: both shapes; GI_PAIR_ERROR: why */
+} gi_file_pair;
+
+typedef struct gi_compare_files_options {
+    gi_compare_params compare;     /* tolerance, and whether to compute SSIM */
+    double max_different;          /* >= 0; default 0 */
+    int max_is_percent;            /* max_different is a percentage of the pixels */
+    int auto_orient;               /* compare as Exif Orientation says a viewer shows them */
+    gi_load_limits limits;
+    gi_device device;
+    int workers;                   /* threads; 0: one per core (never more than pairs) */
+    int cpu_threads;               /* a lone worker's CPU threads (0: all); several
+                                      workers take one each */
+} gi_compare_files_options;
+void gi_compare_files_options_default(gi_compare_files_options *opts);
+
+/* Compares every pair and fills in its status, result and detail. Returns
+ * GI_OK when the pairs were compared (each status says how), or
+ * GI_ERR_INVALID_ARGUMENT for bad options, before any pair. */
+gi_status gi_compare_files(const gi_compare_files_options *opts, gi_file_pair *pairs,
+                           size_t count);
 
 /* ---------------------------------------------------------------- steps
  *

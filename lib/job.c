@@ -66,6 +66,20 @@ static gi_status apply_alloc(gi_context *ctx, const gi_image *src, const gi_op *
     return st;
 }
 
+gi_status gi_orient_image(gi_context *ctx, gi_image *img, int orientation)
+{
+    gi_transform turn[2];
+    gi_op steps[2];
+    int n = gi_orientation_steps(orientation, turn);
+    for (int i = 0; i < n; i++) steps[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
+    gi_image out = {0};
+    gi_status st = n ? apply_alloc(ctx, img, steps, n, &out, NULL) : GI_OK;
+    if (st != GI_OK || n == 0) return st;
+    gi_image_free(img);
+    *img = out;
+    return GI_OK;
+}
+
 gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
                        gi_metadata *meta, gi_image *dst, gi_histogram *hist)
 {
