@@ -10,7 +10,7 @@
 #include "clock.h"
 #include "context.h"
 #include "gi_error.h"
-#include "ops.h"
+#include "plan_job.h"
 
 void gi_context_options_default(gi_context_options *opts)
 {
@@ -140,28 +140,6 @@ static void plan_job(gi_context *ctx, const gi__plan_job *job, double ready_in_m
     gi__plan_device(&in, gi__device_costs_default(), plan);
 }
 
-static int taps_of(const gi__op_call *c)
-{
-    return c->kind == GI_OP_BLUR       ? 2 * c->radius + 1
-           : c->kind == GI_OP_CONVOLVE ? c->mask->width * c->mask->height
-                                       : 1;
-}
-
-gi__plan_job gi__plan_job_of_chain(const gi__chain *chain)
-{
-    gi__plan_job j = {.n = chain->n};
-    for (int i = 0; i < chain->n; i++) {
-        const gi__op_call *c = &chain->steps[i];
-        j.steps[i] = (gi__plan_step){c->kind, taps_of(c), c->src->width, c->src->height,
-                                     c->src->channels};
-    }
-    const gi__op_call *last = &chain->steps[chain->n - 1];
-    j.out_bytes = last->kind == GI_OP_HIST
-                      ? 8.0 * 4 * GI_HIST_MAX_BINS
-                      : (double)last->dst->width * last->dst->height * last->dst->channels;
-    return j;
-}
-
 /* AUTO: the device the plan picks for this operation. CUDA starts (in the
  * background) once the plan says the images to come repay it; this image
  * waits for it only when CUDA would still finish first. */
@@ -210,38 +188,6 @@ gi_status gi__context_backend_for(gi_context *ctx, const gi__plan_job *work,
     *ops = ctx->ops;
     *state = ctx->state;
     return st;
-}
-
-/* The hinted chain on an image of the hinted size, as the plan sees it;
- * fails for a hint the library would refuse to run. */
-gi_status gi__plan_job_of_hint(const gi_plan_hint *h, gi__plan_job *j)
-{
-    int w, h_out, ch;
-    gi_image size = {.width = h->width, .height = h->height, .channels = h->channels};
-    gi_status st = gi_apply_size(&size, h->steps, h->n_steps, &w, &h_out, &ch);
-    if (st != GI_OK) return st;
-    j->n = h->n_steps;
-    for (int i = 0; i < h->n_steps; i++) {
-        const gi_op *op = &h->steps[i];
-        int taps = 1;
-        if (op->kind == GI_OP_BLUR) {
-            int radius = gi_blur_radius(&op->blur);
-            if (radius < 0 || radius > GI_BLUR_MAX_RADIUS)
-                return gi__fail(GI_ERR_INVALID_ARGUMENT, "plan hint: step %d: blur radius out of "
-                                "range", i + 1);
-            taps = 2 * radius + 1;
-        }
-        if (op->kind == GI_OP_CONVOLVE) taps = op->convolve.width * op->convolve.height;
-        j->steps[i] = (gi__plan_step){op->kind, taps, size.width, size.height, size.channels};
-        gi__op_output_size(op, &size, &w, &h_out, &ch);
-        size.width = w;
-        size.height = h_out;
-        size.channels = ch;
-    }
-    j->out_bytes = h->steps[h->n_steps - 1].kind == GI_OP_HIST
-                       ? 8.0 * 4 * GI_HIST_MAX_BINS
-                       : (double)size.width * size.height * size.channels;
-    return GI_OK;
 }
 
 gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)

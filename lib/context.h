@@ -50,12 +50,6 @@ gi_status gi__context_settle(gi_context *ctx);
  * work the cost model has no rates for; see gi__dispatch). */
 gi_status gi__context_backend_for(gi_context *ctx, const gi__plan_job *work,
                                   const gi__backend_ops **ops, void **state);
-/* What the cost model weighs of a chain. */
-gi__plan_job gi__plan_job_of_chain(const gi__chain *chain);
-/* ...and of a hinted chain on an image of the hinted size; fails for a
- * hint the library would refuse to run. */
-gi_status gi__plan_job_of_hint(const gi_plan_hint *h, gi__plan_job *j);
-
 /* The CPU backend of ctx, created on first use. */
 gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **state);
 

@@ -10,7 +10,9 @@
 #include "clock.h"
 #include "context.h"
 #include "gi_error.h"
+#include "op_size.h"
 #include "ops.h"
+#include "plan_job.h"
 
 /* Runs call on one backend and records where the time went. */
 static gi_status run_timed(gi_context *ctx, const gi__backend_ops *ops, void *state,
@@ -105,15 +107,6 @@ static gi_status check_border(gi_border b)
     if ((unsigned)b.mode > GI_BORDER_WRAP)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown border mode %d", (int)b.mode);
     return GI_OK;
-}
-
-void gi__op_output_size(const gi_op *op, const gi_image *src, int *w, int *h, int *ch)
-{
-    *w = src->width;
-    *h = src->height;
-    *ch = src->channels;
-    if (op->kind == GI_OP_SOBEL) gi_sobel_size(src, &op->sobel, w, h, ch);
-    if (op->kind == GI_OP_TRANSFORM) gi_transform_size(src, op->transform, w, h);
 }
 
 static gi_status resolve_blur(gi__resolved_op *r)
@@ -215,28 +208,6 @@ void gi__release_op(gi__resolved_op *r)
 
 /* ---------------------------------------------------------------- steps */
 
-gi_status gi_apply_size(const gi_image *src, const gi_op *steps, int n, int *width, int *height,
-                        int *channels)
-{
-    if (!src || !steps || n < 1 || n > GI_MAX_STEPS)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d steps: a chain has 1..%d", n, GI_MAX_STEPS);
-    gi_image size = {.width = src->width, .height = src->height, .channels = src->channels};
-    for (int i = 0; i < n; i++) {
-        if (steps[i].kind == GI_OP_HIST && i + 1 < n)
-            return gi__fail(GI_ERR_INVALID_ARGUMENT, "step %d (hist): hist can only be the last step",
-                            i + 1);
-        int w, h, ch; /* not straight into size, which the call reads */
-        gi__op_output_size(&steps[i], &size, &w, &h, &ch);
-        size.width = w;
-        size.height = h;
-        size.channels = ch;
-    }
-    *width = size.width;
-    *height = size.height;
-    *channels = size.channels;
-    return GI_OK;
-}
-
 /* The steps of a chain, resolved, and the sizes of the images between them. */
 typedef struct {
     gi__resolved_op resolved[GI_MAX_STEPS];
@@ -329,25 +300,10 @@ void gi_sobel_params_default(gi_sobel_params *p)
     p->border.value = 0;
 }
 
-void gi_sobel_size(const gi_image *src, const gi_sobel_params *p, int *width, int *height,
-                   int *channels)
-{
-    *width = src->width;
-    *height = src->height;
-    *channels = p->gray ? 1 : src->channels;
-}
-
 gi_status gi_sobel(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_sobel_params *p)
 {
     gi_op op = {.kind = GI_OP_SOBEL, .sobel = *p};
     return run_op(ctx, &op, src, dst, NULL);
-}
-
-void gi_transform_size(const gi_image *src, gi_transform t, int *width, int *height)
-{
-    int swaps = t == GI_TRANSPOSE || t == GI_ROTATE_90 || t == GI_ROTATE_270;
-    *width = swaps ? src->height : src->width;
-    *height = swaps ? src->width : src->height;
 }
 
 gi_status gi_transform_image(gi_context *ctx, const gi_image *src, gi_image *dst, gi_transform t)

@@ -14,13 +14,11 @@ typedef struct {
 } gi__resolved_op;
 
 /* Validates op against src and dst (or hist for GI_OP_HIST) and fills r.
- * The output image must already have the size gi__op_output_size gives. */
+ * The output image must already have the size gi__op_output_size gives
+ * (op_size.h). */
 gi_status gi__resolve_op(const gi_op *op, const gi_image *src, gi_image *dst, gi_histogram *hist,
                          gi__resolved_op *r);
 void gi__release_op(gi__resolved_op *r);
-
-/* Width, height and channels of op's output image (not for hist). */
-void gi__op_output_size(const gi_op *op, const gi_image *src, int *w, int *h, int *ch);
 
 /* GI_OK when img has pixels, a size, 1..4 channels and a long enough
  * stride; `role` ("source") names it in the error. */

@@ -21,6 +21,7 @@
 #include "job_flow.h"
 #include "ops.h"
 #include "pixel_alloc.h"
+#include "plan_job.h"
 #include "work_estimate.h"
 
 struct gi__device_lane {

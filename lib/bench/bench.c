@@ -4,6 +4,7 @@
 
 #include "context.h"
 #include "gi_error.h"
+#include "op_size.h"
 #include "ops.h"
 
 static gi_status check_reps(int warmup, int reps)

@@ -1,0 +1,11 @@
+/* The output size of one step (op_size.c); gi_apply_size, gi_sobel_size
+ * and gi_transform_size are the public ones. */
+#ifndef GI_OP_SIZE_H
+#define GI_OP_SIZE_H
+
+#include "gpuimg.h"
+
+/* Width, height and channels of op's output image (not for hist). */
+void gi__op_output_size(const gi_op *op, const gi_image *src, int *w, int *h, int *ch);
+
+#endif
