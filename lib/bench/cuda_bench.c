@@ -5,7 +5,8 @@
 #include "backend.h"
 #include "clock.h"
 #include "paper_input.h"
-#include "cuda_backend.h"
+#include "cuda_bench.h"
+#include "cuda_error.h"
 #include "gi_error.h"
 #include "gi_kernels.h"
 

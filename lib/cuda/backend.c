@@ -15,7 +15,8 @@
 
 #include "backend.h"
 #include "clock.h"
-#include "cuda_backend.h"
+#include "cuda_bench.h"
+#include "cuda_error.h"
 #include "gi_error.h"
 #include "gi_kernels.h"
 #include "gi_size.h"
@@ -48,13 +49,6 @@ typedef struct {
     uint8_t *data;
     size_t pitch;
 } device_image;
-
-gi_status gi__cuda_fail(cudaError_t e, const char *what)
-{
-    cudaGetLastError();
-    return gi__fail(GI_ERR_DEVICE, "CUDA %s: %s (%s)", what, cudaGetErrorName(e),
-                    cudaGetErrorString(e));
-}
 
 /* Test-only: GPUIMG_TEST_FAIL_DEVICE_ALLOC=1 makes device allocations fail
  * as if the GPU were full, to exercise the fallback paths. */

@@ -1,17 +1,11 @@
-/* What the CUDA backend's two files share: cuda_backend.c (the operations,
- * the ops table) and cuda_bench.c (event timing and the seed paper's
- * experiment). */
-#ifndef GI_CUDA_BACKEND_H
-#define GI_CUDA_BACKEND_H
+/* The CUDA backend's benchmarks (cuda_bench.c), which its ops table's
+ * time_op and paper (backend.h) call. */
+#ifndef GI_CUDA_BENCH_H
+#define GI_CUDA_BENCH_H
 
 #include <cuda_runtime_api.h>
 
 #include "gpuimg.h"
-
-/* Records a CUDA failure as GI_ERR_DEVICE, "CUDA <what>: <error name>
- * (<text>)", and clears the runtime's last error, which would otherwise
- * surface again at the next launch check. */
-gi_status gi__cuda_fail(cudaError_t e, const char *what);
 
 /* Queues one launch of the work being timed on `stream`. */
 typedef cudaError_t (*gi__cuda_launch)(void *arg, cudaStream_t stream);
