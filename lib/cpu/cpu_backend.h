@@ -11,7 +11,10 @@ extern const gi__backend_ops gi__cpu_ops;
 gi_status gi__cpu_run_chain(void *state, const gi__chain *chain);
 gi_status gi__cpu_run_step(void *state, const gi__op_call *c);
 
-/* Worker threads configured for this backend state. */
+/* The backend's state (cpu_state.c): its worker threads (0: one per
+ * core), made and freed, and read by the operations. */
+gi_status gi__cpu_state_create(int threads, void **state);
+void gi__cpu_state_destroy(void *state);
 int gi__cpu_threads(const void *state);
 
 gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
