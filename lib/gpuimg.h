@@ -1031,7 +1031,7 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
  * the first good image: a stream that fails on its first image (or is
  * empty) leaves no file. When an image fails (a truncated one, say), the
  * images before it are kept and the error names its number ("standard
- * input: image 3: ..."). No signal handler is installed: a caller that
+ * input: image 3: ...", or the input's path). No signal handler is installed: a caller that
  * wants a partial output removed on SIGINT calls gi_remove_partial_outputs
  * from its own handler.
  */

@@ -39,7 +39,7 @@ typedef struct {
 
 typedef struct {
     const gi_stream_options *opts;
-    const char *out_path;
+    const char *in_name, *out_path; /* in_name: "standard input" for "-" */
     gi_job job;       /* the caller's, with the output format settled */
     gi_reader *reader;
     frame_queue decoded, computed;
@@ -206,7 +206,7 @@ static void compute_frames(stream *s, gi_context *ctx, frame *end)
             frame_free(&out);
             char why[1100];
             snprintf(why, sizeof why, "%s", gi_last_error());
-            snprintf(end->why, sizeof end->why, "standard input: image %zu: %s", in.number, why);
+            snprintf(end->why, sizeof end->why, "%s: image %zu: %s", s->in_name, in.number, why);
             end->status = st;
             break;
         }
@@ -237,7 +237,8 @@ static void compute(stream *s, frame *end)
 gi_status gi_stream_run(const char *in_path, const char *out_path, const gi_stream_options *opts,
                         size_t *written)
 {
-    stream s = {.opts = opts, .out_path = out_path, .job = opts->job};
+    stream s = {.opts = opts, .out_path = out_path, .job = opts->job,
+                .in_name = strcmp(in_path, "-") == 0 ? "standard input" : in_path};
     if (written) *written = 0;
     if (s.job.save.format == GI_FORMAT_AUTO) s.job.save.format = gi_format_from_path(out_path);
     if (s.job.save.format == GI_FORMAT_AUTO)

@@ -1,0 +1,304 @@
+/* The library's engines that the CLI used to run itself, through gpuimg.h
+ * alone, against references written here:
+ *   gi_compare_files  each pair's status against a count of differing
+ *                     pixels made by hand, the limits at their boundaries,
+ *                     missing sides, shapes, an unreadable file, the diff
+ *                     picture's pixels, and 1 worker equal to 3;
+ *   gi_stream_run     a stream of PAM frames against each frame blurred
+ *                     alone with gi_blur and encoded with gi_encode, the
+ *                     callback's numbering, a stream cut in frame 3, an
+ *                     empty stream;
+ *   gi_orient_image   the 8 orientations against the TIFF definition. */
+#include "harness.h"
+#include "testimg.h"
+
+#include <gpuimg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+/* The path of `name` in the test's folder, kept for the run (a few names). */
+static const char *in_tmp(const char *name)
+{
+    static char names[16][64], paths[16][400];
+    int i = 0;
+    while (i < 16 && names[i][0] && strcmp(names[i], name) != 0) i++;
+    if (i == 16) abort();
+    snprintf(names[i], sizeof names[i], "%s", name);
+    snprintf(paths[i], sizeof paths[i], "%s/%s", tmpdir, name);
+    return paths[i];
+}
+
+static void save_png(const gi_image *img, const char *path)
+{
+    gi_save_options o;
+    gi_save_options_default(&o);
+    o.format = GI_FORMAT_PNG;
+    if (gi_save_file(img, path, &o) != GI_OK) {
+        fprintf(stderr, "cannot write %s: %s\n", path, gi_last_error());
+        exit(1);
+    }
+}
+
+/* ---------------------------------------------------------------- compare */
+
+/* Pixels where some channel differs by more than tol, by hand. */
+static unsigned long long differing(const gi_image *a, const gi_image *b, int tol)
+{
+    unsigned long long n = 0;
+    for (int y = 0; y < a->height; y++)
+        for (int x = 0; x < a->width; x++) {
+            int d = 0;
+            for (int c = 0; c < a->channels; c++)
+                d |= abs(ti_px(a, x, y)[c] - ti_px(b, x, y)[c]) > tol;
+            n += d;
+        }
+    return n;
+}
+
+static gi_file_pair pair_of(const char *e, const char *a)
+{
+    gi_file_pair p = {.expected = e ? in_tmp(e) : NULL, .actual = a ? in_tmp(a) : NULL};
+    return p;
+}
+
+static void check_compare_files(void)
+{
+    gi_image a = ti_random(37, 23, 3), b = ti_copy(&a), small = ti_random(5, 5, 3);
+    for (int i = 0; i < 6; i++) { /* six pixels off by 1..6 */
+        uint8_t *px = ti_px(&b, 3 * i + 1, 2 * i + 1);
+        px[i % 3] = (uint8_t)(px[i % 3] >= 128 ? px[i % 3] - (i + 1) : px[i % 3] + (i + 1));
+    }
+    save_png(&a, in_tmp("a.png"));
+    save_png(&b, in_tmp("b.png"));
+    save_png(&small, in_tmp("small.png"));
+    FILE *junk = fopen(in_tmp("junk.png"), "wb");
+    fputs("not a png", junk);
+    fclose(junk);
+
+    gi_file_pair pairs[7] = {pair_of("a.png", "a.png"), pair_of("a.png", "b.png"),
+                             pair_of("a.png", "small.png"), pair_of("a.png", NULL),
+                             pair_of(NULL, "a.png"), pair_of("junk.png", "a.png"),
+                             pair_of("a.png", "b.png")};
+    pairs[6].diff_out = in_tmp("d/e/diff.png");
+    gi_compare_files_options o;
+    gi_compare_files_options_default(&o);
+    o.device = GI_DEVICE_CPU;
+    o.workers = 3;
+    th_check(gi_compare_files(&o, pairs, 7) == GI_OK, "compare_files: %s", gi_last_error());
+    static const gi_pair_status want[7] = {GI_PAIR_EQUAL, GI_PAIR_DIFFERENT, GI_PAIR_SHAPE,
+                                           GI_PAIR_ONLY_EXPECTED, GI_PAIR_ONLY_ACTUAL,
+                                           GI_PAIR_ERROR, GI_PAIR_DIFFERENT};
+    for (int i = 0; i < 7; i++)
+        th_check(pairs[i].status == want[i], "pair %d: status %d, want %d (%s)", i,
+                 pairs[i].status, want[i], pairs[i].detail);
+    th_check(pairs[1].result.different_pixels == differing(&a, &b, 0),
+             "different pixels %llu, by hand %llu",
+             (unsigned long long)pairs[1].result.different_pixels, differing(&a, &b, 0));
+    th_check(strstr(pairs[5].detail, "junk.png") != NULL, "the error does not name the file: %s",
+             pairs[5].detail);
+    th_check(strstr(pairs[2].detail, "37x23") && strstr(pairs[2].detail, "5x5"),
+             "shape detail: %s", pairs[2].detail);
+
+    /* The diff picture: red where a channel differs, gray elsewhere. */
+    gi_image diff = {0};
+    int diff_ok = gi_load_file(&diff, in_tmp("d/e/diff.png"), NULL) == GI_OK;
+    th_check(diff_ok, "no diff picture: %s", gi_last_error());
+    for (int y = 0; diff_ok && y < a.height; y++)
+        for (int x = 0; x < a.width; x++) {
+            const uint8_t *p = ti_px(&diff, x, y);
+            int red = p[1] == 0 && p[2] == 0 && p[0] >= 128;
+            int differs = memcmp(ti_px(&a, x, y), ti_px(&b, x, y), 3) != 0;
+            if (!th_check(red == differs, "diff picture at %d,%d: red %d, differs %d", x, y, red,
+                          differs))
+                y = a.height, x = a.width;
+        }
+    gi_image_free(&diff);
+
+    /* The limits at their boundaries, on one worker. */
+    o.workers = 1;
+    for (int tol = 0; tol <= 6; tol++) {
+        gi_file_pair p = pair_of("a.png", "b.png");
+        o.compare.tolerance = tol;
+        gi_compare_files(&o, &p, 1);
+        unsigned long long n = differing(&a, &b, tol);
+        th_check((p.status == GI_PAIR_EQUAL) == (n == 0) && p.result.different_pixels == n,
+                 "tolerance %d: status %d, %llu pixels, by hand %llu", tol, p.status,
+                 (unsigned long long)p.result.different_pixels, n);
+    }
+    o.compare.tolerance = 0;
+    for (int k = 5; k <= 6; k++) {
+        gi_file_pair p = pair_of("a.png", "b.png");
+        o.max_different = k;
+        gi_compare_files(&o, &p, 1);
+        th_check((p.status == GI_PAIR_EQUAL) == (k >= 6), "--max-different %d: status %d", k,
+                 p.status);
+    }
+    double percent = 100.0 * 6 / (37 * 23);
+    for (int above = 0; above <= 1; above++) {
+        gi_file_pair p = pair_of("a.png", "b.png");
+        o.max_is_percent = 1;
+        o.max_different = above ? percent * 1.001 : percent * 0.999;
+        gi_compare_files(&o, &p, 1);
+        th_check((p.status == GI_PAIR_EQUAL) == above, "max %.4f%%: status %d", o.max_different,
+                 p.status);
+    }
+    o.compare.tolerance = 256;
+    th_check(gi_compare_files(&o, pairs, 1) == GI_ERR_INVALID_ARGUMENT, "tolerance 256 taken");
+    ti_free(&a);
+    ti_free(&b);
+    ti_free(&small);
+}
+
+/* ---------------------------------------------------------------- streams */
+
+typedef struct {
+    size_t calls, last_number;
+    int in_order;
+} frame_log;
+
+static void on_frame(void *user, const gi_stream_frame *f)
+{
+    frame_log *log = user;
+    log->in_order &= f->number == log->last_number + 1 && strcmp(f->backend, "cpu") == 0;
+    log->last_number = f->number;
+    log->calls++;
+}
+
+/* Appends img as PAM to f, and its blur, encoded alone, to want. */
+static void add_frame(FILE *f, FILE *want, const gi_image *img, gi_context *ctx,
+                      const gi_blur_params *p)
+{
+    gi_save_options o;
+    gi_save_options_default(&o);
+    o.format = GI_FORMAT_PAM;
+    uint8_t *bytes;
+    size_t size;
+    gi_image blurred = ti_blank(img->width, img->height, img->channels);
+    if (gi_encode(img, &o, &bytes, &size) == GI_OK) fwrite(bytes, 1, size, f);
+    free(bytes);
+    if (gi_blur(ctx, img, &blurred, p) == GI_OK && gi_encode(&blurred, &o, &bytes, &size) == GI_OK)
+        fwrite(bytes, 1, size, want);
+    free(bytes);
+    ti_free(&blurred);
+}
+
+static int same_file(const char *x, const char *y)
+{
+    FILE *a = fopen(x, "rb"), *b = fopen(y, "rb");
+    int same = a && b, ca, cb;
+    while (same && (ca = getc(a)) == (cb = getc(b)) && ca != EOF) continue;
+    same = same && ca == cb;
+    if (a) fclose(a);
+    if (b) fclose(b);
+    return same;
+}
+
+static void check_stream(void)
+{
+    gi_context *ctx = ti_cpu_context(2);
+    gi_op blur = {.kind = GI_OP_BLUR};
+    gi_blur_params_default(&blur.blur);
+    blur.blur.sigma = 1.5;
+    FILE *in = fopen(in_tmp("frames.pam"), "wb"), *want = fopen(in_tmp("want.pam"), "wb");
+    for (int i = 0; i < 4; i++) {
+        gi_image img = ti_random(th_rand_int(1, 40), th_rand_int(1, 40), 1 + i % 4);
+        add_frame(in, want, &img, ctx, &blur.blur);
+        ti_free(&img);
+    }
+    long whole = ftell(in);
+    fclose(in);
+    fclose(want);
+
+    gi_stream_options o;
+    gi_stream_options_default(&o);
+    o.job.steps = &blur;
+    o.job.n_steps = 1;
+    o.device = GI_DEVICE_CPU;
+    frame_log log = {0, 0, 1};
+    o.on_frame = on_frame;
+    o.user = &log;
+    size_t written = 0;
+    gi_status st = gi_stream_run(in_tmp("frames.pam"), in_tmp("out.pam"), &o, &written);
+    th_check(st == GI_OK && written == 4, "stream: status %d, %zu written: %s", st, written,
+             gi_last_error());
+    th_check(same_file(in_tmp("out.pam"), in_tmp("want.pam")),
+             "stream: not the frames blurred one by one");
+    th_check(log.calls == 4 && log.in_order, "on_frame: %zu calls, in order %d", log.calls,
+             log.in_order);
+
+    /* Cut inside the last frame: the first three written, the error names frame 4. */
+    if (truncate(in_tmp("frames.pam"), whole - 3) != 0) th_check(0, "truncate");
+    o.on_frame = NULL;
+    st = gi_stream_run(in_tmp("frames.pam"), in_tmp("cut.pam"), &o, &written);
+    th_check(st != GI_OK && written == 3 && strstr(gi_last_error(), "image 4"),
+             "cut stream: status %d, %zu written, '%s'", st, written, gi_last_error());
+
+    /* Empty: an error, and no output. */
+    fclose(fopen(in_tmp("empty.pam"), "wb"));
+    st = gi_stream_run(in_tmp("empty.pam"), in_tmp("none.pam"), &o, &written);
+    th_check(st != GI_OK && written == 0 && access(in_tmp("none.pam"), F_OK) != 0,
+             "empty stream: status %d, %zu written", st, written);
+    gi_context_destroy(ctx);
+}
+
+/* ---------------------------------------------------------------- orientation */
+
+/* Where stored pixel (x, y) of a w x h image lands for a viewer (TIFF 6.0:
+ * 1 top-left, 2 top-right, 3 bottom-right, 4 bottom-left, 5 left-top,
+ * 6 right-top, 7 right-bottom, 8 left-bottom). */
+static void shown_at(int o, int x, int y, int w, int h, int *sx, int *sy)
+{
+    switch (o) {
+    case 2: *sx = w - 1 - x, *sy = y; return;
+    case 3: *sx = w - 1 - x, *sy = h - 1 - y; return;
+    case 4: *sx = x, *sy = h - 1 - y; return;
+    case 5: *sx = y, *sy = x; return;
+    case 6: *sx = h - 1 - y, *sy = x; return;
+    case 7: *sx = h - 1 - y, *sy = w - 1 - x; return;
+    case 8: *sx = y, *sy = w - 1 - x; return;
+    default: *sx = x, *sy = y; return;
+    }
+}
+
+static void check_orient(void)
+{
+    gi_context *ctx = ti_cpu_context(1);
+    for (int o = 0; o <= 9; o++) {
+        gi_image src = ti_random(7, 4, 2), img;
+        gi_status st = gi_image_alloc(&img, 7, 4, 2);
+        for (int y = 0; st == GI_OK && y < 4; y++)
+            memcpy(img.data + (size_t)y * img.stride, ti_px(&src, 0, y), 7 * 2);
+        if (st == GI_OK) st = gi_orient_image(ctx, &img, o);
+        int turned = o >= 5 && o <= 8;
+        int ok = st == GI_OK && img.width == (turned ? 4 : 7) && img.height == (turned ? 7 : 4);
+        for (int y = 0; ok && y < src.height; y++)
+            for (int x = 0; ok && x < src.width; x++) {
+                int sx, sy;
+                shown_at(o, x, y, src.width, src.height, &sx, &sy);
+                ok = memcmp(ti_px(&src, x, y), ti_px(&img, sx, sy), 2) == 0;
+            }
+        th_check(ok, "orientation %d: not the TIFF definition", o);
+        gi_image_free(&img);
+        ti_free(&src);
+    }
+    gi_context_destroy(ctx);
+}
+
+int main(void)
+{
+    th_seed();
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/gpuimg-engines-XXXXXX");
+    if (!mkdtemp(tmpdir)) return perror("mkdtemp"), 1;
+    check_compare_files();
+    check_stream();
+    check_orient();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+    return th_finish();
+}
