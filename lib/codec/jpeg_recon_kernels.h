@@ -45,7 +45,8 @@ typedef struct {
                        int count);
 } jpeg_recon_kernels;
 
-extern const jpeg_recon_kernels gi__jpeg_recon_generic;
+extern const jpeg_recon_kernels gi__jpeg_recon_generic, gi__jpeg_recon_base,
+    gi__jpeg_recon_avx2, gi__jpeg_recon_avx512;
 
 /* The widest set this CPU runs, capped by GPUIMG_CPU_ISA (cpu_isa.h: base,
  * avx2, avx512), where "generic" picks the scalar set. Read each call, so

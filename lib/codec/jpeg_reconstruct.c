@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_isa.h"
 #include "jpeg_recon_kernels.h"
 
 /* How stb's load_jpeg_image turns the components into the output. */
@@ -262,7 +263,14 @@ static void *band_thread(void *arg)
 
 const jpeg_recon_kernels *gi__jpeg_recon_kernels(void)
 {
-    return &gi__jpeg_recon_generic;
+    const char *cap = getenv("GPUIMG_CPU_ISA");
+    if (cap && !strcmp(cap, "generic")) return &gi__jpeg_recon_generic;
+#if defined(__x86_64__) && defined(__GNUC__) /* meson builds the sets there */
+    gi__isa isa = gi__cpu_isa();
+    if (isa >= GI__ISA_AVX512) return &gi__jpeg_recon_avx512;
+    if (isa >= GI__ISA_AVX2) return &gi__jpeg_recon_avx2;
+#endif
+    return &gi__jpeg_recon_base;
 }
 
 #define MAX_BANDS 64
