@@ -21,7 +21,9 @@
  * component by adding a fourth component (a copy of the first one's scan)
  * and an Adobe segment.
  *
- *   test_jpeg_reconstruct SAMPLES_DIR [PHOTOS_DIR]   (77 without cjpeg) */
+ *   test_jpeg_reconstruct SAMPLES_DIR [PHOTOS_DIR]   (77 without cjpeg)
+ *   test_jpeg_reconstruct --bench THREADS FILE...    medians of 15 runs: stb's whole
+ *       decode, and the reconstruction from its coefficients with each set */
 #define STB_IMAGE_STATIC
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_JPEG
@@ -40,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jpeg_coeffs.h"
@@ -500,8 +503,68 @@ static uint8_t *load_rgb(const char *path, int *w, int *h)
     return stbi_load(path, w, h, NULL, 3);
 }
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define BENCH_RUNS 15
+
+static int bench(int threads, int nfiles, char **files)
+{
+    for (int f = 0; f < nfiles; f++) {
+        bytes b = read_file(files[f]);
+        int w, h, comp;
+        uint8_t *pixels = stbi_load_from_memory(b.data, (int)b.size, &w, &h, &comp, 0);
+        if (!pixels) {
+            fprintf(stderr, "%s: %s\n", files[f], stbi_failure_reason());
+            return 1;
+        }
+        double t[BENCH_RUNS];
+        for (int r = 0; r < BENCH_RUNS; r++) {
+            stbi_image_free(pixels);
+            double t0 = now_ms();
+            pixels = stbi_load_from_memory(b.data, (int)b.size, &w, &h, &comp, comp);
+            t[r] = now_ms() - t0;
+        }
+        qsort(t, BENCH_RUNS, sizeof *t, by_value);
+        double mp = (double)w * h / 1e6;
+        printf("%s: %dx%d, %d channel(s); stb decode %.1f ms (%.2f ms/MP)\n", files[f], w, h, comp,
+               t[BENCH_RUNS / 2], t[BENCH_RUNS / 2] / mp);
+        stbi_image_free(pixels);
+        uint8_t *want = stb_decode(b.data, b.size, comp, &w, &h);
+        uint8_t *got = malloc((size_t)w * h * comp);
+        for (int set = 0; set < N_SETS && want && got; set++) {
+            const jpeg_recon_kernels *k = use_set(set);
+            if (!k) continue;
+            for (int r = 0; r < BENCH_RUNS; r++) {
+                double t0 = now_ms();
+                gi__jpeg_reconstruct(&captured, got, (size_t)w * comp, threads);
+                t[r] = now_ms() - t0;
+            }
+            qsort(t, BENCH_RUNS, sizeof *t, by_value);
+            printf("  reconstruct, %s, %d thread(s): %.1f ms (%.2f ms/MP)%s\n", k->name, threads,
+                   t[BENCH_RUNS / 2], t[BENCH_RUNS / 2] / mp,
+                   memcmp(got, want, (size_t)w * h * comp) ? "  DIFFERS FROM STB" : "");
+        }
+        free(got);
+        stbi_image_free(want);
+        free(b.data);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && !strcmp(argv[1], "--bench")) return bench(atoi(argv[2]), argc - 3, argv + 3);
     th_seed();
     for (int set = 0; set < N_SETS; set++) {
         const jpeg_recon_kernels *k = use_set(set);
