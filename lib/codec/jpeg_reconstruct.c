@@ -21,25 +21,12 @@
 
 #include "cpu_isa.h"
 #include "jpeg_recon_kernels.h"
-
-/* How stb's load_jpeg_image turns the components into the output. */
-typedef enum {
-    COLOUR_GRAY,     /* component 0 as it is (gray files; Y of colour ones) */
-    COLOUR_YCC,      /* stbi__YCbCr_to_RGB_row */
-    COLOUR_RGB,      /* components as R, G, B */
-    COLOUR_CMYK,     /* Adobe transform 0: each of C, M, Y times K */
-    COLOUR_YCCK,     /* Adobe transform 2: YCbCr to RGB, inverted, times K */
-    COLOUR_GRAY_RGB, /* 1 channel: stb's luma of R, G, B */
-    COLOUR_GRAY_CMYK,
-    COLOUR_GRAY_YCCK, /* 1 channel: inverted Y times K */
-} colour_mode;
-
-typedef enum { UP_NONE, UP_V2, UP_H2, UP_HV2, UP_NEAREST } upsampler;
+#include "jpeg_recon_plan.h"
 
 typedef struct {
     const gi_jpeg_plane *plane;
     int hs, vs;
-    upsampler up;
+    gi_jpeg_upsampler up;
     int neighbours; /* the filter reads the far row: 3 MCU rows in the ring */
     int ring_rows;  /* 8 v or 24 v */
     size_t row_bytes;
@@ -51,42 +38,11 @@ typedef struct {
 typedef struct {
     const gi_jpeg_coeffs *c;
     const jpeg_recon_kernels *k;
-    colour_mode mode;
+    gi_jpeg_colour_mode mode;
     int ncomp_used;
     uint8_t *pixels;
     size_t stride;
 } job;
-
-static colour_mode pick_mode(const gi_jpeg_coeffs *c)
-{
-    static const int rgb_ids[3] = {'R', 'G', 'B'};
-    int rgb = 0;
-    for (int i = 0; i < 3 && c->ncomp == 3; i++) rgb += c->plane[i].id == rgb_ids[i];
-    int is_rgb = c->ncomp == 3 && (rgb == 3 || (c->adobe_transform == 0 && !c->jfif));
-    if (c->out_channels == 1) {
-        if (is_rgb) return COLOUR_GRAY_RGB;
-        if (c->ncomp == 4 && c->adobe_transform == 0) return COLOUR_GRAY_CMYK;
-        if (c->ncomp == 4 && c->adobe_transform == 2) return COLOUR_GRAY_YCCK;
-        return COLOUR_GRAY;
-    }
-    if (c->ncomp == 1) return COLOUR_GRAY;
-    if (is_rgb) return COLOUR_RGB;
-    if (c->ncomp == 4 && c->adobe_transform == 0) return COLOUR_CMYK;
-    if (c->ncomp == 4 && c->adobe_transform == 2) return COLOUR_YCCK;
-    return COLOUR_YCC;
-}
-
-/* Components the mode reads. */
-static int components_used(colour_mode mode)
-{
-    switch (mode) {
-    case COLOUR_GRAY: return 1;
-    case COLOUR_YCC:
-    case COLOUR_RGB:
-    case COLOUR_GRAY_RGB: return 3;
-    default: return 4;
-    }
-}
 
 /* stbi__blinn_8x8: x * y / 255, rounded. */
 static inline uint8_t blinn(int x, int y)
@@ -106,38 +62,38 @@ static void colour_row(const job *jb, const uint8_t *const s[4], uint8_t *out)
 {
     int w = jb->c->width;
     switch (jb->mode) {
-    case COLOUR_GRAY:
+    case GI_JPEG_GRAY:
         if (jb->c->out_channels == 1) {
             memcpy(out, s[0], (size_t)w);
             return;
         }
         for (int i = 0; i < w; i++) out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = s[0][i];
         return;
-    case COLOUR_YCC: jb->k->ycc_to_rgb(out, s[0], s[1], s[2], w); return;
-    case COLOUR_RGB:
+    case GI_JPEG_YCC: jb->k->ycc_to_rgb(out, s[0], s[1], s[2], w); return;
+    case GI_JPEG_RGB:
         for (int i = 0; i < w; i++) {
             out[3 * i] = s[0][i];
             out[3 * i + 1] = s[1][i];
             out[3 * i + 2] = s[2][i];
         }
         return;
-    case COLOUR_CMYK:
+    case GI_JPEG_CMYK:
         for (int i = 0; i < w; i++)
             for (int ch = 0; ch < 3; ch++) out[3 * i + ch] = blinn(s[ch][i], s[3][i]);
         return;
-    case COLOUR_YCCK:
+    case GI_JPEG_YCCK:
         jb->k->ycc_to_rgb(out, s[0], s[1], s[2], w);
         for (int i = 0; i < w; i++)
             for (int ch = 0; ch < 3; ch++) out[3 * i + ch] = blinn(255 - out[3 * i + ch], s[3][i]);
         return;
-    case COLOUR_GRAY_RGB:
+    case GI_JPEG_GRAY_RGB:
         for (int i = 0; i < w; i++) out[i] = luma(s[0][i], s[1][i], s[2][i]);
         return;
-    case COLOUR_GRAY_CMYK:
+    case GI_JPEG_GRAY_CMYK:
         for (int i = 0; i < w; i++)
             out[i] = luma(blinn(s[0][i], s[3][i]), blinn(s[1][i], s[3][i]), blinn(s[2][i], s[3][i]));
         return;
-    case COLOUR_GRAY_YCCK:
+    case GI_JPEG_GRAY_YCCK:
         for (int i = 0; i < w; i++) out[i] = blinn(255 - s[0][i], s[3][i]);
         return;
     }
@@ -167,19 +123,13 @@ static const uint8_t *upsampled_row(const job *jb, const component *cp, int j)
 {
     int near = j / cp->vs, w = cp->plane->width;
     const uint8_t *n = ring_row(cp, near);
-    if (cp->up == UP_NONE) return n;
+    if (cp->up == GI_JPEG_UP_NONE) return n;
     const uint8_t *f = n;
-    if (cp->neighbours) {
-        /* stb's ystep: the first of the vs output rows takes the row above */
-        int upper = ((cp->vs >> 1) + j) % cp->vs >= (cp->vs >> 1);
-        int far = upper ? (near > 0 ? near - 1 : 0)
-                        : (near + 1 < cp->plane->height ? near + 1 : near);
-        f = ring_row(cp, far);
-    }
+    if (cp->neighbours) f = ring_row(cp, gi__jpeg_far_row(j, cp->vs, near, cp->plane->height));
     switch (cp->up) {
-    case UP_V2: jb->k->upsample_v2(cp->line, n, f, w); break;
-    case UP_H2: jb->k->upsample_h2(cp->line, n, w); break;
-    case UP_HV2: jb->k->upsample_hv2(cp->line, n, f, w); break;
+    case GI_JPEG_UP_V2: jb->k->upsample_v2(cp->line, n, f, w); break;
+    case GI_JPEG_UP_H2: jb->k->upsample_h2(cp->line, n, w); break;
+    case GI_JPEG_UP_HV2: jb->k->upsample_hv2(cp->line, n, f, w); break;
     default: /* stbi__resample_row_generic: nearest */
         for (int i = 0; i < w; i++)
             for (int d = 0; d < cp->hs; d++) cp->line[i * cp->hs + d] = n[i];
@@ -205,18 +155,14 @@ static int init_components(const job *jb, component *cps)
         cp->plane = p;
         cp->hs = c->hmax / p->h;
         cp->vs = c->vmax / p->v;
-        cp->up = cp->hs == 1 && cp->vs == 1 ? UP_NONE
-                 : cp->hs == 1 && cp->vs == 2 ? UP_V2
-                 : cp->hs == 2 && cp->vs == 1 ? UP_H2
-                 : cp->hs == 2 && cp->vs == 2 ? UP_HV2
-                                              : UP_NEAREST;
-        cp->neighbours = cp->up == UP_V2 || cp->up == UP_HV2;
+        cp->up = gi__jpeg_upsampler(cp->hs, cp->vs);
+        cp->neighbours = cp->up == GI_JPEG_UP_V2 || cp->up == GI_JPEG_UP_HV2;
         cp->ring_rows = 8 * p->v * (cp->neighbours ? 3 : 1);
         cp->row_bytes = (size_t)p->blocks_w * 8 + JPEG_RECON_SLACK;
         cp->ring = calloc((size_t)cp->ring_rows, cp->row_bytes);
-        if (cp->up != UP_NONE)
+        if (cp->up != GI_JPEG_UP_NONE)
             cp->line = calloc((size_t)p->width * (size_t)cp->hs + JPEG_RECON_SLACK, 1);
-        if (!cp->ring || (cp->up != UP_NONE && !cp->line)) {
+        if (!cp->ring || (cp->up != GI_JPEG_UP_NONE && !cp->line)) {
             free_components(cps, i + 1);
             return -1;
         }
@@ -277,9 +223,9 @@ const jpeg_recon_kernels *gi__jpeg_recon_kernels(void)
 
 int gi__jpeg_reconstruct(const gi_jpeg_coeffs *c, uint8_t *pixels, size_t stride, int threads)
 {
-    job jb = {.c = c, .k = gi__jpeg_recon_kernels(), .mode = pick_mode(c),
+    job jb = {.c = c, .k = gi__jpeg_recon_kernels(), .mode = gi__jpeg_colour_mode(c),
               .pixels = pixels, .stride = stride};
-    jb.ncomp_used = components_used(jb.mode);
+    jb.ncomp_used = gi__jpeg_components_used(jb.mode);
     /* bands of at least 4 MCU rows: each costs one more MCU row's IDCT */
     int bands = threads < 1 ? 1 : threads > MAX_BANDS ? MAX_BANDS : threads;
     if (bands > c->mcus_y / 4) bands = c->mcus_y / 4 > 0 ? c->mcus_y / 4 : 1;
