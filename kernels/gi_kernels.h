@@ -85,6 +85,41 @@ cudaError_t gi_cuda_compare(const uint8_t *e, size_t e_pitch, const uint8_t *a, 
 cudaError_t gi_cuda_paper(const float *in, float *out, int n, int variant,
                           cudaStream_t stream);
 
+/* The exact JPEG decoder's arithmetic half (lib/codec/jpeg_reconstruct.h,
+ * whose CPU version these match byte for byte). */
+typedef struct gi_cuda_jpeg_quant {
+    uint16_t q[64]; /* natural order */
+} gi_cuda_jpeg_quant;
+
+/* One component's IDCT output as the colour pass reads it. */
+typedef struct gi_cuda_jpeg_component {
+    const uint8_t *plane; /* device: height rows of at least width samples */
+    size_t pitch;
+    int width, height;    /* the component's samples (jpeg_coeffs.h) */
+    int hs, vs;           /* hmax / h, vmax / v */
+    int up;               /* a gi_jpeg_upsampler (jpeg_recon_plan.h) */
+} gi_cuda_jpeg_component;
+
+typedef struct gi_cuda_jpeg_frame {
+    int width, height, out_channels; /* the output: 1 or 3 channels */
+    int mode;                        /* a gi_jpeg_colour_mode */
+    int ncomp_used;
+    gi_cuda_jpeg_component comp[4];
+} gi_cuda_jpeg_frame;
+
+/* Dequantizes and inverse-transforms the blocks (bx < blocks_x, by <
+ * block_rows) of one component's coefficients (device, jpeg_coeffs.h's
+ * layout, blocks_w a row) into plane (device; block (bx, by) at row 8 by,
+ * column 8 bx; pitch a multiple of 8). */
+cudaError_t gi_cuda_jpeg_idct(const int16_t *coeffs, int blocks_w, int blocks_x, int block_rows,
+                              const gi_cuda_jpeg_quant *quant, uint8_t *plane, size_t pitch,
+                              cudaStream_t stream);
+
+/* Upsamples the planes and converts their colour into dst (device,
+ * width x height pixels of out_channels bytes). */
+cudaError_t gi_cuda_jpeg_colour(const gi_cuda_jpeg_frame *frame, uint8_t *dst, size_t pitch,
+                                cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

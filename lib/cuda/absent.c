@@ -3,6 +3,7 @@
 
 #include "backend.h"
 #include "gi_error.h"
+#include "jpeg_device.h"
 
 gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
 {
@@ -36,4 +37,32 @@ gi_status gi_cuda_device_info(int index, int measure_bandwidth, gi_device_info *
     (void)measure_bandwidth;
     memset(info, 0, sizeof *info);
     return gi__fail(GI_ERR_NO_DEVICE, "this build has no CUDA backend");
+}
+
+size_t gi__cuda_jpeg_planes_bytes(const gi_jpeg_coeffs *c)
+{
+    (void)c;
+    return 0;
+}
+
+gi_status gi__cuda_jpeg_reconstruct(const gi_jpeg_coeffs *c, const int16_t *d_coeffs,
+                                    uint8_t *d_planes, uint8_t *d_out, size_t out_pitch,
+                                    void *stream)
+{
+    (void)c;
+    (void)d_coeffs;
+    (void)d_planes;
+    (void)d_out;
+    (void)out_pitch;
+    (void)stream;
+    return gi__fail(GI_ERR_NO_DEVICE, "built without CUDA");
+}
+
+gi_status gi__cuda_jpeg_reconstruct_host(const gi_jpeg_coeffs *c, uint8_t *pixels,
+                                         size_t stride)
+{
+    (void)c;
+    (void)pixels;
+    (void)stride;
+    return gi__fail(GI_ERR_NO_DEVICE, "built without CUDA");
 }

@@ -1,0 +1,155 @@
+/* jpeg_decode_gpu: the JPEG decoder's arithmetic half on the GPU
+ * (lib/cuda/jpeg_device.h) gives the CPU's bytes (jpeg_reconstruct.h) for
+ * every colour mode stb has (gray, YCbCr, RGB by ids or Adobe 0, CMYK,
+ * YCCK, each to 1 or 3 channels), every upsampler (none, v2, h2, hv2 and
+ * nearest, chroma larger than luma too), sizes from 1x1 and off the MCU
+ * grid, on random coefficients (small ones as in photos, and extremes
+ * that wrap the 16-bit dequantization and saturate the IDCT) and random
+ * quantization tables. Both outputs are poisoned first, with padded rows
+ * on the CPU's side. Exits 77 without a GPU. GPUIMG_TEST_SMALL=1 leaves
+ * out the large sizes (for compute-sanitizer). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "jpeg_coeffs.h"
+#include "jpeg_device.h"
+#include "jpeg_reconstruct.h"
+
+typedef struct {
+    int ncomp, adobe, jfif, rgb_ids, out_channels;
+    int hv[4][2];
+} layout;
+
+static const int samplings[][4][2] = {
+    {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {{2, 1}, {1, 1}, {1, 1}, {2, 1}},
+    {{1, 2}, {1, 1}, {1, 1}, {1, 2}}, {{2, 2}, {1, 1}, {1, 1}, {2, 2}},
+    {{4, 1}, {1, 1}, {1, 1}, {4, 1}}, {{3, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {{1, 3}, {1, 1}, {1, 1}, {1, 1}}, {{4, 2}, {2, 1}, {1, 1}, {4, 2}},
+    {{1, 1}, {2, 2}, {1, 1}, {1, 1}}, {{2, 2}, {2, 1}, {1, 2}, {1, 1}},
+    {{4, 4}, {2, 2}, {1, 1}, {4, 4}},
+};
+
+static const int sizes[][2] = {{1, 1},   {1, 17}, {17, 1},  {7, 13},    {31, 29},  {64, 48},
+                               {97, 131}, {257, 3}, {3, 257}, {1023, 769}, {3000, 2001}};
+
+static int16_t random_coefficient(int k, int extreme)
+{
+    if (extreme) return (int16_t)th_rand_int(-32768, 32767);
+    int spread = k == 0 ? 512 : 64 / (1 + k / 4);
+    return th_rand_int(0, 3) ? 0 : (int16_t)th_rand_int(-spread, spread);
+}
+
+/* A coefficient set of layout l for a w x h frame, or storage NULL when
+ * out of memory. */
+static gi_jpeg_coeffs make_coeffs(const layout *l, int w, int h, int extreme)
+{
+    gi_jpeg_coeffs c;
+    memset(&c, 0, sizeof c);
+    c.width = w;
+    c.height = h;
+    c.ncomp = l->ncomp;
+    c.jfif = l->jfif;
+    c.adobe_transform = l->adobe;
+    c.out_channels = l->out_channels;
+    for (int i = 0; i < c.ncomp; i++) {
+        c.hmax = l->hv[i][0] > c.hmax ? l->hv[i][0] : c.hmax;
+        c.vmax = l->hv[i][1] > c.vmax ? l->hv[i][1] : c.vmax;
+    }
+    c.mcus_x = (w + 8 * c.hmax - 1) / (8 * c.hmax);
+    c.mcus_y = (h + 8 * c.vmax - 1) / (8 * c.vmax);
+    size_t total = 0;
+    for (int i = 0; i < c.ncomp; i++) {
+        gi_jpeg_plane *p = &c.plane[i];
+        p->id = l->rgb_ids ? "RGB?"[i] : i + 1;
+        p->h = l->hv[i][0];
+        p->v = l->hv[i][1];
+        p->tq = th_rand_int(0, 3);
+        p->width = (w * p->h + c.hmax - 1) / c.hmax;
+        p->height = (h * p->v + c.vmax - 1) / c.vmax;
+        p->blocks_w = c.mcus_x * p->h;
+        p->blocks_h = c.mcus_y * p->v;
+        total += (size_t)p->blocks_w * (size_t)p->blocks_h * 64;
+    }
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 64; k++)
+            c.quant[t][k] = (uint16_t)(th_rand_int(0, 7) ? th_rand_int(1, 40) : th_rand_int(1, 255));
+    c.storage = malloc(total * sizeof(int16_t));
+    if (!c.storage) return c;
+    c.storage_bytes = total * sizeof(int16_t);
+    int16_t *next = c.storage;
+    for (int i = 0; i < c.ncomp; i++) {
+        gi_jpeg_plane *p = &c.plane[i];
+        p->coeffs = next;
+        size_t n = (size_t)p->blocks_w * (size_t)p->blocks_h * 64;
+        for (size_t k = 0; k < n; k++) next[k] = random_coefficient((int)(k % 64), extreme);
+        next += n;
+    }
+    return c;
+}
+
+static int compare_one(const layout *l, int w, int h, int extreme)
+{
+    gi_jpeg_coeffs c = make_coeffs(l, w, h, extreme);
+    if (!c.storage) return th_check(0, "out of memory for %dx%d", w, h);
+    size_t row = (size_t)w * (size_t)l->out_channels, stride = row + 13;
+    uint8_t *cpu = malloc(stride * (size_t)h), *gpu = malloc(row * (size_t)h);
+    int ok = cpu && gpu;
+    if (ok) {
+        memset(cpu, 0x5A, stride * (size_t)h);
+        memset(gpu, 0xC3, row * (size_t)h);
+        int threads = th_rand_int(1, 4);
+        ok = th_check(gi__jpeg_reconstruct(&c, cpu, stride, threads) == 0, "CPU reconstruct");
+        gi_status st = gi__cuda_jpeg_reconstruct_host(&c, gpu, row);
+        ok = ok && th_check(st == GI_OK, "GPU reconstruct: %s", gi_last_error());
+        for (int y = 0; ok && y < h; y++)
+            if (memcmp(cpu + (size_t)y * stride, gpu + (size_t)y * row, row) != 0) {
+                int x = 0;
+                while (cpu[(size_t)y * stride + x] == gpu[(size_t)y * row + x]) x++;
+                ok = th_check(0,
+                              "%dx%d ncomp %d adobe %d jfif %d ids %d -> %d ch, sampling "
+                              "%dx%d/%dx%d/%dx%d%s: row %d byte %d CPU %d GPU %d",
+                              w, h, l->ncomp, l->adobe, l->jfif, l->rgb_ids, l->out_channels,
+                              l->hv[0][0], l->hv[0][1], l->hv[1][0], l->hv[1][1], l->hv[2][0],
+                              l->hv[2][1], extreme ? " extreme" : "", y, x,
+                              cpu[(size_t)y * stride + x], gpu[(size_t)y * row + x]);
+            }
+        if (ok) th_check(1, "%dx%d", w, h);
+    }
+    free(cpu);
+    free(gpu);
+    gi__jpeg_coeffs_free(&c);
+    return ok;
+}
+
+int main(void)
+{
+    const char *why = "";
+    if (gi_cuda_device_count(&why) == 0) {
+        printf("skip: %s\n", why);
+        return 77;
+    }
+    const int small = getenv("GPUIMG_TEST_SMALL") != NULL;
+    th_seed();
+    /* ncomp, Adobe transform, JFIF, R/G/B ids: every branch of the colour choice */
+    static const int kinds[][4] = {{1, -1, 1, 0}, {3, -1, 1, 0}, {3, -1, 0, 1}, {3, 0, 0, 0},
+                                   {3, 1, 0, 0}, {4, 0, 0, 0}, {4, 2, 0, 0}, {4, -1, 0, 0}};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+        for (size_t s = 0; s < sizeof samplings / sizeof *samplings; s++)
+            for (int out = 1; out <= 3; out += 2)
+                for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+                    if (sizes[z][0] * sizes[z][1] > (small ? 20000 : 1000000) &&
+                        (s % 3 != 0 || out == 1))
+                        continue; /* the large sizes for a third of the samplings */
+                    if (small && sizes[z][0] * sizes[z][1] > 20000) continue;
+                    layout l = {.ncomp = kinds[k][0], .adobe = kinds[k][1], .jfif = kinds[k][2],
+                                .rgb_ids = kinds[k][3], .out_channels = out};
+                    if (kinds[k][0] == 1 && s > 0) continue; /* gray: one component, 1x1 */
+                    memcpy(l.hv, samplings[s], sizeof l.hv);
+                    if (l.ncomp == 1) l.hv[0][0] = l.hv[0][1] = 1;
+                    compare_one(&l, sizes[z][0], sizes[z][1], 0);
+                    if (z < 6) compare_one(&l, sizes[z][0], sizes[z][1], 1);
+                }
+    return th_finish();
+}
