@@ -363,7 +363,8 @@ static inline void store_rgb(uint8_t *out, c8 r, c8 g, c8 b)
     memcpy(out + 16, &o1, 16);
     memcpy(out + 32, &o2, 16);
 #elif defined(__ARM_NEON) && defined(__aarch64__)
-    vst3_u8(out, (uint8x8x3_t){{(uint8x8_t)r, (uint8x8_t)g, (uint8x8_t)b}});
+    const uint8x8x3_t rgb = {{(uint8x8_t)r, (uint8x8_t)g, (uint8x8_t)b}};
+    vst3_u8(out, rgb);
 #else /* SSE2 has no byte shuffle, and GCC's would go byte by byte */
     uint8_t rgb[3][PX];
     memcpy(rgb[0], &r, PX);
@@ -400,8 +401,10 @@ const jpeg_recon_kernels GI_JPEG_RECON = {
     .name = "avx2",
 #elif defined(__ARM_NEON)
     .name = "neon",
-#else
+#elif defined(__SSE2__)
     .name = "sse2",
+#else
+    .name = "portable",
 #endif
     .idct_blocks = idct_blocks,
     .upsample_v2 = upsample_v2,

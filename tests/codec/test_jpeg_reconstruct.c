@@ -70,6 +70,11 @@ static const jpeg_recon_kernels *use_set(int i)
 
 #define N_SETS 4
 
+/* The vector set compiled as for a machine with neither SSE2 nor NEON
+ * (tests/codec/meson.build), so that its plain GCC vector fallbacks run
+ * here too; kernels only, as no CPU picks it. */
+extern const jpeg_recon_kernels gi__jpeg_recon_portable;
+
 /* ---- IDCT ---- */
 
 /* stb's IDCT on x86-64 is stbi__idct_simd, our definition; the C one
@@ -567,8 +572,8 @@ int main(int argc, char **argv)
 {
     if (argc > 2 && !strcmp(argv[1], "--bench")) return bench(atoi(argv[2]), argc - 3, argv + 3);
     th_seed();
-    for (int set = 0; set < N_SETS; set++) {
-        const jpeg_recon_kernels *k = use_set(set);
+    for (int set = 0; set <= N_SETS; set++) {
+        const jpeg_recon_kernels *k = set < N_SETS ? use_set(set) : &gi__jpeg_recon_portable;
         if (!k) continue;
         printf("kernel set %s\n", k->name);
         test_idct(k);
