@@ -503,11 +503,6 @@ static void check_image(const uint8_t *rgb, int w, int h, const char *what, int 
     free(three.data);
 }
 
-static uint8_t *load_rgb(const char *path, int *w, int *h)
-{
-    return stbi_load(path, w, h, NULL, 3);
-}
-
 static double now_ms(void)
 {
     struct timespec t;
@@ -606,9 +601,16 @@ int main(int argc, char **argv)
             snprintf(path, sizeof path, "%s/%s", argv[a], names[n]);
             if (access(path, R_OK) != 0) continue;
             int w, h;
-            uint8_t *rgb = load_rgb(path, &w, &h);
+            uint8_t *rgb = stbi_load(path, &w, &h, NULL, 3);
             if (!th_check(rgb != NULL, "cannot read %s", path)) continue;
-            check_image(rgb, w, h, path, a == 1);
+            /* photos: a window of at most 1001 x 757 (odd sides, 95 MCU rows
+             * and more: bands for 8 threads), to keep the test short */
+            int cw = w < 1001 ? w : 1001, ch = h < 757 ? h : 757;
+            for (int y = 0; y < ch; y++)
+                memmove(rgb + (size_t)y * cw * 3,
+                        rgb + ((size_t)(y + (h - ch) / 2) * w + (size_t)(w - cw) / 2) * 3,
+                        (size_t)cw * 3);
+            check_image(rgb, cw, ch, path, a == 1);
             stbi_image_free(rgb);
         }
     }
