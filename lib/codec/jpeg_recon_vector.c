@@ -230,11 +230,41 @@ static inline void transpose(vs16 r[8])
     }
 }
 
+/* A block whose only nonzero coefficient is DC d is flat: the column
+ * pass gives (4096 d + 512) >> 10 = 4 d, saturated, in column 0 of every
+ * row, and the row pass (s 4096 + bias) >> 17 from that s everywhere. */
+static inline uint8_t flat_sample(int d)
+{
+    int s = 4 * d < -32768 ? -32768 : 4 * d > 32767 ? 32767 : 4 * d;
+    int v = (s * 4096 + JPEG_IDCT_BIAS_ROWS) >> 17;
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+typedef uint64_t vu64 __attribute__((vector_size(VBYTES)));
+
+/* The vector's blocks are all flat: no nonzero AC coefficient. */
+static inline int all_flat(const vs16 r[8])
+{
+    vs16 ac_of_row0;
+    for (int i = 0; i < VBYTES / 2; i++) ac_of_row0[i] = i % 8 ? -1 : 0; /* DC: lane 0 of a block */
+    vu64 ac = (vu64)(r[1] | r[2] | r[3] | r[4] | r[5] | r[6] | r[7] | (r[0] & ac_of_row0));
+    uint64_t any = 0;
+    for (int i = 0; i < VBYTES / 8; i++) any |= ac[i];
+    return any == 0;
+}
+
 /* BLOCKS blocks from coeffs into out (8 bytes each, side by side). */
 static inline void idct_vector(const int16_t *coeffs, const vu16 q[8], uint8_t *out, size_t stride)
 {
     vs16 r[8];
     for (int u = 0; u < 8; u++) r[u] = (vs16)((vu16)load_row(coeffs, u) * q[u]);
+    if (all_flat(r)) { /* common in smooth areas and chroma: 8 bytes a row */
+        for (int b = 0; b < BLOCKS; b++) {
+            uint8_t v = flat_sample(r[0][8 * b]);
+            for (int y = 0; y < 8; y++) memset(out + 8 * b + y * stride, v, 8);
+        }
+        return;
+    }
     idct_pass(r, JPEG_IDCT_BIAS_COLUMNS, 10);
     transpose(r);
     idct_pass(r, JPEG_IDCT_BIAS_ROWS, 17);
