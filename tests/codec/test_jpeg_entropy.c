@@ -1,0 +1,255 @@
+/* The JPEG decoder's entropy half (lib/codec/jpeg_parse.c, jpeg_entropy.c)
+ * against stb_image 2.27: every coefficient block stb hands its IDCT
+ * (baseline blocks while decoding, progressive ones in stbi__jpeg_finish),
+ * captured by replacing stb's idct_block_kernel, must equal ours times the
+ * quantizer (16-bit wrap, as stb multiplies). A file we leave to stb
+ * ("not mine") is fine; one we decode where stb fails is not.
+ *
+ *   test_jpeg_entropy FILE|DIR...
+ *
+ * Each file is checked whole, then cut short at many points and with
+ * bytes of its entropy-coded data changed (seeded: GPUIMG_SEED), where the same rule
+ * holds. Files whose name ends in ".stb.jpg" are ones we are expected to
+ * leave to stb (arithmetic coding, 12-bit); every other whole file must be
+ * ours. */
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_JPEG
+#define STBI_NO_STDIO
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#include <stb_image.h>
+#pragma GCC diagnostic pop
+/* stb declares static functions that STBI_ONLY_JPEG leaves undefined; the
+ * warning comes at the end of the file. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+#include "jpeg_parse.h"
+
+/* ---- stb's coefficients ---- */
+
+typedef struct {
+    int16_t *blocks[4]; /* per component, on stb's grid of w2/8 x h2/8 blocks */
+    uint8_t *seen[4];
+    int bw[4], bh[4];
+} capture;
+
+static capture cap;
+static stbi__jpeg *cap_jpeg;
+
+static void capture_idct(stbi_uc *out, int out_stride, short data[64])
+{
+    stbi__jpeg *j = cap_jpeg;
+    for (int n = 0; n < j->s->img_n; n++) {
+        stbi_uc *base = j->img_comp[n].data;
+        if (!base || out < base || out >= base + (size_t)j->img_comp[n].w2 * j->img_comp[n].h2)
+            continue;
+        if (!cap.blocks[n]) {
+            cap.bw[n] = j->img_comp[n].w2 / 8;
+            cap.bh[n] = j->img_comp[n].h2 / 8;
+            cap.blocks[n] = calloc((size_t)cap.bw[n] * cap.bh[n], 64 * sizeof(int16_t));
+            cap.seen[n] = calloc((size_t)cap.bw[n] * cap.bh[n], 1);
+            if (!cap.blocks[n] || !cap.seen[n]) abort();
+        }
+        size_t off = (size_t)(out - base);
+        size_t by = off / (size_t)out_stride / 8, bx = off % (size_t)out_stride / 8;
+        size_t b = by * (size_t)cap.bw[n] + bx;
+        memcpy(cap.blocks[n] + 64 * b, data, 64 * sizeof(int16_t));
+        cap.seen[n][b] = 1;
+        break;
+    }
+    stbi__idct_block(out, out_stride, data);
+}
+
+static void capture_free(void)
+{
+    for (int n = 0; n < 4; n++) {
+        free(cap.blocks[n]);
+        free(cap.seen[n]);
+    }
+    memset(&cap, 0, sizeof cap);
+}
+
+/* stb's decode as gpuimg asks for it (stbi__jpeg_load, its channel count),
+ * with the IDCT's input captured. Returns 1 when stb decodes the file. */
+static int stb_decode(const uint8_t *bytes, size_t size)
+{
+    stbi__context s;
+    stbi__start_mem(&s, bytes, (int)size);
+    stbi__jpeg *j = malloc(sizeof *j);
+    if (!j) abort();
+    j->s = &s;
+    stbi__setup_jpeg(j);
+    j->idct_block_kernel = capture_idct;
+    cap_jpeg = j;
+    int x, y, comp;
+    uint8_t *pixels = load_jpeg_image(j, &x, &y, &comp, 0);
+    free(j);
+    free(pixels);
+    return pixels != NULL;
+}
+
+/* ---- comparison ---- */
+
+typedef struct {
+    int files, ours, left, cut_ours, cut_left;
+} tally;
+
+/* 0 when every block stb decoded is ours times the quantizer. */
+static int compare(const char *name, const gi_jpeg_coeffs *c)
+{
+    for (int n = 0; n < c->ncomp; n++) {
+        const gi_jpeg_plane *pl = &c->plane[n];
+        if (!cap.blocks[n] || cap.bw[n] != pl->blocks_w || cap.bh[n] != pl->blocks_h) {
+            fprintf(stderr, "%s: component %d: stb's grid differs\n", name, n);
+            return -1;
+        }
+        int need_w = (pl->width + 7) >> 3, need_h = (pl->height + 7) >> 3;
+        for (int by = 0; by < pl->blocks_h; by++)
+            for (int bx = 0; bx < pl->blocks_w; bx++) {
+                size_t b = (size_t)by * pl->blocks_w + bx;
+                if (!cap.seen[n][b]) {
+                    if (bx < need_w && by < need_h) {
+                        fprintf(stderr, "%s: component %d block %d,%d: stb never decoded it\n",
+                                name, n, bx, by);
+                        return -1;
+                    }
+                    continue;
+                }
+                const int16_t *ours = pl->coeffs + 64 * b, *theirs = cap.blocks[n] + 64 * b;
+                for (int i = 0; i < 64; i++) {
+                    int16_t v = (int16_t)(uint16_t)((uint32_t)(uint16_t)ours[i] * c->quant[pl->tq][i]);
+                    if (v != theirs[i]) {
+                        fprintf(stderr, "%s: component %d block %d,%d coefficient %d: ours %d (x%u = %d), stb %d\n",
+                                name, n, bx, by, i, ours[i], c->quant[pl->tq][i], v, theirs[i]);
+                        return -1;
+                    }
+                }
+            }
+    }
+    return 0;
+}
+
+/* One input: 1 ours and equal to stb, 0 left to stb, -1 a failure. */
+static int check_bytes(const char *name, const uint8_t *bytes, size_t size)
+{
+    gi_jpeg_coeffs c;
+    int r = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, &c);
+    if (r == GI_JPEG_NO_MEMORY) {
+        fprintf(stderr, "%s: out of memory\n", name);
+        return -1;
+    }
+    if (r == GI_JPEG_NOT_MINE) return 0;
+    int stb_ok = stb_decode(bytes, size), result = 1;
+    if (!stb_ok) {
+        fprintf(stderr, "%s: we decoded it, stb refuses it (%s)\n", name, stbi_failure_reason());
+        result = -1;
+    } else if (compare(name, &c) < 0) {
+        result = -1;
+    } else if (c.out_channels != (c.ncomp >= 3 ? 3 : 1)) {
+        fprintf(stderr, "%s: %d output channels\n", name, c.out_channels);
+        result = -1;
+    }
+    capture_free();
+    gi__jpeg_coeffs_free(&c);
+    return result;
+}
+
+static uint32_t next_random(void)
+{
+    return (uint32_t)th_rand64();
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* The file whole, then (files up to 1 MB, so that photos stay quick) cut
+ * short at 40 points, and 40 copies with one to three changed bytes past
+ * the first quarter (mostly entropy-coded data). */
+static void check_file(const char *path, tally *t)
+{
+    FILE *f = fopen(path, "rb");
+    th_check(f != NULL, "%s: cannot open", path);
+    if (!f) return;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *bytes = malloc((size_t)size + 1);
+    th_check(bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size, "%s: cannot read", path);
+    fclose(f);
+    if (!bytes) return;
+    t->files++;
+    int r = check_bytes(path, bytes, (size_t)size);
+    int expect_left = ends_with(path, ".stb.jpg");
+    th_check(r >= 0, "%s: differs from stb", path);
+    th_check(r != 0 || expect_left, "%s: left to stb", path);
+    th_check(r != 1 || !expect_left, "%s: expected to be left to stb", path);
+    if (r == 1) t->ours++;
+    else t->left++;
+    uint8_t *copy = malloc((size_t)size + 1);
+    for (int i = 0; i < 40 && size > 2 && size <= (1 << 20); i++) {
+        size_t cut = i < 8 ? (size_t)size - 1 - (size_t)i : next_random() % (size_t)size;
+        r = check_bytes(path, bytes, cut);
+        th_check(r >= 0, "%s cut to %zu bytes: differs from stb", path, cut);
+        if (r == 1) t->cut_ours++;
+        else t->cut_left++;
+        memcpy(copy, bytes, (size_t)size);
+        int changes = 1 + (int)(next_random() % 3);
+        for (int k = 0; k < changes; k++) {
+            size_t at = (size_t)size / 4 + next_random() % ((size_t)size - (size_t)size / 4);
+            copy[at] = (uint8_t)next_random();
+        }
+        r = check_bytes(path, copy, (size_t)size);
+        th_check(r >= 0, "%s changed (case %d): differs from stb", path, i);
+        if (r == 1) t->cut_ours++;
+        else t->cut_left++;
+    }
+    free(copy);
+    free(bytes);
+}
+
+static void check_path(const char *path, tally *t)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return;
+    if (!S_ISDIR(st.st_mode)) {
+        check_file(path, t);
+        return;
+    }
+    DIR *d = opendir(path);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!ends_with(e->d_name, ".jpg") && !ends_with(e->d_name, ".jpeg")) continue;
+        char full[4096];
+        snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+        check_file(full, t);
+    }
+    closedir(d);
+}
+
+int main(int argc, char **argv)
+{
+    tally t = {0};
+    th_seed();
+    for (int i = 1; i < argc; i++) check_path(argv[i], &t);
+    printf("%d files: %d ours, %d left to stb; damaged copies: %d ours, %d left to stb\n",
+           t.files, t.ours, t.left, t.cut_ours, t.cut_left);
+    return th_finish();
+}
