@@ -174,9 +174,8 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
     }
     /* One allocation for every plane, zeroed: blocks no scan codes are zero. */
     c->storage_bytes = (size_t)(blocks * 64 * sizeof(int16_t));
-    c->storage = gi__pixels_alloc(c->storage_bytes);
+    c->storage = gi__pixels_calloc(c->storage_bytes);
     if (!c->storage) return GI_JPEG_NO_MEMORY;
-    memset(c->storage, 0, c->storage_bytes);
     int16_t *next = c->storage;
     for (int i = 0; i < n; i++) {
         c->plane[i].coeffs = next;
@@ -283,10 +282,4 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
     free(ps);
     if (r != GI_JPEG_OK) gi__jpeg_coeffs_free(c);
     return r;
-}
-
-void gi__jpeg_coeffs_free(gi_jpeg_coeffs *c)
-{
-    gi__pixels_free(c->storage);
-    memset(c, 0, sizeof *c);
 }
