@@ -1,0 +1,341 @@
+/* The arithmetic kernels (jpeg_recon_kernels.h) for one instruction set:
+ * meson compiles this file once per set, each with GI_JPEG_RECON naming
+ * its table (SSE2 or NEON as the base, AVX2, AVX-512). The IDCT is
+ * written in GCC vector code, a block row per vector of eight 32-bit
+ * lanes; the upsamplers and the colour conversion are plain loops without
+ * a carried dependency, which GCC vectorizes at -O3 for the set it
+ * compiles for. Integer arithmetic throughout: every set gives the scalar
+ * set's bytes (jpeg_recon_scalar.c, the definition). */
+#include <string.h>
+
+#include "jpeg_recon_idct.h"
+#include "jpeg_recon_kernels.h"
+#include "vector_shuffle.h"
+
+#ifndef GI_JPEG_RECON
+#define GI_JPEG_RECON gi__jpeg_recon_base
+#endif
+
+/* Every function here but the table is static and takes vectors only from
+ * its own file, so GCC's note that 32-byte vectors are passed differently
+ * with AVX does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+/* ---- IDCT: stb's SSE2 IDCT, a block per 128 bits ----
+ *
+ * Each 128-bit lane holds a row of one block, so an AVX2 register works
+ * on 2 blocks, an AVX-512 one on 4: every step below acts within 128-bit
+ * lanes (madd, packs, unpacks), as stb's SSE2 code does on one block.
+ * The arithmetic is jpeg_idct_lanes' (jpeg_recon_idct.h), arranged as
+ * stb arranges it: the pairs of inputs that share products interleaved
+ * in 16 bits and multiplied by pairs of constants with pmaddwd. */
+#if defined(__AVX512BW__)
+#include <immintrin.h>
+#define VBYTES 64
+#elif defined(__AVX2__)
+#include <immintrin.h>
+#define VBYTES 32
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#define VBYTES 16
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#include <arm_neon.h>
+#define VBYTES 16
+#else
+#define VBYTES 16
+#endif
+#define BLOCKS (VBYTES / 16) /* blocks a vector holds */
+
+typedef int16_t vs16 __attribute__((vector_size(VBYTES)));
+typedef uint16_t vu16 __attribute__((vector_size(VBYTES)));
+typedef int32_t vs32 __attribute__((vector_size(VBYTES)));
+typedef uint32_t vu32 __attribute__((vector_size(VBYTES)));
+typedef uint8_t vu8 __attribute__((vector_size(VBYTES)));
+typedef int16_t mask16 __attribute__((vector_size(16)));
+
+#if VBYTES == 64
+#define IV(x) ((__m512i)(x))
+#define UNPACKLO16(a, b) ((vs16)_mm512_unpacklo_epi16(IV(a), IV(b)))
+#define UNPACKHI16(a, b) ((vs16)_mm512_unpackhi_epi16(IV(a), IV(b)))
+#define MADD(a, b) ((vs32)_mm512_madd_epi16(IV(a), IV(b)))
+#define PACKS32(a, b) ((vs16)_mm512_packs_epi32(IV(a), IV(b)))
+#define PACKUS16(a, b) ((vu8)_mm512_packus_epi16(IV(a), IV(b)))
+#elif VBYTES == 32
+#define IV(x) ((__m256i)(x))
+#define UNPACKLO16(a, b) ((vs16)_mm256_unpacklo_epi16(IV(a), IV(b)))
+#define UNPACKHI16(a, b) ((vs16)_mm256_unpackhi_epi16(IV(a), IV(b)))
+#define MADD(a, b) ((vs32)_mm256_madd_epi16(IV(a), IV(b)))
+#define PACKS32(a, b) ((vs16)_mm256_packs_epi32(IV(a), IV(b)))
+#define PACKUS16(a, b) ((vu8)_mm256_packus_epi16(IV(a), IV(b)))
+#elif defined(__SSE2__)
+#define IV(x) ((__m128i)(x))
+#define UNPACKLO16(a, b) ((vs16)_mm_unpacklo_epi16(IV(a), IV(b)))
+#define UNPACKHI16(a, b) ((vs16)_mm_unpackhi_epi16(IV(a), IV(b)))
+#define MADD(a, b) ((vs32)_mm_madd_epi16(IV(a), IV(b)))
+#define PACKS32(a, b) ((vs16)_mm_packs_epi32(IV(a), IV(b)))
+#define PACKUS16(a, b) ((vu8)_mm_packus_epi16(IV(a), IV(b)))
+#else /* 16 bytes in GCC vector code; NEON where there is NEON */
+#define UNPACKLO16(a, b) GI_SHUFFLE(a, b, mask16, 0, 8, 1, 9, 2, 10, 3, 11)
+#define UNPACKHI16(a, b) GI_SHUFFLE(a, b, mask16, 4, 12, 5, 13, 6, 14, 7, 15)
+static inline vs32 MADD(vs16 a, vs16 b)
+{
+#if defined(__ARM_NEON) && defined(__aarch64__)
+    return (vs32)vpaddq_s32(vmull_s16(vget_low_s16((int16x8_t)a), vget_low_s16((int16x8_t)b)),
+                            vmull_high_s16((int16x8_t)a, (int16x8_t)b));
+#else
+    vs32 even = ((vs32)a << 16 >> 16) * ((vs32)b << 16 >> 16);
+    return (vs32)((vu32)even + (vu32)(((vs32)a >> 16) * ((vs32)b >> 16)));
+#endif
+}
+static inline vs32 clamp32(vs32 x, int lo, int hi)
+{
+    vs32 below = x < lo, above = x > hi;
+    return (x & ~(below | above)) | (below & lo) | (above & hi);
+}
+typedef int16_t vs16x4 __attribute__((vector_size(8)));
+typedef uint8_t vu8x8 __attribute__((vector_size(8)));
+static inline vs16 PACKS32(vs32 a, vs32 b)
+{
+    vs16x4 lo = __builtin_convertvector(clamp32(a, -32768, 32767), vs16x4);
+    vs16x4 hi = __builtin_convertvector(clamp32(b, -32768, 32767), vs16x4);
+    vs16 r;
+    memcpy(&r, &lo, 8);
+    memcpy((char *)&r + 8, &hi, 8);
+    return r;
+}
+static inline vu8 PACKUS16(vs16 a, vs16 b)
+{
+    vs16 lo_m = a < 0, hi_m = a > 255;
+    vs16 ca = (a & ~(lo_m | hi_m)) | (hi_m & 255);
+    lo_m = b < 0, hi_m = b > 255;
+    vs16 cb = (b & ~(lo_m | hi_m)) | (hi_m & 255);
+    vu8x8 x = __builtin_convertvector(ca, vu8x8), y = __builtin_convertvector(cb, vu8x8);
+    vu8 r;
+    memcpy(&r, &x, 8);
+    memcpy((char *)&r + 8, &y, 8);
+    return r;
+}
+#endif
+
+/* Row u of the vector's blocks, which follow each other in memory. */
+static inline vs16 load_row(const int16_t *blocks, int u)
+{
+    vs16 r;
+#if VBYTES == 64
+    __m512i v = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(blocks + 8 * u)));
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(blocks + 64 + 8 * u)), 1);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(blocks + 128 + 8 * u)), 2);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(blocks + 192 + 8 * u)), 3);
+    r = (vs16)v;
+#elif VBYTES == 32
+    __m256i v = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(blocks + 8 * u)));
+    r = (vs16)_mm256_inserti128_si256(v, _mm_loadu_si128((const __m128i *)(blocks + 64 + 8 * u)), 1);
+#else
+    memcpy(&r, blocks + 8 * u, sizeof r);
+#endif
+    return r;
+}
+
+/* Rows y and y + 1 of the vector's blocks: p holds, in each 128-bit lane,
+ * row y's 8 bytes then row y + 1's. */
+static inline void store_rows(vu8 p, uint8_t *out, size_t stride)
+{
+#if VBYTES == 64
+    __m512i rows = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), IV(p));
+    _mm256_storeu_si256((__m256i *)out, _mm512_castsi512_si256(rows));
+    _mm256_storeu_si256((__m256i *)(out + stride), _mm512_extracti64x4_epi64(rows, 1));
+#elif VBYTES == 32
+    __m256i rows = _mm256_permute4x64_epi64(IV(p), 0xD8);
+    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(rows));
+    _mm_storeu_si128((__m128i *)(out + stride), _mm256_extracti128_si256(rows, 1));
+#else
+    memcpy(out, &p, 8);
+    memcpy(out + stride, (const char *)&p + 8, 8);
+#endif
+}
+
+/* The constants in 16-bit pairs for MADD: (c_even, c_odd) in each lane. */
+static inline vs16 pair(int even, int odd)
+{
+    vu32 v = (vu32){0} + ((uint32_t)(uint16_t)even | (uint32_t)(uint16_t)odd << 16);
+    return (vs16)v;
+}
+
+#define ADD16(a, b) ((vs16)((vu16)(a) + (vu16)(b)))
+#define SUB16(a, b) ((vs16)((vu16)(a) - (vu16)(b)))
+
+/* out0 = x * c0[even] + y * c0[odd] per 32-bit lane, low and high halves
+ * of the 16-bit lanes; out1 the same with c1. */
+#define ROT(out0, out1, x, y, c0, c1)                                                  \
+    vs16 out0##lo_ = UNPACKLO16(x, y), out0##hi_ = UNPACKHI16(x, y);                  \
+    vs32 out0##_l = MADD(out0##lo_, c0), out0##_h = MADD(out0##hi_, c0);               \
+    vs32 out1##_l = MADD(out0##lo_, c1), out1##_h = MADD(out0##hi_, c1)
+
+/* x * 4096 in 32 bits: x in the high half, shifted down. */
+#define WIDEN12(out, x)                                                                 \
+    vs32 out##_l = (vs32)UNPACKLO16((vs16){0}, x) >> 4;                                 \
+    vs32 out##_h = (vs32)UNPACKHI16((vs16){0}, x) >> 4
+
+/* o0 = (a + b) >> shift, o1 = (a - b) >> shift, packed to 16 bits with
+ * saturation; a already biased */
+#define BUTTERFLY(o0, o1, a, b, shift)                                                  \
+    o0 = PACKS32((a##_l + b##_l) >> (shift), (a##_h + b##_h) >> (shift));               \
+    o1 = PACKS32((a##_l - b##_l) >> (shift), (a##_h - b##_h) >> (shift))
+
+static inline void idct_pass(vs16 r[8], int bias, int shift)
+{
+    const vs16 rot0_0 = pair(JPEG_C054, JPEG_C054 + JPEG_CM185);
+    const vs16 rot0_1 = pair(JPEG_C054 + JPEG_C077, JPEG_C054);
+    const vs16 rot1_0 = pair(JPEG_C117 + JPEG_CM090, JPEG_C117);
+    const vs16 rot1_1 = pair(JPEG_C117, JPEG_C117 + JPEG_CM256);
+    const vs16 rot2_0 = pair(JPEG_CM196 + JPEG_C030, JPEG_CM196);
+    const vs16 rot2_1 = pair(JPEG_CM196, JPEG_CM196 + JPEG_C307);
+    const vs16 rot3_0 = pair(JPEG_CM039 + JPEG_C205, JPEG_CM039);
+    const vs16 rot3_1 = pair(JPEG_CM039, JPEG_CM039 + JPEG_C150);
+    /* even part */
+    ROT(t2e, t3e, r[2], r[6], rot0_0, rot0_1);
+    WIDEN12(t0e, ADD16(r[0], r[4]));
+    WIDEN12(t1e, SUB16(r[0], r[4]));
+    vs32 x0_l = t0e_l + t3e_l + bias, x0_h = t0e_h + t3e_h + bias;
+    vs32 x3_l = t0e_l - t3e_l + bias, x3_h = t0e_h - t3e_h + bias;
+    vs32 x1_l = t1e_l + t2e_l + bias, x1_h = t1e_h + t2e_h + bias;
+    vs32 x2_l = t1e_l - t2e_l + bias, x2_h = t1e_h - t2e_h + bias;
+    /* odd part */
+    ROT(y0o, y2o, r[7], r[3], rot2_0, rot2_1);
+    ROT(y1o, y3o, r[5], r[1], rot3_0, rot3_1);
+    ROT(y4o, y5o, ADD16(r[1], r[7]), ADD16(r[3], r[5]), rot1_0, rot1_1);
+    vs32 x4_l = y0o_l + y4o_l, x4_h = y0o_h + y4o_h;
+    vs32 x5_l = y1o_l + y5o_l, x5_h = y1o_h + y5o_h;
+    vs32 x6_l = y2o_l + y5o_l, x6_h = y2o_h + y5o_h;
+    vs32 x7_l = y3o_l + y4o_l, x7_h = y3o_h + y4o_h;
+    BUTTERFLY(r[0], r[7], x0, x7, shift);
+    BUTTERFLY(r[1], r[6], x1, x6, shift);
+    BUTTERFLY(r[2], r[5], x2, x5, shift);
+    BUTTERFLY(r[3], r[4], x3, x4, shift);
+}
+
+/* The 8x8 transpose of 16-bit lanes (in each 128-bit lane): three rounds
+ * of interleaving, row i with row i + 4, then i + 2, then i + 1. */
+static inline void transpose(vs16 r[8])
+{
+    static const int step[3] = {4, 2, 1};
+    for (int round = 0; round < 3; round++) {
+        vs16 t[8];
+        int s = step[round];
+        for (int i = 0, k = 0; k < 4; k++, i = (i + 1) % s == 0 ? i + 1 + s : i + 1) {
+            t[i] = UNPACKLO16(r[i], r[i + s]);
+            t[i + s] = UNPACKHI16(r[i], r[i + s]);
+        }
+        memcpy(r, t, sizeof t);
+    }
+}
+
+/* BLOCKS blocks from coeffs into out (8 bytes each, side by side). */
+static inline void idct_vector(const int16_t *coeffs, const vu16 q[8], uint8_t *out, size_t stride)
+{
+    vs16 r[8];
+    for (int u = 0; u < 8; u++) r[u] = (vs16)((vu16)load_row(coeffs, u) * q[u]);
+    idct_pass(r, JPEG_IDCT_BIAS_COLUMNS, 10);
+    transpose(r);
+    idct_pass(r, JPEG_IDCT_BIAS_ROWS, 17);
+    transpose(r);
+    for (int y = 0; y < 8; y += 2) store_rows(PACKUS16(r[y], r[y + 1]), out + y * stride, stride);
+}
+
+static void idct_blocks(const int16_t *coeffs, int n, const uint16_t quant[64], uint8_t *out,
+                        size_t stride)
+{
+    vu16 q[8];
+    for (int u = 0; u < 8; u++)
+        for (int b = 0; b < BLOCKS; b++) memcpy((uint16_t *)&q[u] + 8 * b, quant + 8 * u, 16);
+    int b = 0;
+    for (; b + BLOCKS <= n; b += BLOCKS) idct_vector(coeffs + 64 * b, q, out + 8 * b, stride);
+    if (b < n) { /* the last blocks, through a vector's worth of zeros */
+        int16_t tail[64 * BLOCKS] = {0};
+        uint8_t samples[8][8 * BLOCKS];
+        memcpy(tail, coeffs + 64 * b, 64 * sizeof *tail * (size_t)(n - b));
+        idct_vector(tail, q, samples[0], 8 * BLOCKS);
+        for (int y = 0; y < 8; y++) memcpy(out + 8 * b + y * stride, samples[y], 8 * (size_t)(n - b));
+    }
+}
+
+/* ---- Upsampling: loops the vectorizer takes ---- */
+
+static void upsample_v2(uint8_t *restrict out, const uint8_t *restrict near,
+                        const uint8_t *restrict far, int w)
+{
+    for (int i = 0; i < w; i++) out[i] = (uint8_t)((3 * near[i] + far[i] + 2) >> 2);
+}
+
+/* The ends as in the scalar set; in between, output 2 i from samples
+ * i - 1, i and 2 i + 1 from i, i + 1. */
+static void upsample_h2(uint8_t *restrict out, const uint8_t *restrict in, int w)
+{
+    if (w < 3) {
+        gi__jpeg_recon_generic.upsample_h2(out, in, w);
+        return;
+    }
+    out[0] = in[0];
+    out[1] = (uint8_t)((3 * in[0] + in[1] + 2) >> 2);
+    for (int i = 1; i < w - 1; i++) {
+        int n = 3 * in[i] + 2;
+        out[2 * i] = (uint8_t)((n + in[i - 1]) >> 2);
+        out[2 * i + 1] = (uint8_t)((n + in[i + 1]) >> 2);
+    }
+    out[2 * w - 2] = (uint8_t)((3 * in[w - 2] + in[w - 1] + 2) >> 2);
+    out[2 * w - 1] = in[w - 1];
+}
+
+/* t(i) = 3 near[i] + far[i] recomputed on both sides rather than carried */
+static void upsample_hv2(uint8_t *restrict out, const uint8_t *restrict near,
+                         const uint8_t *restrict far, int w)
+{
+    if (w < 2) {
+        gi__jpeg_recon_generic.upsample_hv2(out, near, far, w);
+        return;
+    }
+    out[0] = (uint8_t)((3 * near[0] + far[0] + 2) >> 2);
+    for (int i = 1; i < w; i++) {
+        int t0 = 3 * near[i - 1] + far[i - 1], t1 = 3 * near[i] + far[i];
+        out[2 * i - 1] = (uint8_t)((3 * t0 + t1 + 8) >> 4);
+        out[2 * i] = (uint8_t)((3 * t1 + t0 + 8) >> 4);
+    }
+    out[2 * w - 1] = (uint8_t)((3 * near[w - 1] + far[w - 1] + 2) >> 2);
+}
+
+/* ---- Colour ---- */
+
+static inline uint8_t clamp_byte(int v)
+{
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+static void ycc_to_rgb(uint8_t *restrict out, const uint8_t *restrict y,
+                       const uint8_t *restrict cb, const uint8_t *restrict cr, int count)
+{
+    for (int i = 0; i < count; i++) {
+        int y_fixed = (y[i] << 12) + (1 << 11);
+        int vr = cr[i] - 128, vb = cb[i] - 128;
+        out[3 * i] = clamp_byte((y_fixed + vr * JPEG_YCC_CR_R) >> 12);
+        out[3 * i + 1] =
+            clamp_byte((y_fixed - vr * JPEG_YCC_CR_G + ((vb * -JPEG_YCC_CB_G) & ~0xff)) >> 12);
+        out[3 * i + 2] = clamp_byte((y_fixed + vb * JPEG_YCC_CB_B) >> 12);
+    }
+}
+
+const jpeg_recon_kernels GI_JPEG_RECON = {
+#if defined(__AVX512BW__)
+    .name = "avx512",
+#elif defined(__AVX2__)
+    .name = "avx2",
+#elif defined(__ARM_NEON)
+    .name = "neon",
+#else
+    .name = "sse2",
+#endif
+    .idct_blocks = idct_blocks,
+    .upsample_v2 = upsample_v2,
+    .upsample_h2 = upsample_h2,
+    .upsample_hv2 = upsample_hv2,
+    .ycc_to_rgb = ycc_to_rgb,
+};
