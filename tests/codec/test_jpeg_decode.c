@@ -1,11 +1,17 @@
-/* The JPEG decoder's entropy half (lib/codec/jpeg_parse.c, jpeg_entropy.c)
- * against stb_image 2.27: every coefficient block stb hands its IDCT
- * (baseline blocks while decoding, progressive ones in stbi__jpeg_finish),
- * captured by replacing stb's idct_block_kernel, must equal ours times the
- * quantizer (16-bit wrap, as stb multiplies). A file we leave to stb
- * ("not mine") is fine; one we decode where stb fails is not.
+/* The exact JPEG decoder against stb_image 2.27, both halves:
+ *  - the entropy half (lib/codec/jpeg_parse.c, jpeg_entropy.c): every
+ *    coefficient block stb hands its IDCT (baseline blocks while decoding,
+ *    progressive ones in stbi__jpeg_finish), captured by replacing stb's
+ *    idct_block_kernel, must equal ours times the quantizer (16-bit wrap,
+ *    as stb multiplies);
+ *  - the whole decoder (jpeg_decode.c, with the arithmetic half of
+ *    jpeg_reconstruct.c on 1 to 4 threads and the instruction set
+ *    GPUIMG_CPU_ISA picks): stb's pixels, byte for byte, as gpuimg asks
+ *    for them (stb's channel count).
+ * A file we leave to stb ("not mine") is fine; one we decode where stb
+ * fails is not.
  *
- *   test_jpeg_entropy [-s] FILE|DIR... [-a FILE|DIR...]
+ *   test_jpeg_decode [-s] FILE|DIR... [-a FILE|DIR...]
  *
  * Each file (in a folder: each that starts as a JPEG does) is checked
  * whole, then cut short at many points and with bytes of its entropy-coded
@@ -38,6 +44,8 @@
 #include <sys/stat.h>
 
 #include "harness.h"
+#include "gpuimg.h"
+#include "jpeg_decode.h"
 #include "jpeg_parse.h"
 
 /* ---- stb's coefficients ---- */
@@ -50,6 +58,7 @@ typedef struct {
 
 static capture cap;
 static stbi__jpeg *cap_jpeg;
+static void (*stb_idct)(stbi_uc *out, int out_stride, short data[64]); /* the one stb picked */
 
 static void capture_idct(stbi_uc *out, int out_stride, short data[64])
 {
@@ -72,7 +81,7 @@ static void capture_idct(stbi_uc *out, int out_stride, short data[64])
         cap.seen[n][b] = 1;
         break;
     }
-    stbi__idct_block(out, out_stride, data);
+    stb_idct(out, out_stride, data);
 }
 
 static void capture_free(void)
@@ -84,9 +93,10 @@ static void capture_free(void)
     memset(&cap, 0, sizeof cap);
 }
 
-/* stb's decode as gpuimg asks for it (stbi__jpeg_load, its channel count),
- * with the IDCT's input captured. Returns 1 when stb decodes the file. */
-static int stb_decode(const uint8_t *bytes, size_t size)
+/* stb's decode as gpuimg asks for it (stbi__jpeg_load with `channels`),
+ * with the IDCT's input captured. Returns stb's pixels, NULL when it
+ * refuses the file. */
+static uint8_t *stb_decode(const uint8_t *bytes, size_t size, int channels, int *w, int *h)
 {
     stbi__context s;
     stbi__start_mem(&s, bytes, (int)size);
@@ -94,13 +104,13 @@ static int stb_decode(const uint8_t *bytes, size_t size)
     if (!j) abort();
     j->s = &s;
     stbi__setup_jpeg(j);
+    stb_idct = j->idct_block_kernel;
     j->idct_block_kernel = capture_idct;
     cap_jpeg = j;
-    int x, y, comp;
-    uint8_t *pixels = load_jpeg_image(j, &x, &y, &comp, 0);
+    int comp;
+    uint8_t *pixels = load_jpeg_image(j, w, h, &comp, channels);
     free(j);
-    free(pixels);
-    return pixels != NULL;
+    return pixels;
 }
 
 /* ---- comparison ---- */
@@ -144,6 +154,41 @@ static int compare(const char *name, const gi_jpeg_coeffs *c)
     return 0;
 }
 
+static int threads_next = 1;
+
+/* Our pixels equal stb's, byte for byte. */
+static int compare_pixels(const char *name, const uint8_t *bytes, size_t size,
+                          const uint8_t *theirs, int w, int h, int channels)
+{
+    gi_image img;
+    int threads = threads_next;
+    threads_next = threads_next % 4 + 1;
+    if (!gi__jpeg_decode(&img, bytes, size, 1ull << 32, threads)) {
+        fprintf(stderr, "%s: the coefficients were ours, the decode is not\n", name);
+        return -1;
+    }
+    int result = 0;
+    if (img.width != w || img.height != h || img.channels != channels) {
+        fprintf(stderr, "%s: %dx%dx%d, stb %dx%dx%d\n", name, img.width, img.height, img.channels,
+                w, h, channels);
+        result = -1;
+    } else {
+        size_t row = (size_t)w * (size_t)channels;
+        for (int y = 0; y < h && result == 0; y++)
+            for (size_t x = 0; x < row; x++)
+                if (img.data[(size_t)y * img.stride + x] != theirs[(size_t)y * row + x]) {
+                    fprintf(stderr, "%s: pixel %zu,%d channel %zu: ours %d, stb %d (%d threads)\n",
+                            name, x / (size_t)channels, y, x % (size_t)channels,
+                            img.data[(size_t)y * img.stride + x], theirs[(size_t)y * row + x],
+                            threads);
+                    result = -1;
+                    break;
+                }
+    }
+    gi_image_free(&img);
+    return result;
+}
+
 /* One input: 1 ours and equal to stb, 0 left to stb, -1 a failure. */
 static int check_bytes(const char *name, const uint8_t *bytes, size_t size)
 {
@@ -154,16 +199,16 @@ static int check_bytes(const char *name, const uint8_t *bytes, size_t size)
         return -1;
     }
     if (r == GI_JPEG_NOT_MINE) return 0;
-    int stb_ok = stb_decode(bytes, size), result = 1;
-    if (!stb_ok) {
+    int w, h, result = 1;
+    uint8_t *pixels = stb_decode(bytes, size, c.out_channels, &w, &h);
+    if (!pixels) {
         fprintf(stderr, "%s: we decoded it, stb refuses it (%s)\n", name, stbi_failure_reason());
         result = -1;
-    } else if (compare(name, &c) < 0) {
-        result = -1;
-    } else if (c.out_channels != (c.ncomp >= 3 ? 3 : 1)) {
-        fprintf(stderr, "%s: %d output channels\n", name, c.out_channels);
+    } else if (compare(name, &c) < 0 ||
+               compare_pixels(name, bytes, size, pixels, w, h, c.out_channels) < 0) {
         result = -1;
     }
+    stbi_image_free(pixels);
     capture_free();
     gi__jpeg_coeffs_free(&c);
     return result;

@@ -1,9 +1,9 @@
 #!/bin/sh
-# check_jpeg_entropy.sh TEST_BIN WORKDIR SAMPLES PHOTOS ROBUST_DIR
+# check_jpeg_decode.sh TEST_BIN WORKDIR SAMPLES PHOTOS ROBUST_DIR
 #
 # Makes the JPEG variants (jpeg_variants.sh, from the samples) and the
 # bad-input corpus (ROBUST_DIR/make_corpus.py) in WORKDIR, then runs
-# test_jpeg_entropy: strictly on the samples, the variants and the photos
+# test_jpeg_decode: strictly on the samples, the variants and the photos
 # (where present), leniently on the corpus and the decode regressions.
 # Without cjpeg/jpegtran/ImageMagick the variants are skipped, not failed.
 set -u
