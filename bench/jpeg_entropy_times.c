@@ -1,10 +1,11 @@
 /* The JPEG decoder's entropy half (markers and Huffman decoding into
- * coefficients, gi__jpeg_read_coeffs) against stb_image 2.27's whole
- * decode (compiled in here, as gpuimg calls it: 3 channels for colour,
- * 1 for gray), each file read once into memory, REPS times each,
+ * coefficients, gi__jpeg_read_coeffs) against libjpeg-turbo's
+ * (jpeg_read_coefficients: the same work, into whole-image coefficient
+ * arrays; where the build found libjpeg) and against stb_image 2.27's
+ * whole decode (compiled in here, as gpuimg calls it: 3 channels for
+ * colour, 1 for gray), each file read once into memory, REPS times each,
  * alternated; medians of CPU time (the process is single-threaded) in
- * milliseconds. Compare with
- * libjpeg-turbo's `djpeg -outfile /dev/null FILE` (whole decode).
+ * milliseconds.
  *   usage: jpeg_entropy_times [-r REPS] FILE...          (default 9) */
 #define _POSIX_C_SOURCE 200809L
 #define STB_IMAGE_STATIC
@@ -26,6 +27,34 @@
 #include <time.h>
 
 #include "jpeg_parse.h"
+
+#ifdef GI_BENCH_LIBJPEG
+#include <jpeglib.h>
+
+static double now_ms(void);
+
+static double time_libjpeg(const uint8_t *bytes, size_t size)
+{
+    struct jpeg_decompress_struct d;
+    struct jpeg_error_mgr err;
+    d.err = jpeg_std_error(&err);
+    double t = now_ms();
+    jpeg_create_decompress(&d);
+    jpeg_mem_src(&d, bytes, (unsigned long)size);
+    jpeg_read_header(&d, TRUE);
+    (void)jpeg_read_coefficients(&d);
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    return now_ms() - t;
+}
+#else
+static double time_libjpeg(const uint8_t *bytes, size_t size)
+{
+    (void)bytes;
+    (void)size;
+    return 0;
+}
+#endif
 
 static double now_ms(void)
 {
@@ -91,7 +120,9 @@ int main(int argc, char **argv)
         return 2;
     }
     double *ent = malloc(sizeof *ent * reps), *stb = malloc(sizeof *stb * reps);
-    printf("%-40s %10s %10s %10s %8s\n", "file", "entropy", "stb", "ent/stb", "MB/s");
+    double *lj = malloc(sizeof *lj * reps);
+    printf("%-36s %10s %11s %10s %8s %8s\n", "file", "entropy", "libjpeg-t.", "stb", "ent/lj",
+           "ent/stb");
     for (int i = first; i < argc; i++) {
         size_t size;
         uint8_t *bytes = read_all(argv[i], &size);
@@ -102,17 +133,20 @@ int main(int argc, char **argv)
         int ours = 0;
         for (int r = 0; r < reps; r++) {
             ent[r] = time_entropy(bytes, size, &ours);
+            lj[r] = time_libjpeg(bytes, size);
             stb[r] = time_stb(bytes, size);
         }
         qsort(ent, reps, sizeof *ent, by_value);
+        qsort(lj, reps, sizeof *lj, by_value);
         qsort(stb, reps, sizeof *stb, by_value);
         const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
-        printf("%-40s %8.2f ms %8.2f ms %9.3f %8.1f%s\n", base, ent[reps / 2], stb[reps / 2],
-               ent[reps / 2] / stb[reps / 2], size / 1e3 / ent[reps / 2],
-               ours ? "" : "  (left to stb)");
+        printf("%-36.36s %7.2f ms %8.2f ms %7.2f ms %8.2f %8.3f%s\n", base, ent[reps / 2],
+               lj[reps / 2], stb[reps / 2], ent[reps / 2] / lj[reps / 2],
+               ent[reps / 2] / stb[reps / 2], ours ? "" : "  (left to stb)");
         free(bytes);
     }
     free(ent);
+    free(lj);
     free(stb);
     return 0;
 }
