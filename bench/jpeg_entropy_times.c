@@ -6,7 +6,9 @@
  * colour, 1 for gray), each file read once into memory, REPS times each,
  * alternated; medians of CPU time (the process is single-threaded) in
  * milliseconds.
- *   usage: jpeg_entropy_times [-r REPS] FILE...          (default 9) */
+ * With -t THREADS the entropy half decodes restart intervals on threads:
+ * its CPU time is then summed over them (see the wall time elsewhere).
+ *   usage: jpeg_entropy_times [-r REPS] [-t THREADS] FILE...   (9, 1) */
 #define _POSIX_C_SOURCE 200809L
 #define STB_IMAGE_STATIC
 #define STB_IMAGE_IMPLEMENTATION
@@ -86,11 +88,11 @@ static uint8_t *read_all(const char *path, size_t *size)
     return b;
 }
 
-static double time_entropy(const uint8_t *bytes, size_t size, int *ours)
+static double time_entropy(const uint8_t *bytes, size_t size, int threads, int *ours)
 {
     gi_jpeg_coeffs c;
     double t = now_ms();
-    *ours = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, &c) == GI_JPEG_OK;
+    *ours = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, threads, &c) == GI_JPEG_OK;
     t = now_ms() - t;
     gi__jpeg_coeffs_free(&c);
     return t;
@@ -110,13 +112,13 @@ static double time_stb(const uint8_t *bytes, size_t size)
 
 int main(int argc, char **argv)
 {
-    int reps = 9, first = 1;
-    if (argc > 2 && strcmp(argv[1], "-r") == 0) {
-        reps = atoi(argv[2]);
-        first = 3;
+    int reps = 9, threads = 1, first = 1;
+    while (first + 1 < argc && (!strcmp(argv[first], "-r") || !strcmp(argv[first], "-t"))) {
+        *(argv[first][1] == 'r' ? &reps : &threads) = atoi(argv[first + 1]);
+        first += 2;
     }
-    if (reps < 1 || first >= argc) {
-        fprintf(stderr, "usage: jpeg_entropy_times [-r REPS] FILE...\n");
+    if (reps < 1 || threads < 1 || first >= argc) {
+        fprintf(stderr, "usage: jpeg_entropy_times [-r REPS] [-t THREADS] FILE...\n");
         return 2;
     }
     double *ent = malloc(sizeof *ent * reps), *stb = malloc(sizeof *stb * reps);
@@ -132,7 +134,7 @@ int main(int argc, char **argv)
         }
         int ours = 0;
         for (int r = 0; r < reps; r++) {
-            ent[r] = time_entropy(bytes, size, &ours);
+            ent[r] = time_entropy(bytes, size, threads, &ours);
             lj[r] = time_libjpeg(bytes, size);
             stb[r] = time_stb(bytes, size);
         }

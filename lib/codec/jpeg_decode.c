@@ -9,7 +9,7 @@ int gi__jpeg_decode(gi_image *img, const uint8_t *bytes, size_t size, uint64_t m
                     int threads)
 {
     gi_jpeg_coeffs c;
-    if (gi__jpeg_read_coeffs(bytes, size, max_pixels, &c) != GI_JPEG_OK) return 0;
+    if (gi__jpeg_read_coeffs(bytes, size, max_pixels, threads, &c) != GI_JPEG_OK) return 0;
     size_t stride = (size_t)c.width * (size_t)c.out_channels;
     uint8_t *pixels = gi__pixels_alloc(stride * (size_t)c.height);
     if (!pixels || gi__jpeg_reconstruct(&c, pixels, stride, threads) != 0) {

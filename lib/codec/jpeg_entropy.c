@@ -16,6 +16,8 @@
  *   bits 16-31 the coefficient, signed
  * so most coefficients cost one probe, one shift and one store. */
 #include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jpeg_entropy.h"
@@ -417,81 +419,155 @@ static inline __attribute__((always_inline)) int decode_unit_block(scan_state *s
     }
 }
 
-/* Every MCU of the scan in order, restart markers between intervals. */
+/* MCUs u0..u1-1 of the scan in order (as stb: one component's own blocks
+ * in raster order, as many as its samples need, (x + 7) >> 3, each one
+ * MCU; several components' blocks by MCU of the frame), restart markers
+ * between intervals. st starts at u0, the start of an interval. */
 static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
                                                            const gi_jpeg_scan *sc, int kind,
-                                                           scan_state *st)
+                                                           scan_state *st, long u0, long u1)
 {
     const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
-    /* One component: its own blocks in raster order, as many as its
-     * samples need (stb: (x + 7) >> 3), each one MCU. */
     int units_x = sc->n == 1 ? (one->width + 7) >> 3 : c->mcus_x;
-    int units_y = sc->n == 1 ? (one->height + 7) >> 3 : c->mcus_y;
-    int todo = sc->restart_interval ? sc->restart_interval : INT_MAX;
-    for (int uy = 0; uy < units_y; uy++) {
-        for (int ux = 0; ux < units_x; ux++) {
-            if (sc->n == 1) {
-                int16_t *blk = one->coeffs + 64 * ((size_t)uy * one->blocks_w + ux);
-                if (decode_unit_block(st, kind, blk, sc, 0) < 0) return -1;
-            } else {
-                for (int i = 0; i < sc->n; i++) {
-                    const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
-                    for (int y = 0; y < pl->v; y++) {
-                        int16_t *blk = pl->coeffs + 64 * ((size_t)(uy * pl->v + y) * pl->blocks_w +
-                                                          (size_t)ux * pl->h);
-                        for (int x = 0; x < pl->h; x++, blk += 64)
-                            if (decode_unit_block(st, kind, blk, sc, i) < 0) return -1;
-                    }
+    int interval = sc->restart_interval ? sc->restart_interval : INT_MAX;
+    int todo = interval, ux = (int)(u0 % units_x), uy = (int)(u0 / units_x);
+    for (long u = u0; u < u1; u++) {
+        if (sc->n == 1) {
+            int16_t *blk = one->coeffs + 64 * ((size_t)uy * one->blocks_w + ux);
+            if (decode_unit_block(st, kind, blk, sc, 0) < 0) return -1;
+        } else {
+            for (int i = 0; i < sc->n; i++) {
+                const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
+                for (int y = 0; y < pl->v; y++) {
+                    int16_t *blk = pl->coeffs + 64 * ((size_t)(uy * pl->v + y) * pl->blocks_w +
+                                                      (size_t)ux * pl->h);
+                    for (int x = 0; x < pl->h; x++, blk += 64)
+                        if (decode_unit_block(st, kind, blk, sc, i) < 0) return -1;
                 }
             }
-            if (--todo == 0 && (uy < units_y - 1 || ux < units_x - 1)) {
-                /* stb takes any restart marker, whatever its number */
-                if (interval_end(&st->br) < 0 || !is_restart(st->br.marker)) return -1;
-                reader_start(&st->br, st->br.after, st->br.end);
-                memset(st->pred, 0, sizeof st->pred);
-                st->eobrun = 0;
-                todo = sc->restart_interval;
-            }
         }
-        if (st->br.over) return -1; /* decoding zeros past the data: stb's to decode */
+        if (--todo == 0 && u + 1 < u1) {
+            /* stb takes any restart marker, whatever its number */
+            if (interval_end(&st->br) < 0 || !is_restart(st->br.marker)) return -1;
+            reader_start(&st->br, st->br.after, st->br.end);
+            memset(st->pred, 0, sizeof st->pred);
+            st->eobrun = 0;
+            todo = interval;
+        }
+        if (++ux == units_x) {
+            ux = 0;
+            uy++;
+            if (st->br.over) return -1; /* decoding zeros past the data: stb's to decode */
+        }
     }
     return 0;
 }
 
-static __attribute__((noinline)) int scan_baseline(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
-                                                   scan_state *st)
-{
-    return scan_loop(c, sc, BASELINE, st);
-}
-
-static __attribute__((noinline)) int scan_progressive(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
-                                                      scan_state *st, int kind)
+static __attribute__((noinline)) int scan_units(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
+                                                scan_state *st, int kind, long u0, long u1)
 {
     switch (kind) {
-    case DC_FIRST: return scan_loop(c, sc, DC_FIRST, st);
-    case DC_REFINE: return scan_loop(c, sc, DC_REFINE, st);
-    case AC_FIRST: return scan_loop(c, sc, AC_FIRST, st);
-    default: return scan_loop(c, sc, AC_REFINE, st);
+    case BASELINE: return scan_loop(c, sc, BASELINE, st, u0, u1);
+    case DC_FIRST: return scan_loop(c, sc, DC_FIRST, st, u0, u1);
+    case DC_REFINE: return scan_loop(c, sc, DC_REFINE, st, u0, u1);
+    case AC_FIRST: return scan_loop(c, sc, AC_FIRST, st, u0, u1);
+    default: return scan_loop(c, sc, AC_REFINE, st, u0, u1);
     }
 }
 
-int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_t *bytes,
-                         size_t size, size_t at, size_t *end)
+/* A run of whole restart intervals, from the data at `start`: MCUs u0..u1-1,
+ * ending at a restart marker, or (last) at the marker after the scan. */
+typedef struct {
+    gi_jpeg_coeffs *c;
+    const gi_jpeg_scan *sc;
+    int kind, last;
+    const uint8_t *start, *file_end;
+    long u0, u1;
+    int result;
+    const uint8_t *marker_at; /* where the data ended */
+} chunk;
+
+static void *decode_chunk(void *arg)
 {
+    chunk *ch = arg;
     scan_state st;
     memset(&st, 0, sizeof st);
-    reader_start(&st.br, bytes + at, bytes + size);
+    reader_start(&st.br, ch->start, ch->file_end);
+    int r = scan_units(ch->c, ch->sc, &st, ch->kind, ch->u0, ch->u1);
+    if (r == 0 && interval_end(&st.br) < 0) r = -1;
+    /* After the scan, the marker: no fill bytes before it (stb may read
+     * them as the marker), not a restart (stb fails on it), not the end
+     * of the file. Between chunks: a restart. */
+    if (r == 0 && ch->last && (st.br.fill || st.br.marker < 0 || is_restart(st.br.marker)))
+        r = -1;
+    if (r == 0 && !ch->last && !is_restart(st.br.marker)) r = -1;
+    ch->result = r;
+    ch->marker_at = st.br.marker_at;
+    return NULL;
+}
+
+/* The data starts of intervals 1..n-1 (after each restart marker), found
+ * as the bit reader finds markers; 0, or -1 when fewer restart markers come
+ * before the scan's end (the serial decoder then decides). */
+static int find_restarts(const uint8_t *p, const uint8_t *end, const uint8_t **starts, long n)
+{
+    for (long i = 1; i < n;) {
+        const uint8_t *ff = memchr(p, 0xFF, (size_t)(end - p));
+        if (!ff) return -1;
+        const uint8_t *m = ff + 1;
+        while (m < end && *m == 0xFF) m++;
+        if (m == end || (*m != 0 && !is_restart(*m))) return -1;
+        p = m + 1;
+        if (*m != 0) starts[i++] = p;
+    }
+    return 0;
+}
+
+#define MAX_CHUNKS 16
+/* Parallel decoding pays from this many blocks a chunk. */
+#define CHUNK_MIN_BLOCKS 4096
+
+int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_t *bytes,
+                         size_t size, size_t at, int threads, size_t *end)
+{
     int kind = !c->progressive ? BASELINE
                : sc->ss == 0   ? (sc->ah == 0 ? DC_FIRST : DC_REFINE)
                : sc->ah == 0   ? AC_FIRST
                                : AC_REFINE;
-    int r = kind == BASELINE ? scan_baseline(c, sc, &st) : scan_progressive(c, sc, &st, kind);
-    /* The marker after the scan: no fill bytes before it (stb may read
-     * them as the marker), not a restart (stb fails on it), not the end of
-     * the file. */
-    if (r < 0 || interval_end(&st.br) < 0 || st.br.fill || st.br.marker < 0 ||
-        is_restart(st.br.marker))
-        return -1;
-    *end = (size_t)(st.br.marker_at - bytes);
+    const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
+    long units = sc->n == 1 ? (long)((one->width + 7) >> 3) * ((one->height + 7) >> 3)
+                            : (long)c->mcus_x * c->mcus_y;
+    int unit_blocks = 0;
+    for (int i = 0; i < sc->n; i++)
+        unit_blocks += sc->n == 1 ? 1 : c->plane[sc->comp[i]].h * c->plane[sc->comp[i]].v;
+    long interval = sc->restart_interval, intervals = interval ? (units + interval - 1) / interval : 1;
+    /* Restart intervals are independent: runs of them go to threads. */
+    int n = threads < 1 ? 1 : threads > MAX_CHUNKS ? MAX_CHUNKS : threads;
+    if ((long)n > intervals) n = (int)intervals;
+    while (n > 1 && units * unit_blocks / n < CHUNK_MIN_BLOCKS) n--;
+    const uint8_t **starts = NULL;
+    if (n > 1) {
+        starts = malloc(sizeof *starts * (size_t)intervals);
+        if (!starts || find_restarts(bytes + at, bytes + size, starts, intervals) < 0) n = 1;
+    }
+    chunk ch[MAX_CHUNKS];
+    pthread_t tid[MAX_CHUNKS];
+    int started[MAX_CHUNKS] = {0};
+    for (int k = 0; k < n; k++) {
+        long i0 = intervals * k / n, i1 = intervals * (k + 1) / n;
+        ch[k] = (chunk){c, sc, kind, k == n - 1, i0 ? starts[i0] : bytes + at, bytes + size,
+                        i0 * interval, k == n - 1 ? units : i1 * interval, -1, NULL};
+        if (k > 0) started[k] = pthread_create(&tid[k], NULL, decode_chunk, &ch[k]) == 0;
+    }
+    decode_chunk(&ch[0]);
+    int r = ch[0].result;
+    for (int k = 1; k < n; k++) {
+        if (started[k]) pthread_join(tid[k], NULL);
+        else decode_chunk(&ch[k]);
+        if (ch[k].result < 0) r = -1;
+    }
+    free(starts);
+    if (r < 0) return -1;
+    *end = (size_t)(ch[n - 1].marker_at - bytes);
     return 0;
 }

@@ -50,9 +50,11 @@ typedef struct gi_jpeg_scan {
 
 /* Decodes the scan whose entropy-coded data starts at bytes + at into c's
  * planes (baseline: c->progressive 0; every coefficient written once, onto
- * zeros). Returns 0 with *end at the 0xFF of the marker that follows the
- * data, or -1: not a scan this decoder takes (see above). */
+ * zeros). Runs of restart intervals go to up to `threads` threads (each
+ * interval starts afresh, so they decode apart; stb's values either way).
+ * Returns 0 with *end at the 0xFF of the marker that follows the data, or
+ * -1: not a scan this decoder takes (see above). */
 int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *scan, const uint8_t *bytes,
-                         size_t size, size_t at, size_t *end);
+                         size_t size, size_t at, int threads, size_t *end);
 
 #endif

@@ -18,6 +18,7 @@ typedef struct {
     uint16_t quant[4][64];
     int quant_defined[4], quant_used[4];
     int restart_interval;
+    int threads;
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
 } parser;
@@ -252,7 +253,7 @@ static int read_file(parser *ps, uint64_t max_pixels)
             gi_jpeg_scan sc;
             size_t end;
             if (read_scan_header(ps, &sc) < 0 ||
-                gi__jpeg_decode_scan(c, &sc, ps->b, ps->size, ps->at, &end) < 0)
+                gi__jpeg_decode_scan(c, &sc, ps->b, ps->size, ps->at, ps->threads, &end) < 0)
                 return GI_JPEG_NOT_MINE;
             ps->at = end;
         } else if (ps->frame && m == 0xD9) {
@@ -268,7 +269,7 @@ static int read_file(parser *ps, uint64_t max_pixels)
     return GI_JPEG_OK;
 }
 
-int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
+int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
                          gi_jpeg_coeffs *c)
 {
     memset(c, 0, sizeof *c);
@@ -278,6 +279,7 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
     ps->b = bytes;
     ps->size = size;
     ps->c = c;
+    ps->threads = threads;
     int r = read_file(ps, max_pixels);
     free(ps);
     if (r != GI_JPEG_OK) gi__jpeg_coeffs_free(c);

@@ -10,7 +10,7 @@
 # MCU, every 3 MCUs, every row), every sampling cjpeg takes (1x1 2x1 1x2
 # 2x2 4x1 1x4 3x1 3x2 4x2, chroma larger than luma), gray, RGB without
 # colour transform, CMYK (ImageMagick: Adobe transform 0), and sizes from
-# 1x1 up to 8193 wide and tall. Files stb refuses (arithmetic coding) end
+# 1x1 up to 8193 wide and tall, and 1600x1200 ones with restart intervals. Files stb refuses (arithmetic coding) end
 # in .stb.jpg. Exit 77 when cjpeg, jpegtran or ImageMagick is missing.
 set -eu
 out=$1
@@ -100,4 +100,11 @@ for size in 1x1 1x7 7x1 1x100 100x1 2x2 9x9 16x16 17x17 31x37 101x53 8193x5 5x81
     cjpeg -scans "$scans" "$ppm" >"$b-scans.jpg"
     rm -f "$ppm"
 done
-rm -f "$out"/src*.ppm "$scans" "$sequential"
+# Large enough for the entropy half to decode restart intervals on threads.
+ppm=$out/large.ppm
+"$im" "$out/src1.ppm" -resize '1600x1200!' "ppm:$ppm"
+cjpeg -restart 1B "$ppm" >"$out/large-restart1B.jpg"
+cjpeg -restart 2B -progressive "$ppm" >"$out/large-restart2B-progressive.jpg"
+cjpeg -restart 1 -sample 1x1 -grayscale "$ppm" >"$out/large-restart1-gray.jpg"
+cjpeg -restart 1 -scans "$scans" "$ppm" >"$out/large-restart1-scans.jpg"
+rm -f "$out"/*.ppm "$scans" "$sequential"

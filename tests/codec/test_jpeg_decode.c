@@ -1,5 +1,6 @@
 /* The exact JPEG decoder against stb_image 2.27, both halves:
- *  - the entropy half (lib/codec/jpeg_parse.c, jpeg_entropy.c): every
+ *  - the entropy half (lib/codec/jpeg_parse.c, jpeg_entropy.c, its
+ *    restart intervals on 1 to 4 threads): every
  *    coefficient block stb hands its IDCT (baseline blocks while decoding,
  *    progressive ones in stbi__jpeg_finish), captured by replacing stb's
  *    idct_block_kernel, must equal ours times the quantizer (16-bit wrap,
@@ -193,7 +194,9 @@ static int compare_pixels(const char *name, const uint8_t *bytes, size_t size,
 static int check_bytes(const char *name, const uint8_t *bytes, size_t size)
 {
     gi_jpeg_coeffs c;
-    int r = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, &c);
+    int threads = threads_next;
+    threads_next = threads_next % 4 + 1;
+    int r = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, threads, &c);
     if (r == GI_JPEG_NO_MEMORY) {
         fprintf(stderr, "%s: out of memory\n", name);
         return -1;
