@@ -362,10 +362,10 @@ def compare(expected: Image, actual: Image, tolerance: int = 0,
     e = _arrays.host(_arrays.to_host(expected))
     a = _arrays.host(_arrays.to_host(actual))
     if isinstance(device, Context):
-        r = device._ctx.compare(e, a, tol, bool(ssim))
+        r = device._ctx.compare(e, a, tol, _steps.flag("ssim", ssim))
     else:
         with _borrow(_device_code(device)) as ctx:
-            r = ctx.compare(e, a, tol, bool(ssim))
+            r = ctx.compare(e, a, tol, _steps.flag("ssim", ssim))
     limit = _max_different(max_different, r["pixels"])
     return CompareResult(
         equal=r["different_pixels"] <= limit, different_pixels=r["different_pixels"],
@@ -412,8 +412,10 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     callback = None if on_item is None else (lambda d: on_item(BatchItem(
         d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])))
     items = _c.batch(ins, outs, chain, callback, _device_code(device),
-                     _steps._integer("jobs", jobs, 0, 256), bool(skip_existing),
-                     bool(auto_orient), bool(strip), f, q, level, flt)
+                     _steps._integer("jobs", jobs, 0, 256),
+                     _steps.flag("skip_existing", skip_existing),
+                     _steps.flag("auto_orient", auto_orient), _steps.flag("strip", strip), f, q,
+                     level, flt)
     return [BatchItem(d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])
             for d in items]
 

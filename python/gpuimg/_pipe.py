@@ -56,16 +56,38 @@ def _split(text: str, separators: str, what: str) -> List[str]:
     return [p for p in parts if p] if words else parts
 
 
+class _Float(float):
+    """A number that messages show as it was written."""
+
+    def __new__(cls, text: str) -> "_Float":
+        v = super().__new__(cls, text)
+        v.text = text
+        return v
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _Int(int):
+    def __new__(cls, text: str) -> "_Int":
+        v = super().__new__(cls, text)
+        v.text = text
+        return v
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def _value(cli_name: str, kind: Any, text: str) -> Any:
     if kind == "float":
         try:
-            return float(text)
+            return _Float(text)
         except ValueError:
             raise ValueError(f"--{cli_name} '{text}': not a finite number") from None
     if kind == "int":
         if not re.fullmatch(r"[+-]?\d+", text.strip()):
             raise ValueError(f"--{cli_name} '{text}': must be an integer")
-        return int(text)
+        return _Int(text)
     return text
 
 

@@ -35,6 +35,12 @@ def _integer(name: str, value: Any, low: int, high: int) -> int:
     return v
 
 
+def flag(name: str, value: Any) -> bool:
+    if isinstance(value, numbers.Integral) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
+
+
 def positive(name: str, value: Any) -> float:
     v = _number(name, value)
     if not v > 0:
@@ -63,9 +69,9 @@ def blur(sigma: float = 1.0, radius: Optional[int] = None, kernel: str = "gaussi
          border_: str = "mirror", border_value: int = 0) -> Step:
     s = positive("sigma", sigma)
     r = -1 if radius is None else _integer("radius", radius, 0, _c.BLUR_MAX_RADIUS)
-    if kernel == "gaussian":
+    if isinstance(kernel, str) and kernel == "gaussian":
         k = _c.BLUR_GAUSSIAN
-    elif kernel == "box":
+    elif isinstance(kernel, str) and kernel == "box":
         k = _c.BLUR_BOX
     else:
         raise ValueError(f"kernel '{kernel}': expected gaussian or box")
@@ -80,7 +86,7 @@ def sobel(scale: float = 1.0, threshold: Optional[float] = None, gray: bool = Fa
           border_: str = "mirror", border_value: int = 0) -> Step:
     sc = nonnegative("scale", scale)
     t = 0.0 if threshold is None else _number("threshold", threshold)
-    return (_c.OP_SOBEL, sc, threshold is not None, t, bool(gray)) + border(border_, border_value)
+    return (_c.OP_SOBEL, sc, threshold is not None, t, flag("gray", gray)) + border(border_, border_value)
 
 
 def transpose() -> Step:
@@ -146,9 +152,12 @@ def convolve(mask: Any, normalize: bool = False, border_: str = "mirror",
     if isinstance(mask, str):
         mask = parse_mask(mask)
     try:
-        m = np.ascontiguousarray(mask, dtype=np.float64)
+        m = np.asarray(mask)
+        if m.dtype.kind not in "biuf":
+            raise TypeError(f"not {m.dtype}")
+        m = np.ascontiguousarray(m, dtype=np.float64)
     except (TypeError, ValueError) as e:
-        raise TypeError(f"mask must be a 2-D array of numbers: {e}") from None
+        raise TypeError(f"mask must be a 2-D array of real numbers: {e}") from None
     if m.ndim != 2 or m.size == 0:
         raise ValueError(f"mask must be a 2-D array of numbers, not of shape {m.shape}")
     h, w = m.shape
@@ -159,7 +168,7 @@ def convolve(mask: Any, normalize: bool = False, border_: str = "mirror",
     if w > _c.CONVOLVE_MAX_SIZE or h > _c.CONVOLVE_MAX_SIZE:
         raise ValueError(f"kernel: the mask is {w}x{h}; at most "
                          f"{_c.CONVOLVE_MAX_SIZE}x{_c.CONVOLVE_MAX_SIZE}")
-    return (_c.OP_CONVOLVE, m.tobytes(), w, h, bool(normalize)) + border(border_, border_value)
+    return (_c.OP_CONVOLVE, m.tobytes(), w, h, flag("normalize", normalize)) + border(border_, border_value)
 
 
 def chain(steps: Sequence[Step]) -> list:
