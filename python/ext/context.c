@@ -319,6 +319,19 @@ static PyObject *context_last(PyObject *op, PyObject *unused)
     return r;
 }
 
+/* last_times() -> (startup, upload, kernel, download) ms of the last operation */
+static PyObject *context_last_times(PyObject *op, PyObject *unused)
+{
+    (void)unused;
+    gpx_context *self = (gpx_context *)op;
+    gi_context *ctx = take(self);
+    if (!ctx) return NULL;
+    gi_op_times t;
+    gi_context_last_times(ctx, &t);
+    PyThread_release_lock(self->lock);
+    return Py_BuildValue("(dddd)", t.startup_ms, t.upload_ms, t.kernel_ms, t.download_ms);
+}
+
 static PyMethodDef context_methods[] = {
     {"apply", context_apply, METH_VARARGS, "apply(image, steps, alloc) on host memory"},
     {"apply_device", context_apply_device, METH_VARARGS,
@@ -327,6 +340,8 @@ static PyMethodDef context_methods[] = {
     {"backend", context_backend, METH_NOARGS, "'cpu' or 'cuda': the backend settled on"},
     {"last", context_last, METH_NOARGS,
      "(last backend, last choice, last fallback, fallback reason)"},
+    {"last_times", context_last_times, METH_NOARGS,
+     "(startup, upload, kernel, download): ms of the last operation (gi_context_last_times)"},
     {"close", context_close, METH_NOARGS, "releases the context (idempotent)"},
     {NULL, NULL, 0, NULL},
 };

@@ -123,6 +123,13 @@ class Context:
         """'cpu' or 'cuda': where the last operation ran."""
         return self._ctx.last()[0]
 
+    @property
+    def last_times(self) -> Dict[str, float]:
+        """Where the last operation's time went, in ms: startup (CUDA's, for
+        the operation that paid it), upload, kernel (on the CPU the whole
+        operation), download."""
+        return dict(zip(("startup", "upload", "kernel", "download"), self._ctx.last_times()))
+
     def close(self) -> None:
         """Releases the device now (also when the context is collected)."""
         self._ctx.close()
