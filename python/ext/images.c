@@ -86,7 +86,7 @@ static void pixels_dealloc(PyObject *self)
 static int pixels_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
     gpx_pixels *p = (gpx_pixels *)self;
-    (void)flags; /* strided (H, W, C) is what it is; numpy asks for strides */
+    /* (H, W, C) with strides is the one layout offered; numpy asks for it */
     if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES) {
         PyErr_SetString(PyExc_BufferError, "gpuimg pixels are exported with strides only");
         return -1;
