@@ -51,6 +51,10 @@ void gpx_steps_free(gpx_steps *s);
 extern PyTypeObject gpx_context_type;   /* context.c */
 extern PyTypeObject gpx_pixels_type;    /* images.c */
 extern PyTypeObject gpx_dlpack_type;    /* dlpack.c */
+extern PyTypeObject gpx_metadata_type;  /* metadata.c */
+PyObject *gpx_metadata_new(gi_metadata *m); /* takes ownership of m's buffers */
+/* NULL for None (no error set) or on a wrong type (TypeError set). */
+const gi_metadata *gpx_metadata_of(PyObject *obj);
 PyObject *gpx_pixels_new(gi_image *img); /* takes ownership of img's pixels */
 PyObject *gpx_dlpack_open(PyObject *self, PyObject *capsule);
 PyObject *gpx_batch(PyObject *self, PyObject *args, PyObject *kwargs); /* batch.c */

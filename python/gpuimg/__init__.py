@@ -37,11 +37,11 @@ import numpy as np
 
 from . import _arrays, _pipe, _steps
 from . import _gpuimg as _c
-from ._gpuimg import DecodeError, DeviceError
+from ._gpuimg import DecodeError, DeviceError, Metadata
 
 __version__ = _c.VERSION
 __all__ = [
-    "load", "save", "blur", "sobel", "transpose", "rotate", "flip", "convolve", "hist", "pipe",
+    "load", "load_with_metadata", "save", "Metadata", "blur", "sobel", "transpose", "rotate", "flip", "convolve", "hist", "pipe",
     "compare", "CompareResult", "batch", "BatchItem", "Context", "cuda_available",
     "DecodeError", "DeviceError",
 ]
@@ -250,8 +250,6 @@ _FORMATS = {"png": _c.FORMAT_PNG, "jpeg": _c.FORMAT_JPEG, "jpg": _c.FORMAT_JPEG,
 _PNG_FILTERS = {"auto": _c.PNG_FILTER_AUTO, "none": _c.PNG_FILTER_NONE,
                 "sub": _c.PNG_FILTER_SUB, "up": _c.PNG_FILTER_UP,
                 "average": _c.PNG_FILTER_AVERAGE, "paeth": _c.PNG_FILTER_PAETH}
-# Exif orientation -> the transforms that show the pixels as a viewer does.
-_ORIENT = {2: ["h"], 3: [180], 4: ["v"], 5: ["t"], 6: [90], 7: ["h", 90], 8: [270]}
 
 
 def _file_error(e: OSError, path: PathLike, writing: bool) -> OSError:
@@ -270,23 +268,34 @@ def _file_error(e: OSError, path: PathLike, writing: bool) -> OSError:
     return e
 
 
-def load(path: PathLike, auto_orient: bool = False, device: Device = "auto") -> np.ndarray:
-    """Decodes a PNG, JPEG or PNM/PAM file to uint8 (H, W) for gray, else
-    (H, W, C), the pixels as stored (JPEGs decode to stb_image's pixels on
-    every machine). auto_orient turns them as the Exif Orientation says a
-    viewer shows them."""
+def load_with_metadata(path: PathLike, auto_orient: bool = False,
+                       device: Device = "auto") -> Tuple[np.ndarray, Metadata]:
+    """load(), and the metadata that travels with the pixels (Exif, ICC,
+    XMP, PNG colour chunks) for save(..., metadata=) to write, as the CLI
+    keeps it from input to output. With auto_orient the metadata says
+    Orientation 1, as the CLI's --auto-orient writes."""
     try:
-        pixels, orientation = _c.load(path)
+        pixels, meta = _c.load(path)
     except OSError as e:
         raise _file_error(e, path, writing=False) from None
     a = np.asarray(pixels)
     if a.shape[2] == 1:
         a = a.reshape(a.shape[0], a.shape[1])
-    if auto_orient and orientation in _ORIENT:
-        turn = {"h": _steps.flip("h"), "v": _steps.flip("v"), "t": _steps.transpose()}
-        steps = [turn[s] if isinstance(s, str) else _steps.rotate(s) for s in _ORIENT[orientation]]
-        a = _run(a, steps, device)
-    return a
+    turns = _c.orientation_steps(meta.orientation) if _steps.flag("auto_orient", auto_orient) \
+        else ()
+    if turns:
+        a = _run(a, [(_c.OP_TRANSFORM, t) for t in turns], device)
+    if auto_orient:
+        meta.set_orientation(1)
+    return a, meta
+
+
+def load(path: PathLike, auto_orient: bool = False, device: Device = "auto") -> np.ndarray:
+    """Decodes a PNG, JPEG or PNM/PAM file to uint8 (H, W) for gray, else
+    (H, W, C), the pixels as stored (JPEGs decode to stb_image's pixels on
+    every machine). auto_orient turns them as the Exif Orientation says a
+    viewer shows them."""
+    return load_with_metadata(path, auto_orient, device)[0]
 
 
 def _save_settings(format: Optional[str], quality: int, png_level: Optional[int],
@@ -310,16 +319,19 @@ def _save_settings(format: Optional[str], quality: int, png_level: Optional[int]
 
 
 def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int] = None,
-         png_filter: Optional[str] = None, format: Optional[str] = None) -> None:
+         png_filter: Optional[str] = None, format: Optional[str] = None,
+         metadata: Optional[Metadata] = None) -> None:
     """Encodes to a file, written atomically (nothing is left behind on
     failure). format: png | jpeg | pnm (ppm, pgm) | pam, or None for the
     path's extension; quality: JPEG 1..100; png_level 1..9 (12 with
     libdeflate; None: the default); png_filter: up (None), auto, none, sub,
-    average, paeth. The bytes are the CLI's."""
+    average, paeth; metadata (from load_with_metadata): written into the
+    output in its container's form (none by default). The bytes are the
+    CLI's."""
     settings = _save_settings(format, quality, png_level, png_filter)
     a = _arrays.host(_arrays.to_host(img))
     try:
-        _c.save(a, path, *settings)
+        _c.save(a, path, *settings, metadata)
     except OSError as e:
         raise _file_error(e, path, writing=True) from None
 

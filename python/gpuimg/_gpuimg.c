@@ -26,8 +26,8 @@ PyObject *gpx_raise(gi_status st)
     return NULL;
 }
 
-/* load(path) -> (pixels, orientation): the file's pixels as stored, and
- * its Exif orientation (1..8) for the package to apply when asked. */
+/* load(path) -> (pixels, metadata): the file's pixels as stored and what
+ * travels with them (its orientation among it). */
 static PyObject *mod_load(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -40,27 +40,33 @@ static PyObject *mod_load(PyObject *self, PyObject *args)
     st = gi_load_file_with_metadata(&img, PyBytes_AS_STRING(path), NULL, &meta);
     Py_END_ALLOW_THREADS
     Py_DECREF(path);
-    int orientation = meta.orientation;
-    gi_metadata_free(&meta);
-    if (st != GI_OK) return gpx_raise(st);
-    PyObject *pixels = gpx_pixels_new(&img);
-    return pixels ? Py_BuildValue("(Ni)", pixels, orientation) : NULL;
+    if (st != GI_OK) {
+        gi_metadata_free(&meta);
+        return gpx_raise(st);
+    }
+    PyObject *m = gpx_metadata_new(&meta);
+    PyObject *pixels = m ? gpx_pixels_new(&img) : NULL;
+    if (!pixels) gi_image_free(&img);
+    return pixels ? Py_BuildValue("(NN)", pixels, m) : (Py_XDECREF(m), NULL);
 }
 
-/* save(image, path, format, quality, png_level, png_filter) */
+/* save(image, path, format, quality, png_level, png_filter, metadata) */
 static PyObject *mod_save(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *img_obj, *path;
+    PyObject *img_obj, *path, *meta_obj;
     gi_save_options o;
     gi_save_options_default(&o);
     int format, filter;
-    if (!PyArg_ParseTuple(args, "OO&iiii:save", &img_obj, PyUnicode_FSConverter, &path, &format,
-                          &o.jpeg_quality, &o.png_level, &filter))
+    if (!PyArg_ParseTuple(args, "OO&iiiiO:save", &img_obj, PyUnicode_FSConverter, &path, &format,
+                          &o.jpeg_quality, &o.png_level, &filter, &meta_obj))
         return NULL;
     gpx_host_image img;
-    if (format < GI_FORMAT_AUTO || format > GI_FORMAT_PAM || filter < GI_PNG_FILTER_DEFAULT ||
-        filter > GI_PNG_FILTER_PAETH) {
+    o.metadata = gpx_metadata_of(meta_obj);
+    if (PyErr_Occurred()) {
+        /* a wrong metadata type, said */
+    } else if (format < GI_FORMAT_AUTO || format > GI_FORMAT_PAM ||
+               filter < GI_PNG_FILTER_DEFAULT || filter > GI_PNG_FILTER_PAETH) {
         PyErr_SetString(PyExc_ValueError, "save: format or png_filter out of range");
     } else if (gpx_host_image_get(img_obj, 0, "image", &img) == 0) {
         o.format = (gi_format)format;
@@ -75,6 +81,20 @@ static PyObject *mod_save(PyObject *self, PyObject *args)
     Py_DECREF(path);
     if (PyErr_Occurred()) return NULL;
     Py_RETURN_NONE;
+}
+
+/* orientation_steps(o) -> the transforms that show stored pixels as a
+ * viewer does (gi_orientation_steps) */
+static PyObject *mod_orientation_steps(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long o = PyLong_AsLong(arg);
+    if (o == -1 && PyErr_Occurred()) return NULL;
+    gi_transform t[2];
+    int n = gi_orientation_steps(o < 0 || o > 8 ? 0 : (int)o, t);
+    PyObject *r = PyTuple_New(n);
+    for (int i = 0; r && i < n; i++) PyTuple_SET_ITEM(r, i, PyLong_FromLong(t[i]));
+    return r;
 }
 
 /* border_parse(name) -> mode, with the CLI's names and aliases */
@@ -139,8 +159,10 @@ static PyObject *mod_cuda_compiled(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef module_methods[] = {
-    {"load", mod_load, METH_VARARGS, "load(path) -> (pixels, orientation)"},
-    {"save", mod_save, METH_VARARGS, "save(image, path, format, quality, png_level, png_filter)"},
+    {"load", mod_load, METH_VARARGS, "load(path) -> (pixels, metadata)"},
+    {"save", mod_save, METH_VARARGS,
+     "save(image, path, format, quality, png_level, png_filter, metadata)"},
+    {"orientation_steps", mod_orientation_steps, METH_O, "orientation_steps(o) -> transforms"},
     {"border_parse", mod_border_parse, METH_O, "border_parse(name) -> mode"},
     {"border_name", mod_border_name, METH_O, "border_name(mode) -> (name, pattern)"},
     {"blur_radius", mod_blur_radius, METH_VARARGS, "blur_radius(kernel, sigma, radius) -> R"},
@@ -213,6 +235,7 @@ PyMODINIT_FUNC PyInit__gpuimg(void)
     if (!m) return NULL;
     if (add_constants(m) || add_type(m, &gpx_context_type, "Context") ||
         add_type(m, &gpx_pixels_type, "Pixels") || add_type(m, &gpx_dlpack_type, "DLPackTensor") ||
+        add_type(m, &gpx_metadata_type, "Metadata") ||
         add_exception(m, &gpx_decode_error, "gpuimg.DecodeError", PyExc_OSError,
                       "The file is not an image gpuimg can decode (PNG, JPEG, PNM/PAM).") ||
         add_exception(m, &gpx_device_error, "gpuimg.DeviceError", PyExc_RuntimeError,

@@ -119,3 +119,32 @@ def test_hist_equals_cli(cli, tmp_path, inputs, bins):
         assert np.array_equal(counts, _cli_hist(cli, tmp_path, src, bins)), src.name
         piped = gpuimg.pipe(img, f"blur --sigma 2 | hist --bins {bins}")
         assert np.array_equal(piped, _cli_hist(cli, tmp_path, src, bins, "blur --sigma 2"))
+
+
+def _jpeg_with_orientation(path, orientation):
+    """A JPEG whose Exif says `orientation` (one IFD0 entry)."""
+    gpuimg.save(gpuimg.load(SAMPLES / "scene.png"), path, format="jpeg")
+    tiff = (b"II*\x00" + (8).to_bytes(4, "little") + (1).to_bytes(2, "little") +
+            (0x0112).to_bytes(2, "little") + (3).to_bytes(2, "little") +
+            (1).to_bytes(4, "little") + orientation.to_bytes(2, "little") + b"\x00\x00" +
+            (0).to_bytes(4, "little"))
+    payload = b"Exif\x00\x00" + tiff
+    data = path.read_bytes()
+    path.write_bytes(data[:2] + b"\xff\xe1" + (len(payload) + 2).to_bytes(2, "big") + payload +
+                     data[2:])
+
+
+@pytest.mark.parametrize("auto_orient", [False, True])
+@pytest.mark.parametrize("ext", ["jpg", "png"])
+def test_metadata_through_load_and_save(cli, tmp_path, auto_orient, ext):
+    src = tmp_path / "exif6.jpg"
+    _jpeg_with_orientation(src, 6)
+    cli("blur", "--sigma", "1.5", *(["--auto-orient"] if auto_orient else []), src,
+        tmp_path / f"cli.{ext}")
+    img, meta = gpuimg.load_with_metadata(src, auto_orient=auto_orient)
+    assert meta.exif.startswith(b"II*\x00") and meta.orientation == (1 if auto_orient else 6)
+    assert img.shape == ((64, 48, 3) if auto_orient else (48, 64, 3))
+    gpuimg.save(gpuimg.blur(img, sigma=1.5), tmp_path / f"py.{ext}", metadata=meta)
+    assert (tmp_path / f"py.{ext}").read_bytes() == (tmp_path / f"cli.{ext}").read_bytes()
+    gpuimg.save(img, tmp_path / "plain.png")
+    assert gpuimg.load_with_metadata(tmp_path / "plain.png")[1].empty

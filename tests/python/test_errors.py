@@ -59,6 +59,7 @@ IMG = np.zeros((6, 5, 3), np.uint8)
     (lambda: gpuimg.save(IMG, "x.png", png_filter="best"), ValueError, "expected auto, none"),
     (lambda: gpuimg.save(IMG, "x.png", format="gif"), ValueError, "expected png, jpeg"),
     (lambda: gpuimg.Context("gpu"), ValueError, "expected auto, cpu or cuda"),
+    (lambda: gpuimg.save(IMG, "x.png", metadata=5), TypeError, "gpuimg.Metadata or None"),
 ])
 def test_bad_arguments(call, kind, words):
     with pytest.raises(kind) as e:
