@@ -78,7 +78,11 @@ static void one_chain(gi_context *gpu, gi_context *cpu, int t)
         st = gi_apply_device(gpu, &dsrc, steps, n, &ddst, &got_h);
     if (th_check(st == GI_OK, "chain %d: %s", t, gi_last_error())) {
         if (is_hist) {
-            th_check(memcmp(&want_h, &got_h, sizeof want_h) == 0, "chain %d: histograms differ", t);
+            int same = want_h.channels == got_h.channels && want_h.bins == got_h.bins;
+            for (int c = 0; same && c < want_h.channels; c++)
+                same = memcmp(want_h.counts[c], got_h.counts[c],
+                              sizeof(uint64_t) * (size_t)want_h.bins) == 0;
+            th_check(same, "chain %d: histograms differ", t);
         } else {
             cudaMemcpy2D(got.data, got.stride, ddst.data, ddst.stride, (size_t)w * ch, h,
                          cudaMemcpyDeviceToHost);
