@@ -154,11 +154,20 @@ def device_source(d: DeviceImage) -> Tuple[tuple, Any]:
 class _DeviceLibrary:
     """What gpuimg needs of a GPU array library."""
 
-    def device_id(self, a: Any) -> int: ...
-    def empty(self, like: Any, shape: tuple) -> Any: ...
-    def address(self, a: Any) -> int: ...
-    def synchronize(self, a: Any) -> None: ...
-    def to_numpy(self, a: Any) -> np.ndarray: ...
+    def device_id(self, a: Any) -> int:
+        raise NotImplementedError
+
+    def empty(self, like: Any, shape: tuple) -> Any:
+        raise NotImplementedError
+
+    def address(self, a: Any) -> int:
+        raise NotImplementedError
+
+    def synchronize(self, a: Any) -> None:
+        raise NotImplementedError
+
+    def to_numpy(self, a: Any) -> np.ndarray:
+        raise NotImplementedError
 
     def pitched(self, like: Any, shape: Tuple[int, int, int]) -> Tuple[Any, Any, int, int]:
         """A (h, w, c) view on rows of DEVICE_ALIGN-multiple pitch."""

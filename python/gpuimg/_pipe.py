@@ -34,7 +34,9 @@ _IGNORED = {"border_", "border_value"}  # taken, as alone, by commands that do n
 def _split(text: str, separators: str, what: str) -> List[str]:
     """Splits at separators outside '...' and "..." quotes, quotes removed
     only when splitting words (separators ' \\t\\n')."""
-    parts, cur, quote = [], [], ""
+    parts: List[str] = []
+    cur: List[str] = []
+    quote = ""
     words = separators != "|"
     for ch in text:
         if not quote and ch in "'\"":
@@ -59,6 +61,8 @@ def _split(text: str, separators: str, what: str) -> List[str]:
 class _Float(float):
     """A number that messages show as it was written."""
 
+    text: str
+
     def __new__(cls, text: str) -> "_Float":
         v = super().__new__(cls, text)
         v.text = text
@@ -69,6 +73,8 @@ class _Float(float):
 
 
 class _Int(int):
+    text: str
+
     def __new__(cls, text: str) -> "_Int":
         v = super().__new__(cls, text)
         v.text = text
