@@ -61,7 +61,7 @@ def _device_code(device: Any) -> int:
     return code
 
 
-# ---------------------------------------------------------------- contexts
+# ---------------------------------------------------------------- pooled contexts
 
 _pool: Dict[int, List[Any]] = {code: [] for code in _DEVICES.values()}
 _pool_lock = threading.Lock()
@@ -80,67 +80,6 @@ def _borrow(code: int) -> Iterator[Any]:
     finally:
         with _pool_lock:
             _pool[code].append(ctx)
-
-
-class Context:
-    """A device kept warm across calls (CUDA's start-up is paid once), with
-    the functions of the module as methods: ctx.blur(img, sigma=2) is
-    gpuimg.blur(img, sigma=2, device=ctx). One thread uses it at a time
-    (others wait their turn); make one per thread for concurrent work.
-
-    device: "auto", "cpu" or "cuda"; threads: the CPU backend's (0: one per
-    core). CUDA arrays given to an "auto" context run on a CUDA context it
-    starts for them."""
-
-    def __init__(self, device: str = "auto", threads: int = 0) -> None:
-        self._code = _device_code(device)
-        self._threads = _steps._integer("threads", threads, 0, 4096)
-        self._ctx = _c.Context(self._code, self._threads)
-        self._cuda: Optional[Any] = self._ctx if self._code == _c.DEVICE_CUDA else None
-        self._lock = threading.Lock()
-
-    def _for_device_arrays(self) -> Any:
-        if self._code == _c.DEVICE_CPU:
-            raise ValueError("a CUDA array needs a context of device 'auto' or 'cuda'")
-        with self._lock:
-            if self._cuda is None:
-                self._cuda = _c.Context(_c.DEVICE_CUDA, self._threads)
-            return self._cuda
-
-    @property
-    def backend(self) -> str:
-        """'cpu' or 'cuda': the backend the context settles on (under auto,
-        this may start CUDA and wait for it)."""
-        return self._ctx.backend()
-
-    @property
-    def last_choice(self) -> str:
-        """The device of the last operation and why, one line."""
-        return self._ctx.last()[1]
-
-    @property
-    def last_backend(self) -> str:
-        """'cpu' or 'cuda': where the last operation ran."""
-        return self._ctx.last()[0]
-
-    @property
-    def last_times(self) -> Dict[str, float]:
-        """Where the last operation's time went, in ms: startup (CUDA's, for
-        the operation that paid it), upload, kernel (on the CPU the whole
-        operation), download."""
-        return dict(zip(("startup", "upload", "kernel", "download"), self._ctx.last_times()))
-
-    def close(self) -> None:
-        """Releases the device now (also when the context is collected)."""
-        self._ctx.close()
-        if self._cuda is not None:
-            self._cuda.close()
-
-    def __enter__(self) -> "Context":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 def _hist_array(r: Tuple[int, int, bytes]) -> np.ndarray:
@@ -445,8 +384,11 @@ def cuda_available() -> Tuple[bool, str]:
     return n > 0, why
 
 
-def _context_method(f: Callable) -> Callable:
-    def method(self: Context, *args: Any, **kwargs: Any) -> Any:
+# ---------------------------------------------------------------- Context
+
+def _context_method(f: Callable) -> Callable[..., Any]:
+    """gpuimg.f as a method of Context: device=the context."""
+    def method(self: "Context", *args: Any, **kwargs: Any) -> Any:
         return f(*args, device=self, **kwargs)
 
     method.__name__ = method.__qualname__ = f.__name__
@@ -454,7 +396,74 @@ def _context_method(f: Callable) -> Callable:
     return method
 
 
-for _name in ("blur", "sobel", "transpose", "rotate", "flip", "convolve", "hist", "pipe",
-              "compare", "load"):
-    setattr(Context, _name, _context_method(globals()[_name]))
-del _name
+class Context:
+    """A device kept warm across calls (CUDA's start-up is paid once), with
+    the functions of the module as methods: ctx.blur(img, sigma=2) is
+    gpuimg.blur(img, sigma=2, device=ctx). One thread uses it at a time
+    (others wait their turn); make one per thread for concurrent work.
+
+    device: "auto", "cpu" or "cuda"; threads: the CPU backend's (0: one per
+    core). CUDA arrays given to an "auto" context run on a CUDA context it
+    starts for them."""
+
+    def __init__(self, device: str = "auto", threads: int = 0) -> None:
+        self._code = _device_code(device)
+        self._threads = _steps._integer("threads", threads, 0, 4096)
+        self._ctx = _c.Context(self._code, self._threads)
+        self._cuda: Optional[Any] = self._ctx if self._code == _c.DEVICE_CUDA else None
+        self._lock = threading.Lock()
+
+    def _for_device_arrays(self) -> Any:
+        if self._code == _c.DEVICE_CPU:
+            raise ValueError("a CUDA array needs a context of device 'auto' or 'cuda'")
+        with self._lock:
+            if self._cuda is None:
+                self._cuda = _c.Context(_c.DEVICE_CUDA, self._threads)
+            return self._cuda
+
+    @property
+    def backend(self) -> str:
+        """'cpu' or 'cuda': the backend the context settles on (under auto,
+        this may start CUDA and wait for it)."""
+        return self._ctx.backend()
+
+    @property
+    def last_choice(self) -> str:
+        """The device of the last operation and why, one line."""
+        return self._ctx.last()[1]
+
+    @property
+    def last_backend(self) -> str:
+        """'cpu' or 'cuda': where the last operation ran."""
+        return self._ctx.last()[0]
+
+    @property
+    def last_times(self) -> Dict[str, float]:
+        """Where the last operation's time went, in ms: startup (CUDA's, for
+        the operation that paid it), upload, kernel (on the CPU the whole
+        operation), download."""
+        return dict(zip(("startup", "upload", "kernel", "download"), self._ctx.last_times()))
+
+    def close(self) -> None:
+        """Releases the device now (also when the context is collected)."""
+        self._ctx.close()
+        if self._cuda is not None:
+            self._cuda.close()
+
+    def __enter__(self) -> "Context":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    blur = _context_method(blur)
+    sobel = _context_method(sobel)
+    transpose = _context_method(transpose)
+    rotate = _context_method(rotate)
+    flip = _context_method(flip)
+    convolve = _context_method(convolve)
+    hist = _context_method(hist)
+    pipe = _context_method(pipe)
+    compare = _context_method(compare)
+    load = _context_method(load)
+    load_with_metadata = _context_method(load_with_metadata)
