@@ -1,11 +1,12 @@
 /* The arithmetic kernels (jpeg_recon_kernels.h) for one instruction set:
  * meson compiles this file once per set, each with GI_JPEG_RECON naming
- * its table (SSE2 or NEON as the base, AVX2, AVX-512). The IDCT is
- * written in GCC vector code, a block row per vector of eight 32-bit
- * lanes; the upsamplers and the colour conversion are plain loops without
- * a carried dependency, which GCC vectorizes at -O3 for the set it
- * compiles for. Integer arithmetic throughout: every set gives the scalar
- * set's bytes (jpeg_recon_scalar.c, the definition). */
+ * its table (SSE2 or NEON as the base, AVX2, AVX-512). GCC vector code,
+ * with intrinsics where GCC derives no good instruction from it (madd,
+ * saturating packs, widening, lane moves; the blur's kernels do the same);
+ * the upsamplers are plain loops without a carried dependency, which GCC
+ * vectorizes at -O3. Integer arithmetic throughout: every set gives the
+ * scalar set's bytes (jpeg_recon_scalar.c, the definition), and the test
+ * compares each with stb. */
 #include <string.h>
 
 #include "jpeg_recon_idct.h"
@@ -26,9 +27,9 @@
  * Each 128-bit lane holds a row of one block, so an AVX2 register works
  * on 2 blocks, an AVX-512 one on 4: every step below acts within 128-bit
  * lanes (madd, packs, unpacks), as stb's SSE2 code does on one block.
- * The arithmetic is jpeg_idct_lanes' (jpeg_recon_idct.h), arranged as
- * stb arranges it: the pairs of inputs that share products interleaved
- * in 16 bits and multiplied by pairs of constants with pmaddwd. */
+ * The arithmetic is the scalar idct_1d's, arranged as stb arranges it:
+ * the pairs of inputs that share products interleaved in 16 bits and
+ * multiplied by pairs of constants with pmaddwd. */
 #if defined(__AVX512BW__)
 #include <immintrin.h>
 #define VBYTES 64
