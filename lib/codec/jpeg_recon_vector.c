@@ -394,7 +394,26 @@ static inline void store_rgb(uint8_t *out, c8 r, c8 g, c8 b)
 #elif defined(__ARM_NEON) && defined(__aarch64__)
     const uint8x8x3_t rgb = {{(uint8x8_t)r, (uint8x8_t)g, (uint8x8_t)b}};
     vst3_u8(out, rgb);
-#else /* SSE2 has no byte shuffle, and GCC's would go byte by byte */
+#elif defined(__SSE2__)
+    /* no byte shuffle (GCC's would go byte by byte): pixels as R, G, B, 0
+     * words, each 64-bit half's two packed to 6 bytes by shifts, the
+     * halves joined; each 16-byte store leaves 4 bytes past its 12 that
+     * the next store, or the caller's tail, writes over */
+    __m128i zero = _mm_setzero_si128();
+    __m128i rg = _mm_unpacklo_epi8((__m128i)(__v2di){(long long)(uint64_t)r, 0},
+                                   (__m128i)(__v2di){(long long)(uint64_t)g, 0});
+    __m128i b0 = _mm_unpacklo_epi8((__m128i)(__v2di){(long long)(uint64_t)b, 0}, zero);
+    __m128i quads[2] = {_mm_unpacklo_epi16(rg, b0), _mm_unpackhi_epi16(rg, b0)};
+    const __m128i first = _mm_set1_epi64x(0xFFFFFF), second = _mm_set1_epi64x(0xFFFFFF000000);
+    const __m128i low6 = _mm_set_epi64x(0, 0xFFFFFFFFFFFF);
+    const __m128i next6 = _mm_set_epi64x(0xFFFFFFFF, 0xFFFF000000000000);
+    for (int h = 0; h < 2; h++) {
+        __m128i x = _mm_or_si128(_mm_and_si128(quads[h], first),
+                                 _mm_and_si128(_mm_srli_epi64(quads[h], 8), second));
+        x = _mm_or_si128(_mm_and_si128(x, low6), _mm_and_si128(_mm_srli_si128(x, 2), next6));
+        _mm_storeu_si128((__m128i *)(out + 12 * h), x);
+    }
+#else
     uint8_t rgb[3][PX];
     memcpy(rgb[0], &r, PX);
     memcpy(rgb[1], &g, PX);
@@ -407,13 +426,21 @@ static inline void store_rgb(uint8_t *out, c8 r, c8 g, c8 b)
 #endif
 }
 
+/* Pixels store_rgb may write into past its own: the loop leaves at least
+ * these to the scalar tail. */
+#if PX == 8 && defined(__SSE2__)
+#define STORE_SPILL 2
+#else
+#define STORE_SPILL 0
+#endif
+
 static void ycc_to_rgb(uint8_t *restrict out, const uint8_t *restrict y,
                        const uint8_t *restrict cb, const uint8_t *restrict cr, int count)
 {
     const c16 cr_r = (c16){0} + (int16_t)JPEG_YCC_CR_R, cb_b = (c16){0} + (int16_t)JPEG_YCC_CB_B;
     const c16 cr_g = (c16){0} - (int16_t)JPEG_YCC_CR_G, cb_g = (c16){0} - (int16_t)JPEG_YCC_CB_G;
     int i = 0;
-    for (; i + PX <= count; i += PX) {
+    for (; i + PX + STORE_SPILL <= count; i += PX) {
         c16 luma = load_px(y + i), vr = load_px(cr + i) - 128, vb = load_px(cb + i) - 128;
         c16 r = luma + ((mulhi(vr << 5, cr_r) + 1) >> 1);
         c16 b = luma + ((mulhi(vb << 5, cb_b) + 1) >> 1);
