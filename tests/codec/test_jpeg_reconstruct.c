@@ -440,6 +440,51 @@ static bytes add_fourth_component(const bytes *in, int transform)
     return out;
 }
 
+/* A single-scan 3-component file with its APP0 and APP14 segments
+ * replaced: a JFIF segment or not, an Adobe one with `transform` (or
+ * none: -1), and component ids 'R', 'G', 'B' or not: the cases of stb's
+ * is_rgb. */
+static bytes relabel(const bytes *in, int jfif, int transform, int rgb_ids)
+{
+    bytes out = {malloc(in->size + 64), 0};
+    if (!out.data) abort();
+    uint8_t *p = out.data;
+    *p++ = 0xFF;
+    *p++ = 0xD8;
+    if (jfif) {
+        const uint8_t app0[] = {0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0};
+        memcpy(p, app0, sizeof app0);
+        p += sizeof app0;
+    }
+    if (transform >= 0) {
+        const uint8_t adobe[] = {0xFF, 0xEE, 0, 14, 'A', 'd', 'o', 'b', 'e', 0, 100, 0, 0, 0, 0,
+                                 (uint8_t)transform};
+        memcpy(p, adobe, sizeof adobe);
+        p += sizeof adobe;
+    }
+    static const uint8_t ids[2][3] = {{1, 2, 3}, {'R', 'G', 'B'}};
+    for (size_t at = 2; at + 4 <= in->size;) {
+        int marker = in->data[at + 1];
+        size_t end = segment_end(in, at);
+        if (end > in->size) break;
+        if (marker == 0xE0 || marker == 0xEE) {
+            at = end;
+            continue;
+        }
+        size_t len = marker == 0xDA ? in->size - at : end - at; /* a scan: the rest */
+        memcpy(p, in->data + at, len);
+        for (int c = 0; c < 3; c++) {
+            if (marker == 0xC0 || marker == 0xC1) p[10 + 3 * c] = ids[rgb_ids][c];
+            if (marker == 0xDA) p[5 + 2 * c] = ids[rgb_ids][c];
+        }
+        p += len;
+        if (marker == 0xDA) break;
+        at = end;
+    }
+    out.size = (size_t)(p - out.data);
+    return out;
+}
+
 /* Synthetic content: gradients, edges and noise in every channel. */
 static uint8_t *synthetic(int w, int h)
 {
@@ -505,6 +550,19 @@ static void check_image(const uint8_t *rgb, int w, int h, const char *what, int 
         free(four.data);
     }
     free(three.data);
+    /* stb's is_rgb: ids R, G, B, or Adobe transform 0 without JFIF */
+    snprintf(opts, sizeof opts, "-quality 90 -sample %s", w > 40 ? "2x1" : "1x1");
+    bytes ycc = cjpeg(opts);
+    static const int labels[][3] = {{1, -1, 1}, {0, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {1, 2, 1}};
+    for (int l = 0; l < 6 && th_check(ycc.size > 0, "cjpeg %s failed", opts); l++) {
+        bytes v = relabel(&ycc, labels[l][0], labels[l][1], labels[l][2]);
+        char name[4400];
+        snprintf(name, sizeof name, "%s, JFIF %d, Adobe transform %d, ids %s", what, labels[l][0],
+                 labels[l][1], labels[l][2] ? "RGB" : "123");
+        check_file(v.data, v.size, name);
+        free(v.data);
+    }
+    free(ycc.data);
 }
 
 /* Process CPU time: on a shared machine, wall time counts the waits for
