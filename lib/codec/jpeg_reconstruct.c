@@ -12,7 +12,13 @@
  * small enough to stay in cache, and a band of MCU rows is independent of
  * the others but for one extra MCU row IDCT'd at each of its ends. Samples
  * past a plane's width or height (the MCU grid's padding) never reach the
- * output, as in stb. */
+ * output, as in stb.
+ *
+ * Bands run on threads started per call: the codec layer may not use the
+ * CPU backend's pool (lib/cpu), and a thread's start (tens of
+ * microseconds) is small beside a band of at least 4 MCU rows. Each band
+ * costs one more MCU row's IDCT of its upsampled components at each end:
+ * 2 bands took 4% more CPU than 1 on a 8.7 MP 4:4:4 photo. */
 #include "jpeg_reconstruct.h"
 
 #include <pthread.h>
