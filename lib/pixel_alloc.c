@@ -124,15 +124,20 @@ static block_header *pool_take(size_t total)
 }
 #endif
 
-void *gi__pixels_alloc(size_t bytes)
+/* A block of `bytes`; *fresh set when it is a new mapping (all zero). */
+static void *pixels_alloc(size_t bytes, int *fresh)
 {
+    *fresh = 0;
     if (bytes > SIZE_MAX - HEADER_BYTES) return NULL;
     size_t total = bytes + HEADER_BYTES;
     block_header *h = NULL;
 #ifndef GI_PLAIN_MALLOC
     if (bytes >= MAP_FROM) {
         h = pool_take(total);
-        if (!h) h = map_block(total);
+        if (!h) {
+            h = map_block(total);
+            *fresh = 1;
+        }
     } else
 #endif
     {
@@ -142,6 +147,20 @@ void *gi__pixels_alloc(size_t bytes)
     if (!h) return NULL;
     h->bytes = bytes;
     return (uint8_t *)h + HEADER_BYTES;
+}
+
+void *gi__pixels_alloc(size_t bytes)
+{
+    int fresh;
+    return pixels_alloc(bytes, &fresh);
+}
+
+void *gi__pixels_calloc(size_t bytes)
+{
+    int fresh;
+    void *p = pixels_alloc(bytes, &fresh);
+    if (p && !fresh) memset(p, 0, bytes);
+    return p;
 }
 
 void gi__pixels_free(void *p)

@@ -60,10 +60,9 @@ int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, 
 static size_t skip_scan(const uint8_t *bytes, size_t size, size_t at)
 {
     while (at < size) {
-        if (bytes[at] != 0xFF) {
-            at++;
-            continue;
-        }
+        const uint8_t *ff = memchr(bytes + at, 0xFF, size - at); /* most bytes are data */
+        if (!ff) return size;
+        at = (size_t)(ff - bytes);
         size_t next = at + 1;
         while (next < size && bytes[next] == 0xFF) next++; /* fill bytes */
         if (next == size) return size; /* stb reads zeros past the end: data */

@@ -1,7 +1,8 @@
 /* Decoding and encoding by format: PNG and JPEG through stb (compiled in
- * stb_impl.c), but for JPEG encoding, which jpeg_write.c does with stb's
- * very bytes; Netpbm through pnm.c; the choice between stb and nvJPEG
- * (jpeg_nvjpeg.c) for JPEG. */
+ * stb_impl.c), but for the files that the exact JPEG decoder
+ * (jpeg_decode.c) and the JPEG writer (jpeg_write.c) take, with stb's very
+ * pixels and bytes; Netpbm through pnm.c; the choice between those and
+ * nvJPEG (jpeg_nvjpeg.c) for JPEG. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "file_io.h"
 #include "format_sniff.h"
 #include "gi_error.h"
+#include "jpeg_decode.h"
 #include "jpeg_nvjpeg.h"
 #include "jpeg_write.h"
 #include "pixel_alloc.h"
@@ -144,6 +146,12 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
         last_codec = gi__nvjpeg_last_decoder();
         if (st == GI_OK || limits->jpeg_decoder == GI_JPEG_DECODER_NVJPEG) return st;
         last_codec = "stb";
+    }
+    /* The exact decoder gives stb's very pixels, faster; a file it leaves
+     * (jpeg_parse.h) goes on to stb, which decodes or refuses it. */
+    if (format == GI_FORMAT_JPEG && gi__jpeg_decode(img, bytes, size, limits->max_pixels, 1)) {
+        last_codec = "gpuimg-jpeg";
+        return GI_OK;
     }
     int w, h, comp;
     if (!gi__stb_info_as(bytes, (int)size, format, &w, &h, &comp))

@@ -1,12 +1,13 @@
 /* The coefficients' one allocation (jpeg_coeffs.h). */
 #include "jpeg_coeffs.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "pixel_alloc.h"
 
 void gi__jpeg_coeffs_free(gi_jpeg_coeffs *c)
 {
     if (!c) return;
-    free(c->storage);
+    gi__pixels_free(c->storage); /* gi__pixels_calloc'ed by jpeg_parse.c */
     memset(c, 0, sizeof *c);
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # fuzz_campaign.sh SECONDS [BUILDDIR [TARGET...]]
 #
-# A long fuzzing campaign: every target (default decode pipeline options) of
+# A long fuzzing campaign: every target (default decode jpeg_diff pipeline options) of
 # BUILDDIR (default build-fuzz, configured with -Dfuzz=enabled) runs for
 # SECONDS of wall time, all at once, at low priority (nice 19) so that the
 # machine stays usable. Unlike fuzz_smoke.sh, a crash does not stop a target:
@@ -17,7 +17,7 @@ set -u
 secs=$1
 build=${2:-build-fuzz}
 shift $(($# < 2 ? $# : 2))
-targets=${*:-decode pipeline options}
+targets=${*:-decode jpeg_diff pipeline options}
 here=$(cd "$(dirname "$0")" && pwd)
 command -v /usr/bin/time >/dev/null || { echo "fuzz_campaign: /usr/bin/time is missing (Debian: time)" >&2; exit 1; }
 for t in $targets; do

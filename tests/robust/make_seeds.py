@@ -4,6 +4,7 @@ targets, one folder each under OUTDIR:
 
   decode/    the sample images and the files of the bad-input corpus (CORPUS,
              a folder make_corpus.py wrote; left out when not given)
+  jpeg_diff/ the JPEG files among them
   pipeline/  the same images behind each parameter block of PARAMS
   options/   the argument lists of ARGS, NUL-separated, after a first byte
              that picks whether the image options are in the table
@@ -50,6 +51,8 @@ def write(folder, name, data):
 def main(outdir, samples, corpus=None):
     for name, data in image_files(samples, corpus):
         write(os.path.join(outdir, 'decode'), name, data)
+        if data.startswith(b'\xff\xd8'):
+            write(os.path.join(outdir, 'jpeg_diff'), name, data)
         for i, block in enumerate(PARAMS):
             write(os.path.join(outdir, 'pipeline'), '%d-%s' % (i, name), block + data)
     for i, args in enumerate(ARGS):

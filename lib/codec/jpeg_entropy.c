@@ -1,0 +1,573 @@
+/* Huffman decoding of JPEG scans (jpeg_entropy.h), the way libjpeg-turbo
+ * makes it fast, to the values stb_image 2.27 computes.
+ *
+ * Bits come through a 64-bit buffer, left-aligned. Where the next 8 bytes
+ * hold no 0xFF, a refill loads them in one read; otherwise byte by byte,
+ * unstuffing 0xFF 0x00 (and 0xFF 0xFF... 0x00, which stb also reads as a
+ * data 0xFF) and stopping at a marker. Past a marker or the end of the file
+ * the buffer fills with zeros, as stb's does, counted in `pad`: a scan
+ * that needed any of them is left to stb.
+ *
+ * A table entry, indexed by the next GI_JPEG_LOOKUP_BITS bits:
+ *   bits 0-4   bits to consume: the code's length, plus its magnitude
+ *              bits when FULL; 0 = a longer code (or none: the slow path)
+ *   bit 5      FULL: bits 16-31 hold the coefficient (or DC difference)
+ *   bits 8-15  the symbol (AC: run << 4 | size; DC: size)
+ *   bits 16-31 the coefficient, signed
+ * so most coefficients cost one probe, one shift and one store. */
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jpeg_entropy.h"
+
+#define LOOKUP GI_JPEG_LOOKUP_BITS
+#define ENTRY_FULL 0x20u
+#define ENTRY_LEN(e) ((int)((e)&31u))
+#define ENTRY_SYMBOL(e) ((int)(((e) >> 8) & 255u))
+#define ENTRY_VALUE(e) ((int32_t)(e) >> 16)
+
+/* Zigzag position -> natural position. stb's table goes on with 15 entries
+ * of 63 so that a corrupt run past the block's end writes the last
+ * coefficient; ours too, since stb's values are the contract. */
+static const uint8_t natural[64 + 16] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33,
+    40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36,
+    29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
+    47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63};
+
+/* The JPEG standard's EXTEND of an s-bit magnitude m. */
+static int32_t extend(uint32_t m, int s)
+{
+    return m < (1u << (s - 1)) ? (int32_t)m - (int32_t)((1u << s) - 1) : (int32_t)m;
+}
+
+int gi__jpeg_huff_build(gi_jpeg_huff *h, const uint8_t counts[16], const uint8_t *values, int ac)
+{
+    uint8_t size[257];
+    uint16_t code[256];
+    int n = 0;
+    for (int len = 1; len <= 16; len++)
+        for (int i = 0; i < counts[len - 1]; i++) {
+            if (n == 256) return -1;
+            size[n++] = (uint8_t)len;
+        }
+    size[n] = 0;
+    for (int i = 0; i < n; i++)
+        if (!ac && values[i] > 15) return -1;
+    memcpy(h->values, values, (size_t)n);
+    /* Canonical codes, with stb's check that each length's fit (F.2.2.1). */
+    uint32_t next = 0;
+    int k = 0;
+    for (int len = 1; len <= 16; len++) {
+        h->delta[len] = k - (int32_t)next;
+        if (size[k] == len) {
+            while (size[k] == len) code[k++] = (uint16_t)next++;
+            if (next - 1 >= 1u << len) return -1;
+        }
+        h->maxcode[len] = next << (16 - len);
+        next <<= 1;
+    }
+    h->maxcode[17] = 0xffffffffu;
+    memset(h->lookup, 0, sizeof h->lookup);
+    for (int i = 0; i < n; i++) {
+        int len = size[i];
+        if (len > LOOKUP) break; /* sizes ascend */
+        int symbol = values[i], s = symbol & 15, spare = LOOKUP - len;
+        /* AC symbols of size 0 (end of block, zero run) carry no value. */
+        int full = (!ac || s != 0) && len + s <= LOOKUP;
+        for (int j = 0; j < 1 << spare; j++) {
+            uint32_t e = (uint32_t)len | (uint32_t)symbol << 8;
+            if (full) {
+                uint32_t m = s ? (uint32_t)j >> (spare - s) : 0;
+                int32_t v = s ? extend(m, s) : 0;
+                e = (uint32_t)(len + s) | ENTRY_FULL | (uint32_t)symbol << 8 | (uint32_t)v << 16;
+            }
+            h->lookup[(code[i] << spare) | j] = e;
+        }
+    }
+    return 0;
+}
+
+/* ---- the bit reader ---- */
+
+typedef struct {
+    uint64_t buf;     /* left-aligned */
+    int nb;           /* bits in buf, zeros past the data included */
+    int pad;          /* of those bits, the zeros past the data; counting
+                         stops once some were consumed (over) */
+    int over;         /* zeros past the data were consumed */
+    const uint8_t *p, *end;
+    const uint8_t *marker_at; /* the 0xFF of the marker that ends the data; NULL: not met */
+    const uint8_t *after;     /* past the marker's byte */
+    int marker;               /* the marker's byte, -1 at the end of the file */
+    int fill;                 /* 0xFF fill bytes came before the marker */
+} bitreader;
+
+static void reader_start(bitreader *br, const uint8_t *p, const uint8_t *end)
+{
+    memset(br, 0, sizeof *br);
+    br->p = p;
+    br->end = end;
+}
+
+/* Byte by byte, as stb's stbi__grow_buffer_unsafe reads them. */
+static __attribute__((noinline)) void refill_slow(bitreader *br)
+{
+    if (br->pad > br->nb) br->over = 1;
+    while (br->nb <= 56) {
+        uint32_t b = 0;
+        if (!br->marker_at) {
+            const uint8_t *q = br->p;
+            if (q < br->end && *q != 0xFF) {
+                b = *q;
+                br->p = q + 1;
+            } else {
+                const uint8_t *m = q + 1;
+                while (m < br->end && *m == 0xFF) m++;
+                if (q < br->end && m < br->end && *m == 0) { /* stuffed 0xFF */
+                    b = 0xFF;
+                    br->p = m + 1;
+                } else {
+                    br->marker_at = q;
+                    br->marker = m < br->end ? *m : -1;
+                    br->after = m < br->end ? m + 1 : br->end;
+                    br->fill = m > q + 1 && q < br->end;
+                }
+            }
+        }
+        if (br->marker_at && !br->over) br->pad += 8;
+        br->buf |= (uint64_t)b << (56 - br->nb);
+        br->nb += 8;
+    }
+}
+
+static inline __attribute__((always_inline)) void refill(bitreader *br)
+{
+    if (br->end - br->p >= 8) {
+        uint64_t w;
+        memcpy(&w, br->p, 8);
+        w = __builtin_bswap64(w);
+        /* any 0xFF byte among the 8: the careful path */
+        if ((((~w) - 0x0101010101010101ull) & w & 0x8080808080808080ull) == 0) {
+            int n = (63 - br->nb) >> 3;
+            br->buf |= (w >> (64 - 8 * n)) << (64 - 8 * n - br->nb);
+            br->p += n;
+            br->nb += 8 * n;
+            return;
+        }
+    }
+    refill_slow(br);
+}
+
+#define ENSURE(br)                         \
+    do {                                   \
+        if ((br)->nb < 32) refill(br);     \
+    } while (0)
+
+static inline __attribute__((always_inline)) uint32_t peek(const bitreader *br)
+{
+    return (uint32_t)(br->buf >> (64 - LOOKUP));
+}
+
+static inline __attribute__((always_inline)) void consume(bitreader *br, int n)
+{
+    br->buf <<= n;
+    br->nb -= n;
+}
+
+static inline __attribute__((always_inline)) uint32_t get_bits(bitreader *br, int n)
+{
+    uint32_t v = (uint32_t)(br->buf >> (64 - n));
+    consume(br, n);
+    return v;
+}
+
+static inline __attribute__((always_inline)) int32_t receive_extend(bitreader *br, int s)
+{
+    /* the sign bit: set for a positive value */
+    int32_t bias = (int32_t)((br->buf >> 63) - 1) & (int32_t)(1 - (1u << s));
+    return (int32_t)get_bits(br, s) + bias;
+}
+
+static inline __attribute__((always_inline)) int get_bit(bitreader *br)
+{
+    if (br->nb < 1) refill(br);
+    return (int)get_bits(br, 1);
+}
+
+/* A code longer than the lookup's bits: the symbol, or -1 (no such code). */
+static __attribute__((noinline)) int decode_long(bitreader *br, const gi_jpeg_huff *h)
+{
+    uint32_t top = (uint32_t)(br->buf >> 48);
+    int len = LOOKUP + 1;
+    while (len <= 16 && top >= h->maxcode[len]) len++;
+    if (len > 16) return -1;
+    int index = (int)(br->buf >> (64 - len)) + h->delta[len];
+    consume(br, len);
+    return h->values[index];
+}
+
+/* The next symbol alone (magnitude bits left in the stream), or -1. */
+static inline __attribute__((always_inline)) int decode_symbol(bitreader *br, const gi_jpeg_huff *h)
+{
+    uint32_t e = h->lookup[peek(br)];
+    int len = ENTRY_LEN(e);
+    if (!len) return decode_long(br, h);
+    if (e & ENTRY_FULL) len -= ENTRY_SYMBOL(e) & 15;
+    consume(br, len);
+    return ENTRY_SYMBOL(e);
+}
+
+/* A DC difference into *diff; -1 for no such code. */
+static inline __attribute__((always_inline)) int decode_dc(bitreader *br, const gi_jpeg_huff *h,
+                                                           int32_t *diff)
+{
+    uint32_t e = h->lookup[peek(br)];
+    if (e & ENTRY_FULL) {
+        consume(br, ENTRY_LEN(e));
+        *diff = ENTRY_VALUE(e);
+        return 0;
+    }
+    int t = decode_symbol(br, h); /* at most 15: gi__jpeg_huff_build */
+    if (t < 0) return -1;
+    *diff = t ? receive_extend(br, t) : 0;
+    return 0;
+}
+
+/* ---- blocks, as stb decodes them ---- */
+
+/* The scan's state that outlives a block. */
+typedef struct {
+    bitreader br;
+    uint32_t pred[GI_JPEG_MAX_COMPONENTS]; /* DC predictions, mod 2^32 as stb's int wraps */
+    int eobrun;
+} scan_state;
+
+static inline __attribute__((always_inline)) int block_baseline(scan_state *st, int16_t *blk,
+                                                                const gi_jpeg_huff *dc,
+                                                                const gi_jpeg_huff *ac, int ci)
+{
+    bitreader *br = &st->br;
+    int32_t diff;
+    ENSURE(br);
+    if (decode_dc(br, dc, &diff) < 0) return -1;
+    st->pred[ci] += (uint32_t)diff;
+    blk[0] = (int16_t)st->pred[ci];
+    int k = 1;
+    do {
+        ENSURE(br);
+        uint32_t e = ac->lookup[peek(br)];
+        if (e & ENTRY_FULL) {
+            consume(br, ENTRY_LEN(e));
+            k += ENTRY_SYMBOL(e) >> 4;
+            blk[natural[k++]] = (int16_t)ENTRY_VALUE(e);
+            continue;
+        }
+        int rs = decode_symbol(br, ac);
+        if (rs < 0) return -1;
+        int s = rs & 15;
+        if (s == 0) {
+            if (rs != 0xF0) break; /* stb ends the block on any run with size 0 but 15 */
+            k += 16;
+        } else {
+            k += rs >> 4;
+            blk[natural[k++]] = (int16_t)receive_extend(br, s);
+        }
+    } while (k < 64);
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int block_dc_first(scan_state *st, int16_t *blk,
+                                                                const gi_jpeg_huff *dc, int ci,
+                                                                int al)
+{
+    int32_t diff;
+    ENSURE(&st->br);
+    if (decode_dc(&st->br, dc, &diff) < 0) return -1;
+    st->pred[ci] += (uint32_t)diff;
+    blk[0] = (int16_t)(uint16_t)(st->pred[ci] << al);
+    return 0;
+}
+
+static inline __attribute__((always_inline)) void block_dc_refine(scan_state *st, int16_t *blk,
+                                                                  int al)
+{
+    if (get_bit(&st->br)) blk[0] = (int16_t)(uint16_t)((uint32_t)(uint16_t)blk[0] + (1u << al));
+}
+
+static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, int16_t *blk,
+                                                                const gi_jpeg_huff *ac, int ss,
+                                                                int se, int al)
+{
+    bitreader *br = &st->br;
+    if (st->eobrun) {
+        st->eobrun--;
+        return 0;
+    }
+    int k = ss;
+    do {
+        ENSURE(br);
+        uint32_t e = ac->lookup[peek(br)];
+        if (e & ENTRY_FULL) {
+            consume(br, ENTRY_LEN(e));
+            k += ENTRY_SYMBOL(e) >> 4;
+            blk[natural[k++]] = (int16_t)(uint16_t)((uint32_t)ENTRY_VALUE(e) << al);
+            continue;
+        }
+        int rs = decode_symbol(br, ac);
+        if (rs < 0) return -1;
+        int s = rs & 15, r = rs >> 4;
+        if (s == 0) {
+            if (r < 15) {
+                st->eobrun = (1 << r) - 1;
+                if (r) st->eobrun += (int)get_bits(br, r);
+                break;
+            }
+            k += 16;
+        } else {
+            k += r;
+            blk[natural[k++]] = (int16_t)(uint16_t)((uint32_t)receive_extend(br, s) << al);
+        }
+    } while (k <= se);
+    return 0;
+}
+
+/* A nonzero coefficient's correction bit (G.1.2.3), as stb applies it. */
+static inline __attribute__((always_inline)) void refine(bitreader *br, int16_t *p, int bit)
+{
+    if (get_bit(br) && (*p & bit) == 0)
+        *p = (int16_t)(uint16_t)(*p > 0 ? (uint16_t)*p + bit : (uint16_t)*p - bit);
+}
+
+static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac, int ss, int se,
+                           int al)
+{
+    bitreader *br = &st->br;
+    int bit = 1 << al, k = ss;
+    if (st->eobrun) {
+        st->eobrun--;
+        for (; k <= se; k++)
+            if (blk[natural[k]] != 0) refine(br, &blk[natural[k]], bit);
+        return 0;
+    }
+    do {
+        ENSURE(br);
+        int rs = decode_symbol(br, ac);
+        if (rs < 0) return -1;
+        int s = rs & 15, r = rs >> 4, value = 0;
+        if (s == 0) {
+            if (r < 15) {
+                st->eobrun = (1 << r) - 1;
+                if (r) st->eobrun += (int)get_bits(br, r);
+                r = 64; /* to the end of the band */
+            } /* else sixteen zeros: fifteen skipped, then a zero "placed" */
+        } else {
+            if (s != 1) return -1; /* stb: "bad huffman code" */
+            value = get_bit(br) ? bit : -bit;
+        }
+        while (k <= se) {
+            int16_t *p = &blk[natural[k++]];
+            if (*p != 0) {
+                refine(br, p, bit);
+            } else {
+                if (r == 0) {
+                    *p = (int16_t)value;
+                    break;
+                }
+                r--;
+            }
+        }
+    } while (k <= se);
+    return 0;
+}
+
+/* ---- scans ---- */
+
+enum { BASELINE, DC_FIRST, DC_REFINE, AC_FIRST, AC_REFINE };
+
+/* Where the data of an interval ended: the bits left over must be its last
+ * byte's padding (0-7 bits, none of the zeros past it), followed at once by
+ * a marker. stb reads on at a marker's place in other cases. */
+static int interval_end(bitreader *br)
+{
+    if (!br->marker_at) {
+        const uint8_t *at = br->p;
+        if (br->nb > 7 || at >= br->end || *at != 0xFF) return -1;
+        refill_slow(br); /* meets the marker, unless the 0xFF is a stuffed data byte */
+        return br->marker_at == at ? 0 : -1;
+    }
+    return br->over || br->nb < br->pad || br->nb - br->pad > 7 ? -1 : 0;
+}
+
+static int is_restart(int marker)
+{
+    return marker >= 0xD0 && marker <= 0xD7;
+}
+
+static inline __attribute__((always_inline)) int decode_unit_block(scan_state *st, int kind,
+                                                                   int16_t *blk,
+                                                                   const gi_jpeg_scan *sc, int i)
+{
+    switch (kind) {
+    case BASELINE: return block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
+    case DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al);
+    case DC_REFINE: block_dc_refine(st, blk, sc->al); return 0;
+    case AC_FIRST: return block_ac_first(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
+    default: return block_ac_refine(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
+    }
+}
+
+/* MCUs u0..u1-1 of the scan in order (as stb: one component's own blocks
+ * in raster order, as many as its samples need, (x + 7) >> 3, each one
+ * MCU; several components' blocks by MCU of the frame), restart markers
+ * between intervals. st starts at u0, the start of an interval. */
+static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
+                                                           const gi_jpeg_scan *sc, int kind,
+                                                           scan_state *st, long u0, long u1)
+{
+    const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
+    int units_x = sc->n == 1 ? (one->width + 7) >> 3 : c->mcus_x;
+    int interval = sc->restart_interval ? sc->restart_interval : INT_MAX;
+    int todo = interval, ux = (int)(u0 % units_x), uy = (int)(u0 / units_x);
+    for (long u = u0; u < u1; u++) {
+        if (sc->n == 1) {
+            int16_t *blk = one->coeffs + 64 * ((size_t)uy * one->blocks_w + ux);
+            if (decode_unit_block(st, kind, blk, sc, 0) < 0) return -1;
+        } else {
+            for (int i = 0; i < sc->n; i++) {
+                const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
+                for (int y = 0; y < pl->v; y++) {
+                    int16_t *blk = pl->coeffs + 64 * ((size_t)(uy * pl->v + y) * pl->blocks_w +
+                                                      (size_t)ux * pl->h);
+                    for (int x = 0; x < pl->h; x++, blk += 64)
+                        if (decode_unit_block(st, kind, blk, sc, i) < 0) return -1;
+                }
+            }
+        }
+        if (--todo == 0 && u + 1 < u1) {
+            /* stb takes any restart marker, whatever its number */
+            if (interval_end(&st->br) < 0 || !is_restart(st->br.marker)) return -1;
+            reader_start(&st->br, st->br.after, st->br.end);
+            memset(st->pred, 0, sizeof st->pred);
+            st->eobrun = 0;
+            todo = interval;
+        }
+        if (++ux == units_x) {
+            ux = 0;
+            uy++;
+            if (st->br.over) return -1; /* decoding zeros past the data: stb's to decode */
+        }
+    }
+    return 0;
+}
+
+static __attribute__((noinline)) int scan_units(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
+                                                scan_state *st, int kind, long u0, long u1)
+{
+    switch (kind) {
+    case BASELINE: return scan_loop(c, sc, BASELINE, st, u0, u1);
+    case DC_FIRST: return scan_loop(c, sc, DC_FIRST, st, u0, u1);
+    case DC_REFINE: return scan_loop(c, sc, DC_REFINE, st, u0, u1);
+    case AC_FIRST: return scan_loop(c, sc, AC_FIRST, st, u0, u1);
+    default: return scan_loop(c, sc, AC_REFINE, st, u0, u1);
+    }
+}
+
+/* A run of whole restart intervals, from the data at `start`: MCUs u0..u1-1,
+ * ending at a restart marker, or (last) at the marker after the scan. */
+typedef struct {
+    gi_jpeg_coeffs *c;
+    const gi_jpeg_scan *sc;
+    int kind, last;
+    const uint8_t *start, *file_end;
+    long u0, u1;
+    int result;
+    const uint8_t *marker_at; /* where the data ended */
+} chunk;
+
+static void *decode_chunk(void *arg)
+{
+    chunk *ch = arg;
+    scan_state st;
+    memset(&st, 0, sizeof st);
+    reader_start(&st.br, ch->start, ch->file_end);
+    int r = scan_units(ch->c, ch->sc, &st, ch->kind, ch->u0, ch->u1);
+    if (r == 0 && interval_end(&st.br) < 0) r = -1;
+    /* After the scan, the marker: no fill bytes before it (stb may read
+     * them as the marker), not a restart (stb fails on it), not the end
+     * of the file. Between chunks: a restart. */
+    if (r == 0 && ch->last && (st.br.fill || st.br.marker < 0 || is_restart(st.br.marker)))
+        r = -1;
+    if (r == 0 && !ch->last && !is_restart(st.br.marker)) r = -1;
+    ch->result = r;
+    ch->marker_at = st.br.marker_at;
+    return NULL;
+}
+
+/* The data starts of intervals 1..n-1 (after each restart marker), found
+ * as the bit reader finds markers; 0, or -1 when fewer restart markers come
+ * before the scan's end (the serial decoder then decides). */
+static int find_restarts(const uint8_t *p, const uint8_t *end, const uint8_t **starts, long n)
+{
+    for (long i = 1; i < n;) {
+        const uint8_t *ff = memchr(p, 0xFF, (size_t)(end - p));
+        if (!ff) return -1;
+        const uint8_t *m = ff + 1;
+        while (m < end && *m == 0xFF) m++;
+        if (m == end || (*m != 0 && !is_restart(*m))) return -1;
+        p = m + 1;
+        if (*m != 0) starts[i++] = p;
+    }
+    return 0;
+}
+
+#define MAX_CHUNKS 16
+/* Parallel decoding pays from this many blocks a chunk. */
+#define CHUNK_MIN_BLOCKS 4096
+
+int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_t *bytes,
+                         size_t size, size_t at, int threads, size_t *end)
+{
+    int kind = !c->progressive ? BASELINE
+               : sc->ss == 0   ? (sc->ah == 0 ? DC_FIRST : DC_REFINE)
+               : sc->ah == 0   ? AC_FIRST
+                               : AC_REFINE;
+    const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
+    long units = sc->n == 1 ? (long)((one->width + 7) >> 3) * ((one->height + 7) >> 3)
+                            : (long)c->mcus_x * c->mcus_y;
+    int unit_blocks = 0;
+    for (int i = 0; i < sc->n; i++)
+        unit_blocks += sc->n == 1 ? 1 : c->plane[sc->comp[i]].h * c->plane[sc->comp[i]].v;
+    long interval = sc->restart_interval, intervals = interval ? (units + interval - 1) / interval : 1;
+    /* Restart intervals are independent: runs of them go to threads. */
+    int n = threads < 1 ? 1 : threads > MAX_CHUNKS ? MAX_CHUNKS : threads;
+    if ((long)n > intervals) n = (int)intervals;
+    while (n > 1 && units * unit_blocks / n < CHUNK_MIN_BLOCKS) n--;
+    const uint8_t **starts = NULL;
+    if (n > 1) {
+        starts = malloc(sizeof *starts * (size_t)intervals);
+        if (!starts || find_restarts(bytes + at, bytes + size, starts, intervals) < 0) n = 1;
+    }
+    chunk ch[MAX_CHUNKS];
+    pthread_t tid[MAX_CHUNKS];
+    int started[MAX_CHUNKS] = {0};
+    for (int k = 0; k < n; k++) {
+        long i0 = intervals * k / n, i1 = intervals * (k + 1) / n;
+        ch[k] = (chunk){c, sc, kind, k == n - 1, i0 ? starts[i0] : bytes + at, bytes + size,
+                        i0 * interval, k == n - 1 ? units : i1 * interval, -1, NULL};
+        if (k > 0) started[k] = pthread_create(&tid[k], NULL, decode_chunk, &ch[k]) == 0;
+    }
+    decode_chunk(&ch[0]);
+    int r = ch[0].result;
+    for (int k = 1; k < n; k++) {
+        if (started[k]) pthread_join(tid[k], NULL);
+        else decode_chunk(&ch[k]);
+        if (ch[k].result < 0) r = -1;
+    }
+    free(starts);
+    if (r < 0) return -1;
+    *end = (size_t)(ch[n - 1].marker_at - bytes);
+    return 0;
+}

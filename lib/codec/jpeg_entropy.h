@@ -1,0 +1,60 @@
+/* Huffman decoding of JPEG scans into quantized coefficients
+ * (jpeg_coeffs.h), giving stb_image 2.27's very values.
+ *
+ * The decoder is a strict subset of stb: on data that stb decodes in a way
+ * of its own (bits read past a marker or the end of the file, bytes between
+ * a restart interval's data and its marker, fill bytes before the marker
+ * that ends a scan, codes no table holds) it gives up, and the caller
+ * leaves the file to stb. Where it does not give up, every coefficient is
+ * the one stb computes, corrupt data included (runs past the end of a
+ * block land where stb puts them). */
+#ifndef GI_JPEG_ENTROPY_H
+#define GI_JPEG_ENTROPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jpeg_coeffs.h"
+
+/* Codes of up to this many bits decode in one table probe. */
+#define GI_JPEG_LOOKUP_BITS 10
+
+/* A Huffman table ready for decoding. lookup[] is indexed by the next
+ * GI_JPEG_LOOKUP_BITS bits of the stream; an entry holds the code's symbol
+ * and length and, when its magnitude bits fit in the same bits, the
+ * coefficient they give (jpeg_entropy.c describes the fields). Longer
+ * codes go through maxcode and delta, as in the JPEG standard's decoder
+ * (F.2.2.3). */
+typedef struct gi_jpeg_huff {
+    uint32_t lookup[1 << GI_JPEG_LOOKUP_BITS];
+    uint32_t maxcode[18]; /* 1 + the last code of each length, left-aligned in 16 bits */
+    int32_t delta[17];    /* symbol index minus code, per length */
+    uint8_t values[256];
+} gi_jpeg_huff;
+
+/* Builds a table from a DHT segment's 16 counts and their symbols (ac: an
+ * AC table, whose symbols are run/size pairs; else DC, whose symbols are
+ * sizes). Returns -1 where stb refuses the table (more than 256 symbols,
+ * codes that do not fit their lengths) or where we leave it to stb (a DC
+ * size over 15, which stb refuses only when it is decoded). */
+int gi__jpeg_huff_build(gi_jpeg_huff *h, const uint8_t counts[16], const uint8_t *values, int ac);
+
+/* One scan, as its header and the frame say. */
+typedef struct gi_jpeg_scan {
+    int n;                         /* components in the scan, 1..4 */
+    int comp[GI_JPEG_MAX_COMPONENTS]; /* their planes, in the scan's order */
+    const gi_jpeg_huff *dc[GI_JPEG_MAX_COMPONENTS], *ac[GI_JPEG_MAX_COMPONENTS];
+    int ss, se, ah, al;            /* spectral selection, successive approximation */
+    int restart_interval;          /* MCUs per interval; 0 = none */
+} gi_jpeg_scan;
+
+/* Decodes the scan whose entropy-coded data starts at bytes + at into c's
+ * planes (baseline: c->progressive 0; every coefficient written once, onto
+ * zeros). Runs of restart intervals go to up to `threads` threads (each
+ * interval starts afresh, so they decode apart; stb's values either way).
+ * Returns 0 with *end at the 0xFF of the marker that follows the data, or
+ * -1: not a scan this decoder takes (see above). */
+int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *scan, const uint8_t *bytes,
+                         size_t size, size_t at, int threads, size_t *end);
+
+#endif

@@ -1,0 +1,35 @@
+/* The entropy half of the exact JPEG decoder: a JPEG file's markers, read
+ * as stb_image 2.27 reads them, and its scans Huffman-decoded
+ * (jpeg_entropy.c) into quantized coefficients (jpeg_coeffs.h).
+ *
+ * It takes the files it can give stb's very values for: 8-bit baseline,
+ * extended and progressive Huffman JPEGs with 1, 3 or 4 components, any
+ * sampling stb accepts, restart intervals, JFIF and Adobe segments, ending
+ * with an EOI marker. Everything else it leaves to stb ("not mine"):
+ * arithmetic coding and 12-bit files (which stb refuses), markers stb
+ * refuses or skips in its own ways (DNL, junk between segments, fill bytes
+ * before the marker after a scan), a quantization table redefined after a
+ * scan used it, a component some scan never reached (stb leaves its memory
+ * uninitialised), and damaged data (truncated files, which stb refuses, or
+ * a scan that needs bits past its marker, which stb decodes as zeros). So
+ * whether a file decodes, and to which pixels, never depends on which
+ * decoder took it. */
+#ifndef GI_JPEG_PARSE_H
+#define GI_JPEG_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jpeg_coeffs.h"
+
+enum { GI_JPEG_OK = 0, GI_JPEG_NOT_MINE = 1, GI_JPEG_NO_MEMORY = -1 };
+
+/* Decodes the file's coefficients into *c (release with
+ * gi__jpeg_coeffs_free), a scan's restart intervals on up to `threads`
+ * threads. Returns GI_JPEG_OK; GI_JPEG_NOT_MINE (also for an image of more
+ * than max_pixels pixels, which gpuimg refuses by the stb path's message)
+ * with *c empty; or GI_JPEG_NO_MEMORY. */
+int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
+                         gi_jpeg_coeffs *c);
+
+#endif
