@@ -140,9 +140,10 @@ gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_c
     return apply_job(ctx, job, &from, meta, dst, hist);
 }
 
-/* Whether the route sends this JPEG's arithmetic half to the device. */
+/* Whether the route sends this JPEG's arithmetic half to the device;
+ * why: the plan's reason (why_size >= 1). */
 static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
-                           const gi_jpeg_coeffs *c)
+                           const gi_jpeg_coeffs *c, char *why, size_t why_size)
 {
     if (!route->planned) return 1;
     const gi_image size = jpeg_size(c);
@@ -154,19 +155,25 @@ static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
         .coeff_bytes = (double)c->storage_bytes,
         .out_bytes = (double)w * h * ch,
         .cores = route->cores, .lanes = route->lanes, .pipelined = route->pipelined};
-    char why[160];
-    return gi__plan_jpeg_route(&in, gi__device_costs_default(), why, sizeof why);
+    return gi__plan_jpeg_route(&in, gi__device_costs_default(), why, why_size);
 }
 
 gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, const char *name,
                                 const gi__jpeg_route *route, gi_image *img,
-                                gi_jpeg_coeffs *coeffs, gi_metadata *meta)
+                                gi_jpeg_coeffs *coeffs, gi_metadata *meta, char *why,
+                                size_t why_size)
 {
+    char none[1];
+    if (!why || why_size == 0) {
+        why = none;
+        why_size = sizeof none;
+    }
+    *why = '\0';
     memset(coeffs, 0, sizeof *coeffs);
     if (!route || !route->on_cuda || !gi__load_jpeg_coeffs(in, size, &job->limits, coeffs))
         return gi__job_decode(job, in, size, name, img, meta);
     memset(img, 0, sizeof *img);
-    if (route_to_device(job, route, coeffs)) {
+    if (route_to_device(job, route, coeffs, why, why_size)) {
         *img = jpeg_size(coeffs);
     } else {
         /* The arithmetic half here after all, as gi_load_memory runs it
@@ -197,7 +204,8 @@ static gi_status decode_and_apply(gi_context *ctx, const gi_job *job, const void
     gi__jpeg_route route;
     memset(result, 0, sizeof *result);
     gi__context_jpeg_route(ctx, &route);
-    gi_status st = gi__job_decode_routed(job, in, in_size, name, &route, &src, &coeffs, meta);
+    gi_status st = gi__job_decode_routed(job, in, in_size, name, &route, &src, &coeffs, meta,
+                                         NULL, 0);
     if (st != GI_OK) return st;
     st = coeffs.storage ? gi__job_apply_jpeg(ctx, job, &coeffs, meta, result, hist)
                         : gi_job_apply(ctx, job, &src, meta, result, hist);

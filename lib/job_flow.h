@@ -25,10 +25,13 @@ typedef struct gi__jpeg_route {
 
 /* gi__job_decode, but for a JPEG that the route sends to the device:
  * then *coeffs holds its coefficients and *img only its size (no
- * pixels). *coeffs is empty otherwise. route may be NULL (pixels). */
+ * pixels). *coeffs is empty otherwise. route may be NULL (pixels). why
+ * (NULL, or why_size bytes) gets the plan's reason for a planned route's
+ * JPEG, else "". */
 gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, const char *name,
                                 const gi__jpeg_route *route, gi_image *img,
-                                gi_jpeg_coeffs *coeffs, gi_metadata *meta);
+                                gi_jpeg_coeffs *coeffs, gi_metadata *meta, char *why,
+                                size_t why_size);
 /* gi_job_apply from a JPEG's coefficients (what gi__job_decode_routed
  * left in *coeffs): the same result and metadata. */
 gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,

@@ -53,12 +53,14 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
     uint8_t *bytes;
     size_t size;
     double start = gi__now_ms();
+    char route_why[200] = "";
     gi_status st = gi__read_file(in, o->job.limits.max_input_bytes, &bytes, &size);
     double read = gi__now_ms();
     gi__batch_add_stage(job, GI_STAGE_READ, read - start);
     if (st == GI_OK) {
         st = gi__job_decode_routed(&o->job, bytes, size, strcmp(in, "-") ? in : "standard input",
-                                   route, &job->src, &job->coeffs, &job->meta);
+                                   route, &job->src, &job->coeffs, &job->meta, route_why,
+                                   sizeof route_why);
         gi__pixels_free(bytes);
         gi__batch_add_stage(job, GI_STAGE_DECODE, gi__now_ms() - read);
     }
@@ -68,6 +70,12 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
         return -1;
     }
     if (*job->meta.dropped && !o->job.strip) gi__batch_note_metadata(job, "", job->meta.dropped);
+    if (*route_why) { /* after the codecs' note, if any */
+        char *note = job->item->codecs_note;
+        size_t used = strlen(note);
+        snprintf(note + used, sizeof job->item->codecs_note - used, "%s%s", used ? "; " : "",
+                 route_why);
+    }
     job->item->megapixels = (double)job->src.width * job->src.height / 1e6;
     return 0;
 }

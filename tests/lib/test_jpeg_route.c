@@ -77,7 +77,11 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     gi_image img = {0}, want = {0}, got = {0};
     gi_jpeg_coeffs c;
     gi_metadata meta = {0}, want_meta = {0};
-    gi_status st = gi__job_decode_routed(&job, bytes, size, path, route, &img, &c, &meta);
+    char why[200];
+    gi_status st = gi__job_decode_routed(&job, bytes, size, path, route, &img, &c, &meta, why,
+                                         sizeof why);
+    th_check(route->planned ? strncmp(why, "JPEG arithmetic on the ", 23) == 0 : !*why,
+             "%s: the route's reason: '%s'", path, why);
     if (!th_check(st == GI_OK, "%s: routed decode: %s", path, gi_last_error())) return;
     if (!route->planned) th_check(c.storage != NULL, "%s: a forced route kept pixels", path);
     th_check(img.width == px->width && img.height == px->height && img.channels == px->channels,
