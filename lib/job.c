@@ -1,5 +1,6 @@
 /* A job, bytes to bytes: decode, the chain of steps, encode. The pixels
  * between the steps stay where the context's backend computes (ops.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,10 +142,18 @@ gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_c
 }
 
 /* Whether the route sends this JPEG's arithmetic half to the device;
- * why: the plan's reason (why_size >= 1). */
+ * why: the plan's reason (why_size >= 1). GPUIMG_JPEG_ARITHMETIC=cpu or
+ * gpu settles it for every file, to measure the two routes against each
+ * other (the plan's rates come from such runs). */
 static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
                            const gi_jpeg_coeffs *c, char *why, size_t why_size)
 {
+    const char *forced = getenv("GPUIMG_JPEG_ARITHMETIC");
+    if (forced && (strcmp(forced, "cpu") == 0 || strcmp(forced, "gpu") == 0)) {
+        snprintf(why, why_size, "JPEG arithmetic on the %s: GPUIMG_JPEG_ARITHMETIC",
+                 forced[0] == 'g' ? "GPU" : "CPU");
+        return forced[0] == 'g';
+    }
     if (!route->planned) return 1;
     const gi_image size = jpeg_size(c);
     int w = 0, h = 0, ch = 0;
