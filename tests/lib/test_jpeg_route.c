@@ -5,13 +5,18 @@
  * version is held to (tests/gpu). Over every .jpg in each DIR: blur,
  * sobel, transpose, a two-step chain and hist, on contexts of 1 and 3
  * threads; the job's routed decode (forced, and planned) with
- * auto-orientation; files the entropy half leaves to stb, and the limits
- * and decoders under which it must leave every file to gi_load_memory. */
+ * auto-orientation; a batch's image (batch_image.h) decoded to
+ * coefficients and computed on a CPU lane, as the bridge lane would, then
+ * encoded: the file the pixel route writes; files the entropy half leaves
+ * to stb, and the limits and decoders under which it must leave every
+ * file to gi_load_memory. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "batch_image.h"
 #include "file_io.h"
 #include "harness.h"
 #include "job_flow.h"
@@ -102,6 +107,52 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     gi_metadata_free(&want_meta);
 }
 
+/* One batch image through decode, compute and encode into out, by the
+ * route; the bytes written (NULL after a failure). */
+static uint8_t *batch_bytes(gi_context *ctx, const char *path, const char *out,
+                            const gi__jpeg_route *route, size_t *size)
+{
+    gi_op step = {.kind = GI_OP_SOBEL};
+    gi_sobel_params_default(&step.sobel);
+    gi_batch_options o;
+    gi_batch_options_default(&o);
+    o.job.steps = &step;
+    o.job.n_steps = 1;
+    gi_batch_item item = {.in = strdup(path), .out = strdup(out)};
+    gi__batch_image job = {.item = &item};
+    int ok = gi__batch_decode(&o, route, &job) == 0;
+    if (ok && route) th_check(job.coeffs.storage && !job.src.data, "%s: batch kept pixels", path);
+    ok = ok && gi__batch_compute(ctx, &o, &job) == 0;
+    if (ok && route)
+        th_check(strcmp(item.decoded_by, "gpuimg-jpeg") == 0 && !job.coeffs.storage,
+                 "%s: a CPU lane's decoder says '%s'", path, item.decoded_by);
+    ok = ok && gi__batch_encode(&o, &job) == 0;
+    th_check(ok && item.status == GI_ITEM_OK, "%s: batch image: %s", path,
+             item.reason ? item.reason : "?");
+    gi__batch_release(&job);
+    free(item.reason);
+    free(item.in);
+    free(item.out);
+    uint8_t *bytes = NULL;
+    if (ok && gi__read_file(out, 1u << 30, &bytes, size) != GI_OK) bytes = NULL;
+    remove(out);
+    return bytes;
+}
+
+static void check_batch_image(gi_context *ctx, const char *path)
+{
+    const gi__jpeg_route forced = {.on_cuda = 1, .planned = 0, .cores = 1, .lanes = 1};
+    char out[64];
+    snprintf(out, sizeof out, "test_jpeg_route-%ld.jpg", (long)getpid());
+    size_t a_size = 0, b_size = 0;
+    uint8_t *a = batch_bytes(ctx, path, out, NULL, &a_size);
+    uint8_t *b = batch_bytes(ctx, path, out, &forced, &b_size);
+    th_check(a && b && a_size == b_size && memcmp(a, b, a_size) == 0,
+             "%s: the batch image from coefficients wrote other bytes", path);
+    gi__pixels_free(a);
+    gi__pixels_free(b);
+}
+
 /* Under these limits every file is gi_load_memory's alone. */
 static void check_left_alone(const char *path, const uint8_t *bytes, size_t size)
 {
@@ -157,6 +208,7 @@ static void check_file(gi_context *const ctx[2], const char *path)
                                         .pipelined = 1};
         check_job(ctx[1], path, bytes, size, &px, &forced);
         check_job(ctx[1], path, bytes, size, &px, &planned);
+        if (files_taken % 8 == 1) check_batch_image(ctx[1], path);
     }
     gi__jpeg_coeffs_free(&c);
     gi_image_free(&px);
