@@ -818,6 +818,19 @@ gi_status gi_apply_size(const gi_image *src, const gi_op *steps, int n, int *wid
                         int *channels);
 gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int n, gi_image *dst,
                    gi_histogram *hist);
+/* gi_apply on pixels that live in the GPU's memory, for arrays that
+ * another library (CuPy, PyTorch) keeps there: src->data and dst->data are
+ * device pointers of the GPU that ctx's CUDA backend uses (ctx created for
+ * GI_DEVICE_CUDA on a thread whose current device was that GPU: device 0
+ * unless the caller chose another), each pointer and stride a multiple of
+ * GI_DEVICE_ALIGN bytes. Nothing crosses the bus but a chain's histogram
+ * counts (a chain ending in hist fills *hist on the host; dst unused). The
+ * source's writes must be finished before the call (synchronize the stream
+ * that wrote it); the call returns when the result is in place. The bytes
+ * are gi_apply's. Other contexts fail with GI_ERR_INVALID_ARGUMENT. */
+#define GI_DEVICE_ALIGN 256
+gi_status gi_apply_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
+                          gi_image *dst, gi_histogram *hist);
 
 /* ---------------------------------------------------------------- plan */
 

@@ -318,6 +318,25 @@ gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *
     return st;
 }
 
+static gi_status check_device_end(const gi_image *img, const char *role)
+{
+    if (img && ((uintptr_t)img->data % GI_DEVICE_ALIGN || img->stride % GI_DEVICE_ALIGN))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT,
+                        "%s in device memory: its address and stride (%zu) must be multiples "
+                        "of %d", role, img->stride, GI_DEVICE_ALIGN);
+    return GI_OK;
+}
+
+gi_status gi_apply_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
+                          gi_image *dst, gi_histogram *hist)
+{
+    int ends_in_hist = steps && n >= 1 && n <= GI_MAX_STEPS && steps[n - 1].kind == GI_OP_HIST;
+    gi_status st = check_device_end(src, "source");
+    if (st == GI_OK && !ends_in_hist) st = check_device_end(dst, "destination");
+    if (st != GI_OK) return st;
+    return gi__apply_from_device(ctx, src, steps, n, dst, GI__DEVICE, hist);
+}
+
 static gi_status run_op(gi_context *ctx, const gi_op *op, const gi_image *src, gi_image *dst,
                         gi_histogram *hist)
 {

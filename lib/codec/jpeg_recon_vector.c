@@ -230,11 +230,41 @@ static inline void transpose(vs16 r[8])
     }
 }
 
+/* A block whose only nonzero coefficient is DC d is flat: the column
+ * pass gives (4096 d + 512) >> 10 = 4 d, saturated, in column 0 of every
+ * row, and the row pass (s 4096 + bias) >> 17 from that s everywhere. */
+static inline uint8_t flat_sample(int d)
+{
+    int s = 4 * d < -32768 ? -32768 : 4 * d > 32767 ? 32767 : 4 * d;
+    int v = (s * 4096 + JPEG_IDCT_BIAS_ROWS) >> 17;
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+typedef uint64_t vu64 __attribute__((vector_size(VBYTES)));
+
+/* The vector's blocks are all flat: no nonzero AC coefficient. */
+static inline int all_flat(const vs16 r[8])
+{
+    vs16 ac_of_row0;
+    for (int i = 0; i < VBYTES / 2; i++) ac_of_row0[i] = i % 8 ? -1 : 0; /* DC: lane 0 of a block */
+    vu64 ac = (vu64)(r[1] | r[2] | r[3] | r[4] | r[5] | r[6] | r[7] | (r[0] & ac_of_row0));
+    uint64_t any = 0;
+    for (int i = 0; i < VBYTES / 8; i++) any |= ac[i];
+    return any == 0;
+}
+
 /* BLOCKS blocks from coeffs into out (8 bytes each, side by side). */
 static inline void idct_vector(const int16_t *coeffs, const vu16 q[8], uint8_t *out, size_t stride)
 {
     vs16 r[8];
     for (int u = 0; u < 8; u++) r[u] = (vs16)((vu16)load_row(coeffs, u) * q[u]);
+    if (all_flat(r)) { /* common in smooth areas and chroma: 8 bytes a row */
+        for (int b = 0; b < BLOCKS; b++) {
+            uint8_t v = flat_sample(r[0][8 * b]);
+            for (int y = 0; y < 8; y++) memset(out + 8 * b + y * stride, v, 8);
+        }
+        return;
+    }
     idct_pass(r, JPEG_IDCT_BIAS_COLUMNS, 10);
     transpose(r);
     idct_pass(r, JPEG_IDCT_BIAS_ROWS, 17);
@@ -303,24 +333,110 @@ static void upsample_hv2(uint8_t *restrict out, const uint8_t *restrict near,
     out[2 * w - 1] = (uint8_t)((3 * near[w - 1] + far[w - 1] + 2) >> 2);
 }
 
-/* ---- Colour ---- */
+/* ---- Colour: 16 pixels at a time in 16-bit lanes ----
+ *
+ * stb's sums are multiples of 2^8 (jpeg_recon_scalar.c); divided out, and
+ * with Y's term a multiple of 2^12, each channel is Y plus a chroma term
+ * that 16-bit high-half products give exactly (floor(a b / 2^16)):
+ *   R: (vr * CR_R + 2^11) >> 12  =  (mulhi(vr << 5, CR_R) + 1) >> 1
+ *   B: likewise with vb and CB_B
+ *   G: (floor(-vr CR_G / 2^8) + floor(-vb CB_G / 2^8) + 8) >> 4, each
+ *      floor a mulhi(v << 8, -C); the second is stb's truncated Cb term.
+ * (floor((floor(x / 2^k) + 1) / 2) = floor((x + 2^k) / 2^(k+1)).) The test
+ * compares every (Y, Cb, Cr) with stb's. */
+#if VBYTES >= 32
+#define PX 16 /* pixels at a time: a 256-bit register of 16-bit lanes */
+#else
+#define PX 8
+#endif
+typedef int16_t c16 __attribute__((vector_size(2 * PX)));
+typedef int32_t c32 __attribute__((vector_size(4 * PX)));
+typedef uint8_t c8 __attribute__((vector_size(PX)));
 
-static inline uint8_t clamp_byte(int v)
+static inline c16 mulhi(c16 a, c16 b)
 {
-    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+#if PX == 16
+    return (c16)_mm256_mulhi_epi16((__m256i)a, (__m256i)b);
+#elif defined(__SSE2__)
+    return (c16)_mm_mulhi_epi16((__m128i)a, (__m128i)b);
+#else
+    return __builtin_convertvector(
+        (__builtin_convertvector(a, c32) * __builtin_convertvector(b, c32)) >> 16, c16);
+#endif
+}
+
+/* Saturated to bytes, and bytes widened: x86 and NEON do each in an
+ * instruction or two, where GCC's generic code takes several. */
+static inline c8 to_bytes(c16 v)
+{
+#if PX == 16
+    __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16((__m256i)v, (__m256i)v), 0xD8);
+    return (c8)_mm256_castsi256_si128(packed);
+#elif defined(__SSE2__)
+    return (c8)(uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16((__m128i)v, (__m128i)v));
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+    return (c8)vqmovun_s16((int16x8_t)v);
+#else
+    c16 below = v < 0, above = v > 255;
+    return __builtin_convertvector((v & ~(below | above)) | (above & 255), c8);
+#endif
+}
+
+static inline c16 load_px(const uint8_t *p)
+{
+#if PX == 16
+    return (c16)_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
+#else
+    c8 b;
+    memcpy(&b, p, sizeof b);
+    return __builtin_convertvector(b, c16);
+#endif
+}
+
+/* PX pixels' R, G, B bytes to 3 PX interleaved ones. */
+static inline void store_rgb(uint8_t *out, c8 r, c8 g, c8 b)
+{
+#if PX == 16
+    /* each output vector: R and G bytes placed first, then B's (16 + i) */
+    c8 rg0 = GI_SHUFFLE(r, g, c8, 0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5);
+    c8 o0 = GI_SHUFFLE(rg0, b, c8, 0, 1, 16, 3, 4, 17, 6, 7, 18, 9, 10, 19, 12, 13, 20, 15);
+    c8 rg1 = GI_SHUFFLE(r, g, c8, 21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26);
+    c8 o1 = GI_SHUFFLE(rg1, b, c8, 0, 21, 2, 3, 22, 5, 6, 23, 8, 9, 24, 11, 12, 25, 14, 15);
+    c8 rg2 = GI_SHUFFLE(r, g, c8, 0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0);
+    c8 o2 = GI_SHUFFLE(rg2, b, c8, 26, 1, 2, 27, 4, 5, 28, 7, 8, 29, 10, 11, 30, 13, 14, 31);
+    memcpy(out, &o0, 16);
+    memcpy(out + 16, &o1, 16);
+    memcpy(out + 32, &o2, 16);
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+    const uint8x8x3_t rgb = {{(uint8x8_t)r, (uint8x8_t)g, (uint8x8_t)b}};
+    vst3_u8(out, rgb);
+#else /* SSE2 has no byte shuffle, and GCC's would go byte by byte */
+    uint8_t rgb[3][PX];
+    memcpy(rgb[0], &r, PX);
+    memcpy(rgb[1], &g, PX);
+    memcpy(rgb[2], &b, PX);
+    for (int i = 0; i < PX; i++) {
+        out[3 * i] = rgb[0][i];
+        out[3 * i + 1] = rgb[1][i];
+        out[3 * i + 2] = rgb[2][i];
+    }
+#endif
 }
 
 static void ycc_to_rgb(uint8_t *restrict out, const uint8_t *restrict y,
                        const uint8_t *restrict cb, const uint8_t *restrict cr, int count)
 {
-    for (int i = 0; i < count; i++) {
-        int y_fixed = (y[i] << 12) + (1 << 11);
-        int vr = cr[i] - 128, vb = cb[i] - 128;
-        out[3 * i] = clamp_byte((y_fixed + vr * JPEG_YCC_CR_R) >> 12);
-        out[3 * i + 1] =
-            clamp_byte((y_fixed - vr * JPEG_YCC_CR_G + ((vb * -JPEG_YCC_CB_G) & ~0xff)) >> 12);
-        out[3 * i + 2] = clamp_byte((y_fixed + vb * JPEG_YCC_CB_B) >> 12);
+    const c16 cr_r = (c16){0} + (int16_t)JPEG_YCC_CR_R, cb_b = (c16){0} + (int16_t)JPEG_YCC_CB_B;
+    const c16 cr_g = (c16){0} - (int16_t)JPEG_YCC_CR_G, cb_g = (c16){0} - (int16_t)JPEG_YCC_CB_G;
+    int i = 0;
+    for (; i + PX <= count; i += PX) {
+        c16 luma = load_px(y + i), vr = load_px(cr + i) - 128, vb = load_px(cb + i) - 128;
+        c16 r = luma + ((mulhi(vr << 5, cr_r) + 1) >> 1);
+        c16 b = luma + ((mulhi(vb << 5, cb_b) + 1) >> 1);
+        c16 g = luma + ((mulhi(vr << 8, cr_g) + mulhi(vb << 8, cb_g) + 8) >> 4);
+        store_rgb(out + 3 * i, to_bytes(r), to_bytes(g), to_bytes(b));
     }
+    gi__jpeg_recon_generic.ycc_to_rgb(out + 3 * i, y + i, cb + i, cr + i, count - i);
 }
 
 const jpeg_recon_kernels GI_JPEG_RECON = {
@@ -330,8 +446,10 @@ const jpeg_recon_kernels GI_JPEG_RECON = {
     .name = "avx2",
 #elif defined(__ARM_NEON)
     .name = "neon",
-#else
+#elif defined(__SSE2__)
     .name = "sse2",
+#else
+    .name = "portable",
 #endif
     .idct_blocks = idct_blocks,
     .upsample_v2 = upsample_v2,

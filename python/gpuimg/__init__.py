@@ -1,0 +1,469 @@
+"""gpuimg: image filters with a bit-identical CPU and CUDA backend.
+
+The functions mirror the command line (names, defaults, messages) and give
+the CLI's very bytes:
+
+    import gpuimg
+    img = gpuimg.load("in.png")                    # numpy uint8 (H, W[, C])
+    out = gpuimg.blur(img, sigma=2, border="reflect")
+    gpuimg.save(out, "out.png")
+    edges = gpuimg.pipe(img, "blur --sigma 2 | sobel --gray")
+
+Images are uint8 arrays (H, W) or (H, W, C), C 1..4 (gray, gray+alpha,
+RGB, RGBA). numpy arrays of any strides are taken (in place when each row's
+pixels are contiguous); results are new arrays. CuPy and PyTorch CUDA
+arrays stay on the GPU: the result is an array of the same library on the
+same device, with the same bytes as on the CPU.
+
+device: "auto" (the device that finishes first; see gpuimg.h), "cpu",
+"cuda", or a Context, which keeps its device warm across calls. The GIL is
+released while the library works, so threads run calls at once.
+
+Errors: ValueError or TypeError for arguments, OSError subclasses for files
+(FileNotFoundError, PermissionError, DecodeError for a file that is no
+image), DeviceError for CUDA, each with gpuimg's message.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _arrays, _pipe, _steps
+from . import _gpuimg as _c
+from ._gpuimg import DecodeError, DeviceError, Metadata
+
+__version__ = _c.VERSION
+__all__ = [
+    "load", "load_with_metadata", "save", "Metadata", "blur", "sobel", "transpose", "rotate", "flip", "convolve", "hist", "pipe",
+    "compare", "CompareResult", "batch", "BatchItem", "Context", "cuda_available",
+    "DecodeError", "DeviceError",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Image = Any  # numpy uint8 (H, W) or (H, W, C); or a CuPy / PyTorch CUDA array
+Device = Union[str, "Context"]
+Steps = Union[str, Sequence[str]]
+
+_DEVICES = {"auto": _c.DEVICE_AUTO, "cpu": _c.DEVICE_CPU, "cuda": _c.DEVICE_CUDA}
+
+
+def _device_code(device: Any) -> int:
+    code = _DEVICES.get(device.lower()) if isinstance(device, str) else None
+    if code is None:
+        raise ValueError(f"device '{device}': expected auto, cpu or cuda (or a Context)")
+    return code
+
+
+# ---------------------------------------------------------------- pooled contexts
+
+_pool: Dict[int, List[Any]] = {code: [] for code in _DEVICES.values()}
+_pool_lock = threading.Lock()
+
+
+@contextmanager
+def _borrow(code: int) -> Iterator[Any]:
+    """A warm context of the device for one call: each thread takes one of
+    its own from the pool, so calls from many threads run at once."""
+    with _pool_lock:
+        ctx = _pool[code].pop() if _pool[code] else None
+    if ctx is None:
+        ctx = _c.Context(code)
+    try:
+        yield ctx
+    finally:
+        with _pool_lock:
+            _pool[code].append(ctx)
+
+
+def _hist_array(r: Tuple[int, int, bytes]) -> np.ndarray:
+    channels, bins, counts = r
+    return np.frombuffer(counts, dtype=np.int64).reshape(channels, bins).copy()
+
+
+def _apply(ctx: Any, img: Image, a: np.ndarray, steps: list) -> Any:
+    r = ctx.apply(a, steps, _arrays.alloc_host)
+    if steps[-1][0] == _c.OP_HIST:
+        return _hist_array(r)
+    return _arrays.back_to(img, _arrays.shaped(r, a.ndim, _arrays.channels_of(a)))
+
+
+def _apply_device(ctx: Any, d: Any, steps: list) -> Any:
+    r = _arrays.run_device(ctx, d, steps)
+    if steps[-1][0] == _c.OP_HIST:
+        return _hist_array(r)
+    return _arrays.shaped(r, len(d.shape), _arrays.channels_of(d))
+
+
+def _run(img: Image, steps: list, device: Device) -> Any:
+    """Runs a chain of step tuples on img on the device."""
+    steps = _steps.chain(steps)
+    d = _arrays.device_image(img)
+    if isinstance(device, Context):
+        if d is not None:
+            return _apply_device(device._for_device_arrays(), d, steps)
+        return _apply(device._ctx, img, _arrays.host(img), steps)
+    code = _device_code(device)
+    if d is not None:
+        if code == _c.DEVICE_CPU:
+            raise ValueError("a CUDA array needs device 'auto' or 'cuda'")
+        with _borrow(_c.DEVICE_CUDA) as ctx:
+            return _apply_device(ctx, d, steps)
+    a = _arrays.host(img)
+    with _borrow(code) as ctx:
+        return _apply(ctx, img, a, steps)
+
+
+# ---------------------------------------------------------------- operations
+
+def blur(img: Image, sigma: float = 1.0, radius: Optional[int] = None, kernel: str = "gaussian",
+         border: str = "mirror", border_value: int = 0, device: Device = "auto") -> Any:
+    """gpuimg blur: a separable Gaussian (or box) blur; images with alpha are
+    blurred premultiplied. sigma > 0; radius 0..1024 (None: ceil(3 sigma));
+    kernel "gaussian" or "box" (the (2R+1)^2 mean); border one of zero
+    (constant), replicate (clamp, nearest, edge), reflect (symmetric),
+    mirror (reflect101, the default), wrap (periodic, tile); border_value
+    0..255 is what zero reads outside."""
+    return _run(img, [_steps.blur(sigma, radius, kernel, border, border_value)], device)
+
+
+def sobel(img: Image, scale: float = 1.0, threshold: Optional[float] = None, gray: bool = False,
+          border: str = "mirror", border_value: int = 0, device: Device = "auto") -> Any:
+    """gpuimg sobel: min(255, round(scale * sqrt(gx^2 + gy^2))) per colour
+    channel, alpha copied; with threshold, 255 where scale * magnitude >=
+    threshold, else 0; gray filters luma (77R + 150G + 29B + 128) >> 8 and
+    gives one channel."""
+    return _run(img, [_steps.sobel(scale, threshold, gray, border, border_value)], device)
+
+
+def transpose(img: Image, device: Device = "auto") -> Any:
+    """gpuimg transpose: out(x, y) = in(y, x)."""
+    return _run(img, [_steps.transpose()], device)
+
+
+def rotate(img: Image, angle: Union[int, str], device: Device = "auto") -> Any:
+    """gpuimg rotate: clockwise by 90, 180 or 270 degrees."""
+    return _run(img, [_steps.rotate(angle)], device)
+
+
+def flip(img: Image, axis: str, device: Device = "auto") -> Any:
+    """gpuimg flip: "h" swaps left and right, "v" turns the image upside down."""
+    return _run(img, [_steps.flip(axis)], device)
+
+
+def convolve(img: Image, mask: Any, normalize: bool = False, border: str = "mirror",
+             border_value: int = 0, device: Device = "auto") -> Any:
+    """gpuimg convolve: an odd mask up to 31x31 applied unflipped and
+    centred (a correlation, as OpenCV's filter2D), every channel alone,
+    rounded and clamped. mask: a 2-D array of numbers, or the CLI's text
+    ("1 2 1; 2 4 2; 1 2 1", or a file of such rows); normalize divides it
+    by its sum."""
+    return _run(img, [_steps.convolve(mask, normalize, border, border_value)], device)
+
+
+def hist(img: Image, bins: int = 256, device: Device = "auto") -> np.ndarray:
+    """gpuimg hist: counts[c, b] = the pixels whose channel c falls in bin
+    b = v * bins // 256; an int64 array (channels, bins)."""
+    return _run(img, [_steps.hist(bins)], device)
+
+
+def pipe(img: Image, steps: Steps, device: Device = "auto") -> Any:
+    """gpuimg pipe: several operations in one go, written as on the command
+    line ("blur --sigma 2 | rotate 90 | sobel --gray", or a list of such
+    steps); the pixels stay where the backend computes between them. hist
+    may be the last step (then the counts come back)."""
+    return _run(img, _pipe.parse(steps), device)
+
+
+# ---------------------------------------------------------------- files
+
+_FORMATS = {"png": _c.FORMAT_PNG, "jpeg": _c.FORMAT_JPEG, "jpg": _c.FORMAT_JPEG,
+            "pnm": _c.FORMAT_PNM, "ppm": _c.FORMAT_PNM, "pgm": _c.FORMAT_PNM,
+            "pam": _c.FORMAT_PAM}
+_PNG_FILTERS = {"auto": _c.PNG_FILTER_AUTO, "none": _c.PNG_FILTER_NONE,
+                "sub": _c.PNG_FILTER_SUB, "up": _c.PNG_FILTER_UP,
+                "average": _c.PNG_FILTER_AVERAGE, "paeth": _c.PNG_FILTER_PAETH}
+
+
+def _file_error(e: OSError, path: PathLike, writing: bool) -> OSError:
+    """An I/O failure as the OSError subclass for its cause, with gpuimg's
+    message (the library reports them all as I/O errors)."""
+    if type(e) is not OSError:
+        return e
+    p = os.fspath(path)
+    where = os.path.dirname(os.path.abspath(p)) if writing else p
+    if not os.path.exists(where):
+        return FileNotFoundError(errno.ENOENT, str(e), p)
+    if os.path.isdir(p):
+        return IsADirectoryError(errno.EISDIR, str(e), p)
+    if not os.access(where, os.W_OK if writing else os.R_OK):
+        return PermissionError(errno.EACCES, str(e), p)
+    return e
+
+
+def load_with_metadata(path: PathLike, auto_orient: bool = False,
+                       device: Device = "auto") -> Tuple[np.ndarray, Metadata]:
+    """load(), and the metadata that travels with the pixels (Exif, ICC,
+    XMP, PNG colour chunks) for save(..., metadata=) to write, as the CLI
+    keeps it from input to output. With auto_orient the metadata says
+    Orientation 1, as the CLI's --auto-orient writes."""
+    try:
+        pixels, meta = _c.load(path)
+    except OSError as e:
+        raise _file_error(e, path, writing=False) from None
+    a = np.asarray(pixels)
+    if a.shape[2] == 1:
+        a = a.reshape(a.shape[0], a.shape[1])
+    turns = _c.orientation_steps(meta.orientation) if _steps.flag("auto_orient", auto_orient) \
+        else ()
+    if turns:
+        a = _run(a, [(_c.OP_TRANSFORM, t) for t in turns], device)
+    if auto_orient:
+        meta.set_orientation(1)
+    return a, meta
+
+
+def load(path: PathLike, auto_orient: bool = False, device: Device = "auto") -> np.ndarray:
+    """Decodes a PNG, JPEG or PNM/PAM file to uint8 (H, W) for gray, else
+    (H, W, C), the pixels as stored (JPEGs decode to stb_image's pixels on
+    every machine). auto_orient turns them as the Exif Orientation says a
+    viewer shows them."""
+    return load_with_metadata(path, auto_orient, device)[0]
+
+
+def _save_settings(format: Optional[str], quality: int, png_level: Optional[int],
+                   png_filter: Optional[str]) -> Tuple[int, int, int, int]:
+    if format is None:
+        f = _c.FORMAT_AUTO
+    elif not isinstance(format, str) or format.lower() not in _FORMATS:
+        raise ValueError(f"format '{format}': expected png, jpeg, pnm (ppm, pgm) or pam")
+    else:
+        f = _FORMATS[format.lower()]
+    q = _steps._integer("quality", quality, 1, 100)
+    level = 0 if png_level is None else _steps._integer("png_level", png_level, 1, 12)
+    if png_filter is None:
+        flt = _c.PNG_FILTER_DEFAULT
+    elif png_filter not in _PNG_FILTERS:
+        raise ValueError(f"png_filter '{png_filter}': expected auto, none, sub, up, average or "
+                         f"paeth")
+    else:
+        flt = _PNG_FILTERS[png_filter]
+    return f, q, level, flt
+
+
+def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int] = None,
+         png_filter: Optional[str] = None, format: Optional[str] = None,
+         metadata: Optional[Metadata] = None) -> None:
+    """Encodes to a file, written atomically (nothing is left behind on
+    failure). format: png | jpeg | pnm (ppm, pgm) | pam, or None for the
+    path's extension; quality: JPEG 1..100; png_level 1..9 (12 with
+    libdeflate; None: the default); png_filter: up (None), auto, none, sub,
+    average, paeth; metadata (from load_with_metadata): written into the
+    output in its container's form (none by default). The bytes are the
+    CLI's."""
+    settings = _save_settings(format, quality, png_level, png_filter)
+    a = _arrays.host(_arrays.to_host(img))
+    try:
+        _c.save(a, path, *settings, metadata)
+    except OSError as e:
+        raise _file_error(e, path, writing=True) from None
+
+
+# ---------------------------------------------------------------- compare
+
+@dataclass(frozen=True)
+class CompareResult:
+    """What gpuimg compare reports for a pair (see gpuimg.h, compare)."""
+    equal: bool                 #: different_pixels within max_different
+    different_pixels: int       #: pixels where a channel differs by more than tolerance
+    different_percent: float
+    max_diff: int               #: the largest difference over every channel
+    max_abs_diff: Tuple[int, ...]  #: per channel
+    mean_abs_diff: float
+    mse: float
+    psnr: float                 #: dB; inf when equal
+    ssim: float                 #: mean SSIM over the channels
+    ssim_channel: Tuple[float, ...]
+    width: int
+    height: int
+    channels: int
+    tolerance: int
+
+
+def _max_different(value: Union[int, str], pixels: int) -> float:
+    """K pixels, or "K%" of the pixels, as a pixel count."""
+    if isinstance(value, str) and value.endswith("%"):
+        try:
+            p = float(value[:-1])
+        except ValueError:
+            p = -1.0
+        if not p >= 0:
+            raise ValueError(f"max_different '{value}': expected a pixel count K or a "
+                             f"percentage K%")
+        return p * pixels / 100.0
+    return _steps._integer("max_different", value, 0, 1 << 62)
+
+
+def compare(expected: Image, actual: Image, tolerance: int = 0,
+            max_different: Union[int, str] = 0, ssim: bool = True,
+            device: Device = "auto") -> CompareResult:
+    """gpuimg compare on two images of the same shape (else ValueError):
+    a pixel differs when a channel differs by more than tolerance; equal
+    when at most max_different pixels (or "K%" of them) differ."""
+    tol = _steps._integer("tolerance", tolerance, 0, 255)
+    e = _arrays.host(_arrays.to_host(expected))
+    a = _arrays.host(_arrays.to_host(actual))
+    if isinstance(device, Context):
+        r = device._ctx.compare(e, a, tol, _steps.flag("ssim", ssim))
+    else:
+        with _borrow(_device_code(device)) as ctx:
+            r = ctx.compare(e, a, tol, _steps.flag("ssim", ssim))
+    limit = _max_different(max_different, r["pixels"])
+    return CompareResult(
+        equal=r["different_pixels"] <= limit, different_pixels=r["different_pixels"],
+        different_percent=r["different_percent"], max_diff=max(r["max_abs_diff"]),
+        max_abs_diff=r["max_abs_diff"], mean_abs_diff=r["mean_abs_diff"], mse=r["mse"],
+        psnr=r["psnr"], ssim=r["ssim"], ssim_channel=r["ssim_channel"], width=r["width"],
+        height=r["height"], channels=r["channels"], tolerance=tol)
+
+
+# ---------------------------------------------------------------- batch
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One file of a batch: status "ok", "failed", "skipped" or "not started"."""
+    input: str
+    output: str
+    status: str
+    reason: str   #: why it failed, naming the file; "" otherwise
+    ms: float
+    backend: str  #: "cpu" or "cuda": where the steps ran
+
+
+def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike]], steps: Steps,
+          on_item: Optional[Callable[[BatchItem], Any]] = None, device: str = "auto",
+          jobs: int = 0, skip_existing: bool = False, auto_orient: bool = False,
+          strip: bool = False, format: Optional[str] = None, quality: int = 90,
+          png_level: Optional[int] = None, png_filter: Optional[str] = None) -> List[BatchItem]:
+    """Files to files with the library's batch engine (as gpuimg -o DIR):
+    codec workers decode and encode, compute lanes run the steps (written
+    as for pipe), memory stays flat. outputs: one path per input, or a
+    directory that gets each input's file name. One bad input fails alone:
+    look at each item's status. on_item(item) is called as each ends (from
+    the batch's threads, one call at a time); if it raises, no new file
+    starts and the exception comes out of batch()."""
+    chain = _pipe.parse(steps)
+    ins = [os.fspath(p) for p in inputs]
+    if isinstance(outputs, (str, os.PathLike)):
+        folder = os.fspath(outputs)
+        os.makedirs(folder, exist_ok=True)
+        outs = [os.path.join(folder, os.path.basename(p)) for p in ins]
+    else:
+        outs = [os.fspath(p) for p in outputs]
+    f, q, level, flt = _save_settings(format, quality, png_level, png_filter)
+    callback = None if on_item is None else (lambda d: on_item(BatchItem(
+        d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])))
+    items = _c.batch(ins, outs, chain, callback, _device_code(device),
+                     _steps._integer("jobs", jobs, 0, 256),
+                     _steps.flag("skip_existing", skip_existing),
+                     _steps.flag("auto_orient", auto_orient), _steps.flag("strip", strip), f, q,
+                     level, flt)
+    return [BatchItem(d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])
+            for d in items]
+
+
+def cuda_available() -> Tuple[bool, str]:
+    """(True, "") when a GPU can be used, else (False, why)."""
+    n, why = _c.cuda_devices()
+    return n > 0, why
+
+
+# ---------------------------------------------------------------- Context
+
+def _context_method(f: Callable) -> Callable[..., Any]:
+    """gpuimg.f as a method of Context: device=the context."""
+    def method(self: "Context", *args: Any, **kwargs: Any) -> Any:
+        return f(*args, device=self, **kwargs)
+
+    method.__name__ = method.__qualname__ = f.__name__
+    method.__doc__ = f"gpuimg.{f.__name__} on this context's device.\n\n{f.__doc__}"
+    return method
+
+
+class Context:
+    """A device kept warm across calls (CUDA's start-up is paid once), with
+    the functions of the module as methods: ctx.blur(img, sigma=2) is
+    gpuimg.blur(img, sigma=2, device=ctx). One thread uses it at a time
+    (others wait their turn); make one per thread for concurrent work.
+
+    device: "auto", "cpu" or "cuda"; threads: the CPU backend's (0: one per
+    core). CUDA arrays given to an "auto" context run on a CUDA context it
+    starts for them."""
+
+    def __init__(self, device: str = "auto", threads: int = 0) -> None:
+        self._code = _device_code(device)
+        self._threads = _steps._integer("threads", threads, 0, 4096)
+        self._ctx = _c.Context(self._code, self._threads)
+        self._cuda: Optional[Any] = self._ctx if self._code == _c.DEVICE_CUDA else None
+        self._lock = threading.Lock()
+
+    def _for_device_arrays(self) -> Any:
+        if self._code == _c.DEVICE_CPU:
+            raise ValueError("a CUDA array needs a context of device 'auto' or 'cuda'")
+        with self._lock:
+            if self._cuda is None:
+                self._cuda = _c.Context(_c.DEVICE_CUDA, self._threads)
+            return self._cuda
+
+    @property
+    def backend(self) -> str:
+        """'cpu' or 'cuda': the backend the context settles on (under auto,
+        this may start CUDA and wait for it)."""
+        return self._ctx.backend()
+
+    @property
+    def last_choice(self) -> str:
+        """The device of the last operation and why, one line."""
+        return self._ctx.last()[1]
+
+    @property
+    def last_backend(self) -> str:
+        """'cpu' or 'cuda': where the last operation ran."""
+        return self._ctx.last()[0]
+
+    @property
+    def last_times(self) -> Dict[str, float]:
+        """Where the last operation's time went, in ms: startup (CUDA's, for
+        the operation that paid it), upload, kernel (on the CPU the whole
+        operation), download."""
+        return dict(zip(("startup", "upload", "kernel", "download"), self._ctx.last_times()))
+
+    def close(self) -> None:
+        """Releases the device now (also when the context is collected)."""
+        self._ctx.close()
+        if self._cuda is not None:
+            self._cuda.close()
+
+    def __enter__(self) -> "Context":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    blur = _context_method(blur)
+    sobel = _context_method(sobel)
+    transpose = _context_method(transpose)
+    rotate = _context_method(rotate)
+    flip = _context_method(flip)
+    convolve = _context_method(convolve)
+    hist = _context_method(hist)
+    pipe = _context_method(pipe)
+    compare = _context_method(compare)
+    load = _context_method(load)
+    load_with_metadata = _context_method(load_with_metadata)

@@ -1,0 +1,182 @@
+"""Steps: each operation's arguments checked and turned into the tuple the
+extension takes (see ../ext/steps.c), with the CLI's names, defaults and
+messages. Shared by the functions, Context's methods, pipe() and batch()."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import numbers
+from typing import Any, Optional, Sequence, Tuple, Union
+
+from . import _gpuimg as _c
+
+Step = Tuple[Any, ...]
+_borders: dict = {}
+_MAX_MASK_FILE = 1 << 20
+
+
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} '{value}': not a finite number")
+    return v
+
+
+def _integer(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+    v = int(value)
+    if not low <= v <= high:
+        raise ValueError(f"{name} '{value}': must be an integer from {low} to {high}")
+    return v
+
+
+def flag(name: str, value: Any) -> bool:
+    if isinstance(value, numbers.Integral) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
+
+
+def positive(name: str, value: Any) -> float:
+    v = _number(name, value)
+    if not v > 0:
+        raise ValueError(f"{name} '{value}': must be greater than 0")
+    return v
+
+
+def nonnegative(name: str, value: Any) -> float:
+    v = _number(name, value)
+    if v < 0:
+        raise ValueError(f"{name} '{value}': must not be negative")
+    return v
+
+
+def border(mode: Any, value: Any) -> Tuple[int, int]:
+    """The border mode's number (names and aliases as the CLI's --border)
+    and the checked --border-value."""
+    b = _borders.get(mode) if isinstance(mode, str) else None
+    if b is None:
+        b = _c.border_parse(mode)
+        _borders[mode] = b
+    return b, _integer("border_value", value, 0, 255)
+
+
+def blur(sigma: float = 1.0, radius: Optional[int] = None, kernel: str = "gaussian",
+         border_: str = "mirror", border_value: int = 0) -> Step:
+    s = positive("sigma", sigma)
+    r = -1 if radius is None else _integer("radius", radius, 0, _c.BLUR_MAX_RADIUS)
+    if isinstance(kernel, str) and kernel == "gaussian":
+        k = _c.BLUR_GAUSSIAN
+    elif isinstance(kernel, str) and kernel == "box":
+        k = _c.BLUR_BOX
+    else:
+        raise ValueError(f"kernel '{kernel}': expected gaussian or box")
+    if k == _c.BLUR_GAUSSIAN and _c.blur_radius(k, s, r) < 0:
+        raise ValueError(f"sigma {s:g} needs a radius over {_c.BLUR_MAX_RADIUS}; give radius")
+    if k == _c.BLUR_BOX and r < 0:
+        r = _c.blur_radius(k, s, r)
+    return (_c.OP_BLUR, k, s, r) + border(border_, border_value)
+
+
+def sobel(scale: float = 1.0, threshold: Optional[float] = None, gray: bool = False,
+          border_: str = "mirror", border_value: int = 0) -> Step:
+    sc = nonnegative("scale", scale)
+    t = 0.0 if threshold is None else _number("threshold", threshold)
+    return (_c.OP_SOBEL, sc, threshold is not None, t, flag("gray", gray)) + border(border_, border_value)
+
+
+def transpose() -> Step:
+    return (_c.OP_TRANSFORM, _c.TRANSPOSE)
+
+
+_ANGLES = {90: _c.ROTATE_90, 180: _c.ROTATE_180, 270: _c.ROTATE_270}
+_AXES = {"h": _c.FLIP_H, "v": _c.FLIP_V}
+
+
+def rotate(angle: Union[int, str]) -> Step:
+    key = angle
+    if isinstance(angle, str) and angle in ("90", "180", "270"):
+        key = int(angle)
+    if isinstance(key, bool) or key not in _ANGLES:
+        raise ValueError(f"'{angle}' is not one of the choices (90, 180 or 270)")
+    return (_c.OP_TRANSFORM, _ANGLES[key])
+
+
+def flip(axis: str) -> Step:
+    if not isinstance(axis, str) or axis not in _AXES:
+        raise ValueError(f"'{axis}' is not one of the choices (h or v)")
+    return (_c.OP_TRANSFORM, _AXES[axis])
+
+
+def hist(bins: int = 256) -> Step:
+    return (_c.OP_HIST, _integer("bins", bins, 1, _c.HIST_MAX_BINS))
+
+
+def parse_mask(spec: str) -> list:
+    """The CLI's --kernel: a file, or rows of numbers separated by ';' or
+    newlines, values by blanks or commas, '#' starting a comment."""
+    text = spec
+    if os.path.isfile(spec):
+        with open(spec, encoding="utf-8", errors="replace") as f:
+            text = f.read(_MAX_MASK_FILE + 1)
+        if len(text) > _MAX_MASK_FILE:
+            raise ValueError(f"kernel: {spec}: larger than {_MAX_MASK_FILE} bytes")
+    rows: list = []
+    for line in text.split("\n"):
+        for part in line.split("#")[0].split(";"):
+            words = [w for w in re.split(r"[ \t,\r]+", part) if w]
+            if not words:
+                continue
+            try:
+                rows.append([float(w) for w in words])
+            except ValueError:
+                why = "not a number"
+                if not re.search(r"[ \t;,\n]", spec) and re.search(r"[a-df-zA-DF-Z]", spec):
+                    raise ValueError(f"kernel: {spec}: no such file, and not a mask") from None
+                raise ValueError(f"kernel: {why} (row {len(rows) + 1})") from None
+            if len(rows[-1]) != len(rows[0]):
+                raise ValueError(f"kernel: rows have different lengths (row {len(rows)})")
+    if not rows:
+        raise ValueError("kernel: no values (row 0)")
+    return rows
+
+
+def convolve(mask: Any, normalize: bool = False, border_: str = "mirror",
+             border_value: int = 0) -> Step:
+    import numpy as np
+
+    if isinstance(mask, str):
+        mask = parse_mask(mask)
+    try:
+        m = np.asarray(mask)
+        if m.dtype.kind not in "biuf":
+            raise TypeError(f"not {m.dtype}")
+        m = np.ascontiguousarray(m, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"mask must be a 2-D array of real numbers: {e}") from None
+    if m.ndim != 2 or m.size == 0:
+        raise ValueError(f"mask must be a 2-D array of numbers, not of shape {m.shape}")
+    h, w = m.shape
+    if not (w & 1 and h & 1):
+        raise ValueError(f"kernel: the mask is {w}x{h}; width and height must be odd")
+    if not np.isfinite(m).all():
+        raise ValueError("kernel: the mask's values must be finite")
+    if w > _c.CONVOLVE_MAX_SIZE or h > _c.CONVOLVE_MAX_SIZE:
+        raise ValueError(f"kernel: the mask is {w}x{h}; at most "
+                         f"{_c.CONVOLVE_MAX_SIZE}x{_c.CONVOLVE_MAX_SIZE}")
+    return (_c.OP_CONVOLVE, m.tobytes(), w, h, flag("normalize", normalize)) + border(border_, border_value)
+
+
+def chain(steps: Sequence[Step]) -> list:
+    """Checks a chain's length and that hist comes last only."""
+    steps = list(steps)
+    if not 1 <= len(steps) <= _c.MAX_STEPS:
+        raise ValueError(f"{len(steps)} steps: a chain has 1..{_c.MAX_STEPS}")
+    for i, s in enumerate(steps[:-1]):
+        if s[0] == _c.OP_HIST:
+            raise ValueError(f"step {i + 1} (hist): hist can only be the last step")
+    return steps

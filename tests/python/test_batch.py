@@ -1,0 +1,67 @@
+"""batch(): files to files with the library's batch engine give the CLI's
+-o DIR bytes; on_item sees every item; a bad input fails alone; an
+exception in on_item stops the batch and comes out of it."""
+
+import shutil
+
+import pytest
+
+import gpuimg
+from conftest import SAMPLES
+
+NAMES = ["scene.png", "alpha.png", "gray_alpha.png", "edge_line.png", "scene.jpg"]
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for n in NAMES:
+        shutil.copy(SAMPLES / n, folder / n)
+    return [folder / n for n in NAMES]
+
+
+def test_batch_equals_cli(cli, tmp_path, inputs):
+    steps = "blur --sigma 2 | sobel --border wrap"
+    seen = []
+    items = gpuimg.batch(inputs, tmp_path / "py", steps, on_item=seen.append, jobs=2)
+    cli("pipe", steps, "-q", "-j", "2", "-o", tmp_path / "cli", *inputs)
+    assert [i.status for i in items] == ["ok"] * len(NAMES)
+    assert sorted(i.input for i in seen) == sorted(str(p) for p in inputs)
+    for n in NAMES:
+        assert (tmp_path / "py" / n).read_bytes() == (tmp_path / "cli" / n).read_bytes(), n
+    again = gpuimg.batch(inputs, tmp_path / "py", steps, skip_existing=True)
+    assert {i.status for i in again} == {"skipped"}
+
+
+def test_batch_output_paths_and_options(tmp_path, inputs):
+    outs = [tmp_path / f"{i}.pnm" for i in range(len(inputs))]
+    items = gpuimg.batch(inputs, outs, ["rotate 90"], device="cpu", format="pnm")
+    assert all(i.status == "ok" and i.backend == "cpu" for i in items)
+    for src, out in zip(inputs, outs):
+        want = gpuimg.rotate(gpuimg.load(src), 90)
+        got = gpuimg.load(out)
+        assert got.shape[:2] == want.shape[:2]
+
+
+def test_bad_input_fails_alone(tmp_path, inputs):
+    bad = tmp_path / "in" / "broken.png"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\nbroken")
+    items = gpuimg.batch(inputs + [bad], tmp_path / "out", "flip h")
+    assert [i.status for i in items] == ["ok"] * len(NAMES) + ["failed"]
+    assert "broken.png" in items[-1].reason
+
+
+def test_on_item_exception_comes_out(tmp_path, inputs):
+    def boom(item):
+        raise RuntimeError(f"stop at {item.input}")
+
+    with pytest.raises(RuntimeError, match="stop at"):
+        gpuimg.batch(inputs, tmp_path / "out", "blur", on_item=boom, jobs=1)
+
+
+def test_batch_refusals(tmp_path, inputs):
+    with pytest.raises(ValueError, match="inputs but"):
+        gpuimg.batch(inputs, [tmp_path / "a.png"], "blur")
+    with pytest.raises(ValueError, match="hist cannot be its last step"):
+        gpuimg.batch(inputs, tmp_path / "out", "hist")

@@ -1,0 +1,133 @@
+"""Bad arguments raise ValueError or TypeError with gpuimg's (the CLI's)
+message; file problems raise OSError subclasses naming the file."""
+
+import os
+
+import numpy as np
+import pytest
+
+import gpuimg
+from conftest import SAMPLES
+
+IMG = np.zeros((6, 5, 3), np.uint8)
+
+
+@pytest.mark.parametrize("call,kind,words", [
+    (lambda: gpuimg.blur(IMG, sigma=0), ValueError, "sigma '0': must be greater than 0"),
+    (lambda: gpuimg.blur(IMG, sigma=float("nan")), ValueError, "not a finite number"),
+    (lambda: gpuimg.blur(IMG, sigma="2"), TypeError, "sigma must be a number"),
+    (lambda: gpuimg.blur(IMG, radius=1025), ValueError, "must be an integer from 0 to 1024"),
+    (lambda: gpuimg.blur(IMG, radius=2.5), TypeError, "radius must be an integer"),
+    (lambda: gpuimg.blur(IMG, sigma=400), ValueError, "needs a radius over 1024; give radius"),
+    (lambda: gpuimg.blur(IMG, kernel="median"), ValueError, "expected gaussian or box"),
+    (lambda: gpuimg.blur(IMG, border="bounce"), ValueError,
+     "expected zero, replicate, reflect, mirror or wrap"),
+    (lambda: gpuimg.blur(IMG, border=3), TypeError, "border must be a str"),
+    (lambda: gpuimg.blur(IMG, border_value=256), ValueError, "from 0 to 255"),
+    (lambda: gpuimg.sobel(IMG, scale=-1), ValueError, "must not be negative"),
+    (lambda: gpuimg.sobel(IMG, threshold=float("inf")), ValueError, "not a finite number"),
+    (lambda: gpuimg.rotate(IMG, 45), ValueError, "'45' is not one of the choices"),
+    (lambda: gpuimg.flip(IMG, "x"), ValueError, "'x' is not one of the choices"),
+    (lambda: gpuimg.hist(IMG, bins=0), ValueError, "from 1 to 256"),
+    (lambda: gpuimg.convolve(IMG, [[1, 2]]), ValueError, "width and height must be odd"),
+    (lambda: gpuimg.convolve(IMG, np.ones((33, 33))), ValueError, "at most 31x31"),
+    (lambda: gpuimg.convolve(IMG, [[0, 0, 0]], normalize=True), ValueError, "sum"),
+    (lambda: gpuimg.convolve(IMG, "1 2; 3"), ValueError, "rows have different lengths"),
+    (lambda: gpuimg.convolve(IMG, "nosuchmask"), ValueError, "no such file, and not a mask"),
+    (lambda: gpuimg.convolve(IMG, [[1e12]]), ValueError, ""),
+    (lambda: gpuimg.pipe(IMG, "blur --sigma 0"), ValueError,
+     "pipe: step 1 (blur): --sigma '0': must be greater than 0"),
+    (lambda: gpuimg.pipe(IMG, "blur | median"), ValueError, "no image command 'median'"),
+    (lambda: gpuimg.pipe(IMG, "hist | blur"), ValueError, "hist can only be the last step"),
+    (lambda: gpuimg.pipe(IMG, "blur --radius"), ValueError, "option '--radius' needs a value"),
+    (lambda: gpuimg.pipe(IMG, "blur --bogus 1"), ValueError, "unknown option '--bogus'"),
+    (lambda: gpuimg.pipe(IMG, "rotate"), ValueError, "missing angle"),
+    (lambda: gpuimg.pipe(IMG, "blur 'x"), ValueError, "an unclosed quote"),
+    (lambda: gpuimg.pipe(IMG, "blur | | sobel"), ValueError, "step 2 is empty"),
+    (lambda: gpuimg.pipe(IMG, " | ".join(["flip h"] * 17)), ValueError, "a chain has 1..16"),
+    (lambda: gpuimg.pipe(IMG, 5), TypeError, "steps must be a str"),
+    (lambda: gpuimg.blur(IMG.astype(np.uint16)), TypeError, "expected a uint8 image"),
+    (lambda: gpuimg.blur(np.zeros((4, 4, 5), np.uint8)), ValueError, "1 to 4 channels"),
+    (lambda: gpuimg.blur(np.zeros((4,), np.uint8)), ValueError, "(height, width)"),
+    (lambda: gpuimg.blur(np.zeros((0, 4), np.uint8)), ValueError, "has no pixels"),
+    (lambda: gpuimg.blur(IMG, device="tpu"), ValueError, "expected auto, cpu or cuda"),
+    (lambda: gpuimg.compare(IMG, IMG[:, :4]), ValueError, "expected is 5x6 with 3 channels"),
+    (lambda: gpuimg.compare(IMG, IMG, tolerance=300), ValueError, "from 0 to 255"),
+    (lambda: gpuimg.compare(IMG, IMG, max_different="x%"), ValueError, "percentage"),
+    (lambda: gpuimg.save(IMG, "x.png", quality=0), ValueError, "from 1 to 100"),
+    (lambda: gpuimg.save(IMG, "x.png", png_level=13), ValueError, "from 1 to 12"),
+    (lambda: gpuimg.save(IMG, "x.png", png_filter="best"), ValueError, "expected auto, none"),
+    (lambda: gpuimg.save(IMG, "x.png", format="gif"), ValueError, "expected png, jpeg"),
+    (lambda: gpuimg.Context("gpu"), ValueError, "expected auto, cpu or cuda"),
+    (lambda: gpuimg.save(IMG, "x.png", metadata=5), TypeError, "gpuimg.Metadata or None"),
+])
+def test_bad_arguments(call, kind, words):
+    with pytest.raises(kind) as e:
+        call()
+    assert words in str(e.value)
+
+
+def test_missing_file():
+    with pytest.raises(FileNotFoundError) as e:
+        gpuimg.load("/nonexistent/dir/in.png")
+    assert "/nonexistent/dir/in.png" in str(e.value)
+
+
+def test_not_an_image(tmp_path):
+    p = tmp_path / "text.png"
+    p.write_text("not a png")
+    with pytest.raises(gpuimg.DecodeError) as e:
+        gpuimg.load(p)
+    assert isinstance(e.value, OSError) and "text.png" in str(e.value)
+
+
+def test_directory(tmp_path):
+    with pytest.raises(IsADirectoryError):
+        gpuimg.load(tmp_path)
+    with pytest.raises(IsADirectoryError):
+        gpuimg.save(IMG, tmp_path, format="png")
+
+
+def test_save_into_missing_folder(tmp_path):
+    with pytest.raises(FileNotFoundError) as e:
+        gpuimg.save(IMG, tmp_path / "no" / "out.png")
+    assert "out.png" in str(e.value)
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads and writes everything")
+def test_permission(tmp_path):
+    p = tmp_path / "locked.png"
+    gpuimg.save(IMG, p)
+    p.chmod(0)
+    with pytest.raises(PermissionError):
+        gpuimg.load(p)
+
+
+def test_save_needs_a_format(tmp_path):
+    with pytest.raises(ValueError):
+        gpuimg.save(IMG, tmp_path / "out.unknown")
+    gpuimg.save(IMG, tmp_path / "out.unknown", format="png")
+    assert gpuimg.load(tmp_path / "out.unknown").shape == IMG.shape
+
+
+def test_cuda_absent_is_a_device_error():
+    ok, why = gpuimg.cuda_available()
+    if ok:
+        pytest.skip("a GPU is here")
+    with pytest.raises(gpuimg.DeviceError):
+        gpuimg.blur(IMG, device="cuda")
+    with pytest.raises(gpuimg.DeviceError):
+        gpuimg.Context("cuda")
+
+
+def test_closed_context():
+    ctx = gpuimg.Context("cpu")
+    ctx.close()
+    ctx.close()
+    with pytest.raises(ValueError, match="closed"):
+        ctx.blur(IMG)
+
+
+def test_sample_loads_after_errors():
+    assert gpuimg.load(SAMPLES / "scene.png").shape == (48, 64, 3)
