@@ -4,7 +4,10 @@
 #ifndef GI_BACKEND_H
 #define GI_BACKEND_H
 
+#include <string.h>
+
 #include "gpuimg.h"
+#include "jpeg_coeffs.h"
 
 /* One resolved operation: parameters checked, weights computed. */
 typedef struct gi__op_call {
@@ -74,12 +77,29 @@ typedef struct gi__chain {
     gi__where src_where, dst_where;
 } gi__chain;
 
+/* *out: the chain `in` with its source replaced by src, which lies at
+ * `where` (the first step's call copied into steps; the rest shared). */
+static inline void gi__chain_from(const gi__chain *in, const gi_image *src, gi__where where,
+                                  gi__op_call steps[GI_MAX_STEPS], gi__chain *out)
+{
+    memcpy(steps, in->steps, sizeof *steps * (size_t)in->n);
+    steps[0].src = src;
+    *out = (gi__chain){steps, in->n, where, in->dst_where};
+}
+
 /* What a backend provides. */
 typedef struct gi__backend_ops {
     const char *name;
     /* Runs a chain; ends on GI__DEVICE only where the backend has a device
      * (the CPU backend refuses them). Returns when the result is in place. */
     gi_status (*run_chain)(void *state, const gi__chain *chain);
+    /* Runs a chain whose source is a JPEG's coefficients (jpeg_coeffs.h,
+     * the entropy half's output): the arithmetic half where the backend
+     * computes, into pixels that stay there, then the chain from them.
+     * chain->steps[0].src gives the decoded image's size only (its data is
+     * unused; chain->src_where is ignored). Gives the bytes that decoding
+     * the file to host pixels and running the chain give. */
+    gi_status (*run_chain_from_jpeg)(void *state, const gi_jpeg_coeffs *c, const gi__chain *chain);
     /* Median ms of `reps` runs after `warmup`, data resident where the
      * backend computes. */
     gi_status (*time_op)(void *state, const gi__op_call *c, int warmup, int reps,

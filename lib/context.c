@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "context.h"
 #include "gi_error.h"
+#include "job_flow.h"
 #include "plan_job.h"
 
 void gi_context_options_default(gi_context_options *opts)
@@ -188,6 +189,16 @@ gi_status gi__context_backend_for(gi_context *ctx, const gi__plan_job *work,
     *ops = ctx->ops;
     *state = ctx->state;
     return st;
+}
+
+void gi__context_jpeg_route(const gi_context *ctx, gi__jpeg_route *route)
+{
+    const int cuda_planned = ctx->requested == GI_DEVICE_AUTO &&
+                             (ctx->plan_says_cuda || ctx->cuda == GI__CUDA_READY);
+    *route = (gi__jpeg_route){.on_cuda = ctx->requested == GI_DEVICE_CUDA || cuda_planned,
+                              .planned = ctx->requested != GI_DEVICE_CUDA,
+                              .cores = ctx->pipelined ? cpu_thread_count(ctx) : 1, .lanes = 1,
+                              .pipelined = ctx->pipelined};
 }
 
 gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)

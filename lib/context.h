@@ -50,6 +50,11 @@ gi_status gi__context_settle(gi_context *ctx);
  * work the cost model has no rates for; see gi__dispatch). */
 gi_status gi__context_backend_for(gi_context *ctx, const gi__plan_job *work,
                                   const gi__backend_ops **ops, void **state);
+/* The route of a single job's JPEG input on ctx (job_flow.h): to the
+ * device on a CUDA context; under AUTO, where a plan said CUDA (or it is
+ * started), as the route's plan says; else pixels on the host. */
+struct gi__jpeg_route;
+void gi__context_jpeg_route(const gi_context *ctx, struct gi__jpeg_route *route);
 /* The CPU backend of ctx, created on first use. */
 gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **state);
 

@@ -88,6 +88,24 @@ static const gi__device_costs reference = {
     .cpu_codecs_ns = 10,
     .gpu_codecs_start_ms = 1500,
     .gpu_codecs_ns = 0.27,
+    /* The exact JPEG decoder. NOT YET MEASURED on the reference machine:
+     * estimates from the figures in the commits and docs/performance.md,
+     * to be replaced by measurements on an H100/H200 host (the -v stage
+     * times of a folder of 9 MP photos, --device cuda against --device
+     * cpu, and bench/jpeg_entropy_times):
+     * - cpu_jpeg_reconstruct_ns: the arithmetic half of a 9.2 MP 4:2:0
+     *   photo on one core took 15.5 ms with AVX2 (11.8 with AVX-512):
+     *   about 1.7 ns a pixel;
+     * - cpu_jpeg_rest_ns: the entropy half 11.6-15.3 ms for the two 8.7
+     *   and 9.2 MP photos (about 1.5 ns a pixel), our writer 15-17 ms for
+     *   9 MP (about 1.8), reading and writing the files a little more;
+     * - gpu_jpeg_reconstruct_ns: not timed yet; the kernels move about 10
+     *   bytes a pixel (coefficients in, planes out and in, pixels out), a
+     *   thread per 8x8 block for the IDCT: taken as a quarter of the
+     *   copy bandwidth, 0.02 ns a pixel (0.2 ms for 9 MP). */
+    .cpu_jpeg_reconstruct_ns = 1.7,
+    .cpu_jpeg_rest_ns = 3.5,
+    .gpu_jpeg_reconstruct_ns = 0.02,
 };
 
 const gi__device_costs *gi__device_costs_default(void)
@@ -122,8 +140,10 @@ void gi__plan_device(const gi__plan_input *in, const gi__device_costs *c, gi__pl
     const int n = j->n < 1 ? 1 : j->n > GI_MAX_STEPS ? GI_MAX_STEPS : j->n;
     const int threads = in->cpu_threads < 1 ? 1 : in->cpu_threads;
     const long images = in->images < 1 ? 1 : in->images;
-    const double in_bytes = (double)j->steps[0].width * j->steps[0].height * j->steps[0].channels;
-    double cpu_ns = 0, gpu_ns = 0;
+    const double in_bytes = j->jpeg_pixels > 0 ? j->jpeg_coeff_bytes
+                            : (double)j->steps[0].width * j->steps[0].height * j->steps[0].channels;
+    double cpu_ns = j->jpeg_pixels * c->cpu_jpeg_reconstruct_ns;
+    double gpu_ns = j->jpeg_pixels * c->gpu_jpeg_reconstruct_ns;
     for (int i = 0; i < n; i++) {
         cpu_ns += step_ns(c->cpu, &j->steps[i]);
         gpu_ns += step_ns(c->gpu, &j->steps[i]);
@@ -169,6 +189,39 @@ double gi__plan_cpu_ns(const gi__plan_job *job, const gi__device_costs *c)
     double ns = 0;
     for (int i = 0; i < n; i++) ns += step_ns(c->cpu, &job->steps[i]);
     return ns / pixels;
+}
+
+/* One side of a pipeline per image: the lanes' staging copies (the
+ * upload and download rates include them), and for route 1 the kernels. */
+static double lane_ms(double up_bytes, double out_bytes, double kernel_ms, int lanes,
+                      const gi__device_costs *c)
+{
+    return (up_bytes / (c->upload_gbps * 1e6) + out_bytes / (c->download_gbps * 1e6)) / lanes +
+           kernel_ms;
+}
+
+int gi__plan_jpeg_route(const gi__jpeg_route_input *in, const gi__device_costs *c, char *reason,
+                        size_t reason_size)
+{
+    const int cores = in->cores < 1 ? 1 : in->cores, lanes = in->lanes < 1 ? 1 : in->lanes;
+    const double recon_cpu_ms = in->pixels * c->cpu_jpeg_reconstruct_ns / 1e6;
+    const double recon_gpu_ms = in->pixels * c->gpu_jpeg_reconstruct_ns / 1e6;
+    const double rest_ms = in->pixels * c->cpu_jpeg_rest_ns / 1e6;
+    const double lane0 = lane_ms(in->pixel_bytes, in->out_bytes, 0, lanes, c);
+    const double lane1 = lane_ms(in->coeff_bytes, in->out_bytes, recon_gpu_ms, lanes, c);
+    double ms0, ms1;
+    if (in->pipelined) {
+        const double cores0 = (rest_ms + recon_cpu_ms) / cores, cores1 = rest_ms / cores;
+        ms0 = cores0 > lane0 ? cores0 : lane0;
+        ms1 = cores1 > lane1 ? cores1 : lane1;
+    } else {
+        ms0 = recon_cpu_ms + lane0;
+        ms1 = lane1;
+    }
+    const int gpu = ms1 < ms0;
+    snprintf(reason, reason_size, "JPEG arithmetic on the %s: %.1f ms an image there, %.1f on "
+             "the %s", gpu ? "GPU" : "CPU", gpu ? ms1 : ms0, gpu ? ms0 : ms1, gpu ? "CPU" : "GPU");
+    return gpu;
 }
 
 /* The codec workers that files keep busy: one a file, at most cores

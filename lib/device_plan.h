@@ -25,6 +25,10 @@ typedef struct gi__plan_job {
     int n;                              /* 1..GI_MAX_STEPS */
     gi__plan_step steps[GI_MAX_STEPS];
     double out_bytes;                   /* the result (a histogram: its counts) */
+    /* A source that is a JPEG's coefficients (backend.h, run_chain_from_jpeg):
+     * its pixels, which the backend reconstructs first, and the bytes that
+     * go up instead of steps[0]'s pixels. 0: a source of pixels. */
+    double jpeg_pixels, jpeg_coeff_bytes;
 } gi__plan_job;
 
 /* Where CUDA stands. */
@@ -71,6 +75,11 @@ typedef struct gi__device_costs {
     double cpu_codecs_ns;    /* stb's JPEG decode and our writer, per pixel on one core */
     double gpu_codecs_start_ms; /* a process's GPU codecs: CUDA, nvJPEG, the engines' states, teardown */
     double gpu_codecs_ns;    /* the device path's files, per pixel, once it runs */
+    /* The exact JPEG decoder, per pixel (gi__plan_jpeg_route) */
+    double cpu_jpeg_reconstruct_ns; /* its arithmetic half on one core */
+    double cpu_jpeg_rest_ns; /* a codec worker's other work on a JPEG: reading, the
+                                entropy half, our writer, writing */
+    double gpu_jpeg_reconstruct_ns; /* the arithmetic half's kernels, of the whole GPU */
 } gi__device_costs;
 
 /* The measured costs of the reference machine (device_plan.c says which). */
@@ -103,6 +112,25 @@ typedef struct gi__codecs_plan_input {
     double steps_ns;     /* the steps on one core, per pixel (gi__plan_cpu_ns) */
     int cores;           /* the codec workers */
 } gi__codecs_plan_input;
+/* A JPEG whose steps run on CUDA (the lane's context is CUDA's): whether
+ * its arithmetic half runs there too, the codec worker decoding only to
+ * coefficients (route 1), or on the codec worker, the lane uploading
+ * pixels (route 0). In a pipeline, each route costs an image the slower of
+ * its two sides: the codec workers' cores and the lanes' staging copies
+ * (plus, for route 1, the kernels); one image alone costs the sum. Fills
+ * `reason` with both estimates. */
+typedef struct gi__jpeg_route_input {
+    double pixels;       /* the decoded image's */
+    double pixel_bytes;  /* ...its bytes, which route 0 uploads */
+    double coeff_bytes;  /* its coefficients, which route 1 uploads */
+    double out_bytes;    /* the steps' result, downloaded either way */
+    int cores;           /* the codec workers (>= 1) */
+    int lanes;           /* compute lanes, each staging on one thread (>= 1) */
+    int pipelined;       /* images overlap: codec workers and lanes run side by side */
+} gi__jpeg_route_input;
+int gi__plan_jpeg_route(const gi__jpeg_route_input *in, const gi__device_costs *costs,
+                        char *reason, size_t reason_size);
+
 int gi__plan_fast_codecs(const gi__codecs_plan_input *in, const gi__device_costs *costs,
                          char *reason, size_t reason_size);
 

@@ -1,12 +1,17 @@
 /* A job, bytes to bytes: decode, the chain of steps, encode. The pixels
  * between the steps stay where the context's backend computes (ops.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
+#include "device_plan.h"
 #include "file_io.h"
 #include "format_sniff.h"
 #include "gi_error.h"
+#include "jpeg_decode.h"
 #include "job_flow.h"
+#include "ops.h"
 #include "pixel_alloc.h"
 
 void gi_job_default(gi_job *job)
@@ -54,14 +59,30 @@ int gi__job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_MAX
     return n_turn + job->n_steps;
 }
 
+/* The decoded image's size (no pixels) of a JPEG's coefficients. */
+static gi_image jpeg_size(const gi_jpeg_coeffs *c)
+{
+    return (gi_image){.width = c->width, .height = c->height, .channels = c->out_channels,
+                      .stride = (size_t)c->width * (size_t)c->out_channels};
+}
+
+/* A job's source: host pixels, or a JPEG's coefficients (jpeg non-NULL). */
+typedef struct {
+    const gi_image *img;
+    const gi_jpeg_coeffs *jpeg;
+} job_source;
+
 /* Runs `steps` on src into a newly allocated *dst (none for hist). */
-static gi_status apply_alloc(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
+static gi_status apply_alloc(gi_context *ctx, const job_source *src, const gi_op *steps, int n,
                              gi_image *dst, gi_histogram *hist)
 {
     int w, h, ch;
-    gi_status st = gi_apply_size(src, steps, n, &w, &h, &ch);
+    const gi_image size = src->jpeg ? jpeg_size(src->jpeg) : *src->img;
+    gi_status st = gi_apply_size(&size, steps, n, &w, &h, &ch);
     if (st == GI_OK && steps[n - 1].kind != GI_OP_HIST) st = gi_image_alloc(dst, w, h, ch);
-    if (st == GI_OK) st = gi_apply(ctx, src, steps, n, dst, hist);
+    if (st == GI_OK)
+        st = src->jpeg ? gi__apply_jpeg(ctx, src->jpeg, steps, n, dst, hist)
+                       : gi_apply(ctx, src->img, steps, n, dst, hist);
     if (st != GI_OK) gi_image_free(dst);
     return st;
 }
@@ -73,15 +94,16 @@ gi_status gi_orient_image(gi_context *ctx, gi_image *img, int orientation)
     int n = gi_orientation_steps(orientation, turn);
     for (int i = 0; i < n; i++) steps[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
     gi_image out = {0};
-    gi_status st = n ? apply_alloc(ctx, img, steps, n, &out, NULL) : GI_OK;
+    const job_source src = {img, NULL};
+    gi_status st = n ? apply_alloc(ctx, &src, steps, n, &out, NULL) : GI_OK;
     if (st != GI_OK || n == 0) return st;
     gi_image_free(img);
     *img = out;
     return GI_OK;
 }
 
-gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
-                       gi_metadata *meta, gi_image *dst, gi_histogram *hist)
+static gi_status apply_job(gi_context *ctx, const gi_job *job, const job_source *src,
+                           gi_metadata *meta, gi_image *dst, gi_histogram *hist)
 {
     memset(dst, 0, sizeof *dst);
     gi_op chain[GI_MAX_STEPS];
@@ -98,10 +120,79 @@ gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
             chain[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
         gi_image upright = {0};
         st = apply_alloc(ctx, src, chain, n_turn, &upright, NULL);
-        if (st == GI_OK) st = apply_alloc(ctx, &upright, job->steps, job->n_steps, dst, hist);
+        const job_source from_upright = {&upright, NULL};
+        if (st == GI_OK) st = apply_alloc(ctx, &from_upright, job->steps, job->n_steps, dst, hist);
         gi_image_free(&upright);
     }
     return st == GI_OK ? gi_metadata_set_orientation(meta, 1) : st;
+}
+
+gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
+                       gi_metadata *meta, gi_image *dst, gi_histogram *hist)
+{
+    const job_source from = {src, NULL};
+    return apply_job(ctx, job, &from, meta, dst, hist);
+}
+
+gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,
+                             gi_metadata *meta, gi_image *dst, gi_histogram *hist)
+{
+    const job_source from = {NULL, coeffs};
+    return apply_job(ctx, job, &from, meta, dst, hist);
+}
+
+/* Whether the route sends this JPEG's arithmetic half to the device;
+ * why: the plan's reason (why_size >= 1). GPUIMG_JPEG_ARITHMETIC=cpu or
+ * gpu settles it for every file, to measure the two routes against each
+ * other (the plan's rates come from such runs). */
+static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
+                           const gi_jpeg_coeffs *c, char *why, size_t why_size)
+{
+    const char *forced = getenv("GPUIMG_JPEG_ARITHMETIC");
+    if (forced && (strcmp(forced, "cpu") == 0 || strcmp(forced, "gpu") == 0)) {
+        snprintf(why, why_size, "JPEG arithmetic on the %s: GPUIMG_JPEG_ARITHMETIC",
+                 forced[0] == 'g' ? "GPU" : "CPU");
+        return forced[0] == 'g';
+    }
+    if (!route->planned) return 1;
+    const gi_image size = jpeg_size(c);
+    int w = 0, h = 0, ch = 0;
+    if (gi_apply_size(&size, job->steps, job->n_steps, &w, &h, &ch) != GI_OK) return 0;
+    const gi__jpeg_route_input in = {
+        .pixels = (double)c->width * c->height,
+        .pixel_bytes = (double)size.stride * c->height,
+        .coeff_bytes = (double)c->storage_bytes,
+        .out_bytes = (double)w * h * ch,
+        .cores = route->cores, .lanes = route->lanes, .pipelined = route->pipelined};
+    return gi__plan_jpeg_route(&in, gi__device_costs_default(), why, why_size);
+}
+
+gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, const char *name,
+                                const gi__jpeg_route *route, gi_image *img,
+                                gi_jpeg_coeffs *coeffs, gi_metadata *meta, char *why,
+                                size_t why_size)
+{
+    char none[1];
+    if (!why || why_size == 0) {
+        why = none;
+        why_size = sizeof none;
+    }
+    *why = '\0';
+    memset(coeffs, 0, sizeof *coeffs);
+    if (!route || !route->on_cuda || !gi__load_jpeg_coeffs(in, size, &job->limits, coeffs))
+        return gi__job_decode(job, in, size, name, img, meta);
+    memset(img, 0, sizeof *img);
+    if (route_to_device(job, route, coeffs, why, why_size)) {
+        *img = jpeg_size(coeffs);
+    } else {
+        /* The arithmetic half here after all, as gi_load_memory runs it
+         * (when memory runs out, gi_load_memory tries again, stb and all). */
+        int ok = gi__jpeg_image_from_coeffs(img, coeffs, 1);
+        gi__jpeg_coeffs_free(coeffs);
+        if (!ok) return gi__job_decode(job, in, size, name, img, meta);
+    }
+    gi__job_read_metadata(job, in, size, meta);
+    return GI_OK;
 }
 
 gi_save_options gi__job_save_options(const gi_job *job, const gi_metadata *meta)
@@ -118,10 +209,16 @@ static gi_status decode_and_apply(gi_context *ctx, const gi_job *job, const void
                                   gi_histogram *hist, gi_metadata *meta)
 {
     gi_image src;
+    gi_jpeg_coeffs coeffs;
+    gi__jpeg_route route;
     memset(result, 0, sizeof *result);
-    gi_status st = gi__job_decode(job, in, in_size, name, &src, meta);
+    gi__context_jpeg_route(ctx, &route);
+    gi_status st = gi__job_decode_routed(job, in, in_size, name, &route, &src, &coeffs, meta,
+                                         NULL, 0);
     if (st != GI_OK) return st;
-    st = gi_job_apply(ctx, job, &src, meta, result, hist);
+    st = coeffs.storage ? gi__job_apply_jpeg(ctx, job, &coeffs, meta, result, hist)
+                        : gi_job_apply(ctx, job, &src, meta, result, hist);
+    gi__jpeg_coeffs_free(&coeffs);
     gi_image_free(&src);
     if (st != GI_OK) {
         gi_metadata_free(meta);

@@ -5,13 +5,37 @@
 #define GI_JOB_FLOW_H
 
 #include "gpuimg.h"
+#include "jpeg_coeffs.h"
 
 /* Decodes `in` into *img and reads its metadata into *meta (emptied
  * first): all of it, only the orientation when the job strips and orients,
  * none when it only strips. Metadata never makes the decode fail. */
 gi_status gi__job_decode(const gi_job *job, const void *in, size_t size, const char *name,
                          gi_image *img, gi_metadata *meta);
-/* The job's save options, carrying `meta` unless the job strips. */
+/* Where a JPEG input's arithmetic half runs when the job's steps run on
+ * CUDA: on the device (the decode stops at the coefficients and the
+ * backend reconstructs: gi__job_apply_jpeg) or on the host, as for every
+ * other input. */
+typedef struct gi__jpeg_route {
+    int on_cuda;  /* the steps will run on CUDA; 0: pixels on the host, always */
+    int planned;  /* the plan weighs each file (gi__plan_jpeg_route); 0: every
+                     JPEG the entropy half takes goes to the device */
+    int cores, lanes, pipelined; /* the plan's view of the engine */
+} gi__jpeg_route;
+
+/* gi__job_decode, but for a JPEG that the route sends to the device:
+ * then *coeffs holds its coefficients and *img only its size (no
+ * pixels). *coeffs is empty otherwise. route may be NULL (pixels). why
+ * (NULL, or why_size bytes) gets the plan's reason for a planned route's
+ * JPEG, else "". */
+gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, const char *name,
+                                const gi__jpeg_route *route, gi_image *img,
+                                gi_jpeg_coeffs *coeffs, gi_metadata *meta, char *why,
+                                size_t why_size);
+/* gi_job_apply from a JPEG's coefficients (what gi__job_decode_routed
+ * left in *coeffs): the same result and metadata. */
+gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,
+                             gi_metadata *meta, gi_image *dst, gi_histogram *hist);
 /* The input's metadata as the job keeps it (none under strip, but for the
  * orientation when the job applies it). */
 void gi__job_read_metadata(const gi_job *job, const void *in, size_t size, gi_metadata *meta);
@@ -19,6 +43,7 @@ void gi__job_read_metadata(const gi_job *job, const void *in, size_t size, gi_me
  * auto_orient applies, then the steps; -1 when that is over GI_MAX_STEPS
  * steps (gi_job_apply then runs the turn apart). */
 int gi__job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_MAX_STEPS]);
+/* The job's save options, carrying `meta` unless the job strips. */
 gi_save_options gi__job_save_options(const gi_job *job, const gi_metadata *meta);
 
 #endif

@@ -80,8 +80,8 @@ static size_t span_bytes(const gi_image *img)
     return img->stride * (size_t)(img->height - 1) + (size_t)img->width * img->channels;
 }
 
-/* dst must have w x h x ch pixels and not overlap src. */
-static gi_status check_destination(const gi_image *src, const gi_image *dst, int w, int h, int ch)
+/* dst must have w x h x ch pixels... */
+static gi_status check_output_size(const gi_image *dst, int w, int h, int ch)
 {
     gi_status st = gi__check_image(dst, "destination");
     if (st != GI_OK) return st;
@@ -89,6 +89,14 @@ static gi_status check_destination(const gi_image *src, const gi_image *dst, int
         return gi__fail(GI_ERR_INVALID_ARGUMENT,
                         "destination is %dx%d with %d channels; this operation writes %dx%d with %d",
                         dst->width, dst->height, dst->channels, w, h, ch);
+    return GI_OK;
+}
+
+/* ...and not overlap src. */
+static gi_status check_destination(const gi_image *src, const gi_image *dst, int w, int h, int ch)
+{
+    gi_status st = check_output_size(dst, w, h, ch);
+    if (st != GI_OK) return st;
     uintptr_t s0 = (uintptr_t)src->data, d0 = (uintptr_t)dst->data;
     if (s0 < d0 + span_bytes(dst) && d0 < s0 + span_bytes(src))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "source and destination overlap");
@@ -222,18 +230,20 @@ static void release_plan(chain_plan *p)
 }
 
 /* Checks the chain's ends and resolves every step; src and dst are in the
- * caller's memory. */
-static gi_status plan_chain(const gi_image *src, const gi_op *steps, int n, gi_image *dst,
-                            gi_histogram *hist, chain_plan *p)
+ * caller's memory, but for a source whose pixels the backend will make
+ * (a JPEG's coefficients): it gives their size only. */
+static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_op *steps, int n,
+                            gi_image *dst, gi_histogram *hist, chain_plan *p)
 {
     int w, h, ch;
     p->n = 0;
     gi_status st = gi_apply_size(src, steps, n, &w, &h, &ch);
-    if (st == GI_OK) st = gi__check_image(src, "source");
+    if (st == GI_OK && !src_pixels_later) st = gi__check_image(src, "source");
     int ends_in_hist = st == GI_OK && steps[n - 1].kind == GI_OP_HIST;
     if (st == GI_OK && ends_in_hist && !hist)
         st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");
-    if (st == GI_OK && !ends_in_hist) st = check_destination(src, dst, w, h, ch);
+    if (st == GI_OK && !ends_in_hist)
+        st = src_pixels_later ? check_output_size(dst, w, h, ch) : check_destination(src, dst, w, h, ch);
     const gi_image *in = src;
     for (int i = 0; i < n && st == GI_OK; i++) {
         gi_image *out = i + 1 == n ? dst : &p->between[i];
@@ -256,7 +266,7 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
                                gi_histogram *hist)
 {
     chain_plan plan;
-    gi_status st = plan_chain(src, steps, n, dst, hist, &plan);
+    gi_status st = plan_chain(src, 0, steps, n, dst, hist, &plan);
     if (st != GI_OK) return st;
     const gi__chain chain = {plan.calls, plan.n, src_where, dst_where};
     st = dispatch(ctx, &chain);
@@ -276,6 +286,36 @@ gi_status gi__apply_from_device(gi_context *ctx, const gi_image *src, const gi_o
     if (ctx->requested != GI_DEVICE_CUDA)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "a source in device memory needs a CUDA context");
     return apply_between(ctx, src, GI__DEVICE, steps, n, dst, dst_where, hist);
+}
+
+/* A chain from a JPEG's coefficients, as gi__dispatch calls it. */
+typedef struct {
+    const gi_jpeg_coeffs *c;
+    const gi__chain *chain;
+} jpeg_chain;
+
+static gi_status call_jpeg_chain(const gi__backend_ops *ops, void *state, const void *arg)
+{
+    const jpeg_chain *j = arg;
+    return ops->run_chain_from_jpeg(state, j->c, j->chain);
+}
+
+gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *steps, int n,
+                         gi_image *dst, gi_histogram *hist)
+{
+    const gi_image size = {.width = c->width, .height = c->height, .channels = c->out_channels,
+                           .stride = (size_t)c->width * (size_t)c->out_channels};
+    chain_plan plan;
+    gi_status st = plan_chain(&size, 1, steps, n, dst, hist, &plan);
+    if (st != GI_OK) return st;
+    const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST};
+    gi__plan_job work = gi__plan_job_of_chain(&chain);
+    work.jpeg_pixels = (double)c->width * c->height;
+    work.jpeg_coeff_bytes = (double)c->storage_bytes;
+    const jpeg_chain arg = {c, &chain};
+    st = gi__dispatch(ctx, plan.calls[plan.n - 1].name, &work, call_jpeg_chain, &arg);
+    release_plan(&plan);
+    return st;
 }
 
 static gi_status check_device_end(const gi_image *img, const char *role)

@@ -41,4 +41,12 @@ gi_status gi__dispatch(gi_context *ctx, const char *name, const gi__plan_job *wo
 gi_status gi__apply_from_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
                                 gi_image *dst, gi__where dst_where, gi_histogram *hist);
 
+/* gi_apply from a JPEG's coefficients (jpeg_coeffs.h): the backend that
+ * runs the chain (AUTO's plan weighing the decoder's arithmetic half too)
+ * reconstructs the pixels where it computes, then runs the steps; dst on
+ * the host (none for hist). The same bytes as gi_apply on the decoded
+ * pixels. */
+gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *steps, int n,
+                         gi_image *dst, gi_histogram *hist);
+
 #endif

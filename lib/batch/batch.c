@@ -18,6 +18,12 @@
  * chose, a bridge lane computes on the CPU, and it stops once another
  * lane has finished an image, or at once when the plan chose the CPU.
  *
+ * On CUDA a JPEG that the exact decoder takes crosses the bus as its
+ * coefficients: the codec worker runs the entropy half alone, the lane
+ * the arithmetic half on the device before the steps (job_flow.h's
+ * route; under AUTO, once the lanes' plan chose CUDA, where the cost model
+ * says it pays).
+ *
  * One mutex and one condition variable guard the queues: at tens of images
  * a second they are far from contended. Another one serializes the
  * caller's on_item callback. */
@@ -86,6 +92,7 @@ typedef struct pipeline {
     int first_lane_open; /* lanes[0] has tried to open its context */
     int lane_warm;       /* a lane other than the bridge has finished an image */
     int lanes_on_cpu;    /* the lanes' plan chose the CPU: no bridge needed */
+    int lanes_on_cuda;   /* ...or CUDA: JPEGs may decode to coefficients */
     double waited_ms;    /* every thread's time in wait_for_change, summed */
     int threads;         /* the threads that ran (the calling thread alone: 0) */
 } pipeline;
@@ -230,17 +237,30 @@ static gi__batch_image *admit_job(pipeline *p, gi_batch_item *it)
  * was settled). */
 static gi__batch_image *decode_returned(pipeline *p, gi__batch_image *job)
 {
-    if (gi__batch_decode(p->opts, job) == 0) return job;
+    if (gi__batch_decode(p->opts, NULL, job) == 0) return job;
     settle(p, job);
     return NULL;
 }
 
+/* Where the JPEG inputs decoded now go (under the lock): to the device
+ * as coefficients when the lanes compute on CUDA, asked for or planned;
+ * else NULL: pixels. */
+static const gi__jpeg_route *jpeg_route(const pipeline *p, gi__jpeg_route *route)
+{
+    const int asked = p->opts->device == GI_DEVICE_CUDA;
+    if (!asked && !(p->opts->device == GI_DEVICE_AUTO && p->lanes_on_cuda)) return NULL;
+    *route = (gi__jpeg_route){.on_cuda = 1, .planned = !asked,
+                              .cores = p->shape.codec_workers ? p->shape.codec_workers : 1,
+                              .lanes = p->shape.lanes, .pipelined = p->shape.codec_workers > 0};
+    return route;
+}
+
 /* Skips, refuses or decodes one input. Returns the decoded job, or NULL
  * when the item has already been settled. */
-static gi__batch_image *start_job(pipeline *p, gi_batch_item *it)
+static gi__batch_image *start_job(pipeline *p, gi_batch_item *it, const gi__jpeg_route *route)
 {
     gi__batch_image *job = admit_job(p, it);
-    if (!job || gi__batch_decode(p->opts, job) == 0) return job;
+    if (!job || gi__batch_decode(p->opts, route, job) == 0) return job;
     settle(p, job);
     return NULL;
 }
@@ -279,9 +299,11 @@ static void *codec_worker(void *arg)
         } else if (inputs_left(p) && queue_has_room(&p->decoded)) {
             gi__batch_image *back = p->returned_count ? p->returned[--p->returned_count] : NULL;
             gi_batch_item *it = back ? NULL : take_next_item(p);
+            gi__jpeg_route space;
+            const gi__jpeg_route *route = jpeg_route(p, &space);
             p->decoded.reserved++;
             pthread_mutex_unlock(&p->lock);
-            gi__batch_image *job = back ? decode_returned(p, back) : start_job(p, it);
+            gi__batch_image *job = back ? decode_returned(p, back) : start_job(p, it, route);
             pthread_mutex_lock(&p->lock);
             p->decoded.reserved--;
             if (job) queue_push(&p->decoded, job);
@@ -331,7 +353,7 @@ static void run_device_group(pipeline *p, gi__device_lane *lane, gi__batch_image
             continue;
         }
         if (outcome[i] == GI__DEVICE_TO_HOST &&
-            (gi__batch_decode(p->opts, job) != 0 ||
+            (gi__batch_decode(p->opts, NULL, job) != 0 ||
              gi__batch_compute(gi__device_lane_context(lane), p->opts, job) != 0))
             outcome[i] = GI__DEVICE_DONE; /* failed, and said why */
         if (outcome[i] == GI__DEVICE_DONE) settle(p, job);
@@ -427,12 +449,12 @@ static void plan_lane(pipeline *p, compute_lane *lane)
                          .ready_in_ms = single ? gi__estimate_decode_ms(&size) : 0,
                          .pipelined = !single};
     if (gi_context_plan_hint(lane->ctx, &hint) != GI_OK || single) return;
-    if (strcmp(gi_context_backend(lane->ctx), "cpu") == 0) {
-        pthread_mutex_lock(&p->lock);
-        p->lanes_on_cpu = 1;
-        pthread_cond_broadcast(&p->changed);
-        pthread_mutex_unlock(&p->lock);
-    }
+    const int on_cpu = strcmp(gi_context_backend(lane->ctx), "cpu") == 0;
+    pthread_mutex_lock(&p->lock);
+    if (on_cpu) p->lanes_on_cpu = 1;
+    else p->lanes_on_cuda = 1;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
 }
 
 /* Opens a lane's context on the lane's own thread, so that CUDA starts
@@ -518,7 +540,8 @@ static void run_in_turn(pipeline *p, compute_lane *lane)
             continue;
         }
         if (!lane->ctx && !*lane->why) open_lane(p, lane);
-        gi__batch_image *job = start_job(p, it);
+        gi__jpeg_route space;
+        gi__batch_image *job = start_job(p, it, jpeg_route(p, &space));
         if (!job) continue;
         if (compute(p, lane, job) == 0) finish(p, job);
         else settle(p, job);

@@ -16,6 +16,7 @@ void gi__batch_release(gi__batch_image *job)
 {
     gi_image_free(&job->src);
     gi_image_free(&job->dst);
+    gi__jpeg_coeffs_free(&job->coeffs);
     gi_metadata_free(&job->meta);
 }
 
@@ -45,18 +46,21 @@ void gi__batch_note_metadata(gi__batch_image *job, const char *prefix, const cha
     snprintf(note + used, size - used, "%s%s%s", used ? "; " : "", prefix, what);
 }
 
-int gi__batch_decode(const gi_batch_options *o, gi__batch_image *job)
+int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
+                     gi__batch_image *job)
 {
     const char *in = job->item->in;
     uint8_t *bytes;
     size_t size;
     double start = gi__now_ms();
+    char route_why[200] = "";
     gi_status st = gi__read_file(in, o->job.limits.max_input_bytes, &bytes, &size);
     double read = gi__now_ms();
     gi__batch_add_stage(job, GI_STAGE_READ, read - start);
     if (st == GI_OK) {
-        st = gi__job_decode(&o->job, bytes, size, strcmp(in, "-") ? in : "standard input",
-                            &job->src, &job->meta);
+        st = gi__job_decode_routed(&o->job, bytes, size, strcmp(in, "-") ? in : "standard input",
+                                   route, &job->src, &job->coeffs, &job->meta, route_why,
+                                   sizeof route_why);
         gi__pixels_free(bytes);
         gi__batch_add_stage(job, GI_STAGE_DECODE, gi__now_ms() - read);
     }
@@ -66,19 +70,31 @@ int gi__batch_decode(const gi_batch_options *o, gi__batch_image *job)
         return -1;
     }
     if (*job->meta.dropped && !o->job.strip) gi__batch_note_metadata(job, "", job->meta.dropped);
+    if (*route_why) { /* after the codecs' note, if any */
+        char *note = job->item->codecs_note;
+        size_t used = strlen(note);
+        snprintf(note + used, sizeof job->item->codecs_note - used, "%s%s", used ? "; " : "",
+                 route_why);
+    }
     job->item->megapixels = (double)job->src.width * job->src.height / 1e6;
     return 0;
 }
 
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
 {
-    gi_status st = gi_job_apply(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL);
+    const int from_jpeg = job->coeffs.storage != NULL;
+    gi_status st = from_jpeg
+                       ? gi__job_apply_jpeg(ctx, &o->job, &job->coeffs, &job->meta, &job->dst, NULL)
+                       : gi_job_apply(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL);
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
+    gi__jpeg_coeffs_free(&job->coeffs);
     if (st != GI_OK) {
         gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
         return -1;
     }
     gi__batch_record_compute(ctx, job);
+    /* The decode's arithmetic half ran where the steps did. */
+    if (from_jpeg && strcmp(job->item->backend, "cuda") == 0) job->item->decoded_by = "gpuimg-jpeg-cuda";
     return 0;
 }
 

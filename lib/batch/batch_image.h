@@ -5,16 +5,21 @@
 #define GI_BATCH_IMAGE_H
 
 #include "gpuimg.h"
+#include "job_flow.h"
 
 typedef struct {
     gi_batch_item *item; /* paths in; status, reason, times out */
-    gi_image src, dst;
+    gi_image src, dst;   /* src: only its size while coeffs holds the input */
+    gi_jpeg_coeffs coeffs; /* a JPEG decoded only to its coefficients (storage non-NULL) */
     gi_metadata meta;    /* the input's, as the job keeps it */
 } gi__batch_image;
 
 /* Each step returns 0, or -1 after marking the item failed with a line
- * naming the file. A failed image's pixels are freed. */
-int gi__batch_decode(const gi_batch_options *o, gi__batch_image *job);
+ * naming the file. A failed image's pixels are freed. The decode stops at
+ * a JPEG's coefficients where `route` (NULL: never) sends its arithmetic
+ * half to the compute lane's device; the compute runs it there. */
+int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
+                     gi__batch_image *job);
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job);
 /* Writes atomically, making the directories below o->output_root first. */
 int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job);

@@ -15,6 +15,7 @@
 #include "format_sniff.h"
 #include "gi_error.h"
 #include "jpeg_decode.h"
+#include "jpeg_parse.h"
 #include "jpeg_nvjpeg.h"
 #include "jpeg_write.h"
 #include "pixel_alloc.h"
@@ -79,6 +80,20 @@ int gi__jpeg_for_device(const uint8_t *bytes, size_t size, const gi_load_limits 
            size <= limits->max_input_bytes && size <= (size_t)INT_MAX &&
            gi__sniff_format(bytes, size) == GI_FORMAT_JPEG &&
            gi__jpeg_check_huffman(bytes, size) == 0 && ends_with_eoi(bytes, size);
+}
+
+int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *limits,
+                         gi_jpeg_coeffs *c)
+{
+    memset(c, 0, sizeof *c);
+    if (limits->jpeg_decoder != GI_JPEG_DECODER_STB || size == 0 ||
+        size > limits->max_input_bytes || size > (size_t)INT_MAX ||
+        gi__sniff_format(bytes, size) != GI_FORMAT_JPEG || gi__jpeg_check_huffman(bytes, size) != 0)
+        return 0;
+    /* One thread, as gi_load_memory decodes: the codec workers are many. */
+    if (gi__jpeg_read_coeffs(bytes, size, limits->max_pixels, 1, c) != GI_JPEG_OK) return 0;
+    last_codec = "gpuimg-jpeg";
+    return 1;
 }
 
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const char *name,

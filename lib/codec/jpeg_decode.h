@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "gpuimg.h"
+#include "jpeg_coeffs.h"
 
 /* Decodes into *img (pixels from pixel_alloc.c, owned) and returns 1; or
  * returns 0 with *img untouched when the file is one to leave to stb (see
@@ -17,5 +18,20 @@
  * half. */
 int gi__jpeg_decode(gi_image *img, const uint8_t *bytes, size_t size, uint64_t max_pixels,
                     int threads);
+
+/* The arithmetic half alone, into *img as gi__jpeg_decode gives it:
+ * returns 1, or 0 with *img untouched when memory ran out. */
+int gi__jpeg_image_from_coeffs(gi_image *img, const gi_jpeg_coeffs *c, int threads);
+
+/* The entropy half alone, for a caller that runs the arithmetic half
+ * where its steps run (backend.h, run_chain_from_jpeg). Defined in
+ * image_io.c, beside gi_load_memory, whose checks it makes: returns 1
+ * with *c filled (release with gi__jpeg_coeffs_free) for a file that
+ * gi_load_memory would hand to the exact decoder (the stb decoder asked
+ * for, within the limits, a JPEG this decoder takes); else 0 with *c
+ * empty and no error left: gi_load_memory then decodes or refuses the
+ * file as it always does. Sets gi_last_codec. */
+int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *limits,
+                         gi_jpeg_coeffs *c);
 
 #endif

@@ -14,7 +14,11 @@
  *   bit 5      FULL: bits 16-31 hold the coefficient (or DC difference)
  *   bits 8-15  the symbol (AC: run << 4 | size; DC: size)
  *   bits 16-31 the coefficient, signed
- * so most coefficients cost one probe, one shift and one store. */
+ * so most coefficients cost one probe, one shift and one store.
+ *
+ * Restart intervals start afresh (bit buffer, DC predictions, end-of-band
+ * run), so a scan's intervals can be decoded apart: runs of them go to
+ * threads once a scan with restart markers is large enough. */
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -10,6 +10,9 @@ extern const gi__backend_ops gi__cpu_ops;
 /* Runs a chain of steps (backend.h), and one step of it. */
 gi_status gi__cpu_run_chain(void *state, const gi__chain *chain);
 gi_status gi__cpu_run_step(void *state, const gi__op_call *c);
+/* ...and from a JPEG's coefficients (jpeg_chain.c). */
+gi_status gi__cpu_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
+                                      const gi__chain *chain);
 
 /* The backend's state (cpu_state.c): its worker threads (0: one per
  * core), made and freed, and read by the operations. */

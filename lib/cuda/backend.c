@@ -6,8 +6,11 @@
  * staging buffers that only grow, so a run of images reuses them. A chain
  * of steps (backend.h) queues one upload, each step's kernels and one
  * download on the stream, the images between steps ping-ponging between two
- * device buffers, and synchronizes once, before returning. Its benchmark
- * (time_op) uploads once and then times the very launch a chain queues. */
+ * device buffers, and synchronizes once, before returning. A chain from a
+ * JPEG's coefficients uploads them instead of pixels and queues the
+ * decoder's arithmetic half (jpeg_device.h) before the steps, so the
+ * decoded pixels never leave the device. Its benchmark (time_op) uploads
+ * once and then times the very launch a chain queues. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #include "gi_error.h"
 #include "gi_kernels.h"
 #include "gi_size.h"
+#include "jpeg_device.h"
 
 /* Device rows start on this boundary so the kernels' wide accesses line up. */
 #define ROW_ALIGN 256
@@ -37,6 +41,7 @@ typedef struct {
     int device;
     cudaStream_t stream;
     buffer src, dst, mid, scratch;   /* device: source, results (ping-pong), scratch */
+    buffer coeffs, planes;           /* device: a JPEG's coefficients, its component planes */
     buffer stage_in, stage_out;      /* pinned host */
     cudaEvent_t marks[MARK_COUNT];
     double stage_in_ms, stage_out_ms; /* host copies into and out of pinned memory */
@@ -460,11 +465,16 @@ static device_image on_device(const gi_image *img)
     return (device_image){img->data, img->stride};
 }
 
-/* The source of the first step: uploaded, or read where it lies. */
+/* The source of the first step: uploaded, or read where it lies (a
+ * source that run_from_jpeg placed there has its marks already). */
 static gi_status chain_source(cuda_state *s, const gi__chain *ch, const image_op *op,
-                              device_image *in)
+                              int placed, device_image *in)
 {
     const gi_image *src = ch->steps[0].src;
+    if (placed) {
+        *in = on_device(src);
+        return GI_OK;
+    }
     if (ch->src_where == GI__DEVICE) {
         *in = on_device(src);
         s->stage_in_ms = 0;
@@ -503,11 +513,11 @@ static gi_status step_output(cuda_state *s, const gi__chain *ch, int i, const im
 }
 
 /* Queues every step; j ends up describing the last step's output. */
-static gi_status queue_steps(cuda_state *s, const gi__chain *ch, device_job *j)
+static gi_status queue_steps(cuda_state *s, const gi__chain *ch, int placed, device_job *j)
 {
     image_op op;
     gi_status st = describe(&ch->steps[0], &op);
-    if (st == GI_OK) st = chain_source(s, ch, &op, &j->in);
+    if (st == GI_OK) st = chain_source(s, ch, &op, placed, &j->in);
     for (int i = 0; i < ch->n && st == GI_OK; i++) {
         if (i > 0) {
             j->in = j->out;
@@ -536,22 +546,27 @@ static void unpack_counts(const unsigned long long *counts, const gi__op_call *c
         for (int b = 0; b < c->bins; b++) out->counts[ch][b] = counts[ch * GI_HIST_MAX_BINS + b];
 }
 
-static gi_status cuda_run_chain(void *state, const gi__chain *ch)
+/* The pinned stage of the chain's result, reserved before anything is
+ * queued, so that growing it never stalls the stream between the kernels
+ * and the download (nor their timing). */
+static gi_status reserve_result_stage(cuda_state *s, const gi__chain *ch)
 {
-    cuda_state *s = state;
+    const gi__op_call *last = &ch->steps[ch->n - 1];
+    s->stage_out_ms = 0;
+    if (last->kind == GI_OP_HIST) return reserve_pinned(&s->stage_out, COUNTS_BYTES);
+    if (ch->dst_where == GI__DEVICE) return GI_OK;
+    return reserve_pinned(&s->stage_out, (size_t)last->dst->width * last->dst->channels *
+                                             (size_t)last->dst->height);
+}
+
+/* Queues the steps (their source placed on the device already, or not),
+ * the result's download, and waits. st: the status so far; after a
+ * failure this only drains the stream. */
+static gi_status run_steps(cuda_state *s, const gi__chain *ch, int placed, gi_status st)
+{
     const gi__op_call *last = &ch->steps[ch->n - 1];
     device_job j;
-    cudaError_t e = cudaSetDevice(s->device);
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
-    s->stage_out_ms = 0;
-    /* Reserved before anything is queued, so that growing it never stalls
-     * the stream between the kernels and the download (nor their timing). */
-    gi_status st = GI_OK;
-    if (last->kind == GI_OP_HIST) st = reserve_pinned(&s->stage_out, COUNTS_BYTES);
-    else if (ch->dst_where == GI__HOST)
-        st = reserve_pinned(&s->stage_out, (size_t)last->dst->width * last->dst->channels *
-                                               (size_t)last->dst->height);
-    if (st == GI_OK) st = queue_steps(s, ch, &j);
+    if (st == GI_OK) st = queue_steps(s, ch, placed, &j);
     if (last->kind == GI_OP_HIST) {
         st = fetch(s, &j, st, s->counts, COUNTS_BYTES);
         if (st == GI_OK) unpack_counts(s->counts, last, last->hist);
@@ -562,6 +577,73 @@ static gi_status cuda_run_chain(void *state, const gi__chain *ch)
     if (st == GI_OK) st = mark(s, MARK_DONE);
     st = finish(s, st);
     return st == GI_OK ? record_times(s) : st;
+}
+
+static gi_status cuda_run_chain(void *state, const gi__chain *ch)
+{
+    cuda_state *s = state;
+    cudaError_t e = cudaSetDevice(s->device);
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
+    return run_steps(s, ch, 0, reserve_result_stage(s, ch));
+}
+
+/* Device room for a JPEG: its coefficients, its component planes, and its
+ * pixels laid out as the first step reads a source (row alignment); the
+ * pinned stage the coefficients go up through. */
+static gi_status reserve_jpeg(cuda_state *s, const gi_jpeg_coeffs *c, const gi__chain *ch,
+                              size_t *pitch)
+{
+    image_op op;
+    size_t bytes = 0;
+    gi_status st = describe(&ch->steps[0], &op);
+    if (st == GI_OK)
+        st = device_layout((size_t)c->width * (size_t)c->out_channels, c->height, op.in_align,
+                           pitch, &bytes);
+    if (st == GI_OK) st = reserve_device(&s->src, bytes, "JPEG decode");
+    if (st == GI_OK) st = reserve_device(&s->coeffs, c->storage_bytes, "JPEG decode");
+    if (st == GI_OK) st = reserve_device(&s->planes, gi__cuda_jpeg_planes_bytes(c), "JPEG decode");
+    if (st == GI_OK) st = reserve_pinned(&s->stage_in, c->storage_bytes);
+    return st;
+}
+
+/* Queues the coefficients' upload (through the pinned stage) and the
+ * arithmetic half into s->src, rows `pitch` apart. */
+static gi_status queue_jpeg(cuda_state *s, const gi_jpeg_coeffs *c, size_t pitch)
+{
+    double start = gi__now_ms();
+    memcpy(s->stage_in.ptr, c->storage, c->storage_bytes);
+    s->stage_in_ms = gi__now_ms() - start;
+    gi_status st = mark(s, MARK_UPLOAD);
+    if (st == GI_OK) {
+        cudaError_t e = cudaMemcpyAsync(s->coeffs.ptr, s->stage_in.ptr, c->storage_bytes,
+                                        cudaMemcpyHostToDevice, s->stream);
+        if (e != cudaSuccess) st = gi__cuda_fail(e, "JPEG coefficients upload");
+    }
+    if (st == GI_OK) st = mark(s, MARK_KERNEL);
+    if (st == GI_OK)
+        st = gi__cuda_jpeg_reconstruct(c, s->coeffs.ptr, s->planes.ptr, s->src.ptr, pitch,
+                                       s->stream);
+    return st;
+}
+
+static gi_status cuda_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
+                                          const gi__chain *chain)
+{
+    cuda_state *s = state;
+    cudaError_t e = cudaSetDevice(s->device);
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
+    if (c->storage_bytes == 0)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "a JPEG without coefficients");
+    size_t pitch = 0;
+    gi_status st = reserve_result_stage(s, chain);
+    if (st == GI_OK) st = reserve_jpeg(s, c, chain, &pitch);
+    if (st == GI_OK) st = queue_jpeg(s, c, pitch);
+    const gi_image src = {.data = s->src.ptr, .width = c->width, .height = c->height,
+                          .channels = c->out_channels, .stride = pitch};
+    gi__op_call steps[GI_MAX_STEPS];
+    gi__chain from_device;
+    gi__chain_from(chain, &src, GI__DEVICE, steps, &from_device);
+    return run_steps(s, &from_device, 1, st);
 }
 
 /* ---------------------------------------------------------------- benchmarks */
@@ -578,7 +660,7 @@ static gi_status cuda_time_op(void *state, const gi__op_call *c, int warmup, int
     cudaError_t e = cudaSetDevice(s->device);
     if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
     gi_status st = describe(c, &op);
-    if (st == GI_OK) st = chain_source(s, &ch, &op, &j.in);
+    if (st == GI_OK) st = chain_source(s, &ch, &op, 0, &j.in);
     if (st == GI_OK) st = step_output(s, &ch, 0, &op, &j);
     if (st == GI_OK && op.scratch_bytes)
         st = reserve_device(&s->scratch, op.scratch_bytes, op.name);
@@ -625,6 +707,8 @@ static void cuda_destroy(void *state)
     cudaFree(s->dst.ptr);
     cudaFree(s->mid.ptr);
     cudaFree(s->scratch.ptr);
+    cudaFree(s->coeffs.ptr);
+    cudaFree(s->planes.ptr);
     cudaFreeHost(s->stage_in.ptr);
     cudaFreeHost(s->stage_out.ptr);
     cudaStreamDestroy(s->stream);
@@ -635,6 +719,7 @@ static void cuda_destroy(void *state)
 static const gi__backend_ops cuda_ops = {
     .name = "cuda",
     .run_chain = cuda_run_chain,
+    .run_chain_from_jpeg = cuda_run_chain_from_jpeg,
     .time_op = cuda_time_op,
     .copy_bandwidth = cuda_copy_bandwidth,
     .paper = cuda_paper,

@@ -142,8 +142,59 @@ static void check_codecs(void)
              "one file on 16 cores: want 1 core 99 ms: %s", why);
 }
 
+/* A JPEG's arithmetic half on the GPU lane (gi__plan_jpeg_route), with
+ * round figures: reconstruct 1.7 ns a pixel on a core, 0.02 on the GPU,
+ * the rest of a codec worker's work 3.5; copies as test_costs'. */
+static int jpeg_route(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
+                      int pipelined)
+{
+    gi__device_costs c = test_costs();
+    c.cpu_jpeg_reconstruct_ns = 1.7;
+    c.cpu_jpeg_rest_ns = 3.5;
+    c.gpu_jpeg_reconstruct_ns = 0.02;
+    const double px = mp * 1e6;
+    const gi__jpeg_route_input in = {.pixels = px, .pixel_bytes = 3 * px,
+                                     .coeff_bytes = coeff_bytes_per_pixel * px,
+                                     .out_bytes = 3 * px, .cores = cores, .lanes = lanes,
+                                     .pipelined = pipelined};
+    char why[200];
+    int gpu = gi__plan_jpeg_route(&in, &c, why, sizeof why);
+    th_check(strstr(why, gpu ? "on the GPU" : "on the CPU") != NULL, "route reason: %s", why);
+    return gpu;
+}
+
+static void check_jpeg(void)
+{
+    /* 4:2:0: coefficients as many bytes as the pixels, the IDCT off the
+     * CPU: one image alone, and a pipeline whose cores are the limit. */
+    th_check(jpeg_route(9.2, 3, 1, 1, 0), "one 9 MP 4:2:0 JPEG: the GPU's arithmetic pays");
+    th_check(jpeg_route(9.2, 3, 4, 8, 1), "4 cores, 8 lanes, 4:2:0: the GPU's arithmetic pays");
+    /* Lanes the limit: twice the bytes (4:4:4) cost more than the cores save. */
+    th_check(!jpeg_route(9.2, 6, 16, 1, 1), "16 cores, 1 lane, 4:4:4: the CPU's arithmetic");
+    /* Equal bytes on a lane-bound pipeline: the kernels' time tips it. */
+    th_check(!jpeg_route(9.2, 3, 64, 1, 1), "64 cores, 1 lane, 4:2:0: the CPU's arithmetic");
+
+    /* The device plan counts the arithmetic half on the backend that runs
+     * it: the CPU's threads, or the GPU's kernels and the coefficients'
+     * upload. */
+    gi__plan_input in = job(GI_OP_SOBEL, 1, 3640, 2400, 3);
+    gi__device_costs c = test_costs();
+    c.cpu_jpeg_reconstruct_ns = 1.7;
+    c.gpu_jpeg_reconstruct_ns = 0.02;
+    gi__plan pixels, coeffs;
+    in.cuda = GI__CUDA_READY;
+    gi__plan_device(&in, &c, &pixels);
+    in.job.jpeg_pixels = 3640.0 * 2400;
+    in.job.jpeg_coeff_bytes = 2 * 3 * 3640.0 * 2400;
+    gi__plan_device(&in, &c, &coeffs);
+    th_check(coeffs.cpu_ms > pixels.cpu_ms + 3640.0 * 2400 * 1.7 / 16 / 1e6 * 0.99 &&
+                 coeffs.copy_ms > pixels.copy_ms && coeffs.kernel_ms > pixels.kernel_ms,
+             "a JPEG source: %s / %s", pixels.reason, coeffs.reason);
+}
+
 int main(void)
 {
+    check_jpeg();
     check_codecs();
     check_context();
     gi__plan_input in = job(GI_OP_SOBEL, 1, 3640, 2400, 3);

@@ -1,0 +1,27 @@
+/* The CPU backend's chain from a JPEG's coefficients (backend.h): the
+ * arithmetic half (jpeg_reconstruct.h) on the backend's threads, into host
+ * pixels, then the chain as from any host source. The CUDA backend does
+ * the same on its device; this is the reference it is compared with. */
+#include "cpu_backend.h"
+#include "jpeg_reconstruct.h"
+#include "pixel_alloc.h"
+
+gi_status gi__cpu_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
+                                      const gi__chain *chain)
+{
+    const size_t stride = (size_t)c->width * (size_t)c->out_channels;
+    uint8_t *pixels = gi__pixels_alloc(stride * (size_t)c->height);
+    if (!pixels || gi__jpeg_reconstruct(c, pixels, stride, gi__cpu_threads(state)) != 0) {
+        gi__pixels_free(pixels);
+        return gi__fail(GI_ERR_NO_MEMORY, "out of memory for a %dx%d JPEG's pixels", c->width,
+                        c->height);
+    }
+    const gi_image src = {.data = pixels, .width = c->width, .height = c->height,
+                          .channels = c->out_channels, .stride = stride};
+    gi__op_call steps[GI_MAX_STEPS];
+    gi__chain from_pixels;
+    gi__chain_from(chain, &src, GI__HOST, steps, &from_pixels);
+    gi_status st = gi__cpu_run_chain(state, &from_pixels);
+    gi__pixels_free(pixels);
+    return st;
+}

@@ -1,0 +1,91 @@
+#!/bin/sh
+# cli_jpeg_path.sh GPUIMG JPEGS PHOTOS: the exact JPEG decoder on the GPU
+# from the command line. A JPEG that the decoder's entropy half takes goes
+# to a CUDA lane as its coefficients, and the lane reconstructs its pixels
+# on the device before the steps:
+#  1. blur, sobel and transpose --device cuda -o DIR write the same files,
+#     byte for byte, as --device cpu, over every kind of JPEGS (baseline,
+#     progressive, every sampling, gray, RGB, CMYK, restart intervals,
+#     sizes from 1x1 to 8193 wide and tall; make_exact_jpegs.sh) and the
+#     photos where present; JPEG out, and PNG out for blur;
+#  2. -v says 'codecs gpuimg-jpeg-cuda/' for every file;
+#  3. one file at a time (the batch's in-turn path) likewise; a file the
+#     entropy half leaves to stb (*.stb.jpg: arithmetic coding, which stb
+#     refuses too) fails on both devices with the same message;
+#  4. the default device writes the same bytes too.
+# Skips (77) without a GPU.
+gpuimg=$1
+jpegs=$2
+photos=$3
+"$gpuimg" info --no-bandwidth | grep -q '^cuda device 0:' || { echo "skip: no GPU"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+inputs=$(ls "$jpegs"/*.jpg | grep -v '\.stb\.jpg$')
+for f in "$photos"/*.jpg "$photos"/*.jpeg; do [ -f "$f" ] && inputs="$inputs $f"; done
+count=$(echo $inputs | wc -w | tr -d ' ')
+
+# Compares DIR_A and DIR_B file by file for every input (-o keeps the
+# input's name, whatever the format). $3: what is compared.
+same_outputs() {
+    for f in $inputs; do
+        name=$(basename "$f")
+        cmp -s "$1/$name" "$2/$name" || fail "$3: $name differs"
+    done
+}
+
+run() { # NAME OP... : one batch per device into $tmp/NAME-DEVICE, -v kept
+    name=$1
+    shift
+    for device in cpu cuda auto; do
+        mkdir -p "$tmp/$name-$device"
+        # shellcheck disable=SC2086 # $inputs is a list of paths without spaces
+        "$gpuimg" "$@" -v --device $device -o "$tmp/$name-$device" $inputs \
+            >"$tmp/$name-$device.log" 2>&1 || fail "$name --device $device (see below)"
+    done
+}
+
+check_v() { # LOG: every file's line says its arithmetic half ran on the GPU
+    for f in $inputs; do
+        grep -F "$f -> " "$1" | grep -qF 'codecs gpuimg-jpeg-cuda/' ||
+            fail "$1: $f: -v does not say 'codecs gpuimg-jpeg-cuda/'"
+    done
+}
+
+run blur blur --sigma 2
+run sobel sobel
+run transpose transpose
+run blur-png blur --sigma 2 --format png
+for op in blur sobel transpose blur-png; do
+    same_outputs "$tmp/$op-cpu" "$tmp/$op-cuda" "$op --device cuda against cpu"
+    same_outputs "$tmp/$op-cpu" "$tmp/$op-auto" "$op default device against cpu"
+    check_v "$tmp/$op-cuda.log"
+done
+
+# One file at a time: the in-turn path.
+mkdir -p "$tmp/one-cpu" "$tmp/one-cuda"
+for f in $jpegs/i1-q75.jpg $jpegs/i1-progressive.jpg $jpegs/i1-sample4x2.jpg \
+    $jpegs/i1-gray-progressive.jpg $jpegs/size1x1.jpg $jpegs/size8193x5-4x2.jpg \
+    $jpegs/i1-restart1B-progressive.jpg $jpegs/i1-cmyk.jpg; do
+    name=$(basename "$f")
+    "$gpuimg" sobel --device cpu "$f" "$tmp/one-cpu/$name" || fail "sobel --device cpu $name"
+    "$gpuimg" sobel -v --device cuda "$f" "$tmp/one-cuda/$name" >"$tmp/one.log" 2>&1 ||
+        fail "sobel --device cuda $name"
+    cmp -s "$tmp/one-cpu/$name" "$tmp/one-cuda/$name" || fail "one file: $name differs"
+    grep -qF 'codecs gpuimg-jpeg-cuda/' "$tmp/one.log" ||
+        fail "one file: $name: -v does not say 'codecs gpuimg-jpeg-cuda/'"
+done
+arith=$jpegs/i1-arithmetic.stb.jpg
+for device in cpu cuda; do
+    "$gpuimg" sobel --device $device "$arith" "$tmp/arith.jpg" >"$tmp/arith-$device.txt" 2>&1 &&
+        fail "$arith: decoded on $device"
+done
+cmp -s "$tmp/arith-cpu.txt" "$tmp/arith-cuda.txt" || fail "$arith: the messages differ"
+
+if [ $failed != 0 ]; then
+    for log in "$tmp"/*.log; do echo "== $log"; tail -5 "$log"; done
+    exit 1
+fi
+echo "cli jpeg path: cuda and the default equal cpu on $count JPEGs, 4 batches; -v names gpuimg-jpeg-cuda"

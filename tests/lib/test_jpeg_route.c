@@ -1,0 +1,262 @@
+/* test_jpeg_route DIR...: a JPEG whose decode stops at its coefficients
+ * and whose arithmetic half the backend runs (backend.h,
+ * run_chain_from_jpeg) gives the bytes of the plain decode (gi_load_memory)
+ * and the same chain, on the CPU backend, the reference the CUDA backend's
+ * version is held to (tests/gpu). Over every .jpg in each DIR: blur,
+ * sobel, transpose, a two-step chain and hist, on contexts of 1 and 3
+ * threads; the job's routed decode (forced, and planned) with
+ * auto-orientation; a batch's image (batch_image.h) decoded to
+ * coefficients and computed on a CPU lane, as the bridge lane would, then
+ * encoded: the file the pixel route writes; files the entropy half leaves
+ * to stb, and the limits and decoders under which it must leave every
+ * file to gi_load_memory. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch_image.h"
+#include "file_io.h"
+#include "harness.h"
+#include "job_flow.h"
+#include "jpeg_decode.h"
+#include "ops.h"
+#include "pixel_alloc.h"
+
+static int files_taken, files_left;
+
+static int same_pixels(const gi_image *a, const gi_image *b)
+{
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels) return 0;
+    const size_t row = (size_t)a->width * a->channels;
+    for (int y = 0; y < a->height; y++)
+        if (memcmp(a->data + a->stride * y, b->data + b->stride * y, row) != 0) return 0;
+    return 1;
+}
+
+/* One chain from host pixels and from coefficients: the same result. */
+static void check_chain(gi_context *ctx, const char *path, const char *what, const gi_image *px,
+                        const gi_jpeg_coeffs *c, const gi_op *steps, int n)
+{
+    int w, h, ch;
+    if (!th_check(gi_apply_size(px, steps, n, &w, &h, &ch) == GI_OK, "%s: %s: size", path, what))
+        return;
+    const int hist = steps[n - 1].kind == GI_OP_HIST;
+    gi_image want = {0}, got = {0};
+    gi_histogram want_h, got_h;
+    memset(&want_h, 0, sizeof want_h);
+    memset(&got_h, 0, sizeof got_h);
+    if (!hist && (gi_image_alloc(&want, w, h, ch) != GI_OK || gi_image_alloc(&got, w, h, ch) != GI_OK)) {
+        th_check(0, "%s: out of memory", path);
+        gi_image_free(&want);
+        return;
+    }
+    gi_status a = gi_apply(ctx, px, steps, n, &want, &want_h);
+    gi_status b = gi__apply_jpeg(ctx, c, steps, n, &got, &got_h);
+    if (th_check(a == GI_OK && b == GI_OK, "%s: %s: statuses %d and %d (%s)", path, what, a, b,
+                 gi_last_error())) {
+        if (hist)
+            th_check(memcmp(&want_h, &got_h, sizeof want_h) == 0, "%s: %s: histograms differ",
+                     path, what);
+        else
+            th_check(same_pixels(&want, &got), "%s: %s: pixels differ", path, what);
+    }
+    gi_image_free(&want);
+    gi_image_free(&got);
+}
+
+/* The job's way: routed decode, then the job's steps (auto-orientation
+ * on), against gi__job_decode and gi_job_apply. */
+static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, size_t size,
+                      const gi_image *px, const gi__jpeg_route *route)
+{
+    gi_op step = {.kind = GI_OP_BLUR};
+    gi_blur_params_default(&step.blur);
+    step.blur.sigma = 2;
+    gi_job job;
+    gi_job_default(&job);
+    job.steps = &step;
+    job.n_steps = 1;
+    job.auto_orient = 1;
+    gi_image img = {0}, want = {0}, got = {0};
+    gi_jpeg_coeffs c;
+    gi_metadata meta = {0}, want_meta = {0};
+    char why[200];
+    gi_status st = gi__job_decode_routed(&job, bytes, size, path, route, &img, &c, &meta, why,
+                                         sizeof why);
+    th_check(route->planned ? strncmp(why, "JPEG arithmetic on the ", 23) == 0 : !*why,
+             "%s: the route's reason: '%s'", path, why);
+    if (!th_check(st == GI_OK, "%s: routed decode: %s", path, gi_last_error())) return;
+    if (!route->planned) th_check(c.storage != NULL, "%s: a forced route kept pixels", path);
+    th_check(img.width == px->width && img.height == px->height && img.channels == px->channels,
+             "%s: routed decode's size", path);
+    st = c.storage ? gi__job_apply_jpeg(ctx, &job, &c, &meta, &got, NULL)
+                   : gi_job_apply(ctx, &job, &img, &meta, &got, NULL);
+    gi_metadata_read(bytes, size, &want_meta);
+    gi_status st2 = gi_job_apply(ctx, &job, px, &want_meta, &want, NULL);
+    if (th_check(st == GI_OK && st2 == GI_OK, "%s: job statuses %d %d", path, st, st2))
+        th_check(same_pixels(&want, &got) && meta.orientation == want_meta.orientation,
+                 "%s: the job from coefficients differs (%s route)", path,
+                 route->planned ? "planned" : "forced");
+    gi__jpeg_coeffs_free(&c);
+    gi_image_free(&img);
+    gi_image_free(&want);
+    gi_image_free(&got);
+    gi_metadata_free(&meta);
+    gi_metadata_free(&want_meta);
+}
+
+/* One batch image through decode, compute and encode into out, by the
+ * route; the bytes written (NULL after a failure). */
+static uint8_t *batch_bytes(gi_context *ctx, const char *path, const char *out,
+                            const gi__jpeg_route *route, size_t *size)
+{
+    gi_op step = {.kind = GI_OP_SOBEL};
+    gi_sobel_params_default(&step.sobel);
+    gi_batch_options o;
+    gi_batch_options_default(&o);
+    o.job.steps = &step;
+    o.job.n_steps = 1;
+    gi_batch_item item = {.in = strdup(path), .out = strdup(out)};
+    gi__batch_image job = {.item = &item};
+    int ok = gi__batch_decode(&o, route, &job) == 0;
+    if (ok && route) th_check(job.coeffs.storage && !job.src.data, "%s: batch kept pixels", path);
+    ok = ok && gi__batch_compute(ctx, &o, &job) == 0;
+    if (ok && route)
+        th_check(strcmp(item.decoded_by, "gpuimg-jpeg") == 0 && !job.coeffs.storage,
+                 "%s: a CPU lane's decoder says '%s'", path, item.decoded_by);
+    ok = ok && gi__batch_encode(&o, &job) == 0;
+    th_check(ok && item.status == GI_ITEM_OK, "%s: batch image: %s", path,
+             item.reason ? item.reason : "?");
+    gi__batch_release(&job);
+    free(item.reason);
+    free(item.in);
+    free(item.out);
+    uint8_t *bytes = NULL;
+    if (ok && gi__read_file(out, 1u << 30, &bytes, size) != GI_OK) bytes = NULL;
+    remove(out);
+    return bytes;
+}
+
+static void check_batch_image(gi_context *ctx, const char *path)
+{
+    const gi__jpeg_route forced = {.on_cuda = 1, .planned = 0, .cores = 1, .lanes = 1};
+    char out[64];
+    snprintf(out, sizeof out, "test_jpeg_route-%ld.jpg", (long)getpid());
+    size_t a_size = 0, b_size = 0;
+    uint8_t *a = batch_bytes(ctx, path, out, NULL, &a_size);
+    uint8_t *b = batch_bytes(ctx, path, out, &forced, &b_size);
+    th_check(a && b && a_size == b_size && memcmp(a, b, a_size) == 0,
+             "%s: the batch image from coefficients wrote other bytes", path);
+    gi__pixels_free(a);
+    gi__pixels_free(b);
+}
+
+/* Under these limits every file is gi_load_memory's alone. */
+static void check_left_alone(const char *path, const uint8_t *bytes, size_t size)
+{
+    gi_load_limits limits;
+    gi_jpeg_coeffs c;
+    gi_load_limits_default(&limits);
+    limits.jpeg_decoder = GI_JPEG_DECODER_FAST;
+    th_check(!gi__load_jpeg_coeffs(bytes, size, &limits, &c) && !c.storage,
+             "%s: taken under FAST", path);
+    gi_load_limits_default(&limits);
+    limits.max_input_bytes = size - 1;
+    th_check(!gi__load_jpeg_coeffs(bytes, size, &limits, &c), "%s: taken over the byte limit", path);
+    gi_load_limits_default(&limits);
+    limits.max_pixels = 0;
+    th_check(!gi__load_jpeg_coeffs(bytes, size, &limits, &c), "%s: taken over the pixel limit",
+             path);
+}
+
+static void check_file(gi_context *const ctx[2], const char *path)
+{
+    uint8_t *bytes;
+    size_t size;
+    if (!th_check(gi__read_file(path, 1u << 30, &bytes, &size) == GI_OK, "%s: read", path)) return;
+    gi_load_limits limits;
+    gi_load_limits_default(&limits);
+    gi_jpeg_coeffs c;
+    gi_image px = {0};
+    const int mine = gi__load_jpeg_coeffs(bytes, size, &limits, &c);
+    gi_status st = gi_load_memory(&px, bytes, size, path, &limits);
+    check_left_alone(path, bytes, size);
+    if (!mine) {
+        files_left++;
+        th_check(!c.storage, "%s: a file left to stb keeps coefficients", path);
+    } else if (th_check(st == GI_OK, "%s: the entropy half takes a file gi_load_memory refuses",
+                        path)) {
+        files_taken++;
+        gi_op blur = {.kind = GI_OP_BLUR}, sobel = {.kind = GI_OP_SOBEL};
+        gi_blur_params_default(&blur.blur);
+        blur.blur.sigma = 2;
+        gi_sobel_params_default(&sobel.sobel);
+        const gi_op transpose = {.kind = GI_OP_TRANSFORM, .transform = GI_TRANSPOSE};
+        const gi_op hist = {.kind = GI_OP_HIST, .bins = 256};
+        const gi_op two[2] = {blur, {.kind = GI_OP_TRANSFORM, .transform = GI_FLIP_V}};
+        for (int i = 0; i < 2; i++) {
+            check_chain(ctx[i], path, "blur", &px, &c, &blur, 1);
+            check_chain(ctx[i], path, "sobel", &px, &c, &sobel, 1);
+            check_chain(ctx[i], path, "transpose", &px, &c, &transpose, 1);
+            check_chain(ctx[i], path, "blur, flip", &px, &c, two, 2);
+            check_chain(ctx[i], path, "hist", &px, &c, &hist, 1);
+        }
+        const gi__jpeg_route forced = {.on_cuda = 1, .planned = 0, .cores = 1, .lanes = 1};
+        const gi__jpeg_route planned = {.on_cuda = 1, .planned = 1, .cores = 16, .lanes = 2,
+                                        .pipelined = 1};
+        check_job(ctx[1], path, bytes, size, &px, &forced);
+        check_job(ctx[1], path, bytes, size, &px, &planned);
+        if (files_taken % 8 == 1) check_batch_image(ctx[1], path);
+    }
+    gi__jpeg_coeffs_free(&c);
+    gi_image_free(&px);
+    gi__pixels_free(bytes);
+}
+
+static int is_jpeg_name(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && (strcmp(name + n - 4, ".jpg") == 0 || strcmp(name + n - 4, ".JPG") == 0);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void check_dir(gi_context *const ctx[2], const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return; /* photos may be absent */
+    char *names[4096];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 4096)
+        if (is_jpeg_name(e->d_name)) names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        check_file(ctx, path);
+        free(names[i]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    gi_context *ctx[2];
+    gi_context_options one = {GI_DEVICE_CPU, 1}, three = {GI_DEVICE_CPU, 3};
+    if (gi_context_create(&ctx[0], &one) != GI_OK || gi_context_create(&ctx[1], &three) != GI_OK) {
+        fprintf(stderr, "no CPU context: %s\n", gi_last_error());
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) check_dir(ctx, argv[i]);
+    th_check(files_taken > 0, "no JPEG taken by the entropy half");
+    printf("%d files from coefficients, %d left to stb\n", files_taken, files_left);
+    gi_context_destroy(ctx[0]);
+    gi_context_destroy(ctx[1]);
+    return th_finish();
+}
