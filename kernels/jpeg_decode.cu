@@ -4,8 +4,8 @@
  *
  * Two launches per file. jpeg_idct: one thread per 8x8 block of a
  * component, dequantizing in 16 bits and running stb's integer IDCT
- * (jpeg_recon_idct.h, the very macro the CPU's kernels expand) into a
- * plane of samples. jpeg_colour: one thread per output pixel, which
+ * (jpeg_recon_idct.h's gi__jpeg_idct_1d, the scalar kernels' very
+ * function) into a plane of samples. jpeg_colour: one thread per output pixel, which
  * upsamples each component at its position by stb's filters written per
  * sample (the CPU's row functions unrolled: each output sample of stb's
  * h2, v2 and hv2 filters depends on at most three input samples of two
@@ -20,20 +20,7 @@ namespace {
 constexpr int IDCT_THREADS_X = 32, IDCT_THREADS_Y = 4;
 constexpr int COLOUR_THREADS_X = 64, COLOUR_THREADS_Y = 4;
 
-__device__ __forceinline__ int32_t widen(int16_t s) { return s; }
-__device__ __forceinline__ int16_t add16(int16_t a, int16_t b) { return (int16_t)(uint16_t)(a + b); }
-__device__ __forceinline__ int16_t sub16(int16_t a, int16_t b) { return (int16_t)(uint16_t)(a - b); }
-__device__ __forceinline__ int16_t sat16(int32_t x) { return (int16_t)max(-32768, min(32767, x)); }
 __device__ __forceinline__ uint8_t clamp255(int v) { return (uint8_t)max(0, min(255, v)); }
-
-__device__ void idct_1d(const int16_t *s, int step, int32_t bias, int shift, int16_t *out,
-                        int ostep)
-{
-    jpeg_idct_lanes(int32_t, widen, add16, sub16, sat16, s[0], s[step], s[2 * step],
-                    s[3 * step], s[4 * step], s[5 * step], s[6 * step], s[7 * step], bias, shift,
-                    out[0], out[ostep], out[2 * ostep], out[3 * ostep], out[4 * ostep],
-                    out[5 * ostep], out[6 * ostep], out[7 * ostep]);
-}
 
 __global__ void jpeg_idct(const int16_t *coeffs, int blocks_w, int blocks_x, int block_rows,
                           gi_cuda_jpeg_quant quant, uint8_t *plane, size_t pitch)
@@ -51,10 +38,10 @@ __global__ void jpeg_idct(const int16_t *coeffs, int blocks_w, int blocks_x, int
         for (int k = 0; k < 8; k++) d[8 * i + k] = (int16_t)(h[k] * quant.q[8 * i + k]);
     }
 #pragma unroll
-    for (int x = 0; x < 8; x++) idct_1d(d + x, 8, JPEG_IDCT_BIAS_COLUMNS, 10, cols + x, 8);
+    for (int x = 0; x < 8; x++) gi__jpeg_idct_1d(d + x, 8, JPEG_IDCT_BIAS_COLUMNS, 10, cols + x, 8);
 #pragma unroll
     for (int y = 0; y < 8; y++) {
-        idct_1d(cols + 8 * y, 1, JPEG_IDCT_BIAS_ROWS, 17, rows + 8 * y, 1);
+        gi__jpeg_idct_1d(cols + 8 * y, 1, JPEG_IDCT_BIAS_ROWS, 17, rows + 8 * y, 1);
         uint32_t lo = 0, hi = 0;
 #pragma unroll
         for (int x = 0; x < 4; x++) {

@@ -21,6 +21,14 @@
 
 #define GI_JPEG_MAX_COMPONENTS 4
 
+/* The arithmetic half's per-sample definitions (jpeg_recon_idct.h,
+ * jpeg_recon_plan.h) run in the GPU's kernels too. */
+#ifdef __CUDACC__
+#define GI_JPEG_HOST_DEVICE __host__ __device__
+#else
+#define GI_JPEG_HOST_DEVICE
+#endif
+
 typedef struct gi_jpeg_plane {
     int id;             /* the frame's component identifier */
     int h, v;           /* sampling factors, 1..4 */

@@ -8,13 +8,6 @@
 
 #include "jpeg_coeffs.h"
 
-/* gi__jpeg_far_row runs in the GPU's kernels too. */
-#ifdef __CUDACC__
-#define GI_JPEG_HOST_DEVICE __host__ __device__
-#else
-#define GI_JPEG_HOST_DEVICE
-#endif
-
 typedef enum {
     GI_JPEG_GRAY,      /* component 0 as it is (gray files; Y of colour ones) */
     GI_JPEG_YCC,       /* stbi__YCbCr_to_RGB_row */
