@@ -911,10 +911,21 @@ typedef enum gi_stage {
  * "write". */
 const char *gi_stage_name(gi_stage stage);
 
+/* An item's files handed over open rather than named (gpuimg serve): the
+ * batch then opens nothing by name, and the item's in and out only name
+ * the files in its messages. */
+typedef struct gi_item_files {
+    int in_fd;            /* read with pread from its start; -1: it could not be opened */
+    int in_errno;         /* why not, when in_fd is -1 */
+    int out_dir_fd;       /* the directory that receives the output */
+    const char *out_name; /* its name there, one component */
+} gi_item_files;
+
 typedef struct gi_batch_item {
     /* the caller's, never freed by the library */
     char *in, *out;
     const char *problem; /* when set, the item fails with this reason, unrun */
+    const gi_item_files *files; /* NULL: in and out are opened by name */
     /* filled in by gi_batch_run */
     gi_item_status status;
     char *reason;        /* a failed item's line, naming the file: free() it */
