@@ -201,18 +201,29 @@ static gi_serve_outcome take_results(int sock, const gi_batch_options *o, gi_bat
         int none = 0;
         int rc = gi__wire_recv(sock, &f, 10000, NULL, &none, 0);
         size_t i;
+        gi_batch_item got = {0};
         if (rc == 1 && f.version == GI__WIRE_VERSION && f.type == GI__FRAME_ITEM &&
-            gi__serve_result_decode(f.payload, f.size, count, &i, &items[i]) == 0 && !seen[i]) {
-            /* items[i] may be filled before the index is checked: decode checks it first */
+            gi__serve_result_decode(f.payload, f.size, count, &i, &got) == 0 && !seen[i]) {
             seen[i] = 1;
             (*reported)++;
+            got.in = items[i].in;
+            got.out = items[i].out;
+            got.problem = items[i].problem;
+            got.files = items[i].files;
+            free(items[i].reason);
+            items[i] = got;
             if (o->on_item) o->on_item(o->user, &items[i]);
             free(f.payload);
             continue;
         }
+        free(got.reason);
         if (rc == 1 && f.version == GI__WIRE_VERSION && f.type == GI__FRAME_DONE) {
             gi__get r = {f.payload, f.size, 0};
             int32_t st = gi__get_i32(&r);
+            (void)gi__get_str(&r);
+            double waited = gi__get_f64(&r);
+            int32_t threads = gi__get_i32(&r);
+            if (o->waits && !r.failed) *o->waits = (gi_batch_waits){waited, threads};
             if (st == GI_OK && *reported == count) outcome = GI_SERVE_DONE;
             else snprintf(why, why_size, "the server could not run the batch");
         } else if (rc == 1 && f.type == GI__FRAME_REFUSED) {

@@ -317,7 +317,6 @@ int gi__serve_result_decode(const uint8_t *payload, size_t size, size_t count, s
     const char *encoded_by = get_opt_str(&r), *codecs_note = gi__get_str(&r);
     if (r.failed || r.left != 0 || *index >= count || status > GI_ITEM_SKIPPED) return -1;
     it->status = (gi_item_status)status;
-    free(it->reason);
     it->reason = reason ? strdup(reason) : NULL;
     it->ms = ms;
     it->megapixels = mp;

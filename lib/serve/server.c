@@ -159,6 +159,7 @@ static void run_batch(client *c, gi__serve_job *job)
     gi_batch_item *items = calloc(job->n_items, sizeof *items);
     gi_item_files *files = calloc(job->n_items, sizeof *files);
     gi_status st = GI_ERR_NO_MEMORY;
+    gi_batch_waits waits = {0, 0};
     double start = now_s();
     if (items && files) {
         for (size_t i = 0; i < job->n_items; i++) {
@@ -169,6 +170,7 @@ static void run_batch(client *c, gi__serve_job *job)
                                        .problem = r->problem, .files = &files[i]};
         }
         gi_batch_options o = job->opts;
+        o.waits = &waits;
         o.stop = &c->stop;
         o.on_item = send_item;
         o.user = c;
@@ -178,13 +180,16 @@ static void run_batch(client *c, gi__serve_job *job)
     gi__put w = {0};
     gi__put_i32(&w, st);
     gi__put_str(&w, st == GI_OK ? NULL : gi_last_error());
+    gi__put_f64(&w, waits.waited_ms);
+    gi__put_i32(&w, waits.threads);
+    int gone = __atomic_load_n(&c->gone, __ATOMIC_ACQUIRE);
     if (!w.failed) (void)gi__wire_send(c->sock, GI__FRAME_DONE, w.data, (uint32_t)w.size, NULL, 0);
     free(w.data);
     int ok = 0, failed = 0;
     if (items) count_items(items, job->n_items, &ok, &failed);
     logf_(c->srv, "client pid %ld: %s, %zu item%s: %d ok, %d failed%s (%.1f ms)", (long)c->pid,
           job->command, job->n_items, job->n_items == 1 ? "" : "s", ok, failed,
-          __atomic_load_n(&c->gone, __ATOMIC_ACQUIRE) ? ", client gone" : "",
+          gone ? ", client gone" : "",
           (now_s() - start) * 1e3);
     for (size_t i = 0; items && i < job->n_items; i++) free(items[i].reason);
     free(items);

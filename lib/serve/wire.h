@@ -26,7 +26,8 @@ typedef enum {
     GI__FRAME_ACCEPTED = 16, /* the job is valid and queued */
     GI__FRAME_REFUSED = 17,  /* u32 reason (gi__refusal), a string */
     GI__FRAME_ITEM = 18,     /* one item's result (request.h) */
-    GI__FRAME_DONE = 19,     /* i32 gi_status of the batch, a string */
+    GI__FRAME_DONE = 19,     /* i32 gi_status of the batch, a string (its error),
+                                f64 and i32: gi_batch_waits */
     GI__FRAME_TEXT = 20      /* a string: the answer to INFO or SHUTDOWN */
 } gi__frame_type;
 
