@@ -251,9 +251,12 @@ gi_serve_outcome gi_serve_batch(const char *socket_path, const char *command,
     if (open_files(&h, opts, items, count, note, note_size) == 0) {
         gi__frame f = {0};
         int none = 0, rc = -1;
-        if (send_request(sock, command, opts, &h, count) != 0)
-            snprintf(note, note_size, "cannot send to the server: %s", strerror(errno));
-        else if ((rc = gi__wire_recv(sock, &f, ACCEPT_TIMEOUT_MS, NULL, &none, 0)) != 1 ||
+        if (send_request(sock, command, opts, &h, count) != 0) {
+            /* a server that refuses at once (full) closes before reading */
+            int err = errno;
+            if (gi__wire_recv(sock, &f, 200, NULL, &none, 0) == 1) describe_answer(1, &f, note, note_size);
+            else snprintf(note, note_size, "cannot send to the server: %s", strerror(err));
+        } else if ((rc = gi__wire_recv(sock, &f, ACCEPT_TIMEOUT_MS, NULL, &none, 0)) != 1 ||
                  f.version != GI__WIRE_VERSION || f.type != GI__FRAME_ACCEPTED)
             describe_answer(rc, &f, note, note_size);
         else {
