@@ -180,7 +180,7 @@ int gi__wire_recv(int sock, gi__frame *frame, int timeout_ms, int *fds, int *n_f
 
 static void put_bytes(gi__put *w, const void *p, size_t n)
 {
-    if (w->failed) return;
+    if (w->failed || n == 0) return;
     if (w->size + n > w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 256;
         while (cap < w->size + n) cap *= 2;
