@@ -450,7 +450,10 @@ static void open_lane(pipeline *p, compute_lane *lane)
         }
     }
     gi_context_options opts = {p->opts->device, p->shape.lane_cpu_threads};
-    if (gi_context_create(&lane->ctx, &opts) != GI_OK) {
+    if (lane == first && p->opts->context) {
+        lane->ctx = p->opts->context; /* lent: the batch does not destroy it */
+        if (p->count) plan_lane(p, lane);
+    } else if (gi_context_create(&lane->ctx, &opts) != GI_OK) {
         lane->ctx = NULL;
         snprintf(lane->why, sizeof lane->why, "%s", gi_last_error());
     } else if (p->count) {
@@ -743,6 +746,7 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     pthread_cond_destroy(&p.changed);
     pthread_mutex_destroy(&p.report_lock);
     pthread_mutex_destroy(&p.lock);
-    for (int i = 0; i < lane_count; i++) gi_context_destroy(lanes[i].ctx);
+    for (int i = 0; i < lane_count; i++)
+        if (lanes[i].ctx != opts->context) gi_context_destroy(lanes[i].ctx);
     return GI_OK;
 }

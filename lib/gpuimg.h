@@ -963,6 +963,12 @@ typedef struct gi_batch_options {
     /* When set, filled in as the batch ends: how long its threads waited
      * for work or for room in a queue (what the stages leave idle). */
     struct gi_batch_waits *waits;
+    /* A context that the first compute lane uses instead of creating one,
+     * so that a long-lived caller (gpuimg serve) keeps CUDA started from
+     * batch to batch: of the same device as `device`, used by this batch
+     * alone while it runs, given the batch's hints, never destroyed by it.
+     * NULL: every lane creates its own. */
+    gi_context *context;
 } gi_batch_options;
 typedef struct gi_batch_waits {
     double waited_ms; /* summed over the threads */

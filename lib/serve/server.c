@@ -22,10 +22,15 @@
 #include "socket.h"
 
 #define REQUEST_TIMEOUT_MS 10000 /* for a client to send its whole request */
+#define MAX_JOBS 256
 
 typedef struct {
     const gi_serve_options *o;
     const char *device; /* "cuda" when CUDA was started, else "cpu" */
+    /* One warm context per job slot, lent to the batches of the server's
+     * device (gi_batch_options.context); busy while a batch holds it. */
+    gi_context *warm[MAX_JOBS];
+    char busy[MAX_JOBS];
     pthread_mutex_t lock;
     pthread_cond_t changed; /* a turn, a client gone, shutting down */
     unsigned long next_ticket, head, served;
@@ -83,7 +88,7 @@ static void refuse(client *c, gi__refusal why, const char *text)
 }
 
 /* Arrival order: a job runs once every earlier one has started and a slot
- * is free. 0 to run; -1 when the server is shutting down first. */
+ * is free. The slot's number, or -1 when the server is shutting down first. */
 static int take_turn(server *srv)
 {
     pthread_mutex_lock(&srv->lock);
@@ -92,19 +97,22 @@ static int take_turn(server *srv)
     while (!srv->stopping && !(ticket == srv->head && srv->running < srv->jobs))
         pthread_cond_wait(&srv->changed, &srv->lock);
     srv->waiting--;
-    int run = !srv->stopping;
-    if (run) {
+    int slot = -1;
+    if (!srv->stopping) {
         srv->head++;
         srv->running++;
+        for (slot = 0; srv->busy[slot]; slot++) continue; /* running <= jobs: one is free */
+        srv->busy[slot] = 1;
     }
     pthread_cond_broadcast(&srv->changed);
     pthread_mutex_unlock(&srv->lock);
-    return run ? 0 : -1;
+    return slot;
 }
 
-static void end_turn(server *srv)
+static void end_turn(server *srv, int slot)
 {
     pthread_mutex_lock(&srv->lock);
+    srv->busy[slot] = 0;
     srv->running--;
     srv->served++;
     pthread_cond_broadcast(&srv->changed);
@@ -153,8 +161,9 @@ static void count_items(const gi_batch_item *items, size_t n, int *ok, int *fail
     }
 }
 
-/* The batch as the client asked, on its descriptors. */
-static void run_batch(client *c, gi__serve_job *job)
+/* The batch as the client asked, on its descriptors, with the slot's
+ * warm context when the client asked for the server's device. */
+static void run_batch(client *c, gi__serve_job *job, int slot)
 {
     gi_batch_item *items = calloc(job->n_items, sizeof *items);
     gi_item_files *files = calloc(job->n_items, sizeof *files);
@@ -171,6 +180,7 @@ static void run_batch(client *c, gi__serve_job *job)
         }
         gi_batch_options o = job->opts;
         o.waits = &waits;
+        if (o.device == c->srv->o->device) o.context = c->srv->warm[slot];
         o.stop = &c->stop;
         o.on_item = send_item;
         o.user = c;
@@ -210,9 +220,10 @@ static void serve_job(client *c, const gi__frame *f)
     pthread_t watcher;
     c->watching = 1;
     int watched = pthread_create(&watcher, NULL, watch, c) == 0;
-    if (take_turn(c->srv) == 0) {
-        if (!__atomic_load_n(&c->gone, __ATOMIC_ACQUIRE)) run_batch(c, &job);
-        end_turn(c->srv);
+    int slot = take_turn(c->srv);
+    if (slot >= 0) {
+        if (!__atomic_load_n(&c->gone, __ATOMIC_ACQUIRE)) run_batch(c, &job, slot);
+        end_turn(c->srv, slot);
     } else {
         refuse(c, GI__REFUSED_SHUTTING_DOWN, "the server is shutting down");
     }
@@ -335,14 +346,29 @@ static void raise_fd_limit(void)
     }
 }
 
-/* CUDA started once, kept for the server's life, when it will be used. */
-static gi_context *warm_up(gi_device device)
+/* A context per job slot, of the server's device, kept for its life. With
+ * a GPU and a device other than the CPU, CUDA starts in each now: under
+ * AUTO through a hint of a photo's work (12 MP, a blur), which also pins
+ * buffers of that size; each batch's own hint then plans with CUDA
+ * already started. Returns whether CUDA runs in them. */
+static int warm_up(server *srv, gi_device device, int jobs)
 {
-    gi_context *ctx = NULL;
-    if (device == GI_DEVICE_CPU || !gi_cuda_compiled() || gi_cuda_device_count(NULL) <= 0)
-        return NULL;
-    gi_context_options co = {GI_DEVICE_CUDA, 0};
-    return gi_context_create(&ctx, &co) == GI_OK ? ctx : NULL;
+    int gpu = device != GI_DEVICE_CPU && gi_cuda_compiled() && gi_cuda_device_count(NULL) > 0;
+    gi_op blur = {.kind = GI_OP_BLUR};
+    gi_blur_params_default(&blur.blur);
+    gi_plan_hint photo = {.images = 1000, .steps = &blur, .n_steps = 1, .width = 4000,
+                          .height = 3000, .channels = 3};
+    int started = 0;
+    for (int i = 0; i < jobs; i++) {
+        gi_context_options co = {device, 0};
+        if (gi_context_create(&srv->warm[i], &co) != GI_OK) {
+            srv->warm[i] = NULL;
+            continue;
+        }
+        if (gpu && device == GI_DEVICE_AUTO) (void)gi_context_plan_hint(srv->warm[i], &photo);
+        started |= gpu && strcmp(gi_context_backend(srv->warm[i]), "cuda") == 0;
+    }
+    return started;
 }
 
 static int should_stop(server *srv)
@@ -362,13 +388,13 @@ gi_status gi_serve_run(const gi_serve_options *opts)
 {
     gi_serve_options o = *opts;
     if (o.jobs <= 0) o.jobs = 2;
+    if (o.jobs > MAX_JOBS) o.jobs = MAX_JOBS;
     if (o.max_clients <= 0) o.max_clients = 64;
     int listen_fd = gi__serve_listen(o.socket_path);
     if (listen_fd < 0) return GI_ERR_IO;
     raise_fd_limit();
-    gi_context *warm = warm_up(o.device);
-    server srv = {.o = &o, .device = warm ? "cuda" : "cpu", .jobs = o.jobs,
-                  .last_activity = now_s()};
+    server srv = {.o = &o, .jobs = o.jobs, .last_activity = now_s()};
+    srv.device = warm_up(&srv, o.device, o.jobs) ? "cuda" : "cpu";
     pthread_mutex_init(&srv.lock, NULL);
     pthread_cond_init(&srv.changed, NULL);
     logf_(&srv, "listening on %s (pid %ld, device %s, %d job%s at once, %d clients at most)",
@@ -384,7 +410,7 @@ gi_status gi_serve_run(const gi_serve_options *opts)
     while (srv.clients > 0) pthread_cond_wait(&srv.changed, &srv.lock);
     pthread_mutex_unlock(&srv.lock);
     logf_(&srv, "stopped after %lu job%s", srv.served, srv.served == 1 ? "" : "s");
-    gi_context_destroy(warm);
+    for (int i = 0; i < o.jobs; i++) gi_context_destroy(srv.warm[i]);
     pthread_cond_destroy(&srv.changed);
     pthread_mutex_destroy(&srv.lock);
     return GI_OK;
