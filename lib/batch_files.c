@@ -17,18 +17,33 @@ gi_status gi__item_read(const gi_batch_item *it, uint64_t max_bytes, uint8_t **b
     return gi__read_fd(f->in_fd, it->in, max_bytes, bytes, size);
 }
 
+/* Puts a handed-over item's output in place, unless its caller has gone
+ * meanwhile: then the temporary file goes and the item fails. */
+static gi_status close_output(const gi_batch_item *it, gi_output *out, gi_status st)
+{
+    const volatile int *abandon = it->files->abandon;
+    int gone = abandon && __atomic_load_n(abandon, __ATOMIC_ACQUIRE);
+    gi_status closed = gi_output_close(out, st == GI_OK && !gone);
+    if (st == GI_OK && gone) return gi__fail(GI_ERR_IO, "%s: not written: abandoned", it->out);
+    return st != GI_OK ? st : closed;
+}
+
 gi_status gi__item_write(const gi_batch_item *it, const void *bytes, size_t size)
 {
     const gi_item_files *f = it->files;
-    return f ? gi__write_file_atomic_at(f->out_dir_fd, f->out_name, it->out, bytes, size)
-             : gi_write_file_atomic(it->out, bytes, size);
+    if (!f) return gi_write_file_atomic(it->out, bytes, size);
+    gi_output *out;
+    gi_status st = gi__output_open_at(&out, f->out_dir_fd, f->out_name, it->out);
+    return st != GI_OK ? st : close_output(it, out, gi__output_write(out, bytes, size));
 }
 
 gi_status gi__item_save(const gi_batch_item *it, const gi_image *img, const gi_save_options *save)
 {
     const gi_item_files *f = it->files;
-    return f ? gi__save_file_at(img, f->out_dir_fd, f->out_name, it->out, save)
-             : gi_save_file(img, it->out, save);
+    if (!f) return gi_save_file(img, it->out, save);
+    gi_output *out;
+    gi_status st = gi__output_open_at(&out, f->out_dir_fd, f->out_name, it->out);
+    return st != GI_OK ? st : close_output(it, out, gi_output_image(out, img, save));
 }
 
 int gi__item_output_exists(const gi_batch_item *it)

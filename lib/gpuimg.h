@@ -919,6 +919,9 @@ typedef struct gi_item_files {
     int in_errno;         /* why not, when in_fd is -1 */
     int out_dir_fd;       /* the directory that receives the output */
     const char *out_name; /* its name there, one component */
+    /* When set and non-zero as the output is complete, it is not put in
+     * place (the item fails): the caller that wanted it has gone. */
+    const volatile int *abandon;
 } gi_item_files;
 
 typedef struct gi_batch_item {

@@ -290,14 +290,8 @@ gi_status gi_output_close(gi_output *out, int keep)
 
 gi_status gi_write_file_atomic(const char *path, const void *bytes, size_t size)
 {
-    return gi__write_file_atomic_at(AT_FDCWD, path, path, bytes, size);
-}
-
-gi_status gi__write_file_atomic_at(int dir_fd, const char *name, const char *path,
-                                   const void *bytes, size_t size)
-{
     gi_output *out;
-    gi_status st = gi__output_open_at(&out, dir_fd, name, path);
+    gi_status st = gi_output_open(&out, path);
     if (st != GI_OK) return st;
     st = gi__output_write(out, bytes, size);
     return gi_output_close(out, st == GI_OK);

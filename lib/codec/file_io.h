@@ -17,18 +17,13 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
  * its start, whatever the descriptor's offset. */
 gi_status gi__read_fd(int fd, const char *path, uint64_t max_bytes, uint8_t **bytes, size_t *size);
 
-/* gi_output_open and gi_write_file_atomic for `name` relative to the
- * directory dir_fd (AT_FDCWD: the working directory; "-" is standard
- * output only there): the temporary file is created in that directory
- * and renamed into place there. `path` names the output in messages. Lets
- * a caller that was handed a directory (gpuimg serve) write into it
- * without a path. */
+/* gi_output_open for `name` relative to the directory dir_fd (AT_FDCWD:
+ * the working directory; "-" is standard output only there): the
+ * temporary file is created in that directory and renamed into place
+ * there by gi_output_close. `path` names the output in messages. Lets a
+ * caller that was handed a directory (gpuimg serve) write into it without
+ * a path. */
 gi_status gi__output_open_at(gi_output **result, int dir_fd, const char *name, const char *path);
-gi_status gi__write_file_atomic_at(int dir_fd, const char *name, const char *path,
-                                   const void *bytes, size_t size);
-/* gi_save_file likewise (image_io.c). */
-gi_status gi__save_file_at(const gi_image *img, int dir_fd, const char *name, const char *path,
-                           const gi_save_options *opts);
 
 /* Appends bytes to an output (gi_output_open); after a failure it keeps
  * returning that failure. */

@@ -2,7 +2,6 @@
  * stb_impl.c), but for JPEG encoding, which jpeg_write.c does with stb's
  * very bytes; Netpbm through pnm.c; the choice between stb and nvJPEG
  * (jpeg_nvjpeg.c) for JPEG. */
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,14 +375,8 @@ gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_opt
 
 gi_status gi_save_file(const gi_image *img, const char *path, const gi_save_options *opts)
 {
-    return gi__save_file_at(img, AT_FDCWD, path, path, opts);
-}
-
-gi_status gi__save_file_at(const gi_image *img, int dir_fd, const char *name, const char *path,
-                           const gi_save_options *opts)
-{
     gi_output *out;
-    gi_status st = gi__output_open_at(&out, dir_fd, name, path);
+    gi_status st = gi_output_open(&out, path);
     if (st != GI_OK) return st;
     st = gi_output_image(out, img, opts);
     gi_status closed = gi_output_close(out, st == GI_OK);

@@ -45,7 +45,7 @@ typedef struct {
     pid_t pid;
     int *fds, n_fds;
     volatile sig_atomic_t stop; /* the batch's stop flag */
-    int gone;                   /* the client closed or cancelled */
+    volatile int gone;          /* the client closed: its outputs are not put in place */
     int watching;
     gi_batch_item *items;       /* the running batch's, for on_item's index */
 } client;
@@ -174,7 +174,8 @@ static void run_batch(client *c, gi__serve_job *job, int slot)
         for (size_t i = 0; i < job->n_items; i++) {
             const gi__serve_item *r = &job->items[i];
             files[i] = (gi_item_files){r->in_fd >= 0 ? c->fds[r->in_fd] : -1, r->in_errno,
-                                       r->dir_fd >= 0 ? c->fds[r->dir_fd] : -1, r->out_name};
+                                       r->dir_fd >= 0 ? c->fds[r->dir_fd] : -1, r->out_name,
+                                       &c->gone};
             items[i] = (gi_batch_item){.in = (char *)r->in, .out = (char *)r->out,
                                        .problem = r->problem, .files = &files[i]};
         }
