@@ -306,3 +306,7 @@ fallback) group_fallback ;;
 lifecycle) group_lifecycle ;;
 *) echo "no group $group"; exit 2 ;;
 esac
+# The last server exits as asked; whatever a sanitizer saw in any server
+# fails the group.
+[ -z "$server_pid" ] || stop_server || fail "the server's exit status"
+! grep -E -A20 'Sanitizer|runtime error' "$t/server.log" 2>/dev/null || fail "a sanitizer report"

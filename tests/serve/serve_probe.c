@@ -93,8 +93,10 @@ int main(int argc, char **argv)
         job_payload(&w);
         FILE *f = fopen(path, "wb");
         uint8_t n_fds = 2; /* the fuzz target's first byte: descriptors sent before */
-        return !f || fwrite(&n_fds, 1, 1, f) != 1 || fwrite(w.data, 1, w.size, f) != w.size ||
-               fclose(f) != 0;
+        int bad = !f || fwrite(&n_fds, 1, 1, f) != 1 || fwrite(w.data, 1, w.size, f) != w.size ||
+                  fclose(f) != 0;
+        free(w.data);
+        return bad;
     }
     if (strcmp(mode, "fake-server") == 0) {
         struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -130,6 +132,7 @@ int main(int argc, char **argv)
         job_payload(&w);
         if (strcmp(mode, "truncated") == 0) w.size -= 3;
         gi__wire_send(s, GI__FRAME_JOB, w.data, (uint32_t)w.size, NULL, 0);
+        free(w.data);
         return expect(answer(s), GI__REFUSED_MALFORMED, mode);
     }
     if (strcmp(mode, "huge") == 0) {
