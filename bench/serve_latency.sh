@@ -49,11 +49,11 @@ echo "inputs: $count JPEGs in $photos; blur $blur; device $device"
 
 # one call: the whole client process
 one() { # one on|off IN OUT
-    start=$(now_ns)
+    one_start=$(now_ns)
     # shellcheck disable=SC2086 # $blur is a list of options
     GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) "$gpuimg" blur $blur \
         --device "$device" "$2" "$3" || echo "FAILED: $2" >&2
-    ms_since "$start"
+    ms_since "$one_start"
 }
 one on "$first" "$t/warm.jpg" >/dev/null # the server's first job pays its own first use
 : >"$t/single-on"
@@ -73,7 +73,7 @@ printf '1. one call (median of %d): in-process %s ms, server %s ms\n' "$reps" \
 # a shell loop over different files
 loop() { # loop on|off: CALLS calls, the inputs in turn
     mkdir -p "$t/loop-$1"
-    start=$(now_ns)
+    loop_start=$(now_ns)
     n=0
     while [ $n -lt "$calls" ]; do
         while read -r f && [ $n -lt "$calls" ]; do
@@ -81,7 +81,7 @@ loop() { # loop on|off: CALLS calls, the inputs in turn
             n=$((n + 1))
         done <"$t/inputs"
     done
-    ms_since "$start"
+    ms_since "$loop_start"
 }
 for round in 1 2; do
     off=$(loop off)
@@ -95,20 +95,20 @@ done
 fan_out() { # fan_out on|off
     rm -rf "$t/x"
     mkdir "$t/x"
-    start=$(now_ns)
+    fan_start=$(now_ns)
     # shellcheck disable=SC2016,SC2086
     GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) xargs -P "$parallel" -I{} \
         sh -c '"$0" blur '"$blur"' --device "$1" "$2" "$3/$(basename "$2")"' \
         "$gpuimg" "$device" {} "$t/x" <"$t/inputs"
-    ms_since "$start"
+    ms_since "$fan_start"
 }
 batch() { # batch on|off
     rm -rf "$t/b"
-    start=$(now_ns)
+    batch_start=$(now_ns)
     # shellcheck disable=SC2046,SC2086
     GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) "$gpuimg" blur $blur -q \
         --device "$device" -o "$t/b" $(cat "$t/inputs")
-    ms_since "$start"
+    ms_since "$batch_start"
 }
 for round in 1 2; do
     xoff=$(fan_out off)
