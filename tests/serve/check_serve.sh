@@ -11,7 +11,8 @@
 #   fd-leak     the server's descriptors after many requests as before
 #   fallback    version mismatch, stale socket, full server, no server
 #   lifecycle   --stop, SIGTERM during a batch, --idle-exit, a client killed
-#               mid-batch, a socket directory open to others refused
+#               mid-batch, a client of another user (as root), a socket
+#               directory open to others refused
 set -u
 absolute() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
 gpuimg=$(absolute "$1") probe=$(absolute "$2") samples=$(absolute "$3") group=$4
@@ -288,6 +289,21 @@ group_lifecycle() {
     [ "$(find "$t/out2" -name '*.tmp' | wc -l)" -eq 0 ] || fail "temporary files left"
     grep -q 'client gone' "$t/server.log" || fail "the server did not see the client go"
     echo "ok: a killed client's job abandoned, no temporary files"
+    # a client of another user: refused by its credentials (as root, which
+    # can open the way to the socket for user nobody)
+    if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+        start_server
+        chmod 711 "$t"
+        chmod 666 "$sock"
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$probe" junk "$sock" ||
+            fail "another user's client: probe"
+        chmod 700 "$t"
+        grep -q 'refused: not our user' "$t/server.log" || fail "another user's client served"
+        stop_server
+        echo "ok: a client of another user refused"
+    else
+        echo "skip: a client of another user (needs root and setpriv)"
+    fi
     # a socket directory others may enter
     mkdir "$t/open"
     chmod 755 "$t/open"
