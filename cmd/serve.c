@@ -79,6 +79,8 @@ int cmd_serve(int argc, char **argv)
     sa.sa_handler = on_stop_signal;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    /* A client's standard output that closes fails that write, not us. */
+    signal(SIGPIPE, SIG_IGN);
     gi_serve_options o = {socket, common.jobs, max_clients, idle_exit, common.device,
                           &stop_requested, common.verbosity >= 2 ? print_line : NULL, NULL};
     if (gi_serve_run(&o) != GI_OK) {

@@ -1,4 +1,6 @@
 /* Image batches through a `gpuimg serve` server, or in this process. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,21 @@ static gi_status run_rest(const gi_batch_options *o, gi_batch_item *items, size_
     return st;
 }
 
+/* A served item's end, before the command sees it: when the server met a
+ * closed pipe on our standard output, this process would have died of
+ * SIGPIPE writing it, saying nothing: it dies so. */
+static void relay_item(void *user, const gi_batch_item *it)
+{
+    const gi_batch_options *o = user;
+    const char *why = strerror(EPIPE), *r = it->reason;
+    size_t n = r ? strlen(r) : 0, w = strlen(why);
+    if (strcmp(it->out, "-") == 0 && n >= w && strcmp(r + n - w, why) == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        raise(SIGPIPE);
+    }
+    if (o->on_item) o->on_item(o->user, it);
+}
+
 gi_status run_batch_items(const cli_common *c, const gi_batch_options *o, gi_batch_item *items,
                           size_t count)
 {
@@ -63,7 +80,11 @@ gi_status run_batch_items(const cli_common *c, const gi_batch_options *o, gi_bat
         return gi_batch_run(o, items, count);
     }
     raise_fd_limit(count);
-    gi_serve_outcome r = gi_serve_batch(socket, c->command, o, items, count, note, sizeof note);
+    gi_batch_options served = *o;
+    served.on_item = relay_item;
+    served.user = (void *)o;
+    gi_serve_outcome r = gi_serve_batch(socket, c->command, &served, items, count, note,
+                                        sizeof note);
     if (c->verbosity >= 2)
         fprintf(stderr, "gpuimg %s: %s%s\n", c->command, r == GI_SERVE_DONE ? "" : "in this process: ",
                 note);

@@ -28,21 +28,26 @@ static gi_status close_output(const gi_batch_item *it, gi_output *out, gi_status
     return st != GI_OK ? st : closed;
 }
 
-gi_status gi__item_write(const gi_batch_item *it, const void *bytes, size_t size)
+static gi_status open_output(const gi_batch_item *it, gi_output **out)
 {
     const gi_item_files *f = it->files;
-    if (!f) return gi_write_file_atomic(it->out, bytes, size);
+    return f->out_dir_fd < 0 ? gi__output_open_fd(out, f->out_fd, it->out)
+                             : gi__output_open_at(out, f->out_dir_fd, f->out_name, it->out);
+}
+
+gi_status gi__item_write(const gi_batch_item *it, const void *bytes, size_t size)
+{
+    if (!it->files) return gi_write_file_atomic(it->out, bytes, size);
     gi_output *out;
-    gi_status st = gi__output_open_at(&out, f->out_dir_fd, f->out_name, it->out);
+    gi_status st = open_output(it, &out);
     return st != GI_OK ? st : close_output(it, out, gi__output_write(out, bytes, size));
 }
 
 gi_status gi__item_save(const gi_batch_item *it, const gi_image *img, const gi_save_options *save)
 {
-    const gi_item_files *f = it->files;
-    if (!f) return gi_save_file(img, it->out, save);
+    if (!it->files) return gi_save_file(img, it->out, save);
     gi_output *out;
-    gi_status st = gi__output_open_at(&out, f->out_dir_fd, f->out_name, it->out);
+    gi_status st = open_output(it, &out);
     return st != GI_OK ? st : close_output(it, out, gi_output_image(out, img, save));
 }
 
@@ -50,6 +55,7 @@ int gi__item_output_exists(const gi_batch_item *it)
 {
     struct stat st;
     const gi_item_files *f = it->files;
+    if (f && f->out_dir_fd < 0) return 0; /* a stream is never there already */
     return (f ? fstatat(f->out_dir_fd, f->out_name, &st, 0) : stat(it->out, &st)) == 0;
 }
 

@@ -917,8 +917,10 @@ const char *gi_stage_name(gi_stage stage);
 typedef struct gi_item_files {
     int in_fd;            /* read with pread from its start; -1: it could not be opened */
     int in_errno;         /* why not, when in_fd is -1 */
-    int out_dir_fd;       /* the directory that receives the output */
+    int out_dir_fd;       /* the directory that receives the output, or -1: */
     const char *out_name; /* its name there, one component */
+    int out_fd;           /* >= 0 (out_dir_fd -1): written straight there, as
+                             standard output is (a client's, handed over) */
     /* When set and non-zero as the output is complete, it is not put in
      * place (the item fails): the caller that wanted it has gone. */
     const volatile int *abandon;

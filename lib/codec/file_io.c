@@ -193,6 +193,7 @@ struct gi_output {
     char *name;          /* where it goes in dir_fd */
     char tmp[4096];      /* the temporary file, "" when written directly */
     int slot;            /* its place in temp_slots */
+    int borrowed;        /* fd is the caller's: written, never closed */
     gi_status status;    /* the first failure */
     size_t used;
     uint8_t buf[OUTPUT_BUFFER];
@@ -200,7 +201,7 @@ struct gi_output {
 
 static const char *output_name(const gi_output *out)
 {
-    return out->fd == STDOUT_FILENO ? "standard output" : out->path;
+    return out->fd == STDOUT_FILENO || is_stdio(out->path) ? "standard output" : out->path;
 }
 
 gi_status gi_output_open(gi_output **result, const char *path)
@@ -208,18 +209,35 @@ gi_status gi_output_open(gi_output **result, const char *path)
     return gi__output_open_at(result, AT_FDCWD, path, path);
 }
 
-gi_status gi__output_open_at(gi_output **result, int dir_fd, const char *name, const char *path)
+static gi_output *new_output(int dir_fd, const char *name, const char *path)
 {
-    *result = NULL;
     gi_output *out = malloc(sizeof *out);
     char *copy = strdup(path), *name_copy = strdup(name);
     if (!out || !copy || !name_copy) {
         free(out);
         free(copy);
         free(name_copy);
-        return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+        gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+        return NULL;
     }
     *out = (gi_output){.fd = -1, .dir_fd = dir_fd, .path = copy, .name = name_copy, .slot = -1};
+    return out;
+}
+
+gi_status gi__output_open_fd(gi_output **result, int fd, const char *path)
+{
+    *result = new_output(AT_FDCWD, path, path);
+    if (!*result) return GI_ERR_NO_MEMORY;
+    (*result)->fd = fd;
+    (*result)->borrowed = 1;
+    return GI_OK;
+}
+
+gi_status gi__output_open_at(gi_output **result, int dir_fd, const char *name, const char *path)
+{
+    *result = NULL;
+    gi_output *out = new_output(dir_fd, name, path);
+    if (!out) return GI_ERR_NO_MEMORY;
     if (dir_fd == AT_FDCWD && is_stdio(path)) {
         /* What stdio holds goes first, so the bytes stay in order. */
         if (fflush(stdout) == 0) out->fd = STDOUT_FILENO;
@@ -273,7 +291,7 @@ gi_status gi_output_close(gi_output *out, int keep)
 {
     if (!out) return GI_OK;
     gi_status st = keep ? flush_output(out) : out->status;
-    if (out->fd != STDOUT_FILENO) {
+    if (out->fd != STDOUT_FILENO && !out->borrowed) {
         if (close(out->fd) != 0 && st == GI_OK)
             st = gi__fail(GI_ERR_IO, "%s: cannot write: %s", out->path, strerror(errno));
         if (*out->tmp && st == GI_OK && keep &&

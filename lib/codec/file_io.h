@@ -24,6 +24,9 @@ gi_status gi__read_fd(int fd, const char *path, uint64_t max_bytes, uint8_t **by
  * caller that was handed a directory (gpuimg serve) write into it without
  * a path. */
 gi_status gi__output_open_at(gi_output **result, int dir_fd, const char *name, const char *path);
+/* An output written straight to fd, which stays the caller's (a standard
+ * output handed over): no temporary file, as "-" is written. */
+gi_status gi__output_open_fd(gi_output **result, int fd, const char *path);
 
 /* Appends bytes to an output (gi_output_open); after a failure it keeps
  * returning that failure. */

@@ -102,14 +102,21 @@ static int open_files(handover *h, const gi_batch_options *o, const gi_batch_ite
     for (size_t i = 0; i < count; i++) {
         const gi_batch_item *it = &items[i];
         gi__serve_item *w = &h->wire[i];
-        *w = (gi__serve_item){it->in, it->out, it->problem, NULL, -1, 0, -1};
+        *w = (gi__serve_item){it->in, it->out, it->problem, NULL, -1, 0, -1, -1};
         if (it->problem) continue;
-        if (strcmp(it->in, "-") == 0 || strcmp(it->out, "-") == 0)
-            return snprintf(why, why_size, "standard input or output"), -1;
-        w->dir_fd = directory_of(h, o->output_root, it->out, &w->out_name);
-        if (w->dir_fd < 0 || !*w->out_name || strcmp(w->out_name, ".") == 0 ||
-            strcmp(w->out_name, "..") == 0)
-            return snprintf(why, why_size, "%s: its directory cannot be opened here", it->out), -1;
+        if (strcmp(it->in, "-") == 0) return snprintf(why, why_size, "standard input"), -1;
+        if (strcmp(it->out, "-") == 0) {
+            /* our standard output, written by the server as we would */
+            int fd = fflush(stdout) == 0 ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0) : -1;
+            if (fd < 0 || (w->out_fd = add_fd(h, fd, NULL)) < 0)
+                return snprintf(why, why_size, "standard output cannot be handed over"), -1;
+        } else {
+            w->dir_fd = directory_of(h, o->output_root, it->out, &w->out_name);
+            if (w->dir_fd < 0 || !*w->out_name || strcmp(w->out_name, ".") == 0 ||
+                strcmp(w->out_name, "..") == 0)
+                return snprintf(why, why_size, "%s: its directory cannot be opened here", it->out),
+                       -1;
+        }
         int fd = open(it->in, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0 && (errno == EMFILE || errno == ENFILE))
             return snprintf(why, why_size, "too many files open"), -1;

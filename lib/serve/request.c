@@ -78,6 +78,7 @@ int gi__serve_job_encode(const char *command, const gi_batch_options *o,
         gi__put_i32(w, it->in_fd);
         gi__put_i32(w, it->in_errno);
         gi__put_i32(w, it->dir_fd);
+        gi__put_i32(w, it->out_fd);
     }
     return w->failed ? -1 : 0;
 }
@@ -182,9 +183,12 @@ static void get_item(reader *rd, gi__serve_item *it, int n_fds)
     it->in_fd = get_int_in(rd, -1, n_fds - 1, "input descriptor index");
     it->in_errno = get_int_in(rd, 0, 4095, "input errno");
     it->dir_fd = get_int_in(rd, -1, n_fds - 1, "directory descriptor index");
+    it->out_fd = get_int_in(rd, -1, n_fds - 1, "output descriptor index");
     check(rd, it->in && it->out, "item without names");
     if (!it->problem) {
-        check(rd, it->dir_fd >= 0 && one_component(it->out_name), "output not in a directory");
+        check(rd, (it->dir_fd >= 0 && one_component(it->out_name) && it->out_fd < 0) ||
+                      (it->dir_fd < 0 && !it->out_name && it->out_fd >= 0),
+              "output neither in a directory nor a descriptor");
         check(rd, it->in_fd >= 0 || it->in_errno != 0, "input without descriptor or errno");
     }
 }
@@ -222,7 +226,8 @@ gi_status gi__serve_job_decode(const uint8_t *payload, size_t size, int n_fds, g
     job->opts.skip_existing = get_int_in(&rd, 0, 1, "skip-existing flag");
     uint32_t n_items = gi__get_u32(&rd.r);
     check(&rd, n_items >= 1 && n_items <= GI__SERVE_MAX_ITEMS, "item count");
-    /* Each item takes at least 36 bytes: no allocation past the payload's worth. */
+    /* Each item takes at least 38 bytes (in and out of one byte at least):
+     * no allocation past the payload's worth. */
     check(&rd, rd.r.left / 36 >= n_items, "items longer than the request");
     if (!rd.why && !rd.r.failed) {
         job->items = calloc(n_items, sizeof *job->items);

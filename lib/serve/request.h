@@ -17,7 +17,8 @@ typedef struct {
     const char *out_name;           /* one component: no '/', not "." or ".." */
     int in_fd;    /* index of the input's descriptor, or -1 (then in_errno) */
     int in_errno;
-    int dir_fd;   /* index of the output directory's descriptor (-1 with a problem) */
+    int dir_fd;   /* index of the output directory's descriptor, or -1: */
+    int out_fd;   /* index of the output's own descriptor (standard output), or -1 */
 } gi__serve_item;
 
 typedef struct {

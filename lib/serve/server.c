@@ -173,9 +173,12 @@ static void run_batch(client *c, gi__serve_job *job, int slot)
     if (items && files) {
         for (size_t i = 0; i < job->n_items; i++) {
             const gi__serve_item *r = &job->items[i];
-            files[i] = (gi_item_files){r->in_fd >= 0 ? c->fds[r->in_fd] : -1, r->in_errno,
-                                       r->dir_fd >= 0 ? c->fds[r->dir_fd] : -1, r->out_name,
-                                       &c->gone};
+            files[i] = (gi_item_files){.in_fd = r->in_fd >= 0 ? c->fds[r->in_fd] : -1,
+                                       .in_errno = r->in_errno,
+                                       .out_dir_fd = r->dir_fd >= 0 ? c->fds[r->dir_fd] : -1,
+                                       .out_name = r->out_name,
+                                       .out_fd = r->out_fd >= 0 ? c->fds[r->out_fd] : -1,
+                                       .abandon = &c->gone};
             items[i] = (gi_batch_item){.in = (char *)r->in, .out = (char *)r->out,
                                        .problem = r->problem, .files = &files[i]};
         }

@@ -48,8 +48,10 @@ static void check_job(const gi__serve_job *job, int n_fds)
         FUZZ_REQUIRE(it->in && it->out);
         FUZZ_REQUIRE(it->in_fd >= -1 && it->in_fd < n_fds);
         FUZZ_REQUIRE(it->dir_fd >= -1 && it->dir_fd < n_fds);
+        FUZZ_REQUIRE(it->out_fd >= -1 && it->out_fd < n_fds);
         if (it->problem) continue;
-        FUZZ_REQUIRE(it->dir_fd >= 0 && one_component(it->out_name));
+        if (it->dir_fd >= 0) FUZZ_REQUIRE(one_component(it->out_name) && it->out_fd < 0);
+        else FUZZ_REQUIRE(it->out_fd >= 0 && !it->out_name);
         FUZZ_REQUIRE(it->in_fd >= 0 || it->in_errno > 0);
     }
 }

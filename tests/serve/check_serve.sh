@@ -106,6 +106,18 @@ group_same_bytes() {
     same "flip" flip v "$s/gray_alpha.png" out.pam
     same "convolve" convolve --kernel '1 2 1; 2 4 2; 1 2 1' "$s/scene.png" out.png
     same "pipe" pipe 'blur --sigma 2 | sobel | rotate 270' "$s/scene.jpg" out.png
+    same "to standard output" blur --sigma 2 --format png "$s/scene.jpg" -
+    same "pam to standard output" flip h --format pam "$s/alpha.png" -
+    # a closed pipe on standard output: the client dies of SIGPIPE, silent
+    # (an output of 4.5 MB, far over what a pipe holds)
+    big_input "$t/big.png"
+    for server in "$sock" off; do
+        (GPUIMG_SERVER=$server "$gpuimg" flip h --format pnm "$t/big.ppm" - 2>"$t/pipe.err"
+            echo $? >"$t/pipe.status") | head -c 1 >/dev/null
+        [ "$(cat "$t/pipe.status")" = 141 ] && [ ! -s "$t/pipe.err" ] ||
+            fail "closed pipe ($server): exit $(cat "$t/pipe.status"), $(cat "$t/pipe.err")"
+    done
+    echo "ok closed pipe on standard output (exit 141, nothing on stderr)"
     same "auto-orient strip" blur --auto-orient --strip "$s/scene.jpg" out.jpg
     same "batch" blur --sigma 3 -o outdir "$s/scene.png" "$s/scene.jpg" "$s/alpha.png" \
         "$s/gray_alpha.png" "$s/edge_line.png"

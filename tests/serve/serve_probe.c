@@ -68,8 +68,8 @@ static void job_payload(gi__put *w)
     gi_blur_params_default(&steps[0].blur);
     o.job.steps = steps;
     o.job.n_steps = 2;
-    gi__serve_item items[2] = {{"in.png", "out/x.png", NULL, "x.png", 0, 0, 1},
-                               {"b.png", "out/b.png", "not an image", NULL, -1, 0, -1}};
+    gi__serve_item items[2] = {{"in.png", "out/x.png", NULL, "x.png", 0, 0, 1, -1},
+                               {"b.png", "out/b.png", "not an image", NULL, -1, 0, -1, -1}};
     if (gi__serve_job_encode("blur", &o, items, 2, w) != 0) exit(2);
 }
 
