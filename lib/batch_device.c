@@ -69,9 +69,6 @@ int gi__device_path_asked(const gi_load_limits *limits, gi_device device)
            gi__nvjpeg_compiled();
 }
 
-/* The device plan's inputs from the files' headers: the JPEGs (which the
- * device path would take, the engines permitting) apart from the rest, and
- * the steps' CPU time per pixel at the first JPEG's size. */
 static int size_of_path(const void *list, size_t i, gi__image_size *size)
 {
     const char *const *inputs = list;
@@ -84,6 +81,9 @@ int gi_fast_codecs_pay(gi_device device, const gi_job *job, const char *const *i
     return gi__codecs_pay(device, job, size_of_path, inputs, count, why, why_size);
 }
 
+/* The device plan's inputs from the files' headers: the JPEGs (which the
+ * device path would take, the engines permitting) apart from the rest, and
+ * the steps' CPU time per pixel at the first JPEG's size. */
 int gi__codecs_pay(gi_device device, const gi_job *job, gi__size_reader size_of,
                    const void *inputs, size_t count, char *why, size_t why_size)
 {
