@@ -16,6 +16,7 @@ int cmd_pipe(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* The image commands are steps: each parses its own options (argv[0] is
  * its name) and the image options (--border, --border-value) into *step,

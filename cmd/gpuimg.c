@@ -28,6 +28,7 @@ static const command commands[] = {
     {"pipe", cmd_pipe, "several operations in one run: 'blur --sigma 2 | sobel'"},
     {"hist", cmd_hist, "per-channel histogram as text, CSV or JSON"},
     {"compare", cmd_compare, "compare two images (or trees) by pixels: golden-image tests"},
+    {"serve", cmd_serve, "run later calls' image commands in one warm process"},
     {"bench", cmd_bench, "time the operations against the copy bandwidth"},
     {"info", cmd_info, "version, backends, GPUs and threads"},
     {"help", cmd_help, "show the help of a command"},

@@ -4,6 +4,8 @@
 
 #include "commands.h"
 #include "options.h"
+#include "serve/serve.h"
+#include "serve_client.h"
 
 /* Starts CUDA as the first thing that touches it, so that the time is the
  * whole start-up a process pays (the library times it). */
@@ -38,6 +40,16 @@ static void print_devices(int measure)
     }
 }
 
+/* Whether a `gpuimg serve` answers, its device and the jobs it served. */
+static void print_server(const cli_common *c)
+{
+    char path[256], text[700];
+    const char *socket = server_socket(c, path, sizeof path);
+    if (!socket) printf("server: not used (GPUIMG_SERVER=off)\n");
+    else if (gi_serve_query(socket, text, sizeof text) == 0) printf("server: %s: %s\n", socket, text);
+    else printf("server: none (%s)\n", text);
+}
+
 int cmd_info(int argc, char **argv)
 {
     cli_common common;
@@ -67,5 +79,6 @@ int cmd_info(int argc, char **argv)
     printf("cpu threads: %ld\n", cores < 1 ? 1 : cores);
     if (gi_cuda_compiled()) print_startup();
     print_devices(!quick);
+    print_server(&common);
     return EXIT_OK;
 }

@@ -250,7 +250,7 @@ static int opt_limit(const cli_option *o, const char *arg)
     return 0;
 }
 
-static int opt_string(const cli_option *o, const char *arg)
+int opt_string(const cli_option *o, const char *arg)
 {
     *(const char **)o->target = arg;
     return 0;
@@ -295,6 +295,8 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          opt_string, &c->files_from},
         {"skip-existing", 0, NULL, "batch: leave outputs that already exist (resume a run)",
          opt_flag, &c->skip_existing},
+        {"no-server", 0, NULL, "run in this process even when a `gpuimg serve` answers "
+         "(or GPUIMG_SERVER=off)", opt_flag, &c->no_server},
         {"shard", 0, "K/N", "batch: only the inputs at positions K, K+N, ... of the sorted list",
          opt_shard, c},
         {"summary-json", 0, "FILE", "batch: write per-file results (status, reason, ms) as JSON",

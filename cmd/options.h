@@ -44,6 +44,7 @@ typedef struct cli_common {
     int strip;       /* --strip: write no metadata */
     gi_load_limits limits;        /* limits.jpeg_decoder: --codecs, --jpeg-decoder */
     gi_jpeg_encoder jpeg_encoder; /* --codecs */
+    int no_server;   /* --no-server: run here even when `gpuimg serve` answers */
 } cli_common;
 
 void cli_common_init(cli_common *c, const char *command);
@@ -90,5 +91,6 @@ int opt_double(const cli_option *o, const char *arg);          /* any finite */
 int opt_double_positive(const cli_option *o, const char *arg); /* finite, > 0 */
 int opt_double_nonneg(const cli_option *o, const char *arg);   /* finite, >= 0 */
 int opt_int_range(const cli_option *o, const char *arg, long min, long max);
+int opt_string(const cli_option *o, const char *arg);             /* const char * */
 
 #endif

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "progress.h"
 #include "run_images.h"
+#include "serve_client.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -177,7 +178,7 @@ static int run_single(const cli_common *c, char **args, int count, const gi_op *
     item_reporter reporter = {c, &prog};
     gi_batch_options o = batch_options(c, steps, n_steps, &reporter);
     o.lane_cpu_threads = c->jobs; /* one image: -j is the threads that compute it */
-    gi_status st = gi_batch_run(&o, &item, 1);
+    gi_status st = run_batch_items(c, &o, &item, 1);
     if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
     progress_finish(&prog, 0);
     free(item.reason);
@@ -236,7 +237,7 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
     o.waits = &waits;
     signal(SIGINT, on_stop_signal);
     signal(SIGTERM, on_stop_signal);
-    gi_status st = gi_batch_run(&o, list.items, list.count);
+    gi_status st = run_batch_items(c, &o, list.items, list.count);
     if (st != GI_OK) {
         fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
         batch_list_free(&list);

@@ -977,10 +977,26 @@ typedef enum gi_stage {
  * "write". */
 const char *gi_stage_name(gi_stage stage);
 
+/* An item's files handed over open rather than named (gpuimg serve): the
+ * batch then opens nothing by name, and the item's in and out only name
+ * the files in its messages. */
+typedef struct gi_item_files {
+    int in_fd;            /* read with pread from its start; -1: it could not be opened */
+    int in_errno;         /* why not, when in_fd is -1 */
+    int out_dir_fd;       /* the directory that receives the output, or -1: */
+    const char *out_name; /* its name there, one component */
+    int out_fd;           /* >= 0 (out_dir_fd -1): written straight there, as
+                             standard output is (a client's, handed over) */
+    /* When set and non-zero as the output is complete, it is not put in
+     * place (the item fails): the caller that wanted it has gone. */
+    const volatile int *abandon;
+} gi_item_files;
+
 typedef struct gi_batch_item {
     /* the caller's, never freed by the library */
     char *in, *out;
     const char *problem; /* when set, the item fails with this reason, unrun */
+    const gi_item_files *files; /* NULL: in and out are opened by name */
     /* filled in by gi_batch_run */
     gi_item_status status;
     char *reason;        /* a failed item's line, naming the file: free() it */
@@ -1018,6 +1034,12 @@ typedef struct gi_batch_options {
     /* When set, filled in as the batch ends: how long its threads waited
      * for work or for room in a queue (what the stages leave idle). */
     struct gi_batch_waits *waits;
+    /* A context that the first compute lane uses instead of creating one,
+     * so that a long-lived caller (gpuimg serve) keeps CUDA started from
+     * batch to batch: of the same device as `device`, used by this batch
+     * alone while it runs, given the batch's hints, never destroyed by it.
+     * NULL: every lane creates its own. */
+    gi_context *context;
 } gi_batch_options;
 typedef struct gi_batch_waits {
     double waited_ms; /* summed over the threads */

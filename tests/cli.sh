@@ -499,7 +499,7 @@ group_jpeg_decoder() {
         check "one JPEG, --codecs fast, default device: not exact's bytes" \
             same_file "$tmp/one-exact.jpg" "$tmp/one-fast.jpg"
         check "one JPEG, --codecs fast: -v does not say why the exact codecs took it" \
-            has "codecs stb/stb, exact codecs: 1 JPEG file" "$tmp/err"
+            has "codecs gpuimg-jpeg/stb, exact codecs: 1 JPEG file" "$tmp/err"
         expect 0 hist -v --codecs fast "$jpg" "$tmp/hist-one-fast.txt"
         check "hist, one JPEG, --codecs fast: -v does not say why the exact codecs took it" \
             has "exact codecs: 1 JPEG file" "$tmp/err"

@@ -32,10 +32,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "batch_device.h"
+#include "batch_files.h"
 #include "batch_image.h"
 #include "clock.h"
 #include "cpu_parallel.h"
@@ -210,8 +210,7 @@ static gi_batch_item *take_next_item(pipeline *p)
  * already been settled. */
 static gi__batch_image *admit_job(pipeline *p, gi_batch_item *it)
 {
-    struct stat st;
-    if (p->opts->skip_existing && !it->problem && stat(it->out, &st) == 0) {
+    if (p->opts->skip_existing && !it->problem && gi__item_output_exists(it)) {
         it->status = GI_ITEM_SKIPPED;
         report(p, it);
         return NULL;
@@ -438,7 +437,7 @@ static void plan_lane(pipeline *p, compute_lane *lane)
     const size_t mid = p->cpu_count / 2;
     const gi_batch_item *median = &p->items[p->order ? p->order[mid] : mid];
     gi__image_size size;
-    gi__read_image_size(median->in, &size); /* zeros when unreadable: each image plans alone */
+    gi__item_image_size(median, &size); /* zeros when unreadable: each image plans alone */
     int single = p->shape.codec_workers == 0;
     gi_plan_hint hint = {.images = (long)p->cpu_count,
                          .steps = p->opts->job.steps,
@@ -473,7 +472,10 @@ static void open_lane(pipeline *p, compute_lane *lane)
         }
     }
     gi_context_options opts = {p->opts->device, p->shape.lane_cpu_threads};
-    if (gi_context_create(&lane->ctx, &opts) != GI_OK) {
+    if (lane == first && p->opts->context) {
+        lane->ctx = p->opts->context; /* lent: the batch does not destroy it */
+        if (p->count) plan_lane(p, lane);
+    } else if (gi_context_create(&lane->ctx, &opts) != GI_OK) {
         lane->ctx = NULL;
         snprintf(lane->why, sizeof lane->why, "%s", gi_last_error());
     } else if (p->count) {
@@ -529,7 +531,7 @@ static void run_in_turn(pipeline *p, compute_lane *lane)
     int device_tried = 0;
     while (inputs_left(p)) {
         gi_batch_item *it = take_next_item(p);
-        int jpeg = p->device_path && gi__is_jpeg_file(it->in);
+        int jpeg = p->device_path && gi__item_is_jpeg(it);
         if (jpeg && !device_tried) {
             device_tried = 1;
             if (gi__device_lane_open(1, &device) != GI_OK) device = NULL;
@@ -632,7 +634,7 @@ static void order_items(pipeline *p)
             const gi_batch_item *it = &p->items[i];
             gi_format out = p->opts->job.save.format, in = GI_FORMAT_AUTO;
             if (out == GI_FORMAT_AUTO) out = gi_format_from_path(it->out);
-            double w = it->problem ? 0 : gi__estimate_work(it->in, out, &in);
+            double w = it->problem ? 0 : gi__item_estimate_work(it, out, &in);
             work[i] = (item_work){i, w, !it->problem && in == GI_FORMAT_JPEG};
         }
         qsort(work, p->count, sizeof *work, by_work_descending);
@@ -686,19 +688,20 @@ const char *gi_stage_name(gi_stage stage)
     return (unsigned)stage < GI_STAGE_COUNT ? names[stage] : "?";
 }
 
+static int item_size(const void *items, size_t i, gi__image_size *size)
+{
+    const gi_batch_item *it = (const gi_batch_item *)items + i;
+    return it->problem ? -1 : gi__item_image_size(it, size);
+}
+
 /* Fast codecs under AUTO take the GPU only when the JPEGs repay its
  * start-up (gi_fast_codecs_pay); otherwise the whole batch runs on the
- * exact codecs, *exact, and the JPEG items say why under -v. Without
- * memory for the list the batch keeps the codecs it was asked for. */
+ * exact codecs, *exact, and the JPEG items say why under -v. */
 static void choose_codecs(pipeline *p, gi_batch_options *exact)
 {
-    const char **inputs = malloc(p->count * sizeof *inputs);
-    if (!inputs) return;
-    for (size_t i = 0; i < p->count; i++) inputs[i] = p->items[i].problem ? NULL : p->items[i].in;
     char why[sizeof p->items[0].codecs_note];
-    int pays = gi_fast_codecs_pay(p->opts->device, &p->opts->job, inputs, p->count, why,
-                                  sizeof why);
-    free(inputs);
+    int pays = gi__codecs_pay(p->opts->device, &p->opts->job, item_size, p->items, p->count, why,
+                              sizeof why);
     if (pays) return;
     *exact = *p->opts;
     exact->job.limits.jpeg_decoder = GI_JPEG_DECODER_STB;
@@ -709,7 +712,7 @@ static void choose_codecs(pipeline *p, gi_batch_options *exact)
         gi_batch_item *it = &p->items[i];
         gi_format out = exact->job.save.format;
         if (out == GI_FORMAT_AUTO) out = gi_format_from_path(it->out);
-        if (!it->problem && (out == GI_FORMAT_JPEG || gi__is_jpeg_file(it->in)))
+        if (!it->problem && (out == GI_FORMAT_JPEG || gi__item_is_jpeg(it)))
             snprintf(it->codecs_note, sizeof it->codecs_note, "%s", why);
     }
 }
@@ -766,6 +769,7 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     pthread_cond_destroy(&p.changed);
     pthread_mutex_destroy(&p.report_lock);
     pthread_mutex_destroy(&p.lock);
-    for (int i = 0; i < lane_count; i++) gi_context_destroy(lanes[i].ctx);
+    for (int i = 0; i < lane_count; i++)
+        if (lanes[i].ctx != opts->context) gi_context_destroy(lanes[i].ctx);
     return GI_OK;
 }

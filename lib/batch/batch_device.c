@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "batch_device.h"
+#include "batch_files.h"
 #include "clock.h"
 #include "context.h"
 #include "cpu_parallel.h"
@@ -69,11 +70,23 @@ int gi__device_path_asked(const gi_load_limits *limits, gi_device device)
            gi__nvjpeg_compiled();
 }
 
+static int size_of_path(const void *list, size_t i, gi__image_size *size)
+{
+    const char *const *inputs = list;
+    return inputs && inputs[i] ? gi__read_image_size(inputs[i], size) : -1;
+}
+
+int gi_fast_codecs_pay(gi_device device, const gi_job *job, const char *const *inputs,
+                       size_t count, char *why, size_t why_size)
+{
+    return gi__codecs_pay(device, job, size_of_path, inputs, count, why, why_size);
+}
+
 /* The device plan's inputs from the files' headers: the JPEGs (which the
  * device path would take, the engines permitting) apart from the rest, and
  * the steps' CPU time per pixel at the first JPEG's size. */
-int gi_fast_codecs_pay(gi_device device, const gi_job *job, const char *const *inputs,
-                       size_t count, char *why, size_t why_size)
+int gi__codecs_pay(gi_device device, const gi_job *job, gi__size_reader size_of,
+                   const void *inputs, size_t count, char *why, size_t why_size)
 {
     char none[1];
     if (!why || why_size == 0) {
@@ -90,7 +103,7 @@ int gi_fast_codecs_pay(gi_device device, const gi_job *job, const char *const *i
     const gi__device_costs *costs = gi__device_costs_default();
     for (size_t i = 0; i < count; i++) {
         gi__image_size size;
-        if (!inputs || !inputs[i] || gi__read_image_size(inputs[i], &size) != 0) continue;
+        if (size_of(inputs, i, &size) != 0) continue;
         const double pixels = (double)size.width * size.height;
         if (size.format != GI_FORMAT_JPEG) {
             in.other_pixels += pixels;
@@ -141,7 +154,7 @@ static void add_file(gi__device_lane *l, const gi_batch_options *o, gi__batch_im
     double start = gi__now_ms();
     f->slot = -1;
     const char *in = job->item->in;
-    if (gi__read_file(in, o->job.limits.max_input_bytes, &f->bytes, &f->size) != GI_OK) {
+    if (gi__item_read(job->item, o->job.limits.max_input_bytes, &f->bytes, &f->size) != GI_OK) {
         f->bytes = NULL; /* the host path reads it again and says why it cannot */
         return;
     }

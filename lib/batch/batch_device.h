@@ -4,6 +4,7 @@
 #define GI_BATCH_DEVICE_H
 
 #include "batch_image.h"
+#include "work_estimate.h"
 
 /* A CUDA context and an nvJPEG batch of `files` decodes, for one thread. */
 typedef struct gi__device_lane gi__device_lane;
@@ -35,6 +36,12 @@ typedef enum {
     GI__DEVICE_TO_ENCODE, /* job->dst holds the result for gi__batch_encode */
     GI__DEVICE_TO_HOST    /* not taken: the host path decodes (or refuses) it */
 } gi__device_outcome;
+
+/* gi_fast_codecs_pay over inputs that size_of reads: the header of input
+ * i of `inputs`, 0, or -1 when it has none (unreadable, no input). */
+typedef int (*gi__size_reader)(const void *inputs, size_t i, gi__image_size *size);
+int gi__codecs_pay(gi_device device, const gi_job *job, gi__size_reader size_of,
+                   const void *inputs, size_t count, char *why, size_t why_size);
 
 /* Runs jobs[0..n) (n <= gi__device_lane_files; items admitted, nothing
  * read yet) and says how each ended. */

@@ -8,6 +8,7 @@
 
 #include "batch_image.h"
 #include "clock.h"
+#include "batch_files.h"
 #include "file_io.h"
 #include "job_flow.h"
 #include "pixel_alloc.h"
@@ -54,7 +55,7 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
     size_t size;
     double start = gi__now_ms();
     char route_why[200] = "";
-    gi_status st = gi__read_file(in, o->job.limits.max_input_bytes, &bytes, &size);
+    gi_status st = gi__item_read(job->item, o->job.limits.max_input_bytes, &bytes, &size);
     double read = gi__now_ms();
     gi__batch_add_stage(job, GI_STAGE_READ, read - start);
     if (st == GI_OK) {
@@ -146,7 +147,8 @@ gi_save_options gi__batch_save_options(const gi_batch_options *o, gi__batch_imag
 
 int gi__batch_make_dirs(const gi_batch_options *o, gi__batch_image *job)
 {
-    if (!o->output_root || make_parent_dirs(o->output_root, job->item->out) == 0) return 0;
+    /* Handed a directory, the batch has nothing to make. */
+    if (!o->output_root || job->item->files || make_parent_dirs(o->output_root, job->item->out) == 0) return 0;
     gi__batch_fail(job, "%s: cannot create its directory: %s", job->item->out, strerror(errno));
     return -1;
 }
@@ -175,7 +177,7 @@ int gi__batch_write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *by
         gi__batch_fail(job, "%s: %s", job->item->out, gi_last_error());
         return -1;
     }
-    gi_status st = gi_write_file_atomic(job->item->out, bytes, size);
+    gi_status st = gi__item_write(job->item, bytes, size);
     free(bytes);
     gi__batch_add_stage(job, GI_STAGE_WRITE, gi__now_ms() - done);
     return written(job, st);
@@ -194,7 +196,7 @@ int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
         return gi__batch_write_encoded(job, st, bytes, size, start);
     }
     /* Netpbm streams its rows to the file as it encodes them. */
-    gi_status st = gi_save_file(&job->dst, job->item->out, &save);
+    gi_status st = gi__item_save(job->item, &job->dst, &save);
     gi__batch_add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
     job->item->encoded_by = gi_last_codec();
     return written(job, st);

@@ -69,8 +69,15 @@ static int jpeg_size(int fd, gi__image_size *size)
 
 int gi__read_image_size(const char *path, gi__image_size *size)
 {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int rc = gi__read_image_size_fd(fd, size);
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+int gi__read_image_size_fd(int fd, gi__image_size *size)
+{
     *size = (gi__image_size){0, 0, 0, GI_FORMAT_AUTO};
-    int fd = open(path, O_RDONLY);
     if (fd < 0) return -1;
     uint8_t magic[2];
     int rc = -1;
@@ -78,7 +85,6 @@ int gi__read_image_size(const char *path, gi__image_size *size)
         rc = magic[0] == 0x89 && magic[1] == 'P' ? png_size(fd, size)
              : magic[0] == 0xFF && magic[1] == 0xD8 ? jpeg_size(fd, size)
                                                     : -1;
-    close(fd);
     if (rc != 0) *size = (gi__image_size){0, 0, 0, GI_FORMAT_AUTO};
     return rc;
 }
@@ -99,19 +105,25 @@ static double netpbm_bytes(int fd)
 
 double gi__estimate_work(const char *path, gi_format out_format, gi_format *in_format)
 {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    double work = gi__estimate_work_fd(fd, out_format, in_format);
+    if (fd >= 0) close(fd);
+    return work;
+}
+
+double gi__estimate_work_fd(int fd, gi_format out_format, gi_format *in_format)
+{
     gi__image_size s;
     double bytes = 0;
-    int known = gi__read_image_size(path, &s) == 0;
+    int known = gi__read_image_size_fd(fd, &s) == 0;
     if (in_format) *in_format = s.format;
     if (known) {
         bytes = (double)s.width * s.height * s.channels;
     } else {
-        int fd = open(path, O_RDONLY);
         uint8_t magic[2];
         if (fd >= 0 && pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
             magic[0] == 'P' && magic[1] >= '1' && magic[1] <= '7')
             bytes = netpbm_bytes(fd);
-        if (fd >= 0) close(fd);
     }
     return out_format == GI_FORMAT_PNG ? bytes * PNG_OUTPUT_WEIGHT : bytes;
 }

@@ -9,6 +9,8 @@
  * out_format costs. 0 when the file's header cannot be read (such an
  * input usually fails at once, so it can go last). */
 double gi__estimate_work(const char *path, gi_format out_format, gi_format *in_format);
+/* The same from an open descriptor (-1: unreadable), read with pread. */
+double gi__estimate_work_fd(int fd, gi_format out_format, gi_format *in_format);
 
 typedef struct {
     uint32_t width, height;
@@ -19,6 +21,7 @@ typedef struct {
 /* The size of a PNG or JPEG from its header; -1 (and zeros) when the file
  * cannot be read or is neither. */
 int gi__read_image_size(const char *path, gi__image_size *size);
+int gi__read_image_size_fd(int fd, gi__image_size *size); /* -1: fails */
 /* Whether that header is a JPEG's: the test by which a batch sends a file
  * to the device path under fast codecs (and hist --codecs fast too). */
 int gi__is_jpeg_file(const char *path);

@@ -28,17 +28,24 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
     *size = 0;
     int fd = is_stdio(path) ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return gi__fail(GI_ERR_IO, "%s: %s", path, strerror(errno));
+    gi_status st = gi__read_fd(fd, path, max_bytes, bytes, size);
+    if (fd != STDIN_FILENO) close(fd);
+    return st;
+}
+
+gi_status gi__read_fd(int fd, const char *path, uint64_t max_bytes, uint8_t **bytes, size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
     struct stat st;
     int have_stat = fstat(fd, &st) == 0;
-    if (have_stat && S_ISDIR(st.st_mode)) {
-        if (fd != STDIN_FILENO) close(fd);
-        return gi__fail(GI_ERR_IO, "%s: is a directory", path);
-    }
-    if (have_stat && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes) {
-        if (fd != STDIN_FILENO) close(fd);
+    if (have_stat && S_ISDIR(st.st_mode)) return gi__fail(GI_ERR_IO, "%s: is a directory", path);
+    if (have_stat && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %lld bytes is over the %llu-byte input limit",
                         display_name(path), (long long)st.st_size, (unsigned long long)max_bytes);
-    }
+    /* A regular file other than standard input is read from its start
+     * whatever its offset (a descriptor handed over may be read twice). */
+    int positional = have_stat && S_ISREG(st.st_mode) && fd != STDIN_FILENO;
     /* A regular file's size is known: one buffer of that size and a byte
      * more (to see the end in one read), from the pool of pixel_alloc.c,
      * which keeps the mapping for the next file of a batch. */
@@ -55,7 +62,8 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
             buf = bigger;
             cap *= 2;
         }
-        ssize_t n = read(fd, buf + len, cap - len);
+        ssize_t n = positional ? pread(fd, buf + len, cap - len, (off_t)len)
+                               : read(fd, buf + len, cap - len);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) result = gi__fail(GI_ERR_IO, "%s: %s", display_name(path), strerror(errno));
         if (n <= 0) break;
@@ -64,7 +72,6 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
             result = gi__fail(GI_ERR_TOO_LARGE, "%s: input larger than the %llu-byte limit",
                               display_name(path), (unsigned long long)max_bytes);
     }
-    if (fd != STDIN_FILENO) close(fd);
     if (result != GI_OK) {
         gi__pixels_free(buf);
         return result;
@@ -75,11 +82,12 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
 }
 
 /* Devices and pipes named as outputs (/dev/null, a FIFO) cannot be renamed
- * over; they are written directly. */
-static int is_special_file(const char *path)
+ * over; they are written directly. `path` is relative to dir_fd (AT_FDCWD:
+ * the working directory), as every name below. */
+static int is_special_file(int dir_fd, const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    return fstatat(dir_fd, path, &st, 0) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 /* Temporary files being written, for gi_remove_partial_outputs() to find
@@ -91,16 +99,18 @@ static int is_special_file(const char *path)
 #define TEMP_SLOTS 64
 static struct {
     int state; /* 0 free, 1 claimed, 2 ready */
+    int dir_fd;
     char path[4096];
 } temp_slots[TEMP_SLOTS];
 static int removing;
 
-static int register_temp(const char *path)
+static int register_temp(int dir_fd, const char *path)
 {
     for (int i = 0; i < TEMP_SLOTS; i++) {
         int expected = 0;
         if (__atomic_compare_exchange_n(&temp_slots[i].state, &expected, 1, 0, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED)) {
+            temp_slots[i].dir_fd = dir_fd;
             snprintf(temp_slots[i].path, sizeof temp_slots[i].path, "%s", path);
             __atomic_store_n(&temp_slots[i].state, 2, __ATOMIC_SEQ_CST);
             return i;
@@ -118,13 +128,14 @@ void gi_remove_partial_outputs(void)
 {
     __atomic_store_n(&removing, 1, __ATOMIC_SEQ_CST);
     for (int i = 0; i < TEMP_SLOTS; i++)
-        if (__atomic_load_n(&temp_slots[i].state, __ATOMIC_SEQ_CST) == 2) unlink(temp_slots[i].path);
+        if (__atomic_load_n(&temp_slots[i].state, __ATOMIC_SEQ_CST) == 2)
+            unlinkat(temp_slots[i].dir_fd, temp_slots[i].path, 0);
 }
 
 /* Creates a uniquely named temporary file in the destination's directory,
  * registered first (*slot). O_EXCL makes the name ours; the mode honours
  * the umask like any output. */
-static int create_temp(const char *path, char *tmp, size_t tmp_size, int *slot)
+static int create_temp(int dir_fd, const char *path, char *tmp, size_t tmp_size, int *slot)
 {
     static unsigned counter;
     const char *slash = strrchr(path, '/');
@@ -138,11 +149,11 @@ static int create_temp(const char *path, char *tmp, size_t tmp_size, int *slot)
             errno = ENAMETOOLONG;
             return -1;
         }
-        *slot = register_temp(tmp);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        *slot = register_temp(dir_fd, tmp);
+        int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0 && __atomic_load_n(&removing, __ATOMIC_SEQ_CST)) {
             /* the handler may have looked before the file existed */
-            unlink(tmp);
+            unlinkat(dir_fd, tmp, 0);
             close(fd);
             errno = EINTR;
             fd = -1;
@@ -177,9 +188,12 @@ static gi_status write_all(int fd, const void *bytes, size_t size, const char *n
 
 struct gi_output {
     int fd;
+    int dir_fd;          /* what name and tmp are relative to */
     char *path;          /* as given, for messages */
+    char *name;          /* where it goes in dir_fd */
     char tmp[4096];      /* the temporary file, "" when written directly */
     int slot;            /* its place in temp_slots */
+    int borrowed;        /* fd is the caller's: written, never closed */
     gi_status status;    /* the first failure */
     size_t used;
     uint8_t buf[OUTPUT_BUFFER];
@@ -187,27 +201,50 @@ struct gi_output {
 
 static const char *output_name(const gi_output *out)
 {
-    return out->fd == STDOUT_FILENO ? "standard output" : out->path;
+    return out->fd == STDOUT_FILENO || is_stdio(out->path) ? "standard output" : out->path;
 }
 
 gi_status gi_output_open(gi_output **result, const char *path)
 {
-    *result = NULL;
+    return gi__output_open_at(result, AT_FDCWD, path, path);
+}
+
+static gi_output *new_output(int dir_fd, const char *name, const char *path)
+{
     gi_output *out = malloc(sizeof *out);
-    char *copy = strdup(path);
-    if (!out || !copy) {
+    char *copy = strdup(path), *name_copy = strdup(name);
+    if (!out || !copy || !name_copy) {
         free(out);
         free(copy);
-        return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+        free(name_copy);
+        gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+        return NULL;
     }
-    *out = (gi_output){.fd = -1, .path = copy, .slot = -1};
-    if (is_stdio(path)) {
+    *out = (gi_output){.fd = -1, .dir_fd = dir_fd, .path = copy, .name = name_copy, .slot = -1};
+    return out;
+}
+
+gi_status gi__output_open_fd(gi_output **result, int fd, const char *path)
+{
+    *result = new_output(AT_FDCWD, path, path);
+    if (!*result) return GI_ERR_NO_MEMORY;
+    (*result)->fd = fd;
+    (*result)->borrowed = 1;
+    return GI_OK;
+}
+
+gi_status gi__output_open_at(gi_output **result, int dir_fd, const char *name, const char *path)
+{
+    *result = NULL;
+    gi_output *out = new_output(dir_fd, name, path);
+    if (!out) return GI_ERR_NO_MEMORY;
+    if (dir_fd == AT_FDCWD && is_stdio(path)) {
         /* What stdio holds goes first, so the bytes stay in order. */
         if (fflush(stdout) == 0) out->fd = STDOUT_FILENO;
-    } else if (is_special_file(path)) {
-        out->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    } else if (is_special_file(dir_fd, name)) {
+        out->fd = openat(dir_fd, name, O_WRONLY | O_TRUNC | O_CLOEXEC);
     } else {
-        out->fd = create_temp(path, out->tmp, sizeof out->tmp, &out->slot);
+        out->fd = create_temp(dir_fd, name, out->tmp, sizeof out->tmp, &out->slot);
         if (out->fd < 0) out->tmp[0] = '\0';
     }
     if (out->fd < 0) {
@@ -216,6 +253,7 @@ gi_status gi_output_open(gi_output **result, const char *path)
                            : gi__fail(GI_ERR_IO, "%s: cannot create a file there: %s", path,
                                       strerror(errno));
         free(out->path);
+        free(out->name);
         free(out);
         return st;
     }
@@ -253,15 +291,17 @@ gi_status gi_output_close(gi_output *out, int keep)
 {
     if (!out) return GI_OK;
     gi_status st = keep ? flush_output(out) : out->status;
-    if (out->fd != STDOUT_FILENO) {
+    if (out->fd != STDOUT_FILENO && !out->borrowed) {
         if (close(out->fd) != 0 && st == GI_OK)
             st = gi__fail(GI_ERR_IO, "%s: cannot write: %s", out->path, strerror(errno));
-        if (*out->tmp && st == GI_OK && keep && rename(out->tmp, out->path) != 0)
+        if (*out->tmp && st == GI_OK && keep &&
+            renameat(out->dir_fd, out->tmp, out->dir_fd, out->name) != 0)
             st = gi__fail(GI_ERR_IO, "%s: cannot rename into place: %s", out->path, strerror(errno));
-        if (*out->tmp && (st != GI_OK || !keep)) unlink(out->tmp);
+        if (*out->tmp && (st != GI_OK || !keep)) unlinkat(out->dir_fd, out->tmp, 0);
         unregister_temp(out->slot);
     }
     free(out->path);
+    free(out->name);
     free(out);
     return st;
 }

@@ -185,7 +185,7 @@ for f in "$tmp"/auto-exact/*; do
     cmp -s "$f" "$tmp/auto-fast/$(basename "$f")" ||
         fail "$(basename "$f"): --codecs fast under the default device is not exact's"
 done
-grep -q 'codecs stb/stb, exact codecs: [0-9]* JPEG file' "$tmp/auto.err" ||
+grep -Eq 'codecs (gpuimg-jpeg|stb)/stb, exact codecs: [0-9]* JPEG file' "$tmp/auto.err" ||
     fail "-v does not say why the exact codecs took the batch: $(head -n 2 "$tmp/auto.err")"
 [ $failed = 0 ] && echo "fast codecs: ok on $(echo $inputs | wc -w | tr -d ' ') JPEGs"
 exit $failed

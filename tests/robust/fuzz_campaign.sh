@@ -17,7 +17,7 @@ set -u
 secs=$1
 build=${2:-build-fuzz}
 shift $(($# < 2 ? $# : 2))
-targets=${*:-decode jpeg_diff pipeline options}
+targets=${*:-decode jpeg_diff pipeline options serve_request}
 here=$(cd "$(dirname "$0")" && pwd)
 command -v /usr/bin/time >/dev/null || { echo "fuzz_campaign: /usr/bin/time is missing (Debian: time)" >&2; exit 1; }
 for t in $targets; do

@@ -8,6 +8,9 @@ targets, one folder each under OUTDIR:
   pipeline/  the same images behind each parameter block of PARAMS
   options/   the argument lists of ARGS, NUL-separated, after a first byte
              that picks whether the image options are in the table
+  serve_request/  the jobs kept in regressions/serve_request (a valid job
+             is too long a format to write here twice: serve_probe job-seed
+             wrote them)
 """
 import os
 import sys
@@ -59,6 +62,9 @@ def main(outdir, samples, corpus=None):
         for image_options in (0, 1):
             argv = bytes((image_options,)) + b'\0'.join(a.encode() for a in args)
             write(os.path.join(outdir, 'options'), 'args-%d-%d' % (i, image_options), argv)
+    kept = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'regressions', 'serve_request')
+    for name in sorted(os.listdir(kept)):
+        write(os.path.join(outdir, 'serve_request'), name, open(os.path.join(kept, name), 'rb').read())
 
 
 if __name__ == '__main__':

@@ -1,0 +1,124 @@
+#!/bin/sh
+# serve_latency.sh [GPUIMG [PHOTOS [CALLS]]]: what `gpuimg serve` does to
+# calls of one image each, against the same calls in their own process.
+#
+#   1. one `gpuimg blur --sigma 2 IN OUT.jpg`, the whole client process,
+#      server up and not (GPUIMG_SERVER=off), alternated REPS times: medians
+#   2. a shell loop of CALLS such calls over different files (the folder's
+#      JPEGs in turn), server and not, alternated, two rounds each
+#   3. `xargs -P PARALLEL` over the folder, one call per file, server and
+#      not; and one batch call (-o) over the same files, server and not
+#
+# GPUIMG defaults to build/cmd/gpuimg, PHOTOS to ../shared/photos (its
+# *.jpg; use 9 MP photos), CALLS to 200. Environment: REPS (21), PARALLEL
+# (16), SERVE_JOBS (the server's -j, default 4), DEVICE (the server's and
+# the clients' --device, default auto), BLUR (the blur's options, default
+# "--sigma 2"). The server runs on a socket of its own in a fresh folder
+# and is stopped at the end; outputs go to that folder.
+set -u
+gpuimg=${1:-build/cmd/gpuimg}
+photos=${2:-../shared/photos}
+calls=${3:-200}
+reps=${REPS:-21}
+parallel=${PARALLEL:-16}
+device=${DEVICE:-auto}
+blur=${BLUR:---sigma 2}
+t=$(mktemp -d) || exit 1
+chmod 700 "$t"
+server=
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$t"' EXIT
+trap 'exit 1' INT TERM
+ls "$photos"/*.jpg >"$t/inputs" 2>/dev/null || { echo "no *.jpg in $photos"; exit 2; }
+count=$(wc -l <"$t/inputs")
+first=$(head -n 1 "$t/inputs")
+
+now_ns() { date +%s%N; }
+ms_since() { echo "$1 $(now_ns)" | awk '{ printf "%.1f", ($2 - $1) / 1e6 }'; }
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+"$gpuimg" serve --socket "$t/sock" -j "${SERVE_JOBS:-4}" --device "$device" 2>"$t/server.log" &
+server=$!
+i=0
+until GPUIMG_SERVER="$t/sock" "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q "^server: $t/sock"; do
+    i=$((i + 1))
+    [ $i -lt 600 ] || { echo "the server did not start"; cat "$t/server.log"; exit 1; }
+    sleep 0.05
+done
+echo "machine: $(nproc) cores; $(GPUIMG_SERVER="$t/sock" "$gpuimg" info --no-bandwidth | grep -E '^(cuda device 0|cuda devices|server):' | tr '\n' ' ')"
+echo "inputs: $count JPEGs in $photos; blur $blur; device $device"
+
+# one call: the whole client process
+one() { # one on|off IN OUT
+    one_start=$(now_ns)
+    # shellcheck disable=SC2086 # $blur is a list of options
+    GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) "$gpuimg" blur $blur \
+        --device "$device" "$2" "$3" || echo "FAILED: $2" >&2
+    ms_since "$one_start"
+}
+one on "$first" "$t/warm.jpg" >/dev/null # the server's first job pays its own first use
+: >"$t/single-on"
+: >"$t/single-off"
+r=0
+while [ $r -lt "$reps" ]; do
+    one off "$first" "$t/single-off.jpg" >>"$t/single-off"
+    echo >>"$t/single-off"
+    one on "$first" "$t/single-on.jpg" >>"$t/single-on"
+    echo >>"$t/single-on"
+    r=$((r + 1))
+done
+cmp -s "$t/single-on.jpg" "$t/single-off.jpg" || echo "WARNING: outputs differ"
+printf '1. one call (median of %d): in-process %s ms, server %s ms\n' "$reps" \
+    "$(median "$t/single-off")" "$(median "$t/single-on")"
+
+# a shell loop over different files
+loop() { # loop on|off: CALLS calls, the inputs in turn
+    mkdir -p "$t/loop-$1"
+    loop_start=$(now_ns)
+    n=0
+    while [ $n -lt "$calls" ]; do
+        while read -r f && [ $n -lt "$calls" ]; do
+            one "$1" "$f" "$t/loop-$1/$n.jpg" >/dev/null
+            n=$((n + 1))
+        done <"$t/inputs"
+    done
+    ms_since "$loop_start"
+}
+for round in 1 2; do
+    off=$(loop off)
+    on=$(loop on)
+    printf '2. loop of %d calls, round %d: in-process %s ms (%.1f a call), server %s ms (%.1f a call): %.2fx\n' \
+        "$calls" "$round" "$off" "$(echo "$off $calls" | awk '{ print $1 / $2 }')" "$on" \
+        "$(echo "$on $calls" | awk '{ print $1 / $2 }')" "$(echo "$off $on" | awk '{ print $1 / $2 }')"
+done
+
+# xargs -P over the folder against one batch call
+fan_out() { # fan_out on|off
+    rm -rf "$t/x"
+    mkdir "$t/x"
+    fan_start=$(now_ns)
+    # shellcheck disable=SC2016,SC2086
+    GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) xargs -P "$parallel" -I{} \
+        sh -c '"$0" blur '"$blur"' --device "$1" "$2" "$3/$(basename "$2")"' \
+        "$gpuimg" "$device" {} "$t/x" <"$t/inputs"
+    ms_since "$fan_start"
+}
+batch() { # batch on|off
+    rm -rf "$t/b"
+    batch_start=$(now_ns)
+    # shellcheck disable=SC2046,SC2086
+    GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) "$gpuimg" blur $blur -q \
+        --device "$device" -o "$t/b" $(cat "$t/inputs")
+    ms_since "$batch_start"
+}
+for round in 1 2; do
+    xoff=$(fan_out off)
+    xon=$(fan_out on)
+    boff=$(batch off)
+    bon=$(batch on)
+    printf '3. %d files, round %d: xargs -P %d in-process %s ms, server %s ms; one batch call in-process %s ms, server %s ms; xargs+server / batch throughput %.2f\n' \
+        "$count" "$round" "$parallel" "$xoff" "$xon" "$boff" "$bon" \
+        "$(echo "$xon $boff" | awk '{ print $2 / $1 }')"
+done
+"$gpuimg" serve --stop --socket "$t/sock"
+wait "$server"
+server=

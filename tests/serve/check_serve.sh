@@ -1,0 +1,346 @@
+#!/bin/sh
+# check_serve.sh GPUIMG PROBE SAMPLES GROUP: gpuimg serve against running
+# in-process (meson suite serve). Each group starts its own server on its
+# own socket in a fresh directory and kills it on the way out.
+#   same-bytes  every image command, single and batch, failing inputs too:
+#               the same output bytes, stderr lines and exit status
+#   sigkill     the server killed (-9) during a batch: the client finishes
+#               in-process, same outputs, no temporary file left
+#   malformed   hostile peers refused; a client at the same time unaffected
+#   concurrent  32 clients at once
+#   fd-leak     the server's descriptors after many requests as before
+#   fallback    version mismatch, stale socket, full server, no server
+#   lifecycle   --stop, SIGTERM during a batch, --idle-exit, a client killed
+#               mid-batch, a client of another user (as root), a socket
+#               directory open to others refused
+set -u
+absolute() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
+gpuimg=$(absolute "$1") probe=$(absolute "$2") samples=$(absolute "$3") group=$4
+t=$(mktemp -d) || exit 1
+chmod 700 "$t"
+sock=$t/sock
+server_pid=
+cleanup() {
+    [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null
+    rm -rf "$t"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+export GPUIMG_SERVER="$sock"
+fail() {
+    echo "FAIL: $*"
+    [ -f "$t/server.log" ] && sed 's/^/  server: /' "$t/server.log" | tail -20
+    exit 1
+}
+
+# start_server [OPTIONS]: in the background, once it answers (the
+# previous one stopped first).
+start_server() {
+    [ -z "$server_pid" ] || stop_server
+    "$gpuimg" serve --socket "$sock" -v "$@" 2>>"$t/server.log" &
+    server_pid=$!
+    i=0
+    while ! "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q "^server: $sock"; do
+        i=$((i + 1))
+        [ $i -lt 100 ] || fail "the server did not start"
+        sleep 0.05
+    done
+}
+stop_server() {
+    kill "$server_pid" 2>/dev/null && wait "$server_pid"
+    status=$?
+    server_pid=
+    return $status
+}
+jobs_served() {
+    grep -c ': [0-9]* ok, [0-9]* failed' "$t/server.log"
+}
+
+# A photo-sized input, so that a batch lasts long enough to be cut: a
+# 1500x1000 PPM of varied bytes (gpuimg turns it into PNG).
+big_input() {
+    { printf 'P6\n1500 1000\n255\n'; head -c 4500000 /dev/urandom; } >"$t/big.ppm"
+    "$gpuimg" --no-server flip h "$t/big.ppm" "$1" || fail "cannot make the big input"
+}
+
+# same CASE ARGS...: runs `gpuimg ARGS` in $t/served (through the server)
+# and in $t/local (GPUIMG_SERVER=off); outputs are relative names, inputs
+# absolute. Compares exit status, stderr and every output file.
+case_no=0
+prep=
+same() {
+    case_no=$((case_no + 1))
+    name=$1
+    shift
+    before=$(jobs_served)
+    rm -rf "$t/served" "$t/local"
+    mkdir "$t/served" "$t/local"
+    [ -z "$prep" ] || (cd "$t/served" && eval "$prep") && (cd "$t/local" && eval "$prep")
+    (cd "$t/served" && "$gpuimg" "$@" >stdout 2>stderr; echo $? >status)
+    (cd "$t/local" && GPUIMG_SERVER=off "$gpuimg" "$@" >stdout 2>stderr; echo $? >status)
+    # The batch summary's rates are times: the words around them must
+    # match. A batch's lines come as its images end, in either run's own
+    # order: compared sorted.
+    for d in served local; do
+        sed -E 's/[0-9.]+ s, [0-9.]+ images\/s, [0-9.]+ MP\/s/T/' "$t/$d/stderr" | sort >"$t/$d/stderr.t"
+        mv "$t/$d/stderr.t" "$t/$d/stderr"
+    done
+    diff -r "$t/served" "$t/local" >"$t/diff" ||
+        { cat "$t/diff" | head -20; fail "$name: the server's run differs from the in-process one"; }
+    [ "$(jobs_served)" -gt "$before" ] || fail "$name: the server did not run it"
+    echo "ok $case_no $name (exit $(cat "$t/local/status"))"
+}
+
+group_same_bytes() {
+    start_server
+    s=$samples
+    for img in scene.png scene.jpg alpha.png gray_alpha.png edge_line.png; do
+        same "blur $img" blur --sigma 2 "$s/$img" out.png
+    done
+    same "blur to jpeg" blur --sigma 1.5 --quality 80 "$s/scene.jpg" out.jpg
+    same "blur box to pnm" blur --kernel box --radius 3 "$s/scene.png" out.pnm
+    same "sobel" sobel "$s/scene.png" out.png
+    same "sobel threshold" sobel --threshold 40 --border zero "$s/scene.jpg" out.png
+    same "transpose" transpose "$s/alpha.png" out.png
+    same "rotate" rotate 90 "$s/scene.jpg" out.jpg
+    same "flip" flip v "$s/gray_alpha.png" out.pam
+    same "convolve" convolve --kernel '1 2 1; 2 4 2; 1 2 1' "$s/scene.png" out.png
+    same "pipe" pipe 'blur --sigma 2 | sobel | rotate 270' "$s/scene.jpg" out.png
+    same "to standard output" blur --sigma 2 --format png "$s/scene.jpg" -
+    same "pam to standard output" flip h --format pam "$s/alpha.png" -
+    # a closed pipe on standard output: the client dies of SIGPIPE, silent
+    # (an output of 4.5 MB, far over what a pipe holds)
+    big_input "$t/big.png"
+    for server in "$sock" off; do
+        (GPUIMG_SERVER=$server "$gpuimg" flip h --format pnm "$t/big.ppm" - 2>"$t/pipe.err"
+            echo $? >"$t/pipe.status") | head -c 1 >/dev/null
+        [ "$(cat "$t/pipe.status")" = 141 ] && [ ! -s "$t/pipe.err" ] ||
+            fail "closed pipe ($server): exit $(cat "$t/pipe.status"), $(cat "$t/pipe.err")"
+    done
+    echo "ok closed pipe on standard output (exit 141, nothing on stderr)"
+    same "auto-orient strip" blur --auto-orient --strip "$s/scene.jpg" out.jpg
+    same "batch" blur --sigma 3 -o outdir "$s/scene.png" "$s/scene.jpg" "$s/alpha.png" \
+        "$s/gray_alpha.png" "$s/edge_line.png"
+    same "batch -r" sobel -r -o tree "$s"
+    mkdir -p "$t/in/sub"
+    cp "$s/scene.png" "$t/in/sub/a.png"
+    printf 'not an image' >"$t/in/bad.png"
+    same "batch with failures" blur -o outdir "$t/in/sub/a.png" "$t/in/bad.png" \
+        "$t/in/missing.png" "$t/in"
+    same "missing input" blur "$t/in/missing.png" out.png
+    same "not an image" sobel "$t/in/bad.png" out.png
+    same "directory as input" blur "$t/in" out.png
+    same "limit" blur --max-pixels 100 "$s/scene.png" out.png
+    prep='mkdir prev && cp "$s/scene.png" prev/'
+    same "skip-existing" blur --skip-existing -o prev "$s/scene.png" "$s/alpha.png"
+    prep=
+    echo "$(jobs_served) jobs served"
+}
+
+group_sigkill() {
+    big_input "$t/big.png"
+    mkdir "$t/in" "$t/ref"
+    for i in 01 02 03 04 05 06 07 08 09 10 11 12; do cp "$t/big.png" "$t/in/$i.png"; done
+    GPUIMG_SERVER=off "$gpuimg" blur --sigma 8 -o "$t/ref" "$t/in"/*.png || fail "reference batch"
+    start_server -j 1
+    "$gpuimg" -v blur --sigma 8 -o "$t/out" "$t/in"/*.png 2>"$t/client.err" &
+    client=$!
+    # Kill the server once it has started writing (a job line is not
+    # needed: the first output or temporary file is enough).
+    i=0
+    while [ -z "$(ls -A "$t/out" 2>/dev/null)" ]; do
+        i=$((i + 1))
+        [ $i -lt 400 ] || fail "the batch never began"
+        sleep 0.02
+    done
+    kill -9 "$server_pid"
+    server_pid=
+    wait "$client" || { cat "$t/client.err"; fail "client exit $? after the server died"; }
+    diff -r "$t/ref" "$t/out" || fail "outputs differ after the server died"
+    leftovers=$(find "$t/out" -name '*.tmp' | wc -l)
+    [ "$leftovers" -eq 0 ] || fail "$leftovers temporary files left"
+    grep -q 'in this process: the server was lost midway' "$t/client.err" ||
+        { cat "$t/client.err"; fail "the server was not lost midway"; }
+    grep -q '^gpuimg blur: 12 ok, 0 failed' "$t/client.err" || fail "the summary line"
+    echo "ok: the client finished the batch in-process after SIGKILL, no temporary files"
+}
+
+group_malformed() {
+    start_server
+    "$gpuimg" blur --sigma 2 "$samples/scene.png" "$t/ref.png" --no-server
+    for mode in junk version bad-index truncated huge many-fds; do
+        "$probe" "$mode" "$sock" || fail "probe $mode"
+        # a well-formed client between hostile ones, and while one holds on
+        "$probe" hold "$sock" 2 &
+        holder=$!
+        "$gpuimg" blur --sigma 2 "$samples/scene.png" "$t/out.png" || fail "client after $mode"
+        cmp "$t/ref.png" "$t/out.png" || fail "output after $mode"
+        wait "$holder"
+        echo "ok: $mode refused, the next client served"
+    done
+    kill -0 "$server_pid" || fail "the server died"
+    grep -q 'refused: malformed job' "$t/server.log" || fail "no refusal logged"
+}
+
+group_concurrent() {
+    start_server -j 2
+    "$gpuimg" --no-server pipe 'blur --sigma 2 | sobel' "$samples/scene.jpg" "$t/ref.png"
+    before=$(jobs_served)
+    pids=
+    for i in $(seq 1 32); do
+        "$gpuimg" pipe 'blur --sigma 2 | sobel' "$samples/scene.jpg" "$t/out$i.png" &
+        pids="$pids $!"
+    done
+    for p in $pids; do wait "$p" || fail "a client failed"; done
+    for i in $(seq 1 32); do cmp "$t/ref.png" "$t/out$i.png" || fail "client $i's output"; done
+    served=$(($(jobs_served) - before))
+    [ "$served" -eq 32 ] || fail "the server ran $served of 32"
+    echo "ok: 32 concurrent clients, all served, all outputs right"
+}
+
+count_fds() {
+    ls "/proc/$server_pid/fd" | wc -l
+}
+
+group_fd_leak() {
+    start_server
+    n=${GPUIMG_SERVE_LEAK_REQUESTS:-300}
+    "$gpuimg" blur "$samples/alpha.png" "$t/o.png" || fail "first request"
+    before=$(count_fds)
+    i=0
+    while [ $i -lt "$n" ]; do
+        "$gpuimg" blur "$samples/alpha.png" "$t/o.png" || fail "request $i"
+        "$gpuimg" sobel "$t/missing.png" "$t/o.png" 2>/dev/null
+        i=$((i + 2))
+    done
+    "$probe" bad-index "$sock" || fail "probe"
+    "$gpuimg" blur -o "$t/batch" "$samples/scene.png" "$samples/alpha.png" || fail "batch"
+    sleep 0.3
+    after=$(count_fds)
+    [ "$after" -le "$before" ] || fail "descriptors: $before before $n requests, $after after"
+    echo "ok: $before descriptors before $n requests, $after after"
+}
+
+group_fallback() {
+    GPUIMG_SERVER=off "$gpuimg" blur "$samples/scene.png" "$t/ref.png"
+    # no server
+    "$gpuimg" -v blur "$samples/scene.png" "$t/a.png" 2>"$t/err" || fail "no server: exit"
+    grep -q 'in this process: no server' "$t/err" || fail "no server: -v note"
+    cmp "$t/ref.png" "$t/a.png" || fail "no server: output"
+    # a protocol of another version
+    "$probe" fake-server "$sock" >"$t/fake.out" &
+    fake=$!
+    i=0
+    while ! grep -q ready "$t/fake.out"; do
+        i=$((i + 1))
+        [ $i -lt 100 ] || fail "fake server"
+        sleep 0.05
+    done
+    "$gpuimg" -v blur "$samples/scene.png" "$t/b.png" 2>"$t/err" || fail "version: exit"
+    grep -q 'protocol 99' "$t/err" || { cat "$t/err"; fail "version: -v note"; }
+    cmp "$t/ref.png" "$t/b.png" || fail "version: output"
+    wait "$fake"
+    rm -f "$sock"
+    echo "ok: version mismatch ran in-process"
+    # a stale socket (its server killed), then a server that replaces it
+    start_server
+    kill -9 "$server_pid"
+    wait "$server_pid" 2>/dev/null
+    server_pid=
+    [ -S "$sock" ] || fail "stale: no socket left behind"
+    "$gpuimg" -v blur "$samples/scene.png" "$t/c.png" 2>"$t/err" || fail "stale: exit"
+    grep -q 'in this process' "$t/err" || fail "stale: -v note"
+    cmp "$t/ref.png" "$t/c.png" || fail "stale: output"
+    start_server --max-clients 1
+    echo "ok: stale socket ran in-process, and a new server replaced it"
+    # a full server
+    "$probe" hold "$sock" 3 &
+    holder=$!
+    sleep 0.3
+    "$gpuimg" -v blur "$samples/scene.png" "$t/d.png" 2>"$t/err" || fail "full: exit"
+    grep -q 'refused' "$t/err" || { cat "$t/err"; fail "full: -v note"; }
+    cmp "$t/ref.png" "$t/d.png" || fail "full: output"
+    wait "$holder"
+    echo "ok: a full server ran in-process"
+    # a second server on the same socket is refused
+    "$gpuimg" serve --socket "$sock" 2>"$t/err" && fail "a second server started"
+    grep -q 'answers there already' "$t/err" || fail "second server: message"
+    echo "ok: a second server refused"
+}
+
+group_lifecycle() {
+    start_server
+    "$gpuimg" serve --stop --socket "$sock" || fail "--stop"
+    wait "$server_pid" || fail "server exit after --stop"
+    server_pid=
+    [ ! -e "$sock" ] || fail "socket left after --stop"
+    echo "ok: --stop"
+    "$gpuimg" serve --socket "$sock" --idle-exit 0.5 2>/dev/null &
+    server_pid=$!
+    sleep 2
+    kill -0 "$server_pid" 2>/dev/null && fail "--idle-exit: still running"
+    server_pid=
+    echo "ok: --idle-exit"
+    # SIGTERM during a batch: the batch completes on the server
+    big_input "$t/big.png"
+    mkdir "$t/in"
+    for i in 1 2 3 4 5 6; do cp "$t/big.png" "$t/in/$i.png"; done
+    start_server -j 1
+    "$gpuimg" blur --sigma 6 -o "$t/out" "$t/in"/*.png 2>"$t/client.err" &
+    client=$!
+    sleep 0.3
+    kill "$server_pid"
+    wait "$client" || fail "client after SIGTERM"
+    wait "$server_pid" || fail "server exit after SIGTERM"
+    server_pid=
+    [ "$(ls "$t/out" | wc -l)" -eq 6 ] || fail "SIGTERM: outputs missing"
+    echo "ok: SIGTERM let the batch finish"
+    # a client killed mid-batch: the server goes on and leaves no temporary file
+    start_server -j 1
+    "$gpuimg" blur --sigma 6 -o "$t/out2" "$t/in"/*.png 2>/dev/null &
+    client=$!
+    sleep 0.3
+    kill -9 "$client"
+    wait "$client" 2>/dev/null
+    sleep 1.5
+    "$gpuimg" blur "$samples/alpha.png" "$t/after.png" || fail "client after a killed one"
+    [ "$(find "$t/out2" -name '*.tmp' | wc -l)" -eq 0 ] || fail "temporary files left"
+    grep -q 'client gone' "$t/server.log" || fail "the server did not see the client go"
+    echo "ok: a killed client's job abandoned, no temporary files"
+    # a client of another user: refused by its credentials (as root, which
+    # can open the way to the socket for user nobody)
+    if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+        start_server
+        chmod 711 "$t"
+        chmod 666 "$sock"
+        # the probe's own verdict does not matter: the server's log says
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$probe" junk "$sock" >/dev/null 2>&1
+        chmod 700 "$t"
+        grep -q 'refused: not our user' "$t/server.log" || fail "another user's client served"
+        stop_server
+        echo "ok: a client of another user refused"
+    else
+        echo "skip: a client of another user (needs root and setpriv)"
+    fi
+    # a socket directory others may enter
+    mkdir "$t/open"
+    chmod 755 "$t/open"
+    "$gpuimg" serve --socket "$t/open/sock" 2>"$t/err" && fail "served from an open directory"
+    grep -q 'closed to group and others' "$t/err" || fail "open directory: message"
+    echo "ok: a socket directory open to others refused"
+}
+
+case $group in
+same-bytes) group_same_bytes ;;
+sigkill) group_sigkill ;;
+malformed) group_malformed ;;
+concurrent) group_concurrent ;;
+fd-leak) group_fd_leak ;;
+fallback) group_fallback ;;
+lifecycle) group_lifecycle ;;
+*) echo "no group $group"; exit 2 ;;
+esac
+# The last server exits as asked; whatever a sanitizer saw in any server
+# fails the group.
+[ -z "$server_pid" ] || stop_server || fail "the server's exit status"
+! grep -E -A20 'Sanitizer|runtime error' "$t/server.log" 2>/dev/null || fail "a sanitizer report"

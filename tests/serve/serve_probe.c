@@ -1,0 +1,157 @@
+/* serve_probe MODE SOCKET [ARG]: a hostile or odd peer of gpuimg serve,
+ * for check_serve.sh. Exit 0 when the other side behaved as it should.
+ *
+ *   junk SOCKET          bytes that are no frame: refused or closed
+ *   version SOCKET       a frame of protocol 99: REFUSED (version)
+ *   bad-index SOCKET     a job naming a descriptor it did not send: REFUSED (malformed)
+ *   truncated SOCKET     a job cut short: REFUSED (malformed)
+ *   huge SOCKET          a header claiming 4 GiB: refused or closed, nothing read
+ *   many-fds SOCKET      more descriptors than a request may hold: refused or closed
+ *   hold SOCKET SECONDS  connects, sends nothing, stays (a client slot taken)
+ *   fake-server SOCKET   answers one client's request with a frame of protocol 99
+ *   job-seed FILE        writes a valid JOB payload (the fuzz target's seed)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "request.h"
+#include "wire.h"
+
+static int connect_to(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+        perror(path);
+        exit(2);
+    }
+    return s;
+}
+
+static void put_header(uint8_t *h, uint32_t magic, uint16_t version, uint16_t type, uint32_t size)
+{
+    for (int i = 0; i < 4; i++) h[i] = (uint8_t)(magic >> 8 * i);
+    h[4] = (uint8_t)version, h[5] = (uint8_t)(version >> 8);
+    h[6] = (uint8_t)type, h[7] = (uint8_t)(type >> 8);
+    for (int i = 0; i < 4; i++) h[8 + i] = (uint8_t)(size >> 8 * i);
+}
+
+/* The server's answer: a refusal's code, 0 when it closed, -1 for
+ * anything else. */
+static int answer(int s)
+{
+    gi__frame f;
+    int none = 0;
+    int rc = gi__wire_recv(s, &f, 5000, NULL, &none, 0);
+    int code = -1;
+    if (rc == 0 || (rc < 0 && (errno == ECONNRESET || errno == EPIPE))) code = 0;
+    if (rc == 1 && f.type == GI__FRAME_REFUSED && f.size >= 4)
+        code = f.payload[0] | f.payload[1] << 8;
+    free(f.payload);
+    return code;
+}
+
+/* A blur job of two items, the first reading descriptor 0 into the
+ * directory of descriptor 1, the second failing unrun. */
+static void job_payload(gi__put *w)
+{
+    gi_batch_options o;
+    gi_batch_options_default(&o);
+    gi_op steps[2] = {{.kind = GI_OP_BLUR}, {.kind = GI_OP_TRANSFORM, .transform = GI_ROTATE_90}};
+    gi_blur_params_default(&steps[0].blur);
+    o.job.steps = steps;
+    o.job.n_steps = 2;
+    gi__serve_item items[2] = {{"in.png", "out/x.png", NULL, "x.png", 0, 0, 1, -1},
+                               {"b.png", "out/b.png", "not an image", NULL, -1, 0, -1, -1}};
+    if (gi__serve_job_encode("blur", &o, items, 2, w) != 0) exit(2);
+}
+
+static int expect(int got, int want, const char *what)
+{
+    if (got == want || (want == 0 && got > 0)) return 0;
+    fprintf(stderr, "serve_probe %s: answer %d, expected %d\n", what, got, want);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: serve_probe MODE SOCKET|FILE [ARG]\n");
+        return 2;
+    }
+    const char *mode = argv[1], *path = argv[2];
+    gi__put w = {0};
+    uint8_t head[GI__WIRE_HEADER];
+    if (strcmp(mode, "job-seed") == 0) {
+        job_payload(&w);
+        FILE *f = fopen(path, "wb");
+        uint8_t n_fds = 2; /* the fuzz target's first byte: descriptors sent before */
+        int bad = !f || fwrite(&n_fds, 1, 1, f) != 1 || fwrite(w.data, 1, w.size, f) != w.size ||
+                  fclose(f) != 0;
+        free(w.data);
+        return bad;
+    }
+    if (strcmp(mode, "fake-server") == 0) {
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+        int l = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 4) != 0) return 2;
+        printf("ready\n");
+        fflush(stdout);
+        int s = accept(l, NULL, NULL);
+        gi__frame f;
+        int fds[GI__SERVE_MAX_FDS], n = 0;
+        while (gi__wire_recv(s, &f, 5000, fds, &n, GI__SERVE_MAX_FDS) == 1 &&
+               f.type == GI__FRAME_FDS)
+            free(f.payload);
+        put_header(head, GI__WIRE_MAGIC, 99, GI__FRAME_ACCEPTED, 0);
+        (void)!write(s, head, sizeof head);
+        sleep(1);
+        return 0;
+    }
+    int s = connect_to(path);
+    if (strcmp(mode, "junk") == 0) {
+        (void)!write(s, "GET / HTTP/1.0\r\n\r\n", 18);
+        return expect(answer(s), 0, mode);
+    }
+    if (strcmp(mode, "version") == 0) {
+        put_header(head, GI__WIRE_MAGIC, 99, GI__FRAME_INFO, 0);
+        (void)!write(s, head, sizeof head);
+        return expect(answer(s), GI__REFUSED_VERSION, mode);
+    }
+    if (strcmp(mode, "bad-index") == 0 || strcmp(mode, "truncated") == 0) {
+        int fd = open("/dev/null", O_RDONLY);
+        gi__wire_send(s, GI__FRAME_FDS, NULL, 0, &fd, 1); /* one, where the job names two */
+        job_payload(&w);
+        if (strcmp(mode, "truncated") == 0) w.size -= 3;
+        gi__wire_send(s, GI__FRAME_JOB, w.data, (uint32_t)w.size, NULL, 0);
+        free(w.data);
+        return expect(answer(s), GI__REFUSED_MALFORMED, mode);
+    }
+    if (strcmp(mode, "huge") == 0) {
+        put_header(head, GI__WIRE_MAGIC, GI__WIRE_VERSION, GI__FRAME_JOB, 0xFFFFFFFFu);
+        (void)!write(s, head, sizeof head);
+        return expect(answer(s), 0, mode);
+    }
+    if (strcmp(mode, "many-fds") == 0) {
+        int fds[GI__WIRE_FDS_PER_FRAME];
+        int fd = open("/dev/null", O_RDONLY);
+        for (int i = 0; i < GI__WIRE_FDS_PER_FRAME; i++) fds[i] = fd;
+        for (int sent = 0; sent <= GI__SERVE_MAX_FDS; sent += GI__WIRE_FDS_PER_FRAME)
+            if (gi__wire_send(s, GI__FRAME_FDS, NULL, 0, fds, GI__WIRE_FDS_PER_FRAME) != 0) break;
+        return expect(answer(s), 0, mode);
+    }
+    if (strcmp(mode, "hold") == 0) {
+        sleep(argc > 3 ? (unsigned)atoi(argv[3]) : 5);
+        return 0;
+    }
+    fprintf(stderr, "serve_probe: no mode '%s'\n", mode);
+    return 2;
+}
