@@ -6,18 +6,45 @@
 
 /* ---- Dequantization and IDCT (stbi__idct_simd's arithmetic) ---- */
 
-#define WIDEN(s) ((int32_t)(s))
-#define ADD16(a, b) ((int16_t)(uint16_t)((a) + (b)))
-#define SUB16(a, b) ((int16_t)(uint16_t)((a) - (b)))
-#define SAT16(x) ((int16_t)((x) < -32768 ? -32768 : (x) > 32767 ? 32767 : (x)))
+static int16_t sat16(int32_t x)
+{
+    return (int16_t)(x < -32768 ? -32768 : x > 32767 ? 32767 : x);
+}
 
-/* One 1-D pass over s[0], s[step], ... s[7 step] into out[0 .. 7 ostep]. */
+/* One 1-D IDCT of s[0], s[step], ... s[7 step] into out[0 .. 7 ostep], as
+ * stbi__idct_simd's dct_pass computes it: sums of two inputs in 16 bits,
+ * wrapping (paddw), products and the rest in 32 bits, where no value
+ * reaches 2^31 (|t0e| <= 2^27, each product pair < 2^15 * 2^14), each
+ * output (x + bias +- y) >> shift saturated to 16 bits (packssdw). stb
+ * multiplies each pair of inputs that shares products by a pair of
+ * constants in one pmaddwd, with the constants summed in 16 bits (they
+ * fit): t2e, t3e from inputs 2, 6; y0o, y2o from 7, 3; y1o, y3o from 5,
+ * 1; y4o, y5o from the sums 1+7 and 3+5. */
 static void idct_1d(const int16_t *s, int step, int32_t bias, int shift, int16_t *out, int ostep)
 {
-    jpeg_idct_lanes(int32_t, WIDEN, ADD16, SUB16, SAT16, s[0], s[step], s[2 * step], s[3 * step],
-                    s[4 * step], s[5 * step], s[6 * step], s[7 * step], bias, shift, out[0],
-                    out[ostep], out[2 * ostep], out[3 * ostep], out[4 * ostep], out[5 * ostep],
-                    out[6 * ostep], out[7 * ostep]);
+    int32_t s0 = s[0], s1 = s[step], s2 = s[2 * step], s3 = s[3 * step];
+    int32_t s4 = s[4 * step], s5 = s[5 * step], s6 = s[6 * step], s7 = s[7 * step];
+    int32_t t2e = s2 * JPEG_C054 + s6 * (JPEG_C054 + JPEG_CM185);
+    int32_t t3e = s2 * (JPEG_C054 + JPEG_C077) + s6 * JPEG_C054;
+    int32_t t0e = (int16_t)(uint16_t)(s0 + s4) * 4096, t1e = (int16_t)(uint16_t)(s0 - s4) * 4096;
+    int32_t x0 = t0e + t3e + bias, x3 = t0e - t3e + bias;
+    int32_t x1 = t1e + t2e + bias, x2 = t1e - t2e + bias;
+    int32_t y0o = s7 * (JPEG_CM196 + JPEG_C030) + s3 * JPEG_CM196;
+    int32_t y2o = s7 * JPEG_CM196 + s3 * (JPEG_CM196 + JPEG_C307);
+    int32_t y1o = s5 * (JPEG_CM039 + JPEG_C205) + s1 * JPEG_CM039;
+    int32_t y3o = s5 * JPEG_CM039 + s1 * (JPEG_CM039 + JPEG_C150);
+    int32_t s17 = (int16_t)(uint16_t)(s1 + s7), s35 = (int16_t)(uint16_t)(s3 + s5);
+    int32_t y4o = s17 * (JPEG_C117 + JPEG_CM090) + s35 * JPEG_C117;
+    int32_t y5o = s17 * JPEG_C117 + s35 * (JPEG_C117 + JPEG_CM256);
+    int32_t x4 = y0o + y4o, x5 = y1o + y5o, x6 = y2o + y5o, x7 = y3o + y4o;
+    out[0] = sat16((x0 + x7) >> shift);
+    out[7 * ostep] = sat16((x0 - x7) >> shift);
+    out[ostep] = sat16((x1 + x6) >> shift);
+    out[6 * ostep] = sat16((x1 - x6) >> shift);
+    out[2 * ostep] = sat16((x2 + x5) >> shift);
+    out[5 * ostep] = sat16((x2 - x5) >> shift);
+    out[3 * ostep] = sat16((x3 + x4) >> shift);
+    out[4 * ostep] = sat16((x3 - x4) >> shift);
 }
 
 static void idct_block(const int16_t *coeffs, const uint16_t quant[64], uint8_t *out,
