@@ -77,7 +77,7 @@ static inline vs32 MADD(vs16 a, vs16 b)
     return (vs32)vpaddq_s32(vmull_s16(vget_low_s16((int16x8_t)a), vget_low_s16((int16x8_t)b)),
                             vmull_high_s16((int16x8_t)a, (int16x8_t)b));
 #else
-    vs32 even = ((vs32)a << 16 >> 16) * ((vs32)b << 16 >> 16);
+    vs32 even = ((vs32)((vu32)a << 16) >> 16) * ((vs32)((vu32)b << 16) >> 16);
     return (vs32)((vu32)even + (vu32)(((vs32)a >> 16) * ((vs32)b >> 16)));
 #endif
 }

@@ -12,7 +12,14 @@
  * small enough to stay in cache, and a band of MCU rows is independent of
  * the others but for one extra MCU row IDCT'd at each of its ends. Samples
  * past a plane's width or height (the MCU grid's padding) never reach the
- * output, as in stb. */
+ * output, as in stb.
+ *
+ * Bands run on threads started per call: the codec layer may not use the
+ * CPU backend's pool (lib/cpu), and a thread's start (tens of
+ * microseconds) is small beside a band of at least 4 MCU rows. Each band
+ * IDCTs one more MCU row of its vertically filtered components at each
+ * end; CPU time measured the same within noise for 1, 2 and 4 bands
+ * (9.2 MP, 4:2:0 and 4:4:4). */
 #include "jpeg_reconstruct.h"
 
 #include <pthread.h>
