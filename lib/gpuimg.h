@@ -110,8 +110,11 @@ typedef enum gi_format {
 } gi_format;
 
 /* Which decoder reads JPEG files (PNGs are always read by stb).
- *   STB     stb_image on the calling thread. The default: its pixels are
- *           the same on every machine, so golden images need no GPU.
+ *   STB     stb_image's pixels, on the calling thread: gpuimg's own exact
+ *           decoder gives them for the files it takes (8-bit Huffman
+ *           baseline and progressive, docs/jpeg-decoder.md), stb_image
+ *           itself decodes or refuses the rest. The default: its pixels
+ *           are the same on every machine, so golden images need no GPU.
  *   NVJPEG  NVIDIA nvJPEG (optional at build time, see
  *           gi_jpeg_decoder_compiled), and nothing else: what nvJPEG
  *           refuses fails. On the CUDA device that was current when nvJPEG

@@ -22,4 +22,5 @@ corpus=
 if python3 "$robust/make_corpus.py" "$robust/cases.txt" "$samples" "$work/corpus" >/dev/null 2>&1; then
     corpus=$work/corpus
 fi
-exec "$bin" -s "$samples" $variants "$photos" -a $corpus "$robust/regressions/decode"
+exec "$bin" -s "$samples" ${variants:+"$variants"} "$photos" -a ${corpus:+"$corpus"} \
+    "$robust/regressions/decode"

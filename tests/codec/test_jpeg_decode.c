@@ -16,7 +16,8 @@
  *
  * Each file (in a folder: each that starts as a JPEG does) is checked
  * whole, then cut short at many points and with bytes of its entropy-coded
- * data changed (seeded: GPUIMG_SEED), where the same rule holds. After -s
+ * data changed (seeded: GPUIMG_SEED), where the same rule holds, and (files
+ * of several scans) with segments inserted before the last scan. After -s
  * (strict, the default) every whole file must be ours but those whose name
  * ends in ".stb.jpg" (arithmetic coding: stb refuses them, and we leave
  * them to it); after -a (any: the bad-input corpus) either is fine. */
@@ -231,6 +232,75 @@ static int ends_with(const char *s, const char *tail)
 /* The file whole, then (files up to 1 MB, so that photos stay quick) cut
  * short at 40 points, and 40 copies with one to three changed bytes past
  * the first quarter (mostly entropy-coded data). */
+/* The file with `seg` (n bytes) inserted before its last scan's SOS (the
+ * last 0xFF 0xDA: entropy-coded data never holds one). NULL when the file
+ * has one scan, or no DQT to copy when seg is NULL (then the first DQT
+ * segment is inserted). */
+static uint8_t *insert_before_last_scan(const uint8_t *b, size_t size, const uint8_t *seg,
+                                        size_t n, size_t *out_size)
+{
+    size_t first = 0, last = 0, dqt = 0;
+    for (size_t i = 2; i + 1 < size; i++)
+        if (b[i] == 0xFF && b[i + 1] == 0xDA) {
+            if (!first) first = i;
+            last = i;
+        } else if (b[i] == 0xFF && b[i + 1] == 0xDB && !dqt && !first && i + 3 < size) {
+            dqt = i;
+        }
+    if (!seg && dqt) {
+        seg = b + dqt;
+        n = 2 + ((size_t)b[dqt + 2] << 8 | b[dqt + 3]);
+    }
+    if (last == first || !seg) return NULL;
+    uint8_t *out = malloc(size + n);
+    if (!out) abort();
+    memcpy(out, b, last);
+    memcpy(out + last, seg, n);
+    memcpy(out + last + n, b + last, size - last);
+    *out_size = size + n;
+    return out;
+}
+
+/* Segments between scans (files of several scans): a comment and an
+ * Adobe segment are ours (and stb's values); the first DQT again (a table
+ * a scan used, redefined, even to the same values) is left to stb, and so
+ * are fill bytes between the last scan's data and the EOI (stb may read
+ * one as the marker). */
+static void check_between_scans(const char *path, const uint8_t *bytes, size_t size)
+{
+    static const uint8_t com[] = {0xFF, 0xFE, 0x00, 0x05, 'h', 'i', '!'};
+    static const uint8_t adobe[] = {0xFF, 0xEE, 0x00, 0x0E, 'A', 'd', 'o', 'b',
+                                    'e',  0,    100,  0,    0,   0,   0,   2};
+    static const uint8_t fill[] = {0xFF, 0xFF};
+    const struct {
+        const uint8_t *seg;
+        size_t n;
+        int ours;
+        const char *what;
+    } cases[] = {{com, sizeof com, 1, "a comment"},
+                 {adobe, sizeof adobe, 1, "an Adobe segment"},
+                 {NULL, 0, 0, "the first DQT again"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n;
+        uint8_t *changed = insert_before_last_scan(bytes, size, cases[i].seg, cases[i].n, &n);
+        if (!changed) continue; /* one scan */
+        int r = check_bytes(path, changed, n);
+        th_check(r == cases[i].ours, "%s with %s before its last scan: %s", path, cases[i].what,
+                 r < 0 ? "differs from stb" : r ? "ours" : "left to stb");
+        free(changed);
+    }
+    if (size < 4 || bytes[size - 2] != 0xFF || bytes[size - 1] != 0xD9) return;
+    uint8_t *filled = malloc(size + sizeof fill);
+    if (!filled) abort();
+    memcpy(filled, bytes, size - 2);
+    memcpy(filled + size - 2, fill, sizeof fill);
+    memcpy(filled + size - 2 + sizeof fill, bytes + size - 2, 2);
+    int r = check_bytes(path, filled, size + sizeof fill);
+    th_check(r == 0, "%s with fill bytes before its EOI: %s", path,
+             r < 0 ? "differs from stb" : r ? "ours" : "left to stb");
+    free(filled);
+}
+
 static void check_file(const char *path, int strict, tally *t)
 {
     FILE *f = fopen(path, "rb");
@@ -257,6 +327,7 @@ static void check_file(const char *path, int strict, tally *t)
     }
     if (r == 1) t->ours++;
     else t->left++;
+    if (strict && r == 1) check_between_scans(path, bytes, (size_t)size);
     uint8_t *copy = malloc((size_t)size + 1);
     for (int i = 0; i < 40 && size > 2 && size <= (1 << 20); i++) {
         size_t cut = i < 8 ? (size_t)size - 1 - (size_t)i : next_random() % (size_t)size;
