@@ -346,6 +346,58 @@ static inline void put_lanes(blur_vi v, size_t count, uint8_t *out)
 #endif
 }
 
+/* The first count of a block's values (BLUR_GROUP vectors) as bytes:
+ * AVX2 narrows a whole block's two vectors at once (two packs and a
+ * qword permute instead of four packs and two extracts). */
+static inline void put_block(const blur_vi v[BLUR_GROUP], size_t count, uint8_t *out)
+{
+#if VBYTES == 32 && defined(__AVX2__) && BLUR_GROUP == 2
+    if (count >= VBLOCK) {
+        /* words a0-3 b0-3 | a4-7 b4-7, as a0-7 | b0-7 */
+        const __m256i words = _mm256_permute4x64_epi64(_mm256_packus_epi32((__m256i)v[0], (__m256i)v[1]), 0xD8);
+        _mm_storeu_si128((__m128i *)out, _mm_packus_epi16(_mm256_castsi256_si128(words),
+                                                           _mm256_extracti128_si256(words, 1)));
+        return;
+    }
+#endif
+    for (int g = 0; g < BLUR_GROUP && (size_t)g * LANES < count; g++)
+        put_lanes(v[g], count - (size_t)g * LANES, out + g * LANES);
+}
+
+/* Values of a row whose float sums one call makes before they are
+ * finished. */
+#define SEGMENT (4 * VBLOCK)
+
+/* The float sums of values offset .. offset + SEGMENT - 1 (those below n:
+ * the reads stay within a block of a row's end) of nrows rows (a
+ * constant) into sums, kept apart from the finish: inlined into its
+ * loop, whose constants hold registers across the taps, GCC kept an AVX2
+ * sum on the stack, and the store and reload in each tap's chain made
+ * the sums latency-bound. */
+static inline __attribute__((always_inline)) void
+segment_sums(const blur_float_taps *t, const float *const *rows, size_t offset, size_t n, const int nrows,
+             float sums[BLUR_ROWS][SEGMENT])
+{
+    for (int b = 0; b < SEGMENT && offset + b < n; b += VBLOCK) {
+        blur_vf acc[BLUR_ROWS][BLUR_GROUP];
+        blur_float_sums(t, rows, offset + b, nrows, acc);
+        for (int j = 0; j < nrows; j++)
+            for (int g = 0; g < BLUR_GROUP; g++) memcpy(&sums[j][b + g * LANES], &acc[j][g], sizeof acc[j][g]);
+    }
+}
+
+static __attribute__((noinline)) void segment_sums_rows(const blur_float_taps *t, const float *const *rows,
+                                                        size_t offset, size_t n, float sums[BLUR_ROWS][SEGMENT])
+{
+    segment_sums(t, rows, offset, n, BLUR_ROWS, sums);
+}
+
+static __attribute__((noinline)) void segment_sums_row(const blur_float_taps *t, const float *const *rows,
+                                                       size_t offset, size_t n, float sums[BLUR_ROWS][SEGMENT])
+{
+    segment_sums(t, rows, offset, n, 1, sums);
+}
+
 /* The premultiplied blur's vertical pass and finish (blur_finish.h) for
  * nrows output rows (a constant), with the channels a constant: the
  * finish's lane patterns without a test per vector. */
@@ -356,14 +408,22 @@ premultiplied_rows(const blur_float_taps *t, const float *const *rows, size_t pi
     const size_t n = pixels * ch;
     /* made here: the bytes stored below could alias t->bound */
     const blur_vf low = blur_splatf(1.0f - t->bound), high = blur_splatf(1.0f + t->bound);
-    for (size_t i = 0; i < n; i += VBLOCK) {
-        blur_vf acc[BLUR_ROWS][BLUR_GROUP];
-        blur_float_sums(t, rows, i, nrows, acc);
-        for (int j = 0; j < nrows; j++)
-            for (int g = 0; g < BLUR_GROUP; g++) {
-                const size_t at = i + g * LANES;
-                if (at < n) put_lanes(blur_finish_vector(t, rows + j, at, acc[j][g], low, high, ch), n - at,
-                                        out[j] + at);
+    uint8_t *dst[BLUR_ROWS]; /* here, not reloaded after each store */
+    for (int j = 0; j < nrows; j++) dst[j] = out[j];
+    for (size_t s0 = 0; s0 < n; s0 += SEGMENT) {
+        float sums[BLUR_ROWS][SEGMENT] __attribute__((aligned(64)));
+        if (nrows == BLUR_ROWS)
+            segment_sums_rows(t, rows, s0, n, sums);
+        else
+            segment_sums_row(t, rows, s0, n, sums);
+        for (size_t i = s0; i < n && i < s0 + SEGMENT; i += VBLOCK)
+            for (int j = 0; j < nrows; j++) {
+                blur_vi v[BLUR_GROUP] = {{0}};
+                for (int g = 0; g < BLUR_GROUP; g++)
+                    if (i + g * LANES < n)
+                        v[g] = blur_finish_vector(t, rows + j, i + g * LANES, blur_loadf(&sums[j][i - s0 + g * LANES]),
+                                                  low, high, ch);
+                put_block(v, n - i, dst[j] + i);
             }
     }
 }
