@@ -3,8 +3,9 @@
  * Every one of them reads source pixel (sx, sy) = an affine map of output
  * (x, y), so the source byte address is origin + x * dx + y * dy for two
  * constant steps. Output is walked in square tiles whose source pixels fit
- * in L1 together with the output tile, and the pixel copy is specialised
- * for each channel count, so a pixel moves as one load and one store. */
+ * in L2 together with the output tile, and the pixel copy is specialised
+ * for each channel count, so a pixel moves as one load and one store;
+ * gray transposes and quarter turns move 16x16 blocks in registers. */
 #include <stddef.h>
 #include <string.h>
 
@@ -12,11 +13,13 @@
 #include "cpu_parallel.h"
 #include "cpu_simd.h"
 
-#define TILE_BYTES 64 /* bytes of one tile row: 64 gray pixels, 16 RGBA */
-/* The gray turns' tiles (16x16 blocks in registers): 512x512. With 64x64
- * a row of tiles read one line of each of thousands of source rows, each
- * on its own page, and took 5 times as long (3840x2400, one thread: 1.0
- * ms against 5.0; 128: 1.8-2.2; 256: 1.8). */
+/* Tiles of 256x256 pixels, and 512x512 for the gray turns' blocks. With
+ * small tiles (64 bytes a row: 64 gray pixels, 21 RGB) a row of tiles
+ * read one line of each of thousands of source rows, each on its own
+ * page: 3840x2400, one thread, alternated on a loaded machine, gray
+ * transpose 5.0 ms -> 1.0-1.3 (128: 1.8-2.2, 256: 1.8), 3 channels
+ * 35-36 -> 21-30, 4 channels 32-44 -> 30-37. */
+#define TILE 256
 #define GRAY_TILE 512
 
 typedef struct {
@@ -43,14 +46,27 @@ static void source_map(transform_job *j, gi_transform t)
 }
 
 /* Output rows [y0, y1), columns [x0, x1), a pixel at a time (ch a
- * constant where this is inlined). */
+ * constant where this is inlined). A 3-byte pixel moves as 4 bytes, one
+ * load and one store instead of two each: the next pixel's store, made
+ * after it, overwrites the fourth byte. A row's last pixel moves 3, and
+ * so does every pixel of a row whose loads could pass the source's last
+ * pixel (its ends tell: the source address is linear in x). */
 static inline __attribute__((always_inline)) void copy_pixels(const transform_job *j, int y0, int y1,
                                                               int x0, int x1, const int ch)
 {
+    const gi_image *s = j->src;
+    const uint8_t *end = s->data + (size_t)(s->height - 1) * s->stride + (size_t)s->width * ch;
+    const int n = x1 - x0;
     for (int y = y0; y < y1; y++) {
         uint8_t *out = j->dst->data + (size_t)y * j->dst->stride + (size_t)x0 * ch;
         const uint8_t *in = j->origin + (ptrdiff_t)y * j->dy + (ptrdiff_t)x0 * j->dx;
-        for (int x = 0; x < x1 - x0; x++) memcpy(out + x * ch, in + x * j->dx, (size_t)ch);
+        int x = 0;
+        if (ch == 3 && n > 1) {
+            const uint8_t *last = in + (ptrdiff_t)(n - 2) * j->dx;
+            if ((last > in ? last : in) + 4 <= end)
+                for (; x < n - 1; x++) memcpy(out + x * ch, in + x * j->dx, 4);
+        }
+        for (; x < n; x++) memcpy(out + x * ch, in + x * j->dx, (size_t)ch);
     }
 }
 
@@ -112,7 +128,7 @@ static inline __attribute__((always_inline)) void permute_band(const transform_j
                                                                int y1, const int ch)
 {
     const int gray_turn = ch == 1 && (j->dy == 1 || j->dy == -1);
-    const int tile = gray_turn ? GRAY_TILE : TILE_BYTES / ch > 8 ? TILE_BYTES / ch : 8, width = j->dst->width;
+    const int tile = gray_turn ? GRAY_TILE : TILE, width = j->dst->width;
     for (int ty = y0; ty < y1; ty += tile) {
         const int ty1 = ty + tile < y1 ? ty + tile : y1;
         for (int tx = 0; tx < width; tx += tile) {

@@ -77,9 +77,9 @@ static void invariants(gi_context *ctx, const gi_image *src)
     identity(ctx, src, "rotate 90 = transpose then flip h", r90, 1, th, 2);
 }
 
-/* and sizes of several tiles, with whole 16x16 blocks (the gray turns'
- * registers) and ragged edges on both sides */
-static const int block_sizes[][2] = {{100, 70}, {64, 33}, {47, 130}};
+/* and sizes with whole 16x16 blocks (the gray turns' registers), ragged
+ * edges on both sides, and more than one tile (256 and 512 pixels) */
+static const int block_sizes[][2] = {{100, 70}, {64, 33}, {47, 130}, {530, 290}};
 #define N_BLOCK_SIZES (int)(sizeof block_sizes / sizeof block_sizes[0])
 
 void check_transform(gi_context *ctx)
