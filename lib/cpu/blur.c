@@ -225,9 +225,10 @@ const blur_kernels *gi__blur_kernels(void)
 {
     extern const blur_kernels gi__blur_kernels_base;
 #if defined(__x86_64__) && defined(__GNUC__) /* meson builds the sets there */
-    extern const blur_kernels gi__blur_kernels_avx2, gi__blur_kernels_avx512;
+    extern const blur_kernels gi__blur_kernels_avx2, gi__blur_kernels_avxvnni, gi__blur_kernels_avx512;
     switch (gi__cpu_isa()) {
     case GI__ISA_AVX512: return &gi__blur_kernels_avx512;
+    case GI__ISA_AVXVNNI: return &gi__blur_kernels_avxvnni;
     case GI__ISA_AVX2: return &gi__blur_kernels_avx2;
     case GI__ISA_BASE: break;
     }

@@ -57,13 +57,16 @@ static inline vu32 splat(uint32_t x)
 }
 
 /* acc plus, in each lane, the signed 16-bit halves of a and b multiplied
- * and the two products added (pmaddwd; VNNI's vpdpwssd does the add too). */
+ * and the two products added (pmaddwd; VNNI's vpdpwssd, AVX-512's or
+ * AVX-VNNI's, does the add too, modulo 2^32 as the sums want). */
 static inline vu32 madd_add(vu32 acc, vu32 a, vu32 b)
 {
 #if VBYTES == 64 && defined(__AVX512VNNI__)
     return (vu32)_mm512_dpwssd_epi32((__m512i)acc, (__m512i)a, (__m512i)b);
 #elif VBYTES == 64
     return acc + (vu32)_mm512_madd_epi16((__m512i)a, (__m512i)b);
+#elif defined(__AVXVNNI__)
+    return (vu32)_mm256_dpwssd_avx_epi32((__m256i)acc, (__m256i)a, (__m256i)b);
 #elif defined(__AVX2__)
     return acc + (vu32)_mm256_madd_epi16((__m256i)a, (__m256i)b);
 #elif defined(__SSE2__)
