@@ -381,26 +381,45 @@ static inline void put_block(const blur_vi v[BLUR_GROUP], size_t count, uint8_t 
  * the sums latency-bound. */
 static inline __attribute__((always_inline)) void
 segment_sums(const blur_float_taps *t, const float *const *rows, size_t offset, size_t n, const int nrows,
-             float sums[BLUR_ROWS][SEGMENT])
+             blur_vf sums[BLUR_ROWS][SEGMENT / LANES])
 {
     for (int b = 0; b < SEGMENT && offset + b < n; b += VBLOCK) {
         blur_vf acc[BLUR_ROWS][BLUR_GROUP];
-        blur_float_sums(t, rows, offset + b, nrows, acc);
+        if (t->taps <= BLUR_CHUNK) /* the same sums, without the chunks' loop (sigma up to 5) */
+            blur_chunk_sums(t, rows, offset + b, nrows, 0, t->taps, acc);
+        else
+            blur_float_sums(t, rows, offset + b, nrows, acc);
         for (int j = 0; j < nrows; j++)
-            for (int g = 0; g < BLUR_GROUP; g++) memcpy(&sums[j][b + g * LANES], &acc[j][g], sizeof acc[j][g]);
+            for (int g = 0; g < BLUR_GROUP; g++) sums[j][b / LANES + g] = acc[j][g];
     }
 }
 
 static __attribute__((noinline)) void segment_sums_rows(const blur_float_taps *t, const float *const *rows,
-                                                        size_t offset, size_t n, float sums[BLUR_ROWS][SEGMENT])
+                                                        size_t offset, size_t n, blur_vf sums[BLUR_ROWS][SEGMENT / LANES])
 {
     segment_sums(t, rows, offset, n, BLUR_ROWS, sums);
 }
 
 static __attribute__((noinline)) void segment_sums_row(const blur_float_taps *t, const float *const *rows,
-                                                       size_t offset, size_t n, float sums[BLUR_ROWS][SEGMENT])
+                                                       size_t offset, size_t n, blur_vf sums[BLUR_ROWS][SEGMENT / LANES])
 {
     segment_sums(t, rows, offset, n, 1, sums);
+}
+
+/* The outputs of values s0 .. s0 + count - 1 of an output row (its h rows
+ * from rows[0] on) from their float sums; count is SEGMENT, a constant
+ * (the loop unrolled, no test per vector), or a row's rest. */
+static inline __attribute__((always_inline)) void
+finish_row(const blur_float_taps *t, const float *const *rows, const blur_vf *sums, size_t s0, const size_t count,
+           blur_vf low, blur_vf high, const int ch, uint8_t *out)
+{
+    for (size_t b = 0; b < count; b += VBLOCK) {
+        blur_vi v[BLUR_GROUP] = {{0}};
+        for (int g = 0; g < BLUR_GROUP; g++)
+            if (b + g * LANES < count)
+                v[g] = blur_finish_vector(t, rows, s0 + b + g * LANES, sums[b / LANES + g], low, high, ch);
+        put_block(v, count - b, out + s0 + b);
+    }
 }
 
 /* The premultiplied blur's vertical pass and finish (blur_finish.h) for
@@ -416,20 +435,17 @@ premultiplied_rows(const blur_float_taps *t, const float *const *rows, size_t pi
     uint8_t *dst[BLUR_ROWS]; /* here, not reloaded after each store */
     for (int j = 0; j < nrows; j++) dst[j] = out[j];
     for (size_t s0 = 0; s0 < n; s0 += SEGMENT) {
-        float sums[BLUR_ROWS][SEGMENT] __attribute__((aligned(64)));
+        blur_vf sums[BLUR_ROWS][SEGMENT / LANES];
         if (nrows == BLUR_ROWS)
             segment_sums_rows(t, rows, s0, n, sums);
         else
             segment_sums_row(t, rows, s0, n, sums);
-        for (size_t i = s0; i < n && i < s0 + SEGMENT; i += VBLOCK)
-            for (int j = 0; j < nrows; j++) {
-                blur_vi v[BLUR_GROUP] = {{0}};
-                for (int g = 0; g < BLUR_GROUP; g++)
-                    if (i + g * LANES < n)
-                        v[g] = blur_finish_vector(t, rows + j, i + g * LANES, blur_loadf(&sums[j][i - s0 + g * LANES]),
-                                                  low, high, ch);
-                put_block(v, n - i, dst[j] + i);
-            }
+        for (int j = 0; j < nrows; j++) {
+            if (n - s0 >= SEGMENT)
+                finish_row(t, rows + j, sums[j], s0, SEGMENT, low, high, ch, dst[j]);
+            else
+                finish_row(t, rows + j, sums[j], s0, n - s0, low, high, ch, dst[j]);
+        }
     }
 }
 
