@@ -1,14 +1,15 @@
 /* Which x86 instruction set the CPU code may use: the widest this CPU
- * runs, capped by GPUIMG_CPU_ISA (base, avx2, avx512), so that the blur's
- * kernels (lib/cpu) and the JPEG writer's scan (lib/codec), each compiled
- * once per set, are picked by one rule. */
+ * runs, capped by GPUIMG_CPU_ISA (base, avx2, avxvnni, avx512), so that
+ * the blur's kernels (lib/cpu) and the JPEG writer's scan (lib/codec),
+ * each compiled once per set, are picked by one rule. */
 #ifndef GPUIMG_CPU_ISA_H
 #define GPUIMG_CPU_ISA_H
 
 typedef enum {
-    GI__ISA_BASE,   /* SSE2 on x86-64; the generic build elsewhere */
-    GI__ISA_AVX2,   /* with FMA */
-    GI__ISA_AVX512, /* F, BW, VL, DQ and VNNI */
+    GI__ISA_BASE,    /* SSE2 on x86-64; the generic build elsewhere */
+    GI__ISA_AVX2,    /* with FMA */
+    GI__ISA_AVXVNNI, /* AVX2 with FMA and AVX-VNNI (Alder Lake, Zen 5 on) */
+    GI__ISA_AVX512,  /* F, BW, VL, DQ and VNNI */
 } gi__isa;
 
 /* Read each call, so a test may set GPUIMG_CPU_ISA between calls. */

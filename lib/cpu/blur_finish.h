@@ -110,22 +110,23 @@ typedef float blur_vf __attribute__((vector_size(BLUR_LANES * 4)));
 typedef int32_t blur_vi __attribute__((vector_size(BLUR_LANES * 4)));
 typedef uint32_t blur_vu __attribute__((vector_size(BLUR_LANES * 4)));
 
-/* each lane's pixel's alpha lane, and -1 in alpha lanes */
+/* each lane's pixel's alpha lane; and, as shuffles of two vectors a, b,
+ * the lanes of a with b's in the alpha lanes (a blend, one instruction) */
 #if BLUR_LANES == 4
 #define BLUR_ALPHA4 3, 3, 3, 3
 #define BLUR_ALPHA2 1, 1, 3, 3
-#define BLUR_IS_ALPHA4 0, 0, 0, -1
-#define BLUR_IS_ALPHA2 0, -1, 0, -1
+#define BLUR_BLEND_ALPHA4 0, 1, 2, 7
+#define BLUR_BLEND_ALPHA2 0, 5, 2, 7
 #elif BLUR_LANES == 8
 #define BLUR_ALPHA4 3, 3, 3, 3, 7, 7, 7, 7
 #define BLUR_ALPHA2 1, 1, 3, 3, 5, 5, 7, 7
-#define BLUR_IS_ALPHA4 0, 0, 0, -1, 0, 0, 0, -1
-#define BLUR_IS_ALPHA2 0, -1, 0, -1, 0, -1, 0, -1
+#define BLUR_BLEND_ALPHA4 0, 1, 2, 11, 4, 5, 6, 15
+#define BLUR_BLEND_ALPHA2 0, 9, 2, 11, 4, 13, 6, 15
 #elif BLUR_LANES == 16
 #define BLUR_ALPHA4 3, 3, 3, 3, 7, 7, 7, 7, 11, 11, 11, 11, 15, 15, 15, 15
 #define BLUR_ALPHA2 1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15
-#define BLUR_IS_ALPHA4 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1
-#define BLUR_IS_ALPHA2 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1
+#define BLUR_BLEND_ALPHA4 0, 1, 2, 19, 4, 5, 6, 23, 8, 9, 10, 27, 12, 13, 14, 31
+#define BLUR_BLEND_ALPHA2 0, 17, 2, 19, 4, 21, 6, 23, 8, 25, 10, 27, 12, 29, 14, 31
 #else
 #error "BLUR_LANES must be 4, 8 or 16"
 #endif
@@ -233,12 +234,14 @@ static inline blur_vf blur_fmadd(blur_vf a, blur_vf b, blur_vf c)
 
 /* 1 / x within 8u, relative, for x > 0 (other lanes: anything; the caller
  * masks them): the estimate and one Newton step where the set has one (a
- * division costs a vector every 10 or more cycles), else a division. */
+ * division costs a vector every 10 or more cycles), else a division. The
+ * step's 1 - x r is one fused instruction where the set fuses (it rounds
+ * once instead of twice: within the header's e^2 + 2u either way). */
 static inline blur_vf blur_reciprocal(blur_vf x)
 {
 #ifdef BLUR_RECIPROCAL_ESTIMATE
     const blur_vf r = BLUR_RECIPROCAL_ESTIMATE(x);
-    return blur_fmadd(r, blur_splatf(1.0f) - x * r, r);
+    return blur_fmadd(r, blur_fmadd(-x, r, blur_splatf(1.0f)), r);
 #else
     return 1.0f / x;
 #endif
@@ -304,12 +307,12 @@ static inline __attribute__((always_inline)) unsigned blur_finish_ends(blur_vf a
                                                                        blur_vf high, const int channels,
                                                                        blur_vi *out)
 {
-    const blur_vi is_alpha = channels == 4 ? (blur_vi){BLUR_IS_ALPHA4} : (blur_vi){BLUR_IS_ALPHA2};
     const blur_vf va = channels == 4 ? GI_SHUFFLE(acc, acc, blur_vi, BLUR_ALPHA4)
                                      : GI_SHUFFLE(acc, acc, blur_vi, BLUR_ALPHA2);
     const blur_vi present = (blur_vi)(va > 0.0f);
-    const blur_vi r_colour = (blur_vi)blur_reciprocal(va) & present;
-    const blur_vf r = (blur_vf)blur_select(is_alpha, (blur_vi)blur_splatf(0x1p-24f), r_colour);
+    const blur_vf r_colour = (blur_vf)((blur_vi)blur_reciprocal(va) & present), r_alpha = blur_splatf(0x1p-24f);
+    const blur_vf r = channels == 4 ? GI_SHUFFLE(r_colour, r_alpha, blur_vi, BLUR_BLEND_ALPHA4)
+                                    : GI_SHUFFLE(r_colour, r_alpha, blur_vi, BLUR_BLEND_ALPHA2);
     /* A colour's q can pass 2^31 where va is 1 (alpha's h can round to 0
      * where the colour's does not): blur_truncate makes it at least 255,
      * unsigned. */
@@ -321,6 +324,10 @@ static inline __attribute__((always_inline)) unsigned blur_finish_ends(blur_vf a
     /* two mask compares, the second under the first */
     return _mm512_mask_cmplt_epu32_mask(_mm512_cmpneq_epu32_mask((__m512i)up, (__m512i)down),
                                         (__m512i)down, (__m512i)most);
+#elif BLUR_LANES == 8 && defined(__AVX2__)
+    /* up >= down, so they differ below 255 exactly where they differ once
+     * clamped to it: one compare instead of three and an AND */
+    return (unsigned)_mm256_movemask_ps((__m256)_mm256_cmpeq_epi32((__m256i)*out, (__m256i)blur_minu(up, most))) ^ 0xFFu;
 #else
     return blur_lane_bits((blur_vi)((up != down) & (down < most)));
 #endif

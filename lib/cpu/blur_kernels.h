@@ -65,7 +65,7 @@ typedef struct {
 } blur_kernels;
 
 /* The widest kernels this CPU runs, capped by GPUIMG_CPU_ISA (base, avx2,
- * avx512) where it is set: tests run every set on one machine. */
+ * avxvnni, avx512) where it is set: tests run every set on one machine. */
 const blur_kernels *gi__blur_kernels(void);
 
 #endif

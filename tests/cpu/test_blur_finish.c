@@ -15,8 +15,9 @@
  *     tiny va, and the largest sums.
  * Built once per vector width (BLUR_LANES 4, 8, 16: the kernels' SSE2 or
  * NEON, AVX2 and AVX-512 widths), and where the compiler can, once with
- * the fused multiply-add and reciprocal estimate of AVX-512
- * (avx512_guard.c skips it where the CPU lacks them). */
+ * the instructions of AVX2 with FMA and once with AVX-512's, as the
+ * kernels run them there (isa_guard.c skips them where the CPU lacks
+ * them). */
 #include <math.h>
 
 #include "harness.h"
@@ -155,14 +156,14 @@ static long check_boundary(case_rows *c, int channels, uint64_t va, int64_t spre
     return check_rows(c, channels, 1);
 }
 
-#ifdef BLUR_AVX512_GUARD
-extern const int avx512_guard_linked;
+#ifdef BLUR_ISA_GUARD
+extern const int isa_guard_linked;
 #endif
 
 int main(void)
 {
-#ifdef BLUR_AVX512_GUARD
-    if (!avx512_guard_linked) return 1;
+#ifdef BLUR_ISA_GUARD
+    if (!isa_guard_linked) return 1;
 #endif
     th_seed();
     static case_rows c;

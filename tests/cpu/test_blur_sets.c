@@ -1,5 +1,6 @@
-/* The CPU blur under each of its instruction sets (base, avx2, avx512 as
- * GPUIMG_CPU_ISA caps them; a set the CPU lacks falls to a narrower one)
+/* The CPU blur under each of its instruction sets (base, avx2, avxvnni,
+ * avx512 as GPUIMG_CPU_ISA caps them; a set the CPU lacks falls to a
+ * narrower one)
  * against gpuimg.h's integer formulas computed directly in 64 bits, byte
  * for byte. The cases reach what the kernels' tricks depend on: weights
  * with w[0] >= 2^15 (small sigma, box radius 0), premultiplied samples
@@ -63,12 +64,12 @@ static gi_image reference(const gi_image *src, const int32_t *w, int R, gi_borde
 /* src blurred under every set against the reference, byte for byte. */
 static void check_sets(gi_context *ctx, const gi_image *src, const gi_blur_params *p)
 {
-    static const char *const sets[] = {"base", "avx2", "avx512"};
+    static const char *const sets[] = {"base", "avx2", "avxvnni", "avx512"};
     const int R = gi_blur_radius(p), ch = src->channels;
     int32_t *w = malloc(sizeof *w * (2 * (size_t)R + 1));
     gi_blur_weights(p, w);
     gi_image want = reference(src, w, R, p->border);
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < (int)(sizeof sets / sizeof sets[0]); s++) {
         setenv("GPUIMG_CPU_ISA", sets[s], 1);
         gi_image got = ti_blank(src->width, src->height, ch);
         char why[200] = "";

@@ -77,11 +77,17 @@ static void invariants(gi_context *ctx, const gi_image *src)
     identity(ctx, src, "rotate 90 = transpose then flip h", r90, 1, th, 2);
 }
 
+/* and sizes with whole 16x16 blocks (the gray turns' registers), ragged
+ * edges on both sides, and more than one tile (256 and 512 pixels) */
+static const int block_sizes[][2] = {{100, 70}, {64, 33}, {47, 130}, {530, 290}};
+#define N_BLOCK_SIZES (int)(sizeof block_sizes / sizeof block_sizes[0])
+
 void check_transform(gi_context *ctx)
 {
-    for (int s = 0; s < REF_NSIZES; s++)
+    for (int s = 0; s < REF_NSIZES + N_BLOCK_SIZES; s++)
         for (int ch = 1; ch <= 4; ch++) {
-            gi_image src = ti_random(ref_sizes[s][0], ref_sizes[s][1], ch);
+            const int *size = s < REF_NSIZES ? ref_sizes[s] : block_sizes[s - REF_NSIZES];
+            gi_image src = ti_random(size[0], size[1], ch);
             for (int t = GI_TRANSPOSE; t <= GI_FLIP_V; t++)
                 against_reference(ctx, &src, (gi_transform)t);
             invariants(ctx, &src);
