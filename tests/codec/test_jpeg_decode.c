@@ -232,21 +232,28 @@ static int ends_with(const char *s, const char *tail)
 /* The file whole, then (files up to 1 MB, so that photos stay quick) cut
  * short at 40 points, and 40 copies with one to three changed bytes past
  * the first quarter (mostly entropy-coded data). */
-/* The file with `seg` (n bytes) inserted before its last scan's SOS (the
- * last 0xFF 0xDA: entropy-coded data never holds one). NULL when the file
+/* The file with `seg` (n bytes) inserted before its last scan's SOS. The
+ * segments are walked by their lengths (an Exif thumbnail inside APP1 holds
+ * SOS markers of its own), and a scan's entropy-coded data up to the next
+ * marker that is neither a stuffed 0xFF nor a restart. NULL when the file
  * has one scan, or no DQT to copy when seg is NULL (then the first DQT
  * segment is inserted). */
 static uint8_t *insert_before_last_scan(const uint8_t *b, size_t size, const uint8_t *seg,
                                         size_t n, size_t *out_size)
 {
     size_t first = 0, last = 0, dqt = 0;
-    for (size_t i = 2; i + 1 < size; i++)
-        if (b[i] == 0xFF && b[i + 1] == 0xDA) {
-            if (!first) first = i;
-            last = i;
-        } else if (b[i] == 0xFF && b[i + 1] == 0xDB && !dqt && !first && i + 3 < size) {
-            dqt = i;
+    for (size_t i = 2; i + 3 < size && b[i] == 0xFF && b[i + 1] != 0xD9;) {
+        size_t len = (size_t)b[i + 2] << 8 | b[i + 3];
+        if (b[i + 1] == 0xDB && !dqt && !first) dqt = i;
+        if (b[i + 1] != 0xDA) {
+            i += 2 + len;
+            continue;
         }
+        if (!first) first = i;
+        last = i;
+        for (i += 2 + len; i + 1 < size; i++)
+            if (b[i] == 0xFF && b[i + 1] != 0 && !(b[i + 1] >= 0xD0 && b[i + 1] <= 0xD7)) break;
+    }
     if (!seg && dqt) {
         seg = b + dqt;
         n = 2 + ((size_t)b[dqt + 2] << 8 | b[dqt + 3]);
