@@ -1,13 +1,12 @@
 #!/bin/sh
 # check_folder_blur.sh FOLDER_BLUR GPUIMG IMGCMP SAMPLES README
-# The README's batch example: the code in README.md is examples/folder_blur.c,
-# and it blurs a folder exactly as `gpuimg blur --sigma 2 -o` does, failing
+# The README's batch example: README.md links examples/folder_blur.c, and it
+# blurs a folder exactly as `gpuimg blur --sigma 2 -o` does, failing
 # (exit 1, naming the file) on a bad input while writing the others.
 set -u
 folder_blur=$1 gpuimg=$2 imgcmp=$3 samples=$4 readme=$5 source=$6
 . "$(dirname "$0")/checks.sh"
-sed -n '/^```c folder_blur.c$/,/^```$/p' "$readme" | sed '1d;$d' >"$tmp/readme.c"
-check "README's example is not examples/folder_blur.c" cmp -s "$tmp/readme.c" "$source"
+check "README does not link examples/folder_blur.c" grep -q '(examples/folder_blur.c)' "$readme"
 mkdir "$tmp/in" "$tmp/out" "$tmp/want"
 cp "$samples/scene.png" "$samples/alpha.png" "$samples/scene.jpg" "$tmp/in/"
 "$folder_blur" "$tmp/in" "$tmp/out" >"$tmp/log" 2>&1
