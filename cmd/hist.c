@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "hist.h"
@@ -114,7 +115,11 @@ static gi_status report_on_host(const cli_common *c, const hist_settings *s, con
     gi_image img;
     gi_metadata meta = {0};
     int orient = orients_first(c, before, n_before);
-    gi_status st = gi_load_file_with_metadata(&img, in, &c->limits, orient ? &meta : NULL);
+    /* one file: its JPEG decode may use the cores (-j) */
+    gi_load_limits limits = c->limits;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!limits.decode_threads) limits.decode_threads = c->jobs > 0 ? c->jobs : cores > 1 ? (int)cores : 1;
+    gi_status st = gi_load_file_with_metadata(&img, in, &limits, orient ? &meta : NULL);
     if (st != GI_OK) {
         fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
         return st;

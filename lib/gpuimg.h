@@ -191,6 +191,12 @@ typedef struct gi_load_limits {
     uint64_t max_input_bytes; /* default 1 GiB */
     uint64_t max_pixels;      /* width * height, default 16384 * 16384 */
     gi_jpeg_decoder jpeg_decoder; /* default GI_JPEG_DECODER_STB */
+    /* Threads one JPEG decode may use (restart intervals of the entropy
+     * decoding, bands of rows of the IDCT and colour): 0 (the default) or
+     * 1 decodes on the calling thread alone. The pixels do not depend on
+     * it. gi_batch_run sets it for a batch of one image, whose decode
+     * would otherwise leave the other cores idle. */
+    int decode_threads;
 } gi_load_limits;
 void gi_load_limits_default(gi_load_limits *limits);
 

@@ -727,6 +727,12 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     if (st != GI_OK) return st;
     if (opts->codec_workers < 0 || opts->lanes < 0 || opts->lane_cpu_threads < 0)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "negative worker, lane or thread count");
+    /* One image: its decode may take the cores the pipeline leaves idle. */
+    gi_batch_options one = *opts;
+    if (count == 1 && one.job.limits.decode_threads == 0)
+        one.job.limits.decode_threads = opts->lane_cpu_threads ? opts->lane_cpu_threads
+                                                               : gi__cpu_count();
+    opts = &one;
     compute_lane lanes[256] = {{0}};
     pipeline p = {.opts = opts, .shape = shape_of(opts, count), .items = items, .count = count,
                   .cpu_count = count, .lanes = lanes};

@@ -27,6 +27,7 @@ void gi_load_limits_default(gi_load_limits *limits)
     limits->max_input_bytes = 1ull << 30;
     limits->max_pixels = 16384ull * 16384ull;
     limits->jpeg_decoder = GI_JPEG_DECODER_STB;
+    limits->decode_threads = 0;
 }
 
 int gi_jpeg_decoder_compiled(gi_jpeg_decoder decoder)
@@ -164,7 +165,8 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     }
     /* The exact decoder gives stb's very pixels, faster; a file it leaves
      * (jpeg_parse.h) goes on to stb, which decodes or refuses it. */
-    if (format == GI_FORMAT_JPEG && gi__jpeg_decode(img, bytes, size, limits->max_pixels, 1)) {
+    if (format == GI_FORMAT_JPEG && gi__jpeg_decode(img, bytes, size, limits->max_pixels,
+                                                    limits->decode_threads > 1 ? limits->decode_threads : 1)) {
         last_codec = "gpuimg-jpeg";
         return GI_OK;
     }

@@ -97,6 +97,34 @@ static void check_jpeg(int ch)
     ti_free(&src);
 }
 
+/* gi_load_limits.decode_threads splits a JPEG's decode into bands of rows
+ * (and runs of restart intervals): the same pixels from any count. */
+static void check_decode_threads(void)
+{
+    gi_image src = ti_random(701, 517, 3), one = {0}, many = {0};
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    gi_load_limits limits;
+    gi_load_limits_default(&limits);
+    th_check(limits.decode_threads == 0, "decode_threads defaults to %d", limits.decode_threads);
+    if (th_check(encode(&src, GI_FORMAT_JPEG, 90, &bytes, &size) == GI_OK, "encode: %s",
+                 gi_last_error()) &&
+        th_check(gi_load_memory(&one, bytes, size, "one.jpg", &limits) == GI_OK, "decode: %s",
+                 gi_last_error()))
+        for (int threads = 2; threads <= 9; threads += 7) {
+            limits.decode_threads = threads;
+            int ok = th_check(gi_load_memory(&many, bytes, size, "many.jpg", &limits) == GI_OK,
+                              "decode on %d threads: %s", threads, gi_last_error());
+            th_check(ok && many.width == one.width && many.height == one.height &&
+                         memcmp(many.data, one.data, one.stride * (size_t)one.height) == 0,
+                     "decode on %d threads differs from one thread", threads);
+            gi_image_free(&many);
+        }
+    gi_image_free(&one);
+    free(bytes);
+    ti_free(&src);
+}
+
 static void check_decode_errors(void)
 {
     gi_image img = ti_random(8, 8, 3), back = {0};
@@ -229,6 +257,7 @@ int main(void)
         check_png_round_trip(13, 5, ch);
         check_jpeg(ch);
     }
+    check_decode_threads();
     check_decode_errors();
     check_files();
     check_png_settings_per_call();
