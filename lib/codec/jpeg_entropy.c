@@ -25,21 +25,13 @@
 #include <string.h>
 
 #include "jpeg_entropy.h"
+#include "jpeg_tables.h"
 
 #define LOOKUP GI_JPEG_LOOKUP_BITS
 #define ENTRY_FULL 0x20u
 #define ENTRY_LEN(e) ((int)((e)&31u))
 #define ENTRY_SYMBOL(e) ((int)(((e) >> 8) & 255u))
 #define ENTRY_VALUE(e) ((int32_t)(e) >> 16)
-
-/* Zigzag position -> natural position. stb's table goes on with 15 entries
- * of 63 so that a corrupt run past the block's end writes the last
- * coefficient; ours too, since stb's values are the contract. */
-static const uint8_t natural[64 + 16] = {
-    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33,
-    40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36,
-    29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
-    47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63};
 
 /* The JPEG standard's EXTEND of an s-bit magnitude m. */
 static int32_t extend(uint32_t m, int s)
@@ -266,7 +258,7 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
         if (e & ENTRY_FULL) {
             consume(br, ENTRY_LEN(e));
             k += ENTRY_SYMBOL(e) >> 4;
-            blk[natural[k++]] = (int16_t)ENTRY_VALUE(e);
+            blk[gi__jpeg_natural_order[k++]] = (int16_t)ENTRY_VALUE(e);
             continue;
         }
         int rs = decode_symbol(br, ac);
@@ -277,7 +269,7 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
             k += 16;
         } else {
             k += rs >> 4;
-            blk[natural[k++]] = (int16_t)receive_extend(br, s);
+            blk[gi__jpeg_natural_order[k++]] = (int16_t)receive_extend(br, s);
         }
     } while (k < 64);
     return 0;
@@ -317,7 +309,7 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
         if (e & ENTRY_FULL) {
             consume(br, ENTRY_LEN(e));
             k += ENTRY_SYMBOL(e) >> 4;
-            blk[natural[k++]] = (int16_t)(uint16_t)((uint32_t)ENTRY_VALUE(e) << al);
+            blk[gi__jpeg_natural_order[k++]] = (int16_t)(uint16_t)((uint32_t)ENTRY_VALUE(e) << al);
             continue;
         }
         int rs = decode_symbol(br, ac);
@@ -332,7 +324,7 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
             k += 16;
         } else {
             k += r;
-            blk[natural[k++]] = (int16_t)(uint16_t)((uint32_t)receive_extend(br, s) << al);
+            blk[gi__jpeg_natural_order[k++]] = (int16_t)(uint16_t)((uint32_t)receive_extend(br, s) << al);
         }
     } while (k <= se);
     return 0;
@@ -353,7 +345,7 @@ static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac,
     if (st->eobrun) {
         st->eobrun--;
         for (; k <= se; k++)
-            if (blk[natural[k]] != 0) refine(br, &blk[natural[k]], bit);
+            if (blk[gi__jpeg_natural_order[k]] != 0) refine(br, &blk[gi__jpeg_natural_order[k]], bit);
         return 0;
     }
     do {
@@ -372,7 +364,7 @@ static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac,
             value = get_bit(br) ? bit : -bit;
         }
         while (k <= se) {
-            int16_t *p = &blk[natural[k++]];
+            int16_t *p = &blk[gi__jpeg_natural_order[k++]];
             if (*p != 0) {
                 refine(br, p, bit);
             } else {

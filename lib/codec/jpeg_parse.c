@@ -7,6 +7,7 @@
 
 #include "jpeg_entropy.h"
 #include "jpeg_parse.h"
+#include "jpeg_tables.h"
 #include "pixel_alloc.h"
 
 typedef struct {
@@ -22,11 +23,6 @@ typedef struct {
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
 } parser;
-
-static const uint8_t natural_order[64] = {
-    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
-    41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
-    30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63};
 
 static unsigned be16(const uint8_t *p)
 {
@@ -63,7 +59,7 @@ static int read_dqt(parser *ps, const uint8_t *p, size_t len)
         if (precision > 1 || t > 3 || len < need) return -1;
         if (ps->quant_used[t]) return -1; /* a scan read the table as it was */
         for (int i = 0; i < 64; i++)
-            ps->quant[t][natural_order[i]] =
+            ps->quant[t][gi__jpeg_natural_order[i]] =
                 (uint16_t)(precision ? be16(p + 1 + 2 * i) : p[1 + i]);
         ps->quant_defined[t] = 1;
         p += need;

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jpeg_tables.h"
+
 /* A symbol's Huffman code in its low len bits; symbols a table lacks have
  * len 0, and stb writes those as no bits (only the value bits follow),
  * which is kept so that out-of-range values give stb's bytes too. */
@@ -27,17 +29,6 @@ typedef struct {
      * in 8 look-ups. */
     uint64_t zigzag_bits[8][256];
 } jpeg_tables;
-
-/* The output: bytes in [data, p), room up to end. */
-typedef struct {
-    uint8_t *data, *p, *end;
-} jpeg_buffer;
-
-/* Room for count more bytes; 0 when out of memory (the bytes stay). */
-int gi__jpeg_reserve(jpeg_buffer *b, size_t count);
-
-/* Natural (row-major) index of each zigzag position. */
-extern const uint8_t gi__jpeg_natural_order[64];
 
 /* Appends the scan's entropy-coded bytes, the last byte padded with 1
  * bits; 0 when out of memory. */
