@@ -22,7 +22,7 @@ int gi_serve_default_socket(char *path, size_t size);
 
 typedef struct gi_serve_options {
     const char *socket_path;
-    int jobs;            /* batches run at once; later ones wait in turn (0: 2) */
+    int jobs;            /* batches run at once; later ones wait in turn (0: one per core) */
     int max_clients;     /* connections at once; more are refused (0: 64) */
     double idle_exit_s;  /* exit after this long without a client (0: never) */
     gi_device device;    /* CUDA is started at once unless CPU (and a GPU is there) */
