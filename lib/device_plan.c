@@ -88,24 +88,21 @@ static const gi__device_costs reference = {
     .cpu_codecs_ns = 10,
     .gpu_codecs_start_ms = 1500,
     .gpu_codecs_ns = 0.27,
-    /* The exact JPEG decoder. NOT YET MEASURED on the reference machine:
-     * estimates from the figures in the commits and docs/performance.md,
-     * to be replaced by measurements on an H100/H200 host (the -v stage
-     * times of a folder of 9 MP photos, --device cuda against --device
-     * cpu, and bench/jpeg_entropy_times):
-     * - cpu_jpeg_reconstruct_ns: the arithmetic half of a 9.2 MP 4:2:0
-     *   photo on one core took 15.5 ms with AVX2 (11.8 with AVX-512):
-     *   about 1.7 ns a pixel;
-     * - cpu_jpeg_rest_ns: the entropy half 11.6-15.3 ms for the two 8.7
-     *   and 9.2 MP photos (about 1.5 ns a pixel), our writer 15-17 ms for
-     *   9 MP (about 1.8), reading and writing the files a little more;
-     * - gpu_jpeg_reconstruct_ns: not timed yet; the kernels move about 10
-     *   bytes a pixel (coefficients in, planes out and in, pixels out), a
-     *   thread per 8x8 block for the IDCT: taken as a quarter of the
-     *   copy bandwidth, 0.02 ns a pixel (0.2 ms for 9 MP). */
-    .cpu_jpeg_reconstruct_ns = 1.7,
-    .cpu_jpeg_rest_ns = 3.5,
-    .gpu_jpeg_reconstruct_ns = 0.02,
+    /* The exact JPEG decoder, measured on the H200 machine (16 cores) over
+     * 400 JPEGs of 9 MP, blur sigma 2, from the -v stage times summed over
+     * the files (bench/jpeg_path_rates.py; bench/results/
+     * h200-2026-11-26-round3.md): --device cuda with the arithmetic forced
+     * onto the CPU against the same forced onto the GPU.
+     * - cpu_jpeg_reconstruct_ns: the decode stage's difference, 2.84 ns a
+     *   pixel (IDCT, upsampling, colour on one core, AVX-512);
+     * - cpu_jpeg_rest_ns: read, entropy decoding, encode and write of the
+     *   GPU route, 10.0 ns a pixel;
+     * - gpu_jpeg_reconstruct_ns: the kernel stage's difference, 0.018.
+     * Both routes took the same wall time there (3.77 and 3.80 s): the
+     * lanes' staging copies, not these rates, bound that folder. */
+    .cpu_jpeg_reconstruct_ns = 2.84,
+    .cpu_jpeg_rest_ns = 10.0,
+    .gpu_jpeg_reconstruct_ns = 0.018,
 };
 
 const gi__device_costs *gi__device_costs_default(void)
