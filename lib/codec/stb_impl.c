@@ -45,18 +45,11 @@ static unsigned char *gi__libdeflate_zlib(unsigned char *data, int len, int *out
 #define STBIW_ZLIB_COMPRESS gi__libdeflate_zlib
 #endif
 
-/* stb is third-party code; its warnings are not ours to fix. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wtype-limits"
-#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#include "stb_warnings.h"
+GI_STB_WARNINGS_OFF
 #include <stb_image.h>
 #include <stb_image_write.h>
-#pragma GCC diagnostic pop
+GI_STB_WARNINGS_ON
 
 #include <limits.h>
 #include <pthread.h>

@@ -25,16 +25,10 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_JPEG
 #define STBI_NO_STDIO
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wtype-limits"
-#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#include "stb_warnings.h"
+GI_STB_WARNINGS_OFF
 #include <stb_image.h>
-#pragma GCC diagnostic pop
+GI_STB_WARNINGS_ON
 /* stb declares static functions that STBI_ONLY_JPEG leaves undefined; the
  * warning comes at the end of the file. */
 #pragma GCC diagnostic ignored "-Wunused-function"

@@ -29,14 +29,11 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_JPEG
 #define STBI_ONLY_PNG
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wtype-limits"
-#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#include "stb_warnings.h"
+GI_STB_WARNINGS_OFF
 #include <stb_image.h>
+GI_STB_WARNINGS_ON
+#pragma GCC diagnostic ignored "-Wunused-function" /* stb_warnings.h says why */
 
 #include "harness.h"
 
