@@ -1026,7 +1026,7 @@ typedef struct gi_batch_options {
     gi_job job;          /* save.format AUTO: from each output's extension */
     gi_device device;
     int codec_workers;   /* decode/encode threads; 0: one per core */
-    int lanes;           /* compute lanes; 0: two (one for a single item) */
+    int lanes;           /* compute lanes; 0: four (one for a single item) */
     int lane_cpu_threads;/* CPU threads of each lane; 0: the cores shared out */
     int no_bridge;       /* 1: no CPU bridge lane while CUDA starts */
     int skip_existing;   /* an output that exists already is not redone */
