@@ -273,13 +273,15 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          &c->limits.max_pixels},
         {"max-input-bytes", 0, "N", "refuse input files (stdin too) larger than N bytes "
          "(default 1G)", opt_limit, &c->limits.max_input_bytes},
-        {"jpeg-decoder", 0, "DEC", "stb | nvjpeg: what decodes JPEG input (PNG is always stb). "
-         "Default stb (or $GPUIMG_JPEG_DECODER): the same pixels on every machine. nvJPEG "
+        {"jpeg-decoder", 0, "DEC", "stb | nvjpeg: what decodes JPEG input. Default stb (or "
+         "$GPUIMG_JPEG_DECODER): stb_image's pixels on every machine, from gpuimg's own "
+         "decoder (stb for the files it leaves). nvJPEG "
          "decodes on the GPU after a start-up of most of a second; its pixels differ from "
          "stb's by a few levels (more for 4:2:2 at hard colour edges)",
          opt_jpeg_decoder, &c->limits.jpeg_decoder},
         {"codecs", 0, "MODE", "exact | fast: JPEG codecs. exact (the default, or "
-         "$GPUIMG_CODECS): stb decodes and encodes, the same bytes on every machine. fast: "
+         "$GPUIMG_CODECS): stb_image's pixels and stb_image_write's bytes, the same on every "
+         "machine. fast: "
          "nvJPEG decodes and encodes JPEG on the GPU where it can (stb where it cannot, or "
          "without a GPU; -v says which took each file); pixels and bytes differ from stb's. "
          "Under the default device, only for jobs whose JPEGs repay the GPU's start-up "
