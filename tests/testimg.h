@@ -32,6 +32,11 @@ int ti_padding_intact(const gi_image *img);
  * and a description of the first difference in `why`. */
 int ti_same(const gi_image *a, const gi_image *b, char *why, size_t why_size);
 
+/* The names (not paths) of dir's *.jpg and *.JPG files, in strcmp order,
+ * at most max, each strdup'ed for the caller to free; 0 when dir cannot be
+ * opened (folders such as the photos may be absent). */
+int ti_jpeg_names(const char *dir, char **names, int max);
+
 /* The CRC-32 a PNG chunk carries over p[0..n) (its type and data), for
  * tests that build PNG files byte by byte. */
 uint32_t ti_crc32(const uint8_t *p, size_t n);

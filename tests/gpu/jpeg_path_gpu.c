@@ -10,27 +10,18 @@
  * kernels failed to write would show the previous image's (the device
  * buffers are reused). No DIR: jpegs-exact/. Exits 77 without a GPU. GPUIMG_TEST_SMALL=1 (for
  * compute-sanitizer) takes files of at most 64K pixels. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "file_io.h"
 #include "harness.h"
+#include "testimg.h"
 #include "jpeg_decode.h"
 #include "ops.h"
 #include "pixel_alloc.h"
 
 static int small_only, files_taken;
-
-static int same_pixels(const gi_image *a, const gi_image *b)
-{
-    if (a->width != b->width || a->height != b->height || a->channels != b->channels) return 0;
-    const size_t row = (size_t)a->width * a->channels;
-    for (int y = 0; y < a->height; y++)
-        if (memcmp(a->data + a->stride * y, b->data + b->stride * y, row) != 0) return 0;
-    return 1;
-}
 
 static void check_chain(gi_context *cpu, gi_context *cuda, const char *path, const char *what,
                         const gi_image *px, const gi_jpeg_coeffs *c, const gi_op *steps, int n)
@@ -40,6 +31,7 @@ static void check_chain(gi_context *cpu, gi_context *cuda, const char *path, con
         return;
     const int hist = steps[n - 1].kind == GI_OP_HIST;
     gi_image want = {0}, got = {0};
+    char why[200] = "";
     gi_histogram want_h, got_h;
     memset(&want_h, 0, sizeof want_h);
     memset(&got_h, 0, sizeof got_h);
@@ -60,7 +52,8 @@ static void check_chain(gi_context *cpu, gi_context *cuda, const char *path, con
             th_check(memcmp(&want_h, &got_h, sizeof want_h) == 0, "%s: %s: histograms differ",
                      path, what);
         else
-            th_check(same_pixels(&want, &got), "%s: %s: pixels differ from the CPU's", path, what);
+            th_check(ti_same(&want, &got, why, sizeof why), "%s: %s: differs from the CPU: %s",
+                     path, what, why);
     }
     gi_image_free(&want);
     gi_image_free(&got);
@@ -124,30 +117,12 @@ static void check_file(gi_context *cpu, gi_context *cuda, gi_context *planned, c
     gi__pixels_free(bytes);
 }
 
-static int is_jpeg_name(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 4 && (strcmp(name + n - 4, ".jpg") == 0 || strcmp(name + n - 4, ".JPG") == 0);
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Names in order, then taken from both ends in turn (sizes and kinds
  * alternate: i1-*, large-*, size*). */
 static void check_dir(gi_context *cpu, gi_context *cuda, gi_context *planned, const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d) return; /* photos may be absent */
     char *names[4096];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < 4096)
-        if (is_jpeg_name(e->d_name)) names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, by_name);
+    const int n = ti_jpeg_names(dir, names, 4096); /* none where the photos are absent */
     for (int i = 0; i < n; i++) {
         const int k = i % 2 ? n - 1 - i / 2 : i / 2;
         char path[4096];

@@ -10,7 +10,6 @@
  * encoded: the file the pixel route writes; files the entropy half leaves
  * to stb, and the limits and decoders under which it must leave every
  * file to gi_load_memory. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,21 +18,13 @@
 #include "batch_image.h"
 #include "file_io.h"
 #include "harness.h"
+#include "testimg.h"
 #include "job_flow.h"
 #include "jpeg_decode.h"
 #include "ops.h"
 #include "pixel_alloc.h"
 
 static int files_taken, files_left;
-
-static int same_pixels(const gi_image *a, const gi_image *b)
-{
-    if (a->width != b->width || a->height != b->height || a->channels != b->channels) return 0;
-    const size_t row = (size_t)a->width * a->channels;
-    for (int y = 0; y < a->height; y++)
-        if (memcmp(a->data + a->stride * y, b->data + b->stride * y, row) != 0) return 0;
-    return 1;
-}
 
 /* One chain from host pixels and from coefficients: the same result. */
 static void check_chain(gi_context *ctx, const char *path, const char *what, const gi_image *px,
@@ -44,6 +35,7 @@ static void check_chain(gi_context *ctx, const char *path, const char *what, con
         return;
     const int hist = steps[n - 1].kind == GI_OP_HIST;
     gi_image want = {0}, got = {0};
+    char why[200] = "";
     gi_histogram want_h, got_h;
     memset(&want_h, 0, sizeof want_h);
     memset(&got_h, 0, sizeof got_h);
@@ -60,7 +52,7 @@ static void check_chain(gi_context *ctx, const char *path, const char *what, con
             th_check(memcmp(&want_h, &got_h, sizeof want_h) == 0, "%s: %s: histograms differ",
                      path, what);
         else
-            th_check(same_pixels(&want, &got), "%s: %s: pixels differ", path, what);
+            th_check(ti_same(&want, &got, why, sizeof why), "%s: %s: %s", path, what, why);
     }
     gi_image_free(&want);
     gi_image_free(&got);
@@ -82,7 +74,7 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     gi_image img = {0}, want = {0}, got = {0};
     gi_jpeg_coeffs c;
     gi_metadata meta = {0}, want_meta = {0};
-    char why[200];
+    char why[200], diff[200] = "";
     gi_status st = gi__job_decode_routed(&job, bytes, size, path, route, &img, &c, &meta, why,
                                          sizeof why);
     th_check(route->planned ? strncmp(why, "JPEG arithmetic on the ", 23) == 0 : !*why,
@@ -96,9 +88,11 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     gi_metadata_read(bytes, size, &want_meta);
     gi_status st2 = gi_job_apply(ctx, &job, px, &want_meta, &want, NULL);
     if (th_check(st == GI_OK && st2 == GI_OK, "%s: job statuses %d %d", path, st, st2))
-        th_check(same_pixels(&want, &got) && meta.orientation == want_meta.orientation,
-                 "%s: the job from coefficients differs (%s route)", path,
-                 route->planned ? "planned" : "forced");
+        th_check(ti_same(&want, &got, diff, sizeof diff) &&
+                     meta.orientation == want_meta.orientation,
+                 "%s: the job from coefficients differs (%s route): %s, orientation %d vs %d",
+                 path, route->planned ? "planned" : "forced", diff, meta.orientation,
+                 want_meta.orientation);
     gi__jpeg_coeffs_free(&c);
     gi_image_free(&img);
     gi_image_free(&want);
@@ -215,28 +209,10 @@ static void check_file(gi_context *const ctx[2], const char *path)
     gi__pixels_free(bytes);
 }
 
-static int is_jpeg_name(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 4 && (strcmp(name + n - 4, ".jpg") == 0 || strcmp(name + n - 4, ".JPG") == 0);
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void check_dir(gi_context *const ctx[2], const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d) return; /* photos may be absent */
     char *names[4096];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < 4096)
-        if (is_jpeg_name(e->d_name)) names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, by_name);
+    const int n = ti_jpeg_names(dir, names, 4096); /* none where the photos are absent */
     for (int i = 0; i < n; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
