@@ -67,21 +67,6 @@ def overhead_table(reps):
     ctx.close()
 
 
-def cv2_call(cv2, op, img):
-    if op == "blur":
-        return lambda: cv2.GaussianBlur(img, (13, 13), 2.0, borderType=cv2.BORDER_REFLECT_101)
-    if op == "sobel":
-        def sobel():
-            gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3, borderType=cv2.BORDER_REFLECT_101)
-            gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3, borderType=cv2.BORDER_REFLECT_101)
-            return cv2.convertScaleAbs(cv2.magnitude(gx, gy))
-        return sobel
-    if op == "transpose":
-        return lambda: cv2.transpose(img)
-    chans = img.shape[2] if img.ndim == 3 else 1
-    return lambda: [cv2.calcHist([img], [c], None, [256], [0, 256]) for c in range(chans)]
-
-
 def gpuimg_call(ctx, op, img):
     return {"blur": lambda: ctx.blur(img, sigma=2), "sobel": lambda: ctx.sobel(img),
             "transpose": lambda: ctx.transpose(img), "hist": lambda: ctx.hist(img)}[op]
@@ -89,6 +74,9 @@ def gpuimg_call(ctx, op, img):
 
 def opencv_table(threads, size, reps, rounds):
     import cv2
+
+    # the very cv2 calls of the CPU backend's table (this folder's cpu_vs_opencv.py)
+    from cpu_vs_opencv import cv2_work
 
     cv2.setNumThreads(threads)
     ctx = gpuimg.Context("cpu", threads=threads)
@@ -101,7 +89,7 @@ def opencv_table(threads, size, reps, rounds):
     for op in ("blur", "sobel", "transpose", "hist"):
         for channels in (1, 3):
             img = rng.integers(0, 256, (h, w) if channels == 1 else (h, w, channels), np.uint8)
-            ours, theirs = gpuimg_call(ctx, op, img), cv2_call(cv2, op, img)
+            ours, theirs = gpuimg_call(ctx, op, img), cv2_work(op, img, channels)
             ours(), theirs()
             a, b = [], []
             for _ in range(rounds):
