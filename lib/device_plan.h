@@ -29,6 +29,10 @@ typedef struct gi__plan_job {
      * its pixels, which the backend reconstructs first, and the bytes that
      * go up instead of steps[0]'s pixels. 0: a source of pixels. */
     double jpeg_pixels, jpeg_coeff_bytes;
+    /* A result that leaves as an exact JPEG file (backend.h,
+     * gi__chain_jpeg_out): its pixels, which CUDA encodes on the device
+     * (only the file comes down) and the CPU with our writer. 0: none. */
+    double jpeg_out_pixels;
 } gi__plan_job;
 
 /* Where CUDA stands. */
@@ -80,6 +84,9 @@ typedef struct gi__device_costs {
     double cpu_jpeg_rest_ns; /* a codec worker's other work on a JPEG: reading, the
                                 entropy half, our writer, writing */
     double gpu_jpeg_reconstruct_ns; /* the arithmetic half's kernels, of the whole GPU */
+    /* The exact JPEG writer, per pixel of its image */
+    double cpu_jpeg_encode_ns; /* on one core */
+    double gpu_jpeg_encode_ns; /* its kernels and the file's way down, of the whole GPU */
 } gi__device_costs;
 
 /* The measured costs of the reference machine (device_plan.c says which). */
@@ -123,7 +130,10 @@ typedef struct gi__jpeg_route_input {
     double pixels;       /* the decoded image's */
     double pixel_bytes;  /* ...its bytes, which route 0 uploads */
     double coeff_bytes;  /* its coefficients, which route 1 uploads */
-    double out_bytes;    /* the steps' result, downloaded either way */
+    double out_bytes;    /* the steps' result, downloaded either way... */
+    int encodes_jpeg;    /* ...unless it leaves as an exact JPEG: then route 1 encodes
+                            it on the device, route 0 on a codec worker */
+    double out_pixels;   /* the result's pixels (the writer's rates are per pixel) */
     int cores;           /* the codec workers (>= 1) */
     int lanes;           /* compute lanes, each staging on one thread (>= 1) */
     int pipelined;       /* images overlap: codec workers and lanes run side by side */

@@ -45,8 +45,10 @@ gi_status gi__apply_from_device(gi_context *ctx, const gi_image *src, const gi_o
  * runs the chain (AUTO's plan weighing the decoder's arithmetic half too)
  * reconstructs the pixels where it computes, then runs the steps; dst on
  * the host (none for hist). The same bytes as gi_apply on the decoded
- * pixels. */
+ * pixels. jpeg_out (NULL, or backend.h's request) asks for the result as
+ * a JPEG file, encoded where the chain ran; dst is still allocated, and
+ * written when jpeg_out->bytes comes back NULL. */
 gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *steps, int n,
-                         gi_image *dst, gi_histogram *hist);
+                         gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out);
 
 #endif

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "batch_files.h"
 #include "file_io.h"
+#include "image_io.h"
 #include "job_flow.h"
 #include "pixel_alloc.h"
 
@@ -19,6 +20,8 @@ void gi__batch_release(gi__batch_image *job)
     gi_image_free(&job->dst);
     gi__jpeg_coeffs_free(&job->coeffs);
     gi_metadata_free(&job->meta);
+    free(job->jpeg_out.bytes);
+    job->jpeg_out.bytes = NULL;
 }
 
 void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
@@ -47,9 +50,25 @@ void gi__batch_note_metadata(gi__batch_image *job, const char *prefix, const cha
     snprintf(note + used, size - used, "%s%s%s", used ? "; " : "", prefix, what);
 }
 
+/* Whether the item's output is an exact JPEG (*out: the writer's request). */
+static int exact_jpeg_output(const gi_batch_options *o, const gi__batch_image *job,
+                             gi__chain_jpeg_out *out)
+{
+    gi_format format = o->job.save.format;
+    if (format == GI_FORMAT_AUTO) format = gi_format_from_path(job->item->out);
+    return gi__job_jpeg_out(&o->job, format, out);
+}
+
 int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
                      gi__batch_image *job)
 {
+    gi__jpeg_route item_route;
+    gi__chain_jpeg_out unused;
+    if (route) { /* the plan weighs the device's encode for an exact JPEG output */
+        item_route = *route;
+        item_route.encodes_jpeg = exact_jpeg_output(o, job, &unused);
+        route = &item_route;
+    }
     const char *in = job->item->in;
     uint8_t *bytes;
     size_t size;
@@ -84,8 +103,12 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
 {
     const int from_jpeg = job->coeffs.storage != NULL;
+    /* An exact JPEG output is encoded where the steps ran (on CUDA: only
+     * the file's bytes come back); the encode stage then writes it. */
+    const int to_jpeg = from_jpeg && exact_jpeg_output(o, job, &job->jpeg_out);
     gi_status st = from_jpeg
-                       ? gi__job_apply_jpeg(ctx, &o->job, &job->coeffs, &job->meta, &job->dst, NULL)
+                       ? gi__job_apply_jpeg(ctx, &o->job, &job->coeffs, &job->meta, &job->dst, NULL,
+                                            to_jpeg ? &job->jpeg_out : NULL)
                        : gi_job_apply(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL);
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
     gi__jpeg_coeffs_free(&job->coeffs);
@@ -188,6 +211,14 @@ int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
     gi_save_options save = gi__batch_save_options(o, job);
     double start = gi__now_ms();
     if (gi__batch_make_dirs(o, job) != 0) return -1;
+    if (job->jpeg_out.bytes && save.format == GI_FORMAT_JPEG) {
+        /* encoded by the compute: the metadata goes in here */
+        uint8_t *file = job->jpeg_out.bytes, *bytes = NULL;
+        size_t size = 0;
+        job->jpeg_out.bytes = NULL;
+        gi_status st = gi__encoded_jpeg(file, job->jpeg_out.size, &save, &bytes, &size);
+        return gi__batch_write_encoded(job, st, bytes, size, start);
+    }
     if (save.format == GI_FORMAT_PNG || save.format == GI_FORMAT_JPEG) {
         /* Encoded in memory, then written into place: timed apart. */
         uint8_t *bytes = NULL;

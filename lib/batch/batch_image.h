@@ -12,6 +12,7 @@ typedef struct {
     gi_image src, dst;   /* src: only its size while coeffs holds the input */
     gi_jpeg_coeffs coeffs; /* a JPEG decoded only to its coefficients (storage non-NULL) */
     gi_metadata meta;    /* the input's, as the job keeps it */
+    gi__chain_jpeg_out jpeg_out; /* the output file, when the compute encoded it */
 } gi__batch_image;
 
 /* Each step returns 0, or -1 after marking the item failed with a line

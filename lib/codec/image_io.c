@@ -351,6 +351,20 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
     return with_metadata(sink.data, sink.size, opts, bytes, size);
 }
 
+gi_status gi__encoded_jpeg(uint8_t *file, size_t length, const gi_save_options *opts,
+                           uint8_t **bytes, size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    gi_status st = check_save_options(opts);
+    if (st != GI_OK) {
+        free(file);
+        return st;
+    }
+    last_codec = "gpuimg-jpeg-cuda";
+    return with_metadata(file, length, opts, bytes, size);
+}
+
 gi_status gi__encode_device_jpeg(const gi__device_pixels *px, const gi_save_options *opts,
                                  uint8_t **bytes, size_t *size)
 {

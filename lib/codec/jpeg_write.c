@@ -184,6 +184,45 @@ int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, s
     return 0;
 }
 
+void gi__jpeg_write_tables(int quality, jpeg_tables *t)
+{
+    jpeg_setup s;
+    make_setup(quality, &s);
+    *t = s.t;
+}
+
+/* Copies the scan's bytes with a 0 stuffed after each 0xFF (T.81, F.1.2.3). */
+static void put_stuffed(jpeg_buffer *w, const uint8_t *scan, size_t n)
+{
+    const uint8_t *end = scan + n;
+    while (scan < end) {
+        const uint8_t *ff = memchr(scan, 0xFF, (size_t)(end - scan));
+        size_t run = (size_t)((ff ? ff + 1 : end) - scan);
+        put_bytes(w, scan, run);
+        if (ff) *w->p++ = 0;
+        scan += run;
+    }
+}
+
+int gi__jpeg_write_around_scan(int width, int height, int quality, const uint8_t *scan, size_t n,
+                               uint8_t **bytes, size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    if (width <= 0 || height <= 0 || n > (SIZE_MAX - 4096) / 2) return -1;
+    jpeg_setup s;
+    make_setup(quality, &s);
+    jpeg_buffer out = {0};
+    if (!gi__jpeg_reserve(&out, 1024 + 2 * n)) return -1; /* headers, every byte stuffed, EOI */
+    put_headers(&out, &s, width, height);
+    put_stuffed(&out, scan, n);
+    *out.p++ = 0xFF; /* EOI */
+    *out.p++ = 0xD9;
+    *bytes = out.data;
+    *size = (size_t)(out.p - out.data);
+    return 0;
+}
+
 /* The widest set this CPU has, up to GPUIMG_CPU_ISA's cap (cpu_isa.h:
  * the blur's rule); the scan has no AVX-512 copy (1-3% faster, not kept). */
 jpeg_scan_fn *gi__jpeg_scan(void)

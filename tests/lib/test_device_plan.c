@@ -145,22 +145,31 @@ static void check_codecs(void)
 /* A JPEG's arithmetic half on the GPU lane (gi__plan_jpeg_route), with
  * round figures: reconstruct 1.7 ns a pixel on a core, 0.02 on the GPU,
  * the rest of a codec worker's work 3.5; copies as test_costs'. */
-static int jpeg_route(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
-                      int pipelined)
+static int jpeg_route_to(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
+                         int pipelined, int encodes_jpeg)
 {
     gi__device_costs c = test_costs();
     c.cpu_jpeg_reconstruct_ns = 1.7;
     c.cpu_jpeg_rest_ns = 3.5;
     c.gpu_jpeg_reconstruct_ns = 0.02;
+    c.cpu_jpeg_encode_ns = 1.5;
+    c.gpu_jpeg_encode_ns = 0.05;
     const double px = mp * 1e6;
     const gi__jpeg_route_input in = {.pixels = px, .pixel_bytes = 3 * px,
                                      .coeff_bytes = coeff_bytes_per_pixel * px,
                                      .out_bytes = 3 * px, .cores = cores, .lanes = lanes,
-                                     .pipelined = pipelined};
+                                     .pipelined = pipelined, .encodes_jpeg = encodes_jpeg,
+                                     .out_pixels = px};
     char why[200];
     int gpu = gi__plan_jpeg_route(&in, &c, why, sizeof why);
     th_check(strstr(why, gpu ? "on the GPU" : "on the CPU") != NULL, "route reason: %s", why);
     return gpu;
+}
+
+static int jpeg_route(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
+                      int pipelined)
+{
+    return jpeg_route_to(mp, coeff_bytes_per_pixel, cores, lanes, pipelined, 0);
 }
 
 static void check_jpeg(void)
@@ -173,6 +182,11 @@ static void check_jpeg(void)
     th_check(!jpeg_route(9.2, 6, 16, 1, 1), "16 cores, 1 lane, 4:4:4: the CPU's arithmetic");
     /* Equal bytes on a lane-bound pipeline: the kernels' time tips it. */
     th_check(!jpeg_route(9.2, 3, 64, 1, 1), "64 cores, 1 lane, 4:2:0: the CPU's arithmetic");
+    /* An exact JPEG output: route 1 also takes the writer off the cores
+     * and brings down a file instead of pixels, which tips a pipeline
+     * whose cores are few, and the lane-bound 4:4:4 one. */
+    th_check(jpeg_route_to(9.2, 6, 16, 1, 1, 1), "16 cores, 1 lane, 4:4:4, JPEG out: the GPU");
+    th_check(jpeg_route_to(9.2, 3, 64, 1, 1, 1), "64 cores, 1 lane, 4:2:0, JPEG out: the GPU");
 
     /* The device plan counts the arithmetic half on the backend that runs
      * it: the CPU's threads, or the GPU's kernels and the coefficients'

@@ -45,7 +45,7 @@ static void check_chain(gi_context *ctx, const char *path, const char *what, con
         return;
     }
     gi_status a = gi_apply(ctx, px, steps, n, &want, &want_h);
-    gi_status b = gi__apply_jpeg(ctx, c, steps, n, &got, &got_h);
+    gi_status b = gi__apply_jpeg(ctx, c, steps, n, &got, &got_h, NULL);
     if (th_check(a == GI_OK && b == GI_OK, "%s: %s: statuses %d and %d (%s)", path, what, a, b,
                  gi_last_error())) {
         if (hist)
@@ -83,7 +83,7 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     if (!route->planned) th_check(c.storage != NULL, "%s: a forced route kept pixels", path);
     th_check(img.width == px->width && img.height == px->height && img.channels == px->channels,
              "%s: routed decode's size", path);
-    st = c.storage ? gi__job_apply_jpeg(ctx, &job, &c, &meta, &got, NULL)
+    st = c.storage ? gi__job_apply_jpeg(ctx, &job, &c, &meta, &got, NULL, NULL)
                    : gi_job_apply(ctx, &job, &img, &meta, &got, NULL);
     gi_metadata_read(bytes, size, &want_meta);
     gi_status st2 = gi_job_apply(ctx, &job, px, &want_meta, &want, NULL);
