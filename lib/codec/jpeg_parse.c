@@ -171,7 +171,7 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
     }
     /* One allocation for every plane, zeroed: blocks no scan codes are zero. */
     c->storage_bytes = (size_t)(blocks * 64 * sizeof(int16_t));
-    c->storage = gi__pixels_calloc(c->storage_bytes);
+    c->storage = gi__pixels_calloc_for_device(c->storage_bytes); /* the GPU's upload reads it */
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     int16_t *next = c->storage;
     for (int i = 0; i < n; i++) {

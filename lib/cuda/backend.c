@@ -26,6 +26,7 @@
 #include "device_buffer.h"
 #include "jpeg_device.h"
 #include "jpeg_encode_device.h"
+#include "pixel_alloc.h"
 
 /* Device rows start on this boundary so the kernels' wide accesses line up. */
 #define ROW_ALIGN 256
@@ -583,20 +584,26 @@ static gi_status reserve_jpeg(cuda_state *s, const gi_jpeg_coeffs *c, const gi__
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->src, bytes, "JPEG decode");
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->coeffs, c->storage_bytes, "JPEG decode");
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->planes, gi__cuda_jpeg_planes_bytes(c), "JPEG decode");
-    if (st == GI_OK) st = gi__cuda_reserve_pinned(&s->stage_in, c->storage_bytes);
+    if (st == GI_OK && !gi__pixels_pinned(c->storage))
+        st = gi__cuda_reserve_pinned(&s->stage_in, c->storage_bytes);
     return st;
 }
 
-/* Queues the coefficients' upload (through the pinned stage) and the
- * arithmetic half into s->src, rows `pitch` apart. */
+/* Queues the coefficients' upload and the arithmetic half into s->src,
+ * rows `pitch` apart. Coefficients in page-locked memory (pixel_alloc.h)
+ * go up from where they are; others through the pinned stage. */
 static gi_status queue_jpeg(cuda_state *s, const gi_jpeg_coeffs *c, size_t pitch)
 {
+    const void *from = c->storage;
     double start = gi__now_ms();
-    memcpy(s->stage_in.ptr, c->storage, c->storage_bytes);
+    if (!gi__pixels_pinned(c->storage)) {
+        memcpy(s->stage_in.ptr, c->storage, c->storage_bytes);
+        from = s->stage_in.ptr;
+    }
     s->stage_in_ms = gi__now_ms() - start;
     gi_status st = mark(s, MARK_UPLOAD);
     if (st == GI_OK) {
-        cudaError_t e = cudaMemcpyAsync(s->coeffs.ptr, s->stage_in.ptr, c->storage_bytes,
+        cudaError_t e = cudaMemcpyAsync(s->coeffs.ptr, from, c->storage_bytes,
                                         cudaMemcpyHostToDevice, s->stream);
         if (e != cudaSuccess) st = gi__cuda_fail(e, "JPEG coefficients upload");
     }
@@ -717,6 +724,22 @@ gi_status gi__cuda_backend_reserve(void *state, size_t in_bytes, size_t out_byte
     return st == GI_OK ? gi__cuda_reserve_pinned(&s->stage_out, out_bytes) : st;
 }
 
+/* The pixel allocator's page-locked blocks (pixel_alloc.h). */
+static void *pin_map(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError(); /* the allocator falls back to plain memory */
+        return NULL;
+    }
+    return p;
+}
+
+static void pin_unmap(void *p)
+{
+    if (cudaFreeHost(p) != cudaSuccess) cudaGetLastError();
+}
+
 gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
 {
     const char *why;
@@ -744,6 +767,8 @@ gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
         cuda_destroy(s);
         return st;
     }
+    static const gi__pixels_pinner pinner = {pin_map, pin_unmap};
+    gi__pixels_use_pinned(&pinner);
     *ops = &cuda_ops;
     *state = s;
     return GI_OK;
