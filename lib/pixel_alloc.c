@@ -235,6 +235,12 @@ void *gi__pixels_calloc(size_t bytes)
     return p;
 }
 
+void *gi__pixels_alloc_for_device(size_t bytes)
+{
+    int fresh;
+    return pixels_alloc(bytes, 1, &fresh);
+}
+
 void *gi__pixels_calloc_for_device(size_t bytes)
 {
     int fresh;

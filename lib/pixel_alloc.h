@@ -22,6 +22,8 @@ void gi__pixels_free(void *p);
  * the first few. Until then, and in builds with AddressSanitizer, as
  * gi__pixels_calloc. Zeroed. */
 void *gi__pixels_calloc_for_device(size_t bytes);
+/* The same, not zeroed. */
+void *gi__pixels_alloc_for_device(size_t bytes);
 /* Whether p (from this allocator) is page-locked. */
 int gi__pixels_pinned(const void *p);
 

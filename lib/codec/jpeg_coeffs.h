@@ -37,7 +37,9 @@ typedef struct gi_jpeg_plane {
     int blocks_w;       /* blocks a row holds: mcus_x * h (the MCU grid's) */
     int blocks_h;       /* block rows: mcus_y * v */
     int16_t *coeffs;    /* block (bx, by) at coeffs + 64 * ((size_t)by * blocks_w + bx);
-                           blocks no scan codes are zero */
+                           the blocks that hold samples, (width + 7) / 8 by
+                           (height + 7) / 8 of them, are defined; the rest of the
+                           MCU grid is zero (progressive) or undefined (baseline) */
 } gi_jpeg_plane;
 
 typedef struct gi_jpeg_coeffs {

@@ -247,6 +247,7 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
 {
     bitreader *br = &st->br;
     int32_t diff;
+    memset(blk, 0, 64 * sizeof *blk); /* the storage is not zeroed (jpeg_parse.c) */
     ENSURE(br);
     if (decode_dc(br, dc, &diff) < 0) return -1;
     st->pred[ci] += (uint32_t)diff;

@@ -49,8 +49,8 @@ typedef struct gi_jpeg_scan {
 } gi_jpeg_scan;
 
 /* Decodes the scan whose entropy-coded data starts at bytes + at into c's
- * planes (baseline: c->progressive 0; every coefficient written once, onto
- * zeros). Runs of restart intervals go to up to `threads` threads (each
+ * planes (baseline, c->progressive 0: each block zeroed, then decoded;
+ * progressive: added onto the coefficients so far). Runs of restart intervals go to up to `threads` threads (each
  * interval starts afresh, so they decode apart; stb's values either way).
  * Returns 0 with *end at the 0xFF of the marker that follows the data, or
  * -1: not a scan this decoder takes (see above). */
