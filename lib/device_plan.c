@@ -145,15 +145,18 @@ void gi__plan_device(const gi__plan_input *in, const gi__device_costs *c, gi__pl
     const long images = in->images < 1 ? 1 : in->images;
     const double in_bytes = j->jpeg_pixels > 0 ? j->jpeg_coeff_bytes
                             : (double)j->steps[0].width * j->steps[0].height * j->steps[0].channels;
-    double cpu_ns = j->jpeg_pixels * c->cpu_jpeg_reconstruct_ns +
-                    j->jpeg_out_pixels * c->cpu_jpeg_encode_ns;
+    double cpu_ns = j->jpeg_pixels * c->cpu_jpeg_reconstruct_ns;
+    /* The writer codes one image on one core: its time is the image's
+     * alone, but in a pipeline, where the codec workers' encodes overlap. */
+    const double encode_ms = j->jpeg_out_pixels * c->cpu_jpeg_encode_ns / 1e6 /
+                             (in->pipelined ? (in->cpu_threads < 1 ? 1 : in->cpu_threads) : 1);
     double gpu_ns = j->jpeg_pixels * c->gpu_jpeg_reconstruct_ns +
                     j->jpeg_out_pixels * c->gpu_jpeg_encode_ns;
     for (int i = 0; i < n; i++) {
         cpu_ns += step_ns(c->cpu, &j->steps[i]);
         gpu_ns += step_ns(c->gpu, &j->steps[i]);
     }
-    out->cpu_ms = c->cpu_call_ms * n + cpu_ns / threads / 1e6;
+    out->cpu_ms = c->cpu_call_ms * n + cpu_ns / threads / 1e6 + encode_ms;
     out->startup_ms = startup_left_ms(in, c, in_bytes + j->out_bytes);
     out->copy_ms = in_bytes / (c->upload_gbps * 1e6) + j->out_bytes / (c->download_gbps * 1e6);
     out->kernel_ms = c->gpu_launch_ms + gpu_ns / 1e6;

@@ -38,6 +38,7 @@
 #include "batch_files.h"
 #include "batch_image.h"
 #include "clock.h"
+#include "context.h"
 #include "cpu_parallel.h"
 #include "gi_error.h"
 #include "jpeg_nvjpeg.h"
@@ -243,10 +244,18 @@ static gi__batch_image *decode_returned(pipeline *p, gi__batch_image *job)
 
 /* Where the JPEG inputs decoded now go (under the lock): to the device
  * as coefficients when the lanes compute on CUDA, asked for or planned;
- * else NULL: pixels. */
-static const gi__jpeg_route *jpeg_route(const pipeline *p, gi__jpeg_route *route)
+ * else NULL: pixels. `lane`: the lane that computes one image at a time
+ * (no codec workers), whose own context then decides under AUTO: a warm
+ * one (gpuimg serve's) has CUDA started, and the JPEG's codecs' arithmetic
+ * halves pay there even where the steps alone would not. */
+static const gi__jpeg_route *jpeg_route(const pipeline *p, const compute_lane *lane,
+                                        gi__jpeg_route *route)
 {
     const int asked = p->opts->device == GI_DEVICE_CUDA;
+    if (!asked && p->opts->device == GI_DEVICE_AUTO && !p->lanes_on_cuda && lane && lane->ctx) {
+        gi__context_jpeg_route(lane->ctx, route);
+        return route->on_cuda ? route : NULL;
+    }
     if (!asked && !(p->opts->device == GI_DEVICE_AUTO && p->lanes_on_cuda)) return NULL;
     *route = (gi__jpeg_route){.on_cuda = 1, .planned = !asked,
                               .cores = p->shape.codec_workers ? p->shape.codec_workers : 1,
@@ -299,7 +308,7 @@ static void *codec_worker(void *arg)
             gi__batch_image *back = p->returned_count ? p->returned[--p->returned_count] : NULL;
             gi_batch_item *it = back ? NULL : take_next_item(p);
             gi__jpeg_route space;
-            const gi__jpeg_route *route = jpeg_route(p, &space);
+            const gi__jpeg_route *route = jpeg_route(p, NULL, &space);
             p->decoded.reserved++;
             pthread_mutex_unlock(&p->lock);
             gi__batch_image *job = back ? decode_returned(p, back) : start_job(p, it, route);
@@ -543,7 +552,7 @@ static void run_in_turn(pipeline *p, compute_lane *lane)
         }
         if (!lane->ctx && !*lane->why) open_lane(p, lane);
         gi__jpeg_route space;
-        gi__batch_image *job = start_job(p, it, jpeg_route(p, &space));
+        gi__batch_image *job = start_job(p, it, jpeg_route(p, lane, &space));
         if (!job) continue;
         if (compute(p, lane, job) == 0) finish(p, job);
         else settle(p, job);
