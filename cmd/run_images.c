@@ -93,7 +93,7 @@ static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, i
     o.job.n_steps = n_steps;
     o.job.limits = c->limits;
     o.job.save = (gi_save_options){c->format, c->quality, c->png_level, c->png_filter, NULL,
-                                   c->jpeg_encoder};
+                                   c->jpeg_encoder, 0};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;
@@ -140,7 +140,7 @@ static int run_stream(const cli_common *c, const char *out, const gi_op *steps, 
     o.job.n_steps = n_steps;
     o.job.limits = c->limits;
     o.job.save = (gi_save_options){output_format(c, out), c->quality, c->png_level,
-                                   c->png_filter, NULL, c->jpeg_encoder};
+                                   c->png_filter, NULL, c->jpeg_encoder, 0};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;

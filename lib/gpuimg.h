@@ -277,6 +277,10 @@ typedef struct gi_save_options {
     gi_png_filter png_filter;
     const gi_metadata *metadata;
     gi_jpeg_encoder jpeg_encoder; /* default GI_JPEG_ENCODER_STB */
+    /* Threads one JPEG encode may use (pieces of MCU rows): 0 (the
+     * default) or 1 encodes on the calling thread alone. The bytes do not
+     * depend on it. gi_batch_run sets it for a batch of one image. */
+    int encode_threads;
 } gi_save_options;
 void gi_save_options_default(gi_save_options *opts);
 

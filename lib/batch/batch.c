@@ -746,6 +746,8 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     if (count == 1 && one.job.limits.decode_threads == 0)
         one.job.limits.decode_threads = opts->lane_cpu_threads ? opts->lane_cpu_threads
                                                                : gi__cpu_count();
+    if (count == 1 && one.job.save.encode_threads == 0)
+        one.job.save.encode_threads = one.job.limits.decode_threads;
     opts = &one;
     compute_lane lanes[256] = {{0}};
     pipeline p = {.opts = opts, .shape = shape_of(opts, count), .items = items, .count = count,

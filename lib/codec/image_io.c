@@ -341,7 +341,7 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
                                      img->data, (int)img->stride, level, filter)
              : opts->format == GI_FORMAT_JPEG
                  ? gi__jpeg_write(img->data, img->width, img->height, img->channels, img->stride,
-                                  quality, &sink.data, &sink.size) == 0
+                                  quality, opts->encode_threads, &sink.data, &sink.size) == 0
              : gi__pnm_write(img, opts->format, sink_emit, &sink) == 0;
     if (!ok || sink.failed) {
         free(sink.data);

@@ -18,11 +18,12 @@
 
 #include "jpeg_scan.h"
 
-/* 0 with *bytes (malloc'd, the caller frees) and *size; -1 when out of
+/* threads: up to this many code pieces of MCU rows at once (the bytes are
+ * the same for any count). 0 with *bytes (malloc'd, the caller frees) and *size; -1 when out of
  * memory or for what stb refuses too (no pixels, a zero side, channels
  * outside 1..4), with *bytes NULL. */
 int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                   int quality, uint8_t **bytes, size_t *size);
+                   int quality, int threads, uint8_t **bytes, size_t *size);
 
 /* The scan's tables for a quality (taken as above). */
 void gi__jpeg_write_tables(int quality, jpeg_tables *t);

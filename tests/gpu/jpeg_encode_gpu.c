@@ -43,7 +43,7 @@ static void compare_one(gi__cuda_jpeg_encoder *enc, int w, int h, int ch, int qu
     size_t cpu_size = 0, gpu_size = 0;
     double host_ms;
     int ok = th_check(e == cudaSuccess, "upload: %s", cudaGetErrorString(e)) &&
-             th_check(gi__jpeg_write(host, w, h, ch, row, quality, &cpu, &cpu_size) == 0,
+             th_check(gi__jpeg_write(host, w, h, ch, row, quality, 1, &cpu, &cpu_size) == 0,
                       "CPU write") &&
              th_check(gi__cuda_jpeg_encode(enc, d, pitch, w, h, ch, quality, NULL, &gpu, &gpu_size,
                                            &host_ms) == GI_OK,
