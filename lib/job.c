@@ -27,16 +27,9 @@ static int ends_in_hist(const gi_job *job)
     return job->n_steps > 0 && job->steps[job->n_steps - 1].kind == GI_OP_HIST;
 }
 
-gi_status gi__job_decode(const gi_job *job, const void *in, size_t size, const char *name,
-                         gi_image *img, gi_metadata *meta)
-{
-    gi_metadata_free(meta);
-    gi_status st = gi_load_memory(img, in, size, name, &job->limits);
-    if (st == GI_OK) gi__job_read_metadata(job, in, size, meta);
-    return st;
-}
-
-void gi__job_read_metadata(const gi_job *job, const void *in, size_t size, gi_metadata *meta)
+/* The input's metadata as the job keeps it (none under strip, but for the
+ * orientation when the job applies it). */
+static void read_metadata(const gi_job *job, const void *in, size_t size, gi_metadata *meta)
 {
     gi_metadata_free(meta);
     if (job->strip && !job->auto_orient) return;
@@ -49,7 +42,19 @@ void gi__job_read_metadata(const gi_job *job, const void *in, size_t size, gi_me
     }
 }
 
-int gi__job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_MAX_STEPS])
+gi_status gi__job_decode(const gi_job *job, const void *in, size_t size, const char *name,
+                         gi_image *img, gi_metadata *meta)
+{
+    gi_metadata_free(meta);
+    gi_status st = gi_load_memory(img, in, size, name, &job->limits);
+    if (st == GI_OK) read_metadata(job, in, size, meta);
+    return st;
+}
+
+/* The job's whole chain for an input with this metadata: the turn that
+ * auto_orient applies, then the steps; -1 when that is over GI_MAX_STEPS
+ * steps (gi_job_apply then runs the turn apart). */
+static int job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_MAX_STEPS])
 {
     gi_transform turn[2];
     int n_turn = job->auto_orient ? gi_orientation_steps(meta->orientation, turn) : 0;
@@ -113,7 +118,7 @@ static gi_status apply_job(gi_context *ctx, const gi_job *job, const job_source 
     int n_turn = job->auto_orient ? gi_orientation_steps(meta->orientation, turn) : 0;
     if (n_turn == 0) return apply_alloc(ctx, src, job->steps, job->n_steps, dst, hist);
     gi_status st;
-    int n = gi__job_chain(job, meta, chain);
+    int n = job_chain(job, meta, chain);
     if (n > 0) {
         /* One chain: on CUDA the turn costs no extra upload or download. */
         st = apply_alloc(ctx, src, chain, n, dst, hist);
@@ -148,7 +153,7 @@ gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_c
 int gi__job_jpeg_out(const gi_job *job, gi_format format, gi__chain_jpeg_out *out)
 {
     memset(out, 0, sizeof *out);
-    if (format != GI_FORMAT_JPEG || job->save.jpeg_encoder != GI_JPEG_ENCODER_STB) return 0;
+    if (format != GI_FORMAT_JPEG) return 0;
     out->quality = job->save.jpeg_quality;
     return 1;
 }
@@ -204,7 +209,7 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
         gi__jpeg_coeffs_free(coeffs);
         if (!ok) return gi__job_decode(job, in, size, name, img, meta);
     }
-    gi__job_read_metadata(job, in, size, meta);
+    read_metadata(job, in, size, meta);
     return GI_OK;
 }
 

@@ -44,15 +44,8 @@ gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_c
                              gi__chain_jpeg_out *jpeg_out);
 /* The exact JPEG writer's request for a job whose output format resolves
  * to `format`: into *out (its quality) and 1, or 0 when the output is not
- * an exact JPEG. */
+ * a JPEG. */
 int gi__job_jpeg_out(const gi_job *job, gi_format format, gi__chain_jpeg_out *out);
-/* The input's metadata as the job keeps it (none under strip, but for the
- * orientation when the job applies it). */
-void gi__job_read_metadata(const gi_job *job, const void *in, size_t size, gi_metadata *meta);
-/* The job's whole chain for an input with this metadata: the turn that
- * auto_orient applies, then the steps; -1 when that is over GI_MAX_STEPS
- * steps (gi_job_apply then runs the turn apart). */
-int gi__job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_MAX_STEPS]);
 /* The job's save options, carrying `meta` unless the job strips. */
 gi_save_options gi__job_save_options(const gi_job *job, const gi_metadata *meta);
 

@@ -280,14 +280,6 @@ gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int
     return apply_between(ctx, src, GI__HOST, steps, n, dst, GI__HOST, hist);
 }
 
-gi_status gi__apply_from_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
-                                gi_image *dst, gi__where dst_where, gi_histogram *hist)
-{
-    if (ctx->requested != GI_DEVICE_CUDA)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "a source in device memory needs a CUDA context");
-    return apply_between(ctx, src, GI__DEVICE, steps, n, dst, dst_where, hist);
-}
-
 /* A chain from a JPEG's coefficients, as gi__dispatch calls it. */
 typedef struct {
     const gi_jpeg_coeffs *c;
@@ -339,7 +331,9 @@ gi_status gi_apply_device(gi_context *ctx, const gi_image *src, const gi_op *ste
     gi_status st = check_device_end(src, "source");
     if (st == GI_OK && !ends_in_hist) st = check_device_end(dst, "destination");
     if (st != GI_OK) return st;
-    return gi__apply_from_device(ctx, src, steps, n, dst, GI__DEVICE, hist);
+    if (ctx->requested != GI_DEVICE_CUDA)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "a source in device memory needs a CUDA context");
+    return apply_between(ctx, src, GI__DEVICE, steps, n, dst, GI__DEVICE, hist);
 }
 
 static gi_status run_op(gi_context *ctx, const gi_op *op, const gi_image *src, gi_image *dst,

@@ -25,24 +25,6 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
 /* Writes atomically, making the directories below o->output_root first. */
 int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job);
 
-/* The pieces of gi__batch_encode that the device path (batch_device.c),
- * which encodes on the GPU, shares: the save options for the item (noting
- * metadata its format cannot hold), the output's directories (-1 after
- * failing the item), and the write after the encode. */
-gi_save_options gi__batch_save_options(const gi_batch_options *o, gi__batch_image *job);
-int gi__batch_make_dirs(const gi_batch_options *o, gi__batch_image *job);
-/* The end of an in-memory encode that began at `start` (gi__now_ms) and
- * returned `encoded`: its time, the atomic write of bytes[0..size) (freed
- * here) and its time, and the item's status. 0, or -1 after failing it. */
-int gi__batch_write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *bytes, size_t size,
-                            double start);
-/* Records the context's last operation in the item: its stage times, the
- * backend that ran it, the device choice and any fallback. */
-void gi__batch_record_compute(gi_context *ctx, gi__batch_image *job);
-/* Adds a stage's time to the item's record; appends to its metadata note. */
-void gi__batch_add_stage(gi__batch_image *job, gi_stage stage, double ms);
-void gi__batch_note_metadata(gi__batch_image *job, const char *prefix, const char *what);
-
 /* Marks an image that cannot run at all (no backend, refused input). */
 void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
