@@ -133,6 +133,8 @@ typedef struct gi__backend_ops {
 /* CPU backend: threads over row bands. Never fails to create. */
 gi_status gi__cpu_backend_create(int threads, const gi__backend_ops **ops,
                                  void **state);
+/* Its thread count from the next call on (0: one per core). */
+void gi__cpu_backend_set_threads(void *state, int threads);
 
 /* CUDA backend. Returns GI_ERR_NO_DEVICE (with a detail saying why) when
  * the library was built without CUDA, no device is present or the driver is

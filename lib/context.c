@@ -30,6 +30,12 @@ gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **s
     return GI_OK;
 }
 
+void gi__context_set_cpu_threads(gi_context *ctx, int threads)
+{
+    ctx->cpu_threads = threads;
+    if (ctx->cpu_ops) gi__cpu_backend_set_threads(ctx->cpu_state, threads);
+}
+
 /* The threads the CPU backend will run, as it counts them. */
 static int cpu_thread_count(const gi_context *ctx)
 {

@@ -55,6 +55,9 @@ gi_status gi__context_backend_for(gi_context *ctx, const gi__plan_job *work,
  * started), as the route's plan says; else pixels on the host. */
 struct gi__jpeg_route;
 void gi__context_jpeg_route(const gi_context *ctx, struct gi__jpeg_route *route);
+/* The CPU threads of ctx's operations from now on (0: one per core):
+ * a context lent to a batch takes the batch's share of the cores. */
+void gi__context_set_cpu_threads(gi_context *ctx, int threads);
 /* The CPU backend of ctx, created on first use. */
 gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **state);
 

@@ -930,6 +930,11 @@ typedef struct gi_batch_options {
     int codec_workers;   /* decode/encode threads; 0: one per core */
     int lanes;           /* compute lanes; 0: four (one for a single item) */
     int lane_cpu_threads;/* CPU threads of each lane; 0: the cores shared out */
+    /* The cores the batch shares out among its codec workers and lanes
+     * (and a lone image's decode and steps); 0: every online core. A
+     * caller running several batches at once (gpuimg serve) gives each
+     * its share, so that they do not each start a thread per core. */
+    int cores;
     int no_bridge;       /* 1: no CPU bridge lane while CUDA starts */
     int skip_existing;   /* an output that exists already is not redone */
     /* Parent directories of outputs below this one are created (none of
@@ -948,7 +953,8 @@ typedef struct gi_batch_options {
     /* A context that the first compute lane uses instead of creating one,
      * so that a long-lived caller (gpuimg serve) keeps CUDA started from
      * batch to batch: of the same device as `device`, used by this batch
-     * alone while it runs, given the batch's hints, never destroyed by it.
+     * alone while it runs, given the batch's hints and its first lane's CPU
+     * threads, never destroyed by it.
      * NULL: every lane creates its own. */
     gi_context *context;
 } gi_batch_options;

@@ -336,6 +336,7 @@ static void open_lane(pipeline *p, compute_lane *lane)
     gi_context_options opts = {p->opts->device, p->shape.lane_cpu_threads};
     if (lane == first && p->opts->context) {
         lane->ctx = p->opts->context; /* lent: the batch does not destroy it */
+        gi__context_set_cpu_threads(lane->ctx, p->shape.lane_cpu_threads);
         if (p->count) plan_lane(p, lane);
     } else if (gi_context_create(&lane->ctx, &opts) != GI_OK) {
         lane->ctx = NULL;
@@ -481,8 +482,8 @@ static void order_items(pipeline *p)
  * starts. A lone item runs every stage in the calling thread. */
 static batch_shape shape_of(const gi_batch_options *o, size_t count)
 {
-    int cores = gi__cpu_count();
-    if (count <= 1) return (batch_shape){0, 1, o->lane_cpu_threads, 0};
+    int cores = o->cores ? o->cores : gi__cpu_count();
+    if (count <= 1) return (batch_shape){0, 1, o->lane_cpu_threads ? o->lane_cpu_threads : cores, 0};
     int workers = o->codec_workers ? o->codec_workers : cores;
     if ((size_t)workers > count) workers = (int)count;
     if (workers > 256) workers = 256;
@@ -521,18 +522,19 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "a batch writes images: hist cannot be its last step");
     gi_status st = gi_apply_size(&probe, opts->job.steps, opts->job.n_steps, &w, &h, &ch);
     if (st != GI_OK) return st;
-    if (opts->codec_workers < 0 || opts->lanes < 0 || opts->lane_cpu_threads < 0)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "negative worker, lane or thread count");
+    if (opts->codec_workers < 0 || opts->lanes < 0 || opts->lane_cpu_threads < 0 ||
+        opts->cores < 0)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "negative worker, lane, thread or core count");
+    const batch_shape shape = shape_of(opts, count);
     /* One image: its decode may take the cores the pipeline leaves idle. */
     gi_batch_options one = *opts;
     if (count == 1 && one.job.limits.decode_threads == 0)
-        one.job.limits.decode_threads = opts->lane_cpu_threads ? opts->lane_cpu_threads
-                                                               : gi__cpu_count();
+        one.job.limits.decode_threads = shape.lane_cpu_threads;
     if (count == 1 && one.job.save.encode_threads == 0)
         one.job.save.encode_threads = one.job.limits.decode_threads;
     opts = &one;
     compute_lane lanes[256] = {{0}};
-    pipeline p = {.opts = opts, .shape = shape_of(opts, count), .items = items, .count = count,
+    pipeline p = {.opts = opts, .shape = shape, .items = items, .count = count,
                   .lanes = lanes};
     lanes[0].p = &p;
     pthread_mutex_init(&p.lock, NULL);

@@ -24,6 +24,11 @@ void gi__cpu_state_destroy(void *state)
     free(state);
 }
 
+void gi__cpu_backend_set_threads(void *state, int threads)
+{
+    ((cpu_state *)state)->threads = threads > 0 ? threads : gi__cpu_count();
+}
+
 int gi__cpu_threads(const void *state)
 {
     return ((const cpu_state *)state)->threads;

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_parallel.h"
 #include "gi_error.h"
 #include "request.h"
 #include "serve.h"
@@ -35,6 +36,7 @@ typedef struct {
     pthread_cond_t changed; /* a turn, a client gone, shutting down */
     unsigned long next_ticket, head, served;
     int running, waiting, clients, jobs;
+    int cores; /* online, shared out among the jobs that run (take_turn) */
     int stopping;
     double last_activity;
 } server;
@@ -88,8 +90,13 @@ static void refuse(client *c, gi__refusal why, const char *text)
 }
 
 /* Arrival order: a job runs once every earlier one has started and a slot
- * is free. The slot's number, or -1 when the server is shutting down first. */
-static int take_turn(server *srv)
+ * is free. The slot's number, or -1 when the server is shutting down first.
+ * *cores: the job's share of the cores, those online over the jobs running
+ * with it. Unshared, each of N single-image jobs at once would decode and
+ * compute with a thread per core, N threads a core (the batch engine
+ * shares the cores out among its lanes likewise). A job that starts alone
+ * has them all; the jobs that were running keep their share until they end. */
+static int take_turn(server *srv, int *cores)
 {
     pthread_mutex_lock(&srv->lock);
     unsigned long ticket = srv->next_ticket++;
@@ -103,6 +110,7 @@ static int take_turn(server *srv)
         srv->running++;
         for (slot = 0; srv->busy[slot]; slot++) continue; /* running <= jobs: one is free */
         srv->busy[slot] = 1;
+        *cores = srv->cores / srv->running > 1 ? srv->cores / srv->running : 1;
     }
     pthread_cond_broadcast(&srv->changed);
     pthread_mutex_unlock(&srv->lock);
@@ -161,9 +169,10 @@ static void count_items(const gi_batch_item *items, size_t n, int *ok, int *fail
     }
 }
 
-/* The batch as the client asked, on its descriptors, with the slot's
- * warm context when the client asked for the server's device. */
-static void run_batch(client *c, gi__serve_job *job, int slot)
+/* The batch as the client asked, on its descriptors, on `cores` cores,
+ * with the slot's warm context when the client asked for the server's
+ * device. */
+static void run_batch(client *c, gi__serve_job *job, int slot, int cores)
 {
     gi_batch_item *items = calloc(job->n_items, sizeof *items);
     gi_item_files *files = calloc(job->n_items, sizeof *files);
@@ -184,6 +193,7 @@ static void run_batch(client *c, gi__serve_job *job, int slot)
         }
         gi_batch_options o = job->opts;
         o.waits = &waits;
+        o.cores = cores;
         if (o.device == c->srv->o->device) o.context = c->srv->warm[slot];
         o.stop = &c->stop;
         o.on_item = send_item;
@@ -201,10 +211,9 @@ static void run_batch(client *c, gi__serve_job *job, int slot)
     free(w.data);
     int ok = 0, failed = 0;
     if (items) count_items(items, job->n_items, &ok, &failed);
-    logf_(c->srv, "client pid %ld: %s, %zu item%s: %d ok, %d failed%s (%.1f ms)", (long)c->pid,
-          job->command, job->n_items, job->n_items == 1 ? "" : "s", ok, failed,
-          gone ? ", client gone" : "",
-          (now_s() - start) * 1e3);
+    logf_(c->srv, "client pid %ld: %s, %zu item%s: %d ok, %d failed%s (%.1f ms, %d of %d cores)",
+          (long)c->pid, job->command, job->n_items, job->n_items == 1 ? "" : "s", ok, failed,
+          gone ? ", client gone" : "", (now_s() - start) * 1e3, cores, c->srv->cores);
     for (size_t i = 0; items && i < job->n_items; i++) free(items[i].reason);
     free(items);
     free(files);
@@ -224,9 +233,10 @@ static void serve_job(client *c, const gi__frame *f)
     pthread_t watcher;
     c->watching = 1;
     int watched = pthread_create(&watcher, NULL, watch, c) == 0;
-    int slot = take_turn(c->srv);
+    int cores = 1;
+    int slot = take_turn(c->srv, &cores);
     if (slot >= 0) {
-        if (!__atomic_load_n(&c->gone, __ATOMIC_ACQUIRE)) run_batch(c, &job, slot);
+        if (!__atomic_load_n(&c->gone, __ATOMIC_ACQUIRE)) run_batch(c, &job, slot, cores);
         end_turn(c->srv, slot);
     } else {
         refuse(c, GI__REFUSED_SHUTTING_DOWN, "the server is shutting down");
@@ -402,7 +412,7 @@ gi_status gi_serve_run(const gi_serve_options *opts)
     int listen_fd = gi__serve_listen(o.socket_path);
     if (listen_fd < 0) return GI_ERR_IO;
     raise_fd_limit();
-    server srv = {.o = &o, .jobs = o.jobs, .last_activity = now_s()};
+    server srv = {.o = &o, .jobs = o.jobs, .cores = gi__cpu_count(), .last_activity = now_s()};
     srv.device = warm_up(&srv, o.device, o.jobs) ? "cuda" : "cpu";
     pthread_mutex_init(&srv.lock, NULL);
     pthread_cond_init(&srv.changed, NULL);

@@ -8,7 +8,11 @@
  *                     alone with gi_blur and encoded with gi_encode, the
  *                     callback's numbering, a stream cut in frame 3, an
  *                     empty stream;
- *   gi_orient_image   the 8 orientations against the TIFF definition. */
+ *   gi_orient_image   the 8 orientations against the TIFF definition;
+ *   gi_batch_run      `cores` sizes the batch's threads (one codec worker
+ *                     a core; what gpuimg serve gives each of several
+ *                     batches at once), the bytes the same whatever it is,
+ *                     a negative count refused. */
 #include "harness.h"
 #include "testimg.h"
 
@@ -289,6 +293,74 @@ static void check_orient(void)
     gi_context_destroy(ctx);
 }
 
+/* cores/NAME in the test's folder. */
+static void cores_path(char *path, size_t size, const char *name)
+{
+    snprintf(path, size, "%s/cores/%s", tmpdir, name);
+}
+
+/* Blurs in-0..2.png on the CPU with one lane on `cores` cores into
+ * out-CORES-N.png; the threads that ran, or -1 when the batch failed. */
+static int batch_on_cores(int cores)
+{
+    gi_op blur = {.kind = GI_OP_BLUR};
+    gi_blur_params_default(&blur.blur);
+    gi_batch_options o;
+    gi_batch_options_default(&o);
+    o.job.steps = &blur;
+    o.job.n_steps = 1;
+    o.device = GI_DEVICE_CPU;
+    o.lanes = 1;
+    o.no_bridge = 1;
+    o.cores = cores;
+    gi_batch_waits waits = {0, 0};
+    o.waits = &waits;
+    char ins[3][400], outs[3][400], name[32];
+    gi_batch_item items[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "in-%d.png", i);
+        cores_path(ins[i], sizeof ins[i], name);
+        snprintf(name, sizeof name, "out-%d-%d.png", cores, i);
+        cores_path(outs[i], sizeof outs[i], name);
+        items[i] = (gi_batch_item){.in = ins[i], .out = outs[i]};
+    }
+    int ok = gi_batch_run(&o, items, 3) == GI_OK;
+    for (int i = 0; i < 3; i++) {
+        ok &= items[i].status == GI_ITEM_OK;
+        free(items[i].reason);
+    }
+    return ok ? waits.threads : -1;
+}
+
+static void check_batch_cores(void)
+{
+    char path[400], other[400], name[32];
+    cores_path(path, sizeof path, "");
+    if (mkdir(path, 0700) != 0) th_check(0, "cannot make %s", path);
+    for (int i = 0; i < 3; i++) {
+        gi_image img = ti_random(40 + 7 * i, 30, 3);
+        snprintf(name, sizeof name, "in-%d.png", i);
+        cores_path(path, sizeof path, name);
+        save_png(&img, path);
+        ti_free(&img);
+    }
+    int one = batch_on_cores(1), two = batch_on_cores(2);
+    th_check(one == 2, "cores 1: %d threads ran, not 1 codec worker and 1 lane", one);
+    th_check(two == 3, "cores 2: %d threads ran, not 2 codec workers and 1 lane", two);
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "out-1-%d.png", i);
+        cores_path(path, sizeof path, name);
+        snprintf(name, sizeof name, "out-2-%d.png", i);
+        cores_path(other, sizeof other, name);
+        th_check(same_file(path, other), "image %d: other bytes on 1 core than on 2", i);
+    }
+    gi_batch_options o;
+    gi_batch_options_default(&o);
+    o.cores = -1;
+    gi_batch_item item = {.in = path, .out = other};
+    th_check(gi_batch_run(&o, &item, 1) == GI_ERR_INVALID_ARGUMENT, "cores -1 accepted");
+}
+
 int main(void)
 {
     th_seed();
@@ -297,6 +369,7 @@ int main(void)
     check_compare_files();
     check_stream();
     check_orient();
+    check_batch_cores();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -8,6 +8,8 @@
 #               in-process, same outputs, no temporary file left
 #   malformed   hostile peers refused; a client at the same time unaffected
 #   concurrent  32 clients at once
+#   cores       jobs running at once share the cores: a job started beside
+#               a running one gets half of them, not a thread per core
 #   fd-leak     the server's descriptors after many requests as before
 #   fallback    version mismatch, stale socket, full server, no server
 #   lifecycle   --stop, SIGTERM during a batch, --idle-exit, a client killed
@@ -198,6 +200,52 @@ group_concurrent() {
     echo "ok: 32 concurrent clients, all served, all outputs right"
 }
 
+# logged N PATTERN: waits (5 s at most) for N lines of the server's log
+# to match: it logs a job after its answer, which may reach the client first.
+logged() {
+    i=0
+    until [ "$(grep -c "$2" "$t/server.log")" -ge "$1" ]; do
+        i=$((i + 1))
+        [ $i -lt 100 ] || return 1
+        sleep 0.05
+    done
+}
+
+# A job is held on its input, a FIFO that this shell writes only later,
+# while a second job runs beside it: the second gets half the cores, the
+# first (alone when it started) all of them; both give the bytes of an
+# in-process run. The share is read from the server's log: no timing.
+group_cores() {
+    start_server -j 2
+    cores=$(getconf _NPROCESSORS_ONLN)
+    half=$((cores / 2 > 1 ? cores / 2 : 1))
+    "$gpuimg" --no-server blur --sigma 2 "$samples/scene.jpg" "$t/ref.jpg" || fail "in-process"
+    mkfifo "$t/held.jpg" || fail "mkfifo"
+    exec 3<>"$t/held.jpg" # a writer, so that the client's open does not wait
+    "$gpuimg" blur --sigma 2 "$t/held.jpg" "$t/held-out.jpg" 3>&- &
+    held=$!
+    i=0
+    until "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q 'running 1,'; do
+        i=$((i + 1))
+        [ $i -lt 200 ] || fail "the held job did not start"
+        sleep 0.05
+    done
+    "$gpuimg" -v blur --sigma 2 "$samples/scene.jpg" "$t/beside.jpg" 3>&- 2>"$t/beside.err" ||
+        fail "the job beside the held one"
+    grep -q 'ran by the server' "$t/beside.err" || fail "the job beside ran in its own process"
+    logged 1 "failed ([0-9.]* ms, $half of $cores cores)" ||
+        fail "the job beside the held one did not get $half of $cores cores"
+    cat "$samples/scene.jpg" >&3
+    exec 3>&-
+    wait "$held" || fail "the held job failed"
+    logged 2 'failed (' || fail "the held job was not logged"
+    [ "$(grep -c "failed ([0-9.]* ms, $cores of $cores cores)" "$t/server.log")" -eq 1 ] ||
+        fail "the held job did not get every core"
+    cmp "$t/ref.jpg" "$t/beside.jpg" || fail "the job beside: other bytes"
+    cmp "$t/ref.jpg" "$t/held-out.jpg" || fail "the held job: other bytes"
+    echo "ok: a job beside a running one got $half of $cores cores, the same bytes"
+}
+
 count_fds() {
     ls "/proc/$server_pid/fd" | wc -l
 }
@@ -335,6 +383,7 @@ same-bytes) group_same_bytes ;;
 sigkill) group_sigkill ;;
 malformed) group_malformed ;;
 concurrent) group_concurrent ;;
+cores) group_cores ;;
 fd-leak) group_fd_leak ;;
 fallback) group_fallback ;;
 lifecycle) group_lifecycle ;;
