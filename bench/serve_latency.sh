@@ -5,13 +5,16 @@
 #   1. one `gpuimg blur --sigma 2 IN OUT.jpg`, the whole client process,
 #      server up and not (GPUIMG_SERVER=off), alternated REPS times: medians
 #   2. a shell loop of CALLS such calls over different files (the folder's
-#      JPEGs in turn), server and not, alternated, two rounds each
+#      JPEGs in turn), server and not, alternated, two rounds each (none
+#      when CALLS is 0)
 #   3. `xargs -P PARALLEL` over the folder, one call per file, server and
-#      not; and one batch call (-o) over the same files, server and not
+#      not; and one batch call (-o) over the same files, server and not:
+#      ROUNDS rounds (2), then the medians
 #
 # GPUIMG defaults to build/cmd/gpuimg, PHOTOS to ../shared/photos (its
 # *.jpg; use 9 MP photos), CALLS to 200. Environment: REPS (21), PARALLEL
-# (16), SERVE_JOBS (the server's -j, default 4), DEVICE (the server's and
+# (16), ROUNDS (2), SERVE_JOBS (the server's -j, default 4; 0: the
+# server's own default, one per core), DEVICE (the server's and
 # the clients' --device, default auto), BLUR (the blur's options, default
 # "--sigma 2"). The server runs on a socket of its own in a fresh folder
 # and is stopped at the end; outputs go to that folder.
@@ -20,6 +23,7 @@ gpuimg=${1:-build/cmd/gpuimg}
 photos=${2:-../shared/photos}
 calls=${3:-200}
 reps=${REPS:-21}
+rounds=${ROUNDS:-2}
 parallel=${PARALLEL:-16}
 device=${DEVICE:-auto}
 blur=${BLUR:---sigma 2}
@@ -36,7 +40,8 @@ now_ns() { date +%s%N; }
 ms_since() { echo "$1 $(now_ns)" | awk '{ printf "%.1f", ($2 - $1) / 1e6 }'; }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-"$gpuimg" serve --socket "$t/sock" -j "${SERVE_JOBS:-4}" --device "$device" 2>"$t/server.log" &
+"$gpuimg" serve --socket "$t/sock" $([ "${SERVE_JOBS:-4}" = 0 ] || echo "-j ${SERVE_JOBS:-4}") \
+    --device "$device" 2>"$t/server.log" &
 server=$!
 i=0
 until GPUIMG_SERVER="$t/sock" "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q "^server: $t/sock"; do
@@ -83,7 +88,7 @@ loop() { # loop on|off: CALLS calls, the inputs in turn
     done
     ms_since "$loop_start"
 }
-for round in 1 2; do
+for round in $([ "$calls" -gt 0 ] && echo 1 2); do
     off=$(loop off)
     on=$(loop on)
     printf '2. loop of %d calls, round %d: in-process %s ms (%.1f a call), server %s ms (%.1f a call): %.2fx\n' \
@@ -110,7 +115,12 @@ batch() { # batch on|off
         --device "$device" -o "$t/b" $(cat "$t/inputs")
     ms_since "$batch_start"
 }
-for round in 1 2; do
+: >"$t/xoff"
+: >"$t/xon"
+: >"$t/boff"
+: >"$t/bon"
+round=1
+while [ $round -le "$rounds" ]; do
     xoff=$(fan_out off)
     xon=$(fan_out on)
     boff=$(batch off)
@@ -118,7 +128,12 @@ for round in 1 2; do
     printf '3. %d files, round %d: xargs -P %d in-process %s ms, server %s ms; one batch call in-process %s ms, server %s ms; xargs+server / batch throughput %.2f\n' \
         "$count" "$round" "$parallel" "$xoff" "$xon" "$boff" "$bon" \
         "$(echo "$xon $boff" | awk '{ print $2 / $1 }')"
+    for k in xoff xon boff bon; do eval "echo \$$k" >>"$t/$k"; done
+    round=$((round + 1))
 done
+printf '3. medians of %d: xargs -P %d in-process %s ms, server %s ms; one batch call in-process %s ms, server %s ms; xargs+server / batch throughput %.2f\n' \
+    "$rounds" "$parallel" "$(median "$t/xoff")" "$(median "$t/xon")" "$(median "$t/boff")" \
+    "$(median "$t/bon")" "$(echo "$(median "$t/xon") $(median "$t/boff")" | awk '{ print $2 / $1 }')"
 "$gpuimg" serve --stop --socket "$t/sock"
 wait "$server"
 server=
