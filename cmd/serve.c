@@ -51,8 +51,9 @@ int cmd_serve(int argc, char **argv)
         "they find it on its socket and run there, on a warm GPU, with the same\n"
         "outputs, lines and exit status as in their own process, where they run when\n"
         "no server answers (or with --no-server, or GPUIMG_SERVER=off). -j is the\n"
-        "number of calls run at once (default: one per core); later ones wait in\n"
-        "turn. SIGTERM or --stop: the calls in flight finish, then the server exits.\n"
+        "number of calls run at once (default: one per core), which share the cores;\n"
+        "later ones wait in turn. SIGTERM or --stop: the calls in flight finish, then\n"
+        "the server exits.\n"
         "-v logs a line per call."};
     char **rest;
     int count;
