@@ -203,7 +203,7 @@ void gi__context_jpeg_route(const gi_context *ctx, gi__jpeg_route *route)
                              (ctx->plan_says_cuda || ctx->cuda == GI__CUDA_READY);
     *route = (gi__jpeg_route){.on_cuda = ctx->requested == GI_DEVICE_CUDA || cuda_planned,
                               .planned = ctx->requested != GI_DEVICE_CUDA,
-                              .cores = ctx->pipelined ? cpu_thread_count(ctx) : 1, .lanes = 1,
+                              .cores = cpu_thread_count(ctx), .lanes = 1,
                               .pipelined = ctx->pipelined};
 }
 

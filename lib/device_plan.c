@@ -208,9 +208,9 @@ int gi__plan_jpeg_route(const gi__jpeg_route_input *in, const gi__device_costs *
         const double cores1 = (rest_ms - enc_cpu_ms) / cores;
         ms0 = cores0 > lane0 ? cores0 : lane0;
         ms1 = cores1 > lane1 ? cores1 : lane1;
-    } else {
-        ms0 = recon_cpu_ms + lane0;
-        ms1 = lane1 - enc_cpu_ms;
+    } else { /* one image: its arithmetic and its encode on the cores, or the lane's work */
+        ms0 = (recon_cpu_ms + enc_cpu_ms) / cores + lane0;
+        ms1 = lane1;
     }
     const int gpu = ms1 < ms0;
     snprintf(reason, reason_size, "JPEG arithmetic on the %s: %.1f ms an image there, %.1f on "

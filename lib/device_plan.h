@@ -115,7 +115,7 @@ typedef struct gi__jpeg_route_input {
     int encodes_jpeg;    /* ...unless it leaves as an exact JPEG: then route 1 encodes
                             it on the device, route 0 on a codec worker */
     double out_pixels;   /* the result's pixels (the writer's rates are per pixel) */
-    int cores;           /* the codec workers (>= 1) */
+    int cores;           /* the codec workers in a pipeline; one image's threads (>= 1) */
     int lanes;           /* compute lanes, each staging on one thread (>= 1) */
     int pipelined;       /* images overlap: codec workers and lanes run side by side */
 } gi__jpeg_route_input;

@@ -56,8 +56,10 @@ int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *l
     if (size == 0 || size > limits->max_input_bytes || size > (size_t)INT_MAX ||
         gi__sniff_format(bytes, size) != GI_FORMAT_JPEG || gi__jpeg_check_huffman(bytes, size) != 0)
         return 0;
-    /* One thread, as gi_load_memory decodes: the codec workers are many. */
-    if (gi__jpeg_read_coeffs(bytes, size, limits->max_pixels, 1, c) != GI_JPEG_OK) return 0;
+    /* On decode_threads, as gi_load_memory decodes (restart intervals
+     * apart): one for a batch's codec workers, the cores for a lone image. */
+    const int threads = limits->decode_threads > 1 ? limits->decode_threads : 1;
+    if (gi__jpeg_read_coeffs(bytes, size, limits->max_pixels, threads, c) != GI_JPEG_OK) return 0;
     last_codec = "gpuimg-jpeg";
     return 1;
 }
