@@ -205,7 +205,7 @@ typedef enum gi_png_filter {
  *                 three components (stb's writer: gray is stored as equal
  *                 R, G and B).
  *   png_level     deflate effort 1 (fast) .. 9 (small); 12 is libdeflate's
- *                 maximum. 0: 6 with libdeflate, 8 with stb's own deflate.
+ *                 maximum. 0: 4 with libdeflate, 8 with stb's own deflate.
  *   png_filter    see gi_png_filter.
  *   metadata      NULL (the default): none; else written into the output as
  *                 gi_metadata_embed does (see METADATA). The caller keeps
