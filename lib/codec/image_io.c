@@ -92,7 +92,7 @@ int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *l
         gi__sniff_format(bytes, size) != GI_FORMAT_JPEG || gi__jpeg_check_huffman(bytes, size) != 0)
         return 0;
     /* One thread, as gi_load_memory decodes: the codec workers are many. */
-    if (gi__jpeg_read_coeffs(bytes, size, limits->max_pixels, 1, c) != GI_JPEG_OK) return 0;
+    if (gi__jpeg_read_coeffs(bytes, size, limits->max_pixels, 1, NULL, c) != GI_JPEG_OK) return 0;
     last_codec = "gpuimg-jpeg";
     return 1;
 }

@@ -7,6 +7,7 @@
 
 #include "jpeg_entropy.h"
 #include "jpeg_parse.h"
+#include "jpeg_progress.h"
 #include "jpeg_tables.h"
 #include "pixel_alloc.h"
 
@@ -20,6 +21,7 @@ typedef struct {
     int quant_defined[4], quant_used[4];
     int restart_interval;
     int threads;
+    gi_jpeg_progress *progress;
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
 } parser;
@@ -236,6 +238,15 @@ static int read_scan_header(parser *ps, gi_jpeg_scan *sc)
     return 0;
 }
 
+/* The tables as they stand into c: at the end, and before a scan that
+ * the arithmetic half may follow as it is decoded (a table that the scan
+ * reads cannot change after it: read_dqt). */
+static void publish_quant(parser *ps)
+{
+    for (int t = 0; t < 4; t++)
+        if (ps->quant_defined[t]) memcpy(ps->c->quant[t], ps->quant[t], sizeof ps->quant[t]);
+}
+
 static int read_file(parser *ps, uint64_t max_pixels)
 {
     gi_jpeg_coeffs *c = ps->c;
@@ -248,8 +259,10 @@ static int read_file(parser *ps, uint64_t max_pixels)
         } else if (ps->frame && m == 0xDA) {
             gi_jpeg_scan sc;
             size_t end;
-            if (read_scan_header(ps, &sc) < 0 ||
-                gi__jpeg_decode_scan(c, &sc, ps->b, ps->size, ps->at, ps->threads, &end) < 0)
+            if (read_scan_header(ps, &sc) < 0) return GI_JPEG_NOT_MINE;
+            if (ps->progress) publish_quant(ps);
+            if (gi__jpeg_decode_scan(c, &sc, ps->b, ps->size, ps->at, ps->threads, ps->progress,
+                                     &end) < 0)
                 return GI_JPEG_NOT_MINE;
             ps->at = end;
         } else if (ps->frame && m == 0xD9) {
@@ -260,13 +273,12 @@ static int read_file(parser *ps, uint64_t max_pixels)
     }
     for (int i = 0; i < c->ncomp; i++)
         if (!ps->scanned[i]) return GI_JPEG_NOT_MINE; /* stb's memory for it is uninitialised */
-    for (int t = 0; t < 4; t++)
-        if (ps->quant_defined[t]) memcpy(c->quant[t], ps->quant[t], sizeof c->quant[t]);
+    publish_quant(ps);
     return GI_JPEG_OK;
 }
 
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
-                         gi_jpeg_coeffs *c)
+                         gi_jpeg_progress *progress, gi_jpeg_coeffs *c)
 {
     memset(c, 0, sizeof *c);
     c->adobe_transform = -1;
@@ -276,6 +288,7 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
     ps->size = size;
     ps->c = c;
     ps->threads = threads;
+    ps->progress = progress;
     int r = read_file(ps, max_pixels);
     free(ps);
     if (r != GI_JPEG_OK) gi__jpeg_coeffs_free(c);
