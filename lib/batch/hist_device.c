@@ -5,7 +5,6 @@
  * device path would take it, and its pixels are the same; the chain then
  * runs on the lane's CUDA context from device memory (ops.c). */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "batch_device.h"
 #include "file_io.h"
@@ -81,14 +80,6 @@ static gi_status hist_bytes(const gi_job *job, const uint8_t *bytes, size_t size
     return st;
 }
 
-/* Whether `path` may be read here and again by the host path: not
- * standard input, a pipe or a device, which give their bytes once. */
-static int read_twice(const char *path)
-{
-    struct stat st;
-    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 gi_status gi_hist_file_fast(gi_device device, const gi_job *job, const char *path,
                             const int *bins, int n_bins, gi_histogram *hists, int *width,
                             int *height, const char **decoded_by)
@@ -96,7 +87,7 @@ gi_status gi_hist_file_fast(gi_device device, const gi_job *job, const char *pat
     if (!decoded_by || !job || !path || !bins || !hists || !width || !height || n_bins < 1)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_hist_file_fast: no file, bins or histograms");
     *decoded_by = NULL;
-    if (!gi__device_path_asked(&job->limits, device) || !read_twice(path) ||
+    if (!gi__device_path_asked(&job->limits, device) || !gi__file_rereadable(path) ||
         !gi__is_jpeg_file(path)) /* a PNG is not read whole here, then again */
         return GI_OK;
     uint8_t *bytes;

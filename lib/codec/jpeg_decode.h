@@ -52,4 +52,13 @@ int gi__jpeg_image_from_coeffs(gi_image *img, const gi_jpeg_coeffs *c, int threa
 int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *limits,
                          gi_jpeg_coeffs *c);
 
+/* gi__load_jpeg_coeffs's choice, for the whole decode with rows to a
+ * target (a streamed histogram: lib/batch/hist_stream.c), on
+ * limits->decode_threads threads as gi_load_memory decodes: returns 1
+ * when every row went to t; else 0 and no error left (rows t got are
+ * void), and gi_load_memory then decodes or refuses the file as it
+ * always does. Sets gi_last_codec. */
+int gi__load_jpeg_rows(const void *bytes, size_t size, const gi_load_limits *limits,
+                       const gi_jpeg_target *t);
+
 #endif
