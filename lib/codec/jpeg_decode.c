@@ -64,7 +64,7 @@ int gi__jpeg_decode_rows(const uint8_t *bytes, size_t size, uint64_t max_pixels,
         ok = reconstruct(t, &c, threads);
     }
     gi__jpeg_progress_destroy(&pl.progress);
-    if (r == GI_JPEG_OK) gi__jpeg_coeffs_free(&c);
+    if (r == GI_JPEG_OK || pl.recon) gi__jpeg_coeffs_free(&c); /* jpeg_parse.h */
     return ok;
 }
 

@@ -291,6 +291,7 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
     ps->progress = progress;
     int r = read_file(ps, max_pixels);
     free(ps);
-    if (r != GI_JPEG_OK) gi__jpeg_coeffs_free(c);
+    /* the arithmetic half's workers may still read what was decoded */
+    if (r != GI_JPEG_OK && !(progress && progress->started)) gi__jpeg_coeffs_free(c);
     return r;
 }

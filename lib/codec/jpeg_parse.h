@@ -33,7 +33,9 @@ enum { GI_JPEG_OK = 0, GI_JPEG_NOT_MINE = 1, GI_JPEG_NO_MEMORY = -1 };
  * (jpeg_progress.h); *c's quantization tables are in place before it.
  * Returns GI_JPEG_OK; GI_JPEG_NOT_MINE (also for an image of more than
  * max_pixels pixels, which gpuimg refuses by the stb path's message) with
- * *c empty; or GI_JPEG_NO_MEMORY. */
+ * *c empty; or GI_JPEG_NO_MEMORY. Once progress->started, *c is the
+ * caller's to free whatever the result, after the workers that read it
+ * are done. */
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
                          struct gi_jpeg_progress *progress, gi_jpeg_coeffs *c);
 
