@@ -431,6 +431,14 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
     int units_x = sc->n == 1 ? (one->width + 7) >> 3 : c->mcus_x;
     int interval = sc->restart_interval ? sc->restart_interval : INT_MAX;
     int ux = (int)(u0 % units_x), uy = (int)(u0 / units_x);
+    /* each component's block rows of unit row uy (gi__jpeg_block_row once
+     * a row, not once a block: a ring's rows wrap) */
+    int16_t *rows[GI_JPEG_MAX_COMPONENTS][4];
+    for (int i = 0; i < sc->n; i++) {
+        const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
+        for (int y = 0; y < (sc->n == 1 ? 1 : pl->v); y++)
+            rows[i][y] = gi__jpeg_block_row(pl, sc->n == 1 ? uy : uy * pl->v + y);
+    }
     for (long u = u0; u < u1; u++) {
         if (st->todo == 0) {
             /* an interval ended before this MCU: stb takes any restart
@@ -442,14 +450,13 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
             st->todo = interval;
         }
         if (sc->n == 1) {
-            int16_t *blk = one->coeffs + 64 * ((size_t)uy * one->blocks_w + ux);
+            int16_t *blk = rows[0][0] + 64 * (size_t)ux;
             if (decode_unit_block(st, kind, blk, sc, 0) < 0) return -1;
         } else {
             for (int i = 0; i < sc->n; i++) {
                 const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
                 for (int y = 0; y < pl->v; y++) {
-                    int16_t *blk = pl->coeffs + 64 * ((size_t)(uy * pl->v + y) * pl->blocks_w +
-                                                      (size_t)ux * pl->h);
+                    int16_t *blk = rows[i][y] + 64 * (size_t)ux * pl->h;
                     for (int x = 0; x < pl->h; x++, blk += 64)
                         if (decode_unit_block(st, kind, blk, sc, i) < 0) return -1;
                 }
@@ -460,6 +467,11 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
             ux = 0;
             uy++;
             if (st->br.over) return -1; /* decoding zeros past the data: stb's to decode */
+            for (int i = 0; i < sc->n && u + 1 < u1; i++) {
+                const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
+                for (int y = 0; y < (sc->n == 1 ? 1 : pl->v); y++)
+                    rows[i][y] = gi__jpeg_block_row(pl, sc->n == 1 ? uy : uy * pl->v + y);
+            }
         }
     }
     return 0;
@@ -500,7 +512,19 @@ static int scan_published(chunk *ch, scan_state *st)
     int one_comp = ch->sc->n == 1;
     long units_x = one_comp ? (one->width + 7) >> 3 : c->mcus_x;
     long rows = one_comp ? (one->height + 7) >> 3 : c->mcus_y;
+    int ring = one->ring_rows / one->v; /* MCU rows in the ring, or 0 */
     for (long y = 0; y < rows; y++) {
+        int m = one_comp ? (int)(y / one->v) : (int)y; /* the MCU row */
+        if (ring && m >= ring && (one_comp ? y % one->v == 0 : 1)) {
+            /* MCU row m takes the slot of row m - ring, once no worker
+             * reads that one; zeroed, as blocks no scan codes are zero */
+            gi__jpeg_progress_wait_freed(ch->progress, m - ring + 1);
+            for (int i = 0; i < c->ncomp; i++) {
+                const gi_jpeg_plane *pl = &c->plane[i];
+                memset(gi__jpeg_block_row(pl, m * pl->v), 0,
+                       (size_t)pl->v * (size_t)pl->blocks_w * 64 * sizeof(int16_t));
+            }
+        }
         if (scan_units(ch->c, ch->sc, st, ch->kind, y * units_x, (y + 1) * units_x) < 0) return -1;
         int done = y + 1 == rows ? c->mcus_y : one_comp ? (int)((y + 1) / one->v) : (int)(y + 1);
         gi__jpeg_progress_publish(ch->progress, done);
@@ -583,6 +607,10 @@ int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_
         progress = NULL;
     else if (progress)
         progress->started = 1;
+    if (!progress && c->plane[0].ring_rows) {
+        free(starts);
+        return -1; /* a ring holds too few rows for any other decode */
+    }
     chunk ch[MAX_CHUNKS];
     pthread_t tid[MAX_CHUNKS];
     int started[MAX_CHUNKS] = {0};

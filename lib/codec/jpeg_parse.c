@@ -171,14 +171,29 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
         if (!fits_int(samples * (c->progressive ? 2 : 1) + 15)) return GI_JPEG_NOT_MINE;
         blocks += (uint64_t)pl->blocks_w * pl->blocks_h;
     }
+    /* The pipelined decode's ring (jpeg_progress.h): MCU rows enough for
+     * the workers' chunks of output rows, and two more (the rows above and
+     * below a chunk that its vertical filters read). */
+    int ring = 0;
+    if (ps->progress && ps->progress->ring_output_rows && !c->progressive) {
+        ring = (ps->progress->ring_output_rows + 8 * c->vmax - 1) / (8 * c->vmax) + 2;
+        if (ring >= c->mcus_y) ring = 0;
+        ps->progress->ring_used = ring > 0;
+    }
+    if (ring) {
+        blocks = 0;
+        for (int i = 0; i < n; i++) blocks += (uint64_t)c->plane[i].blocks_w * c->plane[i].v * ring;
+    }
     /* One allocation for every plane, zeroed: blocks no scan codes are zero. */
     c->storage_bytes = (size_t)(blocks * 64 * sizeof(int16_t));
     c->storage = gi__pixels_calloc(c->storage_bytes);
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     int16_t *next = c->storage;
     for (int i = 0; i < n; i++) {
-        c->plane[i].coeffs = next;
-        next += (size_t)c->plane[i].blocks_w * c->plane[i].blocks_h * 64;
+        gi_jpeg_plane *pl = &c->plane[i];
+        pl->coeffs = next;
+        pl->ring_rows = ring * pl->v;
+        next += (size_t)pl->blocks_w * (size_t)(ring ? pl->ring_rows : pl->blocks_h) * 64;
     }
     ps->frame = 1;
     return GI_JPEG_OK;

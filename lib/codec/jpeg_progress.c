@@ -54,3 +54,29 @@ int gi__jpeg_progress_wait(gi_jpeg_progress *p, int rows)
     pthread_mutex_unlock(&p->lock);
     return r;
 }
+
+void gi__jpeg_progress_free(gi_jpeg_progress *p, int rows)
+{
+    pthread_mutex_lock(&p->lock);
+    if (rows > p->freed) p->freed = rows;
+    if (p->entropy_waiting) pthread_cond_broadcast(&p->moved);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void gi__jpeg_progress_wait_freed(gi_jpeg_progress *p, int rows)
+{
+    pthread_mutex_lock(&p->lock);
+    while (p->freed < rows) {
+        int published = p->rows;
+        pthread_mutex_unlock(&p->lock);
+        int helped = p->help(p->arg, published);
+        pthread_mutex_lock(&p->lock);
+        if (helped || p->freed >= rows) continue;
+        /* no chunk ready: the lowest is a worker's, which frees rows when
+         * it is done */
+        p->entropy_waiting++;
+        pthread_cond_wait(&p->moved, &p->lock);
+        p->entropy_waiting--;
+    }
+    pthread_mutex_unlock(&p->lock);
+}

@@ -118,7 +118,7 @@ static void idct_through(const job *jb, component *cp, int last)
     int blocks_x = (p->width + 7) / 8, block_rows = (p->height + 7) / 8;
     for (; cp->next_mcu <= last; cp->next_mcu++)
         for (int by = cp->next_mcu * p->v; by < (cp->next_mcu + 1) * p->v && by < block_rows; by++)
-            jb->k->idct_blocks(p->coeffs + 64 * (size_t)by * (size_t)p->blocks_w, blocks_x,
+            jb->k->idct_blocks(gi__jpeg_block_row(p, by), blocks_x,
                                jb->c->quant[p->tq],
                                cp->ring + (size_t)((8 * by) % cp->ring_rows) * cp->row_bytes,
                                cp->row_bytes);
@@ -240,10 +240,31 @@ struct gi_jpeg_recon {
     job jb;
     int workers, chunk_rows, chunks;
     atomic_int next_chunk;
+    /* with a ring (jpeg_progress.h): which chunks are made, and the first
+     * that is not, below which no coefficient row is read again */
+    pthread_mutex_t done_lock;
+    uint8_t *done;
+    int low;
     worker w[MAX_WORKERS];
     pthread_t tid[MAX_WORKERS];
     int started[MAX_WORKERS];
 };
+
+/* Frees the ring's rows that chunk k was the last to read: every row
+ * below the first chunk not made but the one above it, which that chunk's
+ * filters read. k = -1: a worker gave up, and the entropy half must not
+ * wait for it (the rows it goes on to decode are discarded). */
+static void chunk_done(struct gi_jpeg_recon *r, int k)
+{
+    const gi_jpeg_coeffs *c = r->jb.c;
+    pthread_mutex_lock(&r->done_lock);
+    if (k >= 0) r->done[k] = 1;
+    while (r->low < r->chunks && r->done[r->low]) r->low++;
+    int freed = k < 0 || r->low == r->chunks ? c->mcus_y
+                : r->low * r->chunk_rows > 0 ? r->low * r->chunk_rows - 1 : 0;
+    pthread_mutex_unlock(&r->done_lock);
+    gi__jpeg_progress_free(r->jb.progress, freed);
+}
 
 /* Chunks from the shared cursor, in order, until none are left: a worker
  * held up (waiting for the entropy half, or for a core) takes fewer. */
@@ -256,6 +277,7 @@ static void *worker_main(void *arg)
         int m0 = k * r->chunk_rows, m1 = m0 + r->chunk_rows < r->jb.c->mcus_y ? m0 + r->chunk_rows
                                                                             : r->jb.c->mcus_y;
         w->result = run_chunk(w, m0, m1);
+        if (r->done) chunk_done(r, w->result == 0 ? k : -1);
     }
     return NULL;
 }
@@ -313,9 +335,19 @@ gi_jpeg_recon *gi__jpeg_recon_start(const gi_jpeg_coeffs *c, const gi_jpeg_rows_
     r->workers = threads < 1 ? 1 : threads > MAX_WORKERS ? MAX_WORKERS : threads;
     if (r->workers > r->chunks) r->workers = r->chunks;
     atomic_init(&r->next_chunk, 0);
+    if (progress && c->plane[0].ring_rows) {
+        r->done = calloc((size_t)r->chunks, 1);
+        if (!r->done || pthread_mutex_init(&r->done_lock, NULL) != 0) {
+            free(r->done);
+            free(r);
+            return NULL;
+        }
+    }
     for (int i = 0; i < r->workers; i++) {
         if (init_worker(r, i) != 0) {
             for (int j = 0; j < i; j++) free_worker(&r->w[j]);
+            if (r->done) pthread_mutex_destroy(&r->done_lock);
+            free(r->done);
             free(r);
             return NULL;
         }
@@ -338,8 +370,30 @@ int gi__jpeg_recon_finish(gi_jpeg_recon *r)
     }
     if (result != 0) result = -1;
     for (int i = 0; i < r->workers; i++) free_worker(&r->w[i]);
+    if (r->done) pthread_mutex_destroy(&r->done_lock);
+    free(r->done);
     free(r);
     return result;
+}
+
+int gi__jpeg_recon_help(gi_jpeg_recon *r, int published)
+{
+    const int mcus_y = r->jb.c->mcus_y;
+    int k = atomic_load_explicit(&r->next_chunk, memory_order_relaxed);
+    for (;;) {
+        if (k >= r->chunks || r->w[0].result != 0) return 0;
+        int m1 = (k + 1) * r->chunk_rows < mcus_y ? (k + 1) * r->chunk_rows : mcus_y;
+        /* the rows its filters read below it too */
+        if ((m1 < mcus_y ? m1 + 1 : mcus_y) > published) return 0;
+        if (atomic_compare_exchange_weak_explicit(&r->next_chunk, &k, k + 1,
+                                                  memory_order_relaxed, memory_order_relaxed))
+            break;
+    }
+    worker *w = &r->w[0];
+    w->result = run_chunk(w, k * r->chunk_rows, (k + 1) * r->chunk_rows < mcus_y
+                                                    ? (k + 1) * r->chunk_rows : mcus_y);
+    if (r->done) chunk_done(r, w->result == 0 ? k : -1);
+    return 1;
 }
 
 int gi__jpeg_reconstruct(const gi_jpeg_coeffs *c, const gi_jpeg_rows_out *out, int threads)

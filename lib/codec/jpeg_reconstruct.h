@@ -49,5 +49,9 @@ struct gi_jpeg_progress;
 gi_jpeg_recon *gi__jpeg_recon_start(const gi_jpeg_coeffs *c, const gi_jpeg_rows_out *out,
                                     int threads, struct gi_jpeg_progress *progress);
 int gi__jpeg_recon_finish(gi_jpeg_recon *r);
+/* The caller's thread makes the next chunk now, if the coefficient rows
+ * it reads are among the first `published` (the entropy half, its ring
+ * full, helps rather than waits): 1 when it made one, else 0. */
+int gi__jpeg_recon_help(gi_jpeg_recon *r, int published);
 
 #endif
