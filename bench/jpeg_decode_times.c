@@ -1,8 +1,6 @@
-/* Decode time of one JPEG with stb and with nvJPEG, from memory (the file
- * is read once; gi_load_memory, output in host memory as every load). The
- * first nvJPEG decode of the process also starts CUDA and nvJPEG and is
- * reported apart; then each decoder decodes REPS times, and the median and
- * the fastest are printed.
+/* Decode time of one JPEG, from memory (the file is read once;
+ * gi_load_memory, output in host memory as every load): it decodes REPS
+ * times, and the median and the fastest are printed.
  *   usage: jpeg_decode_times FILE [REPS]                     (default 10) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -25,14 +23,11 @@ static int by_value(const void *a, const void *b)
 }
 
 /* One timed decode; exits on failure (a benchmark has nothing to go on). */
-static double decode_ms(const void *bytes, size_t size, const char *name, gi_jpeg_decoder d)
+static double decode_ms(const void *bytes, size_t size, const char *name)
 {
-    gi_load_limits limits;
-    gi_load_limits_default(&limits);
-    limits.jpeg_decoder = d;
     gi_image img;
     double start = now_ms();
-    if (gi_load_memory(&img, bytes, size, name, &limits) != GI_OK) {
+    if (gi_load_memory(&img, bytes, size, name, NULL) != GI_OK) {
         fprintf(stderr, "jpeg_decode_times: %s\n", gi_last_error());
         exit(1);
     }
@@ -41,15 +36,14 @@ static double decode_ms(const void *bytes, size_t size, const char *name, gi_jpe
     return ms;
 }
 
-static void report(const char *decoder, const void *bytes, size_t size, const char *name,
-                   gi_jpeg_decoder d, int reps)
+static void report(const void *bytes, size_t size, const char *name, int reps)
 {
     double *ms = malloc(sizeof *ms * reps);
     if (!ms) exit(1);
-    for (int i = 0; i < reps; i++) ms[i] = decode_ms(bytes, size, name, d);
+    for (int i = 0; i < reps; i++) ms[i] = decode_ms(bytes, size, name);
     qsort(ms, reps, sizeof *ms, by_value);
-    printf("%-7s median %8.2f ms   fastest %8.2f ms   (%d decodes)\n", decoder, ms[reps / 2], ms[0],
-           reps);
+    printf("%-11s median %8.2f ms   fastest %8.2f ms   (%d decodes)\n", gi_last_codec(),
+           ms[reps / 2], ms[0], reps);
     free(ms);
 }
 
@@ -83,14 +77,7 @@ int main(int argc, char **argv)
     printf("%s: %dx%d, %d channels, %ld bytes\n", argv[1], img.width, img.height, img.channels,
            size);
     gi_image_free(&img);
-    report("stb", bytes, (size_t)size, argv[1], GI_JPEG_DECODER_STB, reps);
-    if (gi_jpeg_decoder_compiled(GI_JPEG_DECODER_NVJPEG)) {
-        printf("nvjpeg  first decode %.2f ms (starts CUDA and nvJPEG)\n",
-               decode_ms(bytes, (size_t)size, argv[1], GI_JPEG_DECODER_NVJPEG));
-        report("nvjpeg", bytes, (size_t)size, argv[1], GI_JPEG_DECODER_NVJPEG, reps);
-    } else {
-        printf("nvjpeg  not in this build\n");
-    }
+    report(bytes, (size_t)size, argv[1], reps);
     free(bytes);
     return 0;
 }

@@ -54,38 +54,6 @@ static gi_status compute_report(gi_context *ctx, const gi_image *img, const hist
                        : st;
 }
 
-/* With --codecs fast, a JPEG that the GPU decodes is counted there and
- * only the counts come back (gi_hist_file_fast). *text stays NULL when the
- * file is not one for the GPU: the host path counts it then. Prints why
- * when it fails. */
-static gi_status report_on_device(const cli_common *c, const hist_settings *s, const char *in,
-                                  const gi_op *before, int n_before, char **text, size_t *size)
-{
-    gi_job job;
-    gi_job_default(&job);
-    job.limits = c->limits;
-    job.steps = before;
-    job.n_steps = n_before;
-    job.auto_orient = orients_first(c, before, n_before);
-    const int bins[2] = {s->bins, GI_HIST_MAX_BINS};
-    gi_histogram hists[2];
-    int width, height;
-    const char *decoded_by;
-    gi_status st = gi_hist_file_fast(c->device, &job, in, bins, s->stats ? 2 : 1, hists, &width,
-                                     &height, &decoded_by);
-    if (st != GI_OK) {
-        fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error()); /* names the file */
-        return st;
-    }
-    if (!decoded_by) return GI_OK;
-    if (c->verbosity >= 2)
-        fprintf(stderr, "gpuimg %s: %s: on cuda: --codecs fast, decoded by %s and counted on the "
-                "GPU\n", c->command, in, decoded_by);
-    st = format_report(s, in, width, height, &hists[0], &hists[1], text, size);
-    if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in, gi_strerror(st));
-    return st;
-}
-
 /* The image the histogram counts: the input as stored (as a viewer shows
  * it when orienting), or what `before` makes of that, turn and steps in one
  * chain. */
@@ -110,7 +78,7 @@ static gi_status hist_source(gi_context *ctx, gi_image *img, int orient, gi_meta
 /* A JPEG that the exact decoder takes, counted on the CPU as its rows are
  * decoded, without the image in memory (gi_hist_file_streamed): for the
  * file as stored, with no steps before the count. *text stays NULL for
- * any other file: report_on_host counts it then. */
+ * any other file: report_file counts it then. */
 static gi_status report_streamed(const cli_common *c, const hist_settings *s, const char *in,
                                  const gi_load_limits *limits, int orient, int n_before,
                                  char **text, size_t *size)
@@ -130,11 +98,10 @@ static gi_status report_streamed(const cli_common *c, const hist_settings *s, co
     return st;
 }
 
-/* Decodes on the host and counts on the context's device (today's path
- * for every file the GPU does not decode and the stream does not take);
- * prints why when it fails. */
-static gi_status report_on_host(const cli_common *c, const hist_settings *s, const char *in,
-                                const gi_op *before, int n_before, char **text, size_t *size)
+/* Decodes the file (or, for a JPEG the stream takes, counts it as it is
+ * decoded) and counts on the context's device; prints why when it fails. */
+static gi_status report_file(const cli_common *c, const hist_settings *s, const char *in,
+                             const gi_op *before, int n_before, char **text, size_t *size)
 {
     gi_image img;
     gi_metadata meta = {0};
@@ -164,37 +131,12 @@ static gi_status report_on_host(const cli_common *c, const hist_settings *s, con
     return st;
 }
 
-/* Under the default device, --codecs fast takes the GPU for this file only
- * where gi_fast_codecs_pay says it repays the start-up, which one photo
- * does not: otherwise *exact, the options with the exact codecs, count it
- * on the host, and -v says why. Returns the options the file runs with. */
-static const cli_common *codecs_for(const cli_common *c, const char *in, const gi_op *before,
-                                    int n_before, cli_common *exact)
-{
-    if (c->device != GI_DEVICE_AUTO || c->limits.jpeg_decoder != GI_JPEG_DECODER_FAST) return c;
-    gi_job job;
-    gi_job_default(&job);
-    job.limits = c->limits;
-    job.steps = before;
-    job.n_steps = n_before;
-    char why[200];
-    if (gi_fast_codecs_pay(c->device, &job, &in, 1, why, sizeof why) || !*why) return c;
-    if (c->verbosity >= 2) fprintf(stderr, "gpuimg %s: %s: --codecs fast: %s\n", c->command, in, why);
-    *exact = *c;
-    exact->limits.jpeg_decoder = GI_JPEG_DECODER_STB;
-    exact->jpeg_encoder = GI_JPEG_ENCODER_STB;
-    return exact;
-}
-
 int hist_file(const cli_common *c, const hist_settings *s, const char *in, const char *out,
               const gi_op *before, int n_before)
 {
     char *text = NULL;
     size_t size = 0;
-    cli_common exact;
-    c = codecs_for(c, in, before, n_before, &exact);
-    gi_status st = report_on_device(c, s, in, before, n_before, &text, &size);
-    if (st == GI_OK && !text) st = report_on_host(c, s, in, before, n_before, &text, &size);
+    gi_status st = report_file(c, s, in, before, n_before, &text, &size);
     if (st == GI_OK) {
         st = gi_write_file_atomic(out, text, size);
         if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());

@@ -61,10 +61,9 @@ int cmd_info(int argc, char **argv)
     };
     static const cli_help help = {
         "usage: gpuimg info [options]",
-        "Prints the version, the backends, the JPEG decoders and encoders compiled\n"
-        "in, each GPU (name, compute capability, memory, measured device-copy\n"
-        "bandwidth), the CUDA start-up time measured in this process, and CPU\n"
-        "threads."};
+        "Prints the version, the backends, each GPU (name, compute capability,\n"
+        "memory, measured device-copy bandwidth), the CUDA start-up time measured\n"
+        "in this process, and CPU threads."};
     char **rest;
     int count;
     int rc = cli_parse_command(argc, argv, &common, own, 0, &help, &rest, &count);
@@ -73,9 +72,6 @@ int cmd_info(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("gpuimg %s\n", GI_VERSION_STRING);
     printf("backends: cpu%s\n", gi_cuda_compiled() ? " cuda" : "");
-    const char *nvjpeg = gi_jpeg_decoder_compiled(GI_JPEG_DECODER_NVJPEG) ? " nvjpeg" : "";
-    printf("jpeg decoders: stb%s\n", nvjpeg);
-    printf("jpeg encoders: stb%s\n", nvjpeg);
     printf("cpu threads: %ld\n", cores < 1 ? 1 : cores);
     if (gi_cuda_compiled()) print_startup();
     print_devices(!quick);

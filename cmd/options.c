@@ -34,14 +34,6 @@ void cli_common_init(cli_common *c, const char *command)
     if (env && strcasecmp(env, "cuda") == 0) c->device = GI_DEVICE_CUDA;
     const char *orient = getenv("GPUIMG_AUTO_ORIENT");
     c->auto_orient = orient && strcmp(orient, "1") == 0;
-    const char *codecs = getenv("GPUIMG_CODECS");
-    if (codecs && strcasecmp(codecs, "fast") == 0) {
-        c->limits.jpeg_decoder = GI_JPEG_DECODER_FAST;
-        c->jpeg_encoder = GI_JPEG_ENCODER_FAST;
-    }
-    const char *decoder = getenv("GPUIMG_JPEG_DECODER");
-    if (decoder && strcasecmp(decoder, "nvjpeg") == 0)
-        c->limits.jpeg_decoder = GI_JPEG_DECODER_NVJPEG;
 }
 
 int cli_usage_error(const cli_common *common, const char *fmt, ...)
@@ -139,35 +131,6 @@ static int opt_device(const cli_option *o, const char *arg)
         }
     }
     return invalid(o, arg, "expected auto, cpu or cuda");
-}
-
-/* A build without nvJPEG refuses it here, as a usage error, rather than
- * failing every JPEG later. */
-static int opt_jpeg_decoder(const cli_option *o, const char *arg)
-{
-    gi_jpeg_decoder d;
-    if (strcasecmp(arg, "stb") == 0) d = GI_JPEG_DECODER_STB;
-    else if (strcasecmp(arg, "nvjpeg") == 0) d = GI_JPEG_DECODER_NVJPEG;
-    else return invalid(o, arg, "expected stb or nvjpeg");
-    if (!gi_jpeg_decoder_compiled(d))
-        return invalid(o, arg, "this gpuimg was built without nvJPEG");
-    *(gi_jpeg_decoder *)o->target = d;
-    return 0;
-}
-
-/* --codecs sets the JPEG decoder and encoder together; its target is the
- * whole cli_common. */
-static int opt_codecs(const cli_option *o, const char *arg)
-{
-    cli_common *c = o->target;
-    if (strcasecmp(arg, "exact") == 0) {
-        c->limits.jpeg_decoder = GI_JPEG_DECODER_STB;
-        c->jpeg_encoder = GI_JPEG_ENCODER_STB;
-    } else if (strcasecmp(arg, "fast") == 0) {
-        c->limits.jpeg_decoder = GI_JPEG_DECODER_FAST;
-        c->jpeg_encoder = GI_JPEG_ENCODER_FAST;
-    } else return invalid(o, arg, "expected exact or fast");
-    return 0;
 }
 
 static int opt_jobs(const cli_option *o, const char *arg)
@@ -273,20 +236,6 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          &c->limits.max_pixels},
         {"max-input-bytes", 0, "N", "refuse input files (stdin too) larger than N bytes "
          "(default 1G)", opt_limit, &c->limits.max_input_bytes},
-        {"jpeg-decoder", 0, "DEC", "stb | nvjpeg: what decodes JPEG input. Default stb (or "
-         "$GPUIMG_JPEG_DECODER): stb_image's pixels on every machine, from gpuimg's own "
-         "decoder (stb for the files it leaves). nvJPEG "
-         "decodes on the GPU after a start-up of most of a second; its pixels differ from "
-         "stb's by a few levels (more for 4:2:2 at hard colour edges)",
-         opt_jpeg_decoder, &c->limits.jpeg_decoder},
-        {"codecs", 0, "MODE", "exact | fast: JPEG codecs. exact (the default, or "
-         "$GPUIMG_CODECS): stb_image's pixels and stb_image_write's bytes, the same on every "
-         "machine. fast: "
-         "nvJPEG decodes and encodes JPEG on the GPU where it can (stb where it cannot, or "
-         "without a GPU; -v says which took each file); pixels and bytes differ from stb's. "
-         "Under the default device, only for jobs whose JPEGs repay the GPU's start-up "
-         "(about 1.5 s: on 16 cores some 130 photos; -v says why); --device cuda always",
-         opt_codecs, c},
     };
     const cli_option image[] = {
         {"output-dir", 'o', "DIR", "batch mode: write each input to DIR under its own name",
@@ -412,34 +361,12 @@ void cli_print_help(const cli_common *common, const char *usage, const char *des
     printf("\nExit status: 0 success, 1 failure (an input could not be processed), 2 usage error.\n");
 }
 
-/* On a device named, nvJPEG starts now, in the background, while the
- * command reads its first files; under the default device the job decides
- * first whether the GPU's codecs pay (gi_fast_codecs_pay) and starts them
- * only then. Under -v, fast codecs that cannot run say that stb stands in
- * (the device count is asked for only then: it starts CUDA on this
- * thread). */
-static void note_fast_codecs(const cli_common *c)
-{
-    if (c->limits.jpeg_decoder == GI_JPEG_DECODER_STB && c->jpeg_encoder == GI_JPEG_ENCODER_STB)
-        return;
-    if (c->device != GI_DEVICE_AUTO) gi_jpeg_fast_start();
-    if (c->verbosity < 2 || c->jpeg_encoder != GI_JPEG_ENCODER_FAST) return;
-    const char *why = "this gpuimg was built without nvJPEG";
-    if (gi_jpeg_decoder_compiled(GI_JPEG_DECODER_NVJPEG) && gi_cuda_device_count(&why) > 0)
-        return;
-    fprintf(stderr, "gpuimg %s: --codecs fast: %s; stb decodes and encodes JPEG\n", c->command,
-            why);
-}
-
 int cli_parse_command(int argc, char **argv, cli_common *common, const cli_option *own,
                       int image_options, const cli_help *help, char ***positional, int *count)
 {
     int rc = cli_parse(argc, argv, common, own, image_options, positional, count);
     if (rc) return rc;
-    if (!common->help) {
-        note_fast_codecs(common);
-        return CLI_RUN;
-    }
+    if (!common->help) return CLI_RUN;
     cli_print_help(common, help->usage, help->description, own, image_options);
     return EXIT_OK;
 }

@@ -42,8 +42,7 @@ typedef struct cli_common {
     const char *summary_json;
     int auto_orient; /* --auto-orient or GPUIMG_AUTO_ORIENT=1: pixels as a viewer shows them */
     int strip;       /* --strip: write no metadata */
-    gi_load_limits limits;        /* limits.jpeg_decoder: --codecs, --jpeg-decoder */
-    gi_jpeg_encoder jpeg_encoder; /* --codecs */
+    gi_load_limits limits;
     int no_server;   /* --no-server: run here even when `gpuimg serve` answers */
 } cli_common;
 

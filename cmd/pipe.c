@@ -90,9 +90,8 @@ static const char *run_option_in_step(const cli_common *c, const cli_common *fre
         c->png_level != fresh->png_level || c->png_filter != fresh->png_filter)
         return "--format, --quality, --png-level, --png-filter";
     if (c->limits.max_pixels != fresh->limits.max_pixels ||
-        c->limits.max_input_bytes != fresh->limits.max_input_bytes ||
-        c->limits.jpeg_decoder != fresh->limits.jpeg_decoder)
-        return "--max-pixels, --max-input-bytes, --jpeg-decoder";
+        c->limits.max_input_bytes != fresh->limits.max_input_bytes)
+        return "--max-pixels, --max-input-bytes";
     if (c->auto_orient != fresh->auto_orient || c->strip != fresh->strip)
         return "--auto-orient, --strip";
     return NULL;

@@ -45,7 +45,7 @@ gi_format output_format(const cli_common *c, const char *path)
     return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);
 }
 
-/* "IN -> OUT (T ms: decode a, upload b, ...; codecs stb/nvjpeg) on cuda: why"
+/* "IN -> OUT (T ms: decode a, upload b, ...; codecs gpuimg-jpeg/stb) on cuda: why"
  * for -v. */
 static void describe_item(const gi_batch_item *it, char *text, size_t size)
 {
@@ -92,8 +92,7 @@ static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, i
     o.job.steps = steps;
     o.job.n_steps = n_steps;
     o.job.limits = c->limits;
-    o.job.save = (gi_save_options){c->format, c->quality, c->png_level, c->png_filter, NULL,
-                                   c->jpeg_encoder};
+    o.job.save = (gi_save_options){c->format, c->quality, c->png_level, c->png_filter, NULL, 0};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;
@@ -140,7 +139,7 @@ static int run_stream(const cli_common *c, const char *out, const gi_op *steps, 
     o.job.n_steps = n_steps;
     o.job.limits = c->limits;
     o.job.save = (gi_save_options){output_format(c, out), c->quality, c->png_level,
-                                   c->png_filter, NULL, c->jpeg_encoder};
+                                   c->png_filter, NULL, 0};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;

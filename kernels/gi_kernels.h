@@ -120,6 +120,40 @@ cudaError_t gi_cuda_jpeg_idct(const int16_t *coeffs, int blocks_w, int blocks_x,
 cudaError_t gi_cuda_jpeg_colour(const gi_cuda_jpeg_frame *frame, uint8_t *dst, size_t pitch,
                                 cudaStream_t stream);
 
+/* The exact JPEG writer (lib/codec/jpeg_write.h, whose CPU scan these
+ * match byte for byte): a quality's tables as jpeg_scan.h's jpeg_tables
+ * holds them, and the zigzag order. */
+typedef struct gi_cuda_jpeg_enc_tables {
+    float scale[2][64];     /* luma, chroma; natural order */
+    uint16_t code[4][256];  /* luma DC, luma AC, chroma DC, chroma AC */
+    uint8_t len[4][256];
+    uint8_t natural_order[64];
+} gi_cuda_jpeg_enc_tables;
+
+/* Blocks in the scan of a width x height image (subsample: 4:2:0). */
+long long gi_cuda_jpeg_enc_blocks(int width, int height, int subsample);
+
+/* Device scratch gi_cuda_jpeg_enc_count's sum needs for `blocks` blocks. */
+size_t gi_cuda_jpeg_enc_scan_bytes(long long blocks);
+
+/* The float half and the bit counts: coef (64 int16 a block), counts and
+ * offsets (blocks + 1 each) in device memory; offsets[b] becomes block b's
+ * first bit, offsets[blocks] the scan's length in bits (padding not
+ * counted). tables: device memory. */
+cudaError_t gi_cuda_jpeg_enc_count(const uint8_t *src, size_t pitch, int width, int height,
+                                   int channels, int subsample,
+                                   const gi_cuda_jpeg_enc_tables *tables, int16_t *coef,
+                                   unsigned long long *counts, unsigned long long *offsets,
+                                   void *scan_temp, size_t scan_temp_bytes, cudaStream_t stream);
+
+/* The codes into words (nwords of them, zeroed before: the scan's bits and
+ * 7 bits of padding), then the words turned into bytes, most significant
+ * first: the scan's entropy-coded bytes before byte stuffing. */
+cudaError_t gi_cuda_jpeg_enc_emit(int width, int height, int subsample,
+                                  const gi_cuda_jpeg_enc_tables *tables, const int16_t *coef,
+                                  const unsigned long long *offsets, uint32_t *words,
+                                  size_t nwords, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,7 +75,21 @@ typedef struct gi__chain {
     const gi__op_call *steps;
     int n;
     gi__where src_where, dst_where;
+    struct gi__chain_jpeg_out *jpeg_out; /* NULL, or see below */
 } gi__chain;
+
+/* A request that the chain's result (dst_where GI__HOST, not hist) come
+ * back as the file the exact JPEG writer makes of it (jpeg_write.h) at
+ * `quality`, encoded where the backend computes, instead of as pixels. A
+ * backend that encodes sets bytes (malloc'd; the caller frees them) and
+ * size, and leaves dst's pixels unwritten; one that does not (the CPU
+ * backend, or CUDA after a failure) leaves bytes NULL and writes dst, and
+ * the caller encodes it. */
+typedef struct gi__chain_jpeg_out {
+    int quality; /* gi_save_options.jpeg_quality: 0 means 90 */
+    uint8_t *bytes;
+    size_t size;
+} gi__chain_jpeg_out;
 
 /* *out: the chain `in` with its source replaced by src, which lies at
  * `where` (the first step's call copied into steps; the rest shared). */
@@ -84,7 +98,7 @@ static inline void gi__chain_from(const gi__chain *in, const gi_image *src, gi__
 {
     memcpy(steps, in->steps, sizeof *steps * (size_t)in->n);
     steps[0].src = src;
-    *out = (gi__chain){steps, in->n, where, in->dst_where};
+    *out = (gi__chain){steps, in->n, where, in->dst_where, in->jpeg_out};
 }
 
 /* What a backend provides. */

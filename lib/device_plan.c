@@ -77,17 +77,6 @@ static const gi__device_costs reference = {
             [GI_OP_CONVOLVE] = {{0, 0.0002}, {0, 0.0004}, {0, 0.00052}, {0, 0.00066}},
         },
     .gpu_launch_ms = 1.5,
-    /* --codecs fast, from the README's "Fast codecs" table (H100, 16 cores,
-     * 9.2 MP JPEG photos, blur sigma 2, 2026-11-25): the exact codecs' whole
-     * runs grew by 11.5-13.1 ms a file from 100 to 1000 files, 16 cores at
-     * work, of which the blur's rate above is about 7.5: the codecs about
-     * 10 ns a pixel on one core (stb decoded these photos in 75-130 ms on
-     * one core, our writer encodes one in about 20). The device path took
-     * 1.52 s for 20 files and grew by 2.4-2.6 ms a file from 100 to 1000:
-     * 0.27 ns a pixel after 1.5 s of start-up, lanes and exit. */
-    .cpu_codecs_ns = 10,
-    .gpu_codecs_start_ms = 1500,
-    .gpu_codecs_ns = 0.27,
     /* The exact JPEG decoder, measured on the H200 machine (16 cores) over
      * 400 JPEGs of 9 MP, blur sigma 2, from the -v stage times summed over
      * the files (bench/jpeg_path_rates.py; bench/results/
@@ -103,6 +92,12 @@ static const gi__device_costs reference = {
     .cpu_jpeg_reconstruct_ns = 2.84,
     .cpu_jpeg_rest_ns = 10.0,
     .gpu_jpeg_reconstruct_ns = 0.018,
+    /* The exact JPEG writer, same machine and folder: the encode stage of
+     * the CPU route, 14.9 s over 3500 MP (16 writers at once), and the
+     * GPU's kernels with the file's download (the download stage of the
+     * GPU route less the pixels' it replaced). */
+    .cpu_jpeg_encode_ns = 4.27,
+    .gpu_jpeg_encode_ns = 0.05,
 };
 
 const gi__device_costs *gi__device_costs_default(void)
@@ -140,12 +135,17 @@ void gi__plan_device(const gi__plan_input *in, const gi__device_costs *c, gi__pl
     const double in_bytes = j->jpeg_pixels > 0 ? j->jpeg_coeff_bytes
                             : (double)j->steps[0].width * j->steps[0].height * j->steps[0].channels;
     double cpu_ns = j->jpeg_pixels * c->cpu_jpeg_reconstruct_ns;
-    double gpu_ns = j->jpeg_pixels * c->gpu_jpeg_reconstruct_ns;
+    /* The writer codes one image on one core: its time is the image's
+     * alone, but in a pipeline, where the codec workers' encodes overlap. */
+    const double encode_ms = j->jpeg_out_pixels * c->cpu_jpeg_encode_ns / 1e6 /
+                             (in->pipelined ? (in->cpu_threads < 1 ? 1 : in->cpu_threads) : 1);
+    double gpu_ns = j->jpeg_pixels * c->gpu_jpeg_reconstruct_ns +
+                    j->jpeg_out_pixels * c->gpu_jpeg_encode_ns;
     for (int i = 0; i < n; i++) {
         cpu_ns += step_ns(c->cpu, &j->steps[i]);
         gpu_ns += step_ns(c->gpu, &j->steps[i]);
     }
-    out->cpu_ms = c->cpu_call_ms * n + cpu_ns / threads / 1e6;
+    out->cpu_ms = c->cpu_call_ms * n + cpu_ns / threads / 1e6 + encode_ms;
     out->startup_ms = startup_left_ms(in, c, in_bytes + j->out_bytes);
     out->copy_ms = in_bytes / (c->upload_gbps * 1e6) + j->out_bytes / (c->download_gbps * 1e6);
     out->kernel_ms = c->gpu_launch_ms + gpu_ns / 1e6;
@@ -178,16 +178,6 @@ void gi__plan_device(const gi__plan_input *in, const gi__device_costs *c, gi__pl
                  "; %ld images: CPU %.0f ms, CUDA %.0f ms", images, cpu_total, cuda_total);
 }
 
-double gi__plan_cpu_ns(const gi__plan_job *job, const gi__device_costs *c)
-{
-    const int n = job->n < 1 ? 1 : job->n > GI_MAX_STEPS ? GI_MAX_STEPS : job->n;
-    const double pixels = (double)job->steps[0].width * job->steps[0].height;
-    if (pixels <= 0) return 0;
-    double ns = 0;
-    for (int i = 0; i < n; i++) ns += step_ns(c->cpu, &job->steps[i]);
-    return ns / pixels;
-}
-
 /* One side of a pipeline per image: the lanes' staging copies (the
  * upload and download rates include them), and for route 1 the kernels. */
 static double lane_ms(double up_bytes, double out_bytes, double kernel_ms, int lanes,
@@ -203,58 +193,27 @@ int gi__plan_jpeg_route(const gi__jpeg_route_input *in, const gi__device_costs *
     const int cores = in->cores < 1 ? 1 : in->cores, lanes = in->lanes < 1 ? 1 : in->lanes;
     const double recon_cpu_ms = in->pixels * c->cpu_jpeg_reconstruct_ns / 1e6;
     const double recon_gpu_ms = in->pixels * c->gpu_jpeg_reconstruct_ns / 1e6;
+    /* rest: the codec worker's work either way; route 1 takes the encode
+     * off it when the result leaves as an exact JPEG, and downloads the
+     * file (its bytes counted in the encode's rate) instead of pixels */
     const double rest_ms = in->pixels * c->cpu_jpeg_rest_ns / 1e6;
+    const double enc_cpu_ms = in->encodes_jpeg ? in->out_pixels * c->cpu_jpeg_encode_ns / 1e6 : 0;
+    const double enc_gpu_ms = in->encodes_jpeg ? in->out_pixels * c->gpu_jpeg_encode_ns / 1e6 : 0;
     const double lane0 = lane_ms(in->pixel_bytes, in->out_bytes, 0, lanes, c);
-    const double lane1 = lane_ms(in->coeff_bytes, in->out_bytes, recon_gpu_ms, lanes, c);
+    const double lane1 = lane_ms(in->coeff_bytes, in->encodes_jpeg ? 0 : in->out_bytes,
+                                 recon_gpu_ms + enc_gpu_ms, lanes, c);
     double ms0, ms1;
     if (in->pipelined) {
-        const double cores0 = (rest_ms + recon_cpu_ms) / cores, cores1 = rest_ms / cores;
+        const double cores0 = (rest_ms + recon_cpu_ms) / cores;
+        const double cores1 = (rest_ms - enc_cpu_ms) / cores;
         ms0 = cores0 > lane0 ? cores0 : lane0;
         ms1 = cores1 > lane1 ? cores1 : lane1;
     } else {
         ms0 = recon_cpu_ms + lane0;
-        ms1 = lane1;
+        ms1 = lane1 - enc_cpu_ms;
     }
     const int gpu = ms1 < ms0;
     snprintf(reason, reason_size, "JPEG arithmetic on the %s: %.1f ms an image there, %.1f on "
              "the %s", gpu ? "GPU" : "CPU", gpu ? ms1 : ms0, gpu ? ms0 : ms1, gpu ? "CPU" : "GPU");
     return gpu;
-}
-
-/* The codec workers that files keep busy: one a file, at most cores
- * (>= 1), at least one. */
-static int workers(long files, int cores)
-{
-    return files < 1 ? 1 : files < cores ? (int)files : cores;
-}
-
-/* Files on the exact codecs: each one's codecs on one core, the steps of
- * even one image on every core. */
-static double exact_ms(double pixels, long files, double steps_ns, int cores,
-                       const gi__device_costs *c)
-{
-    return (pixels * c->cpu_codecs_ns / workers(files, cores) + pixels * steps_ns / cores) / 1e6;
-}
-
-/* On the CPU every file costs its codecs on one of `cores` and its steps
- * over all of them; on the device path the JPEGs cost the start-up and
- * then the engines' rate, while the cores take the other files. */
-int gi__plan_fast_codecs(const gi__codecs_plan_input *in, const gi__device_costs *c,
-                         char *reason, size_t reason_size)
-{
-    const int all = in->cores < 1 ? 1 : in->cores;
-    const long files = in->jpeg_files + in->other_files;
-    const int cores = workers(files, all); /* fewer files than cores leave cores idle */
-    const double cpu_ms =
-        exact_ms(in->jpeg_pixels + in->other_pixels, files, in->steps_ns, all, c);
-    const double others_ms = exact_ms(in->other_pixels, in->other_files, in->steps_ns, all, c);
-    double gpu_ms = c->gpu_codecs_start_ms + in->jpeg_pixels * c->gpu_codecs_ns / 1e6;
-    if (others_ms > gpu_ms) gpu_ms = others_ms;
-    const int pays = gpu_ms < cpu_ms;
-    snprintf(reason, reason_size,
-             "%s: %ld JPEG file%s, %.1f MP: exact codecs on %d core%s %.0f ms, GPU codecs %.0f ms "
-             "(start-up %.0f)", pays ? "gpu codecs" : "exact codecs", in->jpeg_files,
-             in->jpeg_files == 1 ? "" : "s", in->jpeg_pixels / 1e6, cores, cores == 1 ? "" : "s",
-             cpu_ms, gpu_ms, c->gpu_codecs_start_ms);
-    return pays;
 }

@@ -29,6 +29,10 @@ typedef struct gi__plan_job {
      * its pixels, which the backend reconstructs first, and the bytes that
      * go up instead of steps[0]'s pixels. 0: a source of pixels. */
     double jpeg_pixels, jpeg_coeff_bytes;
+    /* A result that leaves as an exact JPEG file (backend.h,
+     * gi__chain_jpeg_out): its pixels, which CUDA encodes on the device
+     * (only the file comes down) and the CPU with our writer. 0: none. */
+    double jpeg_out_pixels;
 } gi__plan_job;
 
 /* Where CUDA stands. */
@@ -71,15 +75,14 @@ typedef struct gi__device_costs {
     double staging_gbps;     /* one host thread's copies into and out of pinned memory */
     gi__rate gpu[5][4];      /* kernel, per pixel of the whole GPU */
     double gpu_launch_ms;    /* a chain's launches and synchronisation, modules loaded */
-    /* --codecs fast under AUTO (gi__plan_fast_codecs) */
-    double cpu_codecs_ns;    /* stb's JPEG decode and our writer, per pixel on one core */
-    double gpu_codecs_start_ms; /* a process's GPU codecs: CUDA, nvJPEG, the engines' states, teardown */
-    double gpu_codecs_ns;    /* the device path's files, per pixel, once it runs */
     /* The exact JPEG decoder, per pixel (gi__plan_jpeg_route) */
     double cpu_jpeg_reconstruct_ns; /* its arithmetic half on one core */
     double cpu_jpeg_rest_ns; /* a codec worker's other work on a JPEG: reading, the
                                 entropy half, our writer, writing */
     double gpu_jpeg_reconstruct_ns; /* the arithmetic half's kernels, of the whole GPU */
+    /* The exact JPEG writer, per pixel of its image */
+    double cpu_jpeg_encode_ns; /* on one core */
+    double gpu_jpeg_encode_ns; /* its kernels and the file's way down, of the whole GPU */
 } gi__device_costs;
 
 /* The measured costs of the reference machine (device_plan.c says which). */
@@ -97,21 +100,6 @@ typedef struct gi__plan {
 
 void gi__plan_device(const gi__plan_input *in, const gi__device_costs *costs, gi__plan *out);
 
-/* The steps' time on one core per pixel of the source (the CPU rates). */
-double gi__plan_cpu_ns(const gi__plan_job *job, const gi__device_costs *costs);
-
-/* --codecs fast under AUTO: whether a job's JPEG files finish sooner on the
- * GPU's codecs (the device path) than on the exact codecs of the CPU, the
- * other files being the codec workers' either way. Fills `reason` with
- * both estimates. */
-typedef struct gi__codecs_plan_input {
-    long jpeg_files;
-    double jpeg_pixels;  /* the JPEG files the device path would take */
-    double other_pixels; /* the rest, on the CPU either way */
-    long other_files;    /* how many files those are */
-    double steps_ns;     /* the steps on one core, per pixel (gi__plan_cpu_ns) */
-    int cores;           /* the codec workers */
-} gi__codecs_plan_input;
 /* A JPEG whose steps run on CUDA (the lane's context is CUDA's): whether
  * its arithmetic half runs there too, the codec worker decoding only to
  * coefficients (route 1), or on the codec worker, the lane uploading
@@ -123,15 +111,15 @@ typedef struct gi__jpeg_route_input {
     double pixels;       /* the decoded image's */
     double pixel_bytes;  /* ...its bytes, which route 0 uploads */
     double coeff_bytes;  /* its coefficients, which route 1 uploads */
-    double out_bytes;    /* the steps' result, downloaded either way */
+    double out_bytes;    /* the steps' result, downloaded either way... */
+    int encodes_jpeg;    /* ...unless it leaves as an exact JPEG: then route 1 encodes
+                            it on the device, route 0 on a codec worker */
+    double out_pixels;   /* the result's pixels (the writer's rates are per pixel) */
     int cores;           /* the codec workers (>= 1) */
     int lanes;           /* compute lanes, each staging on one thread (>= 1) */
     int pipelined;       /* images overlap: codec workers and lanes run side by side */
 } gi__jpeg_route_input;
 int gi__plan_jpeg_route(const gi__jpeg_route_input *in, const gi__device_costs *costs,
                         char *reason, size_t reason_size);
-
-int gi__plan_fast_codecs(const gi__codecs_plan_input *in, const gi__device_costs *costs,
-                         char *reason, size_t reason_size);
 
 #endif

@@ -84,6 +84,16 @@ void gi_image_free(gi_image *img);
 
 /* ---------------------------------------------------------------- files */
 
+/* JPEG
+ *   Read: stb_image's pixels, on the calling thread: gpuimg's own exact
+ *   decoder gives them for the files it takes (8-bit Huffman baseline and
+ *   progressive, docs/jpeg-decoder.md), stb_image itself decodes or
+ *   refuses the rest. Its pixels are the same on every machine, so golden
+ *   images need no GPU.
+ *   Written: stb_image_write's bytes, the same on every machine, made by
+ *   gpuimg's own writer, several times faster than stb's, which the tests
+ *   hold it to byte for byte. */
+
 /* NETPBM (PNM and PAM)
  *   Read: P1/P4 bitmaps (1 black -> 0, 0 white -> 255), P2/P5 graymaps,
  *   P3/P6 pixmaps and P7 PAM of DEPTH 1..4 (TUPLTYPE optional; when
@@ -109,88 +119,20 @@ typedef enum gi_format {
     GI_FORMAT_PAM       /* P7 (.pam) */
 } gi_format;
 
-/* Which decoder reads JPEG files (PNGs are always read by stb).
- *   STB     stb_image's pixels, on the calling thread: gpuimg's own exact
- *           decoder gives them for the files it takes (8-bit Huffman
- *           baseline and progressive, docs/jpeg-decoder.md), stb_image
- *           itself decodes or refuses the rest. The default: its pixels
- *           are the same on every machine, so golden images need no GPU.
- *   NVJPEG  NVIDIA nvJPEG (optional at build time, see
- *           gi_jpeg_decoder_compiled), and nothing else: what nvJPEG
- *           refuses fails. On the CUDA device that was current when nvJPEG
- *           started (gi_jpeg_fast_start, or the process's first nvJPEG
- *           image: device 0 unless the caller chose another), whatever the
- *           gi_context's device; the caller's current device is left as it
- *           was. Output lands in host memory like stb's, with stb's sizes
- *           and channel counts. Baseline colour files go to the GPU's JPEG
- *           engines where it has them (A100, H100, H200), the rest to
- *           nvJPEG's hybrid decoder (Huffman on the calling thread's CPU).
- *           Its IDCT, colour conversion and chroma upsampling are not stb's:
- *           gray, 4:4:4 and 4:2:0 files come within a few levels of stb's
- *           pixels, 4:2:2 ones can differ far more next to hard colour
- *           edges; the same file gives the same bytes on every run. Starting
- *           nvJPEG costs most of a second, so it pays off over many images.
- *           4-component (CMYK/YCCK) files are refused with
- *           GI_ERR_UNSUPPORTED (stb decodes them), and without a GPU every
- *           JPEG fails with GI_ERR_NO_DEVICE. Threads may decode at once:
- *           one handle serves the process, and each decode takes a decoder
- *           (states, stream, pinned and device buffers) from a pool that
- *           grows to the number of threads decoding at once and lives as
- *           long as the process.
- *   FAST    NVJPEG where it decodes the file, else stb (no GPU, no nvJPEG
- *           in this build, a file nvJPEG refuses, or one that does not end
- *           with EOI, which nvJPEG would decode as if complete and stb
- *           refuses); gi_last_codec says which took it. A file refused by
- *           stb is refused here too, with one exception: corrupt
- *           entropy-coded data in a complete file, which nvJPEG decodes
- *           (to garbage blocks, as libjpeg-turbo does with a warning)
- *           where stb refuses it. */
-typedef enum gi_jpeg_decoder {
-    GI_JPEG_DECODER_STB = 0,
-    GI_JPEG_DECODER_NVJPEG,
-    GI_JPEG_DECODER_FAST
-} gi_jpeg_decoder;
-/* 1 when this library can decode with `decoder` (stb and FAST always;
- * nvJPEG when it was found at build time). Says nothing about a GPU. */
-int gi_jpeg_decoder_compiled(gi_jpeg_decoder decoder);
-
-/* Which encoder writes JPEG files (PNGs are always written by stb).
- *   STB     stb_image_write's bytes, the same on every machine (the
- *           default); written by gpuimg's own encoder, several times
- *           faster than stb's, which the tests hold it to byte for byte.
- *   NVJPEG  nvJPEG from device memory, only the compressed bytes coming
- *           back; 3-channel images only, on the device NVJPEG decodes on.
- *           Chroma 4:2:0 at quality <= 90 and 4:4:4 above, the rule stb's
- *           writer follows, so both make files of the same kind (sizes and
- *           PSNR: README "Fast codecs").
- *   FAST    NVJPEG where it can (3 channels, a GPU), else stb. */
-typedef enum gi_jpeg_encoder {
-    GI_JPEG_ENCODER_STB = 0,
-    GI_JPEG_ENCODER_NVJPEG,
-    GI_JPEG_ENCODER_FAST
-} gi_jpeg_encoder;
-int gi_jpeg_encoder_compiled(gi_jpeg_encoder encoder);
-
-/* Starts nvJPEG (CUDA and its handle) on a background thread, so that the
- * first JPEG does not wait for it: call it early, before reading the first
- * files, when NVJPEG or FAST codecs will be used. Makes nothing twice;
- * harmless without nvJPEG or a GPU. */
-void gi_jpeg_fast_start(void);
-
 /* The codec that took the calling thread's last image decode or encode
- * (gi_load_*, gi_encode, gi_save_file), whether it succeeded or not: "stb",
- * "libdeflate" (the fast PNG decoder of builds with libdeflate, which
- * decodes 8-bit, non-interlaced PNGs to stb's very pixels), "pnm",
- * "nvjpeg-hardware" (decoded by the GPU's JPEG engines),
- * "nvjpeg-hybrid" (nvJPEG, Huffman decoding on the CPU) or "nvjpeg" (the
- * nvJPEG encoder); "" before the first. */
+ * (gi_load_*, gi_encode, gi_save_file), whether it succeeded or not: "stb"
+ * (stb, or gpuimg's JPEG writer, which makes stb_image_write's very
+ * bytes), "gpuimg-jpeg" (gpuimg's exact JPEG decoder, stb_image's very
+ * pixels: docs/jpeg-decoder.md), "gpuimg-jpeg-cuda" (a job's JPEG output
+ * made by the exact writer on the GPU), "libdeflate" (the fast PNG
+ * decoder of builds with libdeflate, which decodes 8-bit, non-interlaced
+ * PNGs to stb's very pixels) or "pnm"; "" before the first. */
 const char *gi_last_codec(void);
 
-/* Limits checked before any large allocation, and the JPEG decoder. */
+/* Limits checked before any large allocation, and a JPEG decode's threads. */
 typedef struct gi_load_limits {
     uint64_t max_input_bytes; /* default 1 GiB */
     uint64_t max_pixels;      /* width * height, default 16384 * 16384 */
-    gi_jpeg_decoder jpeg_decoder; /* default GI_JPEG_DECODER_STB */
     /* Threads one JPEG decode may use (restart intervals of the entropy
      * decoding, bands of rows of the IDCT and colour): 0 (the default) or
      * 1 decodes on the calling thread alone. The pixels do not depend on
@@ -267,8 +209,7 @@ typedef enum gi_png_filter {
  *   png_filter    see gi_png_filter.
  *   metadata      NULL (the default): none; else written into the output as
  *                 gi_metadata_embed does (see METADATA). The caller keeps
- *                 ownership.
- *   jpeg_encoder  see gi_jpeg_encoder (0: stb). */
+ *                 ownership. */
 
 typedef struct gi_save_options {
     gi_format format;
@@ -276,7 +217,10 @@ typedef struct gi_save_options {
     int png_level;
     gi_png_filter png_filter;
     const gi_metadata *metadata;
-    gi_jpeg_encoder jpeg_encoder; /* default GI_JPEG_ENCODER_STB */
+    /* Threads one JPEG encode may use (pieces of MCU rows): 0 (the
+     * default) or 1 encodes on the calling thread alone. The bytes do not
+     * depend on it. gi_batch_run sets it for a batch of one image. */
+    int encode_threads;
 } gi_save_options;
 void gi_save_options_default(gi_save_options *opts);
 
@@ -904,55 +848,17 @@ gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_pat
 gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
                        gi_metadata *meta, gi_image *dst, gi_histogram *hist);
 
-/* --codecs fast (FAST JPEG decoding in job->limits): whether the GPU's
- * codecs should take these input files. The GPU's JPEG codecs cost a
- * start-up (CUDA, nvJPEG, the engines' states and the teardown at exit:
- * about 1.5 s of a process on an H100 machine) that one photo on the exact
- * codecs (0.16 s there) never repays, so under GI_DEVICE_AUTO a cost model
- * weighs the JPEG files among `inputs` (from their headers) on the GPU
- * against all of them on the CPU's cores with the exact codecs (each
- * file's codecs on one core, its steps on all): 1 when the GPU finishes
- * first; 0 otherwise, and then stb decodes and encodes, so the
- * answer depends on the job (on that machine, the blur of about 130 or
- * more 9 MP JPEGs), never on timing. GI_DEVICE_CUDA: 1 (the GPU's codecs
- * where they run); GI_DEVICE_CPU, or no nvJPEG in this build: 0.
- * gi_batch_run asks it for its items; a caller of gi_hist_file_fast asks
- * it first. why (may be NULL): one line, the choice and both estimates. */
-int gi_fast_codecs_pay(gi_device device, const gi_job *job, const char *const *inputs,
-                       size_t count, char *why, size_t why_size);
-
-/* Histograms of a file with FAST JPEG decoding (job->limits.jpeg_decoder)
- * on a device other than GI_DEVICE_CPU, counted where nvJPEG decodes it:
- * when the batch's device path would take the file (gi_batch_run: a JPEG
- * that the GPU's JPEG engines decode, 64x64 or more), nvJPEG decodes it
- * into device memory, the job's chain (the auto_orient turn, then the
- * job's steps, which may be none, hist not among them) and a histogram
- * with bins[i] bins, for each i < n_bins, run there on CUDA, and only the
- * counts come back into hists[i]. *width and *height: the size of the
- * image counted. The counts are those gi_hist gives on any backend for the
- * pixels nvJPEG decodes. *decoded_by: "nvjpeg-hardware" or "nvjpeg-hybrid"
- * (what gi_last_codec would say), or NULL, with GI_OK and nothing done,
- * when the device path does not take the file (no GPU or JPEG engines,
- * not such a JPEG, standard input or a pipe, a file it cannot read): then
- * decode it on the host (gi_load_file), which decodes or refuses it as
- * ever. A failure after the decode names the file. It does not weigh the
- * GPU's start-up: under GI_DEVICE_AUTO ask gi_fast_codecs_pay first (the
- * CLI's hist does, and takes the exact codecs when it says 0). */
-gi_status gi_hist_file_fast(gi_device device, const gi_job *job, const char *path,
-                            const int *bins, int n_bins, gi_histogram *hists, int *width,
-                            int *height, const char **decoded_by);
-
 /* Histograms of a JPEG file as the host decodes it (gi_load_file with
- * these limits) where the exact decoder takes it (limits->jpeg_decoder
- * GI_JPEG_DECODER_STB, a JPEG it decodes itself), counted on the CPU band
- * by band as its decoding threads (limits->decode_threads) make the rows,
- * so the image is never held whole: hists[i] with bins[i] bins, for each
- * i < n_bins, the counts gi_hist gives for the image gi_load_file gives.
- * *width and *height: its size. *counted: 1; or 0, with GI_OK and nothing
- * done, for any other file (not a JPEG, one the exact decoder leaves to
- * stb, standard input or a pipe, a file it cannot read): then load it and
- * count it (gi_load_file, gi_hist), which decodes or refuses it as ever.
- * limits may be NULL (the defaults). */
+ * these limits) where the exact decoder takes it (a JPEG it decodes
+ * itself), counted on the CPU band by band as its decoding threads
+ * (limits->decode_threads) make the rows, so the image is never held
+ * whole: hists[i] with bins[i] bins, for each i < n_bins, the counts
+ * gi_hist gives for the image gi_load_file gives. *width and *height: its
+ * size. *counted: 1; or 0, with GI_OK and nothing done, for any other file
+ * (not a JPEG, one the exact decoder leaves to stb, standard input or a
+ * pipe, a file it cannot read): then load it and count it (gi_load_file,
+ * gi_hist), which decodes or refuses it as ever. limits may be NULL (the
+ * defaults). */
 gi_status gi_hist_file_streamed(const char *path, const gi_load_limits *limits, const int *bins,
                                 int n_bins, gi_histogram *hists, int *width, int *height,
                                 int *counted);
@@ -970,15 +876,11 @@ gi_status gi_hist_file_streamed(const char *path, const gi_load_limits *limits, 
  * workers never wait for it; both backends give the same bytes, so which
  * lane took an image never shows. One bad input fails alone.
  *
- * With FAST JPEG decoding (limits.jpeg_decoder) on a GPU with JPEG engines,
- * and a device other than GI_DEVICE_CPU, JPEG inputs take the device path
- * instead: device lanes decode groups of them on the engines into device
- * memory, run the steps on CUDA there, and, for FAST JPEG output of three
- * channels, encode with nvJPEG from device memory, so only compressed bytes
- * cross to the host. A file the engines do not take goes back to the codec
- * workers; other outputs are downloaded for them to encode. The bytes are
- * those of the host path with the same codecs: which decoder takes a file
- * depends on the file alone, not on its group, the load or the workers.
+ * On CUDA, a JPEG that the exact decoder takes crosses to the device as
+ * its coefficients, and an exact JPEG output comes back as the file's
+ * bytes: the codec workers run the codecs' entropy halves, the lanes their
+ * arithmetic halves beside the steps (docs/gpu-jpeg-path.md). The bytes
+ * are those of the CPU.
  */
 typedef enum gi_item_status {
     GI_ITEM_NOT_STARTED = 0, /* still so after a stop */
@@ -1033,8 +935,8 @@ typedef struct gi_batch_item {
     char metadata_note[600]; /* metadata dropped on reading or left out on
                                 writing, and why, or "" */
     const char *decoded_by, *encoded_by; /* gi_last_codec after each; NULL: not reached */
-    char codecs_note[200]; /* fast codecs asked for and the exact ones used
-                              (gi_fast_codecs_pay said so): why; else "" */
+    char codecs_note[200]; /* where a JPEG's arithmetic half ran, and why
+                              (the route's plan); else "" */
 } gi_batch_item;
 
 typedef struct gi_batch_options {
@@ -1067,7 +969,7 @@ typedef struct gi_batch_options {
 } gi_batch_options;
 typedef struct gi_batch_waits {
     double waited_ms; /* summed over the threads */
-    int threads;      /* codec workers, compute and device lanes that ran;
+    int threads;      /* codec workers and compute lanes that ran;
                          0 when the calling thread ran everything */
 } gi_batch_waits;
 void gi_batch_options_default(gi_batch_options *opts);

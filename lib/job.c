@@ -9,6 +9,7 @@
 #include "file_io.h"
 #include "format_sniff.h"
 #include "gi_error.h"
+#include "image_io.h"
 #include "jpeg_decode.h"
 #include "job_flow.h"
 #include "ops.h"
@@ -26,16 +27,9 @@ static int ends_in_hist(const gi_job *job)
     return job->n_steps > 0 && job->steps[job->n_steps - 1].kind == GI_OP_HIST;
 }
 
-gi_status gi__job_decode(const gi_job *job, const void *in, size_t size, const char *name,
-                         gi_image *img, gi_metadata *meta)
-{
-    gi_metadata_free(meta);
-    gi_status st = gi_load_memory(img, in, size, name, &job->limits);
-    if (st == GI_OK) gi__job_read_metadata(job, in, size, meta);
-    return st;
-}
-
-void gi__job_read_metadata(const gi_job *job, const void *in, size_t size, gi_metadata *meta)
+/* The input's metadata as the job keeps it (none under strip, but for the
+ * orientation when the job applies it). */
+static void read_metadata(const gi_job *job, const void *in, size_t size, gi_metadata *meta)
 {
     gi_metadata_free(meta);
     if (job->strip && !job->auto_orient) return;
@@ -48,7 +42,19 @@ void gi__job_read_metadata(const gi_job *job, const void *in, size_t size, gi_me
     }
 }
 
-int gi__job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_MAX_STEPS])
+gi_status gi__job_decode(const gi_job *job, const void *in, size_t size, const char *name,
+                         gi_image *img, gi_metadata *meta)
+{
+    gi_metadata_free(meta);
+    gi_status st = gi_load_memory(img, in, size, name, &job->limits);
+    if (st == GI_OK) read_metadata(job, in, size, meta);
+    return st;
+}
+
+/* The job's whole chain for an input with this metadata: the turn that
+ * auto_orient applies, then the steps; -1 when that is over GI_MAX_STEPS
+ * steps (gi_job_apply then runs the turn apart). */
+static int job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_MAX_STEPS])
 {
     gi_transform turn[2];
     int n_turn = job->auto_orient ? gi_orientation_steps(meta->orientation, turn) : 0;
@@ -70,6 +76,7 @@ static gi_image jpeg_size(const gi_jpeg_coeffs *c)
 typedef struct {
     const gi_image *img;
     const gi_jpeg_coeffs *jpeg;
+    gi__chain_jpeg_out *jpeg_out; /* with jpeg: the result as a JPEG file, or NULL */
 } job_source;
 
 /* Runs `steps` on src into a newly allocated *dst (none for hist). */
@@ -81,7 +88,7 @@ static gi_status apply_alloc(gi_context *ctx, const job_source *src, const gi_op
     gi_status st = gi_apply_size(&size, steps, n, &w, &h, &ch);
     if (st == GI_OK && steps[n - 1].kind != GI_OP_HIST) st = gi_image_alloc(dst, w, h, ch);
     if (st == GI_OK)
-        st = src->jpeg ? gi__apply_jpeg(ctx, src->jpeg, steps, n, dst, hist)
+        st = src->jpeg ? gi__apply_jpeg(ctx, src->jpeg, steps, n, dst, hist, src->jpeg_out)
                        : gi_apply(ctx, src->img, steps, n, dst, hist);
     if (st != GI_OK) gi_image_free(dst);
     return st;
@@ -94,7 +101,7 @@ gi_status gi_orient_image(gi_context *ctx, gi_image *img, int orientation)
     int n = gi_orientation_steps(orientation, turn);
     for (int i = 0; i < n; i++) steps[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
     gi_image out = {0};
-    const job_source src = {img, NULL};
+    const job_source src = {img, NULL, NULL};
     gi_status st = n ? apply_alloc(ctx, &src, steps, n, &out, NULL) : GI_OK;
     if (st != GI_OK || n == 0) return st;
     gi_image_free(img);
@@ -111,7 +118,7 @@ static gi_status apply_job(gi_context *ctx, const gi_job *job, const job_source 
     int n_turn = job->auto_orient ? gi_orientation_steps(meta->orientation, turn) : 0;
     if (n_turn == 0) return apply_alloc(ctx, src, job->steps, job->n_steps, dst, hist);
     gi_status st;
-    int n = gi__job_chain(job, meta, chain);
+    int n = job_chain(job, meta, chain);
     if (n > 0) {
         /* One chain: on CUDA the turn costs no extra upload or download. */
         st = apply_alloc(ctx, src, chain, n, dst, hist);
@@ -119,8 +126,9 @@ static gi_status apply_job(gi_context *ctx, const gi_job *job, const job_source 
         for (int i = 0; i < n_turn; i++)
             chain[i] = (gi_op){.kind = GI_OP_TRANSFORM, .transform = turn[i]};
         gi_image upright = {0};
-        st = apply_alloc(ctx, src, chain, n_turn, &upright, NULL);
-        const job_source from_upright = {&upright, NULL};
+        const job_source to_upright = {src->img, src->jpeg, NULL}; /* pixels, not the file */
+        st = apply_alloc(ctx, &to_upright, chain, n_turn, &upright, NULL);
+        const job_source from_upright = {&upright, NULL, NULL};
         if (st == GI_OK) st = apply_alloc(ctx, &from_upright, job->steps, job->n_steps, dst, hist);
         gi_image_free(&upright);
     }
@@ -130,15 +138,24 @@ static gi_status apply_job(gi_context *ctx, const gi_job *job, const job_source 
 gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
                        gi_metadata *meta, gi_image *dst, gi_histogram *hist)
 {
-    const job_source from = {src, NULL};
+    const job_source from = {src, NULL, NULL};
     return apply_job(ctx, job, &from, meta, dst, hist);
 }
 
 gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,
-                             gi_metadata *meta, gi_image *dst, gi_histogram *hist)
+                             gi_metadata *meta, gi_image *dst, gi_histogram *hist,
+                             gi__chain_jpeg_out *jpeg_out)
 {
-    const job_source from = {NULL, coeffs};
+    const job_source from = {NULL, coeffs, jpeg_out};
     return apply_job(ctx, job, &from, meta, dst, hist);
+}
+
+int gi__job_jpeg_out(const gi_job *job, gi_format format, gi__chain_jpeg_out *out)
+{
+    memset(out, 0, sizeof *out);
+    if (format != GI_FORMAT_JPEG) return 0;
+    out->quality = job->save.jpeg_quality;
+    return 1;
 }
 
 /* Whether the route sends this JPEG's arithmetic half to the device;
@@ -163,7 +180,8 @@ static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
         .pixel_bytes = (double)size.stride * c->height,
         .coeff_bytes = (double)c->storage_bytes,
         .out_bytes = (double)w * h * ch,
-        .cores = route->cores, .lanes = route->lanes, .pipelined = route->pipelined};
+        .cores = route->cores, .lanes = route->lanes, .pipelined = route->pipelined,
+        .encodes_jpeg = route->encodes_jpeg, .out_pixels = (double)w * h};
     return gi__plan_jpeg_route(&in, gi__device_costs_default(), why, why_size);
 }
 
@@ -191,7 +209,7 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
         gi__jpeg_coeffs_free(coeffs);
         if (!ok) return gi__job_decode(job, in, size, name, img, meta);
     }
-    gi__job_read_metadata(job, in, size, meta);
+    read_metadata(job, in, size, meta);
     return GI_OK;
 }
 
@@ -206,17 +224,19 @@ gi_save_options gi__job_save_options(const gi_job *job, const gi_metadata *meta)
  * *meta the input's metadata as the job keeps it. */
 static gi_status decode_and_apply(gi_context *ctx, const gi_job *job, const void *in,
                                   size_t in_size, const char *name, gi_image *result,
-                                  gi_histogram *hist, gi_metadata *meta)
+                                  gi_histogram *hist, gi_metadata *meta,
+                                  gi__chain_jpeg_out *jpeg_out)
 {
     gi_image src;
     gi_jpeg_coeffs coeffs;
     gi__jpeg_route route;
     memset(result, 0, sizeof *result);
     gi__context_jpeg_route(ctx, &route);
+    route.encodes_jpeg = jpeg_out != NULL;
     gi_status st = gi__job_decode_routed(job, in, in_size, name, &route, &src, &coeffs, meta,
                                          NULL, 0);
     if (st != GI_OK) return st;
-    st = coeffs.storage ? gi__job_apply_jpeg(ctx, job, &coeffs, meta, result, hist)
+    st = coeffs.storage ? gi__job_apply_jpeg(ctx, job, &coeffs, meta, result, hist, jpeg_out)
                         : gi_job_apply(ctx, job, &src, meta, result, hist);
     gi__jpeg_coeffs_free(&coeffs);
     gi_image_free(&src);
@@ -225,6 +245,37 @@ static gi_status decode_and_apply(gi_context *ctx, const gi_job *job, const void
         return gi__fail(st, "%s: %s", name, gi_last_error());
     }
     return GI_OK;
+}
+
+/* The result's bytes: the file the backend encoded (jpeg_out->bytes,
+ * taken), or the pixels encoded here. */
+static gi_status encode_result(const gi_image *result, gi__chain_jpeg_out *jpeg_out,
+                               const gi_save_options *save, uint8_t **out, size_t *out_size)
+{
+    if (!jpeg_out->bytes) return gi_encode(result, save, out, out_size);
+    uint8_t *file = jpeg_out->bytes;
+    jpeg_out->bytes = NULL;
+    return gi__encoded_jpeg(file, jpeg_out->size, save, out, out_size);
+}
+
+/* The backend's JPEG file, with the metadata, written to path as
+ * gi_save_file writes (into place when whole). */
+static gi_status save_encoded(gi__chain_jpeg_out *jpeg_out, const gi_save_options *save,
+                              const char *path)
+{
+    uint8_t *bytes;
+    size_t size;
+    gi_status st = encode_result(NULL, jpeg_out, save, &bytes, &size);
+    if (st != GI_OK) return gi__fail(st, "%s: %s", path, gi_last_error());
+    gi_output *out;
+    st = gi_output_open(&out, path);
+    if (st == GI_OK) {
+        st = gi__output_write(out, bytes, size);
+        gi_status closed = gi_output_close(out, st == GI_OK);
+        if (st == GI_OK) st = closed;
+    }
+    free(bytes);
+    return st;
 }
 
 gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const void *in, size_t in_size,
@@ -238,13 +289,19 @@ gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const void *in, 
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: no place for the output bytes", name);
     gi_image result;
     gi_metadata meta = {0};
-    gi_status st = decode_and_apply(ctx, job, in, in_size, name, &result, hist, &meta);
+    gi_format format = job->save.format;
+    if (format == GI_FORMAT_AUTO) format = gi__sniff_format(in, in_size);
+    gi__chain_jpeg_out jpeg_out;
+    const int to_jpeg = gi__job_jpeg_out(job, format, &jpeg_out);
+    gi_status st = decode_and_apply(ctx, job, in, in_size, name, &result, hist, &meta,
+                                    to_jpeg ? &jpeg_out : NULL);
     if (st == GI_OK && !ends_in_hist(job)) {
         gi_save_options save = gi__job_save_options(job, &meta);
-        if (save.format == GI_FORMAT_AUTO) save.format = gi__sniff_format(in, in_size);
-        st = gi_encode(&result, &save, out, out_size);
+        save.format = format;
+        st = encode_result(&result, &jpeg_out, &save, out, out_size);
         if (st != GI_OK) gi__fail(st, "%s: %s", name, gi_last_error());
     }
+    free(jpeg_out.bytes); /* taken by encode_result, unless it failed before */
     gi_image_free(&result);
     gi_metadata_free(&meta);
     return st;
@@ -259,13 +316,20 @@ gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_pat
     if (st != GI_OK) return st;
     gi_image result;
     gi_metadata meta = {0};
-    st = decode_and_apply(ctx, job, in, in_size, in_path, &result, hist, &meta);
+    gi_format format = job->save.format;
+    if (format == GI_FORMAT_AUTO && out_path) format = gi_format_from_path(out_path);
+    if (format == GI_FORMAT_AUTO) format = gi__sniff_format(in, in_size);
+    gi__chain_jpeg_out jpeg_out;
+    const int to_jpeg = gi__job_jpeg_out(job, format, &jpeg_out);
+    st = decode_and_apply(ctx, job, in, in_size, in_path, &result, hist, &meta,
+                          to_jpeg ? &jpeg_out : NULL);
     if (st == GI_OK && !ends_in_hist(job)) {
         gi_save_options save = gi__job_save_options(job, &meta);
-        if (save.format == GI_FORMAT_AUTO) save.format = gi_format_from_path(out_path);
-        if (save.format == GI_FORMAT_AUTO) save.format = gi__sniff_format(in, in_size);
-        st = gi_save_file(&result, out_path, &save);
+        save.format = format;
+        st = jpeg_out.bytes ? save_encoded(&jpeg_out, &save, out_path)
+                            : gi_save_file(&result, out_path, &save);
     }
+    free(jpeg_out.bytes);
     gi__pixels_free(in);
     gi_image_free(&result);
     gi_metadata_free(&meta);

@@ -4,6 +4,7 @@
 #ifndef GI_JOB_FLOW_H
 #define GI_JOB_FLOW_H
 
+#include "backend.h"
 #include "gpuimg.h"
 #include "jpeg_coeffs.h"
 
@@ -21,6 +22,8 @@ typedef struct gi__jpeg_route {
     int planned;  /* the plan weighs each file (gi__plan_jpeg_route); 0: every
                      JPEG the entropy half takes goes to the device */
     int cores, lanes, pipelined; /* the plan's view of the engine */
+    int encodes_jpeg; /* the result leaves as an exact JPEG, which the device would
+                         encode too (gi__chain_jpeg_out); set by the caller */
 } gi__jpeg_route;
 
 /* gi__job_decode, but for a JPEG that the route sends to the device:
@@ -33,16 +36,16 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
                                 gi_jpeg_coeffs *coeffs, gi_metadata *meta, char *why,
                                 size_t why_size);
 /* gi_job_apply from a JPEG's coefficients (what gi__job_decode_routed
- * left in *coeffs): the same result and metadata. */
+ * left in *coeffs): the same result and metadata. jpeg_out: NULL, or a
+ * request for the result as an exact JPEG file (gi__apply_jpeg); when its
+ * bytes come back, *dst holds no pixels to use. */
 gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,
-                             gi_metadata *meta, gi_image *dst, gi_histogram *hist);
-/* The input's metadata as the job keeps it (none under strip, but for the
- * orientation when the job applies it). */
-void gi__job_read_metadata(const gi_job *job, const void *in, size_t size, gi_metadata *meta);
-/* The job's whole chain for an input with this metadata: the turn that
- * auto_orient applies, then the steps; -1 when that is over GI_MAX_STEPS
- * steps (gi_job_apply then runs the turn apart). */
-int gi__job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_MAX_STEPS]);
+                             gi_metadata *meta, gi_image *dst, gi_histogram *hist,
+                             gi__chain_jpeg_out *jpeg_out);
+/* The exact JPEG writer's request for a job whose output format resolves
+ * to `format`: into *out (its quality) and 1, or 0 when the output is not
+ * a JPEG. */
+int gi__job_jpeg_out(const gi_job *job, gi_format format, gi__chain_jpeg_out *out);
 /* The job's save options, carrying `meta` unless the job strips. */
 gi_save_options gi__job_save_options(const gi_job *job, const gi_metadata *meta);
 

@@ -268,7 +268,7 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
     chain_plan plan;
     gi_status st = plan_chain(src, 0, steps, n, dst, hist, &plan);
     if (st != GI_OK) return st;
-    const gi__chain chain = {plan.calls, plan.n, src_where, dst_where};
+    const gi__chain chain = {plan.calls, plan.n, src_where, dst_where, NULL};
     st = dispatch(ctx, &chain);
     release_plan(&plan);
     return st;
@@ -278,14 +278,6 @@ gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int
                    gi_histogram *hist)
 {
     return apply_between(ctx, src, GI__HOST, steps, n, dst, GI__HOST, hist);
-}
-
-gi_status gi__apply_from_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
-                                gi_image *dst, gi__where dst_where, gi_histogram *hist)
-{
-    if (ctx->requested != GI_DEVICE_CUDA)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "a source in device memory needs a CUDA context");
-    return apply_between(ctx, src, GI__DEVICE, steps, n, dst, dst_where, hist);
 }
 
 /* A chain from a JPEG's coefficients, as gi__dispatch calls it. */
@@ -301,17 +293,22 @@ static gi_status call_jpeg_chain(const gi__backend_ops *ops, void *state, const 
 }
 
 gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *steps, int n,
-                         gi_image *dst, gi_histogram *hist)
+                         gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
 {
     const gi_image size = {.width = c->width, .height = c->height, .channels = c->out_channels,
                            .stride = (size_t)c->width * (size_t)c->out_channels};
     chain_plan plan;
     gi_status st = plan_chain(&size, 1, steps, n, dst, hist, &plan);
     if (st != GI_OK) return st;
-    const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST};
+    const int to_jpeg = jpeg_out && steps[n - 1].kind != GI_OP_HIST;
+    const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);
     work.jpeg_pixels = (double)c->width * c->height;
     work.jpeg_coeff_bytes = (double)c->storage_bytes;
+    if (to_jpeg) {
+        const gi_image *out = plan.calls[plan.n - 1].dst;
+        work.jpeg_out_pixels = (double)out->width * out->height;
+    }
     const jpeg_chain arg = {c, &chain};
     st = gi__dispatch(ctx, plan.calls[plan.n - 1].name, &work, call_jpeg_chain, &arg);
     release_plan(&plan);
@@ -334,7 +331,9 @@ gi_status gi_apply_device(gi_context *ctx, const gi_image *src, const gi_op *ste
     gi_status st = check_device_end(src, "source");
     if (st == GI_OK && !ends_in_hist) st = check_device_end(dst, "destination");
     if (st != GI_OK) return st;
-    return gi__apply_from_device(ctx, src, steps, n, dst, GI__DEVICE, hist);
+    if (ctx->requested != GI_DEVICE_CUDA)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "a source in device memory needs a CUDA context");
+    return apply_between(ctx, src, GI__DEVICE, steps, n, dst, GI__DEVICE, hist);
 }
 
 static gi_status run_op(gi_context *ctx, const gi_op *op, const gi_image *src, gi_image *dst,

@@ -32,21 +32,14 @@ typedef gi_status (*gi__backend_call)(const gi__backend_ops *ops, void *state, c
 gi_status gi__dispatch(gi_context *ctx, const char *name, const gi__plan_job *work,
                        gi__backend_call call, const void *arg);
 
-/* gi_apply with the source in the device memory of ctx's CUDA backend
- * (src->data a device pointer, its stride a multiple of 256) and the
- * result on the host or, with GI__DEVICE, in device memory of the same
- * kind; a chain ending in hist fills *hist (on the host, dst unused): only
- * the counts leave the device. ctx must have been created for
- * GI_DEVICE_CUDA. */
-gi_status gi__apply_from_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
-                                gi_image *dst, gi__where dst_where, gi_histogram *hist);
-
 /* gi_apply from a JPEG's coefficients (jpeg_coeffs.h): the backend that
  * runs the chain (AUTO's plan weighing the decoder's arithmetic half too)
  * reconstructs the pixels where it computes, then runs the steps; dst on
  * the host (none for hist). The same bytes as gi_apply on the decoded
- * pixels. */
+ * pixels. jpeg_out (NULL, or backend.h's request) asks for the result as
+ * a JPEG file, encoded where the chain ran; dst is still allocated, and
+ * written when jpeg_out->bytes comes back NULL. */
 gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *steps, int n,
-                         gi_image *dst, gi_histogram *hist);
+                         gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out);
 
 #endif

@@ -13,4 +13,26 @@ void *gi__pixels_calloc(size_t bytes);
 void *gi__pixels_realloc(void *p, size_t bytes);
 void gi__pixels_free(void *p);
 
+/* Buffers a device copies from in place: a JPEG's coefficients, which the
+ * CUDA backend uploads whole (jpeg_coeffs.h). Once a backend has given
+ * its page-locked allocator (gi__pixels_use_pinned), large ones are
+ * page-locked and pooled apart: the copy then needs no staging through a
+ * pinned buffer of its own (a host memcpy of the whole buffer), and the
+ * pool keeps both the locking and the page faults off every file after
+ * the first few. Until then, and in builds with AddressSanitizer, as
+ * gi__pixels_calloc. Zeroed. */
+void *gi__pixels_calloc_for_device(size_t bytes);
+/* The same, not zeroed. */
+void *gi__pixels_alloc_for_device(size_t bytes);
+/* Whether p (from this allocator) is page-locked. */
+int gi__pixels_pinned(const void *p);
+
+/* The page-locked allocator; installed once (later calls change nothing),
+ * by the CUDA backend when it starts. map returns NULL on failure. */
+typedef struct {
+    void *(*map)(size_t bytes);
+    void (*unmap)(void *p);
+} gi__pixels_pinner;
+void gi__pixels_use_pinned(const gi__pixels_pinner *pinner);
+
 #endif

@@ -1,9 +1,7 @@
 #!/bin/sh
 # Installs what gpuimg needs on Debian 12 (when missing), then configures and
 # builds it in ./build. The CUDA backend is built when nvcc is found (on
-# PATH or in /usr/local/cuda/bin); without it, the CPU backend alone. With
-# nvcc, nvJPEG is built too: from the toolkit when it has nvjpeg.h, else
-# from PyPI's nvidia-nvjpeg wheel (scripts/fetch_nvjpeg.sh, into .nvjpeg).
+# PATH or in /usr/local/cuda/bin); without it, the CPU backend alone.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -27,16 +25,5 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
     export PATH
 fi
 
-nvjpeg_args=""
-if command -v nvcc >/dev/null 2>&1; then
-    cuda_include="$(dirname "$(dirname "$(command -v nvcc)")")/include"
-    if [ ! -f "$cuda_include/nvjpeg.h" ]; then
-        ./scripts/fetch_nvjpeg.sh ||
-            echo "setup: nvJPEG not fetched (no network or pip?): building without it"
-    fi
-    [ -f .nvjpeg/include/nvjpeg.h ] && nvjpeg_args="-Dnvjpeg=enabled -Dnvjpeg_dir=.nvjpeg"
-fi
-
-# shellcheck disable=SC2086 # nvjpeg_args is two words or none
-[ -f build/build.ninja ] || meson setup build -Dcuda=auto $nvjpeg_args "$@"
+[ -f build/build.ninja ] || meson setup build -Dcuda=auto "$@"
 meson compile -C build

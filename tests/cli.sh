@@ -17,7 +17,7 @@ case $poke in /* | '') ;; *) poke=$PWD/$poke ;; esac
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # The device and the JPEG decoder must not depend on the caller's environment.
-unset GPUIMG_DEVICE GPUIMG_JPEG_DECODER GPUIMG_AUTO_ORIENT
+unset GPUIMG_DEVICE GPUIMG_AUTO_ORIENT
 passed=0 failed=0
 # The commands there must be; group_help runs every command --help lists.
 commands="blur sobel transpose rotate flip convolve pipe hist compare bench info help version"
@@ -75,7 +75,6 @@ listing() { find "$1" -mindepth 1 -maxdepth 1 | sed 's|.*/||' | tr '\n' ' '; }
 # listed_commands: the command names `gpuimg --help` lists under "Commands:".
 listed_commands() { "$gpuimg" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'; }
 has_cuda_device() { "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q '^cuda device [0-9]'; }
-has_nvjpeg() { "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q '^jpeg decoders:.* nvjpeg'; }
 
 # ---------------------------------------------------------------- groups
 
@@ -433,83 +432,6 @@ group_device() {
     GPUIMG_DEVICE=cuda "$gpuimg" blur "$scene" "$tmp/x.png" 2>"$tmp/err"
     rc=$?
     check "GPUIMG_DEVICE=cuda without a GPU: exit $rc, want 1" [ "$rc" -eq 1 ]
-}
-
-# --jpeg-decoder and GPUIMG_JPEG_DECODER. Without nvJPEG in the build the
-# option is a usage error; without a GPU a JPEG fails (exit 1) and a PNG,
-# which stb always reads, does not; with both, two runs give the same bytes.
-group_jpeg_decoder() {
-    jpg=$samples/scene.jpg
-    "$gpuimg" transpose "$jpg" "$tmp/ref.png"
-    expect 0 transpose --jpeg-decoder stb "$jpg" "$tmp/stb.png"
-    check "--jpeg-decoder stb differs from the default" same_file "$tmp/stb.png" "$tmp/ref.png"
-    env GPUIMG_JPEG_DECODER=stb "$gpuimg" transpose "$jpg" "$tmp/env.png" 2>"$tmp/err"
-    check "GPUIMG_JPEG_DECODER=stb differs from the default" same_file "$tmp/env.png" "$tmp/ref.png"
-    for bad in turbo "" NVJPEG2; do
-        expect_usage transpose --jpeg-decoder "$bad" "$jpg" "$tmp/x.png"
-        check "--jpeg-decoder '$bad': the message does not name the option" has jpeg-decoder "$tmp/err"
-    done
-    gi blur --help
-    check "blur --help does not explain --jpeg-decoder" has "Default stb" "$tmp/out"
-    if ! has_nvjpeg; then
-        for input in "$jpg" "$scene"; do
-            expect_usage transpose --jpeg-decoder nvjpeg "$input" "$tmp/x.png"
-            check "--jpeg-decoder nvjpeg without nvJPEG: no reason" has "built without nvJPEG" "$tmp/err"
-            check "--jpeg-decoder nvjpeg without nvJPEG: option not named" has jpeg-decoder "$tmp/err"
-        done
-        env GPUIMG_JPEG_DECODER=nvjpeg "$gpuimg" transpose "$jpg" "$tmp/x.png" 2>"$tmp/err"
-        rc=$?
-        check "GPUIMG_JPEG_DECODER=nvjpeg without nvJPEG, a JPEG: exit $rc, want 1" [ "$rc" -eq 1 ]
-        check "GPUIMG_JPEG_DECODER=nvjpeg without nvJPEG: no reason" has "built without nvJPEG" "$tmp/err"
-    elif ! has_cuda_device; then
-        expect 1 transpose --jpeg-decoder nvjpeg "$jpg" "$tmp/x.png"
-        check "--jpeg-decoder nvjpeg without a GPU: no reason" has "nvJPEG needs a CUDA device" "$tmp/err"
-    else
-        expect 0 transpose --jpeg-decoder nvjpeg "$jpg" "$tmp/nv1.png"
-        expect 0 transpose --jpeg-decoder nvjpeg "$jpg" "$tmp/nv2.png"
-        check "two nvJPEG decodes differ" same_file "$tmp/nv1.png" "$tmp/nv2.png"
-    fi
-    check "a refused --jpeg-decoder created an output" [ ! -e "$tmp/x.png" ]
-    if ! has_cuda_device; then
-        # Without a GPU, fast codecs are stb's: a batch of JPEGs (which a GPU
-        # would decode on its JPEG engines) and a PNG gives exact's bytes.
-        mkdir "$tmp/in" "$tmp/exact" "$tmp/fast"
-        for i in 1 2 3 4 5; do cp "$jpg" "$tmp/in/scene$i.jpg"; done
-        cp "$scene" "$tmp/in/scene.png"
-        expect 0 blur --codecs exact -o "$tmp/exact" "$tmp"/in/*
-        expect 0 blur --codecs fast -o "$tmp/fast" "$tmp"/in/*
-        for f in "$tmp"/exact/*; do
-            check "$(basename "$f"): --codecs fast without a GPU differs from exact" \
-                same_file "$f" "$tmp/fast/$(basename "$f")"
-        done
-        check "--codecs fast without a GPU: not every file written" \
-            [ "$(ls "$tmp/fast" | wc -l)" -eq 6 ]
-        # hist too: without a GPU nothing is counted there, and stb decodes.
-        expect 0 hist --stats --bins 16 --codecs exact "$jpg" "$tmp/hist-exact.txt"
-        expect 0 hist --stats --bins 16 --codecs fast "$jpg" "$tmp/hist-fast.txt"
-        check "hist --codecs fast without a GPU differs from exact" \
-            same_file "$tmp/hist-exact.txt" "$tmp/hist-fast.txt"
-    fi
-    if has_nvjpeg; then
-        # Under the default device one photo never repays the GPU codecs'
-        # start-up (gi_fast_codecs_pay), GPU or not: the exact codecs take
-        # it, and -v says why. (tests/gpu/cli_fast_codecs.sh: --device cuda.)
-        expect 0 blur --codecs exact "$jpg" "$tmp/one-exact.jpg"
-        expect 0 blur -v --codecs fast "$jpg" "$tmp/one-fast.jpg"
-        check "one JPEG, --codecs fast, default device: not exact's bytes" \
-            same_file "$tmp/one-exact.jpg" "$tmp/one-fast.jpg"
-        check "one JPEG, --codecs fast: -v does not say why the exact codecs took it" \
-            has "codecs gpuimg-jpeg/stb, exact codecs: 1 JPEG file" "$tmp/err"
-        expect 0 hist -v --codecs fast "$jpg" "$tmp/hist-one-fast.txt"
-        check "hist, one JPEG, --codecs fast: -v does not say why the exact codecs took it" \
-            has "exact codecs: 1 JPEG file" "$tmp/err"
-        expect 0 hist --codecs exact "$jpg" "$tmp/hist-one-exact.txt"
-        check "hist, one JPEG, --codecs fast, default device: not exact's counts" \
-            same_file "$tmp/hist-one-exact.txt" "$tmp/hist-one-fast.txt"
-    fi
-    env GPUIMG_JPEG_DECODER=nvjpeg "$gpuimg" transpose "$scene" "$tmp/png.png" 2>"$tmp/err"
-    rc=$?
-    check "GPUIMG_JPEG_DECODER=nvjpeg, a PNG: exit $rc, want 0 (stb reads PNGs)" [ "$rc" -eq 0 ]
 }
 
 # hist_column_sums FILE N: every count column of a text histogram sums to N.
@@ -1074,7 +996,6 @@ case $group in
     batch) group_batch ;;
     files) group_files ;;
     device) group_device ;;
-    jpeg-decoder) group_jpeg_decoder ;;
     hist) group_hist ;;
     border) group_border ;;
     convolve) group_convolve ;;

@@ -34,13 +34,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "batch_device.h"
 #include "batch_files.h"
 #include "batch_image.h"
 #include "clock.h"
+#include "context.h"
 #include "cpu_parallel.h"
 #include "gi_error.h"
-#include "jpeg_nvjpeg.h"
 #include "work_estimate.h"
 
 /* A ring of jobs. `reserved` counts places promised to jobs still being
@@ -73,20 +72,8 @@ typedef struct pipeline {
     size_t count;
     pthread_mutex_t lock, report_lock;
     pthread_cond_t changed;
-    size_t *order;    /* item indices for the codec workers, largest first (NULL: list order) */
-    size_t cpu_count; /* ...how many */
+    size_t *order;    /* item indices, largest first (NULL: list order) */
     size_t next;      /* the next position in `order` to start */
-    /* The device path (fast codecs): JPEG inputs, largest first, for the
-     * device lanes; the codec workers take them when no lane could open. */
-    size_t *device_order;
-    size_t device_count, device_next;
-    int device_path; /* fast codecs on a device: JPEG inputs take the device path */
-    int device_lanes, device_lanes_tried, device_lanes_open, device_lanes_running;
-    int device_group; /* files per decode call */
-    /* Jobs the device lanes handed back (files the JPEG engines do not
-     * take), for the codec workers to decode first; room for every item. */
-    gi__batch_image **returned;
-    size_t returned_count;
     job_queue decoded, computed;
     compute_lane *lanes;
     int first_lane_open; /* lanes[0] has tried to open its context */
@@ -126,43 +113,21 @@ static int stopped(const pipeline *p)
     return p->opts->stop && *p->opts->stop;
 }
 
-static int device_items_left(const pipeline *p)
-{
-    return p->device_next < p->device_count;
-}
-
-/* Every device lane tried to open and none could (or none was started). */
-static int device_path_failed(const pipeline *p)
-{
-    return p->device_lanes_tried == p->device_lanes && p->device_lanes_open == 0;
-}
-
 /* An input is left for the codec workers to decode. */
 static int inputs_left(const pipeline *p)
 {
-    return !stopped(p) && (p->returned_count || p->next < p->cpu_count ||
-                           (device_path_failed(p) && device_items_left(p)));
-}
-
-/* No input is left for the codec workers, nor will be: the device lanes,
- * once one has opened, take the rest, and hand none back once they end. */
-static int inputs_exhausted(const pipeline *p)
-{
-    return stopped(p) ||
-           (p->next == p->cpu_count && p->returned_count == 0 &&
-            (!device_items_left(p) || p->device_lanes_open > 0) && p->device_lanes_running == 0);
+    return !stopped(p) && p->next < p->count;
 }
 
 /* Nothing more can reach the compute lanes. */
 static int decoding_done(const pipeline *p)
 {
-    return inputs_exhausted(p) && p->decoded.count == 0 && p->decoded.reserved == 0;
+    return !inputs_left(p) && p->decoded.count == 0 && p->decoded.reserved == 0;
 }
 
 static int all_done(const pipeline *p)
 {
-    return decoding_done(p) && p->computed.count == 0 && p->computed.reserved == 0 &&
-           p->device_lanes_running == 0;
+    return decoding_done(p) && p->computed.count == 0 && p->computed.reserved == 0;
 }
 
 /* The stop flag is set by a signal handler, which cannot signal the
@@ -201,7 +166,6 @@ static void settle(pipeline *p, gi__batch_image *job)
 /* The codec workers' next input (inputs_left says there is one). */
 static gi_batch_item *take_next_item(pipeline *p)
 {
-    if (p->next == p->cpu_count) return &p->items[p->device_order[p->device_next++]];
     size_t i = p->next++;
     return &p->items[p->order ? p->order[i] : i];
 }
@@ -232,21 +196,20 @@ static gi__batch_image *admit_job(pipeline *p, gi_batch_item *it)
     return NULL;
 }
 
-/* Decodes a job the device path handed back; NULL when it failed (and
- * was settled). */
-static gi__batch_image *decode_returned(pipeline *p, gi__batch_image *job)
-{
-    if (gi__batch_decode(p->opts, NULL, job) == 0) return job;
-    settle(p, job);
-    return NULL;
-}
-
 /* Where the JPEG inputs decoded now go (under the lock): to the device
  * as coefficients when the lanes compute on CUDA, asked for or planned;
- * else NULL: pixels. */
-static const gi__jpeg_route *jpeg_route(const pipeline *p, gi__jpeg_route *route)
+ * else NULL: pixels. `lane`: the lane that computes one image at a time
+ * (no codec workers), whose own context then decides under AUTO: a warm
+ * one (gpuimg serve's) has CUDA started, and the JPEG's codecs' arithmetic
+ * halves pay there even where the steps alone would not. */
+static const gi__jpeg_route *jpeg_route(const pipeline *p, const compute_lane *lane,
+                                        gi__jpeg_route *route)
 {
     const int asked = p->opts->device == GI_DEVICE_CUDA;
+    if (!asked && p->opts->device == GI_DEVICE_AUTO && !p->lanes_on_cuda && lane && lane->ctx) {
+        gi__context_jpeg_route(lane->ctx, route);
+        return route->on_cuda ? route : NULL;
+    }
     if (!asked && !(p->opts->device == GI_DEVICE_AUTO && p->lanes_on_cuda)) return NULL;
     *route = (gi__jpeg_route){.on_cuda = 1, .planned = !asked,
                               .cores = p->shape.codec_workers ? p->shape.codec_workers : 1,
@@ -296,13 +259,12 @@ static void *codec_worker(void *arg)
             pthread_mutex_lock(&p->lock);
             pthread_cond_broadcast(&p->changed);
         } else if (inputs_left(p) && queue_has_room(&p->decoded)) {
-            gi__batch_image *back = p->returned_count ? p->returned[--p->returned_count] : NULL;
-            gi_batch_item *it = back ? NULL : take_next_item(p);
+            gi_batch_item *it = take_next_item(p);
             gi__jpeg_route space;
-            const gi__jpeg_route *route = jpeg_route(p, &space);
+            const gi__jpeg_route *route = jpeg_route(p, NULL, &space);
             p->decoded.reserved++;
             pthread_mutex_unlock(&p->lock);
-            gi__batch_image *job = back ? decode_returned(p, back) : start_job(p, it, route);
+            gi__batch_image *job = start_job(p, it, route);
             pthread_mutex_lock(&p->lock);
             p->decoded.reserved--;
             if (job) queue_push(&p->decoded, job);
@@ -313,105 +275,6 @@ static void *codec_worker(void *arg)
             wait_for_change(p);
         }
     }
-    pthread_mutex_unlock(&p->lock);
-    return NULL;
-}
-
-/* A computed job goes on to its encode: in the calling thread when every
- * stage runs there, else through the codec workers' queue (which they
- * drain before decoding more, so the wait for room is short). */
-static void hand_on(pipeline *p, gi__batch_image *job, int in_turn)
-{
-    if (in_turn) {
-        finish(p, job);
-        return;
-    }
-    pthread_mutex_lock(&p->lock);
-    while (!queue_has_room(&p->computed)) wait_for_change(p);
-    queue_push(&p->computed, job);
-    pthread_cond_broadcast(&p->changed);
-    pthread_mutex_unlock(&p->lock);
-}
-
-/* A group of admitted jobs on a device lane, each to its end: written,
- * failed, handed on for its encode, or, when the device path does not
- * take it, handed back to the codec workers (in turn: decoded on the host
- * and computed on the lane's CUDA context here). */
-static void run_device_group(pipeline *p, gi__device_lane *lane, gi__batch_image **jobs, int n,
-                             int in_turn)
-{
-    gi__device_outcome outcome[256];
-    gi__device_lane_run(lane, p->opts, jobs, n, outcome);
-    for (int i = 0; i < n; i++) {
-        gi__batch_image *job = jobs[i];
-        if (outcome[i] == GI__DEVICE_TO_HOST && !in_turn) {
-            pthread_mutex_lock(&p->lock);
-            p->returned[p->returned_count++] = job;
-            pthread_cond_broadcast(&p->changed);
-            pthread_mutex_unlock(&p->lock);
-            continue;
-        }
-        if (outcome[i] == GI__DEVICE_TO_HOST &&
-            (gi__batch_decode(p->opts, NULL, job) != 0 ||
-             gi__batch_compute(gi__device_lane_context(lane), p->opts, job) != 0))
-            outcome[i] = GI__DEVICE_DONE; /* failed, and said why */
-        if (outcome[i] == GI__DEVICE_DONE) settle(p, job);
-        else hand_on(p, job, in_turn);
-    }
-}
-
-/* How many device lanes run, and how many files each decodes at once.
- * The engines decode one call at a time (jpeg_nvjpeg.c), faster the more
- * files it holds (groups of 8, 16 and 32 9-MP files: 414, 548 and 655
- * images/s on an H100, scripts/nvjpeg_engine_rate.c); lanes enough that
- * the others read, compute and encode while one decodes. Measured over
- * 1000 files, 3 or 4 lanes of 16 did best (390-400 images/s against 305
- * for 3 of 32, whose groups wait longer for their reads and encodes), and
- * a lane costs its start (100-350 ms, one after another), so a small
- * folder gets one lane per DEVICE_FILES_PER_LANE files. Groups hold at
- * least DEVICE_GROUP_MIN files, spread over the lanes, at most
- * DEVICE_GROUP_MAX, which also bounds the device memory a lane holds
- * (each file's decoded and output pixels). */
-#define DEVICE_LANES 3
-#define DEVICE_FILES_PER_LANE 32
-#define DEVICE_GROUP_MIN 8
-#define DEVICE_GROUP_MAX 16
-
-static void device_lane_opened(pipeline *p, int ok)
-{
-    pthread_mutex_lock(&p->lock);
-    p->device_lanes_tried++;
-    p->device_lanes_open += ok;
-    if (!ok) p->device_lanes_running--;
-    pthread_cond_broadcast(&p->changed);
-    pthread_mutex_unlock(&p->lock);
-}
-
-static void *device_worker(void *arg)
-{
-    pipeline *p = arg;
-    gi__device_lane *lane = NULL;
-    int ok = gi__device_lane_open(p->device_group, &lane) == GI_OK;
-    device_lane_opened(p, ok);
-    if (!ok) return NULL;
-    for (;;) {
-        gi_batch_item *items[DEVICE_GROUP_MAX];
-        int n = 0;
-        pthread_mutex_lock(&p->lock);
-        while (n < p->device_group && device_items_left(p) && !stopped(p))
-            items[n++] = &p->items[p->device_order[p->device_next++]];
-        pthread_mutex_unlock(&p->lock);
-        if (n == 0) break;
-        gi__batch_image *jobs[DEVICE_GROUP_MAX];
-        int admitted = 0;
-        for (int i = 0; i < n; i++)
-            if ((jobs[admitted] = admit_job(p, items[i]))) admitted++;
-        run_device_group(p, lane, jobs, admitted, 0);
-    }
-    gi__device_lane_close(lane);
-    pthread_mutex_lock(&p->lock);
-    p->device_lanes_running--;
-    pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
     return NULL;
 }
@@ -433,13 +296,12 @@ static void open_bridge(pipeline *p, compute_lane *lane)
  * the bridge lane computes, and when that is the CPU the bridge stops. */
 static void plan_lane(pipeline *p, compute_lane *lane)
 {
-    if (p->cpu_count == 0) return; /* every input is on the device path */
-    const size_t mid = p->cpu_count / 2;
+    const size_t mid = p->count / 2;
     const gi_batch_item *median = &p->items[p->order ? p->order[mid] : mid];
     gi__image_size size;
     gi__item_image_size(median, &size); /* zeros when unreadable: each image plans alone */
     int single = p->shape.codec_workers == 0;
-    gi_plan_hint hint = {.images = (long)p->cpu_count,
+    gi_plan_hint hint = {.images = (long)p->count,
                          .steps = p->opts->job.steps,
                          .n_steps = p->opts->job.n_steps,
                          .width = size.width <= 65536 ? (int)size.width : 0,
@@ -523,32 +385,18 @@ static void *compute_worker(void *arg)
 }
 
 /* Every stage in the calling thread, one image after another: a single
- * image, or a batch when no threads can be had. A JPEG takes the device
- * path when it is on and a device lane opens. */
+ * image, or a batch when no threads can be had. */
 static void run_in_turn(pipeline *p, compute_lane *lane)
 {
-    gi__device_lane *device = NULL;
-    int device_tried = 0;
     while (inputs_left(p)) {
         gi_batch_item *it = take_next_item(p);
-        int jpeg = p->device_path && gi__item_is_jpeg(it);
-        if (jpeg && !device_tried) {
-            device_tried = 1;
-            if (gi__device_lane_open(1, &device) != GI_OK) device = NULL;
-        }
-        if (jpeg && device) {
-            gi__batch_image *job = admit_job(p, it);
-            if (job) run_device_group(p, device, &job, 1, 1);
-            continue;
-        }
         if (!lane->ctx && !*lane->why) open_lane(p, lane);
         gi__jpeg_route space;
-        gi__batch_image *job = start_job(p, it, jpeg_route(p, &space));
+        gi__batch_image *job = start_job(p, it, jpeg_route(p, lane, &space));
         if (!job) continue;
         if (compute(p, lane, job) == 0) finish(p, job);
         else settle(p, job);
     }
-    gi__device_lane_close(device);
 }
 
 /* Starts the lanes and codec workers, returning 0 once all have ended, or
@@ -572,21 +420,7 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
     if (lanes_started && !workers_started) {
         /* Lanes end at once: with no worker, no input is ever taken. */
         pthread_mutex_lock(&p->lock);
-        p->next = p->cpu_count;
-        p->device_next = p->device_count;
-        pthread_mutex_unlock(&p->lock);
-    }
-    /* Device lanes that cannot start leave their inputs to the workers. */
-    int device_lanes = workers_started ? p->device_lanes : 0;
-    for (int d = 0; d < p->device_lanes; d++) {
-        if (d < device_lanes && pthread_create(&ids[started], NULL, device_worker, p) == 0) {
-            started++;
-            continue;
-        }
-        pthread_mutex_lock(&p->lock);
-        p->device_lanes_tried++;
-        p->device_lanes_running--;
-        pthread_cond_broadcast(&p->changed);
+        p->next = p->count;
         pthread_mutex_unlock(&p->lock);
     }
     /* The bridge is optional, and only of use once the others run. */
@@ -599,7 +433,6 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
     gi_context_destroy(bridge.ctx);
     if (workers_started) return 0;
     p->next = 0;
-    p->device_next = 0;
     p->first_lane_open = 1;
     return -1;
 }
@@ -607,7 +440,6 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
 typedef struct {
     size_t item;
     double work;
-    int jpeg;
 } item_work;
 
 static int by_work_descending(const void *a, const void *b)
@@ -620,36 +452,24 @@ static int by_work_descending(const void *a, const void *b)
 /* The heaviest inputs go first: a big PNG started last would otherwise
  * keep one core busy while the others have nothing left to do. The file
  * size is a poor guide (an RGBA PNG 1.3 MB long is more work than a 2.6 MB
- * RGB one), so the work comes from the header. On the device path the
- * JPEG inputs are ordered apart, for the device lanes. Without memory for
- * the orders, list order will do, and every input is the workers'. */
+ * RGB one), so the work comes from the header. Without memory for the
+ * order, list order will do. */
 static void order_items(pipeline *p)
 {
     item_work *work = malloc(p->count * sizeof *work);
     size_t *order = malloc(p->count * sizeof *order);
-    size_t *device = p->device_path ? malloc(p->count * sizeof *device) : NULL;
-    gi__batch_image **returned = p->device_path ? malloc(p->count * sizeof *returned) : NULL;
-    if (work && order && ((device && returned) || !p->device_path)) {
+    if (work && order) {
         for (size_t i = 0; i < p->count; i++) {
             const gi_batch_item *it = &p->items[i];
-            gi_format out = p->opts->job.save.format, in = GI_FORMAT_AUTO;
+            gi_format out = p->opts->job.save.format;
             if (out == GI_FORMAT_AUTO) out = gi_format_from_path(it->out);
-            double w = it->problem ? 0 : gi__item_estimate_work(it, out, &in);
-            work[i] = (item_work){i, w, !it->problem && in == GI_FORMAT_JPEG};
+            work[i] = (item_work){i, it->problem ? 0 : gi__item_estimate_work(it, out)};
         }
         qsort(work, p->count, sizeof *work, by_work_descending);
-        p->cpu_count = p->device_count = 0;
-        for (size_t i = 0; i < p->count; i++) {
-            if (device && work[i].jpeg) device[p->device_count++] = work[i].item;
-            else order[p->cpu_count++] = work[i].item;
-        }
+        for (size_t i = 0; i < p->count; i++) order[i] = work[i].item;
         p->order = order;
-        p->device_order = device;
-        p->returned = returned;
     } else {
         free(order);
-        free(device);
-        free(returned);
     }
     free(work);
 }
@@ -693,35 +513,6 @@ const char *gi_stage_name(gi_stage stage)
     return (unsigned)stage < GI_STAGE_COUNT ? names[stage] : "?";
 }
 
-static int item_size(const void *items, size_t i, gi__image_size *size)
-{
-    const gi_batch_item *it = (const gi_batch_item *)items + i;
-    return it->problem ? -1 : gi__item_image_size(it, size);
-}
-
-/* Fast codecs under AUTO take the GPU only when the JPEGs repay its
- * start-up (gi_fast_codecs_pay); otherwise the whole batch runs on the
- * exact codecs, *exact, and the JPEG items say why under -v. */
-static void choose_codecs(pipeline *p, gi_batch_options *exact)
-{
-    char why[sizeof p->items[0].codecs_note];
-    int pays = gi__codecs_pay(p->opts->device, &p->opts->job, item_size, p->items, p->count, why,
-                              sizeof why);
-    if (pays) return;
-    *exact = *p->opts;
-    exact->job.limits.jpeg_decoder = GI_JPEG_DECODER_STB;
-    exact->job.save.jpeg_encoder = GI_JPEG_ENCODER_STB;
-    p->opts = exact;
-    p->device_path = 0;
-    for (size_t i = 0; i < p->count; i++) {
-        gi_batch_item *it = &p->items[i];
-        gi_format out = exact->job.save.format;
-        if (out == GI_FORMAT_AUTO) out = gi_format_from_path(it->out);
-        if (!it->problem && (out == GI_FORMAT_JPEG || gi__item_is_jpeg(it)))
-            snprintf(it->codecs_note, sizeof it->codecs_note, "%s", why);
-    }
-}
-
 gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_t count)
 {
     int w, h, ch;
@@ -737,13 +528,12 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     if (count == 1 && one.job.limits.decode_threads == 0)
         one.job.limits.decode_threads = opts->lane_cpu_threads ? opts->lane_cpu_threads
                                                                : gi__cpu_count();
+    if (count == 1 && one.job.save.encode_threads == 0)
+        one.job.save.encode_threads = one.job.limits.decode_threads;
     opts = &one;
     compute_lane lanes[256] = {{0}};
     pipeline p = {.opts = opts, .shape = shape_of(opts, count), .items = items, .count = count,
-                  .cpu_count = count, .lanes = lanes};
-    p.device_path = gi__device_path_asked(&opts->job.limits, opts->device);
-    gi_batch_options exact;
-    if (p.device_path && opts->device == GI_DEVICE_AUTO) choose_codecs(&p, &exact);
+                  .lanes = lanes};
     lanes[0].p = &p;
     pthread_mutex_init(&p.lock, NULL);
     pthread_mutex_init(&p.report_lock, NULL);
@@ -757,24 +547,9 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap) == 0 &&
                    queue_init(&p.computed, computed_cap) == 0;
     if (threaded) order_items(&p);
-    if (p.device_count) {
-        gi__nvjpeg_start(); /* the handle is made while the lanes' CUDA starts */
-        size_t wanted = (p.device_count + DEVICE_FILES_PER_LANE - 1) / DEVICE_FILES_PER_LANE;
-        int device_lanes = wanted < DEVICE_LANES ? (int)wanted : DEVICE_LANES;
-        size_t per_lane = (p.device_count + (size_t)device_lanes - 1) / (size_t)device_lanes;
-        p.device_group = per_lane < DEVICE_GROUP_MIN   ? DEVICE_GROUP_MIN
-                         : per_lane > DEVICE_GROUP_MAX ? DEVICE_GROUP_MAX
-                                                       : (int)per_lane;
-        p.device_lanes = p.device_lanes_running = device_lanes;
-    }
-    if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) {
-        p.device_lanes = p.device_lanes_running = 0; /* the device path is in-turn's now */
-        run_in_turn(&p, &lanes[0]);
-    }
+    if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) run_in_turn(&p, &lanes[0]);
     if (opts->waits) *opts->waits = (gi_batch_waits){p.waited_ms, p.threads};
     free(p.order);
-    free(p.device_order);
-    free(p.returned);
     free(p.decoded.jobs);
     free(p.computed.jobs);
     pthread_cond_destroy(&p.changed);

@@ -65,14 +65,8 @@ int gi__item_image_size(const gi_batch_item *it, gi__image_size *size)
                      : gi__read_image_size(it->in, size);
 }
 
-int gi__item_is_jpeg(const gi_batch_item *it)
+double gi__item_estimate_work(const gi_batch_item *it, gi_format out_format)
 {
-    gi__image_size size;
-    return gi__item_image_size(it, &size) == 0 && size.format == GI_FORMAT_JPEG;
-}
-
-double gi__item_estimate_work(const gi_batch_item *it, gi_format out_format, gi_format *in_format)
-{
-    return it->files ? gi__estimate_work_fd(it->files->in_fd, out_format, in_format)
-                     : gi__estimate_work(it->in, out_format, in_format);
+    return it->files ? gi__estimate_work_fd(it->files->in_fd, out_format)
+                     : gi__estimate_work(it->in, out_format);
 }

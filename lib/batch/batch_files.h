@@ -19,7 +19,6 @@ gi_status gi__item_save(const gi_batch_item *it, const gi_image *img, const gi_s
 int gi__item_output_exists(const gi_batch_item *it);
 /* The input's header, as gi__read_image_size and gi__estimate_work read it. */
 int gi__item_image_size(const gi_batch_item *it, gi__image_size *size);
-int gi__item_is_jpeg(const gi_batch_item *it);
-double gi__item_estimate_work(const gi_batch_item *it, gi_format out_format, gi_format *in_format);
+double gi__item_estimate_work(const gi_batch_item *it, gi_format out_format);
 
 #endif

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "batch_files.h"
 #include "file_io.h"
+#include "image_io.h"
 #include "job_flow.h"
 #include "pixel_alloc.h"
 
@@ -19,6 +20,8 @@ void gi__batch_release(gi__batch_image *job)
     gi_image_free(&job->dst);
     gi__jpeg_coeffs_free(&job->coeffs);
     gi_metadata_free(&job->meta);
+    free(job->jpeg_out.bytes);
+    job->jpeg_out.bytes = NULL;
 }
 
 void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
@@ -34,22 +37,40 @@ void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
     gi__batch_release(job);
 }
 
-void gi__batch_add_stage(gi__batch_image *job, gi_stage stage, double ms)
+/* Adds a stage's time to the item's record. */
+static void add_stage(gi__batch_image *job, gi_stage stage, double ms)
 {
     job->item->stage_ms[stage] += ms;
     job->item->ms += ms;
 }
 
-void gi__batch_note_metadata(gi__batch_image *job, const char *prefix, const char *what)
+/* Appends to the item's metadata note. */
+static void note_metadata(gi__batch_image *job, const char *prefix, const char *what)
 {
     char *note = job->item->metadata_note;
     size_t used = strlen(note), size = sizeof job->item->metadata_note;
     snprintf(note + used, size - used, "%s%s%s", used ? "; " : "", prefix, what);
 }
 
+/* Whether the item's output is an exact JPEG (*out: the writer's request). */
+static int exact_jpeg_output(const gi_batch_options *o, const gi__batch_image *job,
+                             gi__chain_jpeg_out *out)
+{
+    gi_format format = o->job.save.format;
+    if (format == GI_FORMAT_AUTO) format = gi_format_from_path(job->item->out);
+    return gi__job_jpeg_out(&o->job, format, out);
+}
+
 int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
                      gi__batch_image *job)
 {
+    gi__jpeg_route item_route;
+    gi__chain_jpeg_out unused;
+    if (route) { /* the plan weighs the device's encode for an exact JPEG output */
+        item_route = *route;
+        item_route.encodes_jpeg = exact_jpeg_output(o, job, &unused);
+        route = &item_route;
+    }
     const char *in = job->item->in;
     uint8_t *bytes;
     size_t size;
@@ -57,35 +78,49 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
     char route_why[200] = "";
     gi_status st = gi__item_read(job->item, o->job.limits.max_input_bytes, &bytes, &size);
     double read = gi__now_ms();
-    gi__batch_add_stage(job, GI_STAGE_READ, read - start);
+    add_stage(job, GI_STAGE_READ, read - start);
     if (st == GI_OK) {
         st = gi__job_decode_routed(&o->job, bytes, size, strcmp(in, "-") ? in : "standard input",
                                    route, &job->src, &job->coeffs, &job->meta, route_why,
                                    sizeof route_why);
         gi__pixels_free(bytes);
-        gi__batch_add_stage(job, GI_STAGE_DECODE, gi__now_ms() - read);
+        add_stage(job, GI_STAGE_DECODE, gi__now_ms() - read);
     }
     job->item->decoded_by = gi_last_codec();
     if (st != GI_OK) {
         gi__batch_fail(job, "%s", gi_last_error());
         return -1;
     }
-    if (*job->meta.dropped && !o->job.strip) gi__batch_note_metadata(job, "", job->meta.dropped);
-    if (*route_why) { /* after the codecs' note, if any */
-        char *note = job->item->codecs_note;
-        size_t used = strlen(note);
-        snprintf(note + used, sizeof job->item->codecs_note - used, "%s%s", used ? "; " : "",
-                 route_why);
-    }
+    if (*job->meta.dropped && !o->job.strip) note_metadata(job, "", job->meta.dropped);
+    snprintf(job->item->codecs_note, sizeof job->item->codecs_note, "%s", route_why);
     job->item->megapixels = (double)job->src.width * job->src.height / 1e6;
     return 0;
+}
+
+/* Records the context's last operation in the item: its stage times, the
+ * backend that ran it, the device choice and any fallback. */
+static void record_compute(gi_context *ctx, gi__batch_image *job)
+{
+    gi_op_times t;
+    gi_context_last_times(ctx, &t);
+    add_stage(job, GI_STAGE_STARTUP, t.startup_ms);
+    add_stage(job, GI_STAGE_UPLOAD, t.upload_ms);
+    add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
+    add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
+    job->item->backend = gi_context_last_backend(ctx);
+    snprintf(job->item->choice, sizeof job->item->choice, "%s", gi_context_last_choice(ctx));
+    snprintf(job->item->note, sizeof job->item->note, "%s", gi_context_last_fallback(ctx));
 }
 
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
 {
     const int from_jpeg = job->coeffs.storage != NULL;
+    /* An exact JPEG output is encoded where the steps ran (on CUDA: only
+     * the file's bytes come back); the encode stage then writes it. */
+    const int to_jpeg = from_jpeg && exact_jpeg_output(o, job, &job->jpeg_out);
     gi_status st = from_jpeg
-                       ? gi__job_apply_jpeg(ctx, &o->job, &job->coeffs, &job->meta, &job->dst, NULL)
+                       ? gi__job_apply_jpeg(ctx, &o->job, &job->coeffs, &job->meta, &job->dst, NULL,
+                                            to_jpeg ? &job->jpeg_out : NULL)
                        : gi_job_apply(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL);
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
     gi__jpeg_coeffs_free(&job->coeffs);
@@ -93,23 +128,10 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
         gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
         return -1;
     }
-    gi__batch_record_compute(ctx, job);
+    record_compute(ctx, job);
     /* The decode's arithmetic half ran where the steps did. */
     if (from_jpeg && strcmp(job->item->backend, "cuda") == 0) job->item->decoded_by = "gpuimg-jpeg-cuda";
     return 0;
-}
-
-void gi__batch_record_compute(gi_context *ctx, gi__batch_image *job)
-{
-    gi_op_times t;
-    gi_context_last_times(ctx, &t);
-    gi__batch_add_stage(job, GI_STAGE_STARTUP, t.startup_ms);
-    gi__batch_add_stage(job, GI_STAGE_UPLOAD, t.upload_ms);
-    gi__batch_add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
-    gi__batch_add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
-    job->item->backend = gi_context_last_backend(ctx);
-    snprintf(job->item->choice, sizeof job->item->choice, "%s", gi_context_last_choice(ctx));
-    snprintf(job->item->note, sizeof job->item->note, "%s", gi_context_last_fallback(ctx));
 }
 
 /* mkdir -p of the directories between `root` and `path`. None of them may
@@ -134,18 +156,21 @@ static int make_parent_dirs(const char *root, const char *path)
     return 0;
 }
 
-gi_save_options gi__batch_save_options(const gi_batch_options *o, gi__batch_image *job)
+/* The save options for the item, noting metadata its format cannot hold. */
+static gi_save_options save_options(const gi_batch_options *o, gi__batch_image *job)
 {
     gi_save_options save = gi__job_save_options(&o->job, &job->meta);
     if (save.format == GI_FORMAT_AUTO) save.format = gi_format_from_path(job->item->out);
     char left_out[300];
     if (save.metadata &&
         gi_metadata_unwritable(save.metadata, save.format, left_out, sizeof left_out))
-        gi__batch_note_metadata(job, "not written: ", left_out);
+        note_metadata(job, "not written: ", left_out);
     return save;
 }
 
-int gi__batch_make_dirs(const gi_batch_options *o, gi__batch_image *job)
+/* The output's directories below o->output_root: 0, or -1 after failing
+ * the item. */
+static int make_dirs(const gi_batch_options *o, gi__batch_image *job)
 {
     /* Handed a directory, the batch has nothing to make. */
     if (!o->output_root || job->item->files || make_parent_dirs(o->output_root, job->item->out) == 0) return 0;
@@ -166,12 +191,15 @@ static int written(gi__batch_image *job, gi_status st)
     return 0;
 }
 
-int gi__batch_write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *bytes, size_t size,
-                            double start)
+/* The end of an in-memory encode that began at `start` (gi__now_ms) and
+ * returned `encoded`: its time, the atomic write of bytes[0..size) (freed
+ * here) and its time, and the item's status. 0, or -1 after failing it. */
+static int write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *bytes, size_t size,
+                         double start)
 {
     job->item->encoded_by = gi_last_codec();
     double done = gi__now_ms();
-    gi__batch_add_stage(job, GI_STAGE_ENCODE, done - start);
+    add_stage(job, GI_STAGE_ENCODE, done - start);
     if (encoded != GI_OK) {
         free(bytes);
         gi__batch_fail(job, "%s: %s", job->item->out, gi_last_error());
@@ -179,25 +207,33 @@ int gi__batch_write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *by
     }
     gi_status st = gi__item_write(job->item, bytes, size);
     free(bytes);
-    gi__batch_add_stage(job, GI_STAGE_WRITE, gi__now_ms() - done);
+    add_stage(job, GI_STAGE_WRITE, gi__now_ms() - done);
     return written(job, st);
 }
 
 int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
 {
-    gi_save_options save = gi__batch_save_options(o, job);
+    gi_save_options save = save_options(o, job);
     double start = gi__now_ms();
-    if (gi__batch_make_dirs(o, job) != 0) return -1;
+    if (make_dirs(o, job) != 0) return -1;
+    if (job->jpeg_out.bytes && save.format == GI_FORMAT_JPEG) {
+        /* encoded by the compute: the metadata goes in here */
+        uint8_t *file = job->jpeg_out.bytes, *bytes = NULL;
+        size_t size = 0;
+        job->jpeg_out.bytes = NULL;
+        gi_status st = gi__encoded_jpeg(file, job->jpeg_out.size, &save, &bytes, &size);
+        return write_encoded(job, st, bytes, size, start);
+    }
     if (save.format == GI_FORMAT_PNG || save.format == GI_FORMAT_JPEG) {
         /* Encoded in memory, then written into place: timed apart. */
         uint8_t *bytes = NULL;
         size_t size = 0;
         gi_status st = gi_encode(&job->dst, &save, &bytes, &size);
-        return gi__batch_write_encoded(job, st, bytes, size, start);
+        return write_encoded(job, st, bytes, size, start);
     }
     /* Netpbm streams its rows to the file as it encodes them. */
     gi_status st = gi__item_save(job->item, &job->dst, &save);
-    gi__batch_add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
+    add_stage(job, GI_STAGE_ENCODE, gi__now_ms() - start);
     job->item->encoded_by = gi_last_codec();
     return written(job, st);
 }

@@ -12,6 +12,7 @@ typedef struct {
     gi_image src, dst;   /* src: only its size while coeffs holds the input */
     gi_jpeg_coeffs coeffs; /* a JPEG decoded only to its coefficients (storage non-NULL) */
     gi_metadata meta;    /* the input's, as the job keeps it */
+    gi__chain_jpeg_out jpeg_out; /* the output file, when the compute encoded it */
 } gi__batch_image;
 
 /* Each step returns 0, or -1 after marking the item failed with a line
@@ -23,24 +24,6 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job);
 /* Writes atomically, making the directories below o->output_root first. */
 int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job);
-
-/* The pieces of gi__batch_encode that the device path (batch_device.c),
- * which encodes on the GPU, shares: the save options for the item (noting
- * metadata its format cannot hold), the output's directories (-1 after
- * failing the item), and the write after the encode. */
-gi_save_options gi__batch_save_options(const gi_batch_options *o, gi__batch_image *job);
-int gi__batch_make_dirs(const gi_batch_options *o, gi__batch_image *job);
-/* The end of an in-memory encode that began at `start` (gi__now_ms) and
- * returned `encoded`: its time, the atomic write of bytes[0..size) (freed
- * here) and its time, and the item's status. 0, or -1 after failing it. */
-int gi__batch_write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *bytes, size_t size,
-                            double start);
-/* Records the context's last operation in the item: its stage times, the
- * backend that ran it, the device choice and any fallback. */
-void gi__batch_record_compute(gi_context *ctx, gi__batch_image *job);
-/* Adds a stage's time to the item's record; appends to its metadata note. */
-void gi__batch_add_stage(gi__batch_image *job, gi_stage stage, double ms);
-void gi__batch_note_metadata(gi__batch_image *job, const char *prefix, const char *what);
 
 /* Marks an image that cannot run at all (no backend, refused input). */
 void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)

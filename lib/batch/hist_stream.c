@@ -72,7 +72,10 @@ gi_status gi_hist_file_streamed(const char *path, const gi_load_limits *limits, 
         limits = &defaults;
     }
     /* A file that is not a JPEG is not read whole here, then again. */
-    if (!gi__file_rereadable(path) || !gi__is_jpeg_file(path)) return GI_OK;
+    gi__image_size header;
+    if (!gi__file_rereadable(path) || gi__read_image_size(path, &header) != 0 ||
+        header.format != GI_FORMAT_JPEG)
+        return GI_OK;
     uint8_t *bytes;
     size_t size;
     /* A file that cannot be read is the host path's to report. */

@@ -89,12 +89,6 @@ int gi__read_image_size_fd(int fd, gi__image_size *size)
     return rc;
 }
 
-int gi__is_jpeg_file(const char *path)
-{
-    gi__image_size size;
-    return gi__read_image_size(path, &size) == 0 && size.format == GI_FORMAT_JPEG;
-}
-
 /* A binary Netpbm file is its samples and a short header; plain ones are
  * longer than their pixels, which only puts them earlier. */
 static double netpbm_bytes(int fd)
@@ -103,21 +97,19 @@ static double netpbm_bytes(int fd)
     return fstat(fd, &st) == 0 ? (double)st.st_size : 0;
 }
 
-double gi__estimate_work(const char *path, gi_format out_format, gi_format *in_format)
+double gi__estimate_work(const char *path, gi_format out_format)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    double work = gi__estimate_work_fd(fd, out_format, in_format);
+    double work = gi__estimate_work_fd(fd, out_format);
     if (fd >= 0) close(fd);
     return work;
 }
 
-double gi__estimate_work_fd(int fd, gi_format out_format, gi_format *in_format)
+double gi__estimate_work_fd(int fd, gi_format out_format)
 {
     gi__image_size s;
     double bytes = 0;
-    int known = gi__read_image_size_fd(fd, &s) == 0;
-    if (in_format) *in_format = s.format;
-    if (known) {
+    if (gi__read_image_size_fd(fd, &s) == 0) {
         bytes = (double)s.width * s.height * s.channels;
     } else {
         uint8_t magic[2];

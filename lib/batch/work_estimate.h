@@ -8,9 +8,9 @@
 /* A relative cost: the decoded bytes, weighted by what encoding into
  * out_format costs. 0 when the file's header cannot be read (such an
  * input usually fails at once, so it can go last). */
-double gi__estimate_work(const char *path, gi_format out_format, gi_format *in_format);
+double gi__estimate_work(const char *path, gi_format out_format);
 /* The same from an open descriptor (-1: unreadable), read with pread. */
-double gi__estimate_work_fd(int fd, gi_format out_format, gi_format *in_format);
+double gi__estimate_work_fd(int fd, gi_format out_format);
 
 typedef struct {
     uint32_t width, height;
@@ -22,9 +22,6 @@ typedef struct {
  * cannot be read or is neither. */
 int gi__read_image_size(const char *path, gi__image_size *size);
 int gi__read_image_size_fd(int fd, gi__image_size *size); /* -1: fails */
-/* Whether that header is a JPEG's: the test by which a batch sends a file
- * to the device path under fast codecs (and hist --codecs fast too). */
-int gi__is_jpeg_file(const char *path);
 
 /* How long decoding an image of that size takes, at the quick end. */
 double gi__estimate_decode_ms(const gi__image_size *size);

@@ -1,8 +1,7 @@
 /* Decoding and encoding by format: PNG and JPEG through stb (compiled in
  * stb_impl.c), but for the files that the exact JPEG decoder
  * (jpeg_decode.c) and the JPEG writer (jpeg_write.c) take, with stb's very
- * pixels and bytes; Netpbm through pnm.c; the choice between those and
- * nvJPEG (jpeg_nvjpeg.c) for JPEG. */
+ * pixels and bytes; Netpbm through pnm.c. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,6 @@
 #include "gi_error.h"
 #include "jpeg_decode.h"
 #include "jpeg_parse.h"
-#include "jpeg_nvjpeg.h"
 #include "jpeg_write.h"
 #include "pixel_alloc.h"
 #include "png_fast.h"
@@ -26,25 +24,7 @@ void gi_load_limits_default(gi_load_limits *limits)
 {
     limits->max_input_bytes = 1ull << 30;
     limits->max_pixels = 16384ull * 16384ull;
-    limits->jpeg_decoder = GI_JPEG_DECODER_STB;
     limits->decode_threads = 0;
-}
-
-int gi_jpeg_decoder_compiled(gi_jpeg_decoder decoder)
-{
-    return decoder == GI_JPEG_DECODER_STB || decoder == GI_JPEG_DECODER_FAST ||
-           (decoder == GI_JPEG_DECODER_NVJPEG && gi__nvjpeg_compiled());
-}
-
-int gi_jpeg_encoder_compiled(gi_jpeg_encoder encoder)
-{
-    return encoder == GI_JPEG_ENCODER_STB || encoder == GI_JPEG_ENCODER_FAST ||
-           (encoder == GI_JPEG_ENCODER_NVJPEG && gi__nvjpeg_compiled());
-}
-
-void gi_jpeg_fast_start(void)
-{
-    gi__nvjpeg_start();
 }
 
 static _Thread_local const char *last_codec = "";
@@ -69,26 +49,11 @@ static void png_settings(const gi_save_options *opts, int *level, int *filter)
                                                          : (int)opts->png_filter - GI_PNG_FILTER_NONE;
 }
 
-static int ends_with_eoi(const uint8_t *bytes, size_t size)
-{
-    return size >= 2 && bytes[size - 2] == 0xFF && bytes[size - 1] == 0xD9;
-}
-
-int gi__jpeg_for_device(const uint8_t *bytes, size_t size, const gi_load_limits *limits)
-{
-    /* What gi_load_memory checks before FAST hands a file to nvJPEG. */
-    return limits->jpeg_decoder == GI_JPEG_DECODER_FAST && size > 0 &&
-           size <= limits->max_input_bytes && size <= (size_t)INT_MAX &&
-           gi__sniff_format(bytes, size) == GI_FORMAT_JPEG &&
-           gi__jpeg_check_huffman(bytes, size) == 0 && ends_with_eoi(bytes, size);
-}
-
 /* Whether gi_load_memory would hand these bytes to the exact decoder
  * (which may still leave them to stb): its checks, in short. */
 static int for_exact_decoder(const void *bytes, size_t size, const gi_load_limits *limits)
 {
-    return limits->jpeg_decoder == GI_JPEG_DECODER_STB && size > 0 &&
-           size <= limits->max_input_bytes && size <= (size_t)INT_MAX &&
+    return size > 0 && size <= limits->max_input_bytes && size <= (size_t)INT_MAX &&
            gi__sniff_format(bytes, size) == GI_FORMAT_JPEG &&
            gi__jpeg_check_huffman(bytes, size) == 0;
 }
@@ -130,11 +95,6 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     }
     if (!name) name = "image";
     memset(img, 0, sizeof *img);
-    if (limits->jpeg_decoder != GI_JPEG_DECODER_STB &&
-        limits->jpeg_decoder != GI_JPEG_DECODER_NVJPEG &&
-        limits->jpeg_decoder != GI_JPEG_DECODER_FAST)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: unknown JPEG decoder %d", name,
-                        (int)limits->jpeg_decoder);
     if (size == 0) return gi__fail(GI_ERR_DECODE, "%s: empty file", name);
     if (size > limits->max_input_bytes)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %zu bytes is over the input limit", name, size);
@@ -172,20 +132,6 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     if (format == GI_FORMAT_JPEG && gi__jpeg_check_huffman(bytes, size) != 0)
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (an invalid Huffman table)",
                         name);
-    /* nvJPEG gets the file only after the checks above, which refuse what
-     * no correct decoder should be handed. FAST gives stb whatever nvJPEG
-     * did not decode, refusals included, so that every file ends as stb
-     * would end it: decoded, or refused with stb's reason. nvJPEG decodes
-     * a truncated file, filling in what is missing, where stb refuses it:
-     * FAST leaves a file that does not end with EOI to stb. */
-    if (format == GI_FORMAT_JPEG && (limits->jpeg_decoder == GI_JPEG_DECODER_NVJPEG ||
-                                     (limits->jpeg_decoder == GI_JPEG_DECODER_FAST &&
-                                      ends_with_eoi(bytes, size)))) {
-        gi_status st = gi__nvjpeg_load(img, bytes, size, name, limits);
-        last_codec = gi__nvjpeg_last_decoder();
-        if (st == GI_OK || limits->jpeg_decoder == GI_JPEG_DECODER_NVJPEG) return st;
-        last_codec = "stb";
-    }
     /* The exact decoder gives stb's very pixels, faster; a file it leaves
      * (jpeg_parse.h) goes on to stb, which decodes or refuses it. */
     if (format == GI_FORMAT_JPEG &&
@@ -316,8 +262,6 @@ static gi_status check_save_options(const gi_save_options *opts)
     if (opts->png_level < 0 || opts->png_level > 12 || (unsigned)opts->png_filter > GI_PNG_FILTER_PAETH)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "PNG level %d or filter %d out of range",
                         opts->png_level, (int)opts->png_filter);
-    if ((unsigned)opts->jpeg_encoder > GI_JPEG_ENCODER_FAST)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown JPEG encoder %d", (int)opts->jpeg_encoder);
     return GI_OK;
 }
 
@@ -350,21 +294,12 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
         return gi__fail(GI_ERR_TOO_LARGE, "rows of %zu bytes are too long to encode", img->stride);
     last_codec = is_netpbm(opts->format) ? "pnm" : "stb";
     byte_sink sink = {0};
-    int ok = 0;
-    if (opts->format == GI_FORMAT_JPEG && opts->jpeg_encoder != GI_JPEG_ENCODER_STB) {
-        last_codec = "nvjpeg";
-        st = gi__nvjpeg_encode(img, quality, "image", &sink.data, &sink.size);
-        if (st != GI_OK && opts->jpeg_encoder == GI_JPEG_ENCODER_NVJPEG) return st;
-        if (st == GI_OK) ok = 1;
-        else last_codec = "stb";
-    }
-    if (!ok)
-        ok = opts->format == GI_FORMAT_PNG
+    int ok = opts->format == GI_FORMAT_PNG
                  ? gi__stb_write_png(sink_write, &sink, img->width, img->height, img->channels,
                                      img->data, (int)img->stride, level, filter)
              : opts->format == GI_FORMAT_JPEG
                  ? gi__jpeg_write(img->data, img->width, img->height, img->channels, img->stride,
-                                  quality, &sink.data, &sink.size) == 0
+                                  quality, opts->encode_threads, &sink.data, &sink.size) == 0
              : gi__pnm_write(img, opts->format, sink_emit, &sink) == 0;
     if (!ok || sink.failed) {
         free(sink.data);
@@ -374,18 +309,18 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
     return with_metadata(sink.data, sink.size, opts, bytes, size);
 }
 
-gi_status gi__encode_device_jpeg(const gi__device_pixels *px, const gi_save_options *opts,
-                                 uint8_t **bytes, size_t *size)
+gi_status gi__encoded_jpeg(uint8_t *file, size_t length, const gi_save_options *opts,
+                           uint8_t **bytes, size_t *size)
 {
     *bytes = NULL;
     *size = 0;
     gi_status st = check_save_options(opts);
-    if (st != GI_OK) return st;
-    uint8_t *data;
-    size_t length;
-    last_codec = "nvjpeg";
-    st = gi__nvjpeg_encode_device(px, jpeg_quality(opts), "image", &data, &length);
-    return st == GI_OK ? with_metadata(data, length, opts, bytes, size) : st;
+    if (st != GI_OK) {
+        free(file);
+        return st;
+    }
+    last_codec = "gpuimg-jpeg-cuda";
+    return with_metadata(file, length, opts, bytes, size);
 }
 
 static int output_emit(void *context, const void *bytes, size_t size)

@@ -8,6 +8,6 @@
 void gi__jpeg_coeffs_free(gi_jpeg_coeffs *c)
 {
     if (!c) return;
-    gi__pixels_free(c->storage); /* gi__pixels_calloc'ed by jpeg_parse.c */
+    gi__pixels_free(c->storage); /* gi__pixels_calloc_for_device'd by jpeg_parse.c */
     memset(c, 0, sizeof *c);
 }

@@ -37,7 +37,9 @@ typedef struct gi_jpeg_plane {
     int blocks_w;       /* blocks a row holds: mcus_x * h (the MCU grid's) */
     int blocks_h;       /* block rows: mcus_y * v */
     int16_t *coeffs;    /* block (bx, by) at coeffs + 64 * ((size_t)by * blocks_w + bx);
-                           blocks no scan codes are zero */
+                           the blocks that hold samples, (width + 7) / 8 by
+                           (height + 7) / 8 of them, are defined; the rest of the
+                           MCU grid is zero (progressive) or undefined (baseline) */
     int ring_rows;      /* 0; or, in the pipelined decode's ring (jpeg_progress.h),
                            the block rows kept: block row by at by % ring_rows */
 } gi_jpeg_plane;

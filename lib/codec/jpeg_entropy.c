@@ -250,6 +250,7 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
 {
     bitreader *br = &st->br;
     int32_t diff;
+    memset(blk, 0, 64 * sizeof *blk); /* the storage is not zeroed (jpeg_parse.c) */
     ENSURE(br);
     if (decode_dc(br, dc, &diff) < 0) return -1;
     st->pred[ci] += (uint32_t)diff;
@@ -515,16 +516,10 @@ static int scan_published(chunk *ch, scan_state *st)
     int ring = one->ring_rows / one->v; /* MCU rows in the ring, or 0 */
     for (long y = 0; y < rows; y++) {
         int m = one_comp ? (int)(y / one->v) : (int)y; /* the MCU row */
-        if (ring && m >= ring && (one_comp ? y % one->v == 0 : 1)) {
-            /* MCU row m takes the slot of row m - ring, once no worker
-             * reads that one; zeroed, as blocks no scan codes are zero */
+        /* MCU row m takes the slot of row m - ring, once no worker reads
+         * that one (block_baseline zeroes each block it decodes) */
+        if (ring && m >= ring && (one_comp ? y % one->v == 0 : 1))
             gi__jpeg_progress_wait_freed(ch->progress, m - ring + 1);
-            for (int i = 0; i < c->ncomp; i++) {
-                const gi_jpeg_plane *pl = &c->plane[i];
-                memset(gi__jpeg_block_row(pl, m * pl->v), 0,
-                       (size_t)pl->v * (size_t)pl->blocks_w * 64 * sizeof(int16_t));
-            }
-        }
         if (scan_units(ch->c, ch->sc, st, ch->kind, y * units_x, (y + 1) * units_x) < 0) return -1;
         int done = y + 1 == rows ? c->mcus_y : one_comp ? (int)((y + 1) / one->v) : (int)(y + 1);
         gi__jpeg_progress_publish(ch->progress, done);

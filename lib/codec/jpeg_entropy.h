@@ -51,8 +51,8 @@ typedef struct gi_jpeg_scan {
 } gi_jpeg_scan;
 
 /* Decodes the scan whose entropy-coded data starts at bytes + at into c's
- * planes (baseline: c->progressive 0; every coefficient written once, onto
- * zeros). Runs of restart intervals go to up to `threads` threads (each
+ * planes (baseline, c->progressive 0: each block zeroed, then decoded;
+ * progressive: added onto the coefficients so far). Runs of restart intervals go to up to `threads` threads (each
  * interval starts afresh, so they decode apart; stb's values either way).
  * With `progress` (may be NULL), a baseline scan of every component that
  * is decoded in one pass is published row by row (jpeg_progress.h).

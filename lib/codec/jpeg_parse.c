@@ -184,9 +184,16 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
         blocks = 0;
         for (int i = 0; i < n; i++) blocks += (uint64_t)c->plane[i].blocks_w * c->plane[i].v * ring;
     }
-    /* One allocation for every plane, zeroed: blocks no scan codes are zero. */
+    /* One allocation for every plane (the GPU's upload reads it where it
+     * lies). Progressive scans add to the coefficients bit by bit, so
+     * theirs start zeroed: blocks no scan codes stay zero. A baseline scan
+     * zeroes each block it decodes (stb's decode_block does too) and the
+     * rest of the grid (a non-interleaved scan's padding blocks) is never
+     * read; not zeroing 50 MB a 9 MP photo saved a tenth of the entropy
+     * half's time where 16 workers share the memory's bandwidth. */
     c->storage_bytes = (size_t)(blocks * 64 * sizeof(int16_t));
-    c->storage = gi__pixels_calloc(c->storage_bytes);
+    c->storage = c->progressive ? gi__pixels_calloc_for_device(c->storage_bytes)
+                                : gi__pixels_alloc_for_device(c->storage_bytes);
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     int16_t *next = c->storage;
     for (int i = 0; i < n; i++) {

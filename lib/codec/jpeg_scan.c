@@ -59,13 +59,14 @@ typedef struct {
     uint8_t *p;   /* next byte; room reserved by the caller */
     uint64_t acc; /* the latest bits, the n pending ones in the low end */
     int n;        /* < 32 between calls */
+    int raw;      /* no byte stuffing: a piece of a scan coded in parts */
 } writer;
 
 /* A byte of entropy-coded data; 0xFF is followed by a stuffed 0. */
 static inline void put_coded_byte(writer *w, unsigned byte)
 {
     *w->p++ = (uint8_t)byte;
-    if (byte == 0xFF) *w->p++ = 0;
+    if (byte == 0xFF && !w->raw) *w->p++ = 0;
 }
 
 /* Four bytes, big-endian; the common case has no 0xFF in it (no zero byte
@@ -73,7 +74,7 @@ static inline void put_coded_byte(writer *w, unsigned byte)
  * byte. */
 static inline void put_word(writer *w, uint32_t word)
 {
-    if (((~word - 0x01010101u) & word & 0x80808080u) == 0) {
+    if (w->raw || ((~word - 0x01010101u) & word & 0x80808080u) == 0) {
         w->p[0] = (uint8_t)(word >> 24);
         w->p[1] = (uint8_t)(word >> 16);
         w->p[2] = (uint8_t)(word >> 8);
@@ -324,7 +325,7 @@ static void fill_band_444(band *b, const uint8_t *pixels, size_t stride, int wid
                           int channels, int y0)
 {
     for (int r = 0; r < 8; r++) {
-        if (y0 + r >= height) {
+        if (r > 0 && y0 + r >= height) { /* row 0 is in the image: y0 < height */
             b->y[r] = b->y[r - 1];
             b->cb[r] = b->cb[r - 1];
             b->cr[r] = b->cr[r - 1];
@@ -419,17 +420,20 @@ static void code_mcu(scan *sc, const band *b, size_t x)
     }
 }
 
-/* Every MCU, in bands of MCU rows top to bottom. */
+/* The MCUs of rows [row0, row1), in bands of MCU rows top to bottom. */
 int GI_JPEG_SCAN(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                 const jpeg_tables *t, jpeg_buffer *out)
+                 const jpeg_tables *t, int row0, int row1, int dc[3], int raw,
+                 jpeg_buffer *out, uint64_t *bits)
 {
     int mcu = t->subsample ? 16 : 8;
     band b = {.padded = ((size_t)width + (size_t)mcu - 1) / (size_t)mcu * (size_t)mcu};
     b.store = malloc(28 * b.padded * sizeof *b.store);
     if (!b.store) return 0;
-    scan sc = {t, {out->p, 0, 0}, {0, 0, 0}};
+    scan sc = {t, {out->p, 0, 0, raw}, {dc[0], dc[1], dc[2]}};
     int ok = 1;
-    for (int y0 = 0; y0 < height && ok; y0 += mcu) {
+    const size_t start = (size_t)(out->p - out->data); /* the buffer may move as it grows */
+    const int y_end = (long)row1 * mcu < height ? row1 * mcu : height;
+    for (int y0 = row0 * mcu; y0 < y_end && ok; y0 += mcu) {
         if (t->subsample) fill_band_420(&b, pixels, stride, width, height, channels, y0);
         else fill_band_444(&b, pixels, stride, width, height, channels, y0);
         for (size_t x = 0; x < b.padded && ok; x += (size_t)mcu) {
@@ -443,7 +447,15 @@ int GI_JPEG_SCAN(const uint8_t *pixels, int width, int height, int channels, siz
     out->p = sc.w.p;
     if (!ok || !gi__jpeg_reserve(out, 16)) return 0;
     sc.w.p = out->p;
-    put_padding(&sc.w);
+    for (int i = 0; i < 3; i++) dc[i] = sc.dc[i];
+    if (raw) { /* the pending bits, the last byte's low end zero */
+        size_t whole = (size_t)(sc.w.p - out->data) - start;
+        *bits = 8 * (uint64_t)whole + (uint64_t)sc.w.n;
+        for (; sc.w.n > 0; sc.w.n -= 8)
+            *sc.w.p++ = (uint8_t)(sc.w.n >= 8 ? sc.w.acc >> (sc.w.n - 8) : sc.w.acc << (8 - sc.w.n));
+    } else {
+        put_padding(&sc.w);
+    }
     out->p = sc.w.p;
     return 1;
 }

@@ -30,10 +30,16 @@ typedef struct {
     uint64_t zigzag_bits[8][256];
 } jpeg_tables;
 
-/* Appends the scan's entropy-coded bytes, the last byte padded with 1
- * bits; 0 when out of memory. */
+/* Appends the entropy-coded bytes of the MCU rows [row0, row1) of the
+ * image (row1 past the last: to the end), the DC predictors starting at
+ * dc[] (luma, Cb, Cr; 0 at the scan's start) and left there as the next
+ * row's. raw 0: the whole scan, as stb writes it: 0xFF bytes stuffed, the
+ * last byte padded with 1 bits (row0 0, row1 the end). raw 1: a piece of a
+ * scan coded in parts: no stuffing, the last byte's unused low bits zero,
+ * *bits the count of coded bits. 0 when out of memory. */
 typedef int jpeg_scan_fn(const uint8_t *pixels, int width, int height, int channels,
-                         size_t stride, const jpeg_tables *t, jpeg_buffer *out);
+                         size_t stride, const jpeg_tables *t, int row0, int row1, int dc[3],
+                         int raw, jpeg_buffer *out, uint64_t *bits);
 
 jpeg_scan_fn gi__jpeg_scan_base, gi__jpeg_scan_avx2;
 

@@ -3,6 +3,7 @@
  * jpeg_scan.c (which says why the bytes are stb's). */
 #include "jpeg_write.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,23 +161,203 @@ static void put_headers(jpeg_buffer *w, const jpeg_setup *s, int width, int heig
     put_bytes(w, sos, sizeof sos);
 }
 
+/* ---- One image on several threads ----
+ *
+ * The scan is one bit stream, but its pieces are not tied together but
+ * by the DC predictors: MCU rows [r0, r1) code the same bits wherever
+ * they start, given the DCs of the MCU before r0 (which its blocks'
+ * transforms alone give). So each thread codes a piece of MCU rows,
+ * unstuffed, from the DCs that the MCU before it ends with; the pieces
+ * are then joined bit by bit, padded, and stuffed into the file. */
+
+/* Pieces of at least this many MCU rows (a thread's start and the join
+ * are small beside them). */
+#define PIECE_MIN_ROWS 8
+#define MAX_PIECES 64
+
+typedef struct {
+    const uint8_t *pixels;
+    int width, height, channels;
+    size_t stride;
+    const jpeg_tables *t;
+    int row0, row1;
+    int dc[3];
+    jpeg_buffer out;
+    uint64_t bits;
+    int ok;
+} piece;
+
+static void *code_piece(void *arg)
+{
+    piece *pc = arg;
+    int mcu = pc->t->subsample ? 16 : 8;
+    long rows = pc->row1 - pc->row0;
+    /* a guess of a quarter of the pixels' bytes; it doubles as needed */
+    pc->ok = gi__jpeg_reserve(&pc->out, (size_t)rows * mcu * (size_t)pc->width / 4 + 4096) &&
+             gi__jpeg_scan()(pc->pixels, pc->width, pc->height, pc->channels, pc->stride, pc->t,
+                             pc->row0, pc->row1, pc->dc, 1, &pc->out, &pc->bits);
+    return NULL;
+}
+
+/* The DCs that MCU row `row` ends with: its last MCU coded alone, as the
+ * image cut to that MCU's columns (whose edge is the image's). */
+static int row_end_dcs(const uint8_t *pixels, int width, int height, int channels,
+                       size_t stride, const jpeg_tables *t, int row, int dc[3])
+{
+    int mcu = t->subsample ? 16 : 8, x0 = (width - 1) / mcu * mcu;
+    jpeg_buffer scratch = {0};
+    uint64_t bits;
+    dc[0] = dc[1] = dc[2] = 0;
+    int ok = gi__jpeg_reserve(&scratch, 4096) &&
+             gi__jpeg_scan()(pixels + (size_t)x0 * (size_t)channels, width - x0, height, channels,
+                             stride, t, row, row + 1, dc, 1, &scratch, &bits);
+    free(scratch.data);
+    return ok;
+}
+
+/* Appends `bits` bits of src (most significant first) to dst at bit `at`;
+ * dst is zero from there on. */
+static void append_bits(uint8_t *dst, uint64_t at, const uint8_t *src, uint64_t bits)
+{
+    uint8_t *d = dst + at / 8;
+    const int s = (int)(at % 8);
+    size_t n = (size_t)((bits + 7) / 8);
+    if (s == 0) {
+        memcpy(d, src, n);
+        return;
+    }
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) { /* 8 bytes at a time, big-endian */
+        uint64_t v;
+        memcpy(&v, src + i, 8);
+        v = __builtin_bswap64(v);
+        uint64_t head;
+        memcpy(&head, d + i, 8);
+        head = __builtin_bswap64(head) | v >> s;
+        head = __builtin_bswap64(head);
+        memcpy(d + i, &head, 8);
+        d[i + 8] = (uint8_t)(v << (8 - s)); /* the low s bits of v, at the top */
+    }
+    for (; i < n; i++) {
+        d[i] |= (uint8_t)(src[i] >> s);
+        d[i + 1] = (uint8_t)(src[i] << (8 - s));
+    }
+}
+
+/* The scan coded in `count` pieces on threads, joined and padded into
+ * *scan (malloc'd) of *n bytes, unstuffed. 0 when out of memory. */
+static int code_in_pieces(const uint8_t *pixels, int width, int height, int channels,
+                          size_t stride, const jpeg_tables *t, int rows, int count,
+                          uint8_t **scan, size_t *n)
+{
+    piece pc[MAX_PIECES];
+    pthread_t tid[MAX_PIECES];
+    int started[MAX_PIECES] = {0}, ok = 1;
+    for (int k = 0; k < count; k++) {
+        pc[k] = (piece){pixels, width, height, channels, stride, t,
+                        (int)((long)rows * k / count), (int)((long)rows * (k + 1) / count),
+                        {0, 0, 0}, {0}, 0, 0};
+        if (k > 0) ok &= row_end_dcs(pixels, width, height, channels, stride, t,
+                                     pc[k].row0 - 1, pc[k].dc);
+    }
+    for (int k = 1; k < count && ok; k++)
+        started[k] = pthread_create(&tid[k], NULL, code_piece, &pc[k]) == 0;
+    if (ok) code_piece(&pc[0]);
+    uint64_t total = 0;
+    for (int k = 0; k < count; k++) {
+        if (started[k]) pthread_join(tid[k], NULL);
+        else if (ok && k > 0) code_piece(&pc[k]); /* no thread to be had */
+        ok &= pc[k].ok;
+        total += pc[k].bits;
+    }
+    uint8_t *all = ok ? calloc((size_t)((total + 7) / 8) + 9, 1) : NULL;
+    if (all) {
+        uint64_t at = 0;
+        for (int k = 0; k < count; k++) {
+            append_bits(all, at, pc[k].out.data, pc[k].bits);
+            at += pc[k].bits;
+        }
+        /* stb's padding: seven 1 bits, whole bytes kept */
+        append_bits(all, at, (const uint8_t[]){0xFE}, 7);
+        *scan = all;
+        *n = (size_t)((at + 7) / 8);
+    }
+    for (int k = 0; k < count; k++) free(pc[k].out.data);
+    return all != NULL;
+}
+
 int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                   int quality, uint8_t **bytes, size_t *size)
+                   int quality, int threads, uint8_t **bytes, size_t *size)
 {
     *bytes = NULL;
     *size = 0;
     if (!pixels || width <= 0 || height <= 0 || channels < 1 || channels > 4) return -1;
     jpeg_setup s;
     make_setup(quality, &s);
+    int mcu = s.t.subsample ? 16 : 8, rows = (height + mcu - 1) / mcu;
+    int pieces = threads < 1 ? 1 : threads > MAX_PIECES ? MAX_PIECES : threads;
+    if (pieces > rows / PIECE_MIN_ROWS) pieces = rows / PIECE_MIN_ROWS;
+    if (pieces > 1) {
+        uint8_t *scan;
+        size_t n;
+        if (!code_in_pieces(pixels, width, height, channels, stride, &s.t, rows, pieces, &scan,
+                            &n))
+            return -1;
+        int r = gi__jpeg_write_around_scan(width, height, quality, scan, n, bytes, size);
+        free(scan);
+        return r;
+    }
     jpeg_buffer out = {0};
     /* a first guess of a quarter of the pixels' bytes; it doubles as needed */
     if (!gi__jpeg_reserve(&out, (size_t)width * (size_t)height / 4 + 4096)) return -1;
     put_headers(&out, &s, width, height);
-    if (!gi__jpeg_scan()(pixels, width, height, channels, stride, &s.t, &out) ||
+    int dc[3] = {0, 0, 0};
+    uint64_t bits;
+    if (!gi__jpeg_scan()(pixels, width, height, channels, stride, &s.t, 0, rows, dc, 0, &out,
+                         &bits) ||
         !gi__jpeg_reserve(&out, 2)) {
         free(out.data);
         return -1;
     }
+    *out.p++ = 0xFF; /* EOI */
+    *out.p++ = 0xD9;
+    *bytes = out.data;
+    *size = (size_t)(out.p - out.data);
+    return 0;
+}
+
+void gi__jpeg_write_tables(int quality, jpeg_tables *t)
+{
+    jpeg_setup s;
+    make_setup(quality, &s);
+    *t = s.t;
+}
+
+/* Copies the scan's bytes with a 0 stuffed after each 0xFF (T.81, F.1.2.3). */
+static void put_stuffed(jpeg_buffer *w, const uint8_t *scan, size_t n)
+{
+    const uint8_t *end = scan + n;
+    while (scan < end) {
+        const uint8_t *ff = memchr(scan, 0xFF, (size_t)(end - scan));
+        size_t run = (size_t)((ff ? ff + 1 : end) - scan);
+        put_bytes(w, scan, run);
+        if (ff) *w->p++ = 0;
+        scan += run;
+    }
+}
+
+int gi__jpeg_write_around_scan(int width, int height, int quality, const uint8_t *scan, size_t n,
+                               uint8_t **bytes, size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    if (width <= 0 || height <= 0 || n > (SIZE_MAX - 4096) / 2) return -1;
+    jpeg_setup s;
+    make_setup(quality, &s);
+    jpeg_buffer out = {0};
+    if (!gi__jpeg_reserve(&out, 1024 + 2 * n)) return -1; /* headers, every byte stuffed, EOI */
+    put_headers(&out, &s, width, height);
+    put_stuffed(&out, scan, n);
     *out.p++ = 0xFF; /* EOI */
     *out.p++ = 0xD9;
     *bytes = out.data;

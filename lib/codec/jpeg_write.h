@@ -16,10 +16,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 0 with *bytes (malloc'd, the caller frees) and *size; -1 when out of
+#include "jpeg_scan.h"
+
+/* threads: up to this many code pieces of MCU rows at once (the bytes are
+ * the same for any count). 0 with *bytes (malloc'd, the caller frees) and *size; -1 when out of
  * memory or for what stb refuses too (no pixels, a zero side, channels
  * outside 1..4), with *bytes NULL. */
 int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                   int quality, uint8_t **bytes, size_t *size);
+                   int quality, int threads, uint8_t **bytes, size_t *size);
+
+/* The scan's tables for a quality (taken as above). */
+void gi__jpeg_write_tables(int quality, jpeg_tables *t);
+
+/* The file gi__jpeg_write makes, around a scan coded elsewhere (the GPU's
+ * writer, lib/cuda/jpeg_encode_device.h): scan holds its n entropy-coded
+ * bytes before byte stuffing, padded as stb pads them; the headers are
+ * those of width x height at quality. 0 with *bytes (malloc'd) and *size;
+ * -1 when out of memory. */
+int gi__jpeg_write_around_scan(int width, int height, int quality, const uint8_t *scan, size_t n,
+                               uint8_t **bytes, size_t *size);
 
 #endif

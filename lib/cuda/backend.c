@@ -23,16 +23,16 @@
 #include "gi_error.h"
 #include "gi_kernels.h"
 #include "gi_size.h"
+#include "device_buffer.h"
 #include "jpeg_device.h"
+#include "jpeg_encode_device.h"
+#include "pixel_alloc.h"
 
 /* Device rows start on this boundary so the kernels' wide accesses line up. */
 #define ROW_ALIGN 256
 #define COUNTS_BYTES (sizeof(unsigned long long) * 4 * GI_HIST_MAX_BINS)
 
-typedef struct {
-    void *ptr;
-    size_t bytes;
-} buffer;
+typedef gi__cuda_buffer buffer;
 
 /* Events around the device parts of an operation, for gi_op_times. */
 enum { MARK_UPLOAD, MARK_KERNEL, MARK_DOWNLOAD, MARK_DONE, MARK_COUNT };
@@ -47,6 +47,7 @@ typedef struct {
     double stage_in_ms, stage_out_ms; /* host copies into and out of pinned memory */
     gi_op_times times;               /* of the last operation */
     unsigned long long counts[4 * GI_HIST_MAX_BINS]; /* a histogram, downloaded */
+    gi__cuda_jpeg_encoder encoder;   /* results that leave as JPEG files */
 } cuda_state;
 
 /* A device image: the kernels' view of an uploaded or output buffer. */
@@ -54,53 +55,6 @@ typedef struct {
     uint8_t *data;
     size_t pitch;
 } device_image;
-
-/* Test-only: GPUIMG_TEST_FAIL_DEVICE_ALLOC=1 makes device allocations fail
- * as if the GPU were full, to exercise the fallback paths. */
-static cudaError_t device_malloc(void **ptr, size_t bytes)
-{
-    const char *fail = getenv("GPUIMG_TEST_FAIL_DEVICE_ALLOC");
-    if (fail && strcmp(fail, "1") == 0) return cudaErrorMemoryAllocation;
-    return cudaMalloc(ptr, bytes);
-}
-
-/* Grows a device buffer to at least `bytes`. Running out of device memory
- * is GI_ERR_NO_MEMORY, so lib/ops.c can rerun on the CPU under AUTO. */
-static gi_status reserve_device(buffer *b, size_t bytes, const char *what)
-{
-    if (b->bytes >= bytes) return GI_OK;
-    cudaError_t e = cudaFree(b->ptr);
-    b->ptr = NULL;
-    b->bytes = 0;
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaFree");
-    e = device_malloc(&b->ptr, bytes);
-    if (e == cudaErrorMemoryAllocation) {
-        cudaGetLastError();
-        b->ptr = NULL;
-        return gi__fail(GI_ERR_NO_MEMORY, "%s: out of device memory (%zu bytes)", what, bytes);
-    }
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaMalloc");
-    b->bytes = bytes;
-    return GI_OK;
-}
-
-static gi_status reserve_pinned(buffer *b, size_t bytes)
-{
-    if (b->bytes >= bytes) return GI_OK;
-    cudaError_t e = cudaFreeHost(b->ptr);
-    b->ptr = NULL;
-    b->bytes = 0;
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaFreeHost");
-    e = cudaHostAlloc(&b->ptr, bytes, cudaHostAllocDefault);
-    if (e == cudaErrorMemoryAllocation) {
-        cudaGetLastError();
-        b->ptr = NULL;
-        return gi__fail(GI_ERR_NO_MEMORY, "out of pinned host memory (%zu bytes)", bytes);
-    }
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaHostAlloc");
-    b->bytes = bytes;
-    return GI_OK;
-}
 
 /* Row pitch and total bytes of a device copy of `rows` rows of `row` bytes. */
 static gi_status device_layout(size_t row, int rows, size_t align, size_t *pitch, size_t *bytes)
@@ -364,11 +318,11 @@ static gi_status compare_stage(cuda_state *s, const gi__compare_call *c, compare
     if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
     gi_status st = device_layout(row, img->height, ROW_ALIGN, &pitch, &one);
     if (st == GI_OK && one > SIZE_MAX / 2) st = gi__fail(GI_ERR_TOO_LARGE, "compare: images too large");
-    if (st == GI_OK) st = reserve_device(&s->src, 2 * one, "compare");
-    if (st == GI_OK) st = reserve_device(&s->dst, l->results_bytes, "compare");
-    if (st == GI_OK && scratch) st = reserve_device(&s->scratch, scratch, "compare");
-    if (st == GI_OK) st = reserve_pinned(&s->stage_in, 2 * packed);
-    if (st == GI_OK) st = reserve_pinned(&s->stage_out, l->results_bytes);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&s->src, 2 * one, "compare");
+    if (st == GI_OK) st = gi__cuda_reserve_device(&s->dst, l->results_bytes, "compare");
+    if (st == GI_OK && scratch) st = gi__cuda_reserve_device(&s->scratch, scratch, "compare");
+    if (st == GI_OK) st = gi__cuda_reserve_pinned(&s->stage_in, 2 * packed);
+    if (st == GI_OK) st = gi__cuda_reserve_pinned(&s->stage_out, l->results_bytes);
     if (st != GI_OK) return st;
     l->e = (device_image){s->src.ptr, pitch};
     l->a = (device_image){(uint8_t *)s->src.ptr + one, pitch};
@@ -484,8 +438,8 @@ static gi_status chain_source(cuda_state *s, const gi__chain *ch, const image_op
     const size_t row = (size_t)src->width * src->channels;
     size_t bytes = 0;
     gi_status st = device_layout(row, src->height, op->in_align, &in->pitch, &bytes);
-    if (st == GI_OK) st = reserve_device(&s->src, bytes, op->name);
-    if (st == GI_OK) st = reserve_pinned(&s->stage_in, row * src->height);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&s->src, bytes, op->name);
+    if (st == GI_OK) st = gi__cuda_reserve_pinned(&s->stage_in, row * src->height);
     if (st != GI_OK) return st;
     in->data = s->src.ptr;
     return queue_upload(s, src, in);
@@ -507,7 +461,7 @@ static gi_status step_output(cuda_state *s, const gi__chain *ch, int i, const im
     buffer *b = i % 2 ? &s->mid : &s->dst;
     size_t bytes = 0;
     gi_status st = device_layout(j->out_row, j->out_rows, ROW_ALIGN, &j->out.pitch, &bytes);
-    if (st == GI_OK) st = reserve_device(b, bytes, op->name);
+    if (st == GI_OK) st = gi__cuda_reserve_device(b, bytes, op->name);
     j->out.data = b->ptr;
     return st;
 }
@@ -525,7 +479,7 @@ static gi_status queue_steps(cuda_state *s, const gi__chain *ch, int placed, dev
         }
         if (st == GI_OK) st = step_output(s, ch, i, &op, j);
         if (st == GI_OK && op.scratch_bytes)
-            st = reserve_device(&s->scratch, op.scratch_bytes, op.name);
+            st = gi__cuda_reserve_device(&s->scratch, op.scratch_bytes, op.name);
         if (st == GI_OK) {
             staged_op a = {s, &op, ch->steps[i].src, j};
             cudaError_t e = launch_staged(&a, s->stream);
@@ -553,10 +507,37 @@ static gi_status reserve_result_stage(cuda_state *s, const gi__chain *ch)
 {
     const gi__op_call *last = &ch->steps[ch->n - 1];
     s->stage_out_ms = 0;
-    if (last->kind == GI_OP_HIST) return reserve_pinned(&s->stage_out, COUNTS_BYTES);
-    if (ch->dst_where == GI__DEVICE) return GI_OK;
-    return reserve_pinned(&s->stage_out, (size_t)last->dst->width * last->dst->channels *
+    if (last->kind == GI_OP_HIST) return gi__cuda_reserve_pinned(&s->stage_out, COUNTS_BYTES);
+    if (ch->dst_where == GI__DEVICE || ch->jpeg_out) return GI_OK;
+    return gi__cuda_reserve_pinned(&s->stage_out, (size_t)last->dst->width * last->dst->channels *
                                              (size_t)last->dst->height);
+}
+
+/* The result encoded as a JPEG file on the device (backend.h,
+ * gi__chain_jpeg_out): only the entropy-coded bytes come down. Timed as
+ * the download (the encoder's kernels and the bytes' copy), its host
+ * part (stuffing the bytes into the file) as the stage's copy. */
+static gi_status encode_result(cuda_state *s, const gi__chain *ch, const device_job *j,
+                               gi_status st)
+{
+    const gi_image *out = ch->steps[ch->n - 1].dst;
+    gi__chain_jpeg_out *jo = ch->jpeg_out;
+    double host_ms = 0;
+    if (st == GI_OK) st = mark(s, MARK_DOWNLOAD);
+    if (st == GI_OK)
+        st = gi__cuda_jpeg_encode(&s->encoder, j->out.data, j->out.pitch, out->width,
+                                  out->height, out->channels, jo->quality, s->stream, &jo->bytes,
+                                  &jo->size, &host_ms);
+    if (st == GI_OK) st = mark(s, MARK_DONE);
+    st = finish(s, st);
+    s->stage_out_ms = host_ms;
+    if (st == GI_OK) st = record_times(s);
+    if (st != GI_OK) { /* the caller encodes nothing it was not given */
+        free(jo->bytes);
+        jo->bytes = NULL;
+        jo->size = 0;
+    }
+    return st;
 }
 
 /* Queues the steps (their source placed on the device already, or not),
@@ -572,6 +553,7 @@ static gi_status run_steps(cuda_state *s, const gi__chain *ch, int placed, gi_st
         if (st == GI_OK) unpack_counts(s->counts, last, last->hist);
         return st;
     }
+    if (ch->dst_where == GI__HOST && ch->jpeg_out) return encode_result(s, ch, &j, st);
     if (ch->dst_where == GI__HOST) return fetch(s, &j, st, last->dst->data, last->dst->stride);
     if (st == GI_OK) st = mark(s, MARK_DOWNLOAD);
     if (st == GI_OK) st = mark(s, MARK_DONE);
@@ -599,23 +581,29 @@ static gi_status reserve_jpeg(cuda_state *s, const gi_jpeg_coeffs *c, const gi__
     if (st == GI_OK)
         st = device_layout((size_t)c->width * (size_t)c->out_channels, c->height, op.in_align,
                            pitch, &bytes);
-    if (st == GI_OK) st = reserve_device(&s->src, bytes, "JPEG decode");
-    if (st == GI_OK) st = reserve_device(&s->coeffs, c->storage_bytes, "JPEG decode");
-    if (st == GI_OK) st = reserve_device(&s->planes, gi__cuda_jpeg_planes_bytes(c), "JPEG decode");
-    if (st == GI_OK) st = reserve_pinned(&s->stage_in, c->storage_bytes);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&s->src, bytes, "JPEG decode");
+    if (st == GI_OK) st = gi__cuda_reserve_device(&s->coeffs, c->storage_bytes, "JPEG decode");
+    if (st == GI_OK) st = gi__cuda_reserve_device(&s->planes, gi__cuda_jpeg_planes_bytes(c), "JPEG decode");
+    if (st == GI_OK && !gi__pixels_pinned(c->storage))
+        st = gi__cuda_reserve_pinned(&s->stage_in, c->storage_bytes);
     return st;
 }
 
-/* Queues the coefficients' upload (through the pinned stage) and the
- * arithmetic half into s->src, rows `pitch` apart. */
+/* Queues the coefficients' upload and the arithmetic half into s->src,
+ * rows `pitch` apart. Coefficients in page-locked memory (pixel_alloc.h)
+ * go up from where they are; others through the pinned stage. */
 static gi_status queue_jpeg(cuda_state *s, const gi_jpeg_coeffs *c, size_t pitch)
 {
+    const void *from = c->storage;
     double start = gi__now_ms();
-    memcpy(s->stage_in.ptr, c->storage, c->storage_bytes);
+    if (!gi__pixels_pinned(c->storage)) {
+        memcpy(s->stage_in.ptr, c->storage, c->storage_bytes);
+        from = s->stage_in.ptr;
+    }
     s->stage_in_ms = gi__now_ms() - start;
     gi_status st = mark(s, MARK_UPLOAD);
     if (st == GI_OK) {
-        cudaError_t e = cudaMemcpyAsync(s->coeffs.ptr, s->stage_in.ptr, c->storage_bytes,
+        cudaError_t e = cudaMemcpyAsync(s->coeffs.ptr, from, c->storage_bytes,
                                         cudaMemcpyHostToDevice, s->stream);
         if (e != cudaSuccess) st = gi__cuda_fail(e, "JPEG coefficients upload");
     }
@@ -654,7 +642,7 @@ static gi_status cuda_time_op(void *state, const gi__op_call *c, int warmup, int
                               double *median_ms)
 {
     cuda_state *s = state;
-    const gi__chain ch = {c, 1, GI__HOST, GI__HOST};
+    const gi__chain ch = {c, 1, GI__HOST, GI__HOST, NULL};
     image_op op;
     device_job j;
     cudaError_t e = cudaSetDevice(s->device);
@@ -663,7 +651,7 @@ static gi_status cuda_time_op(void *state, const gi__op_call *c, int warmup, int
     if (st == GI_OK) st = chain_source(s, &ch, &op, 0, &j.in);
     if (st == GI_OK) st = step_output(s, &ch, 0, &op, &j);
     if (st == GI_OK && op.scratch_bytes)
-        st = reserve_device(&s->scratch, op.scratch_bytes, op.name);
+        st = gi__cuda_reserve_device(&s->scratch, op.scratch_bytes, op.name);
     st = finish(s, st);
     if (st != GI_OK) return st;
     staged_op a = {s, &op, c->src, &j};
@@ -711,6 +699,7 @@ static void cuda_destroy(void *state)
     cudaFree(s->planes.ptr);
     cudaFreeHost(s->stage_in.ptr);
     cudaFreeHost(s->stage_out.ptr);
+    gi__cuda_jpeg_encoder_free(&s->encoder);
     cudaStreamDestroy(s->stream);
     cudaGetLastError();
     free(s);
@@ -731,8 +720,24 @@ static const gi__backend_ops cuda_ops = {
 gi_status gi__cuda_backend_reserve(void *state, size_t in_bytes, size_t out_bytes)
 {
     cuda_state *s = state;
-    gi_status st = reserve_pinned(&s->stage_in, in_bytes);
-    return st == GI_OK ? reserve_pinned(&s->stage_out, out_bytes) : st;
+    gi_status st = gi__cuda_reserve_pinned(&s->stage_in, in_bytes);
+    return st == GI_OK ? gi__cuda_reserve_pinned(&s->stage_out, out_bytes) : st;
+}
+
+/* The pixel allocator's page-locked blocks (pixel_alloc.h). */
+static void *pin_map(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError(); /* the allocator falls back to plain memory */
+        return NULL;
+    }
+    return p;
+}
+
+static void pin_unmap(void *p)
+{
+    if (cudaFreeHost(p) != cudaSuccess) cudaGetLastError();
 }
 
 gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
@@ -762,6 +767,8 @@ gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
         cuda_destroy(s);
         return st;
     }
+    static const gi__pixels_pinner pinner = {pin_map, pin_unmap};
+    gi__pixels_use_pinned(&pinner);
     *ops = &cuda_ops;
     *state = s;
     return GI_OK;
@@ -802,8 +809,8 @@ static gi_status measure_copy(double *gbytes_per_s)
     cudaEvent_t start = NULL, stop = NULL;
     double ms[BANDWIDTH_RUNS];
     gi_status st = GI_OK;
-    cudaError_t e = device_malloc(&a, BANDWIDTH_BYTES);
-    if (e == cudaSuccess) e = device_malloc(&b, BANDWIDTH_BYTES);
+    cudaError_t e = gi__cuda_malloc(&a, BANDWIDTH_BYTES);
+    if (e == cudaSuccess) e = gi__cuda_malloc(&b, BANDWIDTH_BYTES);
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
         st = gi__fail(GI_ERR_NO_MEMORY, "bandwidth test: out of device memory");

@@ -54,12 +54,10 @@ int gi__serve_job_encode(const char *command, const gi_batch_options *o,
     for (int i = 0; i < j->n_steps; i++) put_step(w, &j->steps[i]);
     gi__put_u64(w, j->limits.max_input_bytes);
     gi__put_u64(w, j->limits.max_pixels);
-    gi__put_u32(w, (uint32_t)j->limits.jpeg_decoder);
     gi__put_u32(w, (uint32_t)j->save.format);
     gi__put_i32(w, j->save.jpeg_quality);
     gi__put_i32(w, j->save.png_level);
     gi__put_u32(w, (uint32_t)j->save.png_filter);
-    gi__put_u32(w, (uint32_t)j->save.jpeg_encoder);
     gi__put_i32(w, j->auto_orient);
     gi__put_i32(w, j->strip);
     gi__put_u32(w, (uint32_t)o->device);
@@ -210,12 +208,10 @@ gi_status gi__serve_job_decode(const uint8_t *payload, size_t size, int n_fds, g
     j->n_steps = (int)n_steps;
     j->limits.max_input_bytes = gi__get_u64(&rd.r);
     j->limits.max_pixels = gi__get_u64(&rd.r);
-    j->limits.jpeg_decoder = (gi_jpeg_decoder)get_enum(&rd, GI_JPEG_DECODER_FAST, "jpeg decoder");
     j->save.format = (gi_format)get_enum(&rd, GI_FORMAT_PAM, "output format");
     j->save.jpeg_quality = get_int_in(&rd, 1, 100, "jpeg quality");
     j->save.png_level = get_int_in(&rd, 0, 12, "png level");
     j->save.png_filter = (gi_png_filter)get_enum(&rd, GI_PNG_FILTER_PAETH, "png filter");
-    j->save.jpeg_encoder = (gi_jpeg_encoder)get_enum(&rd, GI_JPEG_ENCODER_FAST, "jpeg encoder");
     j->auto_orient = get_int_in(&rd, 0, 1, "auto-orient flag");
     j->strip = get_int_in(&rd, 0, 1, "strip flag");
     job->opts.device = (gi_device)get_enum(&rd, GI_DEVICE_CUDA, "device");

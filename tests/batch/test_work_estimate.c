@@ -50,15 +50,16 @@ static void check_png(void)
         uint8_t *png = encoded(w, h, c, GI_FORMAT_PNG, &size);
         if (!th_check(png && write_bytes("a.png", png, size), "cannot write a.png")) continue;
         double want = (double)w * h * c;
-        gi_format in_format = GI_FORMAT_AUTO;
-        double png_out = gi__estimate_work(in_tmp("a.png"), GI_FORMAT_PNG, &in_format);
-        th_check(in_format == GI_FORMAT_PNG, "a PNG's format: %d", (int)in_format);
-        double jpeg_out = gi__estimate_work(in_tmp("a.png"), GI_FORMAT_JPEG, NULL);
+        gi__image_size header;
+        double png_out = gi__estimate_work(in_tmp("a.png"), GI_FORMAT_PNG);
+        th_check(gi__read_image_size(in_tmp("a.png"), &header) == 0 &&
+                     header.format == GI_FORMAT_PNG, "a PNG's format: %d", (int)header.format);
+        double jpeg_out = gi__estimate_work(in_tmp("a.png"), GI_FORMAT_JPEG);
         th_check(jpeg_out == want, "%dx%dx%d PNG to JPEG: %g, want %g", w, h, c, jpeg_out, want);
         th_check(png_out > want, "%dx%dx%d PNG to PNG: %g, want more than %g", w, h, c, png_out,
                  want);
         th_check(write_bytes("t.png", png, 20), "cannot write t.png");
-        th_check(gi__estimate_work(in_tmp("t.png"), GI_FORMAT_PNG, NULL) == 0, "a PNG cut in its IHDR: not 0");
+        th_check(gi__estimate_work(in_tmp("t.png"), GI_FORMAT_PNG) == 0, "a PNG cut in its IHDR: not 0");
         free(png);
     }
 }
@@ -84,15 +85,15 @@ static void check_jpeg_behind_app_segments(void)
     memcpy(big + 2 + 2 * (app + 2), jpeg + 2, size - 2);
     th_check(write_bytes("plain.jpg", jpeg, size) && write_bytes("exif.jpg", big, padded),
              "cannot write the JPEGs");
-    th_check(gi__estimate_work(in_tmp("plain.jpg"), GI_FORMAT_JPEG, NULL) == 300.0 * 17 * 3,
-             "plain JPEG: %g", gi__estimate_work(in_tmp("plain.jpg"), GI_FORMAT_JPEG, NULL));
-    gi_format in_format = GI_FORMAT_AUTO;
-    gi__estimate_work(in_tmp("exif.jpg"), GI_FORMAT_PNG, &in_format);
-    th_check(in_format == GI_FORMAT_JPEG, "a JPEG's format: %d", (int)in_format);
-    th_check(gi__estimate_work(in_tmp("exif.jpg"), GI_FORMAT_JPEG, NULL) == 300.0 * 17 * 3,
-             "JPEG behind APP segments: %g", gi__estimate_work(in_tmp("exif.jpg"), GI_FORMAT_JPEG, NULL));
+    th_check(gi__estimate_work(in_tmp("plain.jpg"), GI_FORMAT_JPEG) == 300.0 * 17 * 3,
+             "plain JPEG: %g", gi__estimate_work(in_tmp("plain.jpg"), GI_FORMAT_JPEG));
+    gi__image_size header;
+    th_check(gi__read_image_size(in_tmp("exif.jpg"), &header) == 0 &&
+                 header.format == GI_FORMAT_JPEG, "a JPEG's format: %d", (int)header.format);
+    th_check(gi__estimate_work(in_tmp("exif.jpg"), GI_FORMAT_JPEG) == 300.0 * 17 * 3,
+             "JPEG behind APP segments: %g", gi__estimate_work(in_tmp("exif.jpg"), GI_FORMAT_JPEG));
     th_check(write_bytes("cut.jpg", big, app), "cannot write cut.jpg");
-    th_check(gi__estimate_work(in_tmp("cut.jpg"), GI_FORMAT_JPEG, NULL) == 0, "a JPEG cut before its frame: not 0");
+    th_check(gi__estimate_work(in_tmp("cut.jpg"), GI_FORMAT_JPEG) == 0, "a JPEG cut before its frame: not 0");
     free(big);
     free(jpeg);
 }
@@ -103,8 +104,8 @@ static void check_netpbm(void)
     size_t size;
     uint8_t *ppm = encoded(30, 20, 3, GI_FORMAT_PNM, &size);
     th_check(ppm && write_bytes("a.ppm", ppm, size), "cannot write a.ppm");
-    th_check(gi__estimate_work(in_tmp("a.ppm"), GI_FORMAT_JPEG, NULL) == (double)size, "PPM: %g, want %zu",
-             gi__estimate_work(in_tmp("a.ppm"), GI_FORMAT_JPEG, NULL), size);
+    th_check(gi__estimate_work(in_tmp("a.ppm"), GI_FORMAT_JPEG) == (double)size, "PPM: %g, want %zu",
+             gi__estimate_work(in_tmp("a.ppm"), GI_FORMAT_JPEG), size);
     free(ppm);
 }
 
@@ -112,12 +113,13 @@ static void check_not_images(void)
 {
     th_check(write_bytes("text.png", (const uint8_t *)"hello, world\n", 13), "cannot write text.png");
     th_check(write_bytes("empty.jpg", (const uint8_t *)"", 0), "cannot write empty.jpg");
-    gi_format in_format = GI_FORMAT_PNG;
-    th_check(gi__estimate_work(in_tmp("text.png"), GI_FORMAT_PNG, &in_format) == 0 &&
-                 in_format == GI_FORMAT_AUTO, "a text file: not 0, or a format");
-    th_check(gi__estimate_work(in_tmp("empty.jpg"), GI_FORMAT_PNG, NULL) == 0, "an empty file: not 0");
-    th_check(gi__estimate_work(in_tmp("missing.png"), GI_FORMAT_PNG, NULL) == 0, "a missing file: not 0");
-    th_check(gi__estimate_work(tmpdir, GI_FORMAT_PNG, NULL) == 0, "a directory: not 0");
+    gi__image_size header;
+    th_check(gi__estimate_work(in_tmp("text.png"), GI_FORMAT_PNG) == 0 &&
+                 gi__read_image_size(in_tmp("text.png"), &header) == -1 &&
+                 header.format == GI_FORMAT_AUTO, "a text file: not 0, or a format");
+    th_check(gi__estimate_work(in_tmp("empty.jpg"), GI_FORMAT_PNG) == 0, "an empty file: not 0");
+    th_check(gi__estimate_work(in_tmp("missing.png"), GI_FORMAT_PNG) == 0, "a missing file: not 0");
+    th_check(gi__estimate_work(tmpdir, GI_FORMAT_PNG) == 0, "a directory: not 0");
 }
 
 int main(void)

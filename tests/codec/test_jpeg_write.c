@@ -68,17 +68,23 @@ static int compare_case(const char *what, const gi_image *img, int quality)
     for (int y = 0; y < img->height; y++) memcpy(packed + row * y, ti_px(img, 0, y), row);
     buffer want = stb_jpeg(packed, img->width, img->height, img->channels, quality);
     free(packed);
-    uint8_t *got = (uint8_t *)"poison";
-    size_t size = 12345;
-    int st = gi__jpeg_write(img->data, img->width, img->height, img->channels, img->stride,
-                            quality, &got, &size);
-    long at = st == 0 ? first_difference(got, size, want.data, want.size) : 0;
-    int ok = th_check(want.size > 0 && st == 0 && at < 0,
-                      "%s %dx%dx%d q%d: status %d, %zu bytes against stb's %zu, first "
-                      "difference at %ld",
-                      what, img->width, img->height, img->channels, quality, st, size, want.size,
-                      at);
-    if (st == 0) free(got);
+    /* One thread, and (where the image has rows enough for pieces) 2-8
+     * threads coding pieces of MCU rows that are joined bit by bit. */
+    int ok = 1;
+    for (int pass = 0; pass < (img->height >= 128 ? 2 : 1); pass++) {
+        int threads = pass ? th_rand_int(2, 8) : 1;
+        uint8_t *got = (uint8_t *)"poison";
+        size_t size = 12345;
+        int st = gi__jpeg_write(img->data, img->width, img->height, img->channels, img->stride,
+                                quality, threads, &got, &size);
+        long at = st == 0 ? first_difference(got, size, want.data, want.size) : 0;
+        ok &= th_check(want.size > 0 && st == 0 && at < 0,
+                       "%s %dx%dx%d q%d, %d thread%s: status %d, %zu bytes against stb's %zu, "
+                       "first difference at %ld",
+                       what, img->width, img->height, img->channels, quality, threads,
+                       threads == 1 ? "" : "s", st, size, want.size, at);
+        if (st == 0) free(got);
+    }
     free(want.data);
     return ok;
 }
@@ -196,7 +202,7 @@ static void check_refusals(void)
     for (int i = 0; i < COUNT(bad); i++) {
         uint8_t *out = (uint8_t *)"poison";
         size_t size = 7;
-        int st = gi__jpeg_write(bad[i].p, bad[i].w, bad[i].h, bad[i].c, 16, 90, &out, &size);
+        int st = gi__jpeg_write(bad[i].p, bad[i].w, bad[i].h, bad[i].c, 16, 90, 4, &out, &size);
         th_check(st == -1 && out == NULL && size == 0, "refusal %d: status %d", i, st);
     }
 }

@@ -43,7 +43,7 @@ static void check_chain(gi_context *cpu, gi_context *cuda, const char *path, con
     /* Poisoned, so that a row the download skipped shows. */
     if (!hist) memset(got.data, 0xA5, got.stride * (size_t)got.height);
     gi_status a = gi_apply(cpu, px, steps, n, &want, &want_h);
-    gi_status b = gi__apply_jpeg(cuda, c, steps, n, &got, &got_h);
+    gi_status b = gi__apply_jpeg(cuda, c, steps, n, &got, &got_h, NULL);
     if (th_check(a == GI_OK && b == GI_OK, "%s: %s: statuses %d and %d (%s)", path, what, a, b,
                  gi_last_error())) {
         th_check(strcmp(gi_context_last_backend(cuda), "cuda") == 0, "%s: %s ran on %s", path,

@@ -87,80 +87,34 @@ static void check_context(void)
     gi_context_destroy(ctx);
 }
 
-/* --codecs fast under AUTO (gi__plan_fast_codecs), with round figures of
- * the reference machine: 1.5 s of start-up, 0.27 ns a pixel on the GPU's
- * codecs, 10 ns a pixel of codecs and 13 of steps on one core. */
-static gi__device_costs codecs_costs(void)
-{
-    gi__device_costs c = test_costs();
-    c.cpu_codecs_ns = 10;
-    c.gpu_codecs_start_ms = 1500;
-    c.gpu_codecs_ns = 0.27;
-    return c;
-}
-
-static void expect_codecs(const char *what, long files, double mp_each, double other_mp, int cores,
-                          int want)
-{
-    gi__device_costs c = codecs_costs();
-    gi__codecs_plan_input in = {.jpeg_files = files, .jpeg_pixels = files * mp_each * 1e6,
-                                .other_pixels = other_mp * 1e6,
-                                .other_files = (long)(other_mp / 9.2 + 0.5), .steps_ns = 13,
-                                .cores = cores};
-    char why[200] = "";
-    int got = gi__plan_fast_codecs(&in, &c, why, sizeof why);
-    th_check(got == want, "%s: %s, want %s (%s)", what, got ? "GPU codecs" : "exact codecs",
-             want ? "GPU codecs" : "exact codecs", why);
-    th_check(strncmp(why, want ? "gpu codecs: " : "exact codecs: ", want ? 12 : 14) == 0,
-             "%s: the reason does not start with the choice: %s", what, why);
-}
-
-static void check_codecs(void)
-{
-    expect_codecs("one 9 MP JPEG, 16 cores", 1, 9.2, 0, 16, 0);
-    expect_codecs("20 JPEGs, 16 cores", 20, 9.2, 0, 16, 0);
-    expect_codecs("100 JPEGs, 16 cores", 100, 9.2, 0, 16, 0);
-    expect_codecs("400 JPEGs, 16 cores", 400, 9.2, 0, 16, 1);
-    expect_codecs("1000 JPEGs, 16 cores", 1000, 9.2, 0, 16, 1);
-    expect_codecs("20 JPEGs, 2 cores", 20, 9.2, 0, 2, 1);
-    expect_codecs("one 9 MP JPEG, 1 core", 1, 9.2, 0, 1, 0);
-    /* The other files keep the cores busy while the GPU starts: 20 JPEGs
-     * and 20 PNGs on 16 cores are the CPU's; 400 JPEGs beside 20 PNGs the
-     * GPU's; a few JPEGs beside a heavy load of PNGs on 2 cores too. */
-    expect_codecs("20 JPEGs and 20 PNGs, 16 cores", 20, 9.2, 20 * 9.2, 16, 0);
-    expect_codecs("400 JPEGs and 20 PNGs, 16 cores", 400, 9.2, 20 * 9.2, 16, 1);
-    expect_codecs("10 JPEGs and 400 PNGs, 2 cores", 10, 9.2, 400 * 9.2, 2, 1);
-    expect_codecs("no pixels", 0, 0, 0, 16, 0);
-
-    /* One file's codecs are one core's work however many there are, its
-     * steps every core's: 9.2 MP at 10 ns a pixel, and 13 / 16. */
-    gi__device_costs c = codecs_costs();
-    gi__codecs_plan_input one = {.jpeg_files = 1, .jpeg_pixels = 9.2e6, .steps_ns = 13, .cores = 16};
-    char why[200] = "";
-    gi__plan_fast_codecs(&one, &c, why, sizeof why);
-    th_check(strstr(why, "exact codecs on 1 core 99 ms") != NULL,
-             "one file on 16 cores: want 1 core 99 ms: %s", why);
-}
-
 /* A JPEG's arithmetic half on the GPU lane (gi__plan_jpeg_route), with
  * round figures: reconstruct 1.7 ns a pixel on a core, 0.02 on the GPU,
  * the rest of a codec worker's work 3.5; copies as test_costs'. */
-static int jpeg_route(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
-                      int pipelined)
+static int jpeg_route_to(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
+                         int pipelined, int encodes_jpeg)
 {
     gi__device_costs c = test_costs();
     c.cpu_jpeg_reconstruct_ns = 1.7;
     c.cpu_jpeg_rest_ns = 3.5;
     c.gpu_jpeg_reconstruct_ns = 0.02;
+    c.cpu_jpeg_encode_ns = 1.5;
+    c.gpu_jpeg_encode_ns = 0.05;
     const double px = mp * 1e6;
     const gi__jpeg_route_input in = {.pixels = px, .pixel_bytes = 3 * px,
                                      .coeff_bytes = coeff_bytes_per_pixel * px,
                                      .out_bytes = 3 * px, .cores = cores, .lanes = lanes,
-                                     .pipelined = pipelined};
+                                     .pipelined = pipelined, .encodes_jpeg = encodes_jpeg,
+                                     .out_pixels = px};
     char why[200];
     int gpu = gi__plan_jpeg_route(&in, &c, why, sizeof why);
     th_check(strstr(why, gpu ? "on the GPU" : "on the CPU") != NULL, "route reason: %s", why);
     return gpu;
+}
+
+static int jpeg_route(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
+                      int pipelined)
+{
+    return jpeg_route_to(mp, coeff_bytes_per_pixel, cores, lanes, pipelined, 0);
 }
 
 static void check_jpeg(void)
@@ -173,6 +127,11 @@ static void check_jpeg(void)
     th_check(!jpeg_route(9.2, 6, 16, 1, 1), "16 cores, 1 lane, 4:4:4: the CPU's arithmetic");
     /* Equal bytes on a lane-bound pipeline: the kernels' time tips it. */
     th_check(!jpeg_route(9.2, 3, 64, 1, 1), "64 cores, 1 lane, 4:2:0: the CPU's arithmetic");
+    /* An exact JPEG output: route 1 also takes the writer off the cores
+     * and brings down a file instead of pixels, which tips a pipeline
+     * whose cores are few, and the lane-bound 4:4:4 one. */
+    th_check(jpeg_route_to(9.2, 6, 16, 1, 1, 1), "16 cores, 1 lane, 4:4:4, JPEG out: the GPU");
+    th_check(jpeg_route_to(9.2, 3, 64, 1, 1, 1), "64 cores, 1 lane, 4:2:0, JPEG out: the GPU");
 
     /* The device plan counts the arithmetic half on the backend that runs
      * it: the CPU's threads, or the GPU's kernels and the coefficients'
@@ -195,7 +154,6 @@ static void check_jpeg(void)
 int main(void)
 {
     check_jpeg();
-    check_codecs();
     check_context();
     gi__plan_input in = job(GI_OP_SOBEL, 1, 3640, 2400, 3);
     expect("one 9 MP photo, sobel, 16 threads", &in, GI_DEVICE_CPU, 0);

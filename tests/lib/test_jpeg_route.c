@@ -45,7 +45,7 @@ static void check_chain(gi_context *ctx, const char *path, const char *what, con
         return;
     }
     gi_status a = gi_apply(ctx, px, steps, n, &want, &want_h);
-    gi_status b = gi__apply_jpeg(ctx, c, steps, n, &got, &got_h);
+    gi_status b = gi__apply_jpeg(ctx, c, steps, n, &got, &got_h, NULL);
     if (th_check(a == GI_OK && b == GI_OK, "%s: %s: statuses %d and %d (%s)", path, what, a, b,
                  gi_last_error())) {
         if (hist)
@@ -83,7 +83,7 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     if (!route->planned) th_check(c.storage != NULL, "%s: a forced route kept pixels", path);
     th_check(img.width == px->width && img.height == px->height && img.channels == px->channels,
              "%s: routed decode's size", path);
-    st = c.storage ? gi__job_apply_jpeg(ctx, &job, &c, &meta, &got, NULL)
+    st = c.storage ? gi__job_apply_jpeg(ctx, &job, &c, &meta, &got, NULL, NULL)
                    : gi_job_apply(ctx, &job, &img, &meta, &got, NULL);
     gi_metadata_read(bytes, size, &want_meta);
     gi_status st2 = gi_job_apply(ctx, &job, px, &want_meta, &want, NULL);
@@ -152,10 +152,6 @@ static void check_left_alone(const char *path, const uint8_t *bytes, size_t size
 {
     gi_load_limits limits;
     gi_jpeg_coeffs c;
-    gi_load_limits_default(&limits);
-    limits.jpeg_decoder = GI_JPEG_DECODER_FAST;
-    th_check(!gi__load_jpeg_coeffs(bytes, size, &limits, &c) && !c.storage,
-             "%s: taken under FAST", path);
     gi_load_limits_default(&limits);
     limits.max_input_bytes = size - 1;
     th_check(!gi__load_jpeg_coeffs(bytes, size, &limits, &c), "%s: taken over the byte limit", path);

@@ -13,7 +13,7 @@ shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d) || exit 1
 trap 'chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
-unset GPUIMG_DEVICE GPUIMG_MAX_PIXELS GPUIMG_JPEG_DECODER GPUIMG_AUTO_ORIENT
+unset GPUIMG_DEVICE GPUIMG_MAX_PIXELS GPUIMG_AUTO_ORIENT
 
 command -v python3 >/dev/null || { echo "skip: python3 not found"; exit 77; }
 python3 "$here/make_corpus.py" "$here/cases.txt" "$samples" "$tmp/corpus" "$name" >/dev/null ||
