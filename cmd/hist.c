@@ -75,8 +75,31 @@ static gi_status hist_source(gi_context *ctx, gi_image *img, int orient, gi_meta
     return st;
 }
 
-/* Decodes the file and counts on the context's device; prints why when it
- * fails. */
+/* A JPEG that the exact decoder takes, counted on the CPU as its rows are
+ * decoded, without the image in memory (gi_hist_file_streamed): for the
+ * file as stored, with no steps before the count. *text stays NULL for
+ * any other file: report_file counts it then. */
+static gi_status report_streamed(const cli_common *c, const hist_settings *s, const char *in,
+                                 const gi_load_limits *limits, int orient, int n_before,
+                                 char **text, size_t *size)
+{
+    if (orient || n_before > 0 || c->device == GI_DEVICE_CUDA) return GI_OK;
+    const int bins[2] = {s->bins, GI_HIST_MAX_BINS};
+    gi_histogram hists[2];
+    int width, height, counted;
+    gi_status st = gi_hist_file_streamed(in, limits, bins, s->stats ? 2 : 1, hists, &width,
+                                         &height, &counted);
+    if (st == GI_OK && counted) {
+        if (c->verbosity >= 2)
+            fprintf(stderr, "gpuimg %s: %s: on cpu, counted as it was decoded\n", c->command, in);
+        st = format_report(s, in, width, height, &hists[0], &hists[1], text, size);
+    }
+    if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in, gi_strerror(st));
+    return st;
+}
+
+/* Decodes the file (or, for a JPEG the stream takes, counts it as it is
+ * decoded) and counts on the context's device; prints why when it fails. */
 static gi_status report_file(const cli_common *c, const hist_settings *s, const char *in,
                              const gi_op *before, int n_before, char **text, size_t *size)
 {
@@ -87,7 +110,9 @@ static gi_status report_file(const cli_common *c, const hist_settings *s, const 
     gi_load_limits limits = c->limits;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (!limits.decode_threads) limits.decode_threads = c->jobs > 0 ? c->jobs : cores > 1 ? (int)cores : 1;
-    gi_status st = gi_load_file_with_metadata(&img, in, &limits, orient ? &meta : NULL);
+    gi_status st = report_streamed(c, s, in, &limits, orient, n_before, text, size);
+    if (st != GI_OK || *text) return st;
+    st = gi_load_file_with_metadata(&img, in, &limits, orient ? &meta : NULL);
     if (st != GI_OK) {
         fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
         return st;

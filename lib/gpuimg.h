@@ -848,6 +848,21 @@ gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_pat
 gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
                        gi_metadata *meta, gi_image *dst, gi_histogram *hist);
 
+/* Histograms of a JPEG file as the host decodes it (gi_load_file with
+ * these limits) where the exact decoder takes it (a JPEG it decodes
+ * itself), counted on the CPU band by band as its decoding threads
+ * (limits->decode_threads) make the rows, so the image is never held
+ * whole: hists[i] with bins[i] bins, for each i < n_bins, the counts
+ * gi_hist gives for the image gi_load_file gives. *width and *height: its
+ * size. *counted: 1; or 0, with GI_OK and nothing done, for any other file
+ * (not a JPEG, one the exact decoder leaves to stb, standard input or a
+ * pipe, a file it cannot read): then load it and count it (gi_load_file,
+ * gi_hist), which decodes or refuses it as ever. limits may be NULL (the
+ * defaults). */
+gi_status gi_hist_file_streamed(const char *path, const gi_load_limits *limits, const int *bins,
+                                int n_bins, gi_histogram *hists, int *width, int *height,
+                                int *counted);
+
 /* ---------------------------------------------------------------- batch
  *
  * Many jobs, file to file, the way `gpuimg -o DIR` runs them: codec workers

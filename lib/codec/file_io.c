@@ -314,3 +314,9 @@ gi_status gi_write_file_atomic(const char *path, const void *bytes, size_t size)
     st = gi__output_write(out, bytes, size);
     return gi_output_close(out, st == GI_OK);
 }
+
+int gi__file_rereadable(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}

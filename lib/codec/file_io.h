@@ -17,6 +17,10 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
  * its start, whatever the descriptor's offset. */
 gi_status gi__read_fd(int fd, const char *path, uint64_t max_bytes, uint8_t **bytes, size_t *size);
 
+/* Whether `path` may be read here and again by another path: not
+ * standard input, a pipe or a device, which give their bytes once. */
+int gi__file_rereadable(const char *path);
+
 /* gi_output_open for `name` relative to the directory dir_fd (AT_FDCWD:
  * the working directory; "-" is standard output only there): the
  * temporary file is created in that directory and renamed into place

@@ -51,17 +51,41 @@ static void png_settings(const gi_save_options *opts, int *level, int *filter)
                                                          : (int)opts->png_filter - GI_PNG_FILTER_NONE;
 }
 
+/* Whether gi_load_memory would hand these bytes to the exact decoder
+ * (which may still leave them to stb): its checks, in short. */
+static int for_exact_decoder(const void *bytes, size_t size, const gi_load_limits *limits)
+{
+    return size > 0 && size <= limits->max_input_bytes && size <= (size_t)INT_MAX &&
+           gi__sniff_format(bytes, size) == GI_FORMAT_JPEG &&
+           gi__jpeg_check_huffman(bytes, size) == 0;
+}
+
+/* gi_load_memory's threads for the exact decoder. */
+static int decode_threads(const gi_load_limits *limits)
+{
+    return limits->decode_threads > 1 ? limits->decode_threads : 1;
+}
+
 int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *limits,
                          gi_jpeg_coeffs *c)
 {
     memset(c, 0, sizeof *c);
-    if (size == 0 || size > limits->max_input_bytes || size > (size_t)INT_MAX ||
-        gi__sniff_format(bytes, size) != GI_FORMAT_JPEG || gi__jpeg_check_huffman(bytes, size) != 0)
-        return 0;
+    if (!for_exact_decoder(bytes, size, limits)) return 0;
     /* On decode_threads, as gi_load_memory decodes (restart intervals
      * apart): one for a batch's codec workers, the cores for a lone image. */
-    const int threads = limits->decode_threads > 1 ? limits->decode_threads : 1;
-    if (gi__jpeg_read_coeffs(bytes, size, limits->max_pixels, threads, c) != GI_JPEG_OK) return 0;
+    if (gi__jpeg_read_coeffs(bytes, size, limits->max_pixels, decode_threads(limits), NULL, c) !=
+        GI_JPEG_OK)
+        return 0;
+    last_codec = "gpuimg-jpeg";
+    return 1;
+}
+
+int gi__load_jpeg_rows(const void *bytes, size_t size, const gi_load_limits *limits,
+                       const gi_jpeg_target *t)
+{
+    if (!for_exact_decoder(bytes, size, limits) ||
+        !gi__jpeg_decode_rows(bytes, size, limits->max_pixels, decode_threads(limits), t))
+        return 0;
     last_codec = "gpuimg-jpeg";
     return 1;
 }
@@ -115,8 +139,8 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
                         name);
     /* The exact decoder gives stb's very pixels, faster; a file it leaves
      * (jpeg_parse.h) goes on to stb, which decodes or refuses it. */
-    if (format == GI_FORMAT_JPEG && gi__jpeg_decode(img, bytes, size, limits->max_pixels,
-                                                    limits->decode_threads > 1 ? limits->decode_threads : 1)) {
+    if (format == GI_FORMAT_JPEG &&
+        gi__jpeg_decode(img, bytes, size, limits->max_pixels, decode_threads(limits))) {
         last_codec = "gpuimg-jpeg";
         return GI_OK;
     }

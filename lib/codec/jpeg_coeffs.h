@@ -40,7 +40,15 @@ typedef struct gi_jpeg_plane {
                            the blocks that hold samples, (width + 7) / 8 by
                            (height + 7) / 8 of them, are defined; the rest of the
                            MCU grid is zero (progressive) or undefined (baseline) */
+    int ring_rows;      /* 0; or, in the pipelined decode's ring (jpeg_progress.h),
+                           the block rows kept: block row by at by % ring_rows */
 } gi_jpeg_plane;
+
+/* The first block of block row by. */
+static inline int16_t *gi__jpeg_block_row(const gi_jpeg_plane *p, int by)
+{
+    return p->coeffs + 64 * (size_t)(p->ring_rows ? by % p->ring_rows : by) * (size_t)p->blocks_w;
+}
 
 typedef struct gi_jpeg_coeffs {
     int width, height;  /* the frame's, in pixels */

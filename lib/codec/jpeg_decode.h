@@ -9,15 +9,33 @@
 
 #include "gpuimg.h"
 #include "jpeg_coeffs.h"
+#include "jpeg_reconstruct.h"
 
 /* Decodes into *img (pixels from pixel_alloc.c, owned) and returns 1; or
  * returns 0 with *img untouched when the file is one to leave to stb (see
  * jpeg_parse.h; images over max_pixels too) or memory ran out, so that
  * stb decodes or refuses it with its own reason. Up to `threads` threads:
- * restart intervals in the entropy half, bands of rows in the arithmetic
- * half. */
+ * restart intervals in the entropy half, chunks of rows in the arithmetic
+ * half, which follows a single-scan baseline file's entropy half row by
+ * row (jpeg_progress.h). */
 int gi__jpeg_decode(gi_image *img, const uint8_t *bytes, size_t size, uint64_t max_pixels,
                     int threads);
+
+/* Where the decoder's rows go, decided once the frame is known: begin()
+ * fills *out (jpeg_reconstruct.h) for c's image and returns 0, or -1 when
+ * out of memory. It may be called a second time for the same image, when
+ * the rows must be made again from the first (rows already handed to a
+ * sink are then void: count from zero). */
+typedef struct gi_jpeg_target {
+    int (*begin)(void *arg, const gi_jpeg_coeffs *c, gi_jpeg_rows_out *out);
+    void *arg;
+} gi_jpeg_target;
+
+/* gi__jpeg_decode's decode, rows to a target: returns 1 when every row
+ * went there, or 0 as gi__jpeg_decode does (rows the target got are then
+ * void). */
+int gi__jpeg_decode_rows(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
+                         const gi_jpeg_target *t);
 
 /* The arithmetic half alone, into *img as gi__jpeg_decode gives it:
  * returns 1, or 0 with *img untouched when memory ran out. */
@@ -33,5 +51,14 @@ int gi__jpeg_image_from_coeffs(gi_image *img, const gi_jpeg_coeffs *c, int threa
  * file as it always does. Sets gi_last_codec. */
 int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *limits,
                          gi_jpeg_coeffs *c);
+
+/* gi__load_jpeg_coeffs's choice, for the whole decode with rows to a
+ * target (a streamed histogram: lib/batch/hist_stream.c), on
+ * limits->decode_threads threads as gi_load_memory decodes: returns 1
+ * when every row went to t; else 0 and no error left (rows t got are
+ * void), and gi_load_memory then decodes or refuses the file as it
+ * always does. Sets gi_last_codec. */
+int gi__load_jpeg_rows(const void *bytes, size_t size, const gi_load_limits *limits,
+                       const gi_jpeg_target *t);
 
 #endif

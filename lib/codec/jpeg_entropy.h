@@ -16,6 +16,8 @@
 
 #include "jpeg_coeffs.h"
 
+struct gi_jpeg_progress;
+
 /* Codes of up to this many bits decode in one table probe. */
 #define GI_JPEG_LOOKUP_BITS 10
 
@@ -52,9 +54,12 @@ typedef struct gi_jpeg_scan {
  * planes (baseline, c->progressive 0: each block zeroed, then decoded;
  * progressive: added onto the coefficients so far). Runs of restart intervals go to up to `threads` threads (each
  * interval starts afresh, so they decode apart; stb's values either way).
+ * With `progress` (may be NULL), a baseline scan of every component that
+ * is decoded in one pass is published row by row (jpeg_progress.h).
  * Returns 0 with *end at the 0xFF of the marker that follows the data, or
  * -1: not a scan this decoder takes (see above). */
 int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *scan, const uint8_t *bytes,
-                         size_t size, size_t at, int threads, size_t *end);
+                         size_t size, size_t at, int threads, struct gi_jpeg_progress *progress,
+                         size_t *end);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "jpeg_entropy.h"
 #include "jpeg_parse.h"
+#include "jpeg_progress.h"
 #include "jpeg_tables.h"
 #include "pixel_alloc.h"
 
@@ -20,6 +21,7 @@ typedef struct {
     int quant_defined[4], quant_used[4];
     int restart_interval;
     int threads;
+    gi_jpeg_progress *progress;
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
 } parser;
@@ -169,6 +171,19 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
         if (!fits_int(samples * (c->progressive ? 2 : 1) + 15)) return GI_JPEG_NOT_MINE;
         blocks += (uint64_t)pl->blocks_w * pl->blocks_h;
     }
+    /* The pipelined decode's ring (jpeg_progress.h): MCU rows enough for
+     * the workers' chunks of output rows, and two more (the rows above and
+     * below a chunk that its vertical filters read). */
+    int ring = 0;
+    if (ps->progress && ps->progress->ring_output_rows && !c->progressive) {
+        ring = (ps->progress->ring_output_rows + 8 * c->vmax - 1) / (8 * c->vmax) + 2;
+        if (ring >= c->mcus_y) ring = 0;
+        ps->progress->ring_used = ring > 0;
+    }
+    if (ring) {
+        blocks = 0;
+        for (int i = 0; i < n; i++) blocks += (uint64_t)c->plane[i].blocks_w * c->plane[i].v * ring;
+    }
     /* One allocation for every plane (the GPU's upload reads it where it
      * lies). Progressive scans add to the coefficients bit by bit, so
      * theirs start zeroed: blocks no scan codes stay zero. A baseline scan
@@ -182,8 +197,10 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     int16_t *next = c->storage;
     for (int i = 0; i < n; i++) {
-        c->plane[i].coeffs = next;
-        next += (size_t)c->plane[i].blocks_w * c->plane[i].blocks_h * 64;
+        gi_jpeg_plane *pl = &c->plane[i];
+        pl->coeffs = next;
+        pl->ring_rows = ring * pl->v;
+        next += (size_t)pl->blocks_w * (size_t)(ring ? pl->ring_rows : pl->blocks_h) * 64;
     }
     ps->frame = 1;
     return GI_JPEG_OK;
@@ -243,6 +260,15 @@ static int read_scan_header(parser *ps, gi_jpeg_scan *sc)
     return 0;
 }
 
+/* The tables as they stand into c: at the end, and before a scan that
+ * the arithmetic half may follow as it is decoded (a table that the scan
+ * reads cannot change after it: read_dqt). */
+static void publish_quant(parser *ps)
+{
+    for (int t = 0; t < 4; t++)
+        if (ps->quant_defined[t]) memcpy(ps->c->quant[t], ps->quant[t], sizeof ps->quant[t]);
+}
+
 static int read_file(parser *ps, uint64_t max_pixels)
 {
     gi_jpeg_coeffs *c = ps->c;
@@ -255,8 +281,10 @@ static int read_file(parser *ps, uint64_t max_pixels)
         } else if (ps->frame && m == 0xDA) {
             gi_jpeg_scan sc;
             size_t end;
-            if (read_scan_header(ps, &sc) < 0 ||
-                gi__jpeg_decode_scan(c, &sc, ps->b, ps->size, ps->at, ps->threads, &end) < 0)
+            if (read_scan_header(ps, &sc) < 0) return GI_JPEG_NOT_MINE;
+            if (ps->progress) publish_quant(ps);
+            if (gi__jpeg_decode_scan(c, &sc, ps->b, ps->size, ps->at, ps->threads, ps->progress,
+                                     &end) < 0)
                 return GI_JPEG_NOT_MINE;
             ps->at = end;
         } else if (ps->frame && m == 0xD9) {
@@ -267,13 +295,12 @@ static int read_file(parser *ps, uint64_t max_pixels)
     }
     for (int i = 0; i < c->ncomp; i++)
         if (!ps->scanned[i]) return GI_JPEG_NOT_MINE; /* stb's memory for it is uninitialised */
-    for (int t = 0; t < 4; t++)
-        if (ps->quant_defined[t]) memcpy(c->quant[t], ps->quant[t], sizeof c->quant[t]);
+    publish_quant(ps);
     return GI_JPEG_OK;
 }
 
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
-                         gi_jpeg_coeffs *c)
+                         gi_jpeg_progress *progress, gi_jpeg_coeffs *c)
 {
     memset(c, 0, sizeof *c);
     c->adobe_transform = -1;
@@ -283,8 +310,10 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
     ps->size = size;
     ps->c = c;
     ps->threads = threads;
+    ps->progress = progress;
     int r = read_file(ps, max_pixels);
     free(ps);
-    if (r != GI_JPEG_OK) gi__jpeg_coeffs_free(c);
+    /* the arithmetic half's workers may still read what was decoded */
+    if (r != GI_JPEG_OK && !(progress && progress->started)) gi__jpeg_coeffs_free(c);
     return r;
 }

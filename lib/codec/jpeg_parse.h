@@ -22,14 +22,21 @@
 
 #include "jpeg_coeffs.h"
 
+struct gi_jpeg_progress;
+
 enum { GI_JPEG_OK = 0, GI_JPEG_NOT_MINE = 1, GI_JPEG_NO_MEMORY = -1 };
 
 /* Decodes the file's coefficients into *c (release with
  * gi__jpeg_coeffs_free), a scan's restart intervals on up to `threads`
- * threads. Returns GI_JPEG_OK; GI_JPEG_NOT_MINE (also for an image of more
- * than max_pixels pixels, which gpuimg refuses by the stb path's message)
- * with *c empty; or GI_JPEG_NO_MEMORY. */
+ * threads. With `progress` (may be NULL), a single-pass baseline scan of
+ * every component is published row by row as it is decoded
+ * (jpeg_progress.h); *c's quantization tables are in place before it.
+ * Returns GI_JPEG_OK; GI_JPEG_NOT_MINE (also for an image of more than
+ * max_pixels pixels, which gpuimg refuses by the stb path's message) with
+ * *c empty; or GI_JPEG_NO_MEMORY. Once progress->started, *c is the
+ * caller's to free whatever the result, after the workers that read it
+ * are done. */
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
-                         gi_jpeg_coeffs *c);
+                         struct gi_jpeg_progress *progress, gi_jpeg_coeffs *c);
 
 #endif

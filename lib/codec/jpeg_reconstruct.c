@@ -14,21 +14,25 @@
  * past a plane's width or height (the MCU grid's padding) never reach the
  * output, as in stb.
  *
- * Bands run on threads started per call: the codec layer may not use the
- * CPU backend's pool (lib/cpu), and a thread's start (tens of
- * microseconds) is small beside a band of at least 4 MCU rows. Each band
- * IDCTs one more MCU row of its vertically filtered components at each
- * end; CPU time measured the same within noise for 1, 2 and 4 bands
- * (9.2 MP, 4:2:0 and 4:4:4). */
+ * Chunks of about 64 output rows run on threads started per call (the
+ * codec layer may not use the CPU backend's pool in lib/cpu; a thread's
+ * start, tens of microseconds, is small beside the image), taken in order
+ * from a shared cursor, so that a thread held up (waiting for the entropy
+ * half, or for a core) takes fewer. A thread keeps its rings from one
+ * chunk to the next: where its next chunk follows the last it made, it
+ * goes on; else it IDCTs one MCU row more of the vertically filtered
+ * components, above the chunk. */
 #include "jpeg_reconstruct.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_isa.h"
 #include "jpeg_recon_kernels.h"
 #include "jpeg_recon_plan.h"
+#include "jpeg_progress.h"
 
 typedef struct {
     const gi_jpeg_plane *plane;
@@ -47,8 +51,8 @@ typedef struct {
     const jpeg_recon_kernels *k;
     gi_jpeg_colour_mode mode;
     int ncomp_used;
-    uint8_t *pixels;
-    size_t stride;
+    gi_jpeg_rows_out out;
+    gi_jpeg_progress *progress; /* NULL: the coefficients are all there */
 } job;
 
 /* stbi__blinn_8x8: x * y / 255, rounded. */
@@ -114,7 +118,7 @@ static void idct_through(const job *jb, component *cp, int last)
     int blocks_x = (p->width + 7) / 8, block_rows = (p->height + 7) / 8;
     for (; cp->next_mcu <= last; cp->next_mcu++)
         for (int by = cp->next_mcu * p->v; by < (cp->next_mcu + 1) * p->v && by < block_rows; by++)
-            jb->k->idct_blocks(p->coeffs + 64 * (size_t)by * (size_t)p->blocks_w, blocks_x,
+            jb->k->idct_blocks(gi__jpeg_block_row(p, by), blocks_x,
                                jb->c->quant[p->tq],
                                cp->ring + (size_t)((8 * by) % cp->ring_rows) * cp->row_bytes,
                                cp->row_bytes);
@@ -177,41 +181,127 @@ static int init_components(const job *jb, component *cps)
     return 0;
 }
 
-/* MCU rows [m0, m1). */
-static int run_band(const job *jb, int m0, int m1)
-{
-    const gi_jpeg_coeffs *c = jb->c;
+/* One thread's share: its components' rings, kept from one chunk to the
+ * next, and with a sink its band of rows. */
+typedef struct {
+    const job *jb;
+    struct gi_jpeg_recon *r;
+    int index;
     component cps[GI_JPEG_MAX_COMPONENTS];
-    if (init_components(jb, cps) != 0) return -1;
-    for (int i = 0; i < jb->ncomp_used; i++)
-        cps[i].next_mcu = cps[i].neighbours && m0 > 0 ? m0 - 1 : m0;
-    int rows_per_mcu = 8 * c->vmax;
+    int ring_end;  /* the MCU row after the last chunk made: the rings go on from there */
+    int published; /* MCU rows of coefficients known to be final */
+    uint8_t *band; /* with a sink: chunk_rows MCU rows of output */
+    size_t band_stride;
+    int result;
+} worker;
+
+/* MCU rows [m0, m1) into the image, or into the band handed to the sink.
+ * 0; 1 when the coefficients will never come (the scan failed); -1 when
+ * the sink failed. */
+static int run_chunk(worker *w, int m0, int m1)
+{
+    const job *jb = w->jb;
+    const gi_jpeg_coeffs *c = jb->c;
+    if (m0 != w->ring_end) /* else the rings hold what this chunk starts from */
+        for (int i = 0; i < jb->ncomp_used; i++)
+            w->cps[i].next_mcu = w->cps[i].neighbours && m0 > 0 ? m0 - 1 : m0;
+    int rows_per_mcu = 8 * c->vmax, y0 = m0 * rows_per_mcu;
     for (int m = m0; m < m1; m++) {
+        int last = m;
+        for (int i = 0; i < jb->ncomp_used; i++)
+            if (w->cps[i].neighbours && m + 1 < c->mcus_y) last = m + 1;
+        if (jb->progress && last >= w->published) {
+            if (gi__jpeg_progress_wait(jb->progress, last + 1) != 0) return 1;
+            w->published = last + 1;
+        }
         for (int i = 0; i < jb->ncomp_used; i++) {
-            component *cp = &cps[i];
+            component *cp = &w->cps[i];
             idct_through(jb, cp, cp->neighbours && m + 1 < c->mcus_y ? m + 1 : m);
         }
         int j_end = (m + 1) * rows_per_mcu < c->height ? (m + 1) * rows_per_mcu : c->height;
         for (int j = m * rows_per_mcu; j < j_end; j++) {
             const uint8_t *s[4] = {0};
-            for (int i = 0; i < jb->ncomp_used; i++) s[i] = upsampled_row(jb, &cps[i], j);
-            colour_row(jb, s, jb->pixels + (size_t)j * jb->stride);
+            for (int i = 0; i < jb->ncomp_used; i++) s[i] = upsampled_row(jb, &w->cps[i], j);
+            colour_row(jb, s, jb->out.pixels ? jb->out.pixels + (size_t)j * jb->out.stride
+                                             : w->band + (size_t)(j - y0) * w->band_stride);
         }
     }
-    free_components(cps, jb->ncomp_used);
-    return 0;
+    w->ring_end = m1;
+    if (jb->out.pixels) return 0;
+    int y1 = m1 * rows_per_mcu < c->height ? m1 * rows_per_mcu : c->height;
+    gi_image band = {.width = c->width, .height = y1 - y0, .channels = c->out_channels,
+                     .stride = w->band_stride, .data = w->band};
+    return jb->out.sink(jb->out.sink_arg, w->index, y0, &band) == 0 ? 0 : -1;
 }
 
-typedef struct {
-    const job *jb;
-    int m0, m1, result;
-} band;
+#define MAX_WORKERS 64
 
-static void *band_thread(void *arg)
+struct gi_jpeg_recon {
+    job jb;
+    int workers, chunk_rows, chunks;
+    atomic_int next_chunk;
+    /* with a ring (jpeg_progress.h): which chunks are made, and the first
+     * that is not, below which no coefficient row is read again */
+    pthread_mutex_t done_lock;
+    uint8_t *done;
+    int low;
+    worker w[MAX_WORKERS];
+    pthread_t tid[MAX_WORKERS];
+    int started[MAX_WORKERS];
+};
+
+/* Frees the ring's rows that chunk k was the last to read: every row
+ * below the first chunk not made but the one above it, which that chunk's
+ * filters read. k = -1: a worker gave up, and the entropy half must not
+ * wait for it (the rows it goes on to decode are discarded). */
+static void chunk_done(struct gi_jpeg_recon *r, int k)
 {
-    band *b = arg;
-    b->result = run_band(b->jb, b->m0, b->m1);
+    const gi_jpeg_coeffs *c = r->jb.c;
+    pthread_mutex_lock(&r->done_lock);
+    if (k >= 0) r->done[k] = 1;
+    while (r->low < r->chunks && r->done[r->low]) r->low++;
+    int freed = k < 0 || r->low == r->chunks ? c->mcus_y
+                : r->low * r->chunk_rows > 0 ? r->low * r->chunk_rows - 1 : 0;
+    pthread_mutex_unlock(&r->done_lock);
+    gi__jpeg_progress_free(r->jb.progress, freed);
+}
+
+/* Chunks from the shared cursor, in order, until none are left: a worker
+ * held up (waiting for the entropy half, or for a core) takes fewer. */
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    struct gi_jpeg_recon *r = w->r;
+    for (int k; w->result == 0 &&
+                (k = atomic_fetch_add_explicit(&r->next_chunk, 1, memory_order_relaxed)) < r->chunks;) {
+        int m0 = k * r->chunk_rows, m1 = m0 + r->chunk_rows < r->jb.c->mcus_y ? m0 + r->chunk_rows
+                                                                            : r->jb.c->mcus_y;
+        w->result = run_chunk(w, m0, m1);
+        if (r->done) chunk_done(r, w->result == 0 ? k : -1);
+    }
     return NULL;
+}
+
+static void free_worker(worker *w)
+{
+    free_components(w->cps, w->jb->ncomp_used);
+    free(w->band);
+}
+
+static int init_worker(struct gi_jpeg_recon *r, int index)
+{
+    worker *w = &r->w[index];
+    *w = (worker){.jb = &r->jb, .r = r, .index = index, .ring_end = -1};
+    if (init_components(&r->jb, w->cps) != 0) return -1;
+    if (!r->jb.out.pixels) {
+        w->band_stride = (size_t)r->jb.c->width * (size_t)r->jb.c->out_channels;
+        w->band = malloc(w->band_stride * (size_t)r->chunk_rows * 8 * (size_t)r->jb.c->vmax);
+        if (!w->band) {
+            free_components(w->cps, r->jb.ncomp_used);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 const jpeg_recon_kernels *gi__jpeg_recon_kernels(void)
@@ -226,31 +316,88 @@ const jpeg_recon_kernels *gi__jpeg_recon_kernels(void)
     return &gi__jpeg_recon_base;
 }
 
-#define MAX_BANDS 64
+/* Output rows a chunk makes, about: small enough that a band handed to a
+ * sink stays in cache, and that a worker that finishes early waits at
+ * most this long for the others; large enough that the MCU row each chunk
+ * IDCTs again (vertically filtered chroma) costs little. */
+#define CHUNK_OUTPUT_ROWS 64
 
-int gi__jpeg_reconstruct(const gi_jpeg_coeffs *c, uint8_t *pixels, size_t stride, int threads)
+gi_jpeg_recon *gi__jpeg_recon_start(const gi_jpeg_coeffs *c, const gi_jpeg_rows_out *out,
+                                    int threads, gi_jpeg_progress *progress)
 {
-    job jb = {.c = c, .k = gi__jpeg_recon_kernels(), .mode = gi__jpeg_colour_mode(c),
-              .pixels = pixels, .stride = stride};
-    jb.ncomp_used = gi__jpeg_components_used(jb.mode);
-    /* bands of at least 4 MCU rows: each costs one more MCU row's IDCT */
-    int bands = threads < 1 ? 1 : threads > MAX_BANDS ? MAX_BANDS : threads;
-    if (bands > c->mcus_y / 4) bands = c->mcus_y / 4 > 0 ? c->mcus_y / 4 : 1;
-    band b[MAX_BANDS];
-    pthread_t tid[MAX_BANDS];
-    int started[MAX_BANDS] = {0};
-    for (int i = 0; i < bands; i++) {
-        b[i] = (band){&jb, (int)((long)c->mcus_y * i / bands),
-                      (int)((long)c->mcus_y * (i + 1) / bands), 0};
-        if (i > 0) started[i] = pthread_create(&tid[i], NULL, band_thread, &b[i]) == 0;
+    struct gi_jpeg_recon *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->jb = (job){.c = c, .k = gi__jpeg_recon_kernels(), .mode = gi__jpeg_colour_mode(c),
+                  .out = *out, .progress = progress};
+    r->jb.ncomp_used = gi__jpeg_components_used(r->jb.mode);
+    r->chunk_rows = CHUNK_OUTPUT_ROWS / (8 * c->vmax) > 0 ? CHUNK_OUTPUT_ROWS / (8 * c->vmax) : 1;
+    r->chunks = (c->mcus_y + r->chunk_rows - 1) / r->chunk_rows;
+    r->workers = threads < 1 ? 1 : threads > MAX_WORKERS ? MAX_WORKERS : threads;
+    if (r->workers > r->chunks) r->workers = r->chunks;
+    atomic_init(&r->next_chunk, 0);
+    if (progress && c->plane[0].ring_rows) {
+        r->done = calloc((size_t)r->chunks, 1);
+        if (!r->done || pthread_mutex_init(&r->done_lock, NULL) != 0) {
+            free(r->done);
+            free(r);
+            return NULL;
+        }
     }
-    int result = run_band(&jb, b[0].m0, b[0].m1);
-    for (int i = 1; i < bands; i++) {
-        if (started[i])
-            pthread_join(tid[i], NULL);
-        else /* no thread to be had: this one runs the band */
-            band_thread(&b[i]);
-        if (b[i].result != 0) result = -1;
+    for (int i = 0; i < r->workers; i++) {
+        if (init_worker(r, i) != 0) {
+            for (int j = 0; j < i; j++) free_worker(&r->w[j]);
+            if (r->done) pthread_mutex_destroy(&r->done_lock);
+            free(r->done);
+            free(r);
+            return NULL;
+        }
     }
+    /* worker 0 is the caller's, in gi__jpeg_recon_finish; one that gets no
+     * thread runs there too */
+    for (int i = 1; i < r->workers; i++)
+        r->started[i] = pthread_create(&r->tid[i], NULL, worker_main, &r->w[i]) == 0;
+    return r;
+}
+
+int gi__jpeg_recon_finish(gi_jpeg_recon *r)
+{
+    worker_main(&r->w[0]);
+    int result = r->w[0].result;
+    for (int i = 1; i < r->workers; i++) {
+        if (r->started[i]) pthread_join(r->tid[i], NULL);
+        else worker_main(&r->w[i]);
+        if (r->w[i].result != 0) result = -1;
+    }
+    if (result != 0) result = -1;
+    for (int i = 0; i < r->workers; i++) free_worker(&r->w[i]);
+    if (r->done) pthread_mutex_destroy(&r->done_lock);
+    free(r->done);
+    free(r);
     return result;
+}
+
+int gi__jpeg_recon_help(gi_jpeg_recon *r, int published)
+{
+    const int mcus_y = r->jb.c->mcus_y;
+    int k = atomic_load_explicit(&r->next_chunk, memory_order_relaxed);
+    for (;;) {
+        if (k >= r->chunks || r->w[0].result != 0) return 0;
+        int m1 = (k + 1) * r->chunk_rows < mcus_y ? (k + 1) * r->chunk_rows : mcus_y;
+        /* the rows its filters read below it too */
+        if ((m1 < mcus_y ? m1 + 1 : mcus_y) > published) return 0;
+        if (atomic_compare_exchange_weak_explicit(&r->next_chunk, &k, k + 1,
+                                                  memory_order_relaxed, memory_order_relaxed))
+            break;
+    }
+    worker *w = &r->w[0];
+    w->result = run_chunk(w, k * r->chunk_rows, (k + 1) * r->chunk_rows < mcus_y
+                                                    ? (k + 1) * r->chunk_rows : mcus_y);
+    if (r->done) chunk_done(r, w->result == 0 ? k : -1);
+    return 1;
+}
+
+int gi__jpeg_reconstruct(const gi_jpeg_coeffs *c, const gi_jpeg_rows_out *out, int threads)
+{
+    gi_jpeg_recon *r = gi__jpeg_recon_start(c, out, threads, NULL);
+    return r ? gi__jpeg_recon_finish(r) : -1;
 }

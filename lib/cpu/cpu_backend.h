@@ -38,5 +38,8 @@ gi_status gi__cpu_compare(void *state, const gi__compare_call *c, gi__compare_su
  * set. Returns -1 when memory runs out. */
 int gi__cpu_ssim(int threads, const gi__compare_call *c, const uint8_t *row_differs);
 gi_status gi__cpu_hist(void *state, const gi_image *src, int bins, gi_histogram *out);
+/* Adds src's 256-bin counts per channel to counts, on the calling thread:
+ * a streamed histogram's band at a time (lib/batch/hist_stream.c). */
+void gi__cpu_hist_add(const gi_image *src, uint64_t counts[4][GI_HIST_MAX_BINS]);
 
 #endif

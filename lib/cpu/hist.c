@@ -86,13 +86,13 @@ static void add_subtables(subtables t, int ch, uint64_t counts[4][256])
     memset(t, 0, sizeof(subtables));
 }
 
-static void count_chunk(hist_job *j, int y, int end, subtables t)
+static void count_chunk(const gi_image *src, int y, int end, subtables t)
 {
-    switch (j->src->channels) {
-    case 1: count_gray_rows(j->src, y, end, t); break;
-    case 2: count_rows(j->src, y, end, 2, t); break;
-    case 3: count_rows(j->src, y, end, 3, t); break;
-    default: count_rows(j->src, y, end, 4, t); break;
+    switch (src->channels) {
+    case 1: count_gray_rows(src, y, end, t); break;
+    case 2: count_rows(src, y, end, 2, t); break;
+    case 3: count_rows(src, y, end, 3, t); break;
+    default: count_rows(src, y, end, 4, t); break;
     }
 }
 
@@ -114,7 +114,7 @@ static int hist_thread(void *arg, int y0, int y1)
             add_subtables(t, ch, counts);
             since_flush = 0;
         }
-        count_chunk(j, y, end, t);
+        count_chunk(j->src, y, end, t);
         since_flush += end - y;
     }
     add_subtables(t, ch, counts);
@@ -147,4 +147,16 @@ gi_status gi__cpu_hist(void *state, const gi_image *src, int bins, gi_histogram 
     gi__parallel_rows(threads, threads < src->height ? threads : src->height, hist_thread, &j);
     pthread_mutex_destroy(&j.lock);
     return GI_OK;
+}
+
+void gi__cpu_hist_add(const gi_image *src, uint64_t counts[4][GI_HIST_MAX_BINS])
+{
+    subtables t;
+    memset(t, 0, sizeof t);
+    const long rows_per_flush = FLUSH_PIXELS / src->width > 0 ? FLUSH_PIXELS / src->width : 1;
+    for (int y = 0; y < src->height; y += (int)rows_per_flush) {
+        const int end = src->height - y > rows_per_flush ? y + (int)rows_per_flush : src->height;
+        count_chunk(src, y, end, t);
+        add_subtables(t, src->channels, counts);
+    }
 }

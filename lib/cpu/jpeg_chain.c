@@ -11,7 +11,8 @@ gi_status gi__cpu_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
 {
     const size_t stride = (size_t)c->width * (size_t)c->out_channels;
     uint8_t *pixels = gi__pixels_alloc(stride * (size_t)c->height);
-    if (!pixels || gi__jpeg_reconstruct(c, pixels, stride, gi__cpu_threads(state)) != 0) {
+    if (!pixels || gi__jpeg_reconstruct(c, &(gi_jpeg_rows_out){.pixels = pixels, .stride = stride},
+                                            gi__cpu_threads(state)) != 0) {
         gi__pixels_free(pixels);
         return gi__fail(GI_ERR_NO_MEMORY, "out of memory for a %dx%d JPEG's pixels", c->width,
                         c->height);

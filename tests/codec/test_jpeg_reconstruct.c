@@ -312,7 +312,7 @@ static void check_file(const uint8_t *bytes, size_t size, const char *what)
             static const int thread_counts[] = {1, 3, 8};
             for (int t = 0; t < 3; t++) {
                 memset(got, 0xA5, stride * (size_t)h + 1);
-                int rc = gi__jpeg_reconstruct(&captured, got, stride, thread_counts[t]);
+                int rc = gi__jpeg_reconstruct(&captured, &(gi_jpeg_rows_out){.pixels = got, .stride = stride}, thread_counts[t]);
                 long first = -1;
                 int padding_ok = got[stride * (size_t)h] == 0xA5;
                 for (int y = 0; y < h && first < 0; y++) {
@@ -617,7 +617,7 @@ static int bench(int threads, int nfiles, char **files)
             double wall[BENCH_RUNS];
             for (int r = 0; r < BENCH_RUNS; r++) {
                 double t0 = now_ms(), w0 = wall_ms();
-                gi__jpeg_reconstruct(&captured, got, (size_t)w * comp, threads);
+                gi__jpeg_reconstruct(&captured, &(gi_jpeg_rows_out){.pixels = got, .stride = (size_t)w * comp}, threads);
                 t[r] = now_ms() - t0;
                 wall[r] = wall_ms() - w0;
             }

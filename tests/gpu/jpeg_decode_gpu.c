@@ -100,7 +100,7 @@ static int compare_one(const layout *l, int w, int h, int extreme)
         memset(cpu, 0x5A, stride * (size_t)h);
         memset(gpu, 0xC3, row * (size_t)h);
         int threads = th_rand_int(1, 4);
-        ok = th_check(gi__jpeg_reconstruct(&c, cpu, stride, threads) == 0, "CPU reconstruct");
+        ok = th_check(gi__jpeg_reconstruct(&c, &(gi_jpeg_rows_out){.pixels = cpu, .stride = stride}, threads) == 0, "CPU reconstruct");
         gi_status st = gi__cuda_jpeg_reconstruct_host(&c, gpu, row);
         ok = ok && th_check(st == GI_OK, "GPU reconstruct: %s", gi_last_error());
         for (int y = 0; ok && y < h; y++)
