@@ -187,11 +187,12 @@ static block_header *pool_take(block_pool *p, size_t total)
 }
 #endif
 
-/* A block of `bytes`; *fresh set when it is a new mapping (all zero).
- * for_device: page-locked where a pinner is installed. */
-static void *pixels_alloc(size_t bytes, int for_device, int *fresh)
+/* A block of `bytes`, zeroed when asked (a fresh mapping is zero already,
+ * so only a reused block or a small one costs a memset). for_device:
+ * page-locked where a pinner is installed. */
+static void *pixels_alloc(size_t bytes, int for_device, int zeroed)
 {
-    *fresh = 0;
+    int fresh = 0;
     if (bytes > SIZE_MAX - HEADER_BYTES) return NULL;
     size_t total = bytes + HEADER_BYTES;
     block_header *h = NULL;
@@ -204,7 +205,7 @@ static void *pixels_alloc(size_t bytes, int for_device, int *fresh)
         h = pool_take(&pool, total);
         if (!h) {
             h = map_block(total);
-            *fresh = 1;
+            fresh = 1;
         }
         if (!h) return NULL;
     }
@@ -218,35 +219,29 @@ static void *pixels_alloc(size_t bytes, int for_device, int *fresh)
         h->pinned = 0;
     }
     h->bytes = bytes;
-    return (uint8_t *)h + HEADER_BYTES;
+    uint8_t *p = (uint8_t *)h + HEADER_BYTES;
+    if (zeroed && !fresh) memset(p, 0, bytes);
+    return p;
 }
 
 void *gi__pixels_alloc(size_t bytes)
 {
-    int fresh;
-    return pixels_alloc(bytes, 0, &fresh);
+    return pixels_alloc(bytes, 0, 0);
 }
 
 void *gi__pixels_calloc(size_t bytes)
 {
-    int fresh;
-    void *p = pixels_alloc(bytes, 0, &fresh);
-    if (p && !fresh) memset(p, 0, bytes);
-    return p;
+    return pixels_alloc(bytes, 0, 1);
 }
 
 void *gi__pixels_alloc_for_device(size_t bytes)
 {
-    int fresh;
-    return pixels_alloc(bytes, 1, &fresh);
+    return pixels_alloc(bytes, 1, 0);
 }
 
 void *gi__pixels_calloc_for_device(size_t bytes)
 {
-    int fresh;
-    void *p = pixels_alloc(bytes, 1, &fresh);
-    if (p && !fresh) memset(p, 0, bytes);
-    return p;
+    return pixels_alloc(bytes, 1, 1);
 }
 
 void gi__pixels_free(void *p)
