@@ -15,27 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_io.h"
 #include "gpuimg.h"
+#include "pixel_alloc.h"
 
 static gi_context *ctx;
 static int streamed, left;
-
-static uint8_t *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = n > 0 ? malloc((size_t)n) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return b;
-}
 
 static int write_all(const char *path, const uint8_t *b, size_t n)
 {
@@ -150,9 +135,10 @@ int main(int argc, char **argv)
             snprintf(path, sizeof path, "%s/%s", argv[d], names[i]);
             for (int threads = 1; threads <= 4; threads++) check_file(path, threads);
             size_t size;
-            uint8_t *b = read_all(path, &size);
-            if (b && size < (8u << 20)) check_broken_copies(argv[1], names[i], b, size);
-            free(b);
+            uint8_t *b = NULL;
+            if (gi__read_file(path, 1u << 30, &b, &size) == GI_OK && size < (8u << 20))
+                check_broken_copies(argv[1], names[i], b, size);
+            gi__pixels_free(b);
             free(names[i]);
         }
     }
