@@ -154,6 +154,56 @@ cudaError_t gi_cuda_jpeg_enc_emit(int width, int height, int subsample,
                                   const unsigned long long *offsets, uint32_t *words,
                                   size_t nwords, cudaStream_t stream);
 
+
+/* The exact JPEG decoder's entropy half for a deferred baseline scan
+ * (lib/codec/jpeg_deferred.h, whose upload the pointers point into):
+ * Huffman decoding by self-synchronising subsequences, into the
+ * coefficients the CPU's decoder gives (jpeg_coeffs.h's layout). */
+typedef struct gi_cuda_jpeg_scan {
+    const void *tables;               /* gi_jpeg_huff[ntables] */
+    const uint32_t *segment_start;    /* segments + 1 byte offsets into data */
+    const uint32_t *subseq_first;     /* segments + 1 */
+    const uint32_t *data;             /* the unstuffed bytes, read as words */
+    int ntables, segments;
+    unsigned subseqs;                 /* subseq_first[segments] */
+    long long units, interval;        /* units of the scan; of a segment */
+    int units_x, unit_blocks;
+    int sync_blocks;                  /* unit_blocks, or 1 where every block has the same
+                                         tables (a thread need not know which block it is in) */
+    int one_component;                /* units are blocks of one plane, in its raster order */
+    uint8_t comp[10], bx[10], by[10], dc[10], ac[10], dc_slot[10]; /* a unit's blocks */
+    long long offset[4];              /* each plane's coefficients (int16s from the start) */
+    int blocks_w[4], h[4], v[4];      /* h, v: its blocks in a unit (1, 1 alone) */
+    long long dc_first[5];            /* each plane's first DC in the DC arrays; [4]: all */
+    uint8_t natural_order[80];        /* jpeg_tables.h's */
+} gi_cuda_jpeg_scan;
+
+/* Device scratch (bytes) the decode below needs besides its arrays. */
+size_t gi_cuda_jpeg_entropy_temp_bytes(unsigned subseqs, long long dcs);
+
+/* One round of finding where each subsequence's codes start: each
+ * decodes from its start in `from` (round 0: a guess) and writes where
+ * the next one starts into `to`, counting its blocks into counts; sets
+ * *changed where a start moved. Once a round changes nothing, every start
+ * is the true one (the first of each segment is known, and each next is
+ * decoded from it). states: subseqs each. */
+cudaError_t gi_cuda_jpeg_entropy_sync(const gi_cuda_jpeg_scan *scan, int round,
+                                      const unsigned long long *from, unsigned long long *to,
+                                      uint32_t *counts, uint32_t *changed, cudaStream_t stream);
+
+/* From the true starts: the coefficients into coeffs (zeroed before), the
+ * DC differences summed within each segment as stb's predictions are, and
+ * *bad set (nonzero) where the scan does not decode the CPU's way (a code
+ * no table holds, too few bits, bits left over before a marker). Scratch:
+ * base (subseqs), dc_diff, dc_key, dc_sum (dc_first[4] each), seg_end
+ * (segments), temp (gi_cuda_jpeg_entropy_temp_bytes). */
+cudaError_t gi_cuda_jpeg_entropy_write(const gi_cuda_jpeg_scan *scan,
+                                       const unsigned long long *starts, const uint32_t *counts,
+                                       uint32_t *base, int16_t *coeffs, uint32_t *dc_diff,
+                                       uint32_t *dc_key, uint32_t *dc_sum, uint32_t *seg_end,
+                                       uint32_t *bad, void *temp, size_t temp_bytes,
+                                       cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

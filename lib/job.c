@@ -11,6 +11,8 @@
 #include "gi_error.h"
 #include "image_io.h"
 #include "jpeg_decode.h"
+#include "jpeg_deferred.h"
+#include "jpeg_parse.h"
 #include "job_flow.h"
 #include "ops.h"
 #include "pixel_alloc.h"
@@ -147,7 +149,17 @@ gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_c
                              gi__chain_jpeg_out *jpeg_out)
 {
     const job_source from = {NULL, coeffs, jpeg_out};
-    return apply_job(ctx, job, &from, meta, dst, hist);
+    gi_status st = apply_job(ctx, job, &from, meta, dst, hist);
+    if (st != GI_ERR_DECODE || !coeffs->deferred) return st;
+    /* The backend did not finish the deferred scan the CPU decoder's way
+     * (damaged data, which that decoder leaves to stb; or no device): the
+     * file decodes here as gi_load_memory decodes any file. */
+    const gi_jpeg_deferred *d = coeffs->deferred;
+    gi_image img;
+    st = gi_load_memory(&img, d->file, d->file_size, "JPEG", &job->limits);
+    if (st == GI_OK) st = gi_job_apply(ctx, job, &img, meta, dst, hist);
+    gi_image_free(&img);
+    return st;
 }
 
 int gi__job_jpeg_out(const gi_job *job, gi_format format, gi__chain_jpeg_out *out)
@@ -185,6 +197,29 @@ static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
     return gi__plan_jpeg_route(&in, gi__device_costs_default(), why, why_size);
 }
 
+/* Whether a JPEG on the route to the device may leave its Huffman decoding
+ * to the device too (jpeg_deferred.h). GPUIMG_JPEG_ENTROPY=cpu keeps it on
+ * the codec workers, to measure the two against each other. */
+static int defer_entropy(void)
+{
+    const char *forced = getenv("GPUIMG_JPEG_ENTROPY");
+    return !(forced && strcmp(forced, "cpu") == 0);
+}
+
+/* A deferred scan decoded here after all; 0 (c freed) where the CPU's
+ * decoder leaves the file to stb or memory runs out. */
+static int decode_here(gi_jpeg_coeffs *c, const gi_load_limits *limits)
+{
+    if (!c->deferred) return 1;
+    gi_jpeg_coeffs host;
+    int r = gi__jpeg_decode_deferred(c, limits->decode_threads > 1 ? limits->decode_threads : 1,
+                                     &host);
+    gi__jpeg_coeffs_free(c);
+    if (r != GI_JPEG_OK) return 0;
+    *c = host;
+    return 1;
+}
+
 gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, const char *name,
                                 const gi__jpeg_route *route, gi_image *img,
                                 gi_jpeg_coeffs *coeffs, gi_metadata *meta, char *why,
@@ -197,7 +232,8 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     }
     *why = '\0';
     memset(coeffs, 0, sizeof *coeffs);
-    if (!route || !route->on_cuda || !gi__load_jpeg_coeffs(in, size, &job->limits, coeffs))
+    if (!route || !route->on_cuda ||
+        !gi__load_jpeg_coeffs(in, size, &job->limits, defer_entropy(), coeffs))
         return gi__job_decode(job, in, size, name, img, meta);
     memset(img, 0, sizeof *img);
     if (route_to_device(job, route, coeffs, why, why_size)) {
@@ -205,7 +241,7 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     } else {
         /* The arithmetic half here after all, as gi_load_memory runs it
          * (when memory runs out, gi_load_memory tries again, stb and all). */
-        int ok = gi__jpeg_image_from_coeffs(img, coeffs, 1);
+        int ok = decode_here(coeffs, &job->limits) && gi__jpeg_image_from_coeffs(img, coeffs, 1);
         gi__jpeg_coeffs_free(coeffs);
         if (!ok) return gi__job_decode(job, in, size, name, img, meta);
     }
@@ -236,7 +272,7 @@ static gi_status decode_and_apply(gi_context *ctx, const gi_job *job, const void
     gi_status st = gi__job_decode_routed(job, in, in_size, name, &route, &src, &coeffs, meta,
                                          NULL, 0);
     if (st != GI_OK) return st;
-    st = coeffs.storage ? gi__job_apply_jpeg(ctx, job, &coeffs, meta, result, hist, jpeg_out)
+    st = gi__jpeg_coeffs_present(&coeffs) ? gi__job_apply_jpeg(ctx, job, &coeffs, meta, result, hist, jpeg_out)
                         : gi_job_apply(ctx, job, &src, meta, result, hist);
     gi__jpeg_coeffs_free(&coeffs);
     gi_image_free(&src);

@@ -27,7 +27,8 @@ typedef struct gi__jpeg_route {
 } gi__jpeg_route;
 
 /* gi__job_decode, but for a JPEG that the route sends to the device:
- * then *coeffs holds its coefficients and *img only its size (no
+ * then *coeffs holds its coefficients (or its deferred scan, which reads
+ * `in`: keep it until *coeffs is freed) and *img only its size (no
  * pixels). *coeffs is empty otherwise. route may be NULL (pixels). why
  * (NULL, or why_size bytes) gets the plan's reason for a planned route's
  * JPEG, else "". */
@@ -38,7 +39,9 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
 /* gi_job_apply from a JPEG's coefficients (what gi__job_decode_routed
  * left in *coeffs): the same result and metadata. jpeg_out: NULL, or a
  * request for the result as an exact JPEG file (gi__apply_jpeg); when its
- * bytes come back, *dst holds no pixels to use. */
+ * bytes come back, *dst holds no pixels to use. A deferred scan the
+ * backend does not finish decodes here from its file, as gi_load_memory
+ * decodes it. */
 gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,
                              gi_metadata *meta, gi_image *dst, gi_histogram *hist,
                              gi__chain_jpeg_out *jpeg_out);

@@ -19,6 +19,8 @@ void gi__batch_release(gi__batch_image *job)
     gi_image_free(&job->src);
     gi_image_free(&job->dst);
     gi__jpeg_coeffs_free(&job->coeffs);
+    gi__pixels_free(job->in_bytes);
+    job->in_bytes = NULL;
     gi_metadata_free(&job->meta);
     free(job->jpeg_out.bytes);
     job->jpeg_out.bytes = NULL;
@@ -83,7 +85,9 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
         st = gi__job_decode_routed(&o->job, bytes, size, strcmp(in, "-") ? in : "standard input",
                                    route, &job->src, &job->coeffs, &job->meta, route_why,
                                    sizeof route_why);
-        gi__pixels_free(bytes);
+        /* a deferred scan reads the file until the compute is done */
+        if (job->coeffs.deferred) job->in_bytes = bytes;
+        else gi__pixels_free(bytes);
         add_stage(job, GI_STAGE_DECODE, gi__now_ms() - read);
     }
     job->item->decoded_by = gi_last_codec();
@@ -114,7 +118,7 @@ static void record_compute(gi_context *ctx, gi__batch_image *job)
 
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
 {
-    const int from_jpeg = job->coeffs.storage != NULL;
+    const int from_jpeg = gi__jpeg_coeffs_present(&job->coeffs);
     /* An exact JPEG output is encoded where the steps ran (on CUDA: only
      * the file's bytes come back); the encode stage then writes it. */
     const int to_jpeg = from_jpeg && exact_jpeg_output(o, job, &job->jpeg_out);
@@ -124,6 +128,8 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
                        : gi_job_apply(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL);
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
     gi__jpeg_coeffs_free(&job->coeffs);
+    gi__pixels_free(job->in_bytes);
+    job->in_bytes = NULL;
     if (st != GI_OK) {
         gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
         return -1;

@@ -10,7 +10,8 @@
 typedef struct {
     gi_batch_item *item; /* paths in; status, reason, times out */
     gi_image src, dst;   /* src: only its size while coeffs holds the input */
-    gi_jpeg_coeffs coeffs; /* a JPEG decoded only to its coefficients (storage non-NULL) */
+    gi_jpeg_coeffs coeffs; /* a JPEG decoded only to its coefficients (or its deferred scan) */
+    uint8_t *in_bytes;     /* the input file, kept while a deferred scan reads it */
     gi_metadata meta;    /* the input's, as the job keeps it */
     gi__chain_jpeg_out jpeg_out; /* the output file, when the compute encoded it */
 } gi__batch_image;

@@ -67,13 +67,14 @@ static int decode_threads(const gi_load_limits *limits)
 }
 
 int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *limits,
-                         gi_jpeg_coeffs *c)
+                         int defer, gi_jpeg_coeffs *c)
 {
     memset(c, 0, sizeof *c);
     if (!for_exact_decoder(bytes, size, limits)) return 0;
     /* On decode_threads, as gi_load_memory decodes (restart intervals
      * apart): one for a batch's codec workers, the cores for a lone image. */
-    if (gi__jpeg_read_coeffs(bytes, size, limits->max_pixels, decode_threads(limits), NULL, c) !=
+    if (gi__jpeg_read_coeffs(bytes, size, limits->max_pixels, decode_threads(limits), defer,
+                             NULL, c) !=
         GI_JPEG_OK)
         return 0;
     last_codec = "gpuimg-jpeg";

@@ -3,11 +3,13 @@
 
 #include <string.h>
 
+#include "jpeg_deferred.h"
 #include "pixel_alloc.h"
 
 void gi__jpeg_coeffs_free(gi_jpeg_coeffs *c)
 {
     if (!c) return;
     gi__pixels_free(c->storage); /* gi__pixels_calloc_for_device'd by jpeg_parse.c */
+    gi__jpeg_deferred_free(c->deferred);
     memset(c, 0, sizeof *c);
 }

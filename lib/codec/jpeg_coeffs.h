@@ -36,7 +36,9 @@ typedef struct gi_jpeg_plane {
     int width, height;  /* samples: ceil(W * h / hmax), ceil(H * v / vmax) */
     int blocks_w;       /* blocks a row holds: mcus_x * h (the MCU grid's) */
     int blocks_h;       /* block rows: mcus_y * v */
-    int16_t *coeffs;    /* block (bx, by) at coeffs + 64 * ((size_t)by * blocks_w + bx);
+    size_t offset;      /* where its blocks start in storage, in int16s (storage may
+                           be NULL: a deferred scan's coefficients are made elsewhere) */
+    int16_t *coeffs;    /* storage + offset; block (bx, by) at coeffs + 64 * ((size_t)by * blocks_w + bx);
                            the blocks that hold samples, (width + 7) / 8 by
                            (height + 7) / 8 of them, are defined; the rest of the
                            MCU grid is zero (progressive) or undefined (baseline) */
@@ -62,11 +64,20 @@ typedef struct gi_jpeg_coeffs {
     uint16_t quant[4][64]; /* natural order, as each table stands when the planes are
                               reconstructed */
     gi_jpeg_plane plane[GI_JPEG_MAX_COMPONENTS];
-    int16_t *storage;   /* the one allocation every plane's coeffs point into */
-    size_t storage_bytes;
+    int16_t *storage;   /* the one allocation every plane's coeffs point into; NULL
+                           while the scan is deferred */
+    size_t storage_bytes; /* its size, deferred or not */
+    struct gi_jpeg_deferred *deferred; /* NULL; or the baseline scan, not yet
+                                          Huffman-decoded (jpeg_deferred.h) */
 } gi_jpeg_coeffs;
 
-/* Frees the coefficients' storage and clears the struct. */
+/* Whether c holds a decoded JPEG's coefficients, or its deferred scan. */
+static inline int gi__jpeg_coeffs_present(const gi_jpeg_coeffs *c)
+{
+    return c->storage != NULL || c->deferred != NULL;
+}
+
+/* Frees the coefficients' storage (and a deferred scan) and clears the struct. */
 void gi__jpeg_coeffs_free(gi_jpeg_coeffs *c);
 
 #endif

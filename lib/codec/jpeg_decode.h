@@ -48,9 +48,11 @@ int gi__jpeg_image_from_coeffs(gi_image *img, const gi_jpeg_coeffs *c, int threa
  * gi_load_memory would hand to the exact decoder (the stb decoder asked
  * for, within the limits, a JPEG this decoder takes); else 0 with *c
  * empty and no error left: gi_load_memory then decodes or refuses the
- * file as it always does. Sets gi_last_codec. */
+ * file as it always does. Sets gi_last_codec. With defer, a baseline
+ * file's scan may stay undecoded for the CUDA backend (c->deferred,
+ * jpeg_deferred.h; `bytes` must outlive *c). */
 int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *limits,
-                         gi_jpeg_coeffs *c);
+                         int defer, gi_jpeg_coeffs *c);
 
 /* gi__load_jpeg_coeffs's choice, for the whole decode with rows to a
  * target (a streamed histogram: lib/batch/hist_stream.c), on

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jpeg_deferred.h"
 #include "jpeg_entropy.h"
 #include "jpeg_parse.h"
 #include "jpeg_progress.h"
@@ -21,6 +22,7 @@ typedef struct {
     int quant_defined[4], quant_used[4];
     int restart_interval;
     int threads;
+    int defer; /* the scan may be deferred (jpeg_deferred.h) */
     gi_jpeg_progress *progress;
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
@@ -184,25 +186,34 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
         blocks = 0;
         for (int i = 0; i < n; i++) blocks += (uint64_t)c->plane[i].blocks_w * c->plane[i].v * ring;
     }
-    /* One allocation for every plane (the GPU's upload reads it where it
-     * lies). Progressive scans add to the coefficients bit by bit, so
-     * theirs start zeroed: blocks no scan codes stay zero. A baseline scan
-     * zeroes each block it decodes (stb's decode_block does too) and the
-     * rest of the grid (a non-interleaved scan's padding blocks) is never
-     * read; not zeroing 50 MB a 9 MP photo saved a tenth of the entropy
-     * half's time where 16 workers share the memory's bandwidth. */
     c->storage_bytes = (size_t)(blocks * 64 * sizeof(int16_t));
-    c->storage = c->progressive ? gi__pixels_calloc_for_device(c->storage_bytes)
-                                : gi__pixels_alloc_for_device(c->storage_bytes);
-    if (!c->storage) return GI_JPEG_NO_MEMORY;
-    int16_t *next = c->storage;
+    size_t next = 0;
     for (int i = 0; i < n; i++) {
         gi_jpeg_plane *pl = &c->plane[i];
-        pl->coeffs = next;
+        pl->offset = next;
         pl->ring_rows = ring * pl->v;
         next += (size_t)pl->blocks_w * (size_t)(ring ? pl->ring_rows : pl->blocks_h) * 64;
     }
     ps->frame = 1;
+    return GI_JPEG_OK;
+}
+
+/* The planes' one allocation, made when the first scan is decoded here (a
+ * deferred scan's coefficients are made on the device: jpeg_deferred.h).
+ * The GPU's upload reads it where it lies. Progressive scans add to the
+ * coefficients bit by bit, so theirs start zeroed: blocks no scan codes
+ * stay zero. A baseline scan zeroes each block it decodes (stb's
+ * decode_block does too) and the rest of the grid (a non-interleaved
+ * scan's padding blocks) is never read; not zeroing 50 MB a 9 MP photo
+ * saved a tenth of the entropy half's time where 16 workers share the
+ * memory's bandwidth. */
+static int allocate_storage(gi_jpeg_coeffs *c)
+{
+    if (c->storage) return GI_JPEG_OK;
+    c->storage = c->progressive ? gi__pixels_calloc_for_device(c->storage_bytes)
+                                : gi__pixels_alloc_for_device(c->storage_bytes);
+    if (!c->storage) return GI_JPEG_NO_MEMORY;
+    for (int i = 0; i < c->ncomp; i++) c->plane[i].coeffs = c->storage + c->plane[i].offset;
     return GI_JPEG_OK;
 }
 
@@ -283,6 +294,17 @@ static int read_file(parser *ps, uint64_t max_pixels)
             size_t end;
             if (read_scan_header(ps, &sc) < 0) return GI_JPEG_NOT_MINE;
             if (ps->progress) publish_quant(ps);
+            /* A baseline file's one scan of every component may be left
+             * to the device; any other scan, or one the deferral does not
+             * take as it is, is decoded here. */
+            if (ps->defer && !c->progressive && !c->storage && sc.n == c->ncomp &&
+                gi__jpeg_defer_scan(c, &sc, ps->b, ps->size, ps->at, &end) == 0) {
+                ps->at = end;
+                continue;
+            }
+            if (c->deferred) return GI_JPEG_NOT_MINE; /* a baseline frame scans once */
+            int r = allocate_storage(c);
+            if (r != GI_JPEG_OK) return r;
             if (gi__jpeg_decode_scan(c, &sc, ps->b, ps->size, ps->at, ps->threads, ps->progress,
                                      &end) < 0)
                 return GI_JPEG_NOT_MINE;
@@ -300,7 +322,7 @@ static int read_file(parser *ps, uint64_t max_pixels)
 }
 
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
-                         gi_jpeg_progress *progress, gi_jpeg_coeffs *c)
+                         int defer, gi_jpeg_progress *progress, gi_jpeg_coeffs *c)
 {
     memset(c, 0, sizeof *c);
     c->adobe_transform = -1;
@@ -310,6 +332,7 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
     ps->size = size;
     ps->c = c;
     ps->threads = threads;
+    ps->defer = defer && !progress;
     ps->progress = progress;
     int r = read_file(ps, max_pixels);
     free(ps);

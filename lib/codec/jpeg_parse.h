@@ -28,7 +28,9 @@ enum { GI_JPEG_OK = 0, GI_JPEG_NOT_MINE = 1, GI_JPEG_NO_MEMORY = -1 };
 
 /* Decodes the file's coefficients into *c (release with
  * gi__jpeg_coeffs_free), a scan's restart intervals on up to `threads`
- * threads. With `progress` (may be NULL), a single-pass baseline scan of
+ * threads. With `defer`, a baseline file's one scan may be left undecoded
+ * (c->deferred, jpeg_deferred.h) for the CUDA backend's Huffman decoder;
+ * `bytes` must then outlive *c. With `progress` (may be NULL), a single-pass baseline scan of
  * every component is published row by row as it is decoded
  * (jpeg_progress.h); *c's quantization tables are in place before it.
  * Returns GI_JPEG_OK; GI_JPEG_NOT_MINE (also for an image of more than
@@ -37,6 +39,6 @@ enum { GI_JPEG_OK = 0, GI_JPEG_NOT_MINE = 1, GI_JPEG_NO_MEMORY = -1 };
  * caller's to free whatever the result, after the workers that read it
  * are done. */
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
-                         struct gi_jpeg_progress *progress, gi_jpeg_coeffs *c);
+                         int defer, struct gi_jpeg_progress *progress, gi_jpeg_coeffs *c);
 
 #endif

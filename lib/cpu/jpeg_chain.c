@@ -9,6 +9,9 @@
 gi_status gi__cpu_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
                                       const gi__chain *chain)
 {
+    /* A deferred scan is the device's: its file decodes from the start
+     * (gi__job_apply_jpeg), as gi_load_memory decodes it. */
+    if (c->deferred) return gi__fail(GI_ERR_DECODE, "a deferred JPEG scan on the CPU backend");
     const size_t stride = (size_t)c->width * (size_t)c->out_channels;
     uint8_t *pixels = gi__pixels_alloc(stride * (size_t)c->height);
     if (!pixels || gi__jpeg_reconstruct(c, &(gi_jpeg_rows_out){.pixels = pixels, .stride = stride},

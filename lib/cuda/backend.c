@@ -26,6 +26,7 @@
 #include "device_buffer.h"
 #include "jpeg_device.h"
 #include "jpeg_encode_device.h"
+#include "jpeg_entropy_device.h"
 #include "pixel_alloc.h"
 
 /* Device rows start on this boundary so the kernels' wide accesses line up. */
@@ -48,6 +49,7 @@ typedef struct {
     gi_op_times times;               /* of the last operation */
     unsigned long long counts[4 * GI_HIST_MAX_BINS]; /* a histogram, downloaded */
     gi__cuda_jpeg_encoder encoder;   /* results that leave as JPEG files */
+    gi__cuda_jpeg_entropy entropy;   /* deferred scans' Huffman decoding */
 } cuda_state;
 
 /* A device image: the kernels' view of an uploaded or output buffer. */
@@ -584,8 +586,24 @@ static gi_status reserve_jpeg(cuda_state *s, const gi_jpeg_coeffs *c, const gi__
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->src, bytes, "JPEG decode");
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->coeffs, c->storage_bytes, "JPEG decode");
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->planes, gi__cuda_jpeg_planes_bytes(c), "JPEG decode");
-    if (st == GI_OK && !gi__pixels_pinned(c->storage))
+    if (st == GI_OK && c->storage && !gi__pixels_pinned(c->storage))
         st = gi__cuda_reserve_pinned(&s->stage_in, c->storage_bytes);
+    return st;
+}
+
+/* A deferred scan (jpeg_deferred.h) up and Huffman-decoded into s->coeffs.
+ * Where the device does not finish it the CPU's way, GI_ERR_DECODE: the
+ * job decodes the file on the CPU (gi__job_apply_jpeg). */
+static gi_status decode_deferred(cuda_state *s, const gi_jpeg_coeffs *c)
+{
+    s->stage_in_ms = 0;
+    gi_status st = mark(s, MARK_UPLOAD);
+    if (st == GI_OK) st = gi__cuda_jpeg_entropy_upload(&s->entropy, c, s->stream);
+    if (st == GI_OK) st = mark(s, MARK_KERNEL);
+    int decoded = 0;
+    if (st == GI_OK) st = gi__cuda_jpeg_entropy_decode(&s->entropy, c, s->coeffs.ptr, s->stream, &decoded);
+    if (st == GI_OK && !decoded)
+        st = gi__fail(GI_ERR_DECODE, "the JPEG's scan is left to the CPU's decoder");
     return st;
 }
 
@@ -594,6 +612,12 @@ static gi_status reserve_jpeg(cuda_state *s, const gi_jpeg_coeffs *c, const gi__
  * go up from where they are; others through the pinned stage. */
 static gi_status queue_jpeg(cuda_state *s, const gi_jpeg_coeffs *c, size_t pitch)
 {
+    if (c->deferred) {
+        gi_status st = decode_deferred(s, c);
+        return st == GI_OK ? gi__cuda_jpeg_reconstruct(c, s->coeffs.ptr, s->planes.ptr, s->src.ptr,
+                                                       pitch, s->stream)
+                           : st;
+    }
     const void *from = c->storage;
     double start = gi__now_ms();
     if (!gi__pixels_pinned(c->storage)) {
@@ -700,6 +724,7 @@ static void cuda_destroy(void *state)
     cudaFreeHost(s->stage_in.ptr);
     cudaFreeHost(s->stage_out.ptr);
     gi__cuda_jpeg_encoder_free(&s->encoder);
+    gi__cuda_jpeg_entropy_free(&s->entropy);
     cudaStreamDestroy(s->stream);
     cudaGetLastError();
     free(s);

@@ -44,7 +44,7 @@ gi_status gi__cuda_jpeg_reconstruct(const gi_jpeg_coeffs *c, const int16_t *d_co
         gi_cuda_jpeg_quant q;
         for (int k = 0; k < 64; k++) q.q[k] = c->quant[p->tq][k];
         size_t pitch = plane_pitch(p);
-        cudaError_t e = gi_cuda_jpeg_idct(d_coeffs + (p->coeffs - c->storage), p->blocks_w,
+        cudaError_t e = gi_cuda_jpeg_idct(d_coeffs + p->offset, p->blocks_w,
                                           (p->width + 7) / 8, (p->height + 7) / 8, &q, d_planes,
                                           pitch, s);
         if (e != cudaSuccess) return gi__cuda_fail(e, "JPEG IDCT launch");

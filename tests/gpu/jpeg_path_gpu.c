@@ -94,7 +94,7 @@ static void check_file(gi_context *cpu, gi_context *cuda, gi_context *planned, c
     if (small_only) limits.max_pixels = 65536;
     gi_jpeg_coeffs c;
     gi_image px = {0};
-    if (gi__load_jpeg_coeffs(bytes, size, &limits, &c) &&
+    if (gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c) &&
         th_check(gi_load_memory(&px, bytes, size, path, &limits) == GI_OK, "%s: decode", path)) {
         files_taken++;
         gi_op blur = {.kind = GI_OP_BLUR}, sobel = {.kind = GI_OP_SOBEL};

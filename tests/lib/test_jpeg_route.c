@@ -80,10 +80,12 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     th_check(route->planned ? strncmp(why, "JPEG arithmetic on the ", 23) == 0 : !*why,
              "%s: the route's reason: '%s'", path, why);
     if (!th_check(st == GI_OK, "%s: routed decode: %s", path, gi_last_error())) return;
-    if (!route->planned) th_check(c.storage != NULL, "%s: a forced route kept pixels", path);
+    if (!route->planned)
+        th_check(gi__jpeg_coeffs_present(&c), "%s: a forced route kept pixels", path);
     th_check(img.width == px->width && img.height == px->height && img.channels == px->channels,
              "%s: routed decode's size", path);
-    st = c.storage ? gi__job_apply_jpeg(ctx, &job, &c, &meta, &got, NULL, NULL)
+    /* a deferred scan on the CPU backend: the job decodes the file after all */
+    st = gi__jpeg_coeffs_present(&c) ? gi__job_apply_jpeg(ctx, &job, &c, &meta, &got, NULL, NULL)
                    : gi_job_apply(ctx, &job, &img, &meta, &got, NULL);
     gi_metadata_read(bytes, size, &want_meta);
     gi_status st2 = gi_job_apply(ctx, &job, px, &want_meta, &want, NULL);
@@ -115,7 +117,8 @@ static uint8_t *batch_bytes(gi_context *ctx, const char *path, const char *out,
     gi_batch_item item = {.in = strdup(path), .out = strdup(out)};
     gi__batch_image job = {.item = &item};
     int ok = gi__batch_decode(&o, route, &job) == 0;
-    if (ok && route) th_check(job.coeffs.storage && !job.src.data, "%s: batch kept pixels", path);
+    if (ok && route)
+        th_check(gi__jpeg_coeffs_present(&job.coeffs) && !job.src.data, "%s: batch kept pixels", path);
     ok = ok && gi__batch_compute(ctx, &o, &job) == 0;
     if (ok && route)
         th_check(strcmp(item.decoded_by, "gpuimg-jpeg") == 0 && !job.coeffs.storage,
@@ -154,10 +157,10 @@ static void check_left_alone(const char *path, const uint8_t *bytes, size_t size
     gi_jpeg_coeffs c;
     gi_load_limits_default(&limits);
     limits.max_input_bytes = size - 1;
-    th_check(!gi__load_jpeg_coeffs(bytes, size, &limits, &c), "%s: taken over the byte limit", path);
+    th_check(!gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c), "%s: taken over the byte limit", path);
     gi_load_limits_default(&limits);
     limits.max_pixels = 0;
-    th_check(!gi__load_jpeg_coeffs(bytes, size, &limits, &c), "%s: taken over the pixel limit",
+    th_check(!gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c), "%s: taken over the pixel limit",
              path);
 }
 
@@ -170,7 +173,7 @@ static void check_file(gi_context *const ctx[2], const char *path)
     gi_load_limits_default(&limits);
     gi_jpeg_coeffs c;
     gi_image px = {0};
-    const int mine = gi__load_jpeg_coeffs(bytes, size, &limits, &c);
+    const int mine = gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c);
     gi_status st = gi_load_memory(&px, bytes, size, path, &limits);
     check_left_alone(path, bytes, size);
     if (!mine) {

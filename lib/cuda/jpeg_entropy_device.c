@@ -1,0 +1,160 @@
+/* jpeg_entropy_device.h: rounds, checks and buffers around
+ * kernels/jpeg_entropy.cu. */
+#include "jpeg_entropy_device.h"
+
+#include <cuda_runtime_api.h>
+#include <string.h>
+
+#include "cuda_error.h"
+#include "gi_error.h"
+#include "gi_kernels.h"
+#include "jpeg_deferred.h"
+#include "jpeg_tables.h"
+
+/* Rounds before a scan's starts count as unsettled. Two settle the photos
+ * measured; a file whose blocks share their tables in a way that keeps a
+ * wrong start in step for long would need one round a subsequence. */
+#define MAX_ROUNDS 16
+
+gi_status gi__cuda_jpeg_entropy_upload(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
+                                       void *stream)
+{
+    const gi_jpeg_deferred *d = c->deferred;
+    gi_status st = gi__cuda_reserve_device(&e->upload, d->bytes, "JPEG Huffman decode");
+    if (st != GI_OK) return st;
+    cudaError_t err = cudaMemcpyAsync(e->upload.ptr, d->upload, d->bytes, cudaMemcpyHostToDevice,
+                                      (cudaStream_t)stream);
+    return err == cudaSuccess ? GI_OK : gi__cuda_fail(err, "JPEG scan upload");
+}
+
+/* The kernels' view of c's deferred scan, uploaded at `device`. */
+static void describe(const gi_jpeg_coeffs *c, const uint8_t *device, gi_cuda_jpeg_scan *s)
+{
+    const gi_jpeg_deferred *d = c->deferred;
+    memset(s, 0, sizeof *s);
+    s->tables = device + d->tables_at;
+    s->segment_start = (const uint32_t *)(device + d->segment_start_at);
+    s->subseq_first = (const uint32_t *)(device + d->subseq_first_at);
+    s->data = (const uint32_t *)(device + d->data_at);
+    s->ntables = d->ntables;
+    s->segments = d->segments;
+    s->subseqs = d->subseq_first[d->segments];
+    s->units = d->units;
+    s->interval = d->interval;
+    s->units_x = d->units_x;
+    s->unit_blocks = d->unit_blocks;
+    s->one_component = c->ncomp == 1;
+    s->sync_blocks = 1;
+    for (int b = 0; b < d->unit_blocks; b++) {
+        const gi_jpeg_unit_block *u = &d->block[b];
+        s->comp[b] = u->comp;
+        s->bx[b] = u->x;
+        s->by[b] = u->y;
+        s->dc[b] = u->dc;
+        s->ac[b] = u->ac;
+        if (u->dc != d->block[0].dc || u->ac != d->block[0].ac) s->sync_blocks = d->unit_blocks;
+    }
+    long long dcs = 0;
+    for (int i = 0; i < 4; i++) {
+        s->dc_first[i] = dcs;
+        if (i >= c->ncomp) continue;
+        const gi_jpeg_plane *p = &c->plane[i];
+        s->offset[i] = (long long)p->offset;
+        s->blocks_w[i] = p->blocks_w;
+        s->h[i] = c->ncomp == 1 ? 1 : p->h;
+        s->v[i] = c->ncomp == 1 ? 1 : p->v;
+        dcs += d->units * s->h[i] * s->v[i];
+    }
+    s->dc_first[4] = dcs;
+    /* each block's place among its plane's blocks of the unit */
+    for (int b = 0; b < d->unit_blocks; b++) s->dc_slot[b] = (uint8_t)(s->by[b] * s->h[s->comp[b]] + s->bx[b]);
+    memcpy(s->natural_order, gi__jpeg_natural_order, sizeof s->natural_order);
+}
+
+static gi_status reserve(gi__cuda_jpeg_entropy *e, const gi_cuda_jpeg_scan *s)
+{
+    const char *what = "JPEG Huffman decode";
+    size_t subseqs = s->subseqs, dcs = (size_t)s->dc_first[4];
+    gi_status st = gi__cuda_reserve_device(&e->states[0], 8 * subseqs, what);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&e->states[1], 8 * subseqs, what);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&e->counts, 4 * subseqs, what);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&e->base, 4 * subseqs, what);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&e->dc_diff, 4 * dcs, what);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&e->dc_key, 4 * dcs, what);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&e->dc_sum, 4 * dcs, what);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&e->seg_end, 4 * (size_t)s->segments, what);
+    if (st == GI_OK) st = gi__cuda_reserve_device(&e->flags, 2 * sizeof(uint32_t), what);
+    if (st == GI_OK)
+        st = gi__cuda_reserve_device(&e->temp, gi_cuda_jpeg_entropy_temp_bytes(s->subseqs,
+                                                                               s->dc_first[4]), what);
+    if (st == GI_OK) st = gi__cuda_reserve_pinned(&e->host_flags, 2 * sizeof(uint32_t));
+    return st;
+}
+
+/* The device flag `which` (0: changed, 1: bad) read back, waiting for it. */
+static cudaError_t read_flag(gi__cuda_jpeg_entropy *e, int which, cudaStream_t stream,
+                             uint32_t *value)
+{
+    uint32_t *host = (uint32_t *)e->host_flags.ptr + which;
+    cudaError_t err = cudaMemcpyAsync(host, (uint32_t *)e->flags.ptr + which, sizeof *host,
+                                      cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+    *value = *host;
+    return err;
+}
+
+gi_status gi__cuda_jpeg_entropy_decode(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
+                                       int16_t *d_coeffs, void *stream, int *decoded)
+{
+    cudaStream_t cs = (cudaStream_t)stream;
+    gi_cuda_jpeg_scan s;
+    *decoded = 0;
+    describe(c, e->upload.ptr, &s);
+    gi_status st = reserve(e, &s);
+    if (st != GI_OK) return st;
+    uint32_t *changed = e->flags.ptr, *bad = changed + 1;
+    unsigned long long *states[2] = {e->states[0].ptr, e->states[1].ptr};
+    cudaError_t err = cudaMemsetAsync(e->flags.ptr, 0, 2 * sizeof(uint32_t), cs);
+    if (err == cudaSuccess) err = cudaMemsetAsync(d_coeffs, 0, c->storage_bytes, cs);
+    /* Round 0 always moves starts (from guesses) where a segment has more
+     * than one subsequence: the first check is after round 1. */
+    int round = 0, settled = 0;
+    uint32_t moved = 0;
+    while (err == cudaSuccess && round < MAX_ROUNDS && !settled) {
+        if (round > 0) err = cudaMemsetAsync(changed, 0, sizeof *changed, cs);
+        if (err == cudaSuccess)
+            err = gi_cuda_jpeg_entropy_sync(&s, round, states[round & 1], states[(round + 1) & 1],
+                                            e->counts.ptr, changed, cs);
+        if (err == cudaSuccess && round > 0) {
+            err = read_flag(e, 0, cs, &moved);
+            settled = !moved;
+        }
+        round++;
+    }
+    if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG Huffman decode");
+    if (!settled) return GI_OK; /* the CPU decodes it */
+    const unsigned long long *starts = states[round & 1]; /* the last round's `to` */
+    err = gi_cuda_jpeg_entropy_write(&s, starts, e->counts.ptr, e->base.ptr, d_coeffs,
+                                     e->dc_diff.ptr, e->dc_key.ptr, e->dc_sum.ptr, e->seg_end.ptr,
+                                     bad, e->temp.ptr, e->temp.bytes, cs);
+    uint32_t failed = 1;
+    if (err == cudaSuccess) err = read_flag(e, 1, cs, &failed);
+    if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG Huffman decode");
+    *decoded = !failed;
+    return GI_OK;
+}
+
+void gi__cuda_jpeg_entropy_free(gi__cuda_jpeg_entropy *e)
+{
+    gi__cuda_free_device(&e->upload);
+    for (int i = 0; i < 2; i++) gi__cuda_free_device(&e->states[i]);
+    gi__cuda_free_device(&e->counts);
+    gi__cuda_free_device(&e->base);
+    gi__cuda_free_device(&e->dc_diff);
+    gi__cuda_free_device(&e->dc_key);
+    gi__cuda_free_device(&e->dc_sum);
+    gi__cuda_free_device(&e->seg_end);
+    gi__cuda_free_device(&e->flags);
+    gi__cuda_free_device(&e->temp);
+    gi__cuda_free_pinned(&e->host_flags);
+}

@@ -1,0 +1,199 @@
+/* jpeg_entropy_gpu DIR...: the GPU's Huffman decoder (kernels/jpeg_entropy.cu)
+ * against the CPU's entropy half, coefficient for coefficient.
+ *
+ * For every .jpg in each DIR, and for damaged copies of each (the scan cut
+ * short, bytes of the scan changed, a restart marker dropped), the file is
+ * read twice: decoded on the CPU, and with the scan deferred
+ * (jpeg_deferred.h) and decoded on the device. Where the device decodes
+ * it, the CPU must have decoded it too, to the same coefficients (every
+ * block the arithmetic half reads); where the device declines, the CPU
+ * must have given the file up as well (to stb). The device buffers are
+ * reused across files of alternating sizes and poisoned before each, so a
+ * coefficient left unwritten shows. No DIR: jpegs-exact/. Exits 77 without
+ * a GPU. GPUIMG_TEST_SMALL=1 (for compute-sanitizer) takes files of at
+ * most 64K pixels. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "file_io.h"
+#include "harness.h"
+#include "jpeg_deferred.h"
+#include "jpeg_entropy_device.h"
+#include "jpeg_parse.h"
+#include "pixel_alloc.h"
+#include "testimg.h"
+
+static int small_only, files_decoded, files_declined;
+static gi__cuda_jpeg_entropy decoder;
+static cudaStream_t stream;
+static void *d_coeffs;
+static size_t d_bytes;
+
+/* c's deferred scan decoded on the device into host memory `out`;
+ * returns 1 (decoded), 0 (declined) or -1 (a CUDA error). */
+static int device_decode(const gi_jpeg_coeffs *c, int16_t *out)
+{
+    if (d_bytes < c->storage_bytes) {
+        cudaFree(d_coeffs);
+        d_bytes = 0;
+        if (cudaMalloc(&d_coeffs, c->storage_bytes) != cudaSuccess) return -1;
+        d_bytes = c->storage_bytes;
+    }
+    /* poison: gi__cuda_jpeg_entropy_decode must zero what it does not write */
+    if (cudaMemsetAsync(d_coeffs, 0xA5, c->storage_bytes, stream) != cudaSuccess) return -1;
+    int decoded = 0;
+    gi_status st = gi__cuda_jpeg_entropy_upload(&decoder, c, stream);
+    if (st == GI_OK) st = gi__cuda_jpeg_entropy_decode(&decoder, c, d_coeffs, stream, &decoded);
+    if (st != GI_OK) return -1;
+    if (decoded && cudaMemcpy(out, d_coeffs, c->storage_bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return -1;
+    return decoded;
+}
+
+/* The blocks the arithmetic half reads: the whole MCU grid of an
+ * interleaved scan, a lone component's own blocks. */
+static int same_coefficients(const gi_jpeg_coeffs *want, const int16_t *got, char *why, size_t n)
+{
+    for (int i = 0; i < want->ncomp; i++) {
+        const gi_jpeg_plane *p = &want->plane[i];
+        int bw = want->ncomp == 1 ? (p->width + 7) / 8 : p->blocks_w;
+        int bh = want->ncomp == 1 ? (p->height + 7) / 8 : p->blocks_h;
+        for (int by = 0; by < bh; by++)
+            for (int bx = 0; bx < bw; bx++) {
+                size_t at = p->offset + 64 * ((size_t)by * p->blocks_w + bx);
+                if (memcmp(want->storage + at, got + at, 64 * sizeof *got) != 0) {
+                    for (int k = 0; k < 64; k++)
+                        if (want->storage[at + k] != got[at + k]) {
+                            snprintf(why, n, "plane %d block (%d, %d) coefficient %d: %d, not %d",
+                                     i, bx, by, k, got[at + k], want->storage[at + k]);
+                            break;
+                        }
+                    return 0;
+                }
+            }
+    }
+    return 1;
+}
+
+static void check_bytes(const char *what, const uint8_t *bytes, size_t size)
+{
+    uint64_t max_pixels = small_only ? 65536 : 1ull << 32;
+    gi_jpeg_coeffs cpu, deferred;
+    int r_cpu = gi__jpeg_read_coeffs(bytes, size, max_pixels, 1, 0, NULL, &cpu);
+    int r_def = gi__jpeg_read_coeffs(bytes, size, max_pixels, 1, 1, NULL, &deferred);
+    if (r_def != GI_JPEG_OK || !deferred.deferred) {
+        /* decoded on the CPU all the same: the same verdict */
+        th_check(r_def == r_cpu, "%s: %d with deferral allowed, %d without", what, r_def, r_cpu);
+    } else {
+        int16_t *got = malloc(deferred.storage_bytes ? deferred.storage_bytes : 1);
+        int decoded = got ? device_decode(&deferred, got) : -1;
+        char why[200] = "";
+        if (th_check(decoded >= 0, "%s: device decode: %s", what, gi_last_error())) {
+            if (decoded) {
+                files_decoded++;
+                if (th_check(r_cpu == GI_JPEG_OK, "%s: the device decoded what the CPU gave up",
+                             what))
+                    th_check(same_coefficients(&cpu, got, why, sizeof why), "%s: %s", what, why);
+            } else {
+                files_declined++;
+                th_check(r_cpu != GI_JPEG_OK, "%s: the device declined what the CPU decoded",
+                         what);
+            }
+        }
+        free(got);
+    }
+    gi__jpeg_coeffs_free(&cpu);
+    gi__jpeg_coeffs_free(&deferred);
+}
+
+/* Where the first scan's data starts, or 0. */
+static size_t scan_data_at(const uint8_t *b, size_t size)
+{
+    for (size_t i = 2; i + 4 < size; i++)
+        if (b[i] == 0xFF && b[i + 1] == 0xDA) return i + 2 + ((size_t)b[i + 2] << 8 | b[i + 3]);
+    return 0;
+}
+
+/* Damaged copies: the scan cut at a few places (with an EOI after it),
+ * bytes of the scan changed, a restart marker gone. */
+static void check_damaged(const char *path, const uint8_t *bytes, size_t size)
+{
+    size_t at = scan_data_at(bytes, size);
+    if (at == 0 || at + 16 >= size) return;
+    uint8_t *copy = malloc(size + 2);
+    if (!th_check(copy != NULL, "out of memory")) return;
+    char what[4200];
+    size_t data = size - 2 - at; /* before the EOI */
+    for (int i = 1; i <= 4; i++) {
+        size_t cut = at + data * (size_t)i / 5;
+        memcpy(copy, bytes, cut);
+        copy[cut] = 0xFF;
+        copy[cut + 1] = 0xD9;
+        snprintf(what, sizeof what, "%s cut at %zu", path, cut);
+        check_bytes(what, copy, cut + 2);
+    }
+    unsigned seed = (unsigned)size;
+    for (int i = 0; i < 6; i++) {
+        memcpy(copy, bytes, size);
+        for (int j = 0; j <= i; j++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t p = at + (seed >> 8) % (data > 1 ? data - 1 : 1);
+            if (copy[p] == 0xFF || copy[p + 1] == 0x00) continue; /* keep the stuffing */
+            copy[p] = (uint8_t)((seed >> 20) & 0xFE); /* never 0xFF */
+        }
+        snprintf(what, sizeof what, "%s with %d bytes changed", path, i + 1);
+        check_bytes(what, copy, size);
+    }
+    for (size_t p = at; p + 1 < size; p++)
+        if (bytes[p] == 0xFF && bytes[p + 1] >= 0xD0 && bytes[p + 1] <= 0xD7) {
+            memcpy(copy, bytes, p);
+            memcpy(copy + p, bytes + p + 2, size - p - 2);
+            snprintf(what, sizeof what, "%s without its first restart marker", path);
+            check_bytes(what, copy, size - 2);
+            break;
+        }
+    free(copy);
+}
+
+static void check_dir(const char *dir)
+{
+    char *names[4096];
+    const int n = ti_jpeg_names(dir, names, 4096);
+    for (int i = 0; i < n; i++) {
+        const int k = i % 2 ? n - 1 - i / 2 : i / 2; /* sizes alternate */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        uint8_t *bytes;
+        size_t size;
+        if (th_check(gi__read_file(path, 1u << 30, &bytes, &size) == GI_OK, "%s: read", path)) {
+            check_bytes(path, bytes, size);
+            if (size < (4u << 20)) check_damaged(path, bytes, size);
+            gi__pixels_free(bytes);
+        }
+    }
+    for (int i = 0; i < n; i++) free(names[i]);
+}
+
+int main(int argc, char **argv)
+{
+    const char *why;
+    if (gi_cuda_device_count(&why) == 0) {
+        printf("skip: %s\n", why);
+        return 77;
+    }
+    small_only = getenv("GPUIMG_TEST_SMALL") && strcmp(getenv("GPUIMG_TEST_SMALL"), "1") == 0;
+    if (cudaStreamCreate(&stream) != cudaSuccess) {
+        fprintf(stderr, "cudaStreamCreate failed\n");
+        return 1;
+    }
+    if (argc < 2) check_dir(EXACT_JPEGS);
+    for (int i = 1; i < argc; i++) check_dir(argv[i]);
+    th_check(files_decoded > 0, "no scan decoded on the device");
+    printf("%d scans decoded on the device, %d declined\n", files_decoded, files_declined);
+    gi__cuda_jpeg_entropy_free(&decoder);
+    cudaFree(d_coeffs);
+    cudaStreamDestroy(stream);
+    return th_finish();
+}
