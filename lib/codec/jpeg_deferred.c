@@ -74,7 +74,7 @@ static int unstuff(gi_jpeg_deferred *d, const uint8_t *p, const uint8_t *end, co
         }
     }
     d->segment_start[d->segments] = (uint32_t)(out - d->data);
-    memset(out, 0, GI_JPEG_DATA_PAD);
+    memset(out, 0, align16((size_t)(out - d->data) + GI_JPEG_DATA_PAD) - (size_t)(out - d->data));
     uint32_t n = 0;
     for (int s = 0; s < d->segments; s++) {
         d->subseq_first[s] = n;

@@ -116,6 +116,10 @@ gi_status gi__cuda_jpeg_entropy_decode(gi__cuda_jpeg_entropy *e, const gi_jpeg_c
     unsigned long long *states[2] = {e->states[0].ptr, e->states[1].ptr};
     cudaError_t err = cudaMemsetAsync(e->flags.ptr, 0, 2 * sizeof(uint32_t), cs);
     if (err == cudaSuccess) err = cudaMemsetAsync(d_coeffs, 0, c->storage_bytes, cs);
+    /* every DC is written for a scan that decodes; damaged data may leave
+     * some, which the sums still read */
+    if (err == cudaSuccess) err = cudaMemsetAsync(e->dc_key.ptr, 0, 4 * (size_t)s.dc_first[4], cs);
+    if (err == cudaSuccess) err = cudaMemsetAsync(e->dc_diff.ptr, 0, 4 * (size_t)s.dc_first[4], cs);
     /* Round 0 always moves starts (from guesses) where a segment has more
      * than one subsequence: the first check is after round 1. */
     int round = 0, settled = 0;
