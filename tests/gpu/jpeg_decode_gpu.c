@@ -82,6 +82,7 @@ static gi_jpeg_coeffs make_coeffs(const layout *l, int w, int h, int extreme)
     for (int i = 0; i < c.ncomp; i++) {
         gi_jpeg_plane *p = &c.plane[i];
         p->coeffs = next;
+        p->offset = (size_t)(next - c.storage);
         size_t n = (size_t)p->blocks_w * (size_t)p->blocks_h * 64;
         for (size_t k = 0; k < n; k++) next[k] = random_coefficient((int)(k % 64), extreme);
         next += n;
