@@ -7,7 +7,10 @@
  * (jpeg_deferred.h) and decoded on the device. Where the device decodes
  * it, the CPU must have decoded it too, to the same coefficients (every
  * block the arithmetic half reads); where the device declines, the CPU
- * must have given the file up as well (to stb). The device buffers are
+ * must have given the file up as well (to stb). For files up to a
+ * megapixel, a whole job (blur, JPEG out) on a CUDA context, which takes
+ * the deferred route and falls back to the CPU where the device declines,
+ * writes the CPU context's bytes, or fails as it does. The device buffers are
  * reused across files of alternating sizes and poisoned before each, so a
  * coefficient left unwritten shows. No DIR: jpegs-exact/. Exits 77 without
  * a GPU. GPUIMG_TEST_SMALL=1 (for compute-sanitizer) takes files of at
@@ -25,7 +28,8 @@
 #include "pixel_alloc.h"
 #include "testimg.h"
 
-static int small_only, files_decoded, files_declined;
+static int small_only, files_decoded, files_declined, jobs_compared;
+static gi_context *cpu_ctx, *cuda_ctx;
 static gi__cuda_jpeg_entropy decoder;
 static cudaStream_t stream;
 static void *d_coeffs;
@@ -77,6 +81,31 @@ static int same_coefficients(const gi_jpeg_coeffs *want, const int16_t *got, cha
     return 1;
 }
 
+/* A blur job on both contexts: the same status, and the same bytes. */
+static void check_job(const char *what, const uint8_t *bytes, size_t size)
+{
+    gi_op step = {.kind = GI_OP_BLUR};
+    gi_blur_params_default(&step.blur);
+    step.blur.sigma = 2;
+    gi_job job;
+    gi_job_default(&job);
+    job.steps = &step;
+    job.n_steps = 1;
+    job.save.format = GI_FORMAT_JPEG;
+    uint8_t *want = NULL, *got = NULL;
+    size_t want_size = 0, got_size = 0;
+    gi_status a = gi_job_run_memory(cpu_ctx, &job, bytes, size, what, &want, &want_size, NULL);
+    gi_status b = gi_job_run_memory(cuda_ctx, &job, bytes, size, what, &got, &got_size, NULL);
+    jobs_compared++;
+    if (th_check(a == b, "%s: job statuses %d on the CPU, %d on CUDA (%s)", what, a, b,
+                 gi_last_error()) &&
+        a == GI_OK)
+        th_check(want_size == got_size && memcmp(want, got, want_size) == 0,
+                 "%s: the JPEG written on CUDA differs from the CPU's", what);
+    free(want);
+    free(got);
+}
+
 static void check_bytes(const char *what, const uint8_t *bytes, size_t size)
 {
     uint64_t max_pixels = small_only ? 65536 : 1ull << 32;
@@ -103,6 +132,8 @@ static void check_bytes(const char *what, const uint8_t *bytes, size_t size)
             }
         }
         free(got);
+        if ((uint64_t)deferred.width * (uint64_t)deferred.height <= (1u << 20))
+            check_job(what, bytes, size);
     }
     gi__jpeg_coeffs_free(&cpu);
     gi__jpeg_coeffs_free(&deferred);
@@ -188,10 +219,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "cudaStreamCreate failed\n");
         return 1;
     }
+    gi_context_options cpu_opts = {GI_DEVICE_CPU, 0}, cuda_opts = {GI_DEVICE_CUDA, 0};
+    if (gi_context_create(&cpu_ctx, &cpu_opts) != GI_OK ||
+        gi_context_create(&cuda_ctx, &cuda_opts) != GI_OK) {
+        fprintf(stderr, "contexts: %s\n", gi_last_error());
+        return 1;
+    }
     if (argc < 2) check_dir(EXACT_JPEGS);
     for (int i = 1; i < argc; i++) check_dir(argv[i]);
     th_check(files_decoded > 0, "no scan decoded on the device");
-    printf("%d scans decoded on the device, %d declined\n", files_decoded, files_declined);
+    printf("%d scans decoded on the device, %d declined; %d jobs compared\n", files_decoded,
+           files_declined, jobs_compared);
+    gi_context_destroy(cuda_ctx);
+    gi_context_destroy(cpu_ctx);
     gi__cuda_jpeg_entropy_free(&decoder);
     cudaFree(d_coeffs);
     cudaStreamDestroy(stream);
