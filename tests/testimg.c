@@ -125,3 +125,14 @@ int ti_jpeg_names(const char *dir, char **names, int max)
     qsort(names, (size_t)n, sizeof *names, by_name);
     return n;
 }
+
+void ti_blur_job(gi_job *job, gi_op *step, gi_format format)
+{
+    *step = (gi_op){.kind = GI_OP_BLUR};
+    gi_blur_params_default(&step->blur);
+    step->blur.sigma = 2;
+    gi_job_default(job);
+    job->steps = step;
+    job->n_steps = 1;
+    job->save.format = format;
+}

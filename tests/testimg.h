@@ -37,6 +37,10 @@ int ti_same(const gi_image *a, const gi_image *b, char *why, size_t why_size);
  * opened (folders such as the photos may be absent). */
 int ti_jpeg_names(const char *dir, char **names, int max);
 
+/* The JPEG path's test job: one blur, sigma 2, into *step and *job (which
+ * points at it); format: the output's (GI_FORMAT_AUTO: the input's). */
+void ti_blur_job(gi_job *job, gi_op *step, gi_format format);
+
 /* The CRC-32 a PNG chunk carries over p[0..n) (its type and data), for
  * tests that build PNG files byte by byte. */
 uint32_t ti_crc32(const uint8_t *p, size_t n);

@@ -84,14 +84,9 @@ static int same_coefficients(const gi_jpeg_coeffs *want, const int16_t *got, cha
 /* A blur job on both contexts: the same status, and the same bytes. */
 static void check_job(const char *what, const uint8_t *bytes, size_t size)
 {
-    gi_op step = {.kind = GI_OP_BLUR};
-    gi_blur_params_default(&step.blur);
-    step.blur.sigma = 2;
+    gi_op step;
     gi_job job;
-    gi_job_default(&job);
-    job.steps = &step;
-    job.n_steps = 1;
-    job.save.format = GI_FORMAT_JPEG;
+    ti_blur_job(&job, &step, GI_FORMAT_JPEG);
     uint8_t *want = NULL, *got = NULL;
     size_t want_size = 0, got_size = 0;
     gi_status a = gi_job_run_memory(cpu_ctx, &job, bytes, size, what, &want, &want_size, NULL);

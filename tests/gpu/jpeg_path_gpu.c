@@ -63,15 +63,10 @@ static void check_chain(gi_context *cpu, gi_context *cuda, const char *path, con
 static void check_job(gi_context *cpu, gi_context *cuda, const char *path, const char *what,
                       const uint8_t *bytes, size_t size)
 {
-    gi_op step = {.kind = GI_OP_BLUR};
-    gi_blur_params_default(&step.blur);
-    step.blur.sigma = 2;
+    gi_op step;
     gi_job job;
-    gi_job_default(&job);
-    job.steps = &step;
-    job.n_steps = 1;
+    ti_blur_job(&job, &step, GI_FORMAT_JPEG);
     job.auto_orient = 1;
-    job.save.format = GI_FORMAT_JPEG;
     uint8_t *want = NULL, *got = NULL;
     size_t want_size = 0, got_size = 0;
     gi_status a = gi_job_run_memory(cpu, &job, bytes, size, path, &want, &want_size, NULL);

@@ -63,13 +63,9 @@ static void check_chain(gi_context *ctx, const char *path, const char *what, con
 static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, size_t size,
                       const gi_image *px, const gi__jpeg_route *route)
 {
-    gi_op step = {.kind = GI_OP_BLUR};
-    gi_blur_params_default(&step.blur);
-    step.blur.sigma = 2;
+    gi_op step;
     gi_job job;
-    gi_job_default(&job);
-    job.steps = &step;
-    job.n_steps = 1;
+    ti_blur_job(&job, &step, GI_FORMAT_AUTO);
     job.auto_orient = 1;
     gi_image img = {0}, want = {0}, got = {0};
     gi_jpeg_coeffs c;
