@@ -216,20 +216,25 @@ __global__ void entropy_sync(gi_cuda_jpeg_scan s, int round, const unsigned long
     }
 }
 
-/* Where block g of the scan (unit g / unit_blocks) lies in the coefficients. */
-__device__ __forceinline__ long long block_at(const gi_cuda_jpeg_scan &s, long long g, int bi)
+/* Where block (x, y) of plane c's blocks in unit u lies in the coefficients. */
+__device__ __forceinline__ long long unit_block_at(const gi_cuda_jpeg_scan &s, int c, long long u,
+                                                   int x, int y)
 {
-    long long u = g / s.unit_blocks;
-    int c = s.comp[bi];
     long long bx, by;
     if (s.one_component) {
         bx = u % s.units_x;
         by = u / s.units_x;
     } else {
-        bx = (u % s.units_x) * s.h[c] + s.bx[bi];
-        by = (u / s.units_x) * s.v[c] + s.by[bi];
+        bx = (u % s.units_x) * s.h[c] + x;
+        by = (u / s.units_x) * s.v[c] + y;
     }
     return s.offset[c] + 64 * (by * s.blocks_w[c] + bx);
+}
+
+/* Where block g of the scan (block bi of unit g / unit_blocks) lies. */
+__device__ __forceinline__ long long block_at(const gi_cuda_jpeg_scan &s, long long g, int bi)
+{
+    return unit_block_at(s, s.comp[bi], g / s.unit_blocks, s.bx[bi], s.by[bi]);
 }
 
 __global__ void entropy_write(gi_cuda_jpeg_scan s, const unsigned long long *starts,
@@ -283,18 +288,8 @@ __global__ void place_dc(gi_cuda_jpeg_scan s, const uint32_t *dc_sum, int16_t *c
     int c = 0;
     while (c < 3 && i >= s.dc_first[c + 1]) c++;
     long long jc = i - s.dc_first[c];
-    int per_unit = s.h[c] * s.v[c];
-    long long u = jc / per_unit;
-    int r = (int)(jc % per_unit);
-    long long bx, by;
-    if (s.one_component) {
-        bx = u % s.units_x;
-        by = u / s.units_x;
-    } else {
-        bx = (u % s.units_x) * s.h[c] + r % s.h[c];
-        by = (u / s.units_x) * s.v[c] + r / s.h[c];
-    }
-    coeffs[s.offset[c] + 64 * (by * s.blocks_w[c] + bx)] = (int16_t)dc_sum[i];
+    int per_unit = s.h[c] * s.v[c], r = (int)(jc % per_unit);
+    coeffs[unit_block_at(s, c, jc / per_unit, r % s.h[c], r / s.h[c])] = (int16_t)dc_sum[i];
 }
 
 /* Each segment's last block ends within its data, 0-7 bits of padding
