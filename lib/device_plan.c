@@ -92,6 +92,13 @@ static const gi__device_costs reference = {
     .cpu_jpeg_reconstruct_ns = 2.84,
     .cpu_jpeg_rest_ns = 10.0,
     .gpu_jpeg_reconstruct_ns = 0.018,
+    /* The Huffman decoding, same machine and folder: on the cores, the
+     * decode stage of the GPU route with GPUIMG_JPEG_ENTROPY=cpu, 19-22 s
+     * over 3560 MP (16 decoders at once; docs/gpu-jpeg-path.md); on the
+     * GPU, the kernel stage's growth when it moves there
+     * (bench/results/h200-2026-11-26-session13.md). */
+    .cpu_jpeg_entropy_ns = 5.8,
+    .gpu_jpeg_entropy_ns = 0.05,
     /* The exact JPEG writer, same machine and folder: the encode stage of
      * the CPU route, 14.9 s over 3500 MP (16 writers at once), and the
      * GPU's kernels with the file's download (the download stage of the
@@ -134,12 +141,14 @@ void gi__plan_device(const gi__plan_input *in, const gi__device_costs *c, gi__pl
     const long images = in->images < 1 ? 1 : in->images;
     const double in_bytes = j->jpeg_pixels > 0 ? j->jpeg_coeff_bytes
                             : (double)j->steps[0].width * j->steps[0].height * j->steps[0].channels;
-    double cpu_ns = j->jpeg_pixels * c->cpu_jpeg_reconstruct_ns;
+    double cpu_ns = j->jpeg_pixels * c->cpu_jpeg_reconstruct_ns +
+                    j->jpeg_entropy_pixels * c->cpu_jpeg_entropy_ns;
     /* The writer codes one image on one core: its time is the image's
      * alone, but in a pipeline, where the codec workers' encodes overlap. */
     const double encode_ms = j->jpeg_out_pixels * c->cpu_jpeg_encode_ns / 1e6 /
                              (in->pipelined ? (in->cpu_threads < 1 ? 1 : in->cpu_threads) : 1);
     double gpu_ns = j->jpeg_pixels * c->gpu_jpeg_reconstruct_ns +
+                    j->jpeg_entropy_pixels * c->gpu_jpeg_entropy_ns +
                     j->jpeg_out_pixels * c->gpu_jpeg_encode_ns;
     for (int i = 0; i < n; i++) {
         cpu_ns += step_ns(c->cpu, &j->steps[i]);
@@ -199,17 +208,21 @@ int gi__plan_jpeg_route(const gi__jpeg_route_input *in, const gi__device_costs *
     const double rest_ms = in->pixels * c->cpu_jpeg_rest_ns / 1e6;
     const double enc_cpu_ms = in->encodes_jpeg ? in->out_pixels * c->cpu_jpeg_encode_ns / 1e6 : 0;
     const double enc_gpu_ms = in->encodes_jpeg ? in->out_pixels * c->gpu_jpeg_encode_ns / 1e6 : 0;
+    /* a deferred scan: route 1 decodes its Huffman codes on the device, and
+     * takes them off the cores (rest_ms counts them) */
+    const double entropy_cpu_ms = in->deferred ? in->pixels * c->cpu_jpeg_entropy_ns / 1e6 : 0;
+    const double entropy_gpu_ms = in->deferred ? in->pixels * c->gpu_jpeg_entropy_ns / 1e6 : 0;
     const double lane0 = lane_ms(in->pixel_bytes, in->out_bytes, 0, lanes, c);
     const double lane1 = lane_ms(in->coeff_bytes, in->encodes_jpeg ? 0 : in->out_bytes,
-                                 recon_gpu_ms + enc_gpu_ms, lanes, c);
+                                 recon_gpu_ms + enc_gpu_ms + entropy_gpu_ms, lanes, c);
     double ms0, ms1;
     if (in->pipelined) {
         const double cores0 = (rest_ms + recon_cpu_ms) / cores;
-        const double cores1 = (rest_ms - enc_cpu_ms) / cores;
+        const double cores1 = (rest_ms - enc_cpu_ms - entropy_cpu_ms) / cores;
         ms0 = cores0 > lane0 ? cores0 : lane0;
         ms1 = cores1 > lane1 ? cores1 : lane1;
     } else { /* one image: its arithmetic and its encode on the cores, or the lane's work */
-        ms0 = (recon_cpu_ms + enc_cpu_ms) / cores + lane0;
+        ms0 = (entropy_cpu_ms + recon_cpu_ms + enc_cpu_ms) / cores + lane0;
         ms1 = lane1;
     }
     const int gpu = ms1 < ms0;

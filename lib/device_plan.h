@@ -29,6 +29,9 @@ typedef struct gi__plan_job {
      * its pixels, which the backend reconstructs first, and the bytes that
      * go up instead of steps[0]'s pixels. 0: a source of pixels. */
     double jpeg_pixels, jpeg_coeff_bytes;
+    /* Its pixels again where its scan is deferred (jpeg_deferred.h): the
+     * Huffman decoding is the backend's too. 0: decoded already. */
+    double jpeg_entropy_pixels;
     /* A result that leaves as an exact JPEG file (backend.h,
      * gi__chain_jpeg_out): its pixels, which CUDA encodes on the device
      * (only the file comes down) and the CPU with our writer. 0: none. */
@@ -80,6 +83,9 @@ typedef struct gi__device_costs {
     double cpu_jpeg_rest_ns; /* a codec worker's other work on a JPEG: reading, the
                                 entropy half, our writer, writing */
     double gpu_jpeg_reconstruct_ns; /* the arithmetic half's kernels, of the whole GPU */
+    double cpu_jpeg_entropy_ns; /* the Huffman decoding of a baseline scan on one core (a
+                                   part of cpu_jpeg_rest_ns) */
+    double gpu_jpeg_entropy_ns; /* the same on the GPU (jpeg_deferred.h), of the whole GPU */
     /* The exact JPEG writer, per pixel of its image */
     double cpu_jpeg_encode_ns; /* on one core */
     double gpu_jpeg_encode_ns; /* its kernels and the file's way down, of the whole GPU */
@@ -110,7 +116,10 @@ void gi__plan_device(const gi__plan_input *in, const gi__device_costs *costs, gi
 typedef struct gi__jpeg_route_input {
     double pixels;       /* the decoded image's */
     double pixel_bytes;  /* ...its bytes, which route 0 uploads */
-    double coeff_bytes;  /* its coefficients, which route 1 uploads */
+    double coeff_bytes;  /* its coefficients, which route 1 uploads (or its deferred
+                            scan's bytes) */
+    int deferred;        /* the scan's Huffman decoding is deferred: route 1 runs it
+                            on the device, route 0 on the cores after all */
     double out_bytes;    /* the steps' result, downloaded either way... */
     int encodes_jpeg;    /* ...unless it leaves as an exact JPEG: then route 1 encodes
                             it on the device, route 0 on a codec worker */

@@ -190,7 +190,8 @@ static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
     const gi__jpeg_route_input in = {
         .pixels = (double)c->width * c->height,
         .pixel_bytes = (double)size.stride * c->height,
-        .coeff_bytes = (double)c->storage_bytes,
+        .coeff_bytes = c->deferred ? (double)c->deferred->bytes : (double)c->storage_bytes,
+        .deferred = c->deferred != NULL,
         .out_bytes = (double)w * h * ch,
         .cores = route->cores, .lanes = route->lanes, .pipelined = route->pipelined,
         .encodes_jpeg = route->encodes_jpeg, .out_pixels = (double)w * h};

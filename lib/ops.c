@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "context.h"
 #include "gi_error.h"
+#include "jpeg_deferred.h"
 #include "op_size.h"
 #include "ops.h"
 #include "plan_job.h"
@@ -304,7 +305,8 @@ gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *
     const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);
     work.jpeg_pixels = (double)c->width * c->height;
-    work.jpeg_coeff_bytes = (double)c->storage_bytes;
+    work.jpeg_coeff_bytes = c->deferred ? (double)c->deferred->bytes : (double)c->storage_bytes;
+    work.jpeg_entropy_pixels = c->deferred ? work.jpeg_pixels : 0;
     if (to_jpeg) {
         const gi_image *out = plan.calls[plan.n - 1].dst;
         work.jpeg_out_pixels = (double)out->width * out->height;

@@ -90,8 +90,8 @@ static void check_context(void)
 /* A JPEG's arithmetic half on the GPU lane (gi__plan_jpeg_route), with
  * round figures: reconstruct 1.7 ns a pixel on a core, 0.02 on the GPU,
  * the rest of a codec worker's work 3.5; copies as test_costs'. */
-static int jpeg_route_to(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
-                         int pipelined, int encodes_jpeg)
+static int jpeg_route_deferred(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
+                               int pipelined, int encodes_jpeg, int deferred)
 {
     gi__device_costs c = test_costs();
     c.cpu_jpeg_reconstruct_ns = 1.7;
@@ -99,16 +99,24 @@ static int jpeg_route_to(double mp, double coeff_bytes_per_pixel, int cores, int
     c.gpu_jpeg_reconstruct_ns = 0.02;
     c.cpu_jpeg_encode_ns = 1.5;
     c.gpu_jpeg_encode_ns = 0.05;
+    c.cpu_jpeg_entropy_ns = 2.0; /* of the rest's 3.5 */
+    c.gpu_jpeg_entropy_ns = 0.05;
     const double px = mp * 1e6;
     const gi__jpeg_route_input in = {.pixels = px, .pixel_bytes = 3 * px,
                                      .coeff_bytes = coeff_bytes_per_pixel * px,
                                      .out_bytes = 3 * px, .cores = cores, .lanes = lanes,
                                      .pipelined = pipelined, .encodes_jpeg = encodes_jpeg,
-                                     .out_pixels = px};
+                                     .out_pixels = px, .deferred = deferred};
     char why[200];
     int gpu = gi__plan_jpeg_route(&in, &c, why, sizeof why);
     th_check(strstr(why, gpu ? "on the GPU" : "on the CPU") != NULL, "route reason: %s", why);
     return gpu;
+}
+
+static int jpeg_route_to(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
+                         int pipelined, int encodes_jpeg)
+{
+    return jpeg_route_deferred(mp, coeff_bytes_per_pixel, cores, lanes, pipelined, encodes_jpeg, 0);
 }
 
 static int jpeg_route(double mp, double coeff_bytes_per_pixel, int cores, int lanes,
@@ -132,6 +140,11 @@ static void check_jpeg(void)
      * whose cores are few, and the lane-bound 4:4:4 one. */
     th_check(jpeg_route_to(9.2, 6, 16, 1, 1, 1), "16 cores, 1 lane, 4:4:4, JPEG out: the GPU");
     th_check(jpeg_route_to(9.2, 3, 64, 1, 1, 1), "64 cores, 1 lane, 4:2:0, JPEG out: the GPU");
+    /* A deferred scan: its compressed bytes go up (0.4 a pixel), and its
+     * Huffman decoding leaves the cores, which tips the lane-bound 4:4:4
+     * pipeline; a one-core image pays its Huffman decoding on route 0. */
+    th_check(jpeg_route_deferred(9.2, 0.4, 16, 1, 1, 0, 1), "16 cores, 1 lane, deferred: the GPU");
+    th_check(jpeg_route_deferred(9.2, 0.4, 1, 1, 0, 0, 1), "one deferred image: the GPU");
 
     /* The device plan counts the arithmetic half on the backend that runs
      * it: the CPU's threads, or the GPU's kernels and the coefficients'
