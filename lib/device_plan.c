@@ -92,13 +92,13 @@ static const gi__device_costs reference = {
     .cpu_jpeg_reconstruct_ns = 2.84,
     .cpu_jpeg_rest_ns = 10.0,
     .gpu_jpeg_reconstruct_ns = 0.018,
-    /* The Huffman decoding, same machine and folder: on the cores, the
-     * decode stage of the GPU route with GPUIMG_JPEG_ENTROPY=cpu, 19-22 s
-     * over 3560 MP (16 decoders at once; docs/gpu-jpeg-path.md); on the
-     * GPU, the kernel stage's growth when it moves there
-     * (bench/results/h200-2026-11-26-session13.md). */
-    .cpu_jpeg_entropy_ns = 5.8,
-    .gpu_jpeg_entropy_ns = 0.05,
+    /* The Huffman decoding, same machine and folder, --device cuda with
+     * GPUIMG_JPEG_ENTROPY=cpu against without (session 13, two runs each;
+     * bench/results/h200-2026-11-26-session13.md): the decode stage's
+     * difference, 20.1 s over 3560 MP on the codec workers (16 at once),
+     * and the kernel stage's, 1.0 s (its rounds wait on the device). */
+    .cpu_jpeg_entropy_ns = 5.6,
+    .gpu_jpeg_entropy_ns = 0.28,
     /* The exact JPEG writer, same machine and folder: the encode stage of
      * the CPU route, 14.9 s over 3500 MP (16 writers at once), and the
      * GPU's kernels with the file's download (the download stage of the
