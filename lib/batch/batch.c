@@ -108,6 +108,24 @@ static gi__batch_image *queue_pop(job_queue *q)
     return job;
 }
 
+/* Takes the first job that the CPU can compute at its own pace: one
+ * decoded to pixels, not a JPEG whose Huffman decoding was deferred to the
+ * device (jpeg_deferred.h: the CPU would decode it all over again, 50
+ * times the GPU's time); NULL when the queue holds none. */
+static gi__batch_image *queue_take_for_cpu(job_queue *q)
+{
+    for (size_t i = 0; i < q->count; i++) {
+        gi__batch_image *job = q->jobs[(q->head + i) % q->cap];
+        if (job->coeffs.deferred) continue;
+        for (size_t k = i; k > 0; k--) /* the jobs before it move up one place */
+            q->jobs[(q->head + k) % q->cap] = q->jobs[(q->head + k - 1) % q->cap];
+        q->head = (q->head + 1) % q->cap;
+        q->count--;
+        return job;
+    }
+    return NULL;
+}
+
 static int stopped(const pipeline *p)
 {
     return p->opts->stop && *p->opts->stop;
@@ -246,6 +264,15 @@ static void finish(pipeline *p, gi__batch_image *job)
     settle(p, job);
 }
 
+/* Whether the lanes' plan is made (under the lock). Under AUTO the codec
+ * workers wait for it (a header read and a context, milliseconds): a JPEG
+ * decoded before it would be decoded whole on the CPU, 55 ms a 9 MP photo,
+ * where the plan may want its Huffman decoding on the device (2 ms). */
+static int plan_made(const pipeline *p)
+{
+    return p->opts->device != GI_DEVICE_AUTO || !gi_cuda_compiled() || p->first_lane_open;
+}
+
 static void *codec_worker(void *arg)
 {
     pipeline *p = arg;
@@ -258,7 +285,7 @@ static void *codec_worker(void *arg)
             finish(p, job);
             pthread_mutex_lock(&p->lock);
             pthread_cond_broadcast(&p->changed);
-        } else if (inputs_left(p) && queue_has_room(&p->decoded)) {
+        } else if (inputs_left(p) && queue_has_room(&p->decoded) && plan_made(p)) {
             gi_batch_item *it = take_next_item(p);
             gi__jpeg_route space;
             const gi__jpeg_route *route = jpeg_route(p, NULL, &space);
@@ -360,10 +387,12 @@ static void *compute_worker(void *arg)
     else open_lane(p, lane);
     pthread_mutex_lock(&p->lock);
     for (;;) {
+        gi__batch_image *job = NULL;
         if (lane->bridge && (p->lane_warm || p->lanes_on_cpu || !lane->ctx)) {
             break;
-        } else if (p->decoded.count && queue_has_room(&p->computed)) {
-            gi__batch_image *job = queue_pop(&p->decoded);
+        } else if (p->decoded.count && queue_has_room(&p->computed) &&
+                   (job = lane->bridge ? queue_take_for_cpu(&p->decoded)
+                                       : queue_pop(&p->decoded)) != NULL) {
             p->computed.reserved++;
             pthread_cond_broadcast(&p->changed);
             pthread_mutex_unlock(&p->lock);
