@@ -30,6 +30,12 @@ gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **s
     return GI_OK;
 }
 
+void gi__context_hint_files(gi_context *ctx, int in, int out)
+{
+    ctx->files_in = in;
+    ctx->files_out = out;
+}
+
 void gi__context_set_cpu_threads(gi_context *ctx, int threads)
 {
     ctx->cpu_threads = threads;
@@ -225,8 +231,8 @@ gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)
     ctx->plan_says_cuda = plan.use_cuda;
     if (ctx->requested != GI_DEVICE_AUTO || !plan.use_cuda) return GI_OK;
     const gi__plan_step *first = &job.steps[0];
-    ctx->pin_in = (size_t)first->width * first->height * first->channels;
-    ctx->pin_out = (size_t)job.out_bytes;
+    ctx->pin_in = ctx->files_in ? 0 : (size_t)first->width * first->height * first->channels;
+    ctx->pin_out = ctx->files_out ? 0 : (size_t)job.out_bytes;
     begin_cuda(ctx);
     return GI_OK;
 }

@@ -336,6 +336,9 @@ static void plan_lane(pipeline *p, compute_lane *lane)
                          .channels = size.channels,
                          .ready_in_ms = single ? gi__estimate_decode_ms(&size) : 0,
                          .pipelined = !single};
+    gi_format out = p->opts->job.save.format;
+    if (out == GI_FORMAT_AUTO && median->out) out = gi_format_from_path(median->out);
+    gi__context_hint_files(lane->ctx, size.format == GI_FORMAT_JPEG, out == GI_FORMAT_JPEG);
     if (gi_context_plan_hint(lane->ctx, &hint) != GI_OK || single) return;
     const int on_cpu = strcmp(gi_context_backend(lane->ctx), "cpu") == 0;
     pthread_mutex_lock(&p->lock);
