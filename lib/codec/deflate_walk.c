@@ -59,11 +59,14 @@ typedef struct {
     uint32_t e[(1 << ROOT_BITS) + (1 << 15)];
 } huff;
 
+/* code's low len bits (at most 15) in the other order */
 static unsigned reverse(unsigned code, int len)
 {
-    unsigned rev = 0;
-    for (int i = 0; i < len; i++) rev |= (code >> i & 1) << (len - 1 - i);
-    return rev;
+    code = (code & 0x5555) << 1 | (code >> 1 & 0x5555);
+    code = (code & 0x3333) << 2 | (code >> 2 & 0x3333);
+    code = (code & 0x0f0f) << 4 | (code >> 4 & 0x0f0f);
+    code = (code & 0x00ff) << 8 | (code >> 8 & 0x00ff);
+    return code >> (16 - len);
 }
 
 /* The canonical code of lens[0..n) (RFC 1951 3.2.2) into t, the symbols
@@ -93,16 +96,24 @@ static int build(huff *t, const uint8_t *lens, int n, int valid, const uint8_t *
     memset(t->e, 0, sizeof t->e[0] << root);
     /* The subtables' sizes: the longest code under each root entry. */
     unsigned rev[288];
-    uint8_t sub_bits[1 << ROOT_BITS] = {0};
+    uint8_t sub_bits[1 << ROOT_BITS];
+    uint16_t subs[288]; /* root entries with a subtable, in the order first seen */
+    int n_subs = 0;
     for (int s = 0; s < n; s++) {
         if (!lens[s]) continue;
         rev[s] = reverse(next[lens[s]]++, lens[s]);
-        if (lens[s] > root && lens[s] - root > sub_bits[rev[s] & root_mask])
-            sub_bits[rev[s] & root_mask] = (uint8_t)(lens[s] - root);
+        if (lens[s] <= root) continue;
+        const unsigned i = rev[s] & root_mask;
+        if (t->e[i] != SUBTABLE) { /* first seen */
+            t->e[i] = SUBTABLE;
+            sub_bits[i] = 0;
+            subs[n_subs++] = (uint16_t)i;
+        }
+        if (lens[s] - root > sub_bits[i]) sub_bits[i] = (uint8_t)(lens[s] - root);
     }
     unsigned at = 1u << root;
-    for (unsigned i = 0; i <= root_mask; i++) {
-        if (!sub_bits[i]) continue;
+    for (int k = 0; k < n_subs; k++) {
+        const unsigned i = subs[k];
         t->e[i] = at << 8 | SUBTABLE | sub_bits[i];
         memset(t->e + at, 0, sizeof t->e[0] << sub_bits[i]);
         at += 1u << sub_bits[i];
