@@ -19,10 +19,11 @@
 #include <stdint.h>
 
 /* Chosen by measurement (docs/performance.md, "Which PNG settings"): at
- * libdeflate level 4 on a 9 MP RGBA photo's filtered rows, 1 MiB pieces
- * cost about 0.1% in size against one stream, and make 34 pieces, enough
- * for 16 threads to share evenly. Changing it changes the bytes of every
- * PNG of more than this many filtered bytes. */
+ * libdeflate level 4 on two 9 MP RGBA photos' filtered rows, 1 MiB pieces
+ * cost 0.02-0.12% in size against one stream (4 MiB: 0.005-0.05%) and make
+ * 34-36 pieces, enough for 16 threads to share evenly; the CPU time hardly
+ * depends on the size. Changing it changes the bytes of every PNG of more
+ * than this many filtered bytes. */
 #define GI_ZLIB_PIECE_BYTES ((size_t)1 << 20)
 
 /* The zlib stream of data[0..size) at libdeflate level `level` (clamped to
