@@ -217,9 +217,11 @@ typedef struct gi_save_options {
     int png_level;
     gi_png_filter png_filter;
     const gi_metadata *metadata;
-    /* Threads one JPEG encode may use (pieces of MCU rows): 0 (the
-     * default) or 1 encodes on the calling thread alone. The bytes do not
-     * depend on it. gi_batch_run sets it for a batch of one image. */
+    /* Threads one JPEG or PNG encode may use (JPEG: pieces of MCU rows;
+     * PNG, with libdeflate: the deflate in pieces of 1 MiB of filtered
+     * rows): 0 (the default) or 1 encodes on the calling thread alone.
+     * The bytes do not depend on it. gi_batch_run sets it for a batch of
+     * one image. */
     int encode_threads;
 } gi_save_options;
 void gi_save_options_default(gi_save_options *opts);

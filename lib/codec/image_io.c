@@ -302,7 +302,8 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
     byte_sink sink = {0};
     int ok = opts->format == GI_FORMAT_PNG
                  ? gi__stb_write_png(sink_write, &sink, img->width, img->height, img->channels,
-                                     img->data, (int)img->stride, level, filter)
+                                     img->data, (int)img->stride, level, filter,
+                                     opts->encode_threads)
              : opts->format == GI_FORMAT_JPEG
                  ? gi__jpeg_write(img->data, img->width, img->height, img->channels, img->stride,
                                   quality, opts->encode_threads, &sink.data, &sink.size) == 0

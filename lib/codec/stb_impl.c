@@ -22,24 +22,31 @@
 
 #ifdef GPUIMG_HAVE_LIBDEFLATE
 /* stb_image_write's own deflate is the slowest stage of a PNG job;
- * libdeflate makes the same zlib stream several times faster. */
-#include <stdlib.h>
-#include <libdeflate.h>
+ * libdeflate makes the same zlib stream several times faster, and
+ * zlib_pieces.c compresses it in pieces on several threads.
+ *
+ * stb's hook takes no context of its own, so the thread count reaches it
+ * through a thread-local: gi__stb_write_png sets it on the calling thread
+ * just around stbi_write_png_to_func, which calls the hook synchronously
+ * on that same thread, and puts it back after; every other caller of the
+ * hook (stbi_zlib_compress for metadata) finds 0, one thread. Threads
+ * that encode at the same time each see their own value. The bytes do not
+ * depend on it, only the time does. */
+#include "zlib_pieces.h"
+
+static _Thread_local int png_deflate_threads;
 
 static unsigned char *gi__libdeflate_zlib(unsigned char *data, int len, int *out_len, int level)
 {
-    struct libdeflate_compressor *c =
-        libdeflate_alloc_compressor(level < 1 ? 1 : level > 12 ? 12 : level);
-    if (!c) return NULL;
-    size_t bound = libdeflate_zlib_compress_bound(c, (size_t)len);
-    unsigned char *out = gi__pixels_alloc(bound); /* stb releases it with STBIW_FREE */
-    size_t n = out ? libdeflate_zlib_compress(c, data, (size_t)len, out, bound) : 0;
-    libdeflate_free_compressor(c);
-    if (n == 0 || n > 0x7fffffff) {
+    size_t n = 0;
+    unsigned char *out = gi__zlib_compress_pieces(data, (size_t)(len < 0 ? 0 : len), level,
+                                                  png_deflate_threads, GI_ZLIB_PIECE_BYTES,
+                                                  &n, NULL); /* stb frees it with STBIW_FREE */
+    if (out && n > 0x7fffffff) {
         gi__pixels_free(out);
         return NULL;
     }
-    *out_len = (int)n;
+    if (out) *out_len = (int)n;
     return out;
 }
 #define STBIW_ZLIB_COMPRESS gi__libdeflate_zlib
@@ -70,13 +77,28 @@ GI_STB_WARNINGS_ON
  * them back in between does it encode holding the lock alone. */
 static pthread_rwlock_t png_settings_lock = PTHREAD_RWLOCK_INITIALIZER;
 
+static int write_png(stbi_write_func *func, void *context, int w, int h, int channels,
+                     const void *pixels, int stride, int threads)
+{
+#ifdef GPUIMG_HAVE_LIBDEFLATE
+    png_deflate_threads = threads;
+#else
+    (void)threads;
+#endif
+    int ok = stbi_write_png_to_func(func, context, w, h, channels, pixels, stride);
+#ifdef GPUIMG_HAVE_LIBDEFLATE
+    png_deflate_threads = 0;
+#endif
+    return ok;
+}
+
 int gi__stb_write_png(stbi_write_func *func, void *context, int w, int h, int channels,
-                      const void *pixels, int stride, int level, int filter)
+                      const void *pixels, int stride, int level, int filter, int threads)
 {
     for (int attempt = 0;; attempt++) {
         if (pthread_rwlock_rdlock(&png_settings_lock) != 0) return 0;
         if (stbi_write_png_compression_level == level && stbi_write_force_png_filter == filter) {
-            int ok = stbi_write_png_to_func(func, context, w, h, channels, pixels, stride);
+            int ok = write_png(func, context, w, h, channels, pixels, stride, threads);
             pthread_rwlock_unlock(&png_settings_lock);
             return ok;
         }
@@ -85,7 +107,7 @@ int gi__stb_write_png(stbi_write_func *func, void *context, int w, int h, int ch
         stbi_write_png_compression_level = level;
         stbi_write_force_png_filter = filter;
         if (attempt > 0) { /* settings contended: encode alone rather than retry forever */
-            int ok = stbi_write_png_to_func(func, context, w, h, channels, pixels, stride);
+            int ok = write_png(func, context, w, h, channels, pixels, stride, threads);
             pthread_rwlock_unlock(&png_settings_lock);
             return ok;
         }
