@@ -80,6 +80,7 @@ typedef struct pipeline {
     int lane_warm;       /* a lane other than the bridge has finished an image */
     int lanes_on_cpu;    /* the lanes' plan chose the CPU: no bridge needed */
     int lanes_on_cuda;   /* ...or CUDA: JPEGs may decode to coefficients */
+    int encoding;        /* codec workers encoding an image */
     double waited_ms;    /* every thread's time in wait_for_change, summed */
     int threads;         /* the threads that ran (the calling thread alone: 0) */
 } pipeline;
@@ -264,6 +265,20 @@ static void finish(pipeline *p, gi__batch_image *job)
     settle(p, job);
 }
 
+/* The threads an encode may take (under the lock): one, until fewer
+ * images are left than codec workers; then the workers' share each of
+ * those left, so that the batch's last images (a folder's PNGs, whose
+ * deflate takes 250-320 ms a 9 MP photo on one core) do not run on one
+ * core each while the others idle. The bytes are the same on any number
+ * of threads (jpeg_write.h, zlib_pieces.h). */
+static int tail_threads(const pipeline *p)
+{
+    size_t left = (p->count - p->next) + p->decoded.count + p->decoded.reserved +
+                  p->computed.count + p->computed.reserved + (size_t)p->encoding + 1;
+    int workers = p->shape.codec_workers;
+    return left < (size_t)workers ? workers / (int)left : 1;
+}
+
 /* Whether the lanes' plan is made (under the lock). Under AUTO the codec
  * workers wait for it (a header read and a context, milliseconds): a JPEG
  * decoded before it would be decoded whole on the CPU, 55 ms a 9 MP photo,
@@ -280,10 +295,13 @@ static void *codec_worker(void *arg)
     for (;;) {
         if (p->computed.count) {
             gi__batch_image *job = queue_pop(&p->computed);
+            job->encode_threads = tail_threads(p);
+            p->encoding++;
             pthread_cond_broadcast(&p->changed);
             pthread_mutex_unlock(&p->lock);
             finish(p, job);
             pthread_mutex_lock(&p->lock);
+            p->encoding--;
             pthread_cond_broadcast(&p->changed);
         } else if (inputs_left(p) && queue_has_room(&p->decoded) && plan_made(p)) {
             gi_batch_item *it = take_next_item(p);

@@ -166,6 +166,7 @@ static int make_parent_dirs(const char *root, const char *path)
 static gi_save_options save_options(const gi_batch_options *o, gi__batch_image *job)
 {
     gi_save_options save = gi__job_save_options(&o->job, &job->meta);
+    if (job->encode_threads > save.encode_threads) save.encode_threads = job->encode_threads;
     if (save.format == GI_FORMAT_AUTO) save.format = gi_format_from_path(job->item->out);
     char left_out[300];
     if (save.metadata &&

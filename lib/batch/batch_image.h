@@ -14,6 +14,8 @@ typedef struct {
     uint8_t *in_bytes;     /* the input file, kept while a deferred scan reads it */
     gi_metadata meta;    /* the input's, as the job keeps it */
     gi__chain_jpeg_out jpeg_out; /* the output file, when the compute encoded it */
+    int encode_threads;  /* more threads than the options give its encode (the batch's
+                            tail shares the idle cores); 0: the options' */
 } gi__batch_image;
 
 /* Each step returns 0, or -1 after marking the item failed with a line
