@@ -24,7 +24,13 @@
  * is within g = (c + m + 2) u of its value, relative: the products round
  * by at most u of themselves (u of the sum in all; none with a fused
  * multiply-add), each of the fewer than c + m additions by u of a partial
- * sum, and no partial sum exceeds the whole. So vc and va are each off by
+ * sum, and no partial sum exceeds the whole. Symmetric taps (w[k] =
+ * w[-k]; blur_symmetric_sums) may add the two rows of a weight first and
+ * multiply the pair (taps = 2R + 1 <= BLUR_CHUNK, one chunk): each
+ * pair's addition rounds by at most u of itself (u of the sum in all), an
+ * unfused product by u more, and the R + 1 products' additions by u of a
+ * partial sum each: within (R + 3) u, less than g = (2R + 4) u. So vc
+ * and va are each off by
  * at most g; r, the reciprocal of va, by 8u (one Newton step on a 12- or
  * 14-bit estimate: e^2 + 2u with e <= 1.5 * 2^-12; a division: u); and
  * q = vc r + 1/2 rounds once more, so |q - t| <= q (2g + 9u) to first
@@ -35,7 +41,10 @@
  * Where both ends have one floor, that is floor(t) (t >= 0: truncation is
  * the floor); from 255 on a colour is 255, and a q past int32 (vc can be
  * 2^41 where va is 1: a colour's h can round to more than 0 where alpha's
- * rounds to 0) truncates to at least that (blur_truncate). va = 0
+ * rounds to 0) truncates to at least that (blur_truncate). (AVX2's finish
+ * caps q at 255.75 first: both ends of a capped q truncate to 255, and t
+ * is then past 255 as q (1 - D) is; q below the cap is as before. The
+ * same outputs, and the same lanes left undecided.) va = 0
  * exactly where the float sum is 0 (all terms are nonnegative): r = 0 and
  * q = 1/2 give 0, the formula's output for colour and alpha alike.
  * tests/cpu/test_blur_finish.c checks the sums and the finish against the
@@ -78,6 +87,8 @@ typedef struct {
     const int32_t *wi;  /* and as integers, for blur_exact_lane */
     int taps;
     float bound;        /* blur_float_bound(taps) */
+    int symmetric;      /* w[k] = w[taps - 1 - k] and taps <= BLUR_CHUNK:
+                           blur_symmetric_sums may make the sums */
 } blur_float_taps;
 
 /* D of the header comment for a sum of `taps` products. */
@@ -265,6 +276,37 @@ static inline __attribute__((always_inline)) void blur_chunk_sums(const blur_flo
                 part[j][g] = blur_fmadd(w, blur_loadf(row + g * BLUR_LANES), part[j][g]);
         }
     }
+}
+
+/* out[j] = sum_k w[k] rows[j + k][at ..] for the BLUR_ROWS output rows j,
+ * one vector each, where the taps are symmetric (t->symmetric): for each
+ * weight but the centre's, its two rows added first, then multiplied and
+ * added in one step (the header's sum with a different rounding, within
+ * the same bound). The rows of each output row slide through registers
+ * from one weight to the next, so that a weight costs two loads for all
+ * the output rows, not one a row and tap. */
+static inline __attribute__((always_inline)) void blur_symmetric_sums(const blur_float_taps *t,
+                                                                      const float *const *rows, size_t at,
+                                                                      blur_vf out[BLUR_ROWS])
+{
+    const int R = t->taps / 2;
+    /* a[j]: row j + k, b[j]: row j + 2R - k, at weight k */
+    blur_vf s[BLUR_ROWS], a[BLUR_ROWS], b[BLUR_ROWS];
+    for (int j = 0; j < BLUR_ROWS; j++) {
+        a[j] = blur_loadf(rows[j] + at);
+        b[j] = blur_loadf(rows[j + 2 * R] + at);
+        s[j] = (blur_vf){0};
+    }
+    for (int k = 0; k < R; k++) {
+        const blur_vf w = blur_splatf(t->w[k]);
+        for (int j = 0; j < BLUR_ROWS; j++) s[j] = blur_fmadd(w, a[j] + b[j], s[j]);
+        for (int j = 0; j + 1 < BLUR_ROWS; j++) a[j] = a[j + 1];
+        for (int j = BLUR_ROWS - 1; j > 0; j--) b[j] = b[j - 1];
+        a[BLUR_ROWS - 1] = blur_loadf(rows[k + BLUR_ROWS] + at);
+        b[0] = blur_loadf(rows[2 * R - k - 1] + at);
+    }
+    const blur_vf w = blur_splatf(t->w[R]);
+    for (int j = 0; j < BLUR_ROWS; j++) out[j] = blur_fmadd(w, a[j], s[j]);
 }
 
 /* acc[j][g]: the same over all the taps, in chunks of BLUR_CHUNK. */

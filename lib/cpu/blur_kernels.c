@@ -397,6 +397,21 @@ segment_sums(const blur_float_taps *t, const float *const *rows, size_t offset, 
 static __attribute__((noinline)) void segment_sums_rows(const blur_float_taps *t, const float *const *rows,
                                                         size_t offset, size_t n, blur_vf sums[BLUR_ROWS][SEGMENT / LANES])
 {
+#if VBYTES == 32 && defined(__AVX2__)
+    /* AVX2: symmetric taps a vector at a time, their windows of rows in
+     * registers (blur_symmetric_sums: the sums of 13 taps took two thirds
+     * of the time; the chunks' loop issues a load of a row pointer or a
+     * vector for each multiply-add, and AVX2's 16 registers hold no
+     * windows for two vectors at once) */
+    if (t->symmetric) {
+        for (int v = 0; v < SEGMENT / LANES && offset + (size_t)v * LANES < n; v++) {
+            blur_vf out[BLUR_ROWS];
+            blur_symmetric_sums(t, rows, offset + (size_t)v * LANES, out);
+            for (int j = 0; j < BLUR_ROWS; j++) sums[j][v] = out[j];
+        }
+        return;
+    }
+#endif
     segment_sums(t, rows, offset, n, BLUR_ROWS, sums);
 }
 
