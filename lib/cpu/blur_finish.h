@@ -278,36 +278,77 @@ static inline __attribute__((always_inline)) void blur_chunk_sums(const blur_flo
     }
 }
 
-/* out[j] = sum_k w[k] rows[j + k][at ..] for the BLUR_ROWS output rows j,
- * one vector each, where the taps are symmetric (t->symmetric): for each
- * weight but the centre's, its two rows added first, then multiplied and
- * added in one step (the header's sum with a different rounding, within
- * the same bound). The rows of each output row slide through registers
- * from one weight to the next, so that a weight costs two loads for all
- * the output rows, not one a row and tap. */
+/* out[j] = sum_k w[k] rows[j + k][at ..] for the BLUR_ROWS (4) output
+ * rows j, one vector each, where the taps are symmetric (t->symmetric):
+ * for each weight but the centre's, its two rows added first, then
+ * multiplied and added in one step (the header's sum with a different
+ * rounding, within the same bound). The rows of the output rows slide
+ * through registers from one weight to the next, so that a weight costs
+ * two loads for all four output rows, not one a row and tap; the loop is
+ * unrolled four times with the registers' roles renamed at each step
+ * (a plain loop moved each window a register down at every step, and
+ * the moves took as many slots as the arithmetic). */
+#define BLUR_SYM_STEP(A0, A1, A2, A3, B0, B1, B2, B3, k)                                   \
+    do {                                                                                  \
+        const blur_vf w_ = blur_splatf(t->w[k]);                                          \
+        s0 = blur_fmadd(w_, A0 + B0, s0);                                                 \
+        s1 = blur_fmadd(w_, A1 + B1, s1);                                                 \
+        s2 = blur_fmadd(w_, A2 + B2, s2);                                                 \
+        s3 = blur_fmadd(w_, A3 + B3, s3);                                                 \
+        A0 = blur_loadf(rows[(k) + 4] + at);         /* the a window's next row */        \
+        B3 = blur_loadf(rows[2 * R - (k) - 1] + at); /* and the b window's */            \
+    } while (0)
+#define BLUR_SYM_END(A0, A1, A2, A3)                                                      \
+    do {                                                                                  \
+        const blur_vf w_ = blur_splatf(t->w[R]);                                          \
+        out[0] = blur_fmadd(w_, A0, s0);                                                  \
+        out[1] = blur_fmadd(w_, A1, s1);                                                  \
+        out[2] = blur_fmadd(w_, A2, s2);                                                  \
+        out[3] = blur_fmadd(w_, A3, s3);                                                  \
+    } while (0)
+_Static_assert(BLUR_ROWS == 4, "blur_symmetric_sums makes four rows");
 static inline __attribute__((always_inline)) void blur_symmetric_sums(const blur_float_taps *t,
                                                                       const float *const *rows, size_t at,
                                                                       blur_vf out[BLUR_ROWS])
 {
     const int R = t->taps / 2;
-    /* a[j]: row j + k, b[j]: row j + 2R - k, at weight k */
-    blur_vf s[BLUR_ROWS], a[BLUR_ROWS], b[BLUR_ROWS];
-    for (int j = 0; j < BLUR_ROWS; j++) {
-        a[j] = blur_loadf(rows[j] + at);
-        b[j] = blur_loadf(rows[j + 2 * R] + at);
-        s[j] = (blur_vf){0};
+    /* at weight k, output row j reads rows j + k (the a window) and
+     * j + 2R - k (the b window) */
+    blur_vf a0 = blur_loadf(rows[0] + at), a1 = blur_loadf(rows[1] + at), a2 = blur_loadf(rows[2] + at),
+            a3 = blur_loadf(rows[3] + at);
+    blur_vf b0 = blur_loadf(rows[2 * R] + at), b1 = blur_loadf(rows[2 * R + 1] + at),
+            b2 = blur_loadf(rows[2 * R + 2] + at), b3 = blur_loadf(rows[2 * R + 3] + at);
+    blur_vf s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+    int k = 0;
+    for (; k + 4 <= R; k += 4) {
+        BLUR_SYM_STEP(a0, a1, a2, a3, b0, b1, b2, b3, k);
+        BLUR_SYM_STEP(a1, a2, a3, a0, b3, b0, b1, b2, k + 1);
+        BLUR_SYM_STEP(a2, a3, a0, a1, b2, b3, b0, b1, k + 2);
+        BLUR_SYM_STEP(a3, a0, a1, a2, b1, b2, b3, b0, k + 3);
     }
-    for (int k = 0; k < R; k++) {
-        const blur_vf w = blur_splatf(t->w[k]);
-        for (int j = 0; j < BLUR_ROWS; j++) s[j] = blur_fmadd(w, a[j] + b[j], s[j]);
-        for (int j = 0; j + 1 < BLUR_ROWS; j++) a[j] = a[j + 1];
-        for (int j = BLUR_ROWS - 1; j > 0; j--) b[j] = b[j - 1];
-        a[BLUR_ROWS - 1] = blur_loadf(rows[k + BLUR_ROWS] + at);
-        b[0] = blur_loadf(rows[2 * R - k - 1] + at);
+    switch (R - k) {
+    case 0:
+        BLUR_SYM_END(a0, a1, a2, a3);
+        return;
+    case 1:
+        BLUR_SYM_STEP(a0, a1, a2, a3, b0, b1, b2, b3, k);
+        BLUR_SYM_END(a1, a2, a3, a0);
+        return;
+    case 2:
+        BLUR_SYM_STEP(a0, a1, a2, a3, b0, b1, b2, b3, k);
+        BLUR_SYM_STEP(a1, a2, a3, a0, b3, b0, b1, b2, k + 1);
+        BLUR_SYM_END(a2, a3, a0, a1);
+        return;
+    default:
+        BLUR_SYM_STEP(a0, a1, a2, a3, b0, b1, b2, b3, k);
+        BLUR_SYM_STEP(a1, a2, a3, a0, b3, b0, b1, b2, k + 1);
+        BLUR_SYM_STEP(a2, a3, a0, a1, b2, b3, b0, b1, k + 2);
+        BLUR_SYM_END(a3, a0, a1, a2);
+        return;
     }
-    const blur_vf w = blur_splatf(t->w[R]);
-    for (int j = 0; j < BLUR_ROWS; j++) out[j] = blur_fmadd(w, a[j], s[j]);
 }
+#undef BLUR_SYM_STEP
+#undef BLUR_SYM_END
 
 /* acc[j][g]: the same over all the taps, in chunks of BLUR_CHUNK. */
 static inline __attribute__((always_inline)) void blur_float_sums(const blur_float_taps *t,

@@ -394,6 +394,12 @@ segment_sums(const blur_float_taps *t, const float *const *rows, size_t offset, 
     }
 }
 
+#if VBYTES == 32 && defined(__AVX2__) && defined(__GNUC__) && !defined(__clang__)
+/* GCC: blur_symmetric_sums' 14 live vectors fit AVX2's 16 registers only
+ * when the scheduler weighs register pressure (without it, GCC started
+ * later steps' additions early and kept three vectors on the stack) */
+__attribute__((optimize("schedule-insns", "sched-pressure")))
+#endif
 static __attribute__((noinline)) void segment_sums_rows(const blur_float_taps *t, const float *const *rows,
                                                         size_t offset, size_t n, blur_vf sums[BLUR_ROWS][SEGMENT / LANES])
 {
