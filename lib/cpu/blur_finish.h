@@ -430,6 +430,45 @@ static __attribute__((noinline, cold)) blur_vi blur_exact_lanes(const blur_float
     return v;
 }
 
+#if BLUR_LANES == 8 && defined(__AVX2__) && defined(__FMA__)
+/* AVX2 with FMA: blur_exact_lane for the 8 values (whole pixels) from
+ * value i of a row on, all at once:
+ * the sums in doubles, which hold them exactly (products below 2^40,
+ * sums below 2^42), and the quotient's floor from a division: with N =
+ * vc + floor(va / 2) and m = floor(N / va), the correctly rounded N / va
+ * lies in [m, m + 1) as (m + 1) va <= N + va < 2^53 keeps m + 1 - N / va
+ * >= 1 / va above half its unit in the last place. (In place of the lane
+ * by lane 64-bit sums: the undecided lanes took a twentieth of the RGBA
+ * blur's time.) */
+static __attribute__((noinline, cold)) blur_vi blur_exact_vector(const blur_float_taps *t, const float *const *rows,
+                                                          size_t i, int ch)
+{
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    for (int k = 0; k < t->taps; k++) {
+        const __m256 h = _mm256_loadu_ps(rows[k] + i);
+        const __m256d w = _mm256_set1_pd((double)t->wi[k]);
+        lo = _mm256_fmadd_pd(w, _mm256_cvtps_pd(_mm256_castps256_ps128(h)), lo);
+        hi = _mm256_fmadd_pd(w, _mm256_cvtps_pd(_mm256_extractf128_ps(h, 1)), hi);
+    }
+    __m128i half[2];
+    for (int x = 0; x < 2; x++) {
+        const __m256d vc = x ? hi : lo;
+        /* each lane's pixel's alpha sum: lane 3 of the 4 (4 channels), or
+         * the odd lane of each two */
+        const int four = ch == 4;
+        const __m256d va = four ? _mm256_permute4x64_pd(vc, 0xFF) : _mm256_permute_pd(vc, 0xF);
+        const __m256d n = _mm256_add_pd(vc, _mm256_floor_pd(_mm256_mul_pd(va, _mm256_set1_pd(0.5))));
+        __m256d q = _mm256_min_pd(_mm256_floor_pd(_mm256_div_pd(n, va)), _mm256_set1_pd(255.0));
+        q = _mm256_and_pd(q, _mm256_cmp_pd(va, _mm256_setzero_pd(), _CMP_GT_OQ)); /* va = 0: 0 */
+        const __m256d alpha = _mm256_floor_pd(_mm256_mul_pd(_mm256_add_pd(va, _mm256_set1_pd(0x1p23)),
+                                                            _mm256_set1_pd(0x1p-24)));
+        q = four ? _mm256_blend_pd(q, alpha, 0x8) : _mm256_blend_pd(q, alpha, 0xA);
+        half[x] = _mm256_cvttpd_epi32(q);
+    }
+    return (blur_vi)_mm256_set_m128i(half[1], half[0]);
+}
+#endif
+
 /* The outputs of BLUR_LANES values from value i of a row on: the float
  * finish (low, high: blur_finish_ends'), and blur_exact_lane where it is
  * unsure. */

@@ -485,7 +485,7 @@ static inline __attribute__((always_inline)) void finish_quad(const blur_float_t
     if (__builtin_expect(_mm256_movemask_ps((__m256)all) != 0xFF, 0))
         for (int g = 0; g < 4; g++) {
             const unsigned unsure = (unsigned)_mm256_movemask_ps((__m256)same[g]) ^ 0xFFu;
-            if (unsure) v[g] = (__m256i)blur_exact_lanes(t, rows, i + (size_t)g * LANES, unsure, (blur_vi)v[g], ch);
+            if (unsure) v[g] = (__m256i)blur_exact_vector(t, rows, i + (size_t)g * LANES, ch);
         }
     /* words 0-3 of v0, v1 | 4-7 of v0, v1; bytes of v0 v1 v2 v3 (0-3) | (4-7) */
     const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(v[0], v[1]), _mm256_packus_epi32(v[2], v[3]));

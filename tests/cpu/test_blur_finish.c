@@ -3,7 +3,8 @@
  * redoing in integers the lanes where the interval straddles an integer
  * (lib/cpu/blur_finish.h). This checks that, through the same functions
  * the kernels use (blur_float_sums, blur_symmetric_sums where the taps
- * are symmetric, blur_finish_vector), against the
+ * are symmetric, blur_finish_vector, and with AVX2 blur_exact_vector on
+ * every vector), against the
  * integer formula of gpuimg.h,
  *     colour  out = va == 0 ? 0 : min(255, (vc + va / 2) / va)
  *     alpha   out = (va + 2^23) >> 24,
@@ -82,8 +83,14 @@ static long check_rows(const case_rows *c, int channels, int nrows, int symmetri
         const blur_vf low = blur_splatf(1.0f - c->t.bound), high = blur_splatf(1.0f + c->t.bound);
         const blur_vi v = channels == 4 ? blur_finish_vector(&c->t, rows + j, 0, acc[j][0], low, high, 4)
                                         : blur_finish_vector(&c->t, rows + j, 0, acc[j][0], low, high, 2);
-        int32_t out[BLUR_LANES];
+        int32_t out[BLUR_LANES], exact[BLUR_LANES];
         memcpy(out, &v, sizeof out);
+#if BLUR_LANES == 8 && defined(__AVX2__) && defined(__FMA__)
+        const blur_vi e = blur_exact_vector(&c->t, rows + j, 0, channels); /* AVX2's redo of undecided lanes */
+        memcpy(exact, &e, sizeof exact);
+#else
+        memcpy(exact, out, sizeof exact);
+#endif
         for (int l = 0; l < BLUR_LANES; l++) {
             const int alpha = l - l % channels + channels - 1;
             uint64_t vc = 0, va = 0;
@@ -92,11 +99,12 @@ static long check_rows(const case_rows *c, int channels, int nrows, int symmetri
                 va += (uint64_t)c->wi[k] * (uint64_t)c->rows[j + k][alpha];
             }
             static int shown;
-            if (out[l] != formula(vc, va, l == alpha) && shown++ < 5)
-                th_check(0, "lane %d, %d channels, %d taps: vc %llu va %llu gave %d, not %u", l, channels,
-                         c->t.taps, (unsigned long long)vc, (unsigned long long)va, out[l],
-                         formula(vc, va, l == alpha));
-            bad += out[l] != formula(vc, va, l == alpha);
+            const int want = formula(vc, va, l == alpha);
+            if ((out[l] != want || exact[l] != want) && shown++ < 5)
+                th_check(0, "lane %d, %d channels, %d taps: vc %llu va %llu gave %d (exact: %d), not %d", l,
+                         channels, c->t.taps, (unsigned long long)vc, (unsigned long long)va, out[l], exact[l],
+                         want);
+            bad += out[l] != want || exact[l] != want;
         }
     }
     return bad;
