@@ -142,6 +142,25 @@ static inline __attribute__((always_inline)) __m256i premultiplied8(const uint8_
 }
 #endif
 
+#if VBYTES == 32 && defined(__AVX2__)
+/* AVX2: sixteen premultiplied samples as 16-bit words (each 128-bit half
+ * whole pixels, as premultiplied8's): half the multiplies and widenings
+ * of two premultiplied8. */
+static inline __attribute__((always_inline)) __m256i premultiplied16w(const uint8_t *in, const int ch)
+{
+    const __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)in));
+    /* each word's pixel's alpha (its low byte), or 0 then 1 */
+    const __m256i pick = ch == 4 ? _mm256_setr_epi8(6, -1, 6, -1, 6, -1, -1, -1, 14, -1, 14, -1, 14, -1, -1, -1,
+                                                    6, -1, 6, -1, 6, -1, -1, -1, 14, -1, 14, -1, 14, -1, -1, -1)
+                                 : _mm256_setr_epi8(2, -1, -1, -1, 6, -1, -1, -1, 10, -1, -1, -1, 14, -1, -1, -1,
+                                                    2, -1, -1, -1, 6, -1, -1, -1, 10, -1, -1, -1, 14, -1, -1, -1);
+    const __m256i one = ch == 4 ? _mm256_setr_epi16(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1)
+                                : _mm256_setr_epi16(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
+    const __m256i a = _mm256_or_si256(_mm256_shuffle_epi8(v, pick), one);
+    return _mm256_xor_si256(_mm256_mullo_epi16(v, a), _mm256_set1_epi16((short)0x8000));
+}
+#endif
+
 /* pairs of premultiplied samples, with the channels a constant: the high
  * halves are the next vector's lanes shifted in. */
 static inline __attribute__((always_inline)) void premultiplied_pairs(const uint8_t *in, size_t count,
@@ -149,7 +168,20 @@ static inline __attribute__((always_inline)) void premultiplied_pairs(const uint
 {
     size_t i = 0;
 #if VBYTES == 32 && defined(__AVX2__)
-    __m256i now8 = premultiplied8(in, ch);
+    /* sixteen at a time: the words of values i + ch .. i + ch + 15 are
+     * those of i .. i + 31 shifted down, and interleaved with i .. i + 15
+     * they are the pairs (the halves' order put right by two permutes) */
+    __m256i now = premultiplied16w(in, ch);
+    for (; i + 16 <= count; i += 16) {
+        const __m256i next = premultiplied16w(in + i + 16, ch);
+        const __m256i cross = _mm256_permute2x128_si256(now, next, 0x21);
+        const __m256i high = ch == 4 ? _mm256_alignr_epi8(cross, now, 8) : _mm256_alignr_epi8(cross, now, 4);
+        const __m256i lo = _mm256_unpacklo_epi16(now, high), hi = _mm256_unpackhi_epi16(now, high);
+        _mm256_storeu_si256((__m256i *)(out + i), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(out + i + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+        now = next;
+    }
+    __m256i now8 = premultiplied8(in + i, ch);
     for (; i + 8 <= count; i += 8) {
         const __m256i next8 = premultiplied8(in + i + 8, ch);
         /* lanes 4..11 of now8:next8; for two channels, 2..9 */
