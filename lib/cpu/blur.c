@@ -281,7 +281,8 @@ gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const in
     }
     int symmetric = taps <= BLUR_CHUNK;
     for (int k = 0; k < taps / 2; k++) symmetric &= weights[k] == weights[taps - 1 - k];
-    j.vertical = (blur_float_taps){float_w, weights, taps, blur_float_bound(taps), symmetric};
+    j.vertical = (blur_float_taps){float_w, weights, taps, blur_float_bound(taps), symmetric,
+                                   blur_symmetric_bound(taps)};
     j.pad_left = -j.taps.first;
     j.pad_right = j.taps.first + 2 * j.taps.pairs - 1; /* the last pair's high half */
     size_t per_column = ring_rows(radius, premultiplied) * (size_t)src->channels * sizeof(uint32_t);

@@ -29,8 +29,9 @@
  * multiply the pair (taps = 2R + 1 <= BLUR_CHUNK, one chunk): each
  * pair's addition rounds by at most u of itself (u of the sum in all), an
  * unfused product by u more, and the R + 1 products' additions by u of a
- * partial sum each: within (R + 3) u, less than g = (2R + 4) u. So vc
- * and va are each off by
+ * partial sum each: within (R + 3) u, less than g = (2R + 4) u, and D
+ * may be made with (R + 3) u for g (blur_symmetric_bound). So vc and va
+ * are each off by
  * at most g; r, the reciprocal of va, by 8u (one Newton step on a 12- or
  * 14-bit estimate: e^2 + 2u with e <= 1.5 * 2^-12; a division: u); and
  * q = vc r + 1/2 rounds once more, so |q - t| <= q (2g + 9u) to first
@@ -89,6 +90,7 @@ typedef struct {
     float bound;        /* blur_float_bound(taps) */
     int symmetric;      /* w[k] = w[taps - 1 - k] and taps <= BLUR_CHUNK:
                            blur_symmetric_sums may make the sums */
+    float symmetric_bound; /* blur_symmetric_bound(taps), for its sums */
 } blur_float_taps;
 
 /* D of the header comment for a sum of `taps` products. */
@@ -97,6 +99,13 @@ static inline float blur_float_bound(int taps)
     const int largest = taps < BLUR_CHUNK ? taps : BLUR_CHUNK;
     const int chunks = (taps + BLUR_CHUNK - 1) / BLUR_CHUNK;
     return (float)((2.0 * (largest + chunks + 2) + 14) * 1.25 * 0x1p-24);
+}
+
+/* D for blur_symmetric_sums' sums of `taps` (2R + 1) products: the
+ * header's with g = (R + 3) u. */
+static inline float blur_symmetric_bound(int taps)
+{
+    return (float)((2.0 * (taps / 2 + 3) + 14) * 1.25 * 0x1p-24);
 }
 
 /* The exact output of value i of a row (channel c of its pixel), from the

@@ -426,7 +426,15 @@ segment_sums(const blur_float_taps *t, const float *const *rows, size_t offset, 
     }
 }
 
-#if VBYTES == 32 && defined(__AVX2__) && defined(__GNUC__) && !defined(__clang__)
+/* Whether segment_sums_rows makes symmetric taps' sums with
+ * blur_symmetric_sums (their bound is t->symmetric_bound). */
+#if VBYTES == 32 && defined(__AVX2__)
+#define SYMMETRIC_SUMS 1
+#else
+#define SYMMETRIC_SUMS 0
+#endif
+
+#if SYMMETRIC_SUMS && defined(__GNUC__) && !defined(__clang__)
 /* GCC: blur_symmetric_sums' 14 live vectors fit AVX2's 16 registers only
  * when the scheduler weighs register pressure (without it, GCC started
  * later steps' additions early and kept three vectors on the stack) */
@@ -435,7 +443,7 @@ __attribute__((optimize("schedule-insns", "sched-pressure")))
 static __attribute__((noinline)) void segment_sums_rows(const blur_float_taps *t, const float *const *rows,
                                                         size_t offset, size_t n, blur_vf sums[BLUR_ROWS][SEGMENT / LANES])
 {
-#if VBYTES == 32 && defined(__AVX2__)
+#if SYMMETRIC_SUMS
     /* AVX2: symmetric taps a vector at a time, their windows of rows in
      * registers (blur_symmetric_sums: the sums of 13 taps took two thirds
      * of the time; the chunks' loop issues a load of a row pointer or a
@@ -557,7 +565,8 @@ premultiplied_rows(const blur_float_taps *t, const float *const *rows, size_t pi
 {
     const size_t n = pixels * ch;
     /* made here: the bytes stored below could alias t->bound */
-    const blur_vf low = blur_splatf(1.0f - t->bound), high = blur_splatf(1.0f + t->bound);
+    const float bound = SYMMETRIC_SUMS && nrows == BLUR_ROWS && t->symmetric ? t->symmetric_bound : t->bound;
+    const blur_vf low = blur_splatf(1.0f - bound), high = blur_splatf(1.0f + bound);
     uint8_t *dst[BLUR_ROWS]; /* here, not reloaded after each store */
     for (int j = 0; j < nrows; j++) dst[j] = out[j];
     for (size_t s0 = 0; s0 < n; s0 += SEGMENT) {

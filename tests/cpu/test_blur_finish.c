@@ -58,7 +58,8 @@ static void set_taps(case_rows *c, const int32_t *w, int taps)
     for (int k = 0; k < taps; k++) c->wi[k] = w[k], c->w[k] = (float)w[k];
     int symmetric = taps <= BLUR_CHUNK;
     for (int k = 0; k < taps / 2; k++) symmetric &= w[k] == w[taps - 1 - k];
-    c->t = (blur_float_taps){c->w, c->wi, taps, blur_float_bound(taps), symmetric && taps % 2};
+    c->t = (blur_float_taps){c->w, c->wi, taps, blur_float_bound(taps), symmetric && taps % 2,
+                             blur_symmetric_bound(taps)};
 }
 
 /* Runs the float sums (symmetric: blur_symmetric_sums', which makes
@@ -80,7 +81,8 @@ static long check_rows(const case_rows *c, int channels, int nrows, int symmetri
         }
     }
     for (int j = 0; j < nrows; j++) {
-        const blur_vf low = blur_splatf(1.0f - c->t.bound), high = blur_splatf(1.0f + c->t.bound);
+        const float bound = symmetric ? c->t.symmetric_bound : c->t.bound; /* as the kernels take it */
+        const blur_vf low = blur_splatf(1.0f - bound), high = blur_splatf(1.0f + bound);
         const blur_vi v = channels == 4 ? blur_finish_vector(&c->t, rows + j, 0, acc[j][0], low, high, 4)
                                         : blur_finish_vector(&c->t, rows + j, 0, acc[j][0], low, high, 2);
         int32_t out[BLUR_LANES], exact[BLUR_LANES];
