@@ -279,7 +279,10 @@ gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const in
         free(float_w);
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "blur weights: each 0..32767, the centre up to 65536");
     }
-    j.vertical = (blur_float_taps){float_w, weights, taps, blur_float_bound(taps)};
+    int symmetric = taps <= BLUR_CHUNK;
+    for (int k = 0; k < taps / 2; k++) symmetric &= weights[k] == weights[taps - 1 - k];
+    j.vertical = (blur_float_taps){float_w, weights, taps, blur_float_bound(taps), symmetric,
+                                   blur_symmetric_bound(taps)};
     j.pad_left = -j.taps.first;
     j.pad_right = j.taps.first + 2 * j.taps.pairs - 1; /* the last pair's high half */
     size_t per_column = ring_rows(radius, premultiplied) * (size_t)src->channels * sizeof(uint32_t);

@@ -24,7 +24,14 @@
  * is within g = (c + m + 2) u of its value, relative: the products round
  * by at most u of themselves (u of the sum in all; none with a fused
  * multiply-add), each of the fewer than c + m additions by u of a partial
- * sum, and no partial sum exceeds the whole. So vc and va are each off by
+ * sum, and no partial sum exceeds the whole. Symmetric taps (w[k] =
+ * w[-k]; blur_symmetric_sums) may add the two rows of a weight first and
+ * multiply the pair (taps = 2R + 1 <= BLUR_CHUNK, one chunk): each
+ * pair's addition rounds by at most u of itself (u of the sum in all), an
+ * unfused product by u more, and the R + 1 products' additions by u of a
+ * partial sum each: within (R + 3) u, less than g = (2R + 4) u, and D
+ * may be made with (R + 3) u for g (blur_symmetric_bound). So vc and va
+ * are each off by
  * at most g; r, the reciprocal of va, by 8u (one Newton step on a 12- or
  * 14-bit estimate: e^2 + 2u with e <= 1.5 * 2^-12; a division: u); and
  * q = vc r + 1/2 rounds once more, so |q - t| <= q (2g + 9u) to first
@@ -35,7 +42,10 @@
  * Where both ends have one floor, that is floor(t) (t >= 0: truncation is
  * the floor); from 255 on a colour is 255, and a q past int32 (vc can be
  * 2^41 where va is 1: a colour's h can round to more than 0 where alpha's
- * rounds to 0) truncates to at least that (blur_truncate). va = 0
+ * rounds to 0) truncates to at least that (blur_truncate). (AVX2's finish
+ * caps q at 255.75 first: both ends of a capped q truncate to 255, and t
+ * is then past 255 as q (1 - D) is; q below the cap is as before. The
+ * same outputs, and the same lanes left undecided.) va = 0
  * exactly where the float sum is 0 (all terms are nonnegative): r = 0 and
  * q = 1/2 give 0, the formula's output for colour and alpha alike.
  * tests/cpu/test_blur_finish.c checks the sums and the finish against the
@@ -78,6 +88,9 @@ typedef struct {
     const int32_t *wi;  /* and as integers, for blur_exact_lane */
     int taps;
     float bound;        /* blur_float_bound(taps) */
+    int symmetric;      /* w[k] = w[taps - 1 - k] and taps <= BLUR_CHUNK:
+                           blur_symmetric_sums may make the sums */
+    float symmetric_bound; /* blur_symmetric_bound(taps), for its sums */
 } blur_float_taps;
 
 /* D of the header comment for a sum of `taps` products. */
@@ -86,6 +99,13 @@ static inline float blur_float_bound(int taps)
     const int largest = taps < BLUR_CHUNK ? taps : BLUR_CHUNK;
     const int chunks = (taps + BLUR_CHUNK - 1) / BLUR_CHUNK;
     return (float)((2.0 * (largest + chunks + 2) + 14) * 1.25 * 0x1p-24);
+}
+
+/* D for blur_symmetric_sums' sums of `taps` (2R + 1) products: the
+ * header's with g = (R + 3) u. */
+static inline float blur_symmetric_bound(int taps)
+{
+    return (float)((2.0 * (taps / 2 + 3) + 14) * 1.25 * 0x1p-24);
 }
 
 /* The exact output of value i of a row (channel c of its pixel), from the
@@ -267,6 +287,78 @@ static inline __attribute__((always_inline)) void blur_chunk_sums(const blur_flo
     }
 }
 
+/* out[j] = sum_k w[k] rows[j + k][at ..] for the BLUR_ROWS (4) output
+ * rows j, one vector each, where the taps are symmetric (t->symmetric):
+ * for each weight but the centre's, its two rows added first, then
+ * multiplied and added in one step (the header's sum with a different
+ * rounding, within the same bound). The rows of the output rows slide
+ * through registers from one weight to the next, so that a weight costs
+ * two loads for all four output rows, not one a row and tap; the loop is
+ * unrolled four times with the registers' roles renamed at each step
+ * (a plain loop moved each window a register down at every step, and
+ * the moves took as many slots as the arithmetic). */
+#define BLUR_SYM_STEP(A0, A1, A2, A3, B0, B1, B2, B3, k)                                   \
+    do {                                                                                  \
+        const blur_vf w_ = blur_splatf(t->w[k]);                                          \
+        s0 = blur_fmadd(w_, A0 + B0, s0);                                                 \
+        s1 = blur_fmadd(w_, A1 + B1, s1);                                                 \
+        s2 = blur_fmadd(w_, A2 + B2, s2);                                                 \
+        s3 = blur_fmadd(w_, A3 + B3, s3);                                                 \
+        A0 = blur_loadf(rows[(k) + 4] + at);         /* the a window's next row */        \
+        B3 = blur_loadf(rows[2 * R - (k) - 1] + at); /* and the b window's */            \
+    } while (0)
+#define BLUR_SYM_END(A0, A1, A2, A3)                                                      \
+    do {                                                                                  \
+        const blur_vf w_ = blur_splatf(t->w[R]);                                          \
+        out[0] = blur_fmadd(w_, A0, s0);                                                  \
+        out[1] = blur_fmadd(w_, A1, s1);                                                  \
+        out[2] = blur_fmadd(w_, A2, s2);                                                  \
+        out[3] = blur_fmadd(w_, A3, s3);                                                  \
+    } while (0)
+_Static_assert(BLUR_ROWS == 4, "blur_symmetric_sums makes four rows");
+static inline __attribute__((always_inline)) void blur_symmetric_sums(const blur_float_taps *t,
+                                                                      const float *const *rows, size_t at,
+                                                                      blur_vf out[BLUR_ROWS])
+{
+    const int R = t->taps / 2;
+    /* at weight k, output row j reads rows j + k (the a window) and
+     * j + 2R - k (the b window) */
+    blur_vf a0 = blur_loadf(rows[0] + at), a1 = blur_loadf(rows[1] + at), a2 = blur_loadf(rows[2] + at),
+            a3 = blur_loadf(rows[3] + at);
+    blur_vf b0 = blur_loadf(rows[2 * R] + at), b1 = blur_loadf(rows[2 * R + 1] + at),
+            b2 = blur_loadf(rows[2 * R + 2] + at), b3 = blur_loadf(rows[2 * R + 3] + at);
+    blur_vf s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+    int k = 0;
+    for (; k + 4 <= R; k += 4) {
+        BLUR_SYM_STEP(a0, a1, a2, a3, b0, b1, b2, b3, k);
+        BLUR_SYM_STEP(a1, a2, a3, a0, b3, b0, b1, b2, k + 1);
+        BLUR_SYM_STEP(a2, a3, a0, a1, b2, b3, b0, b1, k + 2);
+        BLUR_SYM_STEP(a3, a0, a1, a2, b1, b2, b3, b0, k + 3);
+    }
+    switch (R - k) {
+    case 0:
+        BLUR_SYM_END(a0, a1, a2, a3);
+        return;
+    case 1:
+        BLUR_SYM_STEP(a0, a1, a2, a3, b0, b1, b2, b3, k);
+        BLUR_SYM_END(a1, a2, a3, a0);
+        return;
+    case 2:
+        BLUR_SYM_STEP(a0, a1, a2, a3, b0, b1, b2, b3, k);
+        BLUR_SYM_STEP(a1, a2, a3, a0, b3, b0, b1, b2, k + 1);
+        BLUR_SYM_END(a2, a3, a0, a1);
+        return;
+    default:
+        BLUR_SYM_STEP(a0, a1, a2, a3, b0, b1, b2, b3, k);
+        BLUR_SYM_STEP(a1, a2, a3, a0, b3, b0, b1, b2, k + 1);
+        BLUR_SYM_STEP(a2, a3, a0, a1, b2, b3, b0, b1, k + 2);
+        BLUR_SYM_END(a3, a0, a1, a2);
+        return;
+    }
+}
+#undef BLUR_SYM_STEP
+#undef BLUR_SYM_END
+
 /* acc[j][g]: the same over all the taps, in chunks of BLUR_CHUNK. */
 static inline __attribute__((always_inline)) void blur_float_sums(const blur_float_taps *t,
                                                                   const float *const *rows,
@@ -346,6 +438,45 @@ static __attribute__((noinline, cold)) blur_vi blur_exact_lanes(const blur_float
     memcpy(&v, values, sizeof v);
     return v;
 }
+
+#if BLUR_LANES == 8 && defined(__AVX2__) && defined(__FMA__)
+/* AVX2 with FMA: blur_exact_lane for the 8 values (whole pixels) from
+ * value i of a row on, all at once:
+ * the sums in doubles, which hold them exactly (products below 2^40,
+ * sums below 2^42), and the quotient's floor from a division: with N =
+ * vc + floor(va / 2) and m = floor(N / va), the correctly rounded N / va
+ * lies in [m, m + 1) as (m + 1) va <= N + va < 2^53 keeps m + 1 - N / va
+ * >= 1 / va above half its unit in the last place. (In place of the lane
+ * by lane 64-bit sums: the undecided lanes took a twentieth of the RGBA
+ * blur's time.) */
+static __attribute__((noinline, cold)) blur_vi blur_exact_vector(const blur_float_taps *t, const float *const *rows,
+                                                          size_t i, int ch)
+{
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    for (int k = 0; k < t->taps; k++) {
+        const __m256 h = _mm256_loadu_ps(rows[k] + i);
+        const __m256d w = _mm256_set1_pd((double)t->wi[k]);
+        lo = _mm256_fmadd_pd(w, _mm256_cvtps_pd(_mm256_castps256_ps128(h)), lo);
+        hi = _mm256_fmadd_pd(w, _mm256_cvtps_pd(_mm256_extractf128_ps(h, 1)), hi);
+    }
+    __m128i half[2];
+    for (int x = 0; x < 2; x++) {
+        const __m256d vc = x ? hi : lo;
+        /* each lane's pixel's alpha sum: lane 3 of the 4 (4 channels), or
+         * the odd lane of each two */
+        const int four = ch == 4;
+        const __m256d va = four ? _mm256_permute4x64_pd(vc, 0xFF) : _mm256_permute_pd(vc, 0xF);
+        const __m256d n = _mm256_add_pd(vc, _mm256_floor_pd(_mm256_mul_pd(va, _mm256_set1_pd(0.5))));
+        __m256d q = _mm256_min_pd(_mm256_floor_pd(_mm256_div_pd(n, va)), _mm256_set1_pd(255.0));
+        q = _mm256_and_pd(q, _mm256_cmp_pd(va, _mm256_setzero_pd(), _CMP_GT_OQ)); /* va = 0: 0 */
+        const __m256d alpha = _mm256_floor_pd(_mm256_mul_pd(_mm256_add_pd(va, _mm256_set1_pd(0x1p23)),
+                                                            _mm256_set1_pd(0x1p-24)));
+        q = four ? _mm256_blend_pd(q, alpha, 0x8) : _mm256_blend_pd(q, alpha, 0xA);
+        half[x] = _mm256_cvttpd_epi32(q);
+    }
+    return (blur_vi)_mm256_set_m128i(half[1], half[0]);
+}
+#endif
 
 /* The outputs of BLUR_LANES values from value i of a row on: the float
  * finish (low, high: blur_finish_ends'), and blur_exact_lane where it is

@@ -142,6 +142,25 @@ static inline __attribute__((always_inline)) __m256i premultiplied8(const uint8_
 }
 #endif
 
+#if VBYTES == 32 && defined(__AVX2__)
+/* AVX2: sixteen premultiplied samples as 16-bit words (each 128-bit half
+ * whole pixels, as premultiplied8's): half the multiplies and widenings
+ * of two premultiplied8. */
+static inline __attribute__((always_inline)) __m256i premultiplied16w(const uint8_t *in, const int ch)
+{
+    const __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)in));
+    /* each word's pixel's alpha (its low byte), or 0 then 1 */
+    const __m256i pick = ch == 4 ? _mm256_setr_epi8(6, -1, 6, -1, 6, -1, -1, -1, 14, -1, 14, -1, 14, -1, -1, -1,
+                                                    6, -1, 6, -1, 6, -1, -1, -1, 14, -1, 14, -1, 14, -1, -1, -1)
+                                 : _mm256_setr_epi8(2, -1, -1, -1, 6, -1, -1, -1, 10, -1, -1, -1, 14, -1, -1, -1,
+                                                    2, -1, -1, -1, 6, -1, -1, -1, 10, -1, -1, -1, 14, -1, -1, -1);
+    const __m256i one = ch == 4 ? _mm256_setr_epi16(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1)
+                                : _mm256_setr_epi16(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
+    const __m256i a = _mm256_or_si256(_mm256_shuffle_epi8(v, pick), one);
+    return _mm256_xor_si256(_mm256_mullo_epi16(v, a), _mm256_set1_epi16((short)0x8000));
+}
+#endif
+
 /* pairs of premultiplied samples, with the channels a constant: the high
  * halves are the next vector's lanes shifted in. */
 static inline __attribute__((always_inline)) void premultiplied_pairs(const uint8_t *in, size_t count,
@@ -149,7 +168,20 @@ static inline __attribute__((always_inline)) void premultiplied_pairs(const uint
 {
     size_t i = 0;
 #if VBYTES == 32 && defined(__AVX2__)
-    __m256i now8 = premultiplied8(in, ch);
+    /* sixteen at a time: the words of values i + ch .. i + ch + 15 are
+     * those of i .. i + 31 shifted down, and interleaved with i .. i + 15
+     * they are the pairs (the halves' order put right by two permutes) */
+    __m256i now = premultiplied16w(in, ch);
+    for (; i + 16 <= count; i += 16) {
+        const __m256i next = premultiplied16w(in + i + 16, ch);
+        const __m256i cross = _mm256_permute2x128_si256(now, next, 0x21);
+        const __m256i high = ch == 4 ? _mm256_alignr_epi8(cross, now, 8) : _mm256_alignr_epi8(cross, now, 4);
+        const __m256i lo = _mm256_unpacklo_epi16(now, high), hi = _mm256_unpackhi_epi16(now, high);
+        _mm256_storeu_si256((__m256i *)(out + i), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(out + i + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+        now = next;
+    }
+    __m256i now8 = premultiplied8(in + i, ch);
     for (; i + 8 <= count; i += 8) {
         const __m256i next8 = premultiplied8(in + i + 8, ch);
         /* lanes 4..11 of now8:next8; for two channels, 2..9 */
@@ -394,9 +426,38 @@ segment_sums(const blur_float_taps *t, const float *const *rows, size_t offset, 
     }
 }
 
+/* Whether segment_sums_rows makes symmetric taps' sums with
+ * blur_symmetric_sums (their bound is t->symmetric_bound). */
+#if VBYTES == 32 && defined(__AVX2__)
+#define SYMMETRIC_SUMS 1
+#else
+#define SYMMETRIC_SUMS 0
+#endif
+
+#if SYMMETRIC_SUMS && defined(__GNUC__) && !defined(__clang__)
+/* GCC: blur_symmetric_sums' 14 live vectors fit AVX2's 16 registers only
+ * when the scheduler weighs register pressure (without it, GCC started
+ * later steps' additions early and kept three vectors on the stack) */
+__attribute__((optimize("schedule-insns", "sched-pressure")))
+#endif
 static __attribute__((noinline)) void segment_sums_rows(const blur_float_taps *t, const float *const *rows,
                                                         size_t offset, size_t n, blur_vf sums[BLUR_ROWS][SEGMENT / LANES])
 {
+#if SYMMETRIC_SUMS
+    /* AVX2: symmetric taps a vector at a time, their windows of rows in
+     * registers (blur_symmetric_sums: the sums of 13 taps took two thirds
+     * of the time; the chunks' loop issues a load of a row pointer or a
+     * vector for each multiply-add, and AVX2's 16 registers hold no
+     * windows for two vectors at once) */
+    if (t->symmetric) {
+        for (int v = 0; v < SEGMENT / LANES && offset + (size_t)v * LANES < n; v++) {
+            blur_vf out[BLUR_ROWS];
+            blur_symmetric_sums(t, rows, offset + (size_t)v * LANES, out);
+            for (int j = 0; j < BLUR_ROWS; j++) sums[j][v] = out[j];
+        }
+        return;
+    }
+#endif
     segment_sums(t, rows, offset, n, BLUR_ROWS, sums);
 }
 
@@ -406,6 +467,72 @@ static __attribute__((noinline)) void segment_sums_row(const blur_float_taps *t,
     segment_sums(t, rows, offset, n, 1, sums);
 }
 
+#if VBYTES == 32 && defined(__AVX2__)
+#define QUAD (4 * LANES)
+_Static_assert(SEGMENT % QUAD == 0, "segments are whole quads");
+
+/* blur_finish_vector's outputs for four vectors, 32 values (whole
+ * pixels) from value i of a row on, into 32 bytes at out, in fewer
+ * instructions per vector (AVX2: the finish took a quarter of the RGBA
+ * blur's time):
+ *   - one reciprocal for the alphas of all four: the alpha lanes gathered
+ *     into one vector (4 channels: 8 pixels; 2 channels: two vectors of
+ *     8), blur_reciprocal's steps on it, and each vector's lanes picked
+ *     back out of it;
+ *   - q capped at 255.75 before the ends are made (blur_finish.h: the
+ *     same outputs and the same undecided lanes), so that both ends
+ *     truncate into 0 .. 255 and one compare finds the undecided lanes;
+ *   - one test for all four vectors, and one narrowing of all four. */
+static inline __attribute__((always_inline)) void finish_quad(const blur_float_taps *t, const float *const *rows,
+                                                               size_t i, const blur_vf *acc, blur_vf low,
+                                                               blur_vf high, const int ch, uint8_t *out)
+{
+    const __m256 a0 = (__m256)acc[0], a1 = (__m256)acc[1], a2 = (__m256)acc[2], a3 = (__m256)acc[3];
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+    __m256 r[4];
+    if (ch == 4) {
+        /* lanes a0 a2 a1 a3 of the first pixels | of the second */
+        const __m256 va = _mm256_blend_ps(_mm256_shuffle_ps(a0, a1, 0xFF), _mm256_shuffle_ps(a2, a3, 0xFF), 0xAA);
+        const __m256 e = _mm256_rcp_ps(va);
+        const __m256 rv = _mm256_and_ps(_mm256_fmadd_ps(e, _mm256_fnmadd_ps(va, e, one), e),
+                                        _mm256_cmp_ps(va, zero, _CMP_GT_OQ));
+        r[0] = _mm256_permute_ps(rv, 0x00);
+        r[1] = _mm256_permute_ps(rv, 0xAA);
+        r[2] = _mm256_permute_ps(rv, 0x55);
+        r[3] = _mm256_permute_ps(rv, 0xFF);
+    } else {
+        for (int h = 0; h < 2; h++) {
+            const __m256 x = h ? a2 : a0, y = h ? a3 : a1;
+            /* x's alphas 1 3, y's 1 3 | x's 5 7, y's 5 7 */
+            const __m256 va = _mm256_shuffle_ps(x, y, 0xDD);
+            const __m256 e = _mm256_rcp_ps(va);
+            const __m256 rv = _mm256_and_ps(_mm256_fmadd_ps(e, _mm256_fnmadd_ps(va, e, one), e),
+                                            _mm256_cmp_ps(va, zero, _CMP_GT_OQ));
+            r[2 * h] = _mm256_permute_ps(rv, 0x50);
+            r[2 * h + 1] = _mm256_permute_ps(rv, 0xFA);
+        }
+    }
+    const __m256 r_alpha = _mm256_set1_ps(0x1p-24f), half = _mm256_set1_ps(0.5f), cap = _mm256_set1_ps(255.75f);
+    const __m256 a[4] = {a0, a1, a2, a3};
+    __m256i v[4], same[4];
+    for (int g = 0; g < 4; g++) {
+        const __m256 rg = _mm256_blend_ps(r[g], r_alpha, ch == 4 ? 0x88 : 0xAA);
+        const __m256 q = _mm256_min_ps(_mm256_fmadd_ps(a[g], rg, half), cap);
+        v[g] = _mm256_cvttps_epi32(_mm256_mul_ps(q, (__m256)low));
+        same[g] = _mm256_cmpeq_epi32(v[g], _mm256_cvttps_epi32(_mm256_mul_ps(q, (__m256)high)));
+    }
+    const __m256i all = _mm256_and_si256(_mm256_and_si256(same[0], same[1]), _mm256_and_si256(same[2], same[3]));
+    if (__builtin_expect(_mm256_movemask_ps((__m256)all) != 0xFF, 0))
+        for (int g = 0; g < 4; g++) {
+            const unsigned unsure = (unsigned)_mm256_movemask_ps((__m256)same[g]) ^ 0xFFu;
+            if (unsure) v[g] = (__m256i)blur_exact_vector(t, rows, i + (size_t)g * LANES, ch);
+        }
+    /* words 0-3 of v0, v1 | 4-7 of v0, v1; bytes of v0 v1 v2 v3 (0-3) | (4-7) */
+    const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(v[0], v[1]), _mm256_packus_epi32(v[2], v[3]));
+    _mm256_storeu_si256((__m256i *)out, _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+#endif
+
 /* The outputs of values s0 .. s0 + count - 1 of an output row (its h rows
  * from rows[0] on) from their float sums; count is SEGMENT, a constant
  * (the loop unrolled, no test per vector), or a row's rest. */
@@ -413,6 +540,13 @@ static inline __attribute__((always_inline)) void
 finish_row(const blur_float_taps *t, const float *const *rows, const blur_vf *sums, size_t s0, const size_t count,
            blur_vf low, blur_vf high, const int ch, uint8_t *out)
 {
+#if VBYTES == 32 && defined(__AVX2__)
+    if (count == SEGMENT) {
+        for (size_t b = 0; b < count; b += QUAD)
+            finish_quad(t, rows, s0 + b, sums + b / LANES, low, high, ch, out + s0 + b);
+        return;
+    }
+#endif
     for (size_t b = 0; b < count; b += VBLOCK) {
         blur_vi v[BLUR_GROUP] = {{0}};
         for (int g = 0; g < BLUR_GROUP; g++)
@@ -431,7 +565,8 @@ premultiplied_rows(const blur_float_taps *t, const float *const *rows, size_t pi
 {
     const size_t n = pixels * ch;
     /* made here: the bytes stored below could alias t->bound */
-    const blur_vf low = blur_splatf(1.0f - t->bound), high = blur_splatf(1.0f + t->bound);
+    const float bound = SYMMETRIC_SUMS && nrows == BLUR_ROWS && t->symmetric ? t->symmetric_bound : t->bound;
+    const blur_vf low = blur_splatf(1.0f - bound), high = blur_splatf(1.0f + bound);
     uint8_t *dst[BLUR_ROWS]; /* here, not reloaded after each store */
     for (int j = 0; j < nrows; j++) dst[j] = out[j];
     for (size_t s0 = 0; s0 < n; s0 += SEGMENT) {
