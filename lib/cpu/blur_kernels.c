@@ -516,7 +516,9 @@ static inline __attribute__((always_inline)) void finish_quad(const blur_float_t
     const __m256 a[4] = {a0, a1, a2, a3};
     __m256i v[4], same[4];
     for (int g = 0; g < 4; g++) {
-        const __m256 rg = _mm256_blend_ps(r[g], r_alpha, ch == 4 ? 0x88 : 0xAA);
+        /* the blend's mask must be a constant to clang, not just to GCC */
+        const __m256 rg = ch == 4 ? _mm256_blend_ps(r[g], r_alpha, 0x88)
+                                  : _mm256_blend_ps(r[g], r_alpha, 0xAA);
         const __m256 q = _mm256_min_ps(_mm256_fmadd_ps(a[g], rg, half), cap);
         v[g] = _mm256_cvttps_epi32(_mm256_mul_ps(q, (__m256)low));
         same[g] = _mm256_cmpeq_epi32(v[g], _mm256_cvttps_epi32(_mm256_mul_ps(q, (__m256)high)));
