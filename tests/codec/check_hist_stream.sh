@@ -9,11 +9,5 @@ bin=$1 work=$2 samples=$3
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work/copies"
-variants=
-if sh "$here/jpeg_variants.sh" "$work/variants" "$samples/scene.png" "$samples/edge_line.png" \
-    "$samples/scene.jpg" >"$work/variants.log" 2>&1; then
-    variants=$work/variants
-else
-    echo "variants skipped: $(tail -1 "$work/variants.log")"
-fi
+variants=$(sh "$here/sample_variants.sh" "$work" "$samples")
 exec "$bin" "$work/copies" "$samples" ${variants:+"$variants"}

@@ -11,13 +11,7 @@ bin=$1 work=$2 samples=$3 photos=$4 robust=$5
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
-variants=
-if sh "$here/jpeg_variants.sh" "$work/variants" "$samples/scene.png" "$samples/edge_line.png" \
-    "$samples/scene.jpg" >"$work/variants.log" 2>&1; then
-    variants=$work/variants
-else
-    echo "variants skipped: $(tail -1 "$work/variants.log")"
-fi
+variants=$(sh "$here/sample_variants.sh" "$work" "$samples")
 corpus=
 if python3 "$robust/make_corpus.py" "$robust/cases.txt" "$samples" "$work/corpus" >/dev/null 2>&1; then
     corpus=$work/corpus
