@@ -190,7 +190,7 @@ static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
     const gi__jpeg_route_input in = {
         .pixels = (double)c->width * c->height,
         .pixel_bytes = (double)size.stride * c->height,
-        .coeff_bytes = c->deferred ? (double)c->deferred->bytes : (double)c->storage_bytes,
+        .coeff_bytes = (double)gi__jpeg_upload_bytes(c),
         .deferred = c->deferred != NULL,
         .out_bytes = (double)w * h * ch,
         .cores = route->cores, .lanes = route->lanes, .pipelined = route->pipelined,

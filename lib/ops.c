@@ -305,7 +305,7 @@ gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *
     const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);
     work.jpeg_pixels = (double)c->width * c->height;
-    work.jpeg_coeff_bytes = c->deferred ? (double)c->deferred->bytes : (double)c->storage_bytes;
+    work.jpeg_coeff_bytes = (double)gi__jpeg_upload_bytes(c);
     work.jpeg_entropy_pixels = c->deferred ? work.jpeg_pixels : 0;
     if (to_jpeg) {
         const gi_image *out = plan.calls[plan.n - 1].dst;

@@ -136,3 +136,17 @@ void ti_blur_job(gi_job *job, gi_op *step, gi_format format)
     job->n_steps = 1;
     job->save.format = format;
 }
+
+void ti_each_jpeg_alternating(const char *dir, void (*check)(const char *path, void *arg),
+                              void *arg)
+{
+    char *names[4096];
+    const int n = ti_jpeg_names(dir, names, 4096); /* none where the folder is absent */
+    for (int i = 0; i < n; i++) {
+        const int k = i % 2 ? n - 1 - i / 2 : i / 2;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        check(path, arg);
+    }
+    for (int i = 0; i < n; i++) free(names[i]);
+}

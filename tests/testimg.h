@@ -37,6 +37,13 @@ int ti_same(const gi_image *a, const gi_image *b, char *why, size_t why_size);
  * opened (folders such as the photos may be absent). */
 int ti_jpeg_names(const char *dir, char **names, int max);
 
+/* Calls check(path, arg) for each .jpg in dir, taken from both ends of the
+ * sorted names in turn, so that sizes and kinds alternate (i1-*, large-*,
+ * size*): a device buffer reused without being written shows the previous
+ * file's data. */
+void ti_each_jpeg_alternating(const char *dir, void (*check)(const char *path, void *arg),
+                              void *arg);
+
 /* The JPEG path's test job: one blur, sigma 2, into *step and *job (which
  * points at it); format: the output's (GI_FORMAT_AUTO: the input's). */
 void ti_blur_job(gi_job *job, gi_op *step, gi_format format);

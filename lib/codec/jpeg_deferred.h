@@ -62,6 +62,13 @@ typedef struct gi_jpeg_deferred {
     gi_jpeg_unit_block block[GI_JPEG_MAX_UNIT_BLOCKS];
 } gi_jpeg_deferred;
 
+/* The bytes a device route uploads for c: its deferred scan's, or its
+ * coefficients'. */
+static inline size_t gi__jpeg_upload_bytes(const gi_jpeg_coeffs *c)
+{
+    return c->deferred ? c->deferred->bytes : c->storage_bytes;
+}
+
 /* Takes the scan whose data starts at bytes + at as c's deferred scan,
  * with *end at the 0xFF of the marker after it; or returns -1 (nothing
  * kept) for a scan whose data the CPU decoder must judge (fill bytes, the

@@ -11,7 +11,8 @@
  * megapixel, a whole job (blur, JPEG out) on a CUDA context, which takes
  * the deferred route and falls back to the CPU where the device declines,
  * writes the CPU context's bytes, or fails as it does. The device buffers are
- * reused across files of alternating sizes and poisoned before each, so a
+ * reused across files of alternating sizes (ti_each_jpeg_alternating) and
+ * poisoned before each, so a
  * coefficient left unwritten shows. No DIR: jpegs-exact/. Exits 77 without
  * a GPU. GPUIMG_TEST_SMALL=1 (for compute-sanitizer) takes files of at
  * most 64K pixels. */
@@ -183,23 +184,16 @@ static void check_damaged(const char *path, const uint8_t *bytes, size_t size)
     free(copy);
 }
 
-static void check_dir(const char *dir)
+/* One file of a folder: as it is, and damaged (files under 4 MB). */
+static void check_path(const char *path, void *unused)
 {
-    char *names[4096];
-    const int n = ti_jpeg_names(dir, names, 4096);
-    for (int i = 0; i < n; i++) {
-        const int k = i % 2 ? n - 1 - i / 2 : i / 2; /* sizes alternate */
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-        uint8_t *bytes;
-        size_t size;
-        if (th_check(gi__read_file(path, 1u << 30, &bytes, &size) == GI_OK, "%s: read", path)) {
-            check_bytes(path, bytes, size);
-            if (size < (4u << 20)) check_damaged(path, bytes, size);
-            gi__pixels_free(bytes);
-        }
-    }
-    for (int i = 0; i < n; i++) free(names[i]);
+    (void)unused;
+    uint8_t *bytes;
+    size_t size;
+    if (!th_check(gi__read_file(path, 1u << 30, &bytes, &size) == GI_OK, "%s: read", path)) return;
+    check_bytes(path, bytes, size);
+    if (size < (4u << 20)) check_damaged(path, bytes, size);
+    gi__pixels_free(bytes);
 }
 
 int main(int argc, char **argv)
@@ -220,8 +214,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "contexts: %s\n", gi_last_error());
         return 1;
     }
-    if (argc < 2) check_dir(EXACT_JPEGS);
-    for (int i = 1; i < argc; i++) check_dir(argv[i]);
+    if (argc < 2) ti_each_jpeg_alternating(EXACT_JPEGS, check_path, NULL);
+    for (int i = 1; i < argc; i++) ti_each_jpeg_alternating(argv[i], check_path, NULL);
     th_check(files_decoded > 0, "no scan decoded on the device");
     printf("%d scans decoded on the device, %d declined; %d jobs compared\n", files_decoded,
            files_declined, jobs_compared);

@@ -112,19 +112,15 @@ static void check_file(gi_context *cpu, gi_context *cuda, gi_context *planned, c
     gi__pixels_free(bytes);
 }
 
-/* Names in order, then taken from both ends in turn (sizes and kinds
- * alternate: i1-*, large-*, size*). */
-static void check_dir(gi_context *cpu, gi_context *cuda, gi_context *planned, const char *dir)
+typedef struct {
+    gi_context *cpu, *cuda, *planned;
+} contexts;
+
+/* Each file of a folder, on the three contexts. */
+static void check_path(const char *path, void *arg)
 {
-    char *names[4096];
-    const int n = ti_jpeg_names(dir, names, 4096); /* none where the photos are absent */
-    for (int i = 0; i < n; i++) {
-        const int k = i % 2 ? n - 1 - i / 2 : i / 2;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-        check_file(cpu, cuda, planned, path);
-    }
-    for (int i = 0; i < n; i++) free(names[i]);
+    const contexts *c = arg;
+    check_file(c->cpu, c->cuda, c->planned, path);
 }
 
 int main(int argc, char **argv)
@@ -152,8 +148,9 @@ int main(int argc, char **argv)
                          .height = 2400, .channels = 3};
     th_check(gi_context_plan_hint(planned, &hint) == GI_OK, "plan hint: %s", gi_last_error());
     /* Without arguments (compute-sanitizer's runs), jpegs-exact/. */
-    if (argc < 2) check_dir(cpu, cuda, planned, EXACT_JPEGS);
-    for (int i = 1; i < argc; i++) check_dir(cpu, cuda, planned, argv[i]);
+    contexts all = {cpu, cuda, planned};
+    if (argc < 2) ti_each_jpeg_alternating(EXACT_JPEGS, check_path, &all);
+    for (int i = 1; i < argc; i++) ti_each_jpeg_alternating(argv[i], check_path, &all);
     th_check(files_taken > 0, "no JPEG taken by the entropy half");
     printf("%d JPEGs through the GPU path\n", files_taken);
     gi_context_destroy(planned);
