@@ -244,28 +244,94 @@ typedef struct {
                  the pipelined decode can stop at a row's end and go on mid-interval */
 } scan_state;
 
+/* A baseline block with the bit reader's hot state in locals (as
+ * libjpeg-turbo's BITREAD_LOAD_STATE does): through br, GCC loaded and
+ * stored br->buf and br->nb in memory for every coefficient, since the
+ * slow paths take br's address. They get it back up to date first. */
 static inline __attribute__((always_inline)) int block_baseline(scan_state *st, int16_t *blk,
                                                                 const gi_jpeg_huff *dc,
                                                                 const gi_jpeg_huff *ac, int ci)
 {
     bitreader *br = &st->br;
+    uint64_t buf = br->buf;
+    int nb = br->nb;
+    const uint8_t *p = br->p;
+    const uint8_t *const end = br->end;
+    const uint8_t *const zz = gi__jpeg_natural_order;
+#define HOT_SAVE() (br->buf = buf, br->nb = nb, br->p = p)
+#define HOT_LOAD() (buf = br->buf, nb = br->nb, p = br->p)
+#define HOT_CONSUME(n) (buf <<= (n), nb -= (n))
+/* refill's fast path on the locals, else refill_slow on br */
+#define HOT_ENSURE()                                                                   \
+    do {                                                                               \
+        if (nb < 32) {                                                                 \
+            uint64_t w_;                                                               \
+            if (end - p >= 8 && (memcpy(&w_, p, 8), w_ = __builtin_bswap64(w_),        \
+                                 (((~w_) - 0x0101010101010101ull) & w_ &               \
+                                  0x8080808080808080ull) == 0)) {                      \
+                const int n_ = (63 - nb) >> 3;                                         \
+                buf |= (w_ >> (64 - 8 * n_)) << (64 - 8 * n_ - nb);                    \
+                p += n_;                                                               \
+                nb += 8 * n_;                                                          \
+            } else {                                                                   \
+                HOT_SAVE();                                                            \
+                refill_slow(br);                                                       \
+                HOT_LOAD();                                                            \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
+/* a symbol whose lookup entry e is not FULL: its length, or decode_long */
+#define HOT_SYMBOL(h, e, sym)                                                          \
+    do {                                                                               \
+        const int len_ = ENTRY_LEN(e);                                                 \
+        if (len_) {                                                                    \
+            HOT_CONSUME(len_);                                                         \
+            sym = ENTRY_SYMBOL(e);                                                     \
+        } else {                                                                       \
+            HOT_SAVE();                                                                \
+            sym = decode_long(br, h);                                                  \
+            HOT_LOAD();                                                                \
+        }                                                                              \
+    } while (0)
+/* the s magnitude bits that follow, extended (receive_extend) */
+#define HOT_EXTEND(s, v)                                                               \
+    do {                                                                               \
+        const int32_t bias_ = (int32_t)((buf >> 63) - 1) & (int32_t)(1 - (1u << (s)));  \
+        v = (int32_t)(uint32_t)(buf >> (64 - (s))) + bias_;                            \
+        HOT_CONSUME(s);                                                                \
+    } while (0)
+    /* the storage is not zeroed (jpeg_parse.c); eight 16-byte stores, where
+     * GCC made memset a rep stos (its start-up is most of 128 bytes' time) */
+    typedef int16_t zero8 __attribute__((vector_size(16)));
+    const zero8 zero = {0};
+    for (int i = 0; i < 64; i += 8) memcpy(blk + i, &zero, sizeof zero);
+    HOT_ENSURE();
+    uint32_t e = dc->lookup[buf >> (64 - LOOKUP)];
     int32_t diff;
-    memset(blk, 0, 64 * sizeof *blk); /* the storage is not zeroed (jpeg_parse.c) */
-    ENSURE(br);
-    if (decode_dc(br, dc, &diff) < 0) return -1;
+    if (e & ENTRY_FULL) {
+        HOT_CONSUME(ENTRY_LEN(e));
+        diff = ENTRY_VALUE(e);
+    } else {
+        int t;
+        HOT_SYMBOL(dc, e, t); /* at most 15: gi__jpeg_huff_build */
+        if (t < 0) return -1;
+        diff = 0;
+        if (t) HOT_EXTEND(t, diff);
+    }
     st->pred[ci] += (uint32_t)diff;
     blk[0] = (int16_t)st->pred[ci];
     int k = 1;
     do {
-        ENSURE(br);
-        uint32_t e = ac->lookup[peek(br)];
+        HOT_ENSURE();
+        e = ac->lookup[buf >> (64 - LOOKUP)];
         if (e & ENTRY_FULL) {
-            consume(br, ENTRY_LEN(e));
+            HOT_CONSUME(ENTRY_LEN(e));
             k += ENTRY_SYMBOL(e) >> 4;
-            blk[gi__jpeg_natural_order[k++]] = (int16_t)ENTRY_VALUE(e);
+            blk[zz[k++]] = (int16_t)ENTRY_VALUE(e);
             continue;
         }
-        int rs = decode_symbol(br, ac);
+        int rs;
+        HOT_SYMBOL(ac, e, rs);
         if (rs < 0) return -1;
         int s = rs & 15;
         if (s == 0) {
@@ -273,10 +339,19 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
             k += 16;
         } else {
             k += rs >> 4;
-            blk[gi__jpeg_natural_order[k++]] = (int16_t)receive_extend(br, s);
+            int32_t v;
+            HOT_EXTEND(s, v);
+            blk[zz[k++]] = (int16_t)v;
         }
     } while (k < 64);
+    HOT_SAVE();
     return 0;
+#undef HOT_SAVE
+#undef HOT_LOAD
+#undef HOT_CONSUME
+#undef HOT_ENSURE
+#undef HOT_SYMBOL
+#undef HOT_EXTEND
 }
 
 static inline __attribute__((always_inline)) int block_dc_first(scan_state *st, int16_t *blk,
