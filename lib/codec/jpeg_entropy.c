@@ -140,58 +140,86 @@ static __attribute__((noinline)) void refill_slow(bitreader *br)
     }
 }
 
-static inline __attribute__((always_inline)) void refill(bitreader *br)
+/* ---- the hot state ----
+ *
+ * The block decoders keep the buffer, its count and the read pointer in
+ * locals (libjpeg-turbo's BITREAD_LOAD_STATE): through the reader, GCC
+ * loaded and stored br->buf and br->nb in memory for every coefficient,
+ * since the slow paths take the reader's address. A hot_bits lives in a
+ * block decoder's frame, only always-inline functions see its address, so
+ * its fields stay in registers; the slow paths (refill_slow, decode_long)
+ * get the reader up to date first and the locals back after. */
+typedef struct {
+    uint64_t buf;
+    int nb;
+    const uint8_t *p;
+} hot_bits;
+
+static inline __attribute__((always_inline)) hot_bits hot_take(const bitreader *br)
 {
-    if (br->end - br->p >= 8) {
+    return (hot_bits){br->buf, br->nb, br->p};
+}
+
+static inline __attribute__((always_inline)) void hot_give(bitreader *br, const hot_bits *h)
+{
+    br->buf = h->buf;
+    br->nb = h->nb;
+    br->p = h->p;
+}
+
+/* At least 32 bits in the buffer (zeros past the data included): 8 bytes
+ * at once where none of them is 0xFF, else byte by byte in refill_slow. */
+static inline __attribute__((always_inline)) void ensure(bitreader *br, hot_bits *h)
+{
+    if (h->nb >= 32) return;
+    if (br->end - h->p >= 8) {
         uint64_t w;
-        memcpy(&w, br->p, 8);
+        memcpy(&w, h->p, 8);
         w = __builtin_bswap64(w);
-        /* any 0xFF byte among the 8: the careful path */
         if ((((~w) - 0x0101010101010101ull) & w & 0x8080808080808080ull) == 0) {
-            int n = (63 - br->nb) >> 3;
-            br->buf |= (w >> (64 - 8 * n)) << (64 - 8 * n - br->nb);
-            br->p += n;
-            br->nb += 8 * n;
+            const int n = (63 - h->nb) >> 3;
+            h->buf |= (w >> (64 - 8 * n)) << (64 - 8 * n - h->nb);
+            h->p += n;
+            h->nb += 8 * n;
             return;
         }
     }
+    hot_give(br, h);
     refill_slow(br);
+    *h = hot_take(br);
 }
 
-#define ENSURE(br)                         \
-    do {                                   \
-        if ((br)->nb < 32) refill(br);     \
-    } while (0)
-
-static inline __attribute__((always_inline)) uint32_t peek(const bitreader *br)
+static inline __attribute__((always_inline)) uint32_t peek(const hot_bits *h)
 {
-    return (uint32_t)(br->buf >> (64 - LOOKUP));
+    return (uint32_t)(h->buf >> (64 - LOOKUP));
 }
 
-static inline __attribute__((always_inline)) void consume(bitreader *br, int n)
+static inline __attribute__((always_inline)) void consume(hot_bits *h, int n)
 {
-    br->buf <<= n;
-    br->nb -= n;
+    h->buf <<= n;
+    h->nb -= n;
 }
 
-static inline __attribute__((always_inline)) uint32_t get_bits(bitreader *br, int n)
+/* n (1..16) bits; the buffer holds them (ensure) */
+static inline __attribute__((always_inline)) uint32_t get_bits(hot_bits *h, int n)
 {
-    uint32_t v = (uint32_t)(br->buf >> (64 - n));
-    consume(br, n);
+    const uint32_t v = (uint32_t)(h->buf >> (64 - n));
+    consume(h, n);
     return v;
 }
 
-static inline __attribute__((always_inline)) int32_t receive_extend(bitreader *br, int s)
+/* s (1..15) magnitude bits, extended; the buffer holds them */
+static inline __attribute__((always_inline)) int32_t receive_extend(hot_bits *h, int s)
 {
     /* the sign bit: set for a positive value */
-    int32_t bias = (int32_t)((br->buf >> 63) - 1) & (int32_t)(1 - (1u << s));
-    return (int32_t)get_bits(br, s) + bias;
+    const int32_t bias = (int32_t)((h->buf >> 63) - 1) & (int32_t)(1 - (1u << s));
+    return (int32_t)get_bits(h, s) + bias;
 }
 
-static inline __attribute__((always_inline)) int get_bit(bitreader *br)
+static inline __attribute__((always_inline)) int get_bit(bitreader *br, hot_bits *h)
 {
-    if (br->nb < 1) refill(br);
-    return (int)get_bits(br, 1);
+    if (h->nb < 1) ensure(br, h);
+    return (int)get_bits(h, 1);
 }
 
 /* A code longer than the lookup's bits: the symbol, or -1 (no such code). */
@@ -202,34 +230,48 @@ static __attribute__((noinline)) int decode_long(bitreader *br, const gi_jpeg_hu
     while (len <= 16 && top >= h->maxcode[len]) len++;
     if (len > 16) return -1;
     int index = (int)(br->buf >> (64 - len)) + h->delta[len];
-    consume(br, len);
+    br->buf <<= len;
+    br->nb -= len;
     return h->values[index];
 }
 
-/* The next symbol alone (magnitude bits left in the stream), or -1. */
-static inline __attribute__((always_inline)) int decode_symbol(bitreader *br, const gi_jpeg_huff *h)
+/* The symbol whose lookup entry is e (magnitude bits left in the stream),
+ * or -1. */
+static inline __attribute__((always_inline)) int symbol_of(bitreader *br, hot_bits *h,
+                                                           const gi_jpeg_huff *t, uint32_t e)
 {
-    uint32_t e = h->lookup[peek(br)];
     int len = ENTRY_LEN(e);
-    if (!len) return decode_long(br, h);
+    if (!len) {
+        hot_give(br, h);
+        const int sym = decode_long(br, t);
+        *h = hot_take(br);
+        return sym;
+    }
     if (e & ENTRY_FULL) len -= ENTRY_SYMBOL(e) & 15;
-    consume(br, len);
+    consume(h, len);
     return ENTRY_SYMBOL(e);
 }
 
-/* A DC difference into *diff; -1 for no such code. */
-static inline __attribute__((always_inline)) int decode_dc(bitreader *br, const gi_jpeg_huff *h,
-                                                           int32_t *diff)
+/* The next symbol alone, or -1; the buffer holds 16 bits at least. */
+static inline __attribute__((always_inline)) int decode_symbol(bitreader *br, hot_bits *h,
+                                                               const gi_jpeg_huff *t)
 {
-    uint32_t e = h->lookup[peek(br)];
+    return symbol_of(br, h, t, t->lookup[peek(h)]);
+}
+
+/* A DC difference into *diff; -1 for no such code. */
+static inline __attribute__((always_inline)) int decode_dc(bitreader *br, hot_bits *h,
+                                                           const gi_jpeg_huff *t, int32_t *diff)
+{
+    const uint32_t e = t->lookup[peek(h)];
     if (e & ENTRY_FULL) {
-        consume(br, ENTRY_LEN(e));
+        consume(h, ENTRY_LEN(e));
         *diff = ENTRY_VALUE(e);
         return 0;
     }
-    int t = decode_symbol(br, h); /* at most 15: gi__jpeg_huff_build */
-    if (t < 0) return -1;
-    *diff = t ? receive_extend(br, t) : 0;
+    const int s = symbol_of(br, h, t, e); /* at most 15: gi__jpeg_huff_build */
+    if (s < 0) return -1;
+    *diff = s ? receive_extend(h, s) : 0;
     return 0;
 }
 
@@ -244,123 +286,58 @@ typedef struct {
                  the pipelined decode can stop at a row's end and go on mid-interval */
 } scan_state;
 
-/* A baseline block with the bit reader's hot state in locals (as
- * libjpeg-turbo's BITREAD_LOAD_STATE does): through br, GCC loaded and
- * stored br->buf and br->nb in memory for every coefficient, since the
- * slow paths take br's address. They get it back up to date first. */
 static inline __attribute__((always_inline)) int block_baseline(scan_state *st, int16_t *blk,
                                                                 const gi_jpeg_huff *dc,
                                                                 const gi_jpeg_huff *ac, int ci)
 {
     bitreader *br = &st->br;
-    uint64_t buf = br->buf;
-    int nb = br->nb;
-    const uint8_t *p = br->p;
-    const uint8_t *const end = br->end;
+    hot_bits h = hot_take(br);
     const uint8_t *const zz = gi__jpeg_natural_order;
-#define HOT_SAVE() (br->buf = buf, br->nb = nb, br->p = p)
-#define HOT_LOAD() (buf = br->buf, nb = br->nb, p = br->p)
-#define HOT_CONSUME(n) (buf <<= (n), nb -= (n))
-/* refill's fast path on the locals, else refill_slow on br */
-#define HOT_ENSURE()                                                                   \
-    do {                                                                               \
-        if (nb < 32) {                                                                 \
-            uint64_t w_;                                                               \
-            if (end - p >= 8 && (memcpy(&w_, p, 8), w_ = __builtin_bswap64(w_),        \
-                                 (((~w_) - 0x0101010101010101ull) & w_ &               \
-                                  0x8080808080808080ull) == 0)) {                      \
-                const int n_ = (63 - nb) >> 3;                                         \
-                buf |= (w_ >> (64 - 8 * n_)) << (64 - 8 * n_ - nb);                    \
-                p += n_;                                                               \
-                nb += 8 * n_;                                                          \
-            } else {                                                                   \
-                HOT_SAVE();                                                            \
-                refill_slow(br);                                                       \
-                HOT_LOAD();                                                            \
-            }                                                                          \
-        }                                                                              \
-    } while (0)
-/* a symbol whose lookup entry e is not FULL: its length, or decode_long */
-#define HOT_SYMBOL(h, e, sym)                                                          \
-    do {                                                                               \
-        const int len_ = ENTRY_LEN(e);                                                 \
-        if (len_) {                                                                    \
-            HOT_CONSUME(len_);                                                         \
-            sym = ENTRY_SYMBOL(e);                                                     \
-        } else {                                                                       \
-            HOT_SAVE();                                                                \
-            sym = decode_long(br, h);                                                  \
-            HOT_LOAD();                                                                \
-        }                                                                              \
-    } while (0)
-/* the s magnitude bits that follow, extended (receive_extend) */
-#define HOT_EXTEND(s, v)                                                               \
-    do {                                                                               \
-        const int32_t bias_ = (int32_t)((buf >> 63) - 1) & (int32_t)(1 - (1u << (s)));  \
-        v = (int32_t)(uint32_t)(buf >> (64 - (s))) + bias_;                            \
-        HOT_CONSUME(s);                                                                \
-    } while (0)
     /* the storage is not zeroed (jpeg_parse.c); eight 16-byte stores, where
      * GCC made memset a rep stos (its start-up is most of 128 bytes' time) */
     typedef int16_t zero8 __attribute__((vector_size(16)));
     const zero8 zero = {0};
     for (int i = 0; i < 64; i += 8) memcpy(blk + i, &zero, sizeof zero);
-    HOT_ENSURE();
-    uint32_t e = dc->lookup[buf >> (64 - LOOKUP)];
     int32_t diff;
-    if (e & ENTRY_FULL) {
-        HOT_CONSUME(ENTRY_LEN(e));
-        diff = ENTRY_VALUE(e);
-    } else {
-        int t;
-        HOT_SYMBOL(dc, e, t); /* at most 15: gi__jpeg_huff_build */
-        if (t < 0) return -1;
-        diff = 0;
-        if (t) HOT_EXTEND(t, diff);
-    }
+    ensure(br, &h);
+    if (decode_dc(br, &h, dc, &diff) < 0) return -1;
     st->pred[ci] += (uint32_t)diff;
     blk[0] = (int16_t)st->pred[ci];
     int k = 1;
     do {
-        HOT_ENSURE();
-        e = ac->lookup[buf >> (64 - LOOKUP)];
+        ensure(br, &h);
+        const uint32_t e = ac->lookup[peek(&h)];
         if (e & ENTRY_FULL) {
-            HOT_CONSUME(ENTRY_LEN(e));
+            consume(&h, ENTRY_LEN(e));
             k += ENTRY_SYMBOL(e) >> 4;
             blk[zz[k++]] = (int16_t)ENTRY_VALUE(e);
             continue;
         }
-        int rs;
-        HOT_SYMBOL(ac, e, rs);
+        const int rs = symbol_of(br, &h, ac, e);
         if (rs < 0) return -1;
-        int s = rs & 15;
+        const int s = rs & 15;
         if (s == 0) {
             if (rs != 0xF0) break; /* stb ends the block on any run with size 0 but 15 */
             k += 16;
         } else {
             k += rs >> 4;
-            int32_t v;
-            HOT_EXTEND(s, v);
-            blk[zz[k++]] = (int16_t)v;
+            blk[zz[k++]] = (int16_t)receive_extend(&h, s);
         }
     } while (k < 64);
-    HOT_SAVE();
+    hot_give(br, &h);
     return 0;
-#undef HOT_SAVE
-#undef HOT_LOAD
-#undef HOT_CONSUME
-#undef HOT_ENSURE
-#undef HOT_SYMBOL
-#undef HOT_EXTEND
 }
 
 static inline __attribute__((always_inline)) int block_dc_first(scan_state *st, int16_t *blk,
                                                                 const gi_jpeg_huff *dc, int ci,
                                                                 int al)
 {
+    bitreader *br = &st->br;
+    hot_bits h = hot_take(br);
     int32_t diff;
-    ENSURE(&st->br);
-    if (decode_dc(&st->br, dc, &diff) < 0) return -1;
+    ensure(br, &h);
+    if (decode_dc(br, &h, dc, &diff) < 0) return -1;
+    hot_give(br, &h);
     st->pred[ci] += (uint32_t)diff;
     blk[0] = (int16_t)(uint16_t)(st->pred[ci] << al);
     return 0;
@@ -369,50 +346,57 @@ static inline __attribute__((always_inline)) int block_dc_first(scan_state *st, 
 static inline __attribute__((always_inline)) void block_dc_refine(scan_state *st, int16_t *blk,
                                                                   int al)
 {
-    if (get_bit(&st->br)) blk[0] = (int16_t)(uint16_t)((uint32_t)(uint16_t)blk[0] + (1u << al));
+    bitreader *br = &st->br;
+    hot_bits h = hot_take(br);
+    if (get_bit(br, &h)) blk[0] = (int16_t)(uint16_t)((uint32_t)(uint16_t)blk[0] + (1u << al));
+    hot_give(br, &h);
 }
 
 static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, int16_t *blk,
                                                                 const gi_jpeg_huff *ac, int ss,
                                                                 int se, int al)
 {
-    bitreader *br = &st->br;
     if (st->eobrun) {
         st->eobrun--;
         return 0;
     }
+    bitreader *br = &st->br;
+    hot_bits h = hot_take(br);
+    const uint8_t *const zz = gi__jpeg_natural_order;
     int k = ss;
     do {
-        ENSURE(br);
-        uint32_t e = ac->lookup[peek(br)];
+        ensure(br, &h);
+        const uint32_t e = ac->lookup[peek(&h)];
         if (e & ENTRY_FULL) {
-            consume(br, ENTRY_LEN(e));
+            consume(&h, ENTRY_LEN(e));
             k += ENTRY_SYMBOL(e) >> 4;
-            blk[gi__jpeg_natural_order[k++]] = (int16_t)(uint16_t)((uint32_t)ENTRY_VALUE(e) << al);
+            blk[zz[k++]] = (int16_t)(uint16_t)((uint32_t)ENTRY_VALUE(e) << al);
             continue;
         }
-        int rs = decode_symbol(br, ac);
+        const int rs = symbol_of(br, &h, ac, e);
         if (rs < 0) return -1;
-        int s = rs & 15, r = rs >> 4;
+        const int s = rs & 15, r = rs >> 4;
         if (s == 0) {
             if (r < 15) {
                 st->eobrun = (1 << r) - 1;
-                if (r) st->eobrun += (int)get_bits(br, r);
+                if (r) st->eobrun += (int)get_bits(&h, r);
                 break;
             }
             k += 16;
         } else {
             k += r;
-            blk[gi__jpeg_natural_order[k++]] = (int16_t)(uint16_t)((uint32_t)receive_extend(br, s) << al);
+            blk[zz[k++]] = (int16_t)(uint16_t)((uint32_t)receive_extend(&h, s) << al);
         }
     } while (k <= se);
+    hot_give(br, &h);
     return 0;
 }
 
 /* A nonzero coefficient's correction bit (G.1.2.3), as stb applies it. */
-static inline __attribute__((always_inline)) void refine(bitreader *br, int16_t *p, int bit)
+static inline __attribute__((always_inline)) void refine(bitreader *br, hot_bits *h, int16_t *p,
+                                                         int bit)
 {
-    if (get_bit(br) && (*p & bit) == 0)
+    if (get_bit(br, h) && (*p & bit) == 0)
         *p = (int16_t)(uint16_t)(*p > 0 ? (uint16_t)*p + bit : (uint16_t)*p - bit);
 }
 
@@ -420,32 +404,35 @@ static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac,
                            int al)
 {
     bitreader *br = &st->br;
+    hot_bits h = hot_take(br);
+    const uint8_t *const zz = gi__jpeg_natural_order;
     int bit = 1 << al, k = ss;
     if (st->eobrun) {
         st->eobrun--;
         for (; k <= se; k++)
-            if (blk[gi__jpeg_natural_order[k]] != 0) refine(br, &blk[gi__jpeg_natural_order[k]], bit);
+            if (blk[zz[k]] != 0) refine(br, &h, &blk[zz[k]], bit);
+        hot_give(br, &h);
         return 0;
     }
     do {
-        ENSURE(br);
-        int rs = decode_symbol(br, ac);
+        ensure(br, &h);
+        const int rs = decode_symbol(br, &h, ac);
         if (rs < 0) return -1;
         int s = rs & 15, r = rs >> 4, value = 0;
         if (s == 0) {
             if (r < 15) {
                 st->eobrun = (1 << r) - 1;
-                if (r) st->eobrun += (int)get_bits(br, r);
+                if (r) st->eobrun += (int)get_bits(&h, r);
                 r = 64; /* to the end of the band */
             } /* else sixteen zeros: fifteen skipped, then a zero "placed" */
         } else {
             if (s != 1) return -1; /* stb: "bad huffman code" */
-            value = get_bit(br) ? bit : -bit;
+            value = get_bit(br, &h) ? bit : -bit;
         }
         while (k <= se) {
-            int16_t *p = &blk[gi__jpeg_natural_order[k++]];
+            int16_t *p = &blk[zz[k++]];
             if (*p != 0) {
-                refine(br, p, bit);
+                refine(br, &h, p, bit);
             } else {
                 if (r == 0) {
                     *p = (int16_t)value;
@@ -455,6 +442,7 @@ static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac,
             }
         }
     } while (k <= se);
+    hot_give(br, &h);
     return 0;
 }
 
