@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "device_plan.h"
+#include "plan_job.h"
 
 static gi__device_costs test_costs(void)
 {
@@ -85,6 +86,29 @@ static void check_context(void)
     gi_image_free(&src);
     gi_image_free(&dst);
     gi_context_destroy(ctx);
+}
+
+/* A hint's job on a poisoned struct: every field the hint does not set is
+ * 0 (a source of pixels), whatever the memory held before. */
+static void check_job_of_hint(void)
+{
+    gi_op blur = {.kind = GI_OP_BLUR};
+    gi_blur_params_default(&blur.blur);
+    blur.blur.sigma = 2;
+    gi_plan_hint hint = {.images = 40, .steps = &blur, .n_steps = 1, .width = 3840,
+                         .height = 2400, .channels = 3, .pipelined = 1};
+    gi__plan_job j;
+    memset(&j, 0xA5, sizeof j);
+    if (!th_check(gi__plan_job_of_hint(&hint, &j) == GI_OK, "job of hint: %s", gi_last_error()))
+        return;
+    th_check(j.n == 1 && j.steps[0].width == 3840 && j.steps[0].taps == 13 &&
+                 j.out_bytes == 3840.0 * 2400 * 3,
+             "job of hint: n %d, width %d, taps %d, out %g", j.n, j.steps[0].width,
+             j.steps[0].taps, j.out_bytes);
+    th_check(j.jpeg_pixels == 0 && j.jpeg_coeff_bytes == 0 && j.jpeg_entropy_pixels == 0 &&
+                 j.jpeg_out_pixels == 0,
+             "job of hint: JPEG fields from poisoned memory: %g %g %g %g", j.jpeg_pixels,
+             j.jpeg_coeff_bytes, j.jpeg_entropy_pixels, j.jpeg_out_pixels);
 }
 
 /* A JPEG's arithmetic half on the GPU lane (gi__plan_jpeg_route), with
@@ -166,6 +190,7 @@ static void check_jpeg(void)
 
 int main(void)
 {
+    check_job_of_hint();
     check_jpeg();
     check_context();
     gi__plan_input in = job(GI_OP_SOBEL, 1, 3640, 2400, 3);
