@@ -147,8 +147,9 @@ static __attribute__((noinline)) void refill_slow(bitreader *br)
  * loaded and stored br->buf and br->nb in memory for every coefficient,
  * since the slow paths take the reader's address. A hot_bits lives in a
  * block decoder's frame, only always-inline functions see its address, so
- * its fields stay in registers; the slow paths (refill_slow, decode_long)
- * get the reader up to date first and the locals back after. */
+ * its fields stay in registers; the slow refill gets the reader up to
+ * date first and the locals back after, and decode_long reads the buffer
+ * by value. */
 typedef struct {
     uint64_t buf;
     int nb;
@@ -222,29 +223,27 @@ static inline __attribute__((always_inline)) int get_bit(bitreader *br, hot_bits
     return (int)get_bits(h, 1);
 }
 
-/* A code longer than the lookup's bits: the symbol, or -1 (no such code). */
-static __attribute__((noinline)) int decode_long(bitreader *br, const gi_jpeg_huff *h)
+/* A code longer than the lookup's bits at the front of buf: the symbol
+ * and *len its length, or -1 (no such code). */
+static __attribute__((noinline)) int decode_long(uint64_t buf, const gi_jpeg_huff *h, int *len)
 {
-    uint32_t top = (uint32_t)(br->buf >> 48);
-    int len = LOOKUP + 1;
-    while (len <= 16 && top >= h->maxcode[len]) len++;
-    if (len > 16) return -1;
-    int index = (int)(br->buf >> (64 - len)) + h->delta[len];
-    br->buf <<= len;
-    br->nb -= len;
-    return h->values[index];
+    const uint32_t top = (uint32_t)(buf >> 48);
+    int n = LOOKUP + 1;
+    while (n <= 16 && top >= h->maxcode[n]) n++;
+    if (n > 16) return -1;
+    *len = n;
+    return h->values[(int)(buf >> (64 - n)) + h->delta[n]];
 }
 
 /* The symbol whose lookup entry is e (magnitude bits left in the stream),
  * or -1. */
-static inline __attribute__((always_inline)) int symbol_of(bitreader *br, hot_bits *h,
-                                                           const gi_jpeg_huff *t, uint32_t e)
+static inline __attribute__((always_inline)) int symbol_of(hot_bits *h, const gi_jpeg_huff *t,
+                                                           uint32_t e)
 {
     int len = ENTRY_LEN(e);
     if (!len) {
-        hot_give(br, h);
-        const int sym = decode_long(br, t);
-        *h = hot_take(br);
+        const int sym = decode_long(h->buf, t, &len);
+        if (sym >= 0) consume(h, len);
         return sym;
     }
     if (e & ENTRY_FULL) len -= ENTRY_SYMBOL(e) & 15;
@@ -253,15 +252,14 @@ static inline __attribute__((always_inline)) int symbol_of(bitreader *br, hot_bi
 }
 
 /* The next symbol alone, or -1; the buffer holds 16 bits at least. */
-static inline __attribute__((always_inline)) int decode_symbol(bitreader *br, hot_bits *h,
-                                                               const gi_jpeg_huff *t)
+static inline __attribute__((always_inline)) int decode_symbol(hot_bits *h, const gi_jpeg_huff *t)
 {
-    return symbol_of(br, h, t, t->lookup[peek(h)]);
+    return symbol_of(h, t, t->lookup[peek(h)]);
 }
 
 /* A DC difference into *diff; -1 for no such code. */
-static inline __attribute__((always_inline)) int decode_dc(bitreader *br, hot_bits *h,
-                                                           const gi_jpeg_huff *t, int32_t *diff)
+static inline __attribute__((always_inline)) int decode_dc(hot_bits *h, const gi_jpeg_huff *t,
+                                                           int32_t *diff)
 {
     const uint32_t e = t->lookup[peek(h)];
     if (e & ENTRY_FULL) {
@@ -269,7 +267,7 @@ static inline __attribute__((always_inline)) int decode_dc(bitreader *br, hot_bi
         *diff = ENTRY_VALUE(e);
         return 0;
     }
-    const int s = symbol_of(br, h, t, e); /* at most 15: gi__jpeg_huff_build */
+    const int s = symbol_of(h, t, e); /* at most 15: gi__jpeg_huff_build */
     if (s < 0) return -1;
     *diff = s ? receive_extend(h, s) : 0;
     return 0;
@@ -300,7 +298,7 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
     for (int i = 0; i < 64; i += 8) memcpy(blk + i, &zero, sizeof zero);
     int32_t diff;
     ensure(br, &h);
-    if (decode_dc(br, &h, dc, &diff) < 0) return -1;
+    if (decode_dc(&h, dc, &diff) < 0) return -1;
     st->pred[ci] += (uint32_t)diff;
     blk[0] = (int16_t)st->pred[ci];
     int k = 1;
@@ -313,7 +311,7 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
             blk[zz[k++]] = (int16_t)ENTRY_VALUE(e);
             continue;
         }
-        const int rs = symbol_of(br, &h, ac, e);
+        const int rs = symbol_of(&h, ac, e);
         if (rs < 0) return -1;
         const int s = rs & 15;
         if (s == 0) {
@@ -336,7 +334,7 @@ static inline __attribute__((always_inline)) int block_dc_first(scan_state *st, 
     hot_bits h = hot_take(br);
     int32_t diff;
     ensure(br, &h);
-    if (decode_dc(br, &h, dc, &diff) < 0) return -1;
+    if (decode_dc(&h, dc, &diff) < 0) return -1;
     hot_give(br, &h);
     st->pred[ci] += (uint32_t)diff;
     blk[0] = (int16_t)(uint16_t)(st->pred[ci] << al);
@@ -373,7 +371,7 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
             blk[zz[k++]] = (int16_t)(uint16_t)((uint32_t)ENTRY_VALUE(e) << al);
             continue;
         }
-        const int rs = symbol_of(br, &h, ac, e);
+        const int rs = symbol_of(&h, ac, e);
         if (rs < 0) return -1;
         const int s = rs & 15, r = rs >> 4;
         if (s == 0) {
@@ -416,7 +414,7 @@ static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac,
     }
     do {
         ensure(br, &h);
-        const int rs = decode_symbol(br, &h, ac);
+        const int rs = decode_symbol(&h, ac);
         if (rs < 0) return -1;
         int s = rs & 15, r = rs >> 4, value = 0;
         if (s == 0) {
