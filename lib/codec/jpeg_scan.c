@@ -430,6 +430,15 @@ int GI_JPEG_SCAN(const uint8_t *pixels, int width, int height, int channels, siz
     b.store = malloc(28 * b.padded * sizeof *b.store);
     if (!b.store) return 0;
     scan sc = {t, {out->p, 0, 0, raw}, {dc[0], dc[1], dc[2]}};
+    /* raw: the piece's bits so far end at out->p, the last of them
+     * pending in its last byte's high end: they continue from there */
+    const uint64_t before = raw ? *bits : 0;
+    const int pending = (int)(before % 8);
+    if (pending) {
+        sc.w.p = --out->p;
+        sc.w.acc = (uint64_t)(*out->p >> (8 - pending));
+        sc.w.n = pending;
+    }
     int ok = 1;
     const size_t start = (size_t)(out->p - out->data); /* the buffer may move as it grows */
     const int y_end = (long)row1 * mcu < height ? row1 * mcu : height;
@@ -450,7 +459,7 @@ int GI_JPEG_SCAN(const uint8_t *pixels, int width, int height, int channels, siz
     for (int i = 0; i < 3; i++) dc[i] = sc.dc[i];
     if (raw) { /* the pending bits, the last byte's low end zero */
         size_t whole = (size_t)(sc.w.p - out->data) - start;
-        *bits = 8 * (uint64_t)whole + (uint64_t)sc.w.n;
+        *bits = before - (uint64_t)pending + 8 * (uint64_t)whole + (uint64_t)sc.w.n;
         for (; sc.w.n > 0; sc.w.n -= 8)
             *sc.w.p++ = (uint8_t)(sc.w.n >= 8 ? sc.w.acc >> (sc.w.n - 8) : sc.w.acc << (8 - sc.w.n));
     } else {

@@ -35,8 +35,10 @@ typedef struct {
  * dc[] (luma, Cb, Cr; 0 at the scan's start) and left there as the next
  * row's. raw 0: the whole scan, as stb writes it: 0xFF bytes stuffed, the
  * last byte padded with 1 bits (row0 0, row1 the end). raw 1: a piece of a
- * scan coded in parts: no stuffing, the last byte's unused low bits zero,
- * *bits the count of coded bits. 0 when out of memory. */
+ * scan coded in parts: no stuffing, the last byte's unused low bits zero;
+ * *bits, the count of the piece's bits already at the end of out (0 for
+ * a new piece; these bits continue them), becomes the count with these.
+ * 0 when out of memory. */
 typedef int jpeg_scan_fn(const uint8_t *pixels, int width, int height, int channels,
                          size_t stride, const jpeg_tables *t, int row0, int row1, int dc[3],
                          int raw, jpeg_buffer *out, uint64_t *bits);

@@ -161,58 +161,52 @@ static void put_headers(jpeg_buffer *w, const jpeg_setup *s, int width, int heig
     put_bytes(w, sos, sizeof sos);
 }
 
-/* ---- One image on several threads ----
+/* ---- A scan in pieces (jpeg_write.h) ----
  *
  * The scan is one bit stream, but its pieces are not tied together but
  * by the DC predictors: MCU rows [r0, r1) code the same bits wherever
  * they start, given the DCs of the MCU before r0 (which its blocks'
- * transforms alone give). So each thread codes a piece of MCU rows,
- * unstuffed, from the DCs that the MCU before it ends with; the pieces
- * are then joined bit by bit, padded, and stuffed into the file. */
+ * transforms alone give). So a piece is coded unstuffed from the DCs that
+ * the MCU before it ends with; the pieces are then joined bit by bit,
+ * padded, and stuffed into the file. */
 
-/* Pieces of at least this many MCU rows (a thread's start and the join
- * are small beside them). */
-#define PIECE_MIN_ROWS 8
-#define MAX_PIECES 64
-
-typedef struct {
-    const uint8_t *pixels;
-    int width, height, channels;
-    size_t stride;
-    const jpeg_tables *t;
-    int row0, row1;
-    int dc[3];
-    jpeg_buffer out;
-    uint64_t bits;
-    int ok;
-} piece;
-
-static void *code_piece(void *arg)
+int gi__jpeg_last_mcu_x(int width, const jpeg_tables *t)
 {
-    piece *pc = arg;
-    int mcu = pc->t->subsample ? 16 : 8;
-    long rows = pc->row1 - pc->row0;
-    /* a guess of a quarter of the pixels' bytes; it doubles as needed */
-    pc->ok = gi__jpeg_reserve(&pc->out, (size_t)rows * mcu * (size_t)pc->width / 4 + 4096) &&
-             gi__jpeg_scan()(pc->pixels, pc->width, pc->height, pc->channels, pc->stride, pc->t,
-                             pc->row0, pc->row1, pc->dc, 1, &pc->out, &pc->bits);
-    return NULL;
+    const int mcu = t->subsample ? 16 : 8;
+    return (width - 1) / mcu * mcu;
 }
 
-/* The DCs that MCU row `row` ends with: its last MCU coded alone, as the
- * image cut to that MCU's columns (whose edge is the image's). */
-static int row_end_dcs(const uint8_t *pixels, int width, int height, int channels,
-                       size_t stride, const jpeg_tables *t, int row, int dc[3])
+int gi__jpeg_piece_start(gi_jpeg_piece *p, const jpeg_tables *t, const uint8_t *last_mcu,
+                         int mcu_width, int channels, size_t stride)
 {
-    int mcu = t->subsample ? 16 : 8, x0 = (width - 1) / mcu * mcu;
+    *p = (gi_jpeg_piece){{0}, 0, {0, 0, 0}};
+    if (!last_mcu) return 1;
+    /* that MCU coded alone, as an image cut to its columns (whose edge is
+     * the image's) and its rows (all inside the image), for its DCs */
+    const int mcu = t->subsample ? 16 : 8;
     jpeg_buffer scratch = {0};
-    uint64_t bits;
-    dc[0] = dc[1] = dc[2] = 0;
+    uint64_t bits = 0;
     int ok = gi__jpeg_reserve(&scratch, 4096) &&
-             gi__jpeg_scan()(pixels + (size_t)x0 * (size_t)channels, width - x0, height, channels,
-                             stride, t, row, row + 1, dc, 1, &scratch, &bits);
+             gi__jpeg_scan()(last_mcu, mcu_width, mcu, channels, stride, t, 0, 1, p->dc, 1,
+                             &scratch, &bits);
     free(scratch.data);
     return ok;
+}
+
+int gi__jpeg_piece_code(gi_jpeg_piece *p, const jpeg_tables *t, const uint8_t *pixels, int width,
+                        int rows, int channels, size_t stride)
+{
+    const int mcu = t->subsample ? 16 : 8;
+    /* at first a guess of a quarter of the pixels' bytes; it doubles as needed */
+    return gi__jpeg_reserve(&p->out, (size_t)rows * (size_t)width / 4 + 4096) &&
+           gi__jpeg_scan()(pixels, width, rows, channels, stride, t, 0, (rows + mcu - 1) / mcu,
+                           p->dc, 1, &p->out, &p->bits);
+}
+
+void gi__jpeg_piece_free(gi_jpeg_piece *p)
+{
+    free(p->out.data);
+    p->out = (jpeg_buffer){0};
 }
 
 /* Appends `bits` bits of src (most significant first) to dst at bit `at`;
@@ -244,46 +238,87 @@ static void append_bits(uint8_t *dst, uint64_t at, const uint8_t *src, uint64_t 
     }
 }
 
-/* The scan coded in `count` pieces on threads, joined and padded into
- * *scan (malloc'd) of *n bytes, unstuffed. 0 when out of memory. */
-static int code_in_pieces(const uint8_t *pixels, int width, int height, int channels,
-                          size_t stride, const jpeg_tables *t, int rows, int count,
-                          uint8_t **scan, size_t *n)
+int gi__jpeg_pieces_file(const gi_jpeg_piece *pieces, int count, int width, int height,
+                         int quality, uint8_t **bytes, size_t *size)
 {
-    piece pc[MAX_PIECES];
+    *bytes = NULL;
+    *size = 0;
+    uint64_t total = 0;
+    for (int k = 0; k < count; k++) total += pieces[k].bits;
+    if (total / 8 > SIZE_MAX / 4) return -1;
+    uint8_t *all = calloc((size_t)((total + 7) / 8) + 9, 1);
+    if (!all) return -1;
+    uint64_t at = 0;
+    for (int k = 0; k < count; k++) {
+        append_bits(all, at, pieces[k].out.data, pieces[k].bits);
+        at += pieces[k].bits;
+    }
+    /* stb's padding: seven 1 bits, whole bytes kept */
+    append_bits(all, at, (const uint8_t[]){0xFE}, 7);
+    int r = gi__jpeg_write_around_scan(width, height, quality, all, (size_t)((at + 7) / 8), bytes,
+                                       size);
+    free(all);
+    return r;
+}
+
+/* ---- One image on several threads: a piece of MCU rows each ---- */
+
+/* Pieces of at least this many MCU rows (a thread's start and the join
+ * are small beside them). */
+#define PIECE_MIN_ROWS 8
+#define MAX_PIECES 64
+
+typedef struct {
+    const uint8_t *pixels;
+    int width, height, channels;
+    size_t stride;
+    const jpeg_tables *t;
+    int row0, row1;
+    gi_jpeg_piece piece;
+    int ok;
+} piece_job;
+
+static void *code_piece(void *arg)
+{
+    piece_job *pj = arg;
+    const int mcu = pj->t->subsample ? 16 : 8, y0 = pj->row0 * mcu;
+    const int y1 = (long)pj->row1 * mcu < pj->height ? pj->row1 * mcu : pj->height;
+    pj->ok = gi__jpeg_piece_code(&pj->piece, pj->t, pj->pixels + (size_t)y0 * pj->stride,
+                                 pj->width, y1 - y0, pj->channels, pj->stride);
+    return NULL;
+}
+
+/* The file coded in `count` pieces on threads. 0, or -1 when out of memory. */
+static int write_in_pieces(const uint8_t *pixels, int width, int height, int channels,
+                           size_t stride, int quality, const jpeg_tables *t, int rows, int count,
+                           uint8_t **bytes, size_t *size)
+{
+    piece_job pj[MAX_PIECES];
+    gi_jpeg_piece pieces[MAX_PIECES];
     pthread_t tid[MAX_PIECES];
     int started[MAX_PIECES] = {0}, ok = 1;
+    const int mcu = t->subsample ? 16 : 8, last_x = gi__jpeg_last_mcu_x(width, t);
     for (int k = 0; k < count; k++) {
-        pc[k] = (piece){pixels, width, height, channels, stride, t,
-                        (int)((long)rows * k / count), (int)((long)rows * (k + 1) / count),
-                        {0, 0, 0}, {0}, 0, 0};
-        if (k > 0) ok &= row_end_dcs(pixels, width, height, channels, stride, t,
-                                     pc[k].row0 - 1, pc[k].dc);
+        pj[k] = (piece_job){pixels, width, height, channels, stride, t,
+                            (int)((long)rows * k / count), (int)((long)rows * (k + 1) / count),
+                            {{0}, 0, {0, 0, 0}}, 0};
+        const uint8_t *last_mcu = k == 0 ? NULL
+                                         : pixels + (size_t)(pj[k].row0 - 1) * mcu * stride +
+                                               (size_t)last_x * (size_t)channels;
+        ok &= gi__jpeg_piece_start(&pj[k].piece, t, last_mcu, width - last_x, channels, stride);
     }
     for (int k = 1; k < count && ok; k++)
-        started[k] = pthread_create(&tid[k], NULL, code_piece, &pc[k]) == 0;
-    if (ok) code_piece(&pc[0]);
-    uint64_t total = 0;
+        started[k] = pthread_create(&tid[k], NULL, code_piece, &pj[k]) == 0;
+    if (ok) code_piece(&pj[0]);
     for (int k = 0; k < count; k++) {
         if (started[k]) pthread_join(tid[k], NULL);
-        else if (ok && k > 0) code_piece(&pc[k]); /* no thread to be had */
-        ok &= pc[k].ok;
-        total += pc[k].bits;
+        else if (ok && k > 0) code_piece(&pj[k]); /* no thread to be had */
+        ok &= pj[k].ok;
+        pieces[k] = pj[k].piece;
     }
-    uint8_t *all = ok ? calloc((size_t)((total + 7) / 8) + 9, 1) : NULL;
-    if (all) {
-        uint64_t at = 0;
-        for (int k = 0; k < count; k++) {
-            append_bits(all, at, pc[k].out.data, pc[k].bits);
-            at += pc[k].bits;
-        }
-        /* stb's padding: seven 1 bits, whole bytes kept */
-        append_bits(all, at, (const uint8_t[]){0xFE}, 7);
-        *scan = all;
-        *n = (size_t)((at + 7) / 8);
-    }
-    for (int k = 0; k < count; k++) free(pc[k].out.data);
-    return all != NULL;
+    int r = ok ? gi__jpeg_pieces_file(pieces, count, width, height, quality, bytes, size) : -1;
+    for (int k = 0; k < count; k++) gi__jpeg_piece_free(&pieces[k]);
+    return r;
 }
 
 int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, size_t stride,
@@ -297,22 +332,15 @@ int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, s
     int mcu = s.t.subsample ? 16 : 8, rows = (height + mcu - 1) / mcu;
     int pieces = threads < 1 ? 1 : threads > MAX_PIECES ? MAX_PIECES : threads;
     if (pieces > rows / PIECE_MIN_ROWS) pieces = rows / PIECE_MIN_ROWS;
-    if (pieces > 1) {
-        uint8_t *scan;
-        size_t n;
-        if (!code_in_pieces(pixels, width, height, channels, stride, &s.t, rows, pieces, &scan,
-                            &n))
-            return -1;
-        int r = gi__jpeg_write_around_scan(width, height, quality, scan, n, bytes, size);
-        free(scan);
-        return r;
-    }
+    if (pieces > 1)
+        return write_in_pieces(pixels, width, height, channels, stride, quality, &s.t, rows,
+                               pieces, bytes, size);
     jpeg_buffer out = {0};
     /* a first guess of a quarter of the pixels' bytes; it doubles as needed */
     if (!gi__jpeg_reserve(&out, (size_t)width * (size_t)height / 4 + 4096)) return -1;
     put_headers(&out, &s, width, height);
     int dc[3] = {0, 0, 0};
-    uint64_t bits;
+    uint64_t bits = 0;
     if (!gi__jpeg_scan()(pixels, width, height, channels, stride, &s.t, 0, rows, dc, 0, &out,
                          &bits) ||
         !gi__jpeg_reserve(&out, 2)) {

@@ -28,6 +28,38 @@ int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, s
 /* The scan's tables for a quality (taken as above). */
 void gi__jpeg_write_tables(int quality, jpeg_tables *t);
 
+/* ---- The scan in pieces ----
+ * For a writer whose rows come in bands: gi__jpeg_write's threads, and
+ * a filter that codes its output rows while they are in cache (the CPU
+ * backend's blur). A piece is the bits of consecutive MCU rows, coded
+ * from the DC predictors that the MCU before them ends with; pieces of
+ * all the rows, joined in order, are the scan gi__jpeg_write codes. */
+typedef struct {
+    jpeg_buffer out; /* the bits, unstuffed, the last byte's unused low bits zero */
+    uint64_t bits;
+    int dc[3];       /* the predictors after the last MCU coded */
+} gi_jpeg_piece;
+
+/* The first column of an image's last MCU column. */
+int gi__jpeg_last_mcu_x(int width, const jpeg_tables *t);
+/* An empty piece that starts after the MCU whose pixels last_mcu gives:
+ * the last MCU of the row before (its mcu_width = width - last_mcu_x
+ * columns and its MCU's height of rows, stride bytes apart), or NULL for
+ * the image's first row. 1, or 0 when out of memory. */
+int gi__jpeg_piece_start(gi_jpeg_piece *p, const jpeg_tables *t, const uint8_t *last_mcu,
+                         int mcu_width, int channels, size_t stride);
+/* Codes the MCU rows of `rows` pixel rows onto the piece: a multiple of
+ * the MCU's height, but for the image's last rows (whose last row stands
+ * for the rows below it, as in stb). 1, or 0 when out of memory. */
+int gi__jpeg_piece_code(gi_jpeg_piece *p, const jpeg_tables *t, const uint8_t *pixels, int width,
+                        int rows, int channels, size_t stride);
+void gi__jpeg_piece_free(gi_jpeg_piece *p);
+/* The file of width x height at quality from the pieces of all its MCU
+ * rows, in order: gi__jpeg_write's bytes. 0 with *bytes (malloc'd) and
+ * *size, or -1 when out of memory. */
+int gi__jpeg_pieces_file(const gi_jpeg_piece *pieces, int count, int width, int height,
+                         int quality, uint8_t **bytes, size_t *size);
+
 /* The file gi__jpeg_write makes, around a scan coded elsewhere (the GPU's
  * writer, lib/cuda/jpeg_encode_device.h): scan holds its n entropy-coded
  * bytes before byte stuffing, padded as stb pads them; the headers are
