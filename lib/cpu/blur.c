@@ -17,6 +17,7 @@
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
 #include "blur_kernels.h"
+#include "blur_rows.h"
 #include "cpu_isa.h"
 
 /* Half of the L2 per core: the ring, read once per tap pair and output
@@ -48,6 +49,13 @@ typedef struct {
     blur_float_taps vertical; /* premultiplied */
     const blur_kernels *k;
 } blur_job;
+
+/* blur_rows.h: the job and the weights it points at */
+struct gi__blur {
+    blur_job job;
+    uint32_t *pair_w;
+    float *float_w;
+};
 
 typedef struct {
     uint8_t *bytes;  /* one input row's bytes, padded */
@@ -146,12 +154,14 @@ static void horizontal_row(const blur_job *j, long vy, int x0, int x1, blur_buff
 }
 
 /* Output rows y .. y + nrows - 1 (premultiplied: nrows <= BLUR_ROWS;
- * plain: 1), their h rows in the ring. */
-static void vertical_rows(const blur_job *j, int y, int nrows, int x0, int x1, blur_buffers *b)
+ * plain: 1), their h rows in the ring, into `to` (row y's column x0) and
+ * the rows stride bytes below it. */
+static void vertical_rows(const blur_job *j, int y, int nrows, int x0, int x1, blur_buffers *b,
+                          uint8_t *to, size_t stride)
 {
     const int ch = j->src->channels;
     uint8_t *out[BLUR_ROWS];
-    for (int r = 0; r < nrows; r++) out[r] = j->dst->data + (size_t)(y + r) * j->dst->stride + (size_t)x0 * ch;
+    for (int r = 0; r < nrows; r++) out[r] = to + (size_t)r * stride;
     if (j->premultiplied) {
         for (int k = 0; k < j->vertical.taps + nrows - 1; k++)
             b->h_rows[k] = b->hs + ring_at(j, (long)y - j->radius + k);
@@ -162,15 +172,24 @@ static void vertical_rows(const blur_job *j, int y, int nrows, int x0, int x1, b
     j->k->vertical_plain(&j->taps, b->rows, (size_t)(x1 - x0) * ch, out[0]);
 }
 
-static void blur_strip(const blur_job *j, int y0, int y1, int x0, int x1, blur_buffers *b)
+/* A strip's ring before its first output row y0: the h rows above it. */
+static void strip_start(const blur_job *j, int y0, int x0, int x1, blur_buffers *b)
 {
-    const int R = j->radius, step = j->premultiplied ? BLUR_ROWS : 1;
+    const int R = j->radius;
     const long first = j->premultiplied ? -R : j->taps.first;
     for (long vy = (long)y0 + first; vy < (long)y0 + R; vy++) horizontal_row(j, vy, x0, x1, b);
+}
+
+/* A strip's output rows y0 .. y1 - 1, its ring started for y0 (and left
+ * started for y1), into `to` (row y0's column x0) and the rows below. */
+static void strip_rows(const blur_job *j, int y0, int y1, int x0, int x1, blur_buffers *b,
+                       uint8_t *to, size_t stride)
+{
+    const int R = j->radius, step = j->premultiplied ? BLUR_ROWS : 1;
     for (int y = y0; y < y1; y += step) {
         const int nrows = y1 - y < step ? y1 - y : step;
         for (int r = 0; r < nrows; r++) horizontal_row(j, (long)y + r + R, x0, x1, b);
-        vertical_rows(j, y, nrows, x0, x1, b);
+        vertical_rows(j, y, nrows, x0, x1, b, to + (size_t)(y - y0) * stride, stride);
     }
 }
 
@@ -204,17 +223,63 @@ static int alloc_buffers(const blur_job *j, blur_buffers *b)
     return b->bytes && b->pairs && b->ring && b->rows;
 }
 
+/* ---- Rows in order (blur_rows.h): a ring per strip ---- */
+
+struct gi__blur_rows {
+    const blur_job *j;
+    int x0, x1, strips;
+    int next; /* the next output row */
+    blur_buffers b[];
+};
+
+gi__blur_rows *gi__blur_rows_open(const gi__blur *blur, int x0, int x1, int y0)
+{
+    const blur_job *j = &blur->job;
+    const int strips = (x1 - x0 + j->strip - 1) / j->strip;
+    gi__blur_rows *r = calloc(1, sizeof *r + (size_t)strips * sizeof r->b[0]);
+    if (!r) return NULL;
+    *r = (gi__blur_rows){j, x0, x1, 0, y0};
+    for (; r->strips < strips; r->strips++)
+        if (!alloc_buffers(j, &r->b[r->strips])) {
+            free_buffers(&r->b[r->strips]);
+            gi__blur_rows_close(r);
+            return NULL;
+        }
+    for (int s = 0; s < strips; s++) {
+        const int a = x0 + s * j->strip, c = a + j->strip < x1 ? a + j->strip : x1;
+        strip_start(j, y0, a, c, &r->b[s]);
+    }
+    return r;
+}
+
+void gi__blur_rows_make(gi__blur_rows *r, int y1, uint8_t *to, size_t stride)
+{
+    const blur_job *j = r->j;
+    const size_t ch = (size_t)j->src->channels;
+    for (int s = 0; s < r->strips; s++) {
+        const int a = r->x0 + s * j->strip, c = a + j->strip < r->x1 ? a + j->strip : r->x1;
+        strip_rows(j, r->next, y1, a, c, &r->b[s], to + (size_t)(a - r->x0) * ch, stride);
+    }
+    r->next = y1;
+}
+
+void gi__blur_rows_close(gi__blur_rows *r)
+{
+    if (!r) return;
+    for (int s = 0; s < r->strips; s++) free_buffers(&r->b[s]);
+    free(r);
+}
+
+/* One thread's band of the whole image: its rows in order. */
 static int blur_band(void *arg, int y0, int y1)
 {
-    const blur_job *j = arg;
-    blur_buffers b;
-    int ok = alloc_buffers(j, &b);
-    for (int x0 = 0; ok && x0 < j->src->width; x0 += j->strip) {
-        int x1 = x0 + j->strip < j->src->width ? x0 + j->strip : j->src->width;
-        blur_strip(j, y0, y1, x0, x1, &b);
-    }
-    free_buffers(&b);
-    return ok ? 0 : -1;
+    const gi__blur *blur = arg;
+    const gi_image *dst = blur->job.dst;
+    gi__blur_rows *r = gi__blur_rows_open(blur, 0, blur->job.src->width, y0);
+    if (!r) return -1;
+    gi__blur_rows_make(r, y1, dst->data + (size_t)y0 * dst->stride, dst->stride);
+    gi__blur_rows_close(r);
+    return 0;
 }
 
 /* The taps of blur_kernels.h from w[-R..R] (weights[k + R]). Only w[0]
@@ -257,26 +322,30 @@ const blur_kernels *gi__blur_kernels(void)
     return &gi__blur_kernels_base;
 }
 
-gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
-                       int radius, gi_border border)
+gi_status gi__blur_setup(const gi_image *src, gi_image *dst, const int32_t *weights, int radius,
+                         gi_border border, gi__blur **out)
 {
+    *out = NULL;
     const int premultiplied = src->channels == 2 || src->channels == 4, taps = 2 * radius + 1;
-    blur_job j = {src, dst, radius, border, premultiplied, 0, 0, 0, {0}, {0}, gi__blur_kernels()};
+    gi__blur *b = calloc(1, sizeof *b);
     uint32_t *pair_w = malloc(((size_t)radius + 1) * sizeof *pair_w);
     float *float_w = malloc((size_t)taps * sizeof *float_w);
-    if (!pair_w || !float_w) {
+    if (!b || !pair_w || !float_w) {
+        free(b);
         free(pair_w);
         free(float_w);
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights (radius %d)", radius);
     }
+    blur_job j = {src, dst, radius, border, premultiplied, 0, 0, 0, {0}, {0}, gi__blur_kernels()};
     int bad = make_taps(weights, radius, pair_w, &j.taps);
     for (int k = 0; k < taps; k++) {
         bad |= weights[k] < 0; /* blur_finish.h's bound needs terms >= 0 */
         float_w[k] = (float)weights[k]; /* exact: at most 2^16 */
     }
+    b->pair_w = pair_w;
+    b->float_w = float_w;
     if (bad) {
-        free(pair_w);
-        free(float_w);
+        gi__blur_free(b);
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "blur weights: each 0..32767, the centre up to 65536");
     }
     int symmetric = taps <= BLUR_CHUNK;
@@ -289,9 +358,27 @@ gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const in
     size_t strip = ring_budget() / per_column;
     if (strip < MIN_STRIP) strip = MIN_STRIP;
     j.strip = strip < (size_t)src->width ? (int)strip : src->width;
-    int failed = gi__parallel_rows(gi__cpu_threads(state), src->height, blur_band, &j);
-    free(pair_w);
-    free(float_w);
+    b->job = j;
+    *out = b;
+    return GI_OK;
+}
+
+void gi__blur_free(gi__blur *b)
+{
+    if (!b) return;
+    free(b->pair_w);
+    free(b->float_w);
+    free(b);
+}
+
+gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
+                       int radius, gi_border border)
+{
+    gi__blur *b;
+    gi_status st = gi__blur_setup(src, dst, weights, radius, border, &b);
+    if (st != GI_OK) return st;
+    int failed = gi__parallel_rows(gi__cpu_threads(state), src->height, blur_band, b);
+    gi__blur_free(b);
     if (failed) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur buffers (radius %d)", radius);
     return GI_OK;
 }
