@@ -81,14 +81,16 @@ typedef struct gi__chain {
 /* A request that the chain's result (dst_where GI__HOST, not hist) come
  * back as the file the exact JPEG writer makes of it (jpeg_write.h) at
  * `quality`, encoded where the backend computes, instead of as pixels. A
- * backend that encodes sets bytes (malloc'd; the caller frees them) and
- * size, and leaves dst's pixels unwritten; one that does not (the CPU
- * backend, or CUDA after a failure) leaves bytes NULL and writes dst, and
- * the caller encodes it. */
+ * backend that encodes sets bytes (malloc'd; the caller frees them), size
+ * and codec, and leaves dst's pixels unwritten; one that does not (the
+ * CPU backend but for a lone blur, which it codes as its rows come; CUDA
+ * after a failure) leaves bytes NULL and writes dst, and the caller
+ * encodes it. */
 typedef struct gi__chain_jpeg_out {
     int quality; /* gi_save_options.jpeg_quality: 0 means 90 */
     uint8_t *bytes;
     size_t size;
+    const char *codec; /* the encoder's name, as gi_last_codec gives it */
 } gi__chain_jpeg_out;
 
 /* *out: the chain `in` with its source replaced by src, which lies at

@@ -78,7 +78,7 @@ static gi_image jpeg_size(const gi_jpeg_coeffs *c)
 typedef struct {
     const gi_image *img;
     const gi_jpeg_coeffs *jpeg;
-    gi__chain_jpeg_out *jpeg_out; /* with jpeg: the result as a JPEG file, or NULL */
+    gi__chain_jpeg_out *jpeg_out; /* the result as a JPEG file, or NULL */
 } job_source;
 
 /* Runs `steps` on src into a newly allocated *dst (none for hist). */
@@ -91,7 +91,7 @@ static gi_status apply_alloc(gi_context *ctx, const job_source *src, const gi_op
     if (st == GI_OK && steps[n - 1].kind != GI_OP_HIST) st = gi_image_alloc(dst, w, h, ch);
     if (st == GI_OK)
         st = src->jpeg ? gi__apply_jpeg(ctx, src->jpeg, steps, n, dst, hist, src->jpeg_out)
-                       : gi_apply(ctx, src->img, steps, n, dst, hist);
+                       : gi__apply_to_jpeg(ctx, src->img, steps, n, dst, hist, src->jpeg_out);
     if (st != GI_OK) gi_image_free(dst);
     return st;
 }
@@ -130,7 +130,7 @@ static gi_status apply_job(gi_context *ctx, const gi_job *job, const job_source 
         gi_image upright = {0};
         const job_source to_upright = {src->img, src->jpeg, NULL}; /* pixels, not the file */
         st = apply_alloc(ctx, &to_upright, chain, n_turn, &upright, NULL);
-        const job_source from_upright = {&upright, NULL, NULL};
+        const job_source from_upright = {&upright, NULL, src->jpeg_out};
         if (st == GI_OK) st = apply_alloc(ctx, &from_upright, job->steps, job->n_steps, dst, hist);
         gi_image_free(&upright);
     }
@@ -140,7 +140,14 @@ static gi_status apply_job(gi_context *ctx, const gi_job *job, const job_source 
 gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
                        gi_metadata *meta, gi_image *dst, gi_histogram *hist)
 {
-    const job_source from = {src, NULL, NULL};
+    return gi__job_apply_to_jpeg(ctx, job, src, meta, dst, hist, NULL);
+}
+
+gi_status gi__job_apply_to_jpeg(gi_context *ctx, const gi_job *job, const gi_image *src,
+                                gi_metadata *meta, gi_image *dst, gi_histogram *hist,
+                                gi__chain_jpeg_out *jpeg_out)
+{
+    const job_source from = {src, NULL, jpeg_out};
     return apply_job(ctx, job, &from, meta, dst, hist);
 }
 
@@ -274,7 +281,7 @@ static gi_status decode_and_apply(gi_context *ctx, const gi_job *job, const void
                                          NULL, 0);
     if (st != GI_OK) return st;
     st = gi__jpeg_coeffs_present(&coeffs) ? gi__job_apply_jpeg(ctx, job, &coeffs, meta, result, hist, jpeg_out)
-                        : gi_job_apply(ctx, job, &src, meta, result, hist);
+                        : gi__job_apply_to_jpeg(ctx, job, &src, meta, result, hist, jpeg_out);
     gi__jpeg_coeffs_free(&coeffs);
     gi_image_free(&src);
     if (st != GI_OK) {
@@ -292,7 +299,7 @@ static gi_status encode_result(const gi_image *result, gi__chain_jpeg_out *jpeg_
     if (!jpeg_out->bytes) return gi_encode(result, save, out, out_size);
     uint8_t *file = jpeg_out->bytes;
     jpeg_out->bytes = NULL;
-    return gi__encoded_jpeg(file, jpeg_out->size, save, out, out_size);
+    return gi__encoded_jpeg(file, jpeg_out->size, jpeg_out->codec, save, out, out_size);
 }
 
 /* The backend's JPEG file, with the metadata, written to path as

@@ -45,6 +45,10 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
 gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,
                              gi_metadata *meta, gi_image *dst, gi_histogram *hist,
                              gi__chain_jpeg_out *jpeg_out);
+/* gi_job_apply with jpeg_out as gi__job_apply_jpeg takes it. */
+gi_status gi__job_apply_to_jpeg(gi_context *ctx, const gi_job *job, const gi_image *src,
+                                gi_metadata *meta, gi_image *dst, gi_histogram *hist,
+                                gi__chain_jpeg_out *jpeg_out);
 /* The exact JPEG writer's request for a job whose output format resolves
  * to `format`: into *out (its quality) and 1, or 0 when the output is not
  * a JPEG. */

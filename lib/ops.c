@@ -57,12 +57,6 @@ static gi_status call_chain(const gi__backend_ops *ops, void *state, const void 
     return ops->run_chain(state, chain);
 }
 
-static gi_status dispatch(gi_context *ctx, const gi__chain *chain)
-{
-    const gi__plan_job work = gi__plan_job_of_chain(chain);
-    return gi__dispatch(ctx, chain->steps[chain->n - 1].name, &work, call_chain, chain);
-}
-
 gi_status gi__check_image(const gi_image *img, const char *role)
 {
     if (!img || !img->data)
@@ -262,15 +256,26 @@ static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_
     return st;
 }
 
+/* The plan's view of a chain whose result leaves as a JPEG file. */
+static void weigh_jpeg_out(const gi__chain *chain, gi__plan_job *work)
+{
+    if (!chain->jpeg_out) return;
+    const gi_image *out = chain->steps[chain->n - 1].dst;
+    work->jpeg_out_pixels = (double)out->width * out->height;
+}
+
 static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where src_where,
                                const gi_op *steps, int n, gi_image *dst, gi__where dst_where,
-                               gi_histogram *hist)
+                               gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
 {
     chain_plan plan;
     gi_status st = plan_chain(src, 0, steps, n, dst, hist, &plan);
     if (st != GI_OK) return st;
-    const gi__chain chain = {plan.calls, plan.n, src_where, dst_where, NULL};
-    st = dispatch(ctx, &chain);
+    const int to_jpeg = jpeg_out && dst_where == GI__HOST && steps[n - 1].kind != GI_OP_HIST;
+    const gi__chain chain = {plan.calls, plan.n, src_where, dst_where, to_jpeg ? jpeg_out : NULL};
+    gi__plan_job work = gi__plan_job_of_chain(&chain);
+    weigh_jpeg_out(&chain, &work);
+    st = gi__dispatch(ctx, plan.calls[plan.n - 1].name, &work, call_chain, &chain);
     release_plan(&plan);
     return st;
 }
@@ -278,7 +283,13 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
 gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int n, gi_image *dst,
                    gi_histogram *hist)
 {
-    return apply_between(ctx, src, GI__HOST, steps, n, dst, GI__HOST, hist);
+    return apply_between(ctx, src, GI__HOST, steps, n, dst, GI__HOST, hist, NULL);
+}
+
+gi_status gi__apply_to_jpeg(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
+                            gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
+{
+    return apply_between(ctx, src, GI__HOST, steps, n, dst, GI__HOST, hist, jpeg_out);
 }
 
 /* A chain from a JPEG's coefficients, as gi__dispatch calls it. */
@@ -307,10 +318,7 @@ gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *
     work.jpeg_pixels = (double)c->width * c->height;
     work.jpeg_coeff_bytes = (double)gi__jpeg_upload_bytes(c);
     work.jpeg_entropy_pixels = c->deferred ? work.jpeg_pixels : 0;
-    if (to_jpeg) {
-        const gi_image *out = plan.calls[plan.n - 1].dst;
-        work.jpeg_out_pixels = (double)out->width * out->height;
-    }
+    weigh_jpeg_out(&chain, &work);
     const jpeg_chain arg = {c, &chain};
     st = gi__dispatch(ctx, plan.calls[plan.n - 1].name, &work, call_jpeg_chain, &arg);
     release_plan(&plan);
@@ -335,7 +343,7 @@ gi_status gi_apply_device(gi_context *ctx, const gi_image *src, const gi_op *ste
     if (st != GI_OK) return st;
     if (ctx->requested != GI_DEVICE_CUDA)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "a source in device memory needs a CUDA context");
-    return apply_between(ctx, src, GI__DEVICE, steps, n, dst, GI__DEVICE, hist);
+    return apply_between(ctx, src, GI__DEVICE, steps, n, dst, GI__DEVICE, hist, NULL);
 }
 
 static gi_status run_op(gi_context *ctx, const gi_op *op, const gi_image *src, gi_image *dst,

@@ -119,13 +119,15 @@ static void record_compute(gi_context *ctx, gi__batch_image *job)
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
 {
     const int from_jpeg = gi__jpeg_coeffs_present(&job->coeffs);
-    /* An exact JPEG output is encoded where the steps ran (on CUDA: only
-     * the file's bytes come back); the encode stage then writes it. */
-    const int to_jpeg = from_jpeg && exact_jpeg_output(o, job, &job->jpeg_out);
+    /* An exact JPEG output is encoded where the steps ran if the backend
+     * can (on CUDA: only the file's bytes come back; on the CPU, a blur
+     * coded as its rows come); the encode stage then writes it. */
+    gi__chain_jpeg_out *jpeg_out = exact_jpeg_output(o, job, &job->jpeg_out) ? &job->jpeg_out : NULL;
     gi_status st = from_jpeg
                        ? gi__job_apply_jpeg(ctx, &o->job, &job->coeffs, &job->meta, &job->dst, NULL,
-                                            to_jpeg ? &job->jpeg_out : NULL)
-                       : gi_job_apply(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL);
+                                            jpeg_out)
+                       : gi__job_apply_to_jpeg(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL,
+                                               jpeg_out);
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
     gi__jpeg_coeffs_free(&job->coeffs);
     gi__pixels_free(job->in_bytes);
@@ -228,7 +230,8 @@ int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
         uint8_t *file = job->jpeg_out.bytes, *bytes = NULL;
         size_t size = 0;
         job->jpeg_out.bytes = NULL;
-        gi_status st = gi__encoded_jpeg(file, job->jpeg_out.size, &save, &bytes, &size);
+        gi_status st = gi__encoded_jpeg(file, job->jpeg_out.size, job->jpeg_out.codec, &save, &bytes,
+                                         &size);
         return write_encoded(job, st, bytes, size, start);
     }
     if (save.format == GI_FORMAT_PNG || save.format == GI_FORMAT_JPEG) {

@@ -316,8 +316,8 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
     return with_metadata(sink.data, sink.size, opts, bytes, size);
 }
 
-gi_status gi__encoded_jpeg(uint8_t *file, size_t length, const gi_save_options *opts,
-                           uint8_t **bytes, size_t *size)
+gi_status gi__encoded_jpeg(uint8_t *file, size_t length, const char *codec,
+                           const gi_save_options *opts, uint8_t **bytes, size_t *size)
 {
     *bytes = NULL;
     *size = 0;
@@ -326,7 +326,7 @@ gi_status gi__encoded_jpeg(uint8_t *file, size_t length, const gi_save_options *
         free(file);
         return st;
     }
-    last_codec = "gpuimg-jpeg-cuda";
+    last_codec = codec ? codec : "";
     return with_metadata(file, length, opts, bytes, size);
 }
 

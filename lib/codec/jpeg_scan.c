@@ -423,12 +423,20 @@ static void code_mcu(scan *sc, const band *b, size_t x)
 /* The MCUs of rows [row0, row1), in bands of MCU rows top to bottom. */
 int GI_JPEG_SCAN(const uint8_t *pixels, int width, int height, int channels, size_t stride,
                  const jpeg_tables *t, int row0, int row1, int dc[3], int raw,
-                 jpeg_buffer *out, uint64_t *bits)
+                 jpeg_buffer *out, uint64_t *bits, jpeg_scratch *scratch)
 {
     int mcu = t->subsample ? 16 : 8;
     band b = {.padded = ((size_t)width + (size_t)mcu - 1) / (size_t)mcu * (size_t)mcu};
-    b.store = malloc(28 * b.padded * sizeof *b.store);
-    if (!b.store) return 0;
+    const size_t floats = 28 * b.padded;
+    jpeg_scratch own = {0};
+    if (!scratch) scratch = &own;
+    if (scratch->count < floats) {
+        free(scratch->floats);
+        scratch->floats = malloc(floats * sizeof *scratch->floats);
+        scratch->count = scratch->floats ? floats : 0;
+        if (!scratch->floats) return 0;
+    }
+    b.store = scratch->floats;
     scan sc = {t, {out->p, 0, 0, raw}, {dc[0], dc[1], dc[2]}};
     /* raw: the piece's bits so far end at out->p, the last of them
      * pending in its last byte's high end: they continue from there */
@@ -452,7 +460,7 @@ int GI_JPEG_SCAN(const uint8_t *pixels, int width, int height, int channels, siz
             if (ok) code_mcu(&sc, &b, x);
         }
     }
-    free(b.store);
+    free(own.floats);
     out->p = sc.w.p;
     if (!ok || !gi__jpeg_reserve(out, 16)) return 0;
     sc.w.p = out->p;

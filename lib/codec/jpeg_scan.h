@@ -39,9 +39,17 @@ typedef struct {
  * *bits, the count of the piece's bits already at the end of out (0 for
  * a new piece; these bits continue them), becomes the count with these.
  * 0 when out of memory. */
+typedef struct {
+    float *floats; /* the scan's band of Y, Cb and Cr rows (malloc'd), NULL at first */
+    size_t count;
+} jpeg_scratch;
+
+/* scratch: NULL, or the floats a caller that codes many pieces keeps
+ * from call to call (it frees them): a fresh block of 400 KB for each
+ * band of rows faulted in anew. */
 typedef int jpeg_scan_fn(const uint8_t *pixels, int width, int height, int channels,
                          size_t stride, const jpeg_tables *t, int row0, int row1, int dc[3],
-                         int raw, jpeg_buffer *out, uint64_t *bits);
+                         int raw, jpeg_buffer *out, uint64_t *bits, jpeg_scratch *scratch);
 
 jpeg_scan_fn gi__jpeg_scan_base, gi__jpeg_scan_avx2;
 

@@ -179,7 +179,7 @@ int gi__jpeg_last_mcu_x(int width, const jpeg_tables *t)
 int gi__jpeg_piece_start(gi_jpeg_piece *p, const jpeg_tables *t, const uint8_t *last_mcu,
                          int mcu_width, int channels, size_t stride)
 {
-    *p = (gi_jpeg_piece){{0}, 0, {0, 0, 0}};
+    *p = (gi_jpeg_piece){{0}, 0, {0, 0, 0}, {0}};
     if (!last_mcu) return 1;
     /* that MCU coded alone, as an image cut to its columns (whose edge is
      * the image's) and its rows (all inside the image), for its DCs */
@@ -188,7 +188,7 @@ int gi__jpeg_piece_start(gi_jpeg_piece *p, const jpeg_tables *t, const uint8_t *
     uint64_t bits = 0;
     int ok = gi__jpeg_reserve(&scratch, 4096) &&
              gi__jpeg_scan()(last_mcu, mcu_width, mcu, channels, stride, t, 0, 1, p->dc, 1,
-                             &scratch, &bits);
+                             &scratch, &bits, NULL);
     free(scratch.data);
     return ok;
 }
@@ -200,13 +200,15 @@ int gi__jpeg_piece_code(gi_jpeg_piece *p, const jpeg_tables *t, const uint8_t *p
     /* at first a guess of a quarter of the pixels' bytes; it doubles as needed */
     return gi__jpeg_reserve(&p->out, (size_t)rows * (size_t)width / 4 + 4096) &&
            gi__jpeg_scan()(pixels, width, rows, channels, stride, t, 0, (rows + mcu - 1) / mcu,
-                           p->dc, 1, &p->out, &p->bits);
+                           p->dc, 1, &p->out, &p->bits, &p->scratch);
 }
 
 void gi__jpeg_piece_free(gi_jpeg_piece *p)
 {
     free(p->out.data);
+    free(p->scratch.floats);
     p->out = (jpeg_buffer){0};
+    p->scratch = (jpeg_scratch){0};
 }
 
 /* Appends `bits` bits of src (most significant first) to dst at bit `at`;
@@ -301,7 +303,7 @@ static int write_in_pieces(const uint8_t *pixels, int width, int height, int cha
     for (int k = 0; k < count; k++) {
         pj[k] = (piece_job){pixels, width, height, channels, stride, t,
                             (int)((long)rows * k / count), (int)((long)rows * (k + 1) / count),
-                            {{0}, 0, {0, 0, 0}}, 0};
+                            {{0}, 0, {0, 0, 0}, {0}}, 0};
         const uint8_t *last_mcu = k == 0 ? NULL
                                          : pixels + (size_t)(pj[k].row0 - 1) * mcu * stride +
                                                (size_t)last_x * (size_t)channels;
@@ -342,7 +344,7 @@ int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, s
     int dc[3] = {0, 0, 0};
     uint64_t bits = 0;
     if (!gi__jpeg_scan()(pixels, width, height, channels, stride, &s.t, 0, rows, dc, 0, &out,
-                         &bits) ||
+                         &bits, NULL) ||
         !gi__jpeg_reserve(&out, 2)) {
         free(out.data);
         return -1;

@@ -38,6 +38,7 @@ typedef struct {
     jpeg_buffer out; /* the bits, unstuffed, the last byte's unused low bits zero */
     uint64_t bits;
     int dc[3];       /* the predictors after the last MCU coded */
+    jpeg_scratch scratch;
 } gi_jpeg_piece;
 
 /* The first column of an image's last MCU column. */

@@ -37,6 +37,9 @@ gi_status gi__cpu_run_chain(void *state, const gi__chain *chain)
 {
     if (chain->src_where != GI__HOST || chain->dst_where != GI__HOST)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "the CPU backend computes in host memory only");
+    /* a lone blur into a JPEG file is coded as its rows come (blur_jpeg.c) */
+    if (chain->jpeg_out && chain->n == 1 && chain->steps[0].kind == GI_OP_BLUR)
+        return gi__cpu_blur_to_jpeg(state, &chain->steps[0], chain->jpeg_out);
     gi_image between[2] = {{0}};
     size_t capacity[2] = {0, 0};
     const gi_image *src = chain->steps[0].src;

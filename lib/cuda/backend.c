@@ -532,6 +532,7 @@ static gi_status encode_result(cuda_state *s, const gi__chain *ch, const device_
                                   &jo->size, &host_ms);
     if (st == GI_OK) st = mark(s, MARK_DONE);
     st = finish(s, st);
+    jo->codec = "gpuimg-jpeg-cuda";
     s->stage_out_ms = host_ms;
     if (st == GI_OK) st = record_times(s);
     if (st != GI_OK) { /* the caller encodes nothing it was not given */

@@ -1,0 +1,109 @@
+/* A blur whose result leaves as a JPEG file (backend.h, jpeg_out), coded
+ * as its rows come: each thread blurs its band of MCU rows a few at a
+ * time into a buffer of its own and codes them onto its piece of the
+ * scan while they are in cache (jpeg_write.h, the scan in pieces).
+ * Blurring the whole image and then encoding it wrote 27 MB for a 9 MP
+ * photo and read it back from memory; so did the blur's first page
+ * faults. The bytes are those of the blur and then gi__jpeg_write: the
+ * same rows, the same pieces' rules. */
+#include <stdlib.h>
+
+#include "blur_rows.h"
+#include "cpu_backend.h"
+#include "cpu_parallel.h"
+#include "jpeg_write.h"
+
+/* Pixels blurred and coded at a time, about: a few MCU rows, in the L2
+ * cache with the blur's rings (blur.c keeps those at half the L2). */
+#define CHUNK_BYTES ((size_t)192 << 10)
+/* Bands of at least this many MCU rows: each band's start costs the
+ * blur's rows above it and the DCs of the MCU before it. */
+#define BAND_MIN_ROWS 4
+
+typedef struct {
+    const gi__blur *blur;
+    const gi_image *src;
+    const jpeg_tables *t;
+    int mcu, chunk; /* rows of an MCU, and of a chunk (a multiple of mcu) */
+    gi_jpeg_piece *pieces; /* each band's, at its first MCU row */
+    uint8_t *coded;        /* ...where a band coded one */
+} blur_jpeg;
+
+/* The piece's start: the DCs of the last MCU of MCU row `row` - 1,
+ * blurred on its own (a few columns of mcu rows, all inside the image). */
+static int start_piece(const blur_jpeg *bj, int row, gi_jpeg_piece *p)
+{
+    if (row == 0) return gi__jpeg_piece_start(p, bj->t, NULL, 0, 0, 0);
+    const int width = bj->src->width, ch = bj->src->channels;
+    const int x0 = gi__jpeg_last_mcu_x(width, bj->t), w = width - x0;
+    const size_t stride = (size_t)w * (size_t)ch;
+    uint8_t *last = malloc(stride * (size_t)bj->mcu);
+    gi__blur_rows *r = last ? gi__blur_rows_open(bj->blur, x0, width, (row - 1) * bj->mcu) : NULL;
+    int ok = r != NULL;
+    if (ok) {
+        gi__blur_rows_make(r, row * bj->mcu, last, stride);
+        ok = gi__jpeg_piece_start(p, bj->t, last, w, ch, stride);
+    }
+    gi__blur_rows_close(r);
+    free(last);
+    return ok;
+}
+
+/* MCU rows [r0, r1): blurred a chunk at a time, each chunk coded. */
+static int code_band(void *arg, int r0, int r1)
+{
+    blur_jpeg *bj = arg;
+    const gi_image *src = bj->src;
+    const size_t stride = (size_t)src->width * (size_t)src->channels;
+    const int y0 = r0 * bj->mcu, y1 = (long)r1 * bj->mcu < src->height ? r1 * bj->mcu : src->height;
+    gi_jpeg_piece *p = &bj->pieces[r0];
+    uint8_t *rows = malloc(stride * (size_t)bj->chunk);
+    gi__blur_rows *r = rows ? gi__blur_rows_open(bj->blur, 0, src->width, y0) : NULL;
+    int ok = r && start_piece(bj, r0, p);
+    bj->coded[r0] = 1; /* freed after, whatever happened */
+    for (int y = y0; ok && y < y1; y += bj->chunk) {
+        const int end = y1 - y < bj->chunk ? y1 : y + bj->chunk;
+        gi__blur_rows_make(r, end, rows, stride);
+        ok = gi__jpeg_piece_code(p, bj->t, rows, src->width, end - y, src->channels, stride);
+    }
+    gi__blur_rows_close(r);
+    free(rows);
+    return ok ? 0 : -1;
+}
+
+gi_status gi__cpu_blur_to_jpeg(void *state, const gi__op_call *c, gi__chain_jpeg_out *out)
+{
+    const gi_image *src = c->src;
+    out->bytes = NULL;
+    out->size = 0;
+    jpeg_tables t;
+    gi__jpeg_write_tables(out->quality, &t);
+    const int mcu = t.subsample ? 16 : 8, mcu_rows = (src->height + mcu - 1) / mcu;
+    const size_t stride = (size_t)src->width * (size_t)src->channels;
+    const size_t per_row = stride * (size_t)mcu;
+    int chunk_rows = (int)(CHUNK_BYTES / per_row);
+    if (chunk_rows < 1) chunk_rows = 1;
+    gi__blur *blur;
+    gi_status st = gi__blur_setup(src, NULL, c->weights, c->radius, c->border, &blur);
+    if (st != GI_OK) return st;
+    blur_jpeg bj = {blur, src, &t, mcu, chunk_rows * mcu,
+                    calloc((size_t)mcu_rows, sizeof *bj.pieces), calloc((size_t)mcu_rows, 1)};
+    int threads = gi__cpu_threads(state), failed = 1;
+    if (threads > mcu_rows / BAND_MIN_ROWS) threads = mcu_rows / BAND_MIN_ROWS;
+    if (threads < 1) threads = 1;
+    if (bj.pieces && bj.coded) failed = gi__parallel_rows(threads, mcu_rows, code_band, &bj);
+    int count = 0;
+    for (int r = 0; bj.coded && r < mcu_rows; r++)
+        if (bj.coded[r]) bj.pieces[count++] = bj.pieces[r]; /* in order, packed */
+    if (!failed && gi__jpeg_pieces_file(bj.pieces, count, src->width, src->height, out->quality,
+                                        &out->bytes, &out->size) != 0)
+        failed = 1;
+    for (int k = 0; k < count; k++) gi__jpeg_piece_free(&bj.pieces[k]);
+    free(bj.pieces);
+    free(bj.coded);
+    gi__blur_free(blur);
+    if (failed) return gi__fail(GI_ERR_NO_MEMORY, "out of memory to blur a %dx%d image into a JPEG",
+                                src->width, src->height);
+    out->codec = "stb";
+    return GI_OK;
+}
