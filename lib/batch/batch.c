@@ -537,12 +537,15 @@ static batch_shape shape_of(const gi_batch_options *o, size_t count)
     int workers = o->codec_workers ? o->codec_workers : cores;
     if ((size_t)workers > count) workers = (int)count;
     if (workers > 256) workers = 256;
-    /* Four lanes: on the H200 machine (16 cores) 400 JPEGs blurred in 3.35
-     * s under the default device against 3.57 s with two (--device cuda
-     * 3.47 against 3.97: the lanes' staging copies overlap; eight: 3.94 and
-     * 3.55); on 2 cores 40 JPEGs 1.55 s against 1.63, a mixed folder and
-     * sobel the same (bench/folder_vs_peers.py). */
-    int lanes = o->lanes ? o->lanes : 4;
+    /* Four lanes, and no more than the cores: on the H200 machine (16
+     * cores) 400 JPEGs blurred in 3.35 s under the default device against
+     * 3.57 s with two (--device cuda 3.47 against 3.97: the lanes' staging
+     * copies overlap; eight: 3.94 and 3.55). On 2 cores, since the lanes
+     * also code a blur's JPEG (lib/cpu/blur_jpeg.c), two lanes run 40
+     * JPEGs in 1.44-1.45 s against 1.45-1.49 with four (blur; sobel 1.53
+     * against 1.58, the mixed folder 3.02 against 3.05): fewer threads
+     * share each core's L2 (bench/folder_vs_peers.py, medians of 5). */
+    int lanes = o->lanes ? o->lanes : cores < 4 ? cores : 4;
     if (lanes > 256) lanes = 256;
     int lane_threads = o->lane_cpu_threads ? o->lane_cpu_threads
                        : cores / lanes > 1  ? cores / lanes
