@@ -144,6 +144,13 @@ int main(int argc, char **argv)
      * buffers are freed and serve them from per-thread heaps, which a long
      * batch fragments: peak memory then grows with the number of files. */
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    /* The per-image scratch below that (a blur's rings, the JPEG writer's
+     * rows and pieces: a few MB a thread) stays in the heaps between
+     * images: at the default 128 KB each heap gave its free top back after
+     * every image and faulted it in again, 150 MB over 40 photos, 3% of
+     * that batch's time on 2 cores (1.43-1.44 s against 1.45-1.46; peak
+     * memory 220-247 MB against 217). */
+    mallopt(M_TRIM_THRESHOLD, 8 << 20);
     int status = dispatch(argc, argv);
     /* A full disk or closed pipe on stdout must not pass for success. */
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
