@@ -51,9 +51,10 @@ typedef int jpeg_scan_fn(const uint8_t *pixels, int width, int height, int chann
                          size_t stride, const jpeg_tables *t, int row0, int row1, int dc[3],
                          int raw, jpeg_buffer *out, uint64_t *bits, jpeg_scratch *scratch);
 
-jpeg_scan_fn gi__jpeg_scan_base, gi__jpeg_scan_avx2;
+jpeg_scan_fn gi__jpeg_scan_base, gi__jpeg_scan_avx2, gi__jpeg_scan_avx512;
 
-/* The widest set this CPU has, capped by GPUIMG_CPU_ISA (base, avx2). */
+/* The widest set this CPU has, capped by GPUIMG_CPU_ISA (base, avx2,
+ * avx512). */
 jpeg_scan_fn *gi__jpeg_scan(void);
 
 #endif

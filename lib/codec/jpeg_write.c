@@ -396,10 +396,11 @@ int gi__jpeg_write_around_scan(int width, int height, int quality, const uint8_t
 }
 
 /* The widest set this CPU has, up to GPUIMG_CPU_ISA's cap (cpu_isa.h:
- * the blur's rule); the scan has no AVX-512 copy (1-3% faster, not kept). */
+ * the blur's rule). */
 jpeg_scan_fn *gi__jpeg_scan(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__) /* meson builds the sets there */
+    if (gi__cpu_isa() >= GI__ISA_AVX512) return gi__jpeg_scan_avx512;
     if (gi__cpu_isa() >= GI__ISA_AVX2) return gi__jpeg_scan_avx2;
 #endif
     return gi__jpeg_scan_base;
