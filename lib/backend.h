@@ -80,12 +80,14 @@ typedef struct gi__chain {
 
 /* A request that the chain's result (dst_where GI__HOST, not hist) come
  * back as the file the exact JPEG writer makes of it (jpeg_write.h) at
- * `quality`, encoded where the backend computes, instead of as pixels. A
- * backend that encodes sets bytes (malloc'd; the caller frees them), size
- * and codec, and leaves dst's pixels unwritten; one that does not (the
- * CPU backend but for a lone blur, which it codes as its rows come; CUDA
- * after a failure) leaves bytes NULL and writes dst, and the caller
- * encodes it. */
+ * `quality`, encoded where the backend computes, instead of as pixels.
+ * Every backend honours it: on success it sets bytes (malloc'd; the
+ * caller frees them), size and codec, and never writes the last step's
+ * dst, which gives the result's size alone (its data may be NULL: the
+ * caller allocates no pixels it will not see). The CUDA backend encodes
+ * on the device; the CPU backend codes a lone blur as its rows come
+ * (blur_jpeg.c), and any other chain into pixels of its own, then
+ * encodes them. */
 typedef struct gi__chain_jpeg_out {
     int quality; /* gi_save_options.jpeg_quality: 0 means 90 */
     uint8_t *bytes;

@@ -81,14 +81,20 @@ typedef struct {
     gi__chain_jpeg_out *jpeg_out; /* the result as a JPEG file, or NULL */
 } job_source;
 
-/* Runs `steps` on src into a newly allocated *dst (none for hist). */
+/* Runs `steps` on src into a newly allocated *dst (none for hist; its
+ * size alone for a result that comes back as a JPEG file: jpeg_out). */
 static gi_status apply_alloc(gi_context *ctx, const job_source *src, const gi_op *steps, int n,
                              gi_image *dst, gi_histogram *hist)
 {
     int w, h, ch;
     const gi_image size = src->jpeg ? jpeg_size(src->jpeg) : *src->img;
     gi_status st = gi_apply_size(&size, steps, n, &w, &h, &ch);
-    if (st == GI_OK && steps[n - 1].kind != GI_OP_HIST) st = gi_image_alloc(dst, w, h, ch);
+    if (st == GI_OK && steps[n - 1].kind != GI_OP_HIST) {
+        if (src->jpeg_out)
+            *dst = (gi_image){.width = w, .height = h, .channels = ch, .stride = (size_t)w * ch};
+        else
+            st = gi_image_alloc(dst, w, h, ch);
+    }
     if (st == GI_OK)
         st = src->jpeg ? gi__apply_jpeg(ctx, src->jpeg, steps, n, dst, hist, src->jpeg_out)
                        : gi__apply_to_jpeg(ctx, src->img, steps, n, dst, hist, src->jpeg_out);
@@ -164,7 +170,7 @@ gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_c
     const gi_jpeg_deferred *d = coeffs->deferred;
     gi_image img;
     st = gi_load_memory(&img, d->file, d->file_size, "JPEG", &job->limits);
-    if (st == GI_OK) st = gi_job_apply(ctx, job, &img, meta, dst, hist);
+    if (st == GI_OK) st = gi__job_apply_to_jpeg(ctx, job, &img, meta, dst, hist, jpeg_out);
     gi_image_free(&img);
     return st;
 }

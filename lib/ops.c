@@ -75,16 +75,21 @@ static size_t span_bytes(const gi_image *img)
     return img->stride * (size_t)(img->height - 1) + (size_t)img->width * img->channels;
 }
 
-/* dst must have w x h x ch pixels... */
-static gi_status check_output_size(const gi_image *dst, int w, int h, int ch)
+/* dst must be w x h x ch... */
+static gi_status check_result_size(const gi_image *dst, int w, int h, int ch)
 {
-    gi_status st = gi__check_image(dst, "destination");
-    if (st != GI_OK) return st;
     if (dst->width != w || dst->height != h || dst->channels != ch)
         return gi__fail(GI_ERR_INVALID_ARGUMENT,
                         "destination is %dx%d with %d channels; this operation writes %dx%d with %d",
                         dst->width, dst->height, dst->channels, w, h, ch);
     return GI_OK;
+}
+
+/* ...with pixels... */
+static gi_status check_output_size(const gi_image *dst, int w, int h, int ch)
+{
+    gi_status st = gi__check_image(dst, "destination");
+    return st == GI_OK ? check_result_size(dst, w, h, ch) : st;
 }
 
 /* ...and not overlap src. */
@@ -226,9 +231,10 @@ static void release_plan(chain_plan *p)
 
 /* Checks the chain's ends and resolves every step; src and dst are in the
  * caller's memory, but for a source whose pixels the backend will make
- * (a JPEG's coefficients): it gives their size only. */
+ * (a JPEG's coefficients) and a result that comes back as a file
+ * (jpeg_out): they give their sizes only. */
 static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_op *steps, int n,
-                            gi_image *dst, gi_histogram *hist, chain_plan *p)
+                            gi_image *dst, int dst_size_only, gi_histogram *hist, chain_plan *p)
 {
     int w, h, ch;
     p->n = 0;
@@ -238,7 +244,9 @@ static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_
     if (st == GI_OK && ends_in_hist && !hist)
         st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");
     if (st == GI_OK && !ends_in_hist)
-        st = src_pixels_later ? check_output_size(dst, w, h, ch) : check_destination(src, dst, w, h, ch);
+        st = dst_size_only      ? check_result_size(dst, w, h, ch)
+             : src_pixels_later ? check_output_size(dst, w, h, ch)
+                                : check_destination(src, dst, w, h, ch);
     const gi_image *in = src;
     for (int i = 0; i < n && st == GI_OK; i++) {
         gi_image *out = i + 1 == n ? dst : &p->between[i];
@@ -268,10 +276,11 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
                                const gi_op *steps, int n, gi_image *dst, gi__where dst_where,
                                gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
 {
+    const int to_jpeg = jpeg_out && dst_where == GI__HOST && n >= 1 && n <= GI_MAX_STEPS &&
+                        steps[n - 1].kind != GI_OP_HIST;
     chain_plan plan;
-    gi_status st = plan_chain(src, 0, steps, n, dst, hist, &plan);
+    gi_status st = plan_chain(src, 0, steps, n, dst, to_jpeg, hist, &plan);
     if (st != GI_OK) return st;
-    const int to_jpeg = jpeg_out && dst_where == GI__HOST && steps[n - 1].kind != GI_OP_HIST;
     const gi__chain chain = {plan.calls, plan.n, src_where, dst_where, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);
     weigh_jpeg_out(&chain, &work);
@@ -309,10 +318,10 @@ gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *
 {
     const gi_image size = {.width = c->width, .height = c->height, .channels = c->out_channels,
                            .stride = (size_t)c->width * (size_t)c->out_channels};
+    const int to_jpeg = jpeg_out && n >= 1 && n <= GI_MAX_STEPS && steps[n - 1].kind != GI_OP_HIST;
     chain_plan plan;
-    gi_status st = plan_chain(&size, 1, steps, n, dst, hist, &plan);
+    gi_status st = plan_chain(&size, 1, steps, n, dst, to_jpeg, hist, &plan);
     if (st != GI_OK) return st;
-    const int to_jpeg = jpeg_out && steps[n - 1].kind != GI_OP_HIST;
     const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);
     work.jpeg_pixels = (double)c->width * c->height;

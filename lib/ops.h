@@ -37,8 +37,8 @@ gi_status gi__dispatch(gi_context *ctx, const char *name, const gi__plan_job *wo
  * reconstructs the pixels where it computes, then runs the steps; dst on
  * the host (none for hist). The same bytes as gi_apply on the decoded
  * pixels. jpeg_out (NULL, or backend.h's request) asks for the result as
- * a JPEG file, encoded where the chain ran; dst is still allocated, and
- * written when jpeg_out->bytes comes back NULL. */
+ * a JPEG file, encoded where the chain ran: dst then gives the result's
+ * size alone (its data may be NULL) and is not written. */
 gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *steps, int n,
                          gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out);
 /* gi_apply with jpeg_out as gi__apply_jpeg takes it. */

@@ -1,7 +1,10 @@
 /* The CPU backend's chain: each step on its own operation file, the images
  * between steps in host memory, two of them at most, reused as the chain
  * goes (a step never writes the image it reads). */
+#include <string.h>
+
 #include "cpu_backend.h"
+#include "jpeg_write.h"
 
 gi_status gi__cpu_run_step(void *state, const gi__op_call *c)
 {
@@ -33,13 +36,40 @@ static gi_status fit(gi_image *img, size_t *capacity, const gi_image *size)
     return GI_OK;
 }
 
+/* The chain's result as a JPEG file (backend.h, jpeg_out): a lone blur
+ * coded as its rows come (blur_jpeg.c); any other chain into pixels of
+ * our own, then the writer on the backend's threads. */
+static gi_status run_to_jpeg(void *state, const gi__chain *chain)
+{
+    gi__chain_jpeg_out *out = chain->jpeg_out;
+    out->bytes = NULL;
+    out->size = 0;
+    if (chain->n == 1 && chain->steps[0].kind == GI_OP_BLUR)
+        return gi__cpu_blur_to_jpeg(state, &chain->steps[0], out);
+    const gi_image *size = chain->steps[chain->n - 1].dst;
+    gi_image pixels;
+    gi_status st = gi_image_alloc(&pixels, size->width, size->height, size->channels);
+    if (st != GI_OK) return st;
+    gi__op_call steps[GI_MAX_STEPS];
+    memcpy(steps, chain->steps, sizeof *steps * (size_t)chain->n);
+    steps[chain->n - 1].dst = &pixels;
+    const gi__chain to_pixels = {steps, chain->n, GI__HOST, GI__HOST, NULL};
+    st = gi__cpu_run_chain(state, &to_pixels);
+    if (st == GI_OK && gi__jpeg_write(pixels.data, pixels.width, pixels.height, pixels.channels,
+                                      pixels.stride, out->quality, gi__cpu_threads(state),
+                                      &out->bytes, &out->size) != 0)
+        st = gi__fail(GI_ERR_ENCODE, "cannot encode a %dx%d JPEG image", pixels.width,
+                      pixels.height);
+    gi_image_free(&pixels);
+    if (st == GI_OK) out->codec = "stb";
+    return st;
+}
+
 gi_status gi__cpu_run_chain(void *state, const gi__chain *chain)
 {
     if (chain->src_where != GI__HOST || chain->dst_where != GI__HOST)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "the CPU backend computes in host memory only");
-    /* a lone blur into a JPEG file is coded as its rows come (blur_jpeg.c) */
-    if (chain->jpeg_out && chain->n == 1 && chain->steps[0].kind == GI_OP_BLUR)
-        return gi__cpu_blur_to_jpeg(state, &chain->steps[0], chain->jpeg_out);
+    if (chain->jpeg_out) return run_to_jpeg(state, chain);
     gi_image between[2] = {{0}};
     size_t capacity[2] = {0, 0};
     const gi_image *src = chain->steps[0].src;

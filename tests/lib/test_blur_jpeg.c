@@ -1,5 +1,6 @@
 /* A lone blur whose result leaves as an exact JPEG is coded as its rows
- * come (lib/cpu/blur_jpeg.c): each thread blurs a band of MCU rows a chunk
+ * come (lib/cpu/blur_jpeg.c), and any other chain is encoded by the CPU
+ * backend too (backend.h's jpeg_out): each thread blurs a band of MCU rows a chunk
  * at a time and codes the chunk onto its piece of the scan. Its file must
  * be byte for byte what the blur and then the writer give (load, gi_apply,
  * gi_encode), for every border, 1-4 channels, sizes from 1x1 (1xN, Nx1,
@@ -51,6 +52,62 @@ static void check_one(gi_context *ctx, const gi_image *img, gi_border_mode borde
     gi_image_free(&result);
 }
 
+/* Any other chain into a JPEG file: the CPU backend runs it into pixels
+ * of its own and encodes them (backend.h's jpeg_out); the job's bytes are
+ * still those of the steps and then the writer. */
+static void check_chain(gi_context *ctx, const gi_image *img, const gi_op *steps, int n,
+                        int quality, const char *what)
+{
+    gi_save_options png = {.format = GI_FORMAT_PNG};
+    uint8_t *in = NULL, *out = NULL, *expect = NULL;
+    size_t in_size = 0, out_size = 0, expect_size = 0;
+    th_check(gi_encode(img, &png, &in, &in_size) == GI_OK, "%s: encode the input", what);
+    gi_job job;
+    gi_job_default(&job);
+    job.steps = steps;
+    job.n_steps = n;
+    job.save.format = GI_FORMAT_JPEG;
+    job.save.jpeg_quality = quality;
+    gi_status st = gi_job_run_memory(ctx, &job, in, in_size, "mem", &out, &out_size, NULL);
+    th_check(st == GI_OK, "%s: job: %s", what, gi_last_error());
+    gi_image decoded = {0}, result = {0};
+    int w = 0, h = 0, ch = 0;
+    th_check(gi_load_memory(&decoded, in, in_size, NULL, NULL) == GI_OK, "%s: load", what);
+    th_check(gi_apply_size(&decoded, steps, n, &w, &h, &ch) == GI_OK, "%s: size", what);
+    th_check(gi_image_alloc(&result, w, h, ch) == GI_OK, "alloc");
+    th_check(gi_apply(ctx, &decoded, steps, n, &result, NULL) == GI_OK, "%s: steps: %s", what,
+             gi_last_error());
+    gi_save_options jpeg = {.format = GI_FORMAT_JPEG, .jpeg_quality = quality};
+    th_check(gi_encode(&result, &jpeg, &expect, &expect_size) == GI_OK, "%s: encode", what);
+    th_check(st == GI_OK && out_size == expect_size && memcmp(out, expect, out_size) == 0,
+             "%s: the backend's JPEG gives the writer's bytes (%zu against %zu)", what, out_size,
+             expect_size);
+    free(in);
+    free(out);
+    free(expect);
+    gi_image_free(&decoded);
+    gi_image_free(&result);
+}
+
+static void other_chains(gi_context *ctx)
+{
+    gi_op sobel = {.kind = GI_OP_SOBEL}, pair[2] = {{.kind = GI_OP_BLUR},
+                                                     {.kind = GI_OP_TRANSFORM, .transform = GI_ROTATE_90}};
+    gi_sobel_params_default(&sobel.sobel);
+    gi_blur_params_default(&pair[0].blur);
+    static const int sizes[][2] = {{1, 1}, {7, 3}, {33, 65}, {130, 41}};
+    for (int s = 0; s < 4; s++)
+        for (int ch = 1; ch <= 4; ch += 3) {
+            gi_image img = ti_random(sizes[s][0], sizes[s][1], ch);
+            char what[120];
+            snprintf(what, sizeof what, "sobel, %dx%dx%d", img.width, img.height, ch);
+            check_chain(ctx, &img, &sobel, 1, 80, what);
+            snprintf(what, sizeof what, "blur then rotate, %dx%dx%d", img.width, img.height, ch);
+            check_chain(ctx, &img, pair, 2, 95, what);
+            ti_free(&img);
+        }
+}
+
 int main(void)
 {
     th_seed();
@@ -84,6 +141,7 @@ int main(void)
             check_one(ctx, &wide, borders[(tc + k) % 5], 2, -1, k ? 95 : 75, what);
         }
         ti_free(&wide);
+        other_chains(ctx);
         gi_context_destroy(ctx);
     }
     return th_finish();
