@@ -141,8 +141,10 @@ gi_status gi__cpu_backend_create(int threads, const gi__backend_ops **ops,
 void gi__cpu_backend_set_threads(void *state, int threads);
 
 /* CUDA backend. Returns GI_ERR_NO_DEVICE (with a detail saying why) when
- * the library was built without CUDA, no device is present or the driver is
- * too old. Defined in cuda_backend.c, or cuda_absent.c in CPU-only builds. */
+ * the library was built without CUDA, no device is present, the driver is
+ * too old or the backend's library cannot be loaded. Defined in
+ * lib/cuda/backend.c; where that is a library of its own, libgpuimg has
+ * stand-ins that load it (module_loader.c); absent.c in CPU-only builds. */
 gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state);
 /* Pins the CUDA backend's staging buffers for a source and a result of
  * these sizes now, rather than at the first image that needs them. */

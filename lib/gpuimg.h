@@ -869,7 +869,8 @@ gi_status gi_hist_file_streamed(const char *path, const gi_load_limits *limits, 
  *
  * Many jobs, file to file, the way `gpuimg -o DIR` runs them: codec workers
  * read and decode inputs, compute lanes (one context each; on CUDA a stream
- * with its own reused buffers) run the steps, and the workers encode and
+ * with its own reused buffers) run the steps (and encode a JPEG output,
+ * where they computed), and the workers encode the rest and
  * write, three stages joined by bounded queues so that memory stays flat
  * however many files there are. The heaviest inputs (decoded size from the
  * header) start first. Under GI_DEVICE_AUTO the lanes plan from the first

@@ -1,7 +1,8 @@
 /* The batch engine's threads and queues (gpuimg.h, "batch"):
  *
  *   codec workers: read + decode -> [decoded] -> compute lanes: the steps
- *   -> [computed] -> codec workers: encode + write
+ *   (and a JPEG output's encode) -> [computed] -> codec workers: encode
+ *   (PNG, Netpbm) + write
  *
  * The codec workers serve both ends. A free worker encodes when an image
  * waits for it (draining first bounds the images in memory) and otherwise
