@@ -3,9 +3,10 @@
  * time into a buffer of its own and codes them onto its piece of the
  * scan while they are in cache (jpeg_write.h, the scan in pieces).
  * Blurring the whole image and then encoding it wrote 27 MB for a 9 MP
- * photo and read it back from memory; so did the blur's first page
- * faults. The bytes are those of the blur and then gi__jpeg_write: the
- * same rows, the same pieces' rules. */
+ * photo to memory, faulting in a fresh result buffer, and read it back:
+ * 40 photos on 2 cores ran 1.49-1.52 s this way against 1.53-1.55. The
+ * bytes are those of the blur and then gi__jpeg_write: the same rows,
+ * the same pieces' rules (tests/lib/test_blur_jpeg.c). */
 #include <stdlib.h>
 
 #include "blur_rows.h"
