@@ -264,6 +264,13 @@ static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_
     return st;
 }
 
+/* Whether a chain of `steps` on the host leaves as a JPEG file: asked for
+ * (jpeg_out), and not ending in a histogram. */
+static int result_as_jpeg(const gi__chain_jpeg_out *jpeg_out, const gi_op *steps, int n)
+{
+    return jpeg_out && n >= 1 && n <= GI_MAX_STEPS && steps[n - 1].kind != GI_OP_HIST;
+}
+
 /* The plan's view of a chain whose result leaves as a JPEG file. */
 static void weigh_jpeg_out(const gi__chain *chain, gi__plan_job *work)
 {
@@ -276,8 +283,7 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
                                const gi_op *steps, int n, gi_image *dst, gi__where dst_where,
                                gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
 {
-    const int to_jpeg = jpeg_out && dst_where == GI__HOST && n >= 1 && n <= GI_MAX_STEPS &&
-                        steps[n - 1].kind != GI_OP_HIST;
+    const int to_jpeg = dst_where == GI__HOST && result_as_jpeg(jpeg_out, steps, n);
     chain_plan plan;
     gi_status st = plan_chain(src, 0, steps, n, dst, to_jpeg, hist, &plan);
     if (st != GI_OK) return st;
@@ -318,7 +324,7 @@ gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *
 {
     const gi_image size = {.width = c->width, .height = c->height, .channels = c->out_channels,
                            .stride = (size_t)c->width * (size_t)c->out_channels};
-    const int to_jpeg = jpeg_out && n >= 1 && n <= GI_MAX_STEPS && steps[n - 1].kind != GI_OP_HIST;
+    const int to_jpeg = result_as_jpeg(jpeg_out, steps, n);
     chain_plan plan;
     gi_status st = plan_chain(&size, 1, steps, n, dst, to_jpeg, hist, &plan);
     if (st != GI_OK) return st;

@@ -425,7 +425,7 @@ int GI_JPEG_SCAN(const uint8_t *pixels, int width, int height, int channels, siz
                  const jpeg_tables *t, int row0, int row1, int dc[3], int raw,
                  jpeg_buffer *out, uint64_t *bits, jpeg_scratch *scratch)
 {
-    int mcu = t->subsample ? 16 : 8;
+    int mcu = gi__jpeg_mcu_side(t);
     band b = {.padded = ((size_t)width + (size_t)mcu - 1) / (size_t)mcu * (size_t)mcu};
     const size_t floats = 28 * b.padded;
     jpeg_scratch own = {0};

@@ -30,6 +30,12 @@ typedef struct {
     uint64_t zigzag_bits[8][256];
 } jpeg_tables;
 
+/* The side of an MCU in pixels: 16 for 4:2:0, 8 for 4:4:4. */
+static inline int gi__jpeg_mcu_side(const jpeg_tables *t)
+{
+    return t->subsample ? 16 : 8;
+}
+
 /* Appends the entropy-coded bytes of the MCU rows [row0, row1) of the
  * image (row1 past the last: to the end), the DC predictors starting at
  * dc[] (luma, Cb, Cr; 0 at the scan's start) and left there as the next

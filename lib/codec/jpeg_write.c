@@ -172,7 +172,7 @@ static void put_headers(jpeg_buffer *w, const jpeg_setup *s, int width, int heig
 
 int gi__jpeg_last_mcu_x(int width, const jpeg_tables *t)
 {
-    const int mcu = t->subsample ? 16 : 8;
+    const int mcu = gi__jpeg_mcu_side(t);
     return (width - 1) / mcu * mcu;
 }
 
@@ -183,7 +183,7 @@ int gi__jpeg_piece_start(gi_jpeg_piece *p, const jpeg_tables *t, const uint8_t *
     if (!last_mcu) return 1;
     /* that MCU coded alone, as an image cut to its columns (whose edge is
      * the image's) and its rows (all inside the image), for its DCs */
-    const int mcu = t->subsample ? 16 : 8;
+    const int mcu = gi__jpeg_mcu_side(t);
     jpeg_buffer scratch = {0};
     uint64_t bits = 0;
     int ok = gi__jpeg_reserve(&scratch, 4096) &&
@@ -196,7 +196,7 @@ int gi__jpeg_piece_start(gi_jpeg_piece *p, const jpeg_tables *t, const uint8_t *
 int gi__jpeg_piece_code(gi_jpeg_piece *p, const jpeg_tables *t, const uint8_t *pixels, int width,
                         int rows, int channels, size_t stride)
 {
-    const int mcu = t->subsample ? 16 : 8;
+    const int mcu = gi__jpeg_mcu_side(t);
     /* at first a guess of a quarter of the pixels' bytes; it doubles as needed */
     return gi__jpeg_reserve(&p->out, (size_t)rows * (size_t)width / 4 + 4096) &&
            gi__jpeg_scan()(pixels, width, rows, channels, stride, t, 0, (rows + mcu - 1) / mcu,
@@ -276,16 +276,16 @@ typedef struct {
     size_t stride;
     const jpeg_tables *t;
     int row0, row1;
-    gi_jpeg_piece piece;
+    gi_jpeg_piece *piece;
     int ok;
 } piece_job;
 
 static void *code_piece(void *arg)
 {
     piece_job *pj = arg;
-    const int mcu = pj->t->subsample ? 16 : 8, y0 = pj->row0 * mcu;
+    const int mcu = gi__jpeg_mcu_side(pj->t), y0 = pj->row0 * mcu;
     const int y1 = (long)pj->row1 * mcu < pj->height ? pj->row1 * mcu : pj->height;
-    pj->ok = gi__jpeg_piece_code(&pj->piece, pj->t, pj->pixels + (size_t)y0 * pj->stride,
+    pj->ok = gi__jpeg_piece_code(pj->piece, pj->t, pj->pixels + (size_t)y0 * pj->stride,
                                  pj->width, y1 - y0, pj->channels, pj->stride);
     return NULL;
 }
@@ -299,15 +299,15 @@ static int write_in_pieces(const uint8_t *pixels, int width, int height, int cha
     gi_jpeg_piece pieces[MAX_PIECES];
     pthread_t tid[MAX_PIECES];
     int started[MAX_PIECES] = {0}, ok = 1;
-    const int mcu = t->subsample ? 16 : 8, last_x = gi__jpeg_last_mcu_x(width, t);
+    const int mcu = gi__jpeg_mcu_side(t), last_x = gi__jpeg_last_mcu_x(width, t);
     for (int k = 0; k < count; k++) {
         pj[k] = (piece_job){pixels, width, height, channels, stride, t,
                             (int)((long)rows * k / count), (int)((long)rows * (k + 1) / count),
-                            {{0}, 0, {0, 0, 0}, {0}}, 0};
+                            &pieces[k], 0};
         const uint8_t *last_mcu = k == 0 ? NULL
                                          : pixels + (size_t)(pj[k].row0 - 1) * mcu * stride +
                                                (size_t)last_x * (size_t)channels;
-        ok &= gi__jpeg_piece_start(&pj[k].piece, t, last_mcu, width - last_x, channels, stride);
+        ok &= gi__jpeg_piece_start(&pieces[k], t, last_mcu, width - last_x, channels, stride);
     }
     for (int k = 1; k < count && ok; k++)
         started[k] = pthread_create(&tid[k], NULL, code_piece, &pj[k]) == 0;
@@ -316,7 +316,6 @@ static int write_in_pieces(const uint8_t *pixels, int width, int height, int cha
         if (started[k]) pthread_join(tid[k], NULL);
         else if (ok && k > 0) code_piece(&pj[k]); /* no thread to be had */
         ok &= pj[k].ok;
-        pieces[k] = pj[k].piece;
     }
     int r = ok ? gi__jpeg_pieces_file(pieces, count, width, height, quality, bytes, size) : -1;
     for (int k = 0; k < count; k++) gi__jpeg_piece_free(&pieces[k]);
@@ -331,7 +330,7 @@ int gi__jpeg_write(const uint8_t *pixels, int width, int height, int channels, s
     if (!pixels || width <= 0 || height <= 0 || channels < 1 || channels > 4) return -1;
     jpeg_setup s;
     make_setup(quality, &s);
-    int mcu = s.t.subsample ? 16 : 8, rows = (height + mcu - 1) / mcu;
+    int mcu = gi__jpeg_mcu_side(&s.t), rows = (height + mcu - 1) / mcu;
     int pieces = threads < 1 ? 1 : threads > MAX_PIECES ? MAX_PIECES : threads;
     if (pieces > rows / PIECE_MIN_ROWS) pieces = rows / PIECE_MIN_ROWS;
     if (pieces > 1)

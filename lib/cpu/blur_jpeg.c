@@ -26,8 +26,7 @@ typedef struct {
     const gi_image *src;
     const jpeg_tables *t;
     int mcu, chunk; /* rows of an MCU, and of a chunk (a multiple of mcu) */
-    gi_jpeg_piece *pieces; /* each band's, at its first MCU row */
-    uint8_t *coded;        /* ...where a band coded one */
+    gi_jpeg_piece *pieces; /* each band's, at its first MCU row; the rest empty */
 } blur_jpeg;
 
 /* The piece's start: the DCs of the last MCU of MCU row `row` - 1,
@@ -61,7 +60,6 @@ static int code_band(void *arg, int r0, int r1)
     uint8_t *rows = malloc(stride * (size_t)bj->chunk);
     gi__blur_rows *r = rows ? gi__blur_rows_open(bj->blur, 0, src->width, y0) : NULL;
     int ok = r && start_piece(bj, r0, p);
-    bj->coded[r0] = 1; /* freed after, whatever happened */
     for (int y = y0; ok && y < y1; y += bj->chunk) {
         const int end = y1 - y < bj->chunk ? y1 : y + bj->chunk;
         gi__blur_rows_make(r, end, rows, stride);
@@ -79,7 +77,7 @@ gi_status gi__cpu_blur_to_jpeg(void *state, const gi__op_call *c, gi__chain_jpeg
     out->size = 0;
     jpeg_tables t;
     gi__jpeg_write_tables(out->quality, &t);
-    const int mcu = t.subsample ? 16 : 8, mcu_rows = (src->height + mcu - 1) / mcu;
+    const int mcu = gi__jpeg_mcu_side(&t), mcu_rows = (src->height + mcu - 1) / mcu;
     const size_t stride = (size_t)src->width * (size_t)src->channels;
     const size_t per_row = stride * (size_t)mcu;
     int chunk_rows = (int)(CHUNK_BYTES / per_row);
@@ -87,24 +85,23 @@ gi_status gi__cpu_blur_to_jpeg(void *state, const gi__op_call *c, gi__chain_jpeg
     gi__blur *blur;
     gi_status st = gi__blur_setup(src, NULL, c->weights, c->radius, c->border, &blur);
     if (st != GI_OK) return st;
-    blur_jpeg bj = {blur, src, &t, mcu, chunk_rows * mcu,
-                    calloc((size_t)mcu_rows, sizeof *bj.pieces), calloc((size_t)mcu_rows, 1)};
+    blur_jpeg bj = {blur, src, &t, mcu, chunk_rows * mcu, calloc((size_t)mcu_rows, sizeof *bj.pieces)};
     int threads = gi__cpu_threads(state), failed = 1;
     if (threads > mcu_rows / BAND_MIN_ROWS) threads = mcu_rows / BAND_MIN_ROWS;
     if (threads < 1) threads = 1;
-    if (bj.pieces && bj.coded) failed = gi__parallel_rows(threads, mcu_rows, code_band, &bj);
+    if (bj.pieces) failed = gi__parallel_rows(threads, mcu_rows, code_band, &bj);
+    /* the bands' pieces, in order, packed: a piece that coded rows holds
+     * its buffer (gi__jpeg_piece_code reserves it first) */
     int count = 0;
-    for (int r = 0; bj.coded && r < mcu_rows; r++)
-        if (bj.coded[r]) bj.pieces[count++] = bj.pieces[r]; /* in order, packed */
+    for (int r = 0; bj.pieces && r < mcu_rows; r++)
+        if (bj.pieces[r].out.data) bj.pieces[count++] = bj.pieces[r];
     if (!failed && gi__jpeg_pieces_file(bj.pieces, count, src->width, src->height, out->quality,
                                         &out->bytes, &out->size) != 0)
         failed = 1;
     for (int k = 0; k < count; k++) gi__jpeg_piece_free(&bj.pieces[k]);
     free(bj.pieces);
-    free(bj.coded);
     gi__blur_free(blur);
     if (failed) return gi__fail(GI_ERR_NO_MEMORY, "out of memory to blur a %dx%d image into a JPEG",
                                 src->width, src->height);
-    out->codec = "stb";
     return GI_OK;
 }

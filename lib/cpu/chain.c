@@ -36,16 +36,11 @@ static gi_status fit(gi_image *img, size_t *capacity, const gi_image *size)
     return GI_OK;
 }
 
-/* The chain's result as a JPEG file (backend.h, jpeg_out): a lone blur
- * coded as its rows come (blur_jpeg.c); any other chain into pixels of
- * our own, then the writer on the backend's threads. */
-static gi_status run_to_jpeg(void *state, const gi__chain *chain)
+/* Any chain but a lone blur into a JPEG file: into pixels of our own, then
+ * the writer on the backend's threads. */
+static gi_status run_then_encode(void *state, const gi__chain *chain)
 {
     gi__chain_jpeg_out *out = chain->jpeg_out;
-    out->bytes = NULL;
-    out->size = 0;
-    if (chain->n == 1 && chain->steps[0].kind == GI_OP_BLUR)
-        return gi__cpu_blur_to_jpeg(state, &chain->steps[0], out);
     const gi_image *size = chain->steps[chain->n - 1].dst;
     gi_image pixels;
     gi_status st = gi_image_alloc(&pixels, size->width, size->height, size->channels);
@@ -61,7 +56,20 @@ static gi_status run_to_jpeg(void *state, const gi__chain *chain)
         st = gi__fail(GI_ERR_ENCODE, "cannot encode a %dx%d JPEG image", pixels.width,
                       pixels.height);
     gi_image_free(&pixels);
-    if (st == GI_OK) out->codec = "stb";
+    return st;
+}
+
+/* The chain's result as a JPEG file (backend.h, jpeg_out): a lone blur
+ * coded as its rows come (blur_jpeg.c), any other chain run, then encoded. */
+static gi_status run_to_jpeg(void *state, const gi__chain *chain)
+{
+    gi__chain_jpeg_out *out = chain->jpeg_out;
+    out->bytes = NULL;
+    out->size = 0;
+    gi_status st = chain->n == 1 && chain->steps[0].kind == GI_OP_BLUR
+                       ? gi__cpu_blur_to_jpeg(state, &chain->steps[0], out)
+                       : run_then_encode(state, chain);
+    if (st == GI_OK) out->codec = "stb"; /* gi_encode's name for this writer */
     return st;
 }
 

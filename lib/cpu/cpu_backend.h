@@ -23,8 +23,8 @@ int gi__cpu_threads(const void *state);
 gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
                        int radius, gi_border border);
 /* A blur step's result as the exact writer's JPEG file (backend.h's
- * jpeg_out: bytes, size and codec set), its pixels never whole in memory
- * (blur_jpeg.c). */
+ * jpeg_out: bytes and size set; chain.c names the codec), its pixels
+ * never whole in memory (blur_jpeg.c). */
 gi_status gi__cpu_blur_to_jpeg(void *state, const gi__op_call *c, gi__chain_jpeg_out *out);
 gi_status gi__cpu_sobel(void *state, const gi_image *src, gi_image *dst,
                         const gi_sobel_params *p);
