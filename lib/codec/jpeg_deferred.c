@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jpeg_parse.h"
 #include "pixel_alloc.h"
 
 static size_t align16(size_t n)
@@ -130,11 +129,4 @@ void gi__jpeg_deferred_free(gi_jpeg_deferred *d)
     if (!d) return;
     gi__pixels_free(d->upload);
     free(d);
-}
-
-int gi__jpeg_decode_deferred(const gi_jpeg_coeffs *c, int threads, gi_jpeg_coeffs *out)
-{
-    /* the file passed the pixel limit once: none is needed again */
-    return gi__jpeg_read_coeffs(c->deferred->file, c->deferred->file_size, UINT64_MAX, threads, 0,
-                                NULL, out);
 }

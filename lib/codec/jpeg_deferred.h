@@ -79,9 +79,4 @@ int gi__jpeg_defer_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_t
 
 void gi__jpeg_deferred_free(gi_jpeg_deferred *d);
 
-/* The file of c's deferred scan decoded on the CPU into *out, as
- * gi__jpeg_read_coeffs decodes it (GI_JPEG_OK, GI_JPEG_NOT_MINE: stb's,
- * GI_JPEG_NO_MEMORY). */
-int gi__jpeg_decode_deferred(const gi_jpeg_coeffs *c, int threads, gi_jpeg_coeffs *out);
-
 #endif

@@ -340,3 +340,10 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
     if (r != GI_JPEG_OK && !(progress && progress->started)) gi__jpeg_coeffs_free(c);
     return r;
 }
+
+int gi__jpeg_decode_deferred(const gi_jpeg_coeffs *c, int threads, gi_jpeg_coeffs *out)
+{
+    /* the file passed the pixel limit once: none is needed again */
+    return gi__jpeg_read_coeffs(c->deferred->file, c->deferred->file_size, UINT64_MAX, threads, 0,
+                                NULL, out);
+}

@@ -4,27 +4,8 @@
  * gi_status into the exception for it with gi_last_error()'s message.
  * The pieces: ../ext/images.c (buffers as gi_image), steps.c (step tuples
  * as gi_op), context.c (Context: apply, apply_device, compare), batch.c,
- * dlpack.c. */
+ * dlpack.c, metadata.c, errors.c (the exceptions). */
 #include "ext.h"
-
-PyObject *gpx_decode_error, *gpx_device_error;
-
-PyObject *gpx_raise(gi_status st)
-{
-    PyObject *type;
-    switch (st) {
-    case GI_ERR_IO:
-    case GI_ERR_ENCODE: type = PyExc_OSError; break;
-    case GI_ERR_DECODE: type = gpx_decode_error; break;
-    case GI_ERR_NO_MEMORY: type = PyExc_MemoryError; break;
-    case GI_ERR_NO_DEVICE:
-    case GI_ERR_DEVICE: type = gpx_device_error; break;
-    default: type = PyExc_ValueError; break; /* arguments, limits, unsupported */
-    }
-    const char *why = gi_last_error();
-    PyErr_SetString(type, why && *why ? why : gi_strerror(st));
-    return NULL;
-}
 
 /* load(path) -> (pixels, metadata): the file's pixels as stored and what
  * travels with them (its orientation among it). */
