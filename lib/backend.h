@@ -93,6 +93,10 @@ typedef struct gi__chain_jpeg_out {
     uint8_t *bytes;
     size_t size;
     const char *codec; /* the encoder's name, as gi_last_codec gives it */
+    /* The encode's share of the call, set with bytes: the CPU backend's
+     * lies within the call (its kernel time, gi_op_times), CUDA's is the
+     * whole download, which it then reports as 0. */
+    double encode_ms;
 } gi__chain_jpeg_out;
 
 /* *out: the chain `in` with its source replaced by src, which lies at

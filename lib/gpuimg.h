@@ -897,7 +897,10 @@ typedef enum gi_item_status {
  * whole operation), download, encoding, writing the output file (into
  * place). A JPEG decoded in a group on the GPU carries its share of the
  * group's decode. Netpbm output is written as it is encoded: its time is
- * the encode's. */
+ * the encode's. An exact JPEG output encoded where the steps ran counts
+ * as the encode: on CUDA its kernels and the download of its bytes, on
+ * the CPU its coding, taken out of the kernel time (a blur coded as its
+ * rows come: the bands' coding time over the threads that ran them). */
 typedef enum gi_stage {
     GI_STAGE_READ, GI_STAGE_DECODE, GI_STAGE_STARTUP, GI_STAGE_UPLOAD, GI_STAGE_KERNEL,
     GI_STAGE_DOWNLOAD, GI_STAGE_ENCODE, GI_STAGE_WRITE, GI_STAGE_COUNT

@@ -102,16 +102,23 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
 }
 
 /* Records the context's last operation in the item: its stage times, the
- * backend that ran it, the device choice and any fallback. */
-static void record_compute(gi_context *ctx, gi__batch_image *job)
+ * backend that ran it, the device choice and any fallback. A JPEG the
+ * compute encoded (jpeg_out) counts as the encode stage, out of the
+ * kernel time on the CPU (backend.h). */
+static void record_compute(gi_context *ctx, gi__batch_image *job, const gi__chain_jpeg_out *jpeg_out)
 {
     gi_op_times t;
     gi_context_last_times(ctx, &t);
+    job->item->backend = gi_context_last_backend(ctx);
+    if (jpeg_out && jpeg_out->bytes) {
+        add_stage(job, GI_STAGE_ENCODE, jpeg_out->encode_ms);
+        if (strcmp(job->item->backend, "cpu") == 0)
+            t.kernel_ms = t.kernel_ms > jpeg_out->encode_ms ? t.kernel_ms - jpeg_out->encode_ms : 0;
+    }
     add_stage(job, GI_STAGE_STARTUP, t.startup_ms);
     add_stage(job, GI_STAGE_UPLOAD, t.upload_ms);
     add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
     add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
-    job->item->backend = gi_context_last_backend(ctx);
     snprintf(job->item->choice, sizeof job->item->choice, "%s", gi_context_last_choice(ctx));
     snprintf(job->item->note, sizeof job->item->note, "%s", gi_context_last_fallback(ctx));
 }
@@ -136,7 +143,7 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
         gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
         return -1;
     }
-    record_compute(ctx, job);
+    record_compute(ctx, job, jpeg_out);
     /* The decode's arithmetic half ran where the steps did. */
     if (from_jpeg && strcmp(job->item->backend, "cuda") == 0) job->item->decoded_by = "gpuimg-jpeg-cuda";
     return 0;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "blur_rows.h"
+#include "clock.h"
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
 #include "jpeg_write.h"
@@ -27,6 +28,7 @@ typedef struct {
     const jpeg_tables *t;
     int mcu, chunk; /* rows of an MCU, and of a chunk (a multiple of mcu) */
     gi_jpeg_piece *pieces; /* each band's, at its first MCU row; the rest empty */
+    long long coding_us;   /* the bands' time in the coder, summed (atomic) */
 } blur_jpeg;
 
 /* The piece's start: the DCs of the last MCU of MCU row `row` - 1,
@@ -60,11 +62,15 @@ static int code_band(void *arg, int r0, int r1)
     uint8_t *rows = malloc(stride * (size_t)bj->chunk);
     gi__blur_rows *r = rows ? gi__blur_rows_open(bj->blur, 0, src->width, y0) : NULL;
     int ok = r && start_piece(bj, r0, p);
+    double coding_ms = 0;
     for (int y = y0; ok && y < y1; y += bj->chunk) {
         const int end = y1 - y < bj->chunk ? y1 : y + bj->chunk;
         gi__blur_rows_make(r, end, rows, stride);
+        const double start = gi__now_ms();
         ok = gi__jpeg_piece_code(p, bj->t, rows, src->width, end - y, src->channels, stride);
+        coding_ms += gi__now_ms() - start;
     }
+    __atomic_fetch_add(&bj->coding_us, (long long)(coding_ms * 1000), __ATOMIC_RELAXED);
     gi__blur_rows_close(r);
     free(rows);
     return ok ? 0 : -1;
@@ -85,11 +91,12 @@ gi_status gi__cpu_blur_to_jpeg(void *state, const gi__op_call *c, gi__chain_jpeg
     gi__blur *blur;
     gi_status st = gi__blur_setup(src, NULL, c->weights, c->radius, c->border, &blur);
     if (st != GI_OK) return st;
-    blur_jpeg bj = {blur, src, &t, mcu, chunk_rows * mcu, calloc((size_t)mcu_rows, sizeof *bj.pieces)};
+    blur_jpeg bj = {blur, src, &t, mcu, chunk_rows * mcu, calloc((size_t)mcu_rows, sizeof *bj.pieces), 0};
     int threads = gi__cpu_threads(state), failed = 1;
     if (threads > mcu_rows / BAND_MIN_ROWS) threads = mcu_rows / BAND_MIN_ROWS;
     if (threads < 1) threads = 1;
     if (bj.pieces) failed = gi__parallel_rows(threads, mcu_rows, code_band, &bj);
+    const double joined = gi__now_ms();
     /* the bands' pieces, in order, packed: a piece that coded rows holds
      * its buffer (gi__jpeg_piece_code reserves it first) */
     int count = 0;
@@ -98,6 +105,9 @@ gi_status gi__cpu_blur_to_jpeg(void *state, const gi__op_call *c, gi__chain_jpeg
     if (!failed && gi__jpeg_pieces_file(bj.pieces, count, src->width, src->height, out->quality,
                                         &out->bytes, &out->size) != 0)
         failed = 1;
+    /* the bands ran side by side: their coding's share of the wall time,
+     * and the file's joining after them */
+    out->encode_ms = (double)bj.coding_us / 1000 / threads + (gi__now_ms() - joined);
     for (int k = 0; k < count; k++) gi__jpeg_piece_free(&bj.pieces[k]);
     free(bj.pieces);
     gi__blur_free(blur);

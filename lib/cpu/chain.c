@@ -3,6 +3,7 @@
  * goes (a step never writes the image it reads). */
 #include <string.h>
 
+#include "clock.h"
 #include "cpu_backend.h"
 #include "jpeg_write.h"
 
@@ -50,11 +51,13 @@ static gi_status run_then_encode(void *state, const gi__chain *chain)
     steps[chain->n - 1].dst = &pixels;
     const gi__chain to_pixels = {steps, chain->n, GI__HOST, GI__HOST, NULL};
     st = gi__cpu_run_chain(state, &to_pixels);
+    const double start = gi__now_ms();
     if (st == GI_OK && gi__jpeg_write(pixels.data, pixels.width, pixels.height, pixels.channels,
                                       pixels.stride, out->quality, gi__cpu_threads(state),
                                       &out->bytes, &out->size) != 0)
         st = gi__fail(GI_ERR_ENCODE, "cannot encode a %dx%d JPEG image", pixels.width,
                       pixels.height);
+    out->encode_ms = gi__now_ms() - start;
     gi_image_free(&pixels);
     return st;
 }
@@ -66,6 +69,7 @@ static gi_status run_to_jpeg(void *state, const gi__chain *chain)
     gi__chain_jpeg_out *out = chain->jpeg_out;
     out->bytes = NULL;
     out->size = 0;
+    out->encode_ms = 0;
     gi_status st = chain->n == 1 && chain->steps[0].kind == GI_OP_BLUR
                        ? gi__cpu_blur_to_jpeg(state, &chain->steps[0], out)
                        : run_then_encode(state, chain);

@@ -535,6 +535,8 @@ static gi_status encode_result(cuda_state *s, const gi__chain *ch, const device_
     jo->codec = "gpuimg-jpeg-cuda";
     s->stage_out_ms = host_ms;
     if (st == GI_OK) st = record_times(s);
+    jo->encode_ms = s->times.download_ms; /* backend.h: the whole download */
+    s->times.download_ms = 0;
     if (st != GI_OK) { /* the caller encodes nothing it was not given */
         free(jo->bytes);
         jo->bytes = NULL;

@@ -12,7 +12,10 @@
  *   gi_batch_run      `cores` sizes the batch's threads (one codec worker
  *                     a core; what gpuimg serve gives each of several
  *                     batches at once), the bytes the same whatever it is,
- *                     a negative count refused. */
+ *                     a negative count refused; a JPEG that the CPU lane
+ *                     encodes (a blur coded as it goes, a sobel run then
+ *                     encoded) reports its coding as the encode stage,
+ *                     not inside the kernel's. */
 #include "harness.h"
 #include "testimg.h"
 
@@ -361,6 +364,40 @@ static void check_batch_cores(void)
     th_check(gi_batch_run(&o, &item, 1) == GI_ERR_INVALID_ARGUMENT, "cores -1 accepted");
 }
 
+/* Noise, whose JPEG takes long to code: the encode stage of a JPEG made
+ * by the compute must hold that time. Without the split, all of it was
+ * counted as kernel time and encode held only the file's write-up (under
+ * 1% of it here). */
+static void check_encode_stage(void)
+{
+    char in[400], out[400];
+    cores_path(in, sizeof in, "noise.png");
+    gi_image img = ti_random(1536, 1024, 3);
+    save_png(&img, in);
+    ti_free(&img);
+    const gi_op_kind kinds[2] = {GI_OP_BLUR, GI_OP_SOBEL};
+    for (int k = 0; k < 2; k++) {
+        gi_op op = {.kind = kinds[k]};
+        if (kinds[k] == GI_OP_BLUR) gi_blur_params_default(&op.blur);
+        else gi_sobel_params_default(&op.sobel);
+        gi_batch_options o;
+        gi_batch_options_default(&o);
+        o.job.steps = &op;
+        o.job.n_steps = 1;
+        o.device = GI_DEVICE_CPU;
+        o.no_bridge = 1;
+        snprintf(out, sizeof out, "%s/cores/noise-%d.jpg", tmpdir, k);
+        gi_batch_item item = {.in = in, .out = out};
+        th_check(gi_batch_run(&o, &item, 1) == GI_OK && item.status == GI_ITEM_OK,
+                 "%s to JPEG failed", k ? "sobel" : "blur");
+        const double enc = item.stage_ms[GI_STAGE_ENCODE], kern = item.stage_ms[GI_STAGE_KERNEL];
+        th_check(enc > 0.05 * (enc + kern) && enc <= item.ms,
+                 "%s to JPEG: encode %.2f ms, kernel %.2f ms: the coding is not the encode stage",
+                 k ? "sobel" : "blur", enc, kern);
+        free(item.reason);
+    }
+}
+
 int main(void)
 {
     th_seed();
@@ -370,6 +407,7 @@ int main(void)
     check_stream();
     check_orient();
     check_batch_cores();
+    check_encode_stage();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
