@@ -355,7 +355,10 @@ const char *gi_context_last_fallback(const gi_context *ctx);
  * into pinned memory and the host-to-device transfer, kernel_ms the
  * kernels, download_ms the device-to-host transfer and the copy out of
  * pinned memory (the three device parts timed with CUDA events). On the
- * CPU, the whole operation is kernel_ms and the copies are 0. */
+ * CPU, the whole operation is kernel_ms and the copies are 0. A result
+ * that a batch or a job has encoded as a JPEG where it ran is inside
+ * kernel_ms on the CPU and left out of download_ms on CUDA: the batch
+ * counts it as its encode stage (gi_stage). */
 typedef struct gi_op_times {
     double startup_ms, upload_ms, kernel_ms, download_ms;
 } gi_op_times;
