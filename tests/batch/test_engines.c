@@ -302,6 +302,16 @@ static void cores_path(char *path, size_t size, const char *name)
     snprintf(path, size, "%s/cores/%s", tmpdir, name);
 }
 
+/* A batch of the one step `op` on the CPU, without a bridge lane. */
+static void one_step_on_cpu(const gi_op *op, gi_batch_options *o)
+{
+    gi_batch_options_default(o);
+    o->job.steps = op;
+    o->job.n_steps = 1;
+    o->device = GI_DEVICE_CPU;
+    o->no_bridge = 1;
+}
+
 /* Blurs in-0..2.png on the CPU with one lane on `cores` cores into
  * out-CORES-N.png; the threads that ran, or -1 when the batch failed. */
 static int batch_on_cores(int cores)
@@ -309,12 +319,8 @@ static int batch_on_cores(int cores)
     gi_op blur = {.kind = GI_OP_BLUR};
     gi_blur_params_default(&blur.blur);
     gi_batch_options o;
-    gi_batch_options_default(&o);
-    o.job.steps = &blur;
-    o.job.n_steps = 1;
-    o.device = GI_DEVICE_CPU;
+    one_step_on_cpu(&blur, &o);
     o.lanes = 1;
-    o.no_bridge = 1;
     o.cores = cores;
     gi_batch_waits waits = {0, 0};
     o.waits = &waits;
@@ -381,11 +387,7 @@ static void check_encode_stage(void)
         if (kinds[k] == GI_OP_BLUR) gi_blur_params_default(&op.blur);
         else gi_sobel_params_default(&op.sobel);
         gi_batch_options o;
-        gi_batch_options_default(&o);
-        o.job.steps = &op;
-        o.job.n_steps = 1;
-        o.device = GI_DEVICE_CPU;
-        o.no_bridge = 1;
+        one_step_on_cpu(&op, &o);
         snprintf(out, sizeof out, "%s/cores/noise-%d.jpg", tmpdir, k);
         gi_batch_item item = {.in = in, .out = out};
         th_check(gi_batch_run(&o, &item, 1) == GI_OK && item.status == GI_ITEM_OK,
