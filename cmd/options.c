@@ -275,10 +275,10 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          opt_image_format, &c->format},
         {"quality", 0, "Q", "JPEG quality 1..100 (default 90)", opt_quality, &c->quality},
         {"png-level", 0, "N", "PNG deflate effort 1 (fast) .. 9 (small), 12 max with libdeflate "
-         "(default 4 with libdeflate, else 8)", opt_png_level, &c->png_level},
-        {"png-filter", 0, "F", "PNG row filter: up (default: on photos both smaller and about "
-         "1.5x faster to encode than auto), auto (stb picks per row: smaller on line art and "
-         "flat synthetic images), none (fastest, larger), sub, average, paeth",
+         "(default 3 with libdeflate, else 8)", opt_png_level, &c->png_level},
+        {"png-filter", 0, "F", "PNG row filter: auto (default: one per row, as stb picks it; "
+         "on photos as small as the best single filter), none (fastest, larger), sub, up, "
+         "average, paeth",
          opt_png_filter, &c->png_filter},
     };
     int n = 0;

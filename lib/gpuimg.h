@@ -187,12 +187,13 @@ size_t gi_reader_count(const gi_reader *reader);
 /* Closes the file (not standard input) and frees the reader; NULL is fine. */
 void gi_reader_close(gi_reader *reader);
 
-/* PNG row filters. DEFAULT is UP, the fastest to encode for photos at a
- * size close to stb's per-row choice (AUTO), which is up to 20% smaller
- * on small synthetic images and about 1.6 times slower on photos. */
+/* PNG row filters. DEFAULT is AUTO, stb's per-row choice (the filter
+ * whose bytes have the smallest sum of magnitudes): on photos as small as
+ * the best single filter, which differs from photo to photo, and on line
+ * art and flat synthetic images up to 20% smaller than UP. */
 typedef enum gi_png_filter {
     GI_PNG_FILTER_DEFAULT = 0,
-    GI_PNG_FILTER_AUTO, /* stb picks a filter for each row */
+    GI_PNG_FILTER_AUTO, /* a filter for each row, as stb picks it */
     GI_PNG_FILTER_NONE,
     GI_PNG_FILTER_SUB,
     GI_PNG_FILTER_UP,
@@ -205,7 +206,7 @@ typedef enum gi_png_filter {
  *                 three components (stb's writer: gray is stored as equal
  *                 R, G and B).
  *   png_level     deflate effort 1 (fast) .. 9 (small); 12 is libdeflate's
- *                 maximum. 0: 4 with libdeflate, 8 with stb's own deflate.
+ *                 maximum. 0: 3 with libdeflate, 8 with stb's own deflate.
  *   png_filter    see gi_png_filter.
  *   metadata      NULL (the default): none; else written into the output as
  *                 gi_metadata_embed does (see METADATA). The caller keeps

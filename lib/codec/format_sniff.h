@@ -27,15 +27,12 @@ int gi__png_chunks_fit(const uint8_t *bytes, size_t size);
  * as stb walks them, so every table stb builds is checked. */
 int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size);
 
+/* stbi_zlib_compress: stb's own deflate (png_write.c's, in a library
+ * without libdeflate), from the pixel allocator; NULL past INT_MAX bytes. */
+uint8_t *gi__stb_zlib_compress(const uint8_t *data, size_t size, int level, size_t *out_size);
+
 /* The decoder stb would pick, asked alone, so that its failure reason is
  * about this file (see stb_impl.c). Pixels come from pixel_alloc.c, 8-bit. */
-/* stbi_write_png_to_func with this call's deflate level and row filter
- * (stb's values: filter -1 = per row, 0..4); thread-safe. With libdeflate
- * the deflate runs on up to `threads` threads (zlib_pieces.h; below 2:
- * the calling thread alone), the bytes the same for every count. */
-int gi__stb_write_png(void (*func)(void *context, void *data, int size), void *context, int w,
-                      int h, int channels, const void *pixels, int stride, int level, int filter,
-                      int threads);
 int gi__stb_info_as(const void *bytes, int size, gi_format format, int *w, int *h, int *comp);
 uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, int *h,
                          int req_comp);

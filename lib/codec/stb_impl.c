@@ -21,29 +21,20 @@
 #define STBIW_FREE gi__pixels_free
 
 #ifdef GPUIMG_HAVE_LIBDEFLATE
-/* stb_image_write's own deflate is the slowest stage of a PNG job;
- * libdeflate makes the same zlib stream several times faster, and
- * zlib_pieces.c compresses it in pieces on several threads.
- *
- * stb's hook takes no context of its own, so the thread count reaches it
- * through a thread-local: gi__stb_write_png sets it on the calling thread
- * just around stbi_write_png_to_func, which calls the hook synchronously
- * on that same thread, and puts it back after; every other caller of the
- * hook (stbi_zlib_compress for metadata) finds 0, one thread. Threads
- * that encode at the same time each see their own value. The bytes do not
- * depend on it, only the time does. */
+/* stb_image_write's PNG writer is the oracle of ours (png_write.h), which
+ * deflates with libdeflate in pieces: stb's writer gets the same stream
+ * through its compression hook, on one thread (the bytes do not depend on
+ * the count). */
 #include <libdeflate.h>
 
 #include "zlib_pieces.h"
 
-static _Thread_local int png_deflate_threads;
-
 static unsigned char *gi__libdeflate_zlib(unsigned char *data, int len, int *out_len, int level)
 {
     size_t n = 0;
-    unsigned char *out = gi__zlib_compress_pieces(data, (size_t)(len < 0 ? 0 : len), level,
-                                                  png_deflate_threads, GI_ZLIB_PIECE_BYTES,
-                                                  &n, NULL); /* stb frees it with STBIW_FREE */
+    unsigned char *out = gi__zlib_compress_pieces(data, (size_t)(len < 0 ? 0 : len), level, 1,
+                                                  GI_ZLIB_PIECE_BYTES, &n,
+                                                  NULL); /* stb frees it with STBIW_FREE */
     if (out && n > 0x7fffffff) {
         gi__pixels_free(out);
         return NULL;
@@ -65,7 +56,6 @@ GI_STB_WARNINGS_OFF
 GI_STB_WARNINGS_ON
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,51 +64,13 @@ GI_STB_WARNINGS_ON
 #include "gpuimg.h"
 #include "metadata.h"
 
-/* stb keeps the PNG level and filter in two globals that its writer reads.
- * Settings are per call in gpuimg's API, so those globals are guarded: an
- * encode with the settings already in place shares a read lock with every
- * other such encode (a batch's workers all encode in parallel). One with
- * other settings takes the lock alone just to change them, then encodes
- * under the read lock like the others; only when another thread changed
- * them back in between does it encode holding the lock alone. */
-static pthread_rwlock_t png_settings_lock = PTHREAD_RWLOCK_INITIALIZER;
-
-static int write_png(stbi_write_func *func, void *context, int w, int h, int channels,
-                     const void *pixels, int stride, int threads)
+uint8_t *gi__stb_zlib_compress(const uint8_t *data, size_t size, int level, size_t *out_size)
 {
-#ifdef GPUIMG_HAVE_LIBDEFLATE
-    png_deflate_threads = threads;
-#else
-    (void)threads;
-#endif
-    int ok = stbi_write_png_to_func(func, context, w, h, channels, pixels, stride);
-#ifdef GPUIMG_HAVE_LIBDEFLATE
-    png_deflate_threads = 0;
-#endif
-    return ok;
-}
-
-int gi__stb_write_png(stbi_write_func *func, void *context, int w, int h, int channels,
-                      const void *pixels, int stride, int level, int filter, int threads)
-{
-    for (int attempt = 0;; attempt++) {
-        if (pthread_rwlock_rdlock(&png_settings_lock) != 0) return 0;
-        if (stbi_write_png_compression_level == level && stbi_write_force_png_filter == filter) {
-            int ok = write_png(func, context, w, h, channels, pixels, stride, threads);
-            pthread_rwlock_unlock(&png_settings_lock);
-            return ok;
-        }
-        pthread_rwlock_unlock(&png_settings_lock);
-        if (pthread_rwlock_wrlock(&png_settings_lock) != 0) return 0;
-        stbi_write_png_compression_level = level;
-        stbi_write_force_png_filter = filter;
-        if (attempt > 0) { /* settings contended: encode alone rather than retry forever */
-            int ok = write_png(func, context, w, h, channels, pixels, stride, threads);
-            pthread_rwlock_unlock(&png_settings_lock);
-            return ok;
-        }
-        pthread_rwlock_unlock(&png_settings_lock);
-    }
+    int n = 0;
+    if (size > (size_t)INT_MAX) return NULL;
+    uint8_t *out = stbi_zlib_compress((unsigned char *)data, (int)size, &n, level);
+    if (out) *out_size = (size_t)n;
+    return out;
 }
 
 int gi_png_deflate_is_libdeflate(void)

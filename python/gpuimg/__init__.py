@@ -263,8 +263,8 @@ def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int]
     """Encodes to a file, written atomically (nothing is left behind on
     failure). format: png | jpeg | pnm (ppm, pgm) | pam, or None for the
     path's extension; quality: JPEG 1..100; png_level 1..9 (12 with
-    libdeflate; None: the default); png_filter: up (None), auto, none, sub,
-    average, paeth; metadata (from load_with_metadata): written into the
+    libdeflate; None: the default); png_filter: auto (None: a filter per
+    row, as stb picks it), none, sub, up, average, paeth; metadata (from load_with_metadata): written into the
     output in its container's form (none by default). The bytes are the
     CLI's."""
     settings = _save_settings(format, quality, png_level, png_filter)

@@ -1,0 +1,232 @@
+/* The PNG writer (lib/codec/png_write.c) against its oracle,
+ * stb_image_write's stbi_write_png_to_func (compiled into the library,
+ * whose compression hook gives stb's writer the same deflate): the bytes
+ * must be the same, byte for byte, for every filter mode (each of the five
+ * filters, and stb's per-row choice) and several levels. Images: random
+ * pixels, smooth gradients, noisy ramps, flat colours and 0/255
+ * checkerboards, of sizes 1x1, 1xN, Nx1, primes and large ones (past one
+ * deflate piece, on several threads); channels 1-4; rows read through a
+ * stride whose padding holds random bytes that must not show. Then every
+ * image of the folders given (samples/ always; photos where the machine
+ * has them), through gi_encode, the product's path. Folders that do not
+ * exist are skipped, never failed.
+ *
+ *   test_png_write DIR...    (GPUIMG_CPU_ISA=base, avx2: those filters) */
+#include "harness.h"
+#include "testimg.h"
+
+#include <dirent.h>
+#include <gpuimg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <stb_image_write.h>
+
+#include "png_write.h"
+
+typedef struct {
+    uint8_t *data;
+    size_t size, cap;
+} buffer;
+
+static void append(void *context, void *data, int size)
+{
+    buffer *b = context;
+    if (b->size + (size_t)size > b->cap) {
+        b->cap = (b->size + (size_t)size) * 2;
+        b->data = realloc(b->data, b->cap);
+        if (!b->data) abort();
+    }
+    memcpy(b->data + b->size, data, (size_t)size);
+    b->size += (size_t)size;
+}
+
+/* stb's bytes: its level and filter are globals (one thread here). */
+static buffer stb_png(const gi_image *img, int level, int filter)
+{
+    buffer b = {0};
+    stbi_write_png_compression_level = level;
+    stbi_write_force_png_filter = filter;
+    if (!stbi_write_png_to_func(append, &b, img->width, img->height, img->channels, img->data,
+                                (int)img->stride))
+        b.size = 0;
+    return b;
+}
+
+/* The first difference between two encodings, or -1. */
+static long first_difference(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+    size_t n = na < nb ? na : nb;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return (long)i;
+    return na == nb ? -1 : (long)n;
+}
+
+static int compare_case(const char *what, const gi_image *img, int level, int filter,
+                        int threads)
+{
+    buffer want = stb_png(img, level, filter);
+    uint8_t *got = (uint8_t *)"poison";
+    size_t size = 12345;
+    int st = gi__png_write(img->data, img->width, img->height, img->channels, img->stride, level,
+                           filter, threads, &got, &size);
+    long at = st == 0 ? first_difference(got, size, want.data, want.size) : 0;
+    int ok = th_check(want.size > 0 && st == 0 && at < 0,
+                      "%s %dx%dx%d level %d filter %d, %d thread%s: status %d, %zu bytes against "
+                      "stb's %zu, first difference at %ld",
+                      what, img->width, img->height, img->channels, level, filter, threads,
+                      threads == 1 ? "" : "s", st, size, want.size, at);
+    if (st == 0) free(got);
+    free(want.data);
+    return ok;
+}
+
+/* ------------------------------------------------------------ test images */
+
+typedef enum { RANDOM, GRADIENT, NOISY, FLAT, CHECKER, KINDS } kind;
+static const char *const kind_name[KINDS] = {"random", "gradient", "noisy", "flat", "checker"};
+
+/* Pixels of the kind, the padding random too (ti_random leaves a sentinel
+ * there): the writer must read only width * channels bytes of each row. */
+static gi_image make_image(kind k, int w, int h, int channels)
+{
+    gi_image img = ti_random(w, h, channels);
+    int flat = th_rand_int(0, 255);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < channels; c++) {
+                uint8_t *p = ti_px(&img, x, y) + c;
+                int ramp = x * 255 / (w > 1 ? w - 1 : 1) + y * 3 + c * 40;
+                if (k == GRADIENT) *p = (uint8_t)(ramp & 255);
+                /* photo-like: the filters' sums close, so ties and near
+                 * ties decide the per-row choice */
+                else if (k == NOISY) *p = (uint8_t)((ramp + th_rand_int(0, 6)) & 255);
+                else if (k == FLAT) *p = (uint8_t)(flat + c * 50);
+                else if (k == CHECKER) *p = ((x + y + c) & 1) ? 255 : 0;
+            }
+        for (size_t i = (size_t)w * channels; i < img.stride; i++)
+            img.data[(size_t)y * img.stride + i] = (uint8_t)th_rand_int(0, 255);
+    }
+    return img;
+}
+
+#define COUNT(a) (int)(sizeof(a) / sizeof(a)[0])
+
+/* Every filter mode and a fast, the default and a slow level. */
+static void check_sizes(void)
+{
+    static const int sizes[][2] = {{1, 1},  {1, 2},   {2, 1},   {7, 9},   {1, 31},
+                                   {31, 1}, {23, 29}, {37, 41}, {101, 53}, {127, 3},
+                                   {3, 127}, {64, 48}};
+    static const int levels[] = {1, 3, 4, 9};
+    int failed = 0;
+    for (int s = 0; s < COUNT(sizes); s++)
+        for (int channels = 1; channels <= 4; channels++)
+            for (int k = 0; k < KINDS; k++) {
+                gi_image img = make_image((kind)k, sizes[s][0], sizes[s][1], channels);
+                for (int filter = -1; filter <= 4; filter++)
+                    failed += !compare_case(kind_name[k], &img, levels[th_rand_int(0, 3)], filter,
+                                            1);
+                ti_free(&img);
+                if (failed > 20) return; /* one bug, enough lines */
+            }
+}
+
+/* Large images: long rows (the vector loops' bodies and tails), filtered
+ * data past one deflate piece, compressed on several threads. */
+static void check_large(void)
+{
+    static const int sizes[][2] = {{1023, 769}, {769, 1023}};
+    for (int s = 0; s < COUNT(sizes); s++)
+        for (int channels = 1; channels <= 4; channels++)
+            for (int k = 0; k < 3; k++) {
+                gi_image img = make_image((kind)(k == 0 ? NOISY : k == 1 ? GRADIENT : RANDOM),
+                                          sizes[s][0], sizes[s][1], channels);
+                for (int filter = -1; filter <= 4; filter++)
+                    compare_case("large", &img, 3, filter, th_rand_int(1, 8));
+                ti_free(&img);
+            }
+}
+
+/* What cannot be written, refused, with nothing handed out. */
+static void check_refusals(void)
+{
+    uint8_t px[16] = {0};
+    struct { int w, h, c, filter; } bad[] = {
+        {0, 1, 3, 0}, {1, 0, 3, 0}, {-1, 1, 3, 0}, {1, 1, 0, 0}, {1, 1, 5, 0}, {1, 1, 3, 5},
+        {1, 1, 3, -2},
+    };
+    for (int i = 0; i < COUNT(bad); i++) {
+        uint8_t *got = (uint8_t *)"poison";
+        size_t size = 12345;
+        int st = gi__png_write(px, bad[i].w, bad[i].h, bad[i].c, 16, 4, bad[i].filter, 1, &got,
+                               &size);
+        th_check(st == -1 && got == NULL && size == 0,
+                 "%dx%dx%d filter %d: status %d (want -1, nothing handed out)", bad[i].w, bad[i].h,
+                 bad[i].c, bad[i].filter, st);
+    }
+}
+
+/* ---------------------------------------------------------- whole files */
+
+/* stb's filter numbering for the API's (png_settings in image_io.c). */
+static int stb_filter(gi_png_filter f)
+{
+    return f == GI_PNG_FILTER_AUTO ? -1 : (int)f - GI_PNG_FILTER_NONE;
+}
+
+/* Every image of dir through gi_encode (the product's path), with the
+ * per-row choice and with Paeth, against stb's writer. */
+static void check_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        printf("%s: absent, skipped\n", dir);
+        return;
+    }
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d))) {
+        const char *dot = strrchr(e->d_name, '.');
+        if (!dot || (strcasecmp(dot, ".png") && strcasecmp(dot, ".jpg"))) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        gi_image img;
+        if (gi_load_file(&img, path, NULL) != GI_OK) continue; /* the bad-input samples */
+        const gi_png_filter filters[] = {GI_PNG_FILTER_AUTO, GI_PNG_FILTER_PAETH};
+        for (int f = 0; f < COUNT(filters); f++) {
+            gi_save_options opts;
+            gi_save_options_default(&opts);
+            opts.format = GI_FORMAT_PNG;
+            opts.png_level = 3;
+            opts.png_filter = filters[f];
+            opts.encode_threads = 1 + f * 3;
+            uint8_t *got = NULL;
+            size_t size = 0;
+            gi_status st = gi_encode(&img, &opts, &got, &size);
+            buffer want = stb_png(&img, 3, stb_filter(filters[f]));
+            long at = st == GI_OK ? first_difference(got, size, want.data, want.size) : 0;
+            th_check(st == GI_OK && want.size > 0 && at < 0,
+                     "%s filter %d: status %d, %zu bytes against stb's %zu, first difference at %ld",
+                     path, stb_filter(filters[f]), (int)st, size, want.size, at);
+            free(got);
+            free(want.data);
+        }
+        gi_image_free(&img);
+        files++;
+    }
+    closedir(d);
+    printf("%s: %d files\n", dir, files);
+}
+
+int main(int argc, char **argv)
+{
+    th_seed();
+    check_sizes();
+    check_large();
+    check_refusals();
+    for (int i = 1; i < argc; i++) check_folder(argv[i]);
+    return th_finish();
+}
