@@ -94,8 +94,8 @@ static inline vb larger(vb x, vb y)
 /* |(signed char)d| in each byte (-128 gives 128). */
 static inline vb magnitudes(vb d)
 {
-    const vs s = (vs)d, m = s >> 7;
-    return (vb)((s ^ m) - m);
+    const vb m = (vb)((vs)d >> 7); /* all ones where negative; unsigned: -128 wraps to 128 */
+    return (d ^ m) - m;
 }
 
 /* The bytes' sums by groups of 8, added to acc. */
