@@ -2,8 +2,13 @@
  *
  * Each thread owns a band of output rows and walks it top to bottom,
  * keeping the last horizontally filtered rows in a ring, so every input
- * row is filtered horizontally about once. Plain, the ring holds 2R+2 rows
- * as the pairs of rows y, y+1 that the vertical pass multiplies;
+ * row is filtered horizontally about once. Plain, the ring holds the pairs
+ * of rows y, y+1 (y even) that the vertical pass multiplies, and makes
+ * output rows two at a time, an even row and the one below it from the
+ * same pair rows with the weights shifted by one: each pair row comes
+ * from L2 once for both, and each h row is stored once (into the low or
+ * the high halves). One row at a time, every pair row was read from L2
+ * for every output row, and every h row stored twice;
  * premultiplied, 2R+BLUR_ROWS rows of h as floats, for BLUR_ROWS output
  * rows at a time (blur_finish.h). Wide radii on wide images would make
  * that ring huge, so the band is cut into column strips whose ring fits
@@ -45,7 +50,8 @@ typedef struct {
     int premultiplied; /* 2 or 4 channels: colour is blurred as c * alpha */
     int strip;         /* columns per strip */
     int pad_left, pad_right; /* columns the pairs reach past the strip */
-    blur_taps taps;
+    blur_taps taps;           /* horizontal, and the vertical pass's even rows */
+    blur_taps taps_odd;       /* the vertical pass's odd rows */
     blur_float_taps vertical; /* premultiplied */
     const blur_kernels *k;
 } blur_job;
@@ -53,7 +59,7 @@ typedef struct {
 /* blur_rows.h: the job and the weights it points at */
 struct gi__blur {
     blur_job job;
-    uint32_t *pair_w;
+    uint32_t *pair_w, *pair_w_odd;
     float *float_w;
 };
 
@@ -66,13 +72,15 @@ typedef struct {
     const float **h_rows;
 } blur_buffers;
 
-/* Rows in the ring. Plain: output row y reads the pair rows y + first ..
- * y + R, and the horizontal pass writes row y + R (and the high halves of
- * the one above it) before it. Premultiplied: rows y .. y + BLUR_ROWS - 1
- * read rows y - R .. y + BLUR_ROWS - 1 + R, written just before. */
+/* Rows in the ring. Plain: output rows y, y + 1 (y even) read the pair
+ * rows of y + first .. y + first + 2 taps_odd.pairs - 1 (y + R + 1, or
+ * + R + 2 for an odd R, whose last high half weighs 0), the horizontal
+ * pass writing rows up to y + R + 1 just before. Premultiplied: rows
+ * y .. y + BLUR_ROWS - 1 read rows y - R .. y + BLUR_ROWS - 1 + R, written
+ * just before. */
 static size_t ring_rows(int radius, int premultiplied)
 {
-    return 2 * (size_t)radius + (premultiplied ? BLUR_ROWS : 2);
+    return 2 * (size_t)radius + (premultiplied ? BLUR_ROWS : 4);
 }
 
 static size_t row_len(const blur_job *j)
@@ -147,15 +155,17 @@ static void horizontal_row(const blur_job *j, long vy, int x0, int x1, blur_buff
     const uint32_t *centre = b->pairs + (size_t)j->pad_left * ch;
     const size_t n = (size_t)(x1 - x0) * ch;
     fill_pairs(j, gi_border_index(vy, j->src->height, j->border.mode), x0, x1, b);
-    if (j->premultiplied)
+    if (j->premultiplied) {
         j->k->horizontal_premultiplied(&j->taps, centre, ch, n, b->hs + ring_at(j, vy));
-    else
-        j->k->horizontal_plain(&j->taps, centre, ch, n, b->ring + ring_at(j, vy), b->ring + ring_at(j, vy - 1));
+        return;
+    }
+    const int odd = (int)(vy & 1); /* two's complement: rows above the image too */
+    j->k->horizontal_plain(&j->taps, centre, ch, n, b->ring + ring_at(j, vy - odd), odd);
 }
 
 /* Output rows y .. y + nrows - 1 (premultiplied: nrows <= BLUR_ROWS;
- * plain: 1), their h rows in the ring, into `to` (row y's column x0) and
- * the rows stride bytes below it. */
+ * plain: 1, or 2 from an even y), their h rows in the ring, into `to`
+ * (row y's column x0) and the rows stride bytes below it. */
 static void vertical_rows(const blur_job *j, int y, int nrows, int x0, int x1, blur_buffers *b,
                           uint8_t *to, size_t stride)
 {
@@ -168,8 +178,15 @@ static void vertical_rows(const blur_job *j, int y, int nrows, int x0, int x1, b
         j->k->vertical_premultiplied(&j->vertical, b->h_rows, (size_t)(x1 - x0), ch, out, nrows);
         return;
     }
-    for (int p = 0; p < j->taps.pairs; p++) b->rows[p] = b->ring + ring_at(j, (long)y + j->taps.first + 2 * p);
-    j->k->vertical_plain(&j->taps, b->rows, (size_t)(x1 - x0) * ch, out[0]);
+    /* the pair rows of the even row at or above y */
+    const long even = (long)y - (y & 1);
+    for (int p = 0; p < j->taps_odd.pairs; p++)
+        b->rows[p] = b->ring + ring_at(j, even + j->taps.first + 2 * p);
+    const size_t n = (size_t)(x1 - x0) * ch;
+    if (nrows == 2)
+        j->k->vertical_plain2(&j->taps, &j->taps_odd, b->rows, n, out[0], out[1]);
+    else
+        j->k->vertical_plain(y & 1 ? &j->taps_odd : &j->taps, b->rows, n, out[0]);
 }
 
 /* A strip's ring before its first output row y0: the h rows above it. */
@@ -185,11 +202,14 @@ static void strip_start(const blur_job *j, int y0, int x0, int x1, blur_buffers 
 static void strip_rows(const blur_job *j, int y0, int y1, int x0, int x1, blur_buffers *b,
                        uint8_t *to, size_t stride)
 {
-    const int R = j->radius, step = j->premultiplied ? BLUR_ROWS : 1;
-    for (int y = y0; y < y1; y += step) {
+    const int R = j->radius;
+    for (int y = y0; y < y1;) {
+        /* plain: an even row and the one below it, or one row alone */
+        const int step = j->premultiplied ? BLUR_ROWS : y & 1 ? 1 : 2;
         const int nrows = y1 - y < step ? y1 - y : step;
         for (int r = 0; r < nrows; r++) horizontal_row(j, (long)y + r + R, x0, x1, b);
         vertical_rows(j, y, nrows, x0, x1, b, to + (size_t)(y - y0) * stride, stride);
+        y += nrows;
     }
 }
 
@@ -219,7 +239,7 @@ static int alloc_buffers(const blur_job *j, blur_buffers *b)
         return b->bytes && b->pairs && b->hs && b->h_rows;
     }
     b->ring = calloc(ring, sizeof *b->ring);
-    b->rows = malloc((size_t)j->taps.pairs * sizeof *b->rows);
+    b->rows = malloc((size_t)j->taps_odd.pairs * sizeof *b->rows);
     return b->bytes && b->pairs && b->ring && b->rows;
 }
 
@@ -282,20 +302,24 @@ static int blur_band(void *arg, int y0, int y1)
     return 0;
 }
 
-/* The taps of blur_kernels.h from w[-R..R] (weights[k + R]). Only w[0]
- * can reach 2^15: the weights are symmetric, at least 0 and sum to 2^16,
- * so a pair w[k] = w[-k] >= 2^15 would leave the larger centre nothing.
- * Returns -1 for weights outside that. */
-static int make_taps(const int32_t *weights, int R, uint32_t *pair_w, blur_taps *t)
+/* The taps of blur_kernels.h from w[-R..R] (weights[k + R]), shifted by
+ * shift (0 or 1; pair_w holds R + 2). Only w[0] can reach 2^15: the
+ * weights are symmetric, at least 0 and sum to 2^16, so a pair w[k] =
+ * w[-k] >= 2^15 would leave the larger centre nothing. Returns -1 for
+ * weights outside that. */
+static int make_taps(const int32_t *weights, int R, int shift, uint32_t *pair_w, blur_taps *t)
 {
     t->first = -R - (R & 1);
-    t->pairs = R + 1;
+    /* shifted, the last pair must reach tap R in its low half: one more for an odd R */
+    t->pairs = R + 1 + (shift & R & 1);
     t->centre_high = weights[R] >= 1 << 15;
+    t->centre_pair = -t->first / 2;
+    t->centre_half = shift;
     t->pair_w = pair_w;
     for (int p = 0; p < t->pairs; p++) {
         uint32_t half[2];
         for (int e = 0; e < 2; e++) {
-            const int k = t->first + 2 * p + e;
+            const int k = t->first + 2 * p + e - shift;
             int32_t w = k < -R || k > R ? 0 : weights[k + R];
             if (k == 0 && t->centre_high) w -= 1 << 16;
             if (w < INT16_MIN || w > INT16_MAX) return -1;
@@ -328,21 +352,25 @@ gi_status gi__blur_setup(const gi_image *src, gi_image *dst, const int32_t *weig
     *out = NULL;
     const int premultiplied = src->channels == 2 || src->channels == 4, taps = 2 * radius + 1;
     gi__blur *b = calloc(1, sizeof *b);
-    uint32_t *pair_w = malloc(((size_t)radius + 1) * sizeof *pair_w);
+    uint32_t *pair_w = malloc(((size_t)radius + 2) * sizeof *pair_w);
+    uint32_t *pair_w_odd = malloc(((size_t)radius + 2) * sizeof *pair_w_odd);
     float *float_w = malloc((size_t)taps * sizeof *float_w);
-    if (!b || !pair_w || !float_w) {
+    if (!b || !pair_w || !pair_w_odd || !float_w) {
         free(b);
         free(pair_w);
+        free(pair_w_odd);
         free(float_w);
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights (radius %d)", radius);
     }
-    blur_job j = {src, dst, radius, border, premultiplied, 0, 0, 0, {0}, {0}, gi__blur_kernels()};
-    int bad = make_taps(weights, radius, pair_w, &j.taps);
+    blur_job j = {src, dst, radius, border, premultiplied, 0, 0, 0, {0}, {0}, {0}, gi__blur_kernels()};
+    int bad = make_taps(weights, radius, 0, pair_w, &j.taps) |
+              make_taps(weights, radius, 1, pair_w_odd, &j.taps_odd);
     for (int k = 0; k < taps; k++) {
         bad |= weights[k] < 0; /* blur_finish.h's bound needs terms >= 0 */
         float_w[k] = (float)weights[k]; /* exact: at most 2^16 */
     }
     b->pair_w = pair_w;
+    b->pair_w_odd = pair_w_odd;
     b->float_w = float_w;
     if (bad) {
         gi__blur_free(b);
@@ -367,6 +395,7 @@ void gi__blur_free(gi__blur *b)
 {
     if (!b) return;
     free(b->pair_w);
+    free(b->pair_w_odd);
     free(b->float_w);
     free(b);
 }

@@ -248,6 +248,21 @@ typedef struct {
     vu32 v[G];
 } block;
 
+/* acc plus the centre's s * 2^16 where w[0] did not fit a pair's half:
+ * its low half shifted up, or its high half in place. */
+static inline __attribute__((always_inline)) block centre_correction(const blur_taps *t,
+                                                                     const uint32_t *const *rows,
+                                                                     ptrdiff_t offset, block acc,
+                                                                     const int count)
+{
+    const uint32_t *row = rows[t->centre_pair] + offset;
+    if (t->centre_half)
+        for (int g = 0; g < count; g++) acc.v[g] += load(row + g * LANES) & splat(0xFFFF0000u);
+    else
+        for (int g = 0; g < count; g++) acc.v[g] += load(row + g * LANES) << 16;
+    return acc;
+}
+
 /* start plus sum_k w[k] * s[k] for count vectors (a constant: G, or 1)
  * from offset on: the pair rows, and the centre's s * 2^16 where w[0] did
  * not fit. */
@@ -263,23 +278,19 @@ static inline __attribute__((always_inline)) block pair_sums(const blur_taps *t,
         const vu32 w = splat(t->pair_w[p]);
         for (int g = 0; g < count; g++) acc.v[g] = madd_add(acc.v[g], load(row + g * LANES), w);
     }
-    if (t->centre_high) {
-        const uint32_t *row = rows[-t->first / 2] + offset;
-        for (int g = 0; g < count; g++) acc.v[g] += load(row + g * LANES) << 16;
-    }
+    if (t->centre_high) acc = centre_correction(t, rows, offset, acc, count);
     return acc;
 }
 
-/* The pair row for value i of the new row; the row above gets v in the
- * high half of its pairs (AVX-512: a store of its 16-bit high halves
- * alone, instead of a load, an OR and a store). */
-static inline void put_pair(uint32_t *row, uint32_t *prev, vu32 v)
+/* v (below 2^16 a lane) into the high halves of a pair row's values
+ * (AVX-512: a store of the 16-bit high halves alone, instead of a load,
+ * an OR and a store). */
+static inline void put_high(uint32_t *row, vu32 v)
 {
-    store(row, v);
 #if VBYTES == 64
-    _mm512_mask_storeu_epi16(prev, 0xAAAAAAAAu, (__m512i)(v << 16));
+    _mm512_mask_storeu_epi16(row, 0xAAAAAAAAu, (__m512i)(v << 16));
 #else
-    store(prev, load(prev) | v << 16);
+    store(row, (load(row) & splat(0xFFFFu)) | v << 16);
 #endif
 }
 
@@ -295,15 +306,16 @@ static inline void tap_rows(const blur_taps *t, const uint32_t *centre, int step
 /* h for n values from the pairs around centre, less 2^15, into q and the
  * high halves of q_prev (blur_kernels.h). */
 static void horizontal_plain(const blur_taps *t, const uint32_t *centre, int step, size_t n, uint32_t *q,
-                             uint32_t *q_prev)
+                             int high)
 {
     const uint32_t *taps[MAX_PAIRS];
     tap_rows(t, centre, step, taps);
     for (size_t i = 0; i < n; i += BLOCK) {
         const block sums = pair_sums(t, taps, (ptrdiff_t)i, 128u, G);
         for (int g = 0; g < G; g++) {
-            const size_t at = i + g * LANES;
-            put_pair(q + at, q_prev + at, (sums.v[g] >> 8) ^ 0x8000); /* h - 2^15 (h < 2^16) fits int16 */
+            const vu32 h = (sums.v[g] >> 8) ^ 0x8000; /* h - 2^15 (h < 2^16) fits int16 */
+            if (high) put_high(q + i + g * LANES, h);
+            else store(q + i + g * LANES, h);
         }
     }
 }
@@ -346,6 +358,42 @@ static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size
         uint32_t a[BLOCK];
         for (int g = 0; g < G; g++) store(a + g * LANES, sums.v[g] >> 24);
         put_bytes(a, BLOCK, n - i, out + i);
+    }
+}
+
+/* Two rows at once: G2 vectors a block for each, their 2 * G2 sums and
+ * the G2 vectors of a pair row in registers (16 on AVX2 and SSE2). */
+#define G2 4
+#define BLOCK2 (G2 * LANES)
+_Static_assert(BLOCK2 <= BLUR_SLACK, "buffers have a block's slack");
+
+static void vertical_plain2(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
+                            size_t n, uint8_t *out_even, uint8_t *out_odd)
+{
+    const uint32_t start = (1u << 31) + (1u << 23); /* as vertical_plain's */
+    for (size_t i = 0; i < n; i += BLOCK2) {
+        block a0, a1;
+        for (int g = 0; g < G2; g++) a0.v[g] = a1.v[g] = splat(start);
+        for (int p = 0; p < odd->pairs; p++) {
+            const uint32_t *row = rows[p] + i;
+            vu32 v[G2];
+            for (int g = 0; g < G2; g++) v[g] = load(row + g * LANES);
+            if (p < even->pairs) {
+                const vu32 w = splat(even->pair_w[p]);
+                for (int g = 0; g < G2; g++) a0.v[g] = madd_add(a0.v[g], v[g], w);
+            }
+            const vu32 w = splat(odd->pair_w[p]);
+            for (int g = 0; g < G2; g++) a1.v[g] = madd_add(a1.v[g], v[g], w);
+        }
+        if (even->centre_high) a0 = centre_correction(even, rows, (ptrdiff_t)i, a0, G2);
+        if (odd->centre_high) a1 = centre_correction(odd, rows, (ptrdiff_t)i, a1, G2);
+        uint32_t b0[BLOCK2], b1[BLOCK2];
+        for (int g = 0; g < G2; g++) {
+            store(b0 + g * LANES, a0.v[g] >> 24);
+            store(b1 + g * LANES, a1.v[g] >> 24);
+        }
+        put_bytes(b0, BLOCK2, n - i, out_even + i);
+        put_bytes(b1, BLOCK2, n - i, out_odd + i);
     }
 }
 
@@ -606,4 +654,4 @@ static void vertical_premultiplied(const blur_float_taps *t, const float *const 
 }
 
 const blur_kernels GI_BLUR_KERNELS = {pairs, horizontal_plain, horizontal_premultiplied, vertical_plain,
-                                      vertical_premultiplied};
+                                      vertical_plain2, vertical_premultiplied};

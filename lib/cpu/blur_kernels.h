@@ -31,14 +31,18 @@
  * has past its end: they work in blocks of up to 64 values. */
 #define BLUR_SLACK 64
 
-/* The taps as pairs (k, k+1) for k = first, first + 2, ...; first is -R
- * or -R - 1, whichever is even, so that the centre tap is a low half (the
- * pair at index -first / 2). Taps past R weigh 0. */
+/* The taps as pairs (k, k+1) for k = first - shift, first + 2 - shift,
+ * ...; first is -R or -R - 1, whichever is even. shift 0: the centre tap
+ * is the low half of the pair at index -first / 2 (the horizontal pass,
+ * and the vertical pass's even rows); shift 1: the same pair rows seen
+ * from the row below, the centre its high half (odd rows). Taps past R
+ * weigh 0. */
 typedef struct {
     const uint32_t *pair_w; /* (uint16)w[k] | (uint16)w[k+1] << 16 */
     int pairs;
     int first;
     int centre_high; /* w[0] >= 2^15: pair_w holds w[0] - 2^16 */
+    int centre_pair, centre_half; /* where the centre tap is: -first / 2, and shift */
 } blur_taps;
 
 typedef struct {
@@ -48,15 +52,22 @@ typedef struct {
     void (*pairs)(const uint8_t *row, size_t count, int channels, int premultiplied,
                   uint32_t *pairs);
     /* h for n values from the pairs around centre (step: the channels),
-     * less 2^15, into the low halves of q (q[i] = h) and the high halves
-     * of q_prev, the row above */
+     * less 2^15, into the vertical pass's pair row q: an even row into
+     * its low halves (q[i] = h, the high halves zeroed), an odd row
+     * (high 1) into the high halves of its even row's */
     void (*horizontal_plain)(const blur_taps *t, const uint32_t *centre, int step, size_t n,
-                             uint32_t *q, uint32_t *q_prev);
+                             uint32_t *q, int high);
     /* premultiplied: h (< 2^24) as floats, one row */
     void (*horizontal_premultiplied)(const blur_taps *t, const uint32_t *centre, int step, size_t n,
                                      float *out);
     /* out = (v + 2^23) >> 24 from the pair rows, t->pairs of them */
     void (*vertical_plain)(const blur_taps *t, const uint32_t *const *rows, size_t n, uint8_t *out);
+    /* the same for an even row (taps even) and the row below it (taps
+     * odd) from the same pair rows, odd->pairs of them: each pair row,
+     * read once from L2, serves both (blur.c) */
+    void (*vertical_plain2)(const blur_taps *even, const blur_taps *odd,
+                            const uint32_t *const *rows, size_t n, uint8_t *out_even,
+                            uint8_t *out_odd);
     /* premultiplied: the outputs of pixels pixels of nrows (1 ..
      * BLUR_ROWS) rows y .. y + nrows - 1 into out[0 .. nrows - 1], from
      * the h rows of y - R .. y + nrows - 1 + R (blur_finish.h) */
