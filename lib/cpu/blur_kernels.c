@@ -303,8 +303,8 @@ static inline void tap_rows(const blur_taps *t, const uint32_t *centre, int step
     for (int p = 0; p < t->pairs; p++) taps[p] = centre + (ptrdiff_t)(t->first + 2 * p) * step;
 }
 
-/* h for n values from the pairs around centre, less 2^15, into q and the
- * high halves of q_prev (blur_kernels.h). */
+/* h for n values from the pairs around centre, less 2^15, into the low
+ * or (high) the high halves of the pair row q (blur_kernels.h). */
 static void horizontal_plain(const blur_taps *t, const uint32_t *centre, int step, size_t n, uint32_t *q,
                              int high)
 {

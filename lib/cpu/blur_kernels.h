@@ -8,7 +8,7 @@
  * in the high half, against the pair of weights (w[k], w[k+1]). The
  * horizontal pass reads pairs built from a padded row of bytes. Plain, it
  * writes its results (h < 2^16) straight into the vertical pass's pairs,
- * rows y and y+1 in one word. Premultiplied, h reaches 2^24: it writes
+ * rows y and y+1 (y even) in one word. Premultiplied, h reaches 2^24: it writes
  * exact floats, and the vertical pass sums them in floats with a proven
  * error bound (blur_finish.h). Target_clones cannot give each instruction
  * set its own intrinsic, so this file is compiled once per set instead.
