@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 gi_image ti_blank(int width, int height, int channels)
 {
@@ -149,4 +150,72 @@ void ti_each_jpeg_alternating(const char *dir, void (*check)(const char *path, v
         check(path, arg);
     }
     for (int i = 0; i < n; i++) free(names[i]);
+}
+
+const char *const ti_pattern_name[TI_PATTERNS] = {"random", "gradient", "noisy", "flat", "checker"};
+
+gi_image ti_patterned(ti_pattern k, int w, int h, int channels)
+{
+    gi_image img = ti_random(w, h, channels);
+    int flat = th_rand_int(0, 255);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < channels; c++) {
+                uint8_t *p = ti_px(&img, x, y) + c;
+                int ramp = x * 255 / (w > 1 ? w - 1 : 1) + y * 3 + c * 40;
+                if (k == TI_GRADIENT) *p = (uint8_t)(ramp & 255);
+                else if (k == TI_NOISY) *p = (uint8_t)((ramp + th_rand_int(0, 6)) & 255);
+                else if (k == TI_FLAT) *p = (uint8_t)(flat + c * 50);
+                else if (k == TI_CHECKER) *p = ((x + y + c) & 1) ? 255 : 0;
+            }
+        for (size_t i = (size_t)w * channels; i < img.stride; i++)
+            img.data[(size_t)y * img.stride + i] = (uint8_t)th_rand_int(0, 255);
+    }
+    return img;
+}
+
+void ti_bytes_append(void *context, void *data, int size)
+{
+    ti_bytes *b = context;
+    if (b->size + (size_t)size > b->cap) {
+        b->cap = (b->size + (size_t)size) * 2;
+        b->data = realloc(b->data, b->cap);
+        if (!b->data) abort();
+    }
+    memcpy(b->data + b->size, data, (size_t)size);
+    b->size += (size_t)size;
+}
+
+long ti_first_difference(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+    size_t n = na < nb ? na : nb;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return (long)i;
+    return na == nb ? -1 : (long)n;
+}
+
+static int is_image_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0 ||
+                   strcasecmp(dot, ".png") == 0);
+}
+
+void ti_each_image(const char *dir, void (*check)(const char *path, void *arg), void *arg)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        printf("skipped %s: not here\n", dir);
+        return;
+    }
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!is_image_name(e->d_name)) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        check(path, arg);
+        files++;
+    }
+    closedir(d);
+    printf("%s: %d files\n", dir, files);
 }

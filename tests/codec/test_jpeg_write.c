@@ -15,49 +15,21 @@
 #include "harness.h"
 #include "testimg.h"
 
-#include <dirent.h>
 #include <gpuimg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <stb_image_write.h>
 
 #include "jpeg_write.h"
 
-typedef struct {
-    uint8_t *data;
-    size_t size, cap;
-} buffer;
-
-static void append(void *context, void *data, int size)
-{
-    buffer *b = context;
-    if (b->size + (size_t)size > b->cap) {
-        b->cap = (b->size + (size_t)size) * 2;
-        b->data = realloc(b->data, b->cap);
-        if (!b->data) abort();
-    }
-    memcpy(b->data + b->size, data, (size_t)size);
-    b->size += (size_t)size;
-}
-
 /* stb's bytes for packed pixels. */
-static buffer stb_jpeg(const uint8_t *packed, int w, int h, int channels, int quality)
+static ti_bytes stb_jpeg(const uint8_t *packed, int w, int h, int channels, int quality)
 {
-    buffer b = {0};
-    if (!stbi_write_jpg_to_func(append, &b, w, h, channels, packed, quality)) b.size = 0;
+    ti_bytes b = {0};
+    if (!stbi_write_jpg_to_func(ti_bytes_append, &b, w, h, channels, packed, quality)) b.size = 0;
     return b;
-}
-
-/* The first difference between two encodings, or -1. */
-static long first_difference(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
-{
-    size_t n = na < nb ? na : nb;
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i]) return (long)i;
-    return na == nb ? -1 : (long)n;
 }
 
 static int compare_case(const char *what, const gi_image *img, int quality)
@@ -66,7 +38,7 @@ static int compare_case(const char *what, const gi_image *img, int quality)
     uint8_t *packed = malloc(row * (size_t)img->height);
     if (!packed) abort();
     for (int y = 0; y < img->height; y++) memcpy(packed + row * y, ti_px(img, 0, y), row);
-    buffer want = stb_jpeg(packed, img->width, img->height, img->channels, quality);
+    ti_bytes want = stb_jpeg(packed, img->width, img->height, img->channels, quality);
     free(packed);
     /* One thread, and (where the image has rows enough for pieces) 2-8
      * threads coding pieces of MCU rows that are joined bit by bit. */
@@ -77,7 +49,7 @@ static int compare_case(const char *what, const gi_image *img, int quality)
         size_t size = 12345;
         int st = gi__jpeg_write(img->data, img->width, img->height, img->channels, img->stride,
                                 quality, threads, &got, &size);
-        long at = st == 0 ? first_difference(got, size, want.data, want.size) : 0;
+        long at = st == 0 ? ti_first_difference(got, size, want.data, want.size) : 0;
         ok &= th_check(want.size > 0 && st == 0 && at < 0,
                        "%s %dx%dx%d q%d, %d thread%s: status %d, %zu bytes against stb's %zu, "
                        "first difference at %ld",
@@ -91,33 +63,6 @@ static int compare_case(const char *what, const gi_image *img, int quality)
 
 /* ------------------------------------------------------------ test images */
 
-typedef enum { RANDOM, GRADIENT, NOISY, FLAT, CHECKER, KINDS } kind;
-static const char *const kind_name[KINDS] = {"random", "gradient", "noisy", "flat", "checker"};
-
-/* Pixels of the kind, the padding random too (ti_random leaves a sentinel
- * there): our writer must read only width * channels bytes of each row. */
-static gi_image make_image(kind k, int w, int h, int channels)
-{
-    gi_image img = ti_random(w, h, channels);
-    int flat = th_rand_int(0, 255);
-    for (int y = 0; y < h; y++) {
-        for (int x = 0; x < w; x++)
-            for (int c = 0; c < channels; c++) {
-                uint8_t *p = ti_px(&img, x, y) + c;
-                int ramp = x * 255 / (w > 1 ? w - 1 : 1) + y * 3 + c * 40;
-                if (k == GRADIENT) *p = (uint8_t)(ramp & 255);
-                /* photo-like: a slow ramp and a little noise, small
-                 * coefficients whose rounding an ulp can flip */
-                else if (k == NOISY) *p = (uint8_t)((ramp + th_rand_int(0, 6)) & 255);
-                else if (k == FLAT) *p = (uint8_t)(flat + c * 50);
-                else if (k == CHECKER) *p = ((x + y + c) & 1) ? 255 : 0;
-            }
-        for (size_t i = (size_t)w * channels; i < img.stride; i++)
-            img.data[(size_t)y * img.stride + i] = (uint8_t)th_rand_int(0, 255);
-    }
-    return img;
-}
-
 static const int qualities[] = {1, 2, 10, 50, 75, 89, 90, 91, 95, 100};
 #define COUNT(a) (int)(sizeof(a) / sizeof(a)[0])
 
@@ -130,10 +75,10 @@ static void check_sizes(void)
     int failed = 0;
     for (int s = 0; s < COUNT(sizes); s++)
         for (int channels = 1; channels <= 4; channels++)
-            for (int k = 0; k < KINDS; k++) {
-                gi_image img = make_image((kind)k, sizes[s][0], sizes[s][1], channels);
+            for (int k = 0; k < TI_PATTERNS; k++) {
+                gi_image img = ti_patterned((ti_pattern)k, sizes[s][0], sizes[s][1], channels);
                 for (int q = 0; q < COUNT(qualities); q++)
-                    failed += !compare_case(kind_name[k], &img, qualities[q]);
+                    failed += !compare_case(ti_pattern_name[k], &img, qualities[q]);
                 ti_free(&img);
                 if (failed > 20) return; /* one bug, enough lines */
             }
@@ -146,12 +91,12 @@ static void check_large(void)
     for (int s = 0; s < COUNT(sizes); s++)
         for (int channels = 1; channels <= 4; channels++)
             for (int k = 0; k < 3; k++) {
-                gi_image img = make_image((kind)k, sizes[s][0], sizes[s][1], channels);
+                gi_image img = ti_patterned((ti_pattern)k, sizes[s][0], sizes[s][1], channels);
                 /* the finest steps of each subsampling: a value one ulp
                  * off shows most often there */
-                compare_case(kind_name[k], &img, 90);
-                compare_case(kind_name[k], &img, 100);
-                if (channels == 3) compare_case(kind_name[k], &img, 50);
+                compare_case(ti_pattern_name[k], &img, 90);
+                compare_case(ti_pattern_name[k], &img, 100);
+                if (channels == 3) compare_case(ti_pattern_name[k], &img, 50);
                 ti_free(&img);
             }
 }
@@ -162,7 +107,7 @@ static void check_large(void)
  * the photos below, where the machine has them), not in small ones. */
 static void check_photo_sized(void)
 {
-    gi_image img = make_image(NOISY, 4001, 3001, 3);
+    gi_image img = ti_patterned(TI_NOISY, 4001, 3001, 3);
     compare_case("photo-sized", &img, 90);
     compare_case("photo-sized", &img, 100);
     ti_free(&img);
@@ -173,10 +118,10 @@ static void check_photo_sized(void)
 static void check_wide(void)
 {
     for (int channels = 1; channels <= 3; channels += 2) {
-        gi_image wide = make_image(GRADIENT, 65537, 2, channels);
+        gi_image wide = ti_patterned(TI_GRADIENT, 65537, 2, channels);
         compare_case("wide", &wide, 90);
         ti_free(&wide);
-        gi_image tall = make_image(RANDOM, 3, 65539, channels);
+        gi_image tall = ti_patterned(TI_RANDOM, 3, 65539, channels);
         compare_case("tall", &tall, 95);
         ti_free(&tall);
     }
@@ -187,7 +132,7 @@ static void check_wide(void)
 static void check_every_quality(void)
 {
     for (int channels = 1; channels <= 3; channels += 2) {
-        gi_image img = make_image(RANDOM, 21, 19, channels);
+        gi_image img = ti_patterned(TI_RANDOM, 21, 19, channels);
         for (int q = 0; q <= 100; q++) compare_case("every-quality", &img, q);
         ti_free(&img);
     }
@@ -209,15 +154,9 @@ static void check_refusals(void)
 
 /* --------------------------------------------------- files, through gi_encode */
 
-static int is_image_name(const char *name)
+static void check_file(const char *path, void *unused)
 {
-    const char *dot = strrchr(name, '.');
-    return dot && (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0 ||
-                   strcasecmp(dot, ".png") == 0);
-}
-
-static void check_file(const char *path)
-{
+    (void)unused;
     gi_image img;
     if (gi_load_file(&img, path, NULL) != GI_OK) return; /* samples include broken files */
     size_t row = (size_t)img.width * (size_t)img.channels;
@@ -227,7 +166,7 @@ static void check_file(const char *path)
         memcpy(packed + row * y, img.data + img.stride * y, row);
     static const int file_qualities[] = {75, 90, 95};
     for (int q = 0; q < COUNT(file_qualities); q++) {
-        buffer want = stb_jpeg(packed, img.width, img.height, img.channels, file_qualities[q]);
+        ti_bytes want = stb_jpeg(packed, img.width, img.height, img.channels, file_qualities[q]);
         gi_save_options opts;
         gi_save_options_default(&opts);
         opts.format = GI_FORMAT_JPEG;
@@ -235,7 +174,7 @@ static void check_file(const char *path)
         uint8_t *got = NULL;
         size_t size = 0;
         gi_status st = gi_encode(&img, &opts, &got, &size);
-        long at = st == GI_OK ? first_difference(got, size, want.data, want.size) : 0;
+        long at = st == GI_OK ? ti_first_difference(got, size, want.data, want.size) : 0;
         th_check(st == GI_OK && at < 0, "%s q%d: %s, %zu bytes against stb's %zu, first "
                  "difference at %ld", path, file_qualities[q], st == GI_OK ? "ok" :
                  gi_last_error(), size, want.size, at);
@@ -244,25 +183,6 @@ static void check_file(const char *path)
     }
     free(packed);
     gi_image_free(&img);
-}
-
-static void check_folder(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        printf("skipped %s: not here\n", dir);
-        return;
-    }
-    int files = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (!is_image_name(e->d_name)) continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        check_file(path);
-        files++;
-    }
-    closedir(d);
-    printf("%s: %d files\n", dir, files);
 }
 
 int main(int argc, char **argv)
@@ -274,6 +194,6 @@ int main(int argc, char **argv)
     check_large();
     check_wide();
     check_photo_sized();
-    for (int i = 1; i < argc; i++) check_folder(argv[i]);
+    for (int i = 1; i < argc; i++) ti_each_image(argv[i], check_file, NULL);
     return th_finish();
 }

@@ -15,64 +15,36 @@
 #include "harness.h"
 #include "testimg.h"
 
-#include <dirent.h>
 #include <gpuimg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <stb_image_write.h>
 
 #include "png_write.h"
 
-typedef struct {
-    uint8_t *data;
-    size_t size, cap;
-} buffer;
-
-static void append(void *context, void *data, int size)
-{
-    buffer *b = context;
-    if (b->size + (size_t)size > b->cap) {
-        b->cap = (b->size + (size_t)size) * 2;
-        b->data = realloc(b->data, b->cap);
-        if (!b->data) abort();
-    }
-    memcpy(b->data + b->size, data, (size_t)size);
-    b->size += (size_t)size;
-}
-
 /* stb's bytes: its level and filter are globals (one thread here). */
-static buffer stb_png(const gi_image *img, int level, int filter)
+static ti_bytes stb_png(const gi_image *img, int level, int filter)
 {
-    buffer b = {0};
+    ti_bytes b = {0};
     stbi_write_png_compression_level = level;
     stbi_write_force_png_filter = filter;
-    if (!stbi_write_png_to_func(append, &b, img->width, img->height, img->channels, img->data,
-                                (int)img->stride))
+    if (!stbi_write_png_to_func(ti_bytes_append, &b, img->width, img->height, img->channels,
+                                img->data, (int)img->stride))
         b.size = 0;
     return b;
-}
-
-/* The first difference between two encodings, or -1. */
-static long first_difference(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
-{
-    size_t n = na < nb ? na : nb;
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i]) return (long)i;
-    return na == nb ? -1 : (long)n;
 }
 
 static int compare_case(const char *what, const gi_image *img, int level, int filter,
                         int threads)
 {
-    buffer want = stb_png(img, level, filter);
+    ti_bytes want = stb_png(img, level, filter);
     uint8_t *got = (uint8_t *)"poison";
     size_t size = 12345;
     int st = gi__png_write(img->data, img->width, img->height, img->channels, img->stride, level,
                            filter, threads, &got, &size);
-    long at = st == 0 ? first_difference(got, size, want.data, want.size) : 0;
+    long at = st == 0 ? ti_first_difference(got, size, want.data, want.size) : 0;
     int ok = th_check(want.size > 0 && st == 0 && at < 0,
                       "%s %dx%dx%d level %d filter %d, %d thread%s: status %d, %zu bytes against "
                       "stb's %zu, first difference at %ld",
@@ -83,34 +55,7 @@ static int compare_case(const char *what, const gi_image *img, int level, int fi
     return ok;
 }
 
-/* ------------------------------------------------------------ test images */
-
-typedef enum { RANDOM, GRADIENT, NOISY, FLAT, CHECKER, KINDS } kind;
-static const char *const kind_name[KINDS] = {"random", "gradient", "noisy", "flat", "checker"};
-
-/* Pixels of the kind, the padding random too (ti_random leaves a sentinel
- * there): the writer must read only width * channels bytes of each row. */
-static gi_image make_image(kind k, int w, int h, int channels)
-{
-    gi_image img = ti_random(w, h, channels);
-    int flat = th_rand_int(0, 255);
-    for (int y = 0; y < h; y++) {
-        for (int x = 0; x < w; x++)
-            for (int c = 0; c < channels; c++) {
-                uint8_t *p = ti_px(&img, x, y) + c;
-                int ramp = x * 255 / (w > 1 ? w - 1 : 1) + y * 3 + c * 40;
-                if (k == GRADIENT) *p = (uint8_t)(ramp & 255);
-                /* photo-like: the filters' sums close, so ties and near
-                 * ties decide the per-row choice */
-                else if (k == NOISY) *p = (uint8_t)((ramp + th_rand_int(0, 6)) & 255);
-                else if (k == FLAT) *p = (uint8_t)(flat + c * 50);
-                else if (k == CHECKER) *p = ((x + y + c) & 1) ? 255 : 0;
-            }
-        for (size_t i = (size_t)w * channels; i < img.stride; i++)
-            img.data[(size_t)y * img.stride + i] = (uint8_t)th_rand_int(0, 255);
-    }
-    return img;
-}
+/* --------------------------------------------------------- generated images */
 
 #define COUNT(a) (int)(sizeof(a) / sizeof(a)[0])
 
@@ -124,10 +69,10 @@ static void check_sizes(void)
     int failed = 0;
     for (int s = 0; s < COUNT(sizes); s++)
         for (int channels = 1; channels <= 4; channels++)
-            for (int k = 0; k < KINDS; k++) {
-                gi_image img = make_image((kind)k, sizes[s][0], sizes[s][1], channels);
+            for (int k = 0; k < TI_PATTERNS; k++) {
+                gi_image img = ti_patterned((ti_pattern)k, sizes[s][0], sizes[s][1], channels);
                 for (int filter = -1; filter <= 4; filter++)
-                    failed += !compare_case(kind_name[k], &img, levels[th_rand_int(0, 3)], filter,
+                    failed += !compare_case(ti_pattern_name[k], &img, levels[th_rand_int(0, 3)], filter,
                                             1);
                 ti_free(&img);
                 if (failed > 20) return; /* one bug, enough lines */
@@ -142,8 +87,8 @@ static void check_large(void)
     for (int s = 0; s < COUNT(sizes); s++)
         for (int channels = 1; channels <= 4; channels++)
             for (int k = 0; k < 3; k++) {
-                gi_image img = make_image((kind)(k == 0 ? NOISY : k == 1 ? GRADIENT : RANDOM),
-                                          sizes[s][0], sizes[s][1], channels);
+                const ti_pattern kind = k == 0 ? TI_NOISY : k == 1 ? TI_GRADIENT : TI_RANDOM;
+                gi_image img = ti_patterned(kind, sizes[s][0], sizes[s][1], channels);
                 for (int filter = -1; filter <= 4; filter++)
                     compare_case("large", &img, 3, filter, th_rand_int(1, 8));
                 ti_free(&img);
@@ -177,48 +122,33 @@ static int stb_filter(gi_png_filter f)
     return f == GI_PNG_FILTER_AUTO ? -1 : (int)f - GI_PNG_FILTER_NONE;
 }
 
-/* Every image of dir through gi_encode (the product's path), with the
- * per-row choice and with Paeth, against stb's writer. */
-static void check_folder(const char *dir)
+/* An image file through gi_encode (the product's path), with the per-row
+ * choice and with Paeth, against stb's writer. */
+static void check_file(const char *path, void *unused)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        printf("%s: absent, skipped\n", dir);
-        return;
+    (void)unused;
+    gi_image img;
+    if (gi_load_file(&img, path, NULL) != GI_OK) return; /* samples include broken files */
+    const gi_png_filter filters[] = {GI_PNG_FILTER_AUTO, GI_PNG_FILTER_PAETH};
+    for (int f = 0; f < COUNT(filters); f++) {
+        gi_save_options opts;
+        gi_save_options_default(&opts);
+        opts.format = GI_FORMAT_PNG;
+        opts.png_level = 3;
+        opts.png_filter = filters[f];
+        opts.encode_threads = 1 + f * 3;
+        uint8_t *got = NULL;
+        size_t size = 0;
+        gi_status st = gi_encode(&img, &opts, &got, &size);
+        ti_bytes want = stb_png(&img, 3, stb_filter(filters[f]));
+        long at = st == GI_OK ? ti_first_difference(got, size, want.data, want.size) : 0;
+        th_check(st == GI_OK && want.size > 0 && at < 0,
+                 "%s filter %d: status %d, %zu bytes against stb's %zu, first difference at %ld",
+                 path, stb_filter(filters[f]), (int)st, size, want.size, at);
+        free(got);
+        free(want.data);
     }
-    struct dirent *e;
-    int files = 0;
-    while ((e = readdir(d))) {
-        const char *dot = strrchr(e->d_name, '.');
-        if (!dot || (strcasecmp(dot, ".png") && strcasecmp(dot, ".jpg"))) continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        gi_image img;
-        if (gi_load_file(&img, path, NULL) != GI_OK) continue; /* the bad-input samples */
-        const gi_png_filter filters[] = {GI_PNG_FILTER_AUTO, GI_PNG_FILTER_PAETH};
-        for (int f = 0; f < COUNT(filters); f++) {
-            gi_save_options opts;
-            gi_save_options_default(&opts);
-            opts.format = GI_FORMAT_PNG;
-            opts.png_level = 3;
-            opts.png_filter = filters[f];
-            opts.encode_threads = 1 + f * 3;
-            uint8_t *got = NULL;
-            size_t size = 0;
-            gi_status st = gi_encode(&img, &opts, &got, &size);
-            buffer want = stb_png(&img, 3, stb_filter(filters[f]));
-            long at = st == GI_OK ? first_difference(got, size, want.data, want.size) : 0;
-            th_check(st == GI_OK && want.size > 0 && at < 0,
-                     "%s filter %d: status %d, %zu bytes against stb's %zu, first difference at %ld",
-                     path, stb_filter(filters[f]), (int)st, size, want.size, at);
-            free(got);
-            free(want.data);
-        }
-        gi_image_free(&img);
-        files++;
-    }
-    closedir(d);
-    printf("%s: %d files\n", dir, files);
+    gi_image_free(&img);
 }
 
 int main(int argc, char **argv)
@@ -227,6 +157,6 @@ int main(int argc, char **argv)
     check_sizes();
     check_large();
     check_refusals();
-    for (int i = 1; i < argc; i++) check_folder(argv[i]);
+    for (int i = 1; i < argc; i++) ti_each_image(argv[i], check_file, NULL);
     return th_finish();
 }
