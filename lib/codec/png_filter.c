@@ -34,6 +34,7 @@ static inline int paeth(int a, int b, int c)
 static inline __attribute__((always_inline)) int predicted(const int type, int a, int b, int c)
 {
     switch (type) {
+    case NONE: return 0;
     case SUB: return a;
     case UP: return b;
     case AVERAGE: return (a + b) >> 1;
@@ -131,6 +132,7 @@ static inline vb paeth_vector(vb a, vb b, vb c)
 static inline __attribute__((always_inline)) vb predicted_vector(const int type, vb a, vb b, vb c)
 {
     switch (type) {
+    case NONE: return (vb){0};
     case SUB: return a;
     case UP: return b;
     case AVERAGE: return (a & b) + ((a ^ b) >> 1); /* (a + b) >> 1 without a carry out */
@@ -164,44 +166,31 @@ static uint64_t total(vq v)
     return t;
 }
 
+/* One byte's magnitudes under each filter, added to cost. */
+static inline void add_byte_costs(int x, int a, int b, int c, uint64_t cost[5])
+{
+    for (int t = NONE; t <= PAETH; t++)
+        cost[t] += (uint64_t)abs((int8_t)(uint8_t)(x - predicted(t, a, b, c)));
+}
+
 /* The five filters' sums of magnitudes for row z: the first pixel's bytes
- * and the tail a byte at a time, the rest by vectors. */
+ * (zeros to their left) and the tail a byte at a time, the rest by
+ * vectors. */
 static void filter_costs(const uint8_t *restrict z, const uint8_t *restrict up, size_t len,
                          size_t n, uint64_t cost[5])
 {
-    const size_t first = n < len ? n : len;
-    for (int t = 0; t < 5; t++) cost[t] = 0;
+    for (int t = NONE; t <= PAETH; t++) cost[t] = 0;
     size_t i = 0;
-    for (; i < first; i++) {
-        const int x = z[i], b = up[i];
-        cost[NONE] += (uint64_t)abs((int8_t)x);
-        cost[SUB] += (uint64_t)abs((int8_t)x);
-        cost[UP] += (uint64_t)abs((int8_t)(uint8_t)(x - b));
-        cost[AVERAGE] += (uint64_t)abs((int8_t)(uint8_t)(x - (b >> 1)));
-        cost[PAETH] += (uint64_t)abs((int8_t)(uint8_t)(x - paeth(0, b, 0)));
-    }
-    vq s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, s4 = {0};
+    for (; i < n && i < len; i++) add_byte_costs(z[i], 0, up[i], 0, cost);
+    vq sums[5] = {{0}};
     for (; i + VB <= len; i += VB) {
         const vb x = load(z + i), a = load(z + i - n), b = load(up + i), c = load(up + i - n);
-        s0 = add_sums(s0, magnitudes(x));
-        s1 = add_sums(s1, magnitudes(x - a));
-        s2 = add_sums(s2, magnitudes(x - b));
-        s3 = add_sums(s3, magnitudes(x - ((a & b) + ((a ^ b) >> 1)))); /* (a + b) >> 1 */
-        s4 = add_sums(s4, magnitudes(x - paeth_vector(a, b, c)));
+#pragma GCC unroll 5 /* each filter its own code, its sums in registers */
+        for (int t = NONE; t <= PAETH; t++)
+            sums[t] = add_sums(sums[t], magnitudes(x - predicted_vector(t, a, b, c)));
     }
-    cost[NONE] += total(s0);
-    cost[SUB] += total(s1);
-    cost[UP] += total(s2);
-    cost[AVERAGE] += total(s3);
-    cost[PAETH] += total(s4);
-    for (; i < len; i++) {
-        const int x = z[i], a = z[i - n], b = up[i], c = up[i - n];
-        cost[NONE] += (uint64_t)abs((int8_t)x);
-        cost[SUB] += (uint64_t)abs((int8_t)(uint8_t)(x - a));
-        cost[UP] += (uint64_t)abs((int8_t)(uint8_t)(x - b));
-        cost[AVERAGE] += (uint64_t)abs((int8_t)(uint8_t)(x - ((a + b) >> 1)));
-        cost[PAETH] += (uint64_t)abs((int8_t)(uint8_t)(x - paeth(a, b, c)));
-    }
+    for (int t = NONE; t <= PAETH; t++) cost[t] += total(sums[t]);
+    for (; i < len; i++) add_byte_costs(z[i], z[i - n], up[i], up[i - n], cost);
 }
 
 /* stb's choice: the smallest sum, the lowest type on a tie. */
