@@ -313,7 +313,6 @@ static int make_taps(const int32_t *weights, int R, int shift, uint32_t *pair_w,
     /* shifted, the last pair must reach tap R in its low half: one more for an odd R */
     t->pairs = R + 1 + (shift & R & 1);
     t->centre_high = weights[R] >= 1 << 15;
-    t->centre_pair = -t->first / 2;
     t->centre_half = shift;
     t->pair_w = pair_w;
     for (int p = 0; p < t->pairs; p++) {

@@ -255,7 +255,7 @@ static inline __attribute__((always_inline)) block centre_correction(const blur_
                                                                      ptrdiff_t offset, block acc,
                                                                      const int count)
 {
-    const uint32_t *row = rows[t->centre_pair] + offset;
+    const uint32_t *row = rows[-t->first / 2] + offset;
     if (t->centre_half)
         for (int g = 0; g < count; g++) acc.v[g] += load(row + g * LANES) & splat(0xFFFF0000u);
     else
@@ -350,11 +350,13 @@ static inline __attribute__((always_inline)) void put_bytes(const uint32_t *a, c
     for (size_t t = 0; t < count; t++) out[t] = (uint8_t)a[t];
 }
 
+/* The vertical sums' start: h - 2^15 lacks 2^15 * 65536 = 2^31; + 2^23 rounds. */
+#define VERTICAL_START ((1u << 31) + (1u << 23))
+
 static void vertical_plain(const blur_taps *t, const uint32_t *const *rows, size_t n, uint8_t *out)
 {
     for (size_t i = 0; i < n; i += BLOCK) {
-        /* h - 2^15 lacks 2^15 * 65536 = 2^31; + 2^23 rounds */
-        const block sums = pair_sums(t, rows, (ptrdiff_t)i, (1u << 31) + (1u << 23), G);
+        const block sums = pair_sums(t, rows, (ptrdiff_t)i, VERTICAL_START, G);
         uint32_t a[BLOCK];
         for (int g = 0; g < G; g++) store(a + g * LANES, sums.v[g] >> 24);
         put_bytes(a, BLOCK, n - i, out + i);
@@ -370,10 +372,9 @@ _Static_assert(BLOCK2 <= BLUR_SLACK, "buffers have a block's slack");
 static void vertical_plain2(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
                             size_t n, uint8_t *out_even, uint8_t *out_odd)
 {
-    const uint32_t start = (1u << 31) + (1u << 23); /* as vertical_plain's */
     for (size_t i = 0; i < n; i += BLOCK2) {
         block a0, a1;
-        for (int g = 0; g < G2; g++) a0.v[g] = a1.v[g] = splat(start);
+        for (int g = 0; g < G2; g++) a0.v[g] = a1.v[g] = splat(VERTICAL_START);
         for (int p = 0; p < odd->pairs; p++) {
             const uint32_t *row = rows[p] + i;
             vu32 v[G2];

@@ -42,7 +42,7 @@ typedef struct {
     int pairs;
     int first;
     int centre_high; /* w[0] >= 2^15: pair_w holds w[0] - 2^16 */
-    int centre_pair, centre_half; /* where the centre tap is: -first / 2, and shift */
+    int centre_half; /* the centre tap's half of the pair at -first / 2: shift */
 } blur_taps;
 
 typedef struct {
