@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gi_error.h"
+#include "share_work.h"
 
 void gi_compare_files_options_default(gi_compare_files_options *o)
 {
@@ -166,12 +167,7 @@ gi_status gi_compare_files(const gi_compare_files_options *opts, gi_file_pair *p
     /* Several workers share the cores: one CPU thread each. */
     pair_queue q = {opts, pairs, count, 0, workers > 1 ? 1 : opts->cpu_threads,
                     PTHREAD_MUTEX_INITIALIZER};
-    pthread_t ids[256];
-    int started = 0;
-    for (; started < workers - 1 && started < 256; started++)
-        if (pthread_create(&ids[started], NULL, compare_worker, &q) != 0) break;
-    compare_worker(&q);
-    for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
+    gi__share_work(workers, compare_worker, &q);
     pthread_mutex_destroy(&q.lock);
     return GI_OK;
 }

@@ -2,7 +2,6 @@
 #include "png_write.h"
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "format_sniff.h"
 #include "pixel_alloc.h"
 #include "png_filter.h"
+#include "share_work.h"
 
 #ifdef GPUIMG_HAVE_LIBDEFLATE
 #include <libdeflate.h>
@@ -32,7 +32,6 @@ png_filter_fn *gi__png_filter_rows(void)
  * (the per-row choice: 8 ms for a 9 MP RGBA photo on one Zen 4 core)
  * would be the longest stage left on one. */
 #define BAND_ROWS 64
-#define MAX_THREADS 64
 
 typedef struct {
     png_filter_fn *filter_rows;
@@ -43,34 +42,22 @@ typedef struct {
     uint8_t *out;
 } filter_job;
 
-static void filter_bands(filter_job *j)
+static void *filter_bands(void *arg)
 {
+    filter_job *j = arg;
     for (;;) {
         const int y0 = atomic_fetch_add(&j->next_band, 1) * BAND_ROWS;
-        if (y0 >= j->height) return;
+        if (y0 >= j->height) return NULL;
         const int y1 = j->height - y0 < BAND_ROWS ? j->height : y0 + BAND_ROWS;
         j->filter_rows(j->pixels, j->stride, j->len, j->channels, j->filter, y0, y1, j->zeros,
                        j->out);
     }
 }
 
-static void *filter_worker(void *arg)
-{
-    filter_bands(arg);
-    return NULL;
-}
-
 static void filter_image(filter_job *j, int threads)
 {
     const int bands = (j->height + BAND_ROWS - 1) / BAND_ROWS;
-    int helpers = threads < 2 ? 0 : (threads > MAX_THREADS ? MAX_THREADS : threads) - 1;
-    if (helpers > bands - 1) helpers = bands - 1;
-    pthread_t tid[MAX_THREADS];
-    int started = 0;
-    while (started < helpers && pthread_create(&tid[started], NULL, filter_worker, j) == 0)
-        started++;
-    filter_bands(j); /* the calling thread takes what no helper does */
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    gi__share_work(threads < bands ? threads : bands, filter_bands, j);
 }
 
 /* The zlib stream of the filtered rows, from the pixel allocator. */

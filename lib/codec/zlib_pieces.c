@@ -10,12 +10,12 @@
 #include "zlib_pieces.h"
 
 #include <libdeflate.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "deflate_walk.h"
 #include "pixel_alloc.h"
+#include "share_work.h"
 
 #define MAX_THREADS 64
 
@@ -143,13 +143,11 @@ uint8_t *gi__zlib_compress_pieces(const uint8_t *data, size_t size, int level, i
         return out;
     }
 
-    int helpers = threads < 1 ? 0 : (threads > MAX_THREADS ? MAX_THREADS : threads) - 1;
-    if ((size_t)helpers > count - 1) helpers = (int)count - 1;
-    pthread_t tid[MAX_THREADS];
-    int started = 0;
-    while (started < helpers && pthread_create(&tid[started], NULL, worker, &j) == 0) started++;
-    compress_pieces(&j, c);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    /* each thread with a compressor of its own, the calling thread's too
+     * (c makes the header below) */
+    int sharing = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    if ((size_t)sharing > count) sharing = (int)count;
+    gi__share_work(sharing, worker, &j);
 
     /* Every piece done (a thread without memory leaves its share to the
      * others; when none could take it, the count is short). */
