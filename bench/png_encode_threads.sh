@@ -1,7 +1,8 @@
 #!/bin/sh
 # png_encode_threads.sh BEFORE AFTER IMAGE [RUNS]: one PNG's encode on 1
 # and 2 threads, two gpuimg builds (BEFORE, AFTER: their cmd/gpuimg)
-# alternated run by run (docs/performance.md, "One PNG on several threads"):
+# alternated run by run (bench/results/2026-11-27-performance-log.md,
+# "One PNG on several threads"):
 #   1. the encode stage of `gpuimg transpose -v -j J IMAGE out.png`, J = 1
 #      and 2 (for a lone image -j is also its encode threads)
 #   2. `gpuimg blur --sigma 2 IMAGE out.png`, the whole process: wall and

@@ -80,7 +80,7 @@ static const gi__device_costs reference = {
     /* The exact JPEG decoder, measured on the H200 machine (16 cores) over
      * 400 JPEGs of 9 MP, blur sigma 2, from the -v stage times summed over
      * the files (bench/jpeg_path_rates.py; bench/results/
-     * h200-2026-11-26-round3.md): --device cuda with the arithmetic forced
+     * h200-2026-11-26-a-exact-jpeg-decoder.md): --device cuda with the arithmetic forced
      * onto the CPU against the same forced onto the GPU.
      * - cpu_jpeg_reconstruct_ns: the decode stage's difference, 2.84 ns a
      *   pixel (IDCT, upsampling, colour on one core, AVX-512);
@@ -94,7 +94,7 @@ static const gi__device_costs reference = {
     .gpu_jpeg_reconstruct_ns = 0.018,
     /* The Huffman decoding, same machine and folder, --device cuda with
      * GPUIMG_JPEG_ENTROPY=cpu against without (session 13, two runs each;
-     * bench/results/h200-2026-11-26-session13.md): the decode stage's
+     * bench/results/h200-2026-11-26-c-huffman-gpu.md): the decode stage's
      * difference, 20.1 s over 3560 MP on the codec workers (16 at once),
      * and the kernel stage's, 1.0 s (its rounds wait on the device). */
     .cpu_jpeg_entropy_ns = 5.6,

@@ -16,8 +16,11 @@ if [ -n "$missing" ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     echo "setup: installing$missing"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+    # Another apt (unattended-upgrades, a second shell) may hold the dpkg
+    # lock: wait up to 10 minutes for it rather than fail at once.
+    wait_lock="-o DPkg::Lock::Timeout=600"
+    $sudo apt-get $wait_lock update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get $wait_lock install -y -qq $missing >/dev/null
 fi
 
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then

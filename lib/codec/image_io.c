@@ -47,7 +47,7 @@ static void png_settings(const gi_save_options *opts, int *level, int *filter)
     /* stb's per-row filter choice at libdeflate's level 3: over 21 photos
      * blurred, as large in all as "up" at level 4 (the defaults before)
      * and 7% faster on a folder of RGBA photos; level 4 would be 3%
-     * smaller and no faster (docs/performance.md) */
+     * smaller and no faster (docs/performance.md, "PNG writing") */
     *level = opts->png_level ? opts->png_level : gi_png_deflate_is_libdeflate() ? 3 : 8;
     *filter = opts->png_filter == GI_PNG_FILTER_DEFAULT || opts->png_filter == GI_PNG_FILTER_AUTO
                   ? -1

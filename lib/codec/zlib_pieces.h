@@ -18,7 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Chosen by measurement (docs/performance.md, "Which PNG settings"): at
+/* Chosen by measurement (bench/results/2026-11-27-performance-log.md,
+ * "Which PNG settings"): at
  * libdeflate level 4 on two 9 MP RGBA photos' filtered rows, 1 MiB pieces
  * cost 0.02-0.12% in size against one stream (4 MiB: 0.005-0.05%) and make
  * 34-36 pieces, enough for 16 threads to share evenly; the CPU time hardly

@@ -26,18 +26,31 @@ image), DeviceError for CUDA, each with gpuimg's message.
 
 from __future__ import annotations
 
-import errno
-import os
-import threading
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+# Modules and helpers under private names, and the typing names for type
+# checkers only (annotations are strings here): dir(gpuimg) is the API.
+import errno as _errno
+import os as _os
+import threading as _threading
+import typing as _typing
+from contextlib import contextmanager as _contextmanager
+from dataclasses import dataclass as _dataclass
 
-import numpy as np
+import numpy as _np
 
 from . import _arrays, _pipe, _steps
 from . import _gpuimg as _c
 from ._gpuimg import DecodeError, DeviceError, Metadata
+
+if _typing.TYPE_CHECKING:
+    import os
+    from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+    PathLike = Union[str, "os.PathLike[str]"]
+    Image = Any  # numpy uint8 (H, W) or (H, W, C); or a CuPy / PyTorch CUDA array
+    Device = Union[str, "Context"]
+    Steps = Union[str, Sequence[str]]
+
+del annotations  # the __future__ import's name, no part of the API
 
 __version__ = _c.VERSION
 __all__ = [
@@ -45,11 +58,6 @@ __all__ = [
     "compare", "CompareResult", "batch", "BatchItem", "Context", "cuda_available",
     "DecodeError", "DeviceError",
 ]
-
-PathLike = Union[str, "os.PathLike[str]"]
-Image = Any  # numpy uint8 (H, W) or (H, W, C); or a CuPy / PyTorch CUDA array
-Device = Union[str, "Context"]
-Steps = Union[str, Sequence[str]]
 
 _DEVICES = {"auto": _c.DEVICE_AUTO, "cpu": _c.DEVICE_CPU, "cuda": _c.DEVICE_CUDA}
 
@@ -64,10 +72,10 @@ def _device_code(device: Any) -> int:
 # ---------------------------------------------------------------- pooled contexts
 
 _pool: Dict[int, List[Any]] = {code: [] for code in _DEVICES.values()}
-_pool_lock = threading.Lock()
+_pool_lock = _threading.Lock()
 
 
-@contextmanager
+@_contextmanager
 def _borrow(code: int) -> Iterator[Any]:
     """A warm context of the device for one call: each thread takes one of
     its own from the pool, so calls from many threads run at once."""
@@ -82,12 +90,12 @@ def _borrow(code: int) -> Iterator[Any]:
             _pool[code].append(ctx)
 
 
-def _hist_array(r: Tuple[int, int, bytes]) -> np.ndarray:
+def _hist_array(r: Tuple[int, int, bytes]) -> _np.ndarray:
     channels, bins, counts = r
-    return np.frombuffer(counts, dtype=np.int64).reshape(channels, bins).copy()
+    return _np.frombuffer(counts, dtype=_np.int64).reshape(channels, bins).copy()
 
 
-def _apply(ctx: Any, img: Image, a: np.ndarray, steps: list) -> Any:
+def _apply(ctx: Any, img: Image, a: _np.ndarray, steps: list) -> Any:
     r = ctx.apply(a, steps, _arrays.alloc_host)
     if steps[-1][0] == _c.OP_HIST:
         return _hist_array(r)
@@ -167,7 +175,7 @@ def convolve(img: Image, mask: Any, normalize: bool = False, border: str = "mirr
     return _run(img, [_steps.convolve(mask, normalize, border, border_value)], device)
 
 
-def hist(img: Image, bins: int = 256, device: Device = "auto") -> np.ndarray:
+def hist(img: Image, bins: int = 256, device: Device = "auto") -> _np.ndarray:
     """gpuimg hist: counts[c, b] = the pixels whose channel c falls in bin
     b = v * bins // 256; an int64 array (channels, bins)."""
     return _run(img, [_steps.hist(bins)], device)
@@ -196,19 +204,19 @@ def _file_error(e: OSError, path: PathLike, writing: bool) -> OSError:
     message (the library reports them all as I/O errors)."""
     if type(e) is not OSError:
         return e
-    p = os.fspath(path)
-    where = os.path.dirname(os.path.abspath(p)) if writing else p
-    if not os.path.exists(where):
-        return FileNotFoundError(errno.ENOENT, str(e), p)
-    if os.path.isdir(p):
-        return IsADirectoryError(errno.EISDIR, str(e), p)
-    if not os.access(where, os.W_OK if writing else os.R_OK):
-        return PermissionError(errno.EACCES, str(e), p)
+    p = _os.fspath(path)
+    where = _os.path.dirname(_os.path.abspath(p)) if writing else p
+    if not _os.path.exists(where):
+        return FileNotFoundError(_errno.ENOENT, str(e), p)
+    if _os.path.isdir(p):
+        return IsADirectoryError(_errno.EISDIR, str(e), p)
+    if not _os.access(where, _os.W_OK if writing else _os.R_OK):
+        return PermissionError(_errno.EACCES, str(e), p)
     return e
 
 
 def load_with_metadata(path: PathLike, auto_orient: bool = False,
-                       device: Device = "auto") -> Tuple[np.ndarray, Metadata]:
+                       device: Device = "auto") -> Tuple[_np.ndarray, Metadata]:
     """load(), and the metadata that travels with the pixels (Exif, ICC,
     XMP, PNG colour chunks) for save(..., metadata=) to write, as the CLI
     keeps it from input to output. With auto_orient the metadata says
@@ -217,7 +225,7 @@ def load_with_metadata(path: PathLike, auto_orient: bool = False,
         pixels, meta = _c.load(path)
     except OSError as e:
         raise _file_error(e, path, writing=False) from None
-    a = np.asarray(pixels)
+    a = _np.asarray(pixels)
     if a.shape[2] == 1:
         a = a.reshape(a.shape[0], a.shape[1])
     turns = _c.orientation_steps(meta.orientation) if _steps.flag("auto_orient", auto_orient) \
@@ -229,7 +237,7 @@ def load_with_metadata(path: PathLike, auto_orient: bool = False,
     return a, meta
 
 
-def load(path: PathLike, auto_orient: bool = False, device: Device = "auto") -> np.ndarray:
+def load(path: PathLike, auto_orient: bool = False, device: Device = "auto") -> _np.ndarray:
     """Decodes a PNG, JPEG or PNM/PAM file to uint8 (H, W) for gray, else
     (H, W, C), the pixels as stored (JPEGs decode to stb_image's pixels on
     every machine). auto_orient turns them as the Exif Orientation says a
@@ -268,6 +276,9 @@ def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int]
     output in its container's form (none by default). The bytes are the
     CLI's."""
     settings = _save_settings(format, quality, png_level, png_filter)
+    if settings[0] == _c.FORMAT_AUTO and _c.format_from_path(path) == _c.FORMAT_AUTO:
+        raise ValueError(f"{_os.fspath(path)}: cannot tell the format from the name: end it "
+                         f"in .png, .jpg, .pnm or .pam, or pass format= (png, jpeg, pnm, pam)")
     a = _arrays.host(_arrays.to_host(img))
     try:
         _c.save(a, path, *settings, metadata)
@@ -277,7 +288,7 @@ def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int]
 
 # ---------------------------------------------------------------- compare
 
-@dataclass(frozen=True)
+@_dataclass(frozen=True)
 class CompareResult:
     """What gpuimg compare reports for a pair (see gpuimg.h, compare)."""
     equal: bool                 #: different_pixels within max_different
@@ -335,7 +346,7 @@ def compare(expected: Image, actual: Image, tolerance: int = 0,
 
 # ---------------------------------------------------------------- batch
 
-@dataclass(frozen=True)
+@_dataclass(frozen=True)
 class BatchItem:
     """One file of a batch: status "ok", "failed", "skipped" or "not started"."""
     input: str
@@ -359,13 +370,13 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     the batch's threads, one call at a time); if it raises, no new file
     starts and the exception comes out of batch()."""
     chain = _pipe.parse(steps)
-    ins = [os.fspath(p) for p in inputs]
-    if isinstance(outputs, (str, os.PathLike)):
-        folder = os.fspath(outputs)
-        os.makedirs(folder, exist_ok=True)
-        outs = [os.path.join(folder, os.path.basename(p)) for p in ins]
+    ins = [_os.fspath(p) for p in inputs]
+    if isinstance(outputs, (str, _os.PathLike)):
+        folder = _os.fspath(outputs)
+        _os.makedirs(folder, exist_ok=True)
+        outs = [_os.path.join(folder, _os.path.basename(p)) for p in ins]
     else:
-        outs = [os.fspath(p) for p in outputs]
+        outs = [_os.fspath(p) for p in outputs]
     f, q, level, flt = _save_settings(format, quality, png_level, png_filter)
     callback = None if on_item is None else (lambda d: on_item(BatchItem(
         d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])))
@@ -411,7 +422,7 @@ class Context:
         self._threads = _steps._integer("threads", threads, 0, 4096)
         self._ctx = _c.Context(self._code, self._threads)
         self._cuda: Optional[Any] = self._ctx if self._code == _c.DEVICE_CUDA else None
-        self._lock = threading.Lock()
+        self._lock = _threading.Lock()
 
     def _for_device_arrays(self) -> Any:
         if self._code == _c.DEVICE_CPU:

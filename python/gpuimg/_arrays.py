@@ -7,6 +7,7 @@ of the same library on the same device."""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
@@ -30,6 +31,9 @@ def _rows_contiguous(a: np.ndarray) -> bool:
 
 def host(img: Any) -> np.ndarray:
     """img as a uint8 (H, W) or (H, W, C) numpy array the library reads."""
+    if isinstance(img, (str, bytes, os.PathLike)):
+        raise TypeError(f"{os.fsdecode(img)!r} is a file name, not an image: pass an array; "
+                        f"load a file with gpuimg.load(path)")
     if isinstance(img, np.ndarray):
         a = img
     elif hasattr(img, "__dlpack_device__") and not hasattr(img, "__array_interface__"):

@@ -64,6 +64,20 @@ static PyObject *mod_save(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* format_from_path(path) -> the format its extension names, FORMAT_AUTO
+ * when none (gi_format_from_path): save() says what to do in Python terms
+ * before the library would name the CLI's --format. */
+static PyObject *mod_format_from_path(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *path;
+    if (!PyArg_ParseTuple(args, "O&:format_from_path", PyUnicode_FSConverter, &path))
+        return NULL;
+    gi_format f = gi_format_from_path(PyBytes_AS_STRING(path));
+    Py_DECREF(path);
+    return PyLong_FromLong(f);
+}
+
 /* orientation_steps(o) -> the transforms that show stored pixels as a
  * viewer does (gi_orientation_steps) */
 static PyObject *mod_orientation_steps(PyObject *self, PyObject *arg)
@@ -143,6 +157,8 @@ static PyMethodDef module_methods[] = {
     {"load", mod_load, METH_VARARGS, "load(path) -> (pixels, metadata)"},
     {"save", mod_save, METH_VARARGS,
      "save(image, path, format, quality, png_level, png_filter, metadata)"},
+    {"format_from_path", mod_format_from_path, METH_VARARGS,
+     "format_from_path(path) -> format (FORMAT_AUTO: none)"},
     {"orientation_steps", mod_orientation_steps, METH_O, "orientation_steps(o) -> transforms"},
     {"border_parse", mod_border_parse, METH_O, "border_parse(name) -> mode"},
     {"border_name", mod_border_name, METH_O, "border_name(mode) -> (name, pattern)"},

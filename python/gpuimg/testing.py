@@ -18,6 +18,8 @@ import numpy as np
 import gpuimg
 from gpuimg import _arrays
 
+__all__ = ["assert_images_equal", "diff_picture"]
+
 
 def diff_picture(expected: np.ndarray, actual: np.ndarray, tolerance: int = 0) -> np.ndarray:
     """gpuimg compare --diff's picture: the expected image faded to light

@@ -2,6 +2,7 @@
 message; file problems raise OSError subclasses naming the file."""
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -47,6 +48,10 @@ IMG = np.zeros((6, 5, 3), np.uint8)
     (lambda: gpuimg.pipe(IMG, " | ".join(["flip h"] * 17)), ValueError, "a chain has 1..16"),
     (lambda: gpuimg.pipe(IMG, 5), TypeError, "steps must be a str"),
     (lambda: gpuimg.blur(IMG.astype(np.uint16)), TypeError, "expected a uint8 image"),
+    (lambda: gpuimg.blur("photo.jpg"), TypeError,
+     "'photo.jpg' is a file name, not an image: pass an array; load a file with gpuimg.load(path)"),
+    (lambda: gpuimg.pipe(Path("photo.jpg"), "blur"), TypeError, "gpuimg.load(path)"),
+    (lambda: gpuimg.save("photo.jpg", "out.png"), TypeError, "gpuimg.load(path)"),
     (lambda: gpuimg.blur(np.zeros((4, 4, 5), np.uint8)), ValueError, "1 to 4 channels"),
     (lambda: gpuimg.blur(np.zeros((4,), np.uint8)), ValueError, "(height, width)"),
     (lambda: gpuimg.blur(np.zeros((0, 4), np.uint8)), ValueError, "has no pixels"),
@@ -105,8 +110,12 @@ def test_permission(tmp_path):
 
 
 def test_save_needs_a_format(tmp_path):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as e:
         gpuimg.save(IMG, tmp_path / "out.unknown")
+    # Python's ways to name the format, not the CLI's option
+    assert "out.unknown: cannot tell the format from the name" in str(e.value)
+    assert "format=" in str(e.value) and "--format" not in str(e.value)
+    assert not list(tmp_path.iterdir())
     gpuimg.save(IMG, tmp_path / "out.unknown", format="png")
     assert gpuimg.load(tmp_path / "out.unknown").shape == IMG.shape
 
