@@ -198,7 +198,7 @@ void batch_list_free(batch_list *list)
     for (size_t i = 0; i < list->count; i++) {
         free(list->items[i].in);
         free(list->items[i].out);
-        free(list->items[i].reason);
+        gi_free(list->items[i].reason);
     }
     free(list->items);
     memset(list, 0, sizeof *list);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "environment.h"
 #include "options.h"
 
 typedef struct {
@@ -151,7 +152,8 @@ int main(int argc, char **argv)
      * that batch's time on 2 cores (1.43-1.44 s against 1.45-1.46; peak
      * memory 220-247 MB against 217). */
     mallopt(M_TRIM_THRESHOLD, 8 << 20);
-    int status = dispatch(argc, argv);
+    int status = cli_environment_read();
+    if (status == 0) status = dispatch(argc, argv);
     /* A full disk or closed pipe on stdout must not pass for success. */
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
         if (errno != EPIPE) fprintf(stderr, "gpuimg: standard output: %s\n", strerror(errno));

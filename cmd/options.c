@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "environment.h"
 #include "options.h"
 
 #define MAX_OPTIONS 64
@@ -20,20 +21,13 @@ void cli_common_init(cli_common *c, const char *command)
     c->command = command;
     c->help_command = command;
     c->verbosity = 1;
-    c->device = GI_DEVICE_AUTO;
+    c->device = cli_env()->device;
     c->border.mode = GI_BORDER_MIRROR;
     c->quality = 90;
     c->shard_count = 1;
     gi_load_limits_default(&c->limits);
-    const char *pixels = getenv("GPUIMG_MAX_PIXELS");
-    char *end;
-    unsigned long long limit = pixels ? strtoull(pixels, &end, 10) : 0;
-    if (pixels && *pixels && !*end && limit > 0) c->limits.max_pixels = limit;
-    const char *env = getenv("GPUIMG_DEVICE");
-    if (env && strcasecmp(env, "cpu") == 0) c->device = GI_DEVICE_CPU;
-    if (env && strcasecmp(env, "cuda") == 0) c->device = GI_DEVICE_CUDA;
-    const char *orient = getenv("GPUIMG_AUTO_ORIENT");
-    c->auto_orient = orient && strcmp(orient, "1") == 0;
+    if (cli_env()->max_pixels) c->limits.max_pixels = cli_env()->max_pixels;
+    c->auto_orient = cli_env()->auto_orient;
 }
 
 int cli_usage_error(const cli_common *common, const char *fmt, ...)

@@ -180,7 +180,7 @@ static int run_single(const cli_common *c, char **args, int count, const gi_op *
     gi_status st = run_batch_items(c, &o, &item, 1);
     if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
     progress_finish(&prog, 0);
-    free(item.reason);
+    gi_free(item.reason);
     return st == GI_OK && item.status == GI_ITEM_OK ? EXIT_OK : EXIT_FAIL;
 }
 

@@ -6,14 +6,15 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "environment.h"
 #include "serve/serve.h"
 #include "serve_client.h"
 
 const char *server_socket(const cli_common *c, char *path, size_t size)
 {
-    const char *env = getenv("GPUIMG_SERVER");
+    const char *env = cli_env()->server;
     if (c->no_server || (env && strcmp(env, "off") == 0)) return NULL;
-    if (env && *env) return env;
+    if (env) return env;
     return gi_serve_default_socket(path, size) == 0 ? path : NULL;
 }
 

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         failed |= items[i].status != GI_ITEM_OK;
         free(items[i].in);
         free(items[i].out);
-        free(items[i].reason);
+        gi_free(items[i].reason);
     }
     return failed;
 }

@@ -12,6 +12,7 @@
 #include "gi_error.h"
 #include "job_flow.h"
 #include "plan_job.h"
+#include "route.h"
 
 void gi_context_options_default(gi_context_options *opts)
 {
@@ -115,9 +116,7 @@ static double await_cuda(gi_context *ctx)
  * (CUDA only when it said so), or without a hint CUDA when it is usable. */
 static gi_status choose_backend(gi_context *ctx)
 {
-    int want_cuda = ctx->requested == GI_DEVICE_CUDA ||
-                    (ctx->requested == GI_DEVICE_AUTO && (!ctx->hinted || ctx->plan_says_cuda));
-    if (want_cuda) {
+    if (gi__route_settles_on_cuda(ctx->requested, ctx->hinted, ctx->plan_says_cuda)) {
         ctx->startup_ms += await_cuda(ctx);
         if (ctx->cuda == GI__CUDA_READY) {
             ctx->ops = ctx->cuda_ops;
@@ -138,7 +137,9 @@ gi_status gi__context_settle(gi_context *ctx)
 
 /* ---------------------------------------------------------------- AUTO */
 
-static void plan_job(gi_context *ctx, const gi__plan_job *job, double ready_in_ms, gi__plan *plan)
+/* AUTO's choice for `job` (route.h), from where this context stands. */
+static gi__run route_job(gi_context *ctx, const gi__plan_job *job, double ready_in_ms,
+                         gi__plan *plan)
 {
     gi__plan_input in = {
         .job = *job,
@@ -150,7 +151,7 @@ static void plan_job(gi_context *ctx, const gi__plan_job *job, double ready_in_m
         .pipelined = ctx->pipelined,
         .cpu_lanes = ctx->pipelined ? cpu_lanes_of(ctx) : 1,
     };
-    gi__plan_device(&in, gi__device_costs_default(), plan);
+    return gi__route_work(&in, gi__device_costs_default(), plan);
 }
 
 /* AUTO: the device the plan picks for this operation. CUDA starts (in the
@@ -161,20 +162,20 @@ static gi_status auto_backend_for(gi_context *ctx, const gi__plan_job *work,
 {
     gi__plan plan;
     if (!work) {
-        int ready = ctx->cuda == GI__CUDA_READY;
+        int cuda = gi__route_unknown_work(ctx->cuda) == GI__RUN_CUDA;
         snprintf(ctx->last_choice, sizeof ctx->last_choice, "%s",
-                 ready ? "cuda: started already (no estimate for this work)"
-                       : "cpu: no estimate for this work, and CUDA is not started");
-        *ops = ready ? ctx->cuda_ops : NULL;
-        *state = ready ? ctx->cuda_state : NULL;
-        return ready ? GI_OK : gi__context_cpu(ctx, ops, state);
+                 cuda ? "cuda: started already (no estimate for this work)"
+                      : "cpu: no estimate for this work, and CUDA is not started");
+        *ops = cuda ? ctx->cuda_ops : NULL;
+        *state = cuda ? ctx->cuda_state : NULL;
+        return cuda ? GI_OK : gi__context_cpu(ctx, ops, state);
     }
-    plan_job(ctx, work, 0, &plan);
+    const gi__run run = route_job(ctx, work, 0, &plan);
     snprintf(ctx->last_choice, sizeof ctx->last_choice, "%s%s%s", plan.reason,
              ctx->cuda == GI__CUDA_ABSENT ? ": " : "",
              ctx->cuda == GI__CUDA_ABSENT ? ctx->cuda_why : "");
     if (ctx->images_left > 1) ctx->images_left--;
-    if (plan.device == GI_DEVICE_CUDA) {
+    if (run == GI__RUN_CUDA) {
         ctx->startup_ms += await_cuda(ctx);
         if (ctx->cuda == GI__CUDA_READY) {
             *ops = ctx->cuda_ops;
@@ -185,7 +186,7 @@ static gi_status auto_backend_for(gi_context *ctx, const gi__plan_job *work,
         size_t n = strlen(ctx->last_choice);
         snprintf(ctx->last_choice + n, sizeof ctx->last_choice - n, "; on the CPU: %s",
                  ctx->cuda_why);
-    } else if (plan.use_cuda) {
+    } else if (run == GI__RUN_CPU_START_CUDA) {
         begin_cuda(ctx);
     }
     return gi__context_cpu(ctx, ops, state);
@@ -205,12 +206,11 @@ gi_status gi__context_backend_for(gi_context *ctx, const gi__plan_job *work,
 
 void gi__context_jpeg_route(const gi_context *ctx, gi__jpeg_route *route)
 {
-    const int cuda_planned = ctx->requested == GI_DEVICE_AUTO &&
-                             (ctx->plan_says_cuda || ctx->cuda == GI__CUDA_READY);
-    *route = (gi__jpeg_route){.on_cuda = ctx->requested == GI_DEVICE_CUDA || cuda_planned,
-                              .planned = ctx->requested != GI_DEVICE_CUDA,
-                              .cores = cpu_thread_count(ctx), .lanes = 1,
-                              .pipelined = ctx->pipelined};
+    const gi__route_engine engine = {
+        .requested = ctx->requested,
+        .cuda_planned = ctx->plan_says_cuda || ctx->cuda == GI__CUDA_READY,
+        .cores = cpu_thread_count(ctx), .lanes = 1, .pipelined = ctx->pipelined};
+    gi__route_jpeg(&engine, route);
 }
 
 gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)
@@ -226,10 +226,9 @@ gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)
     gi_status st = gi__plan_job_of_hint(hint, &job);
     if (st != GI_OK) return st;
     gi__plan plan;
-    plan_job(ctx, &job, hint->ready_in_ms, &plan);
     ctx->hinted = 1;
-    ctx->plan_says_cuda = plan.use_cuda;
-    if (ctx->requested != GI_DEVICE_AUTO || !plan.use_cuda) return GI_OK;
+    ctx->plan_says_cuda = route_job(ctx, &job, hint->ready_in_ms, &plan) != GI__RUN_CPU;
+    if (ctx->requested != GI_DEVICE_AUTO || !ctx->plan_says_cuda) return GI_OK;
     const gi__plan_step *first = &job.steps[0];
     ctx->pin_in = ctx->files_in ? 0 : (size_t)first->width * first->height * first->channels;
     ctx->pin_out = ctx->files_out ? 0 : (size_t)job.out_bytes;
@@ -254,6 +253,8 @@ gi_status gi_context_create(gi_context **out, const gi_context_options *opts)
     *out = NULL;
     if ((unsigned)opts->device > GI_DEVICE_CUDA || opts->cpu_threads < 0)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "invalid context options");
+    gi_status env = gi_check_environment();
+    if (env != GI_OK) return env;
     gi_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate a context");
     ctx->requested = opts->device;

@@ -1,8 +1,7 @@
 /* GPUIMG_CPU_ISA's cap and the CPU's sets (cpu_isa.h). */
 #include "cpu_isa.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include "overrides.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) /* meson builds the sets there */
 #include <cpuid.h>
@@ -18,14 +17,9 @@ static int has_avx_vnni(void)
 }
 #endif
 
-gi__isa gi__cpu_isa(void)
+gi__isa gi__cpu_isa_capped(gi__isa most)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    const char *cap = getenv("GPUIMG_CPU_ISA");
-    const gi__isa most = !cap || !strcmp(cap, "avx512") ? GI__ISA_AVX512
-                         : !strcmp(cap, "avxvnni")      ? GI__ISA_AVXVNNI
-                         : !strcmp(cap, "avx2")         ? GI__ISA_AVX2
-                                                        : GI__ISA_BASE;
     __builtin_cpu_init();
     if (most >= GI__ISA_AVX512 && __builtin_cpu_supports("avx512f") &&
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
@@ -34,6 +28,13 @@ gi__isa gi__cpu_isa(void)
     const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if (most >= GI__ISA_AVXVNNI && avx2 && has_avx_vnni()) return GI__ISA_AVXVNNI;
     if (most >= GI__ISA_AVX2 && avx2) return GI__ISA_AVX2;
+#else
+    (void)most;
 #endif
     return GI__ISA_BASE;
+}
+
+gi__isa gi__cpu_isa(void)
+{
+    return gi__cpu_isa_capped(gi__process_overrides()->isa_cap);
 }

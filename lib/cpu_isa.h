@@ -1,5 +1,5 @@
 /* Which x86 instruction set the CPU code may use: the widest this CPU
- * runs, capped by GPUIMG_CPU_ISA (base, avx2, avxvnni, avx512), so that
+ * runs, capped by GPUIMG_CPU_ISA (overrides.h), so that
  * the blur's kernels (lib/cpu) and the JPEG writer's scan (lib/codec),
  * each compiled once per set, are picked by one rule. */
 #ifndef GPUIMG_CPU_ISA_H
@@ -12,7 +12,9 @@ typedef enum {
     GI__ISA_AVX512,  /* F, BW, VL, DQ and VNNI */
 } gi__isa;
 
-/* Read each call, so a test may set GPUIMG_CPU_ISA between calls. */
+/* The widest set this CPU runs, up to `cap`. */
+gi__isa gi__cpu_isa_capped(gi__isa cap);
+/* ...up to GPUIMG_CPU_ISA's cap. */
 gi__isa gi__cpu_isa(void);
 
 #endif

@@ -13,6 +13,10 @@
  *   gi_image_alloc() and gi_load_*() give you an image that owns its pixels;
  *   release it with gi_image_free(). You may also describe your own buffer
  *   in a gi_image (owns_data = 0); gi_image_free() then leaves the buffer alone.
+ *   What else the library hands you it also takes back: metadata with
+ *   gi_metadata_free(), contexts with gi_context_destroy(), and every other
+ *   buffer (encoded bytes, a batch item's reason) with gi_free(), not
+ *   free(): the library's allocator need not be the caller's.
  *   Operations never allocate the destination for you: gi_*_size() tell what
  *   size to allocate. Source and destination must not overlap.
  *
@@ -64,6 +68,21 @@ typedef enum gi_status {
 const char *gi_strerror(gi_status status);
 /* The detail of the last failure on this thread ("" when none). */
 const char *gi_last_error(void);
+
+/* Releases a buffer the library returned for the caller to keep (gi_encode,
+ * gi_metadata_embed and gi_job_run_memory's bytes, gi_batch_item.reason).
+ * NULL is fine. */
+void gi_free(void *buffer);
+
+/* The library's environment variables, read once per process at the
+ * first call that needs them: GPUIMG_CPU_ISA (generic, base, avx2,
+ * avxvnni, avx512: the widest CPU instruction set used), GPUIMG_JPEG_ARITHMETIC
+ * and GPUIMG_JPEG_ENTROPY (cpu, gpu: where a JPEG's decoding runs when its
+ * steps run on CUDA, for measuring), GPUIMG_TEST_FAIL_DEVICE_ALLOC (0, 1).
+ * GI_OK, or GI_ERR_INVALID_ARGUMENT naming the first variable whose value
+ * is none of those; gi_context_create fails the same way, and until then
+ * such a variable has its default. */
+gi_status gi_check_environment(void);
 
 /* ---------------------------------------------------------------- images */
 
@@ -235,7 +254,7 @@ int gi_png_deflate_is_libdeflate(void);
  * Returns GI_FORMAT_AUTO when the extension is none of those. */
 gi_format gi_format_from_path(const char *path);
 
-/* Encodes into a malloc'ed buffer that the caller frees with free(). */
+/* Encodes into a new buffer that the caller releases with gi_free(). */
 gi_status gi_encode(const gi_image *img, const gi_save_options *opts,
                     uint8_t **bytes, size_t *size);
 /* Encodes and writes atomically (opts NULL = defaults): the bytes go to a temporary file in the
@@ -584,7 +603,7 @@ gi_status gi_orient_image(gi_context *ctx, gi_image *img, int orientation);
  *   JPEG  after SOI and a JFIF APP0: APP1 Exif, APP1 XMP, APP2 ICC_PROFILE
  *         segments of up to 65519 profile bytes each.
  * Parts the container cannot hold are left out (gi_metadata_unwritable
- * says which). *out is malloc'ed; the caller frees it with free().
+ * says which). The caller releases *out with gi_free().
  * GI_ERR_INVALID_ARGUMENT when `encoded` is not the given format's start
  * (a PNG must begin with its IHDR), GI_ERR_NO_MEMORY, GI_ERR_TOO_LARGE. */
 gi_status gi_metadata_embed(const uint8_t *encoded, size_t size, gi_format format,
@@ -836,7 +855,7 @@ typedef struct gi_job {
 /* No steps yet, default limits and save options. */
 void gi_job_default(gi_job *job);
 
-/* In memory: *out is malloc'ed (release with free()). For a hist job, out
+/* In memory: release *out with gi_free(). For a hist job, out
  * and out_size may be NULL and *hist is filled. `name` names the input in
  * error messages (NULL: "input"). */
 gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const void *in, size_t in_size,
@@ -935,7 +954,7 @@ typedef struct gi_batch_item {
     const gi_item_files *files; /* NULL: in and out are opened by name */
     /* filled in by gi_batch_run */
     gi_item_status status;
-    char *reason;        /* a failed item's line, naming the file: free() it */
+    char *reason;        /* a failed item's line, naming the file: gi_free() it */
     double ms;           /* the sum of stage_ms (time spent queued left out) */
     double megapixels;
     double stage_ms[GI_STAGE_COUNT];

@@ -35,3 +35,9 @@ void gi_image_free(gi_image *img)
     if (img->owns_data) gi__pixels_free(img->data);
     memset(img, 0, sizeof *img);
 }
+
+/* The buffers gpuimg.h hands out besides pixels come from malloc. */
+void gi_free(void *buffer)
+{
+    free(buffer);
+}

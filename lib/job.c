@@ -15,6 +15,7 @@
 #include "jpeg_parse.h"
 #include "job_flow.h"
 #include "ops.h"
+#include "overrides.h"
 #include "pixel_alloc.h"
 
 void gi_job_default(gi_job *job)
@@ -184,22 +185,13 @@ int gi__job_jpeg_out(const gi_job *job, gi_format format, gi__chain_jpeg_out *ou
 }
 
 /* Whether the route sends this JPEG's arithmetic half to the device;
- * why: the plan's reason (why_size >= 1). GPUIMG_JPEG_ARITHMETIC=cpu or
- * gpu settles it for every file, to measure the two routes against each
- * other (the plan's rates come from such runs). */
+ * why: the reason (why_size >= 1). */
 static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
                            const gi_jpeg_coeffs *c, char *why, size_t why_size)
 {
-    const char *forced = getenv("GPUIMG_JPEG_ARITHMETIC");
-    if (forced && (strcmp(forced, "cpu") == 0 || strcmp(forced, "gpu") == 0)) {
-        snprintf(why, why_size, "JPEG arithmetic on the %s: GPUIMG_JPEG_ARITHMETIC",
-                 forced[0] == 'g' ? "GPU" : "CPU");
-        return forced[0] == 'g';
-    }
-    if (!route->planned) return 1;
     const gi_image size = jpeg_size(c);
     int w = 0, h = 0, ch = 0;
-    if (gi_apply_size(&size, job->steps, job->n_steps, &w, &h, &ch) != GI_OK) return 0;
+    const int sized = gi_apply_size(&size, job->steps, job->n_steps, &w, &h, &ch) == GI_OK;
     const gi__jpeg_route_input in = {
         .pixels = (double)c->width * c->height,
         .pixel_bytes = (double)size.stride * c->height,
@@ -208,16 +200,8 @@ static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
         .out_bytes = (double)w * h * ch,
         .cores = route->cores, .lanes = route->lanes, .pipelined = route->pipelined,
         .encodes_jpeg = route->encodes_jpeg, .out_pixels = (double)w * h};
-    return gi__plan_jpeg_route(&in, gi__device_costs_default(), why, why_size);
-}
-
-/* Whether a JPEG on the route to the device may leave its Huffman decoding
- * to the device too (jpeg_deferred.h). GPUIMG_JPEG_ENTROPY=cpu keeps it on
- * the codec workers, to measure the two against each other. */
-static int defer_entropy(void)
-{
-    const char *forced = getenv("GPUIMG_JPEG_ENTROPY");
-    return !(forced && strcmp(forced, "cpu") == 0);
+    return gi__route_jpeg_arithmetic(gi__process_overrides(), route, sized ? &in : NULL,
+                                     gi__device_costs_default(), why, why_size);
 }
 
 /* A deferred scan decoded here after all; 0 (c freed) where the CPU's
@@ -247,7 +231,8 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     *why = '\0';
     memset(coeffs, 0, sizeof *coeffs);
     if (!route || !route->on_cuda ||
-        !gi__load_jpeg_coeffs(in, size, &job->limits, defer_entropy(), coeffs))
+        !gi__load_jpeg_coeffs(in, size, &job->limits,
+                              gi__route_defers_entropy(gi__process_overrides()), coeffs))
         return gi__job_decode(job, in, size, name, img, meta);
     memset(img, 0, sizeof *img);
     if (route_to_device(job, route, coeffs, why, why_size)) {

@@ -7,26 +7,14 @@
 #include "backend.h"
 #include "gpuimg.h"
 #include "jpeg_coeffs.h"
+#include "route.h"
 
 /* Decodes `in` into *img and reads its metadata into *meta (emptied
  * first): all of it, only the orientation when the job strips and orients,
  * none when it only strips. Metadata never makes the decode fail. */
 gi_status gi__job_decode(const gi_job *job, const void *in, size_t size, const char *name,
                          gi_image *img, gi_metadata *meta);
-/* Where a JPEG input's arithmetic half runs when the job's steps run on
- * CUDA: on the device (the decode stops at the coefficients and the
- * backend reconstructs: gi__job_apply_jpeg) or on the host, as for every
- * other input. */
-typedef struct gi__jpeg_route {
-    int on_cuda;  /* the steps will run on CUDA; 0: pixels on the host, always */
-    int planned;  /* the plan weighs each file (gi__plan_jpeg_route); 0: every
-                     JPEG the entropy half takes goes to the device */
-    int cores, lanes, pipelined; /* the plan's view of the engine */
-    int encodes_jpeg; /* the result leaves as an exact JPEG, which the device would
-                         encode too (gi__chain_jpeg_out); set by the caller */
-} gi__jpeg_route;
-
-/* gi__job_decode, but for a JPEG that the route sends to the device:
+/* gi__job_decode, but for a JPEG that the route (route.h) sends to the device:
  * then *coeffs holds its coefficients (or its deferred scan, which reads
  * `in`: keep it until *coeffs is freed) and *img only its size (no
  * pixels). *coeffs is empty otherwise. route may be NULL (pixels). why

@@ -14,6 +14,7 @@
 #include "op_size.h"
 #include "ops.h"
 #include "plan_job.h"
+#include "route.h"
 
 /* Runs call on one backend and records where the time went. */
 static gi_status run_timed(gi_context *ctx, const gi__backend_ops *ops, void *state,
@@ -42,8 +43,7 @@ gi_status gi__dispatch(gi_context *ctx, const char *name, const gi__plan_job *wo
     ctx->last_times.startup_ms = ctx->startup_ms;
     ctx->startup_ms = 0;
     if (st == GI_OK) st = run_timed(ctx, ops, state, call, arg);
-    if (st != GI_ERR_NO_MEMORY || ops == ctx->cpu_ops || ctx->requested != GI_DEVICE_AUTO)
-        return st;
+    if (!gi__route_retries_on_cpu(ctx->requested, st, ops == ctx->cpu_ops)) return st;
     snprintf(ctx->last_fallback, sizeof ctx->last_fallback, "%s: %s; ran on the CPU", name,
              gi_last_error());
     const gi__backend_ops *cpu;

@@ -418,6 +418,18 @@ group_device() {
     GPUIMG_DEVICE=cpu "$gpuimg" blur "$scene" "$tmp/c.png" 2>"$tmp/err"
     check "GPUIMG_DEVICE=cpu failed" same_image "$tmp/c.png" "$tmp/ref.png"
     expect_usage blur --device bogus "$scene" "$tmp/x.png"
+    # the environment's values are checked, the bad one named, nothing run
+    for var in GPUIMG_DEVICE=gpu GPUIMG_MAX_PIXELS=lots GPUIMG_AUTO_ORIENT=yes \
+               GPUIMG_CPU_ISA=sse9 GPUIMG_JPEG_ARITHMETIC=both GPUIMG_JPEG_ENTROPY=device \
+               GPUIMG_TEST_FAIL_DEVICE_ALLOC=on; do
+        env "$var" "$gpuimg" blur "$scene" "$tmp/x.png" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        check "$var: exit $rc, want 2" [ "$rc" -eq 2 ]
+        check "$var: the message does not name it" has "${var%%=*}='${var#*=}'" "$tmp/err"
+        check "$var: an output was written" [ ! -e "$tmp/x.png" ]
+    done
+    GPUIMG_DEVICE=CPU GPUIMG_AUTO_ORIENT=0 GPUIMG_CPU_ISA= "$gpuimg" blur "$scene" "$tmp/d.png" 2>"$tmp/err"
+    check "GPUIMG_DEVICE=CPU, GPUIMG_AUTO_ORIENT=0, GPUIMG_CPU_ISA empty" same_image "$tmp/d.png" "$tmp/ref.png"
     expect 0 blur -j 1 "$scene" "$tmp/j1.png"
     expect 0 blur -j 3 "$scene" "$tmp/j3.png"
     check "-j 1 and -j 3 differ" same_image "$tmp/j1.png" "$tmp/j3.png"

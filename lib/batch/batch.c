@@ -41,6 +41,7 @@
 #include "context.h"
 #include "cpu_parallel.h"
 #include "gi_error.h"
+#include "route.h"
 #include "work_estimate.h"
 
 /* A ring of jobs. `reserved` counts places promised to jobs still being
@@ -225,16 +226,16 @@ static gi__batch_image *admit_job(pipeline *p, gi_batch_item *it)
 static const gi__jpeg_route *jpeg_route(const pipeline *p, const compute_lane *lane,
                                         gi__jpeg_route *route)
 {
-    const int asked = p->opts->device == GI_DEVICE_CUDA;
-    if (!asked && p->opts->device == GI_DEVICE_AUTO && !p->lanes_on_cuda && lane && lane->ctx) {
+    if (p->opts->device == GI_DEVICE_AUTO && !p->lanes_on_cuda && lane && lane->ctx) {
         gi__context_jpeg_route(lane->ctx, route);
-        return route->on_cuda ? route : NULL;
+    } else {
+        const gi__route_engine engine = {
+            .requested = p->opts->device, .cuda_planned = p->lanes_on_cuda,
+            .cores = p->shape.codec_workers, .lanes = p->shape.lanes,
+            .pipelined = p->shape.codec_workers > 0};
+        gi__route_jpeg(&engine, route);
     }
-    if (!asked && !(p->opts->device == GI_DEVICE_AUTO && p->lanes_on_cuda)) return NULL;
-    *route = (gi__jpeg_route){.on_cuda = 1, .planned = !asked,
-                              .cores = p->shape.codec_workers ? p->shape.codec_workers : 1,
-                              .lanes = p->shape.lanes, .pipelined = p->shape.codec_workers > 0};
-    return route;
+    return route->on_cuda ? route : NULL;
 }
 
 /* Skips, refuses or decodes one input. Returns the decoded job, or NULL
@@ -455,7 +456,8 @@ static void run_in_turn(pipeline *p, compute_lane *lane)
  * -1 when no thread of one kind could start (nothing was run then). */
 static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int workers)
 {
-    pthread_t ids[2 * 256 + 1];
+    pthread_t *ids = malloc(sizeof *ids * ((size_t)lane_count + (size_t)workers + 1));
+    if (!ids) return -1;
     int started = 0, lanes_started = 0;
     for (int i = 0; i < lane_count; i++) lanes[i] = (compute_lane){.p = p};
     while (lanes_started < lane_count &&
@@ -481,6 +483,7 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
         pthread_create(&ids[started], NULL, compute_worker, &bridge) == 0)
         started++;
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
+    free(ids);
     p->threads = started;
     gi_context_destroy(bridge.ctx);
     if (workers_started) return 0;
@@ -587,7 +590,10 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     if (count == 1 && one.job.save.encode_threads == 0)
         one.job.save.encode_threads = one.job.limits.decode_threads;
     opts = &one;
-    compute_lane lanes[256] = {{0}};
+    /* The lanes on the heap: 256 of them (a why each) would take 160 KB of
+     * the caller's stack. */
+    compute_lane *lanes = calloc((size_t)shape.lanes, sizeof *lanes);
+    if (!lanes) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate %d compute lanes", shape.lanes);
     pipeline p = {.opts = opts, .shape = shape, .items = items, .count = count,
                   .lanes = lanes};
     lanes[0].p = &p;
@@ -613,5 +619,6 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     pthread_mutex_destroy(&p.lock);
     for (int i = 0; i < lane_count; i++)
         if (lanes[i].ctx != opts->context) gi_context_destroy(lanes[i].ctx);
+    free(lanes);
     return GI_OK;
 }

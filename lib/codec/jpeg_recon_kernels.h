@@ -27,7 +27,7 @@
  * kernels write whole vectors. */
 #define JPEG_RECON_SLACK 64
 
-typedef struct {
+typedef struct jpeg_recon_kernels {
     const char *name; /* generic, sse2 or neon, avx2, avx512 */
     /* n blocks of 64 quantized coefficients (natural order, one after the
      * other) dequantized in 16 bits by quant and inverse transformed: block
@@ -48,9 +48,10 @@ typedef struct {
 extern const jpeg_recon_kernels gi__jpeg_recon_generic, gi__jpeg_recon_base,
     gi__jpeg_recon_avx2, gi__jpeg_recon_avx512;
 
-/* The widest set this CPU runs, capped by GPUIMG_CPU_ISA (cpu_isa.h: base,
- * avx2, avx512), where "generic" picks the scalar set. Read each call, so
- * a test may switch sets between calls. */
+/* The widest set this CPU runs up to `cap` (cpu_isa.h), or the scalar set
+ * where `generic`. */
+const jpeg_recon_kernels *gi__jpeg_recon_kernels_capped(int cap, int generic);
+/* ...up to GPUIMG_CPU_ISA's cap (overrides.h: generic picks the scalar set). */
 const jpeg_recon_kernels *gi__jpeg_recon_kernels(void);
 
 #endif

@@ -33,6 +33,7 @@
 #include "jpeg_recon_kernels.h"
 #include "jpeg_recon_plan.h"
 #include "jpeg_progress.h"
+#include "overrides.h"
 
 typedef struct {
     const gi_jpeg_plane *plane;
@@ -304,16 +305,23 @@ static int init_worker(struct gi_jpeg_recon *r, int index)
     return 0;
 }
 
-const jpeg_recon_kernels *gi__jpeg_recon_kernels(void)
+const jpeg_recon_kernels *gi__jpeg_recon_kernels_capped(int cap, int generic)
 {
-    const char *cap = getenv("GPUIMG_CPU_ISA");
-    if (cap && !strcmp(cap, "generic")) return &gi__jpeg_recon_generic;
+    if (generic) return &gi__jpeg_recon_generic;
 #if defined(__x86_64__) && defined(__GNUC__) /* meson builds the sets there */
-    gi__isa isa = gi__cpu_isa();
+    gi__isa isa = gi__cpu_isa_capped((gi__isa)cap);
     if (isa >= GI__ISA_AVX512) return &gi__jpeg_recon_avx512;
     if (isa >= GI__ISA_AVX2) return &gi__jpeg_recon_avx2;
+#else
+    (void)cap;
 #endif
     return &gi__jpeg_recon_base;
+}
+
+const jpeg_recon_kernels *gi__jpeg_recon_kernels(void)
+{
+    const gi__overrides *o = gi__process_overrides();
+    return gi__jpeg_recon_kernels_capped(o->isa_cap, o->generic_kernels);
 }
 
 /* Output rows a chunk makes, about: small enough that a band handed to a
@@ -327,7 +335,7 @@ gi_jpeg_recon *gi__jpeg_recon_start(const gi_jpeg_coeffs *c, const gi_jpeg_rows_
 {
     struct gi_jpeg_recon *r = calloc(1, sizeof *r);
     if (!r) return NULL;
-    r->jb = (job){.c = c, .k = gi__jpeg_recon_kernels(), .mode = gi__jpeg_colour_mode(c),
+    r->jb = (job){.c = c, .k = out->kernels ? out->kernels : gi__jpeg_recon_kernels(), .mode = gi__jpeg_colour_mode(c),
                   .out = *out, .progress = progress};
     r->jb.ncomp_used = gi__jpeg_components_used(r->jb.mode);
     r->chunk_rows = CHUNK_OUTPUT_ROWS / (8 * c->vmax) > 0 ? CHUNK_OUTPUT_ROWS / (8 * c->vmax) : 1;

@@ -31,6 +31,9 @@ typedef struct gi_jpeg_rows_out {
      * that the next band reuses. Returns 0, or -1 to stop. */
     int (*sink)(void *arg, int worker, int y0, const gi_image *band);
     void *sink_arg;
+    /* The kernel set; NULL: the one GPUIMG_CPU_ISA gives
+     * (gi__jpeg_recon_kernels), as every caller but the tests of each set */
+    const struct jpeg_recon_kernels *kernels;
 } gi_jpeg_rows_out;
 
 /* The arithmetic half of a whole image on up to `threads` threads

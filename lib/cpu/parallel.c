@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -195,12 +196,21 @@ static int pooled(int threads, int rows, gi__row_fn fn, void *arg)
     return failed;
 }
 
-/* The pool is taken: threads of this call's own. */
+/* The pool is taken: threads of this call's own. Their bands are on the
+ * heap (on the stack, 256 of a cache line each took 16 KB of the
+ * caller's); without memory for them the rows run on this thread alone,
+ * so that the work is slower but never fails. */
 static int unpooled(int threads, int rows, gi__row_fn fn, void *arg)
 {
-    band bands[MAX_THREADS];
-    pthread_t ids[MAX_THREADS];
-    int started[MAX_THREADS];
+    band *bands = aligned_alloc(CACHE_LINE, sizeof *bands * (size_t)threads);
+    pthread_t *ids = malloc(sizeof *ids * (size_t)threads);
+    int *started = malloc(sizeof *started * (size_t)threads);
+    if (!bands || !ids || !started) {
+        free(bands);
+        free(ids);
+        free(started);
+        return fn(arg, 0, rows);
+    }
     split(bands, threads, rows, fn, arg);
     for (int t = 0; t < threads; t++)
         /* Band 0 runs on this thread; a band whose thread cannot start
@@ -214,6 +224,9 @@ static int unpooled(int threads, int rows, gi__row_fn fn, void *arg)
         if (started[t]) pthread_join(ids[t], NULL);
         failed |= bands[t].result;
     }
+    free(bands);
+    free(ids);
+    free(started);
     return failed;
 }
 

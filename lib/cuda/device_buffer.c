@@ -7,11 +7,11 @@
 
 #include "cuda_error.h"
 #include "gi_error.h"
+#include "overrides.h"
 
 cudaError_t gi__cuda_malloc(void **ptr, size_t bytes)
 {
-    const char *fail = getenv("GPUIMG_TEST_FAIL_DEVICE_ALLOC");
-    if (fail && strcmp(fail, "1") == 0) return cudaErrorMemoryAllocation;
+    if (gi__process_overrides()->fail_device_alloc) return cudaErrorMemoryAllocation;
     return cudaMalloc(ptr, bytes);
 }
 

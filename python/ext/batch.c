@@ -148,7 +148,7 @@ PyObject *gpx_batch(PyObject *module, PyObject *args, PyObject *kwargs)
         }
     }
 done:
-    for (Py_ssize_t i = 0; items && i < n_in; i++) free(items[i].reason);
+    for (Py_ssize_t i = 0; items && i < n_in; i++) gi_free(items[i].reason);
     PyMem_Free(items);
     Py_XDECREF(in_paths);
     Py_XDECREF(out_paths);

@@ -12,7 +12,8 @@
  *   gi_batch_run      `cores` sizes the batch's threads (one codec worker
  *                     a core; what gpuimg serve gives each of several
  *                     batches at once), the bytes the same whatever it is,
- *                     a negative count refused; a JPEG that the CPU lane
+ *                     a negative count refused, a run from a thread with
+ *                     a 64 KB stack; a JPEG that the CPU lane
  *                     encodes (a blur coded as it goes, a sobel run then
  *                     encoded) reports its coding as the encode stage,
  *                     not inside the kernel's. */
@@ -20,6 +21,7 @@
 #include "testimg.h"
 
 #include <gpuimg.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,10 +189,10 @@ static void add_frame(FILE *f, FILE *want, const gi_image *img, gi_context *ctx,
     size_t size;
     gi_image blurred = ti_blank(img->width, img->height, img->channels);
     if (gi_encode(img, &o, &bytes, &size) == GI_OK) fwrite(bytes, 1, size, f);
-    free(bytes);
+    gi_free(bytes);
     if (gi_blur(ctx, img, &blurred, p) == GI_OK && gi_encode(&blurred, &o, &bytes, &size) == GI_OK)
         fwrite(bytes, 1, size, want);
-    free(bytes);
+    gi_free(bytes);
     ti_free(&blurred);
 }
 
@@ -336,7 +338,7 @@ static int batch_on_cores(int cores)
     int ok = gi_batch_run(&o, items, 3) == GI_OK;
     for (int i = 0; i < 3; i++) {
         ok &= items[i].status == GI_ITEM_OK;
-        free(items[i].reason);
+        gi_free(items[i].reason);
     }
     return ok ? waits.threads : -1;
 }
@@ -370,6 +372,56 @@ static void check_batch_cores(void)
     th_check(gi_batch_run(&o, &item, 1) == GI_ERR_INVALID_ARGUMENT, "cores -1 accepted");
 }
 
+/* A batch run from a thread with a small stack (64 KB, as a caller's
+ * thread pool may give): its lanes are on the heap, not 160 KB of this
+ * stack. The calling thread only starts and joins the others here. */
+typedef struct {
+    int items; /* 0 or 3 */
+    int ok;
+} small_stack_run;
+
+static void *run_on_small_stack(void *arg)
+{
+    small_stack_run *r = arg;
+    gi_op blur = {.kind = GI_OP_BLUR};
+    gi_blur_params_default(&blur.blur);
+    gi_batch_options o;
+    one_step_on_cpu(&blur, &o);
+    o.lanes = 256;
+    o.cores = 2;
+    char ins[3][400], outs[3][400], name[32];
+    gi_batch_item items[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "in-%d.png", i);
+        cores_path(ins[i], sizeof ins[i], name);
+        snprintf(name, sizeof name, "small-stack-%d.png", i);
+        cores_path(outs[i], sizeof outs[i], name);
+        items[i] = (gi_batch_item){.in = ins[i], .out = outs[i]};
+    }
+    r->ok = gi_batch_run(&o, items, (size_t)r->items) == GI_OK;
+    for (int i = 0; i < r->items; i++) {
+        r->ok &= items[i].status == GI_ITEM_OK;
+        gi_free(items[i].reason);
+    }
+    return NULL;
+}
+
+static void check_batch_small_stack(void)
+{
+    for (int items = 0; items <= 3; items += 3) {
+        small_stack_run r = {items, 0};
+        pthread_attr_t attr;
+        pthread_t id;
+        int started = pthread_attr_init(&attr) == 0 &&
+                      pthread_attr_setstacksize(&attr, 64 << 10) == 0 &&
+                      pthread_create(&id, &attr, run_on_small_stack, &r) == 0;
+        if (th_check(started, "cannot start a thread with a 64 KB stack"))
+            pthread_join(id, NULL);
+        pthread_attr_destroy(&attr);
+        th_check(r.ok, "a batch of %d items on a 64 KB stack failed", items);
+    }
+}
+
 /* Noise, whose JPEG takes long to code: the encode stage of a JPEG made
  * by the compute must hold that time. Without the split, all of it was
  * counted as kernel time and encode held only the file's write-up (under
@@ -396,7 +448,7 @@ static void check_encode_stage(void)
         th_check(enc > 0.05 * (enc + kern) && enc <= item.ms,
                  "%s to JPEG: encode %.2f ms, kernel %.2f ms: the coding is not the encode stage",
                  k ? "sobel" : "blur", enc, kern);
-        free(item.reason);
+        gi_free(item.reason);
     }
 }
 
@@ -409,6 +461,7 @@ int main(void)
     check_stream();
     check_orient();
     check_batch_cores();
+    check_batch_small_stack();
     check_encode_stage();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -60,7 +60,7 @@ static void check_png(void)
                  want);
         th_check(write_bytes("t.png", png, 20), "cannot write t.png");
         th_check(gi__estimate_work(in_tmp("t.png"), GI_FORMAT_PNG) == 0, "a PNG cut in its IHDR: not 0");
-        free(png);
+        gi_free(png);
     }
 }
 
@@ -95,7 +95,7 @@ static void check_jpeg_behind_app_segments(void)
     th_check(write_bytes("cut.jpg", big, app), "cannot write cut.jpg");
     th_check(gi__estimate_work(in_tmp("cut.jpg"), GI_FORMAT_JPEG) == 0, "a JPEG cut before its frame: not 0");
     free(big);
-    free(jpeg);
+    gi_free(jpeg);
 }
 
 /* A binary Netpbm file: its length, about its decoded bytes. */
@@ -106,7 +106,7 @@ static void check_netpbm(void)
     th_check(ppm && write_bytes("a.ppm", ppm, size), "cannot write a.ppm");
     th_check(gi__estimate_work(in_tmp("a.ppm"), GI_FORMAT_JPEG) == (double)size, "PPM: %g, want %zu",
              gi__estimate_work(in_tmp("a.ppm"), GI_FORMAT_JPEG), size);
-    free(ppm);
+    gi_free(ppm);
 }
 
 static void check_not_images(void)

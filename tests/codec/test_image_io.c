@@ -68,7 +68,7 @@ static void check_png_round_trip(int w, int h, int ch)
         th_check(ti_same(&back, &src, why, sizeof why), "png round trip %dx%dx%d: %s", w, h,
                  ch, why);
     gi_image_free(&back);
-    free(bytes);
+    gi_free(bytes);
     ti_free(&src);
 }
 
@@ -92,8 +92,8 @@ static void check_jpeg(int ch)
                  lo_size, hi_size);
     }
     gi_image_free(&back);
-    free(hi);
-    free(lo);
+    gi_free(hi);
+    gi_free(lo);
     ti_free(&src);
 }
 
@@ -121,7 +121,7 @@ static void check_decode_threads(void)
             gi_image_free(&many);
         }
     gi_image_free(&one);
-    free(bytes);
+    gi_free(bytes);
     ti_free(&src);
 }
 
@@ -150,7 +150,7 @@ static void check_decode_errors(void)
     th_check(limits.max_input_bytes == 1ull << 30 && limits.max_pixels == 16384ull * 16384,
              "default limits %llu bytes, %llu pixels", (unsigned long long)limits.max_input_bytes,
              (unsigned long long)limits.max_pixels);
-    free(bytes);
+    gi_free(bytes);
     ti_free(&img);
 }
 
@@ -213,7 +213,7 @@ static void *encode_many(void *arg)
         size_t size;
         if (gi_encode(&shared_img, &o, &bytes, &size) != GI_OK) bad++;
         else if (size != expected_size[k] || memcmp(bytes, expected[k], size) != 0) bad++;
-        else free(bytes);
+        else gi_free(bytes);
     }
     return (void *)(intptr_t)bad;
 }
@@ -240,7 +240,7 @@ static void check_png_settings_per_call(void)
         bad += (int)(intptr_t)r;
     }
     th_check(bad == 0, "%d concurrent encodes gave other bytes than alone", bad);
-    for (int k = 0; k < SETTINGS; k++) free(expected[k]);
+    for (int k = 0; k < SETTINGS; k++) gi_free(expected[k]);
     ti_free(&shared_img);
 }
 

@@ -43,27 +43,23 @@ GI_STB_WARNINGS_ON
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_isa.h"
 #include "jpeg_coeffs.h"
 #include "jpeg_recon_kernels.h"
 #include "jpeg_reconstruct.h"
 
 /* ---- Kernel sets ---- */
 
-static const char *const isa_names[] = {"generic", "base", "avx2", "avx512"};
+/* generic, then the sets up to each cap (cpu_isa.h) */
+static const int set_caps[] = {GI__ISA_BASE, GI__ISA_BASE, GI__ISA_AVX2, GI__ISA_AVX512};
 
-/* Selects set i through GPUIMG_CPU_ISA; NULL where this CPU lacks it (the
- * cap then gives a set already tested). */
+/* Set i as GPUIMG_CPU_ISA would select it; NULL where this CPU lacks it
+ * (the cap then gives a set already tested). */
 static const jpeg_recon_kernels *use_set(int i)
 {
-    setenv("GPUIMG_CPU_ISA", isa_names[i], 1);
-    const jpeg_recon_kernels *k = gi__jpeg_recon_kernels();
-    if (i > 0 && strcmp(k->name, "generic") != 0) {
-        setenv("GPUIMG_CPU_ISA", isa_names[i - 1], 1);
-        const jpeg_recon_kernels *below = gi__jpeg_recon_kernels();
-        setenv("GPUIMG_CPU_ISA", isa_names[i], 1);
-        if (below == k) return NULL;
-    }
-    return i > 0 && k == &gi__jpeg_recon_generic ? NULL : k;
+    const jpeg_recon_kernels *k = gi__jpeg_recon_kernels_capped(set_caps[i], i == 0);
+    if (i > 1 && gi__jpeg_recon_kernels_capped(set_caps[i - 1], 0) == k) return NULL;
+    return k;
 }
 
 #define N_SETS 4
@@ -312,7 +308,7 @@ static void check_file(const uint8_t *bytes, size_t size, const char *what)
             static const int thread_counts[] = {1, 3, 8};
             for (int t = 0; t < 3; t++) {
                 memset(got, 0xA5, stride * (size_t)h + 1);
-                int rc = gi__jpeg_reconstruct(&captured, &(gi_jpeg_rows_out){.pixels = got, .stride = stride}, thread_counts[t]);
+                int rc = gi__jpeg_reconstruct(&captured, &(gi_jpeg_rows_out){.pixels = got, .stride = stride, .kernels = k}, thread_counts[t]);
                 long first = -1;
                 int padding_ok = got[stride * (size_t)h] == 0xA5;
                 for (int y = 0; y < h && first < 0; y++) {
@@ -617,7 +613,7 @@ static int bench(int threads, int nfiles, char **files)
             double wall[BENCH_RUNS];
             for (int r = 0; r < BENCH_RUNS; r++) {
                 double t0 = now_ms(), w0 = wall_ms();
-                gi__jpeg_reconstruct(&captured, &(gi_jpeg_rows_out){.pixels = got, .stride = (size_t)w * comp}, threads);
+                gi__jpeg_reconstruct(&captured, &(gi_jpeg_rows_out){.pixels = got, .stride = (size_t)w * comp, .kernels = k}, threads);
                 t[r] = now_ms() - t0;
                 wall[r] = wall_ms() - w0;
             }

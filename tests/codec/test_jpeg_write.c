@@ -178,7 +178,7 @@ static void check_file(const char *path, void *unused)
         th_check(st == GI_OK && at < 0, "%s q%d: %s, %zu bytes against stb's %zu, first "
                  "difference at %ld", path, file_qualities[q], st == GI_OK ? "ok" :
                  gi_last_error(), size, want.size, at);
-        free(got);
+        gi_free(got);
         free(want.data);
     }
     free(packed);

@@ -151,9 +151,9 @@ static void check_round_trips(void)
                      "%s: orientation set to 1 in Exif and XMP", name);
             gi_metadata_free(&again);
             gi_metadata_free(&back);
-            free(out2);
-            free(out);
-            free(enc);
+            gi_free(out2);
+            gi_free(out);
+            gi_free(enc);
         }
     }
     free(icc);
@@ -197,8 +197,8 @@ static void check_hostile_exif(void)
                  cases[i].what);
         gi_image_free(&img);
         gi_metadata_free(&back);
-        free(out);
-        free(enc);
+        gi_free(out);
+        gi_free(enc);
     }
 }
 
@@ -247,10 +247,10 @@ static void check_job(gi_context *ctx)
                      "job (orient %d): orientation %d, ICC kept", orient, back.orientation);
         gi_metadata_free(&back);
         gi_image_free(&img);
-        free(out);
+        gi_free(out);
     }
-    free(in);
-    free(enc);
+    gi_free(in);
+    gi_free(enc);
 }
 
 int main(void)

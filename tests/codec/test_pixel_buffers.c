@@ -105,7 +105,7 @@ static void check_large_png_round_trip(void)
             gi_image_free(&back);
         }
         free(split);
-        free(png);
+        gi_free(png);
     }
     gi_image_free(&src);
 }

@@ -145,7 +145,7 @@ static void check_file(const char *path, void *unused)
         th_check(st == GI_OK && want.size > 0 && at < 0,
                  "%s filter %d: status %d, %zu bytes against stb's %zu, first difference at %ld",
                  path, stb_filter(filters[f]), (int)st, size, want.size, at);
-        free(got);
+        gi_free(got);
         free(want.data);
     }
     gi_image_free(&img);

@@ -74,7 +74,7 @@ static void check_round_trip(int w, int h, int ch, gi_format format)
                  ch, format == GI_FORMAT_PAM ? "PAM" : "PNM", bytes[1], magic);
     }
     gi_image_free(&back);
-    free(bytes);
+    gi_free(bytes);
     ti_free(&src);
 }
 
@@ -265,7 +265,7 @@ static void check_truncated_and_empty_streams(void)
     fwrite(bytes, 1, size, f);
     fwrite(bytes, 1, size - 7, f);
     fclose(f);
-    free(bytes);
+    gi_free(bytes);
     gi_reader *r;
     gi_image got;
     int ok = 0;

@@ -226,8 +226,8 @@ static void check_png(const gi_image *img, const char *what)
         th_check(same, "%s: the fast decoder decodes other pixels", what);
         gi_image_free(&fast);
     }
-    free(one);
-    free(four);
+    gi_free(one);
+    gi_free(four);
 }
 
 static void check_pngs(void)

@@ -440,10 +440,11 @@ static void test_bench(void)
 
 /* ------------------------------------------------------------- devices */
 
-/* Device allocations that fail are GI_ERR_NO_MEMORY on a CUDA context and
- * a quiet rerun on the CPU under AUTO. Fresh contexts: a backend that
- * already holds big enough buffers would not allocate again. AUTO is told
- * of a long batch, so that its plan sends the image to the GPU. */
+/* Device allocations that fail (GPUIMG_TEST_FAIL_DEVICE_ALLOC=1, which the
+ * library reads once: this runs in a process of its own, `gpu_vs_cpu
+ * alloc-failure`) are GI_ERR_NO_MEMORY on a CUDA context and a quiet rerun
+ * on the CPU under AUTO. AUTO is told of a long batch, so that its plan
+ * sends the image to the GPU. */
 static void test_alloc_failure(void)
 {
     gi_context_options opts;
@@ -453,7 +454,6 @@ static void test_alloc_failure(void)
     gi_blur_params p;
     char why[160];
     gi_blur_params_default(&p);
-    setenv("GPUIMG_TEST_FAIL_DEVICE_ALLOC", "1", 1);
     gi_context_options_default(&opts);
     opts.device = GI_DEVICE_CUDA;
     if (th_check(gi_context_create(&cuda, &opts) == GI_OK, "cuda context: %s", gi_last_error())) {
@@ -475,7 +475,6 @@ static void test_alloc_failure(void)
         th_check(strstr(gi_context_last_fallback(autoctx), "out of device memory") != NULL,
                  "auto fallback reason: \"%s\"", gi_context_last_fallback(autoctx));
     }
-    unsetenv("GPUIMG_TEST_FAIL_DEVICE_ALLOC");
     gi_context_destroy(cuda);
     gi_context_destroy(autoctx);
     ti_free(&src);
@@ -497,12 +496,19 @@ static void test_device_info(int measure)
     th_check(!measure || info.copy_gbytes_per_s > 0, "bandwidth not measured");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const char *why;
     if (gi_cuda_device_count(&why) == 0) {
         printf("skip: %s\n", why);
         return 77;
+    }
+    if (argc > 1 && strcmp(argv[1], "alloc-failure") == 0) {
+        cpu = ti_cpu_context(0);
+        th_seed();
+        test_alloc_failure();
+        gi_context_destroy(cpu);
+        return th_finish();
     }
     const char *small_env = getenv("GPUIMG_TEST_SMALL");
     small = small_env && strcmp(small_env, "1") == 0;
@@ -525,7 +531,6 @@ int main(void)
     test_convolve();
     test_chains();
     test_bench();
-    test_alloc_failure();
     if (!small) test_large();
 
     gi_context_destroy(gpu);

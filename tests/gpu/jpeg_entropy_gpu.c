@@ -98,8 +98,8 @@ static void check_job(const char *what, const uint8_t *bytes, size_t size)
         a == GI_OK)
         th_check(want_size == got_size && memcmp(want, got, want_size) == 0,
                  "%s: the JPEG written on CUDA differs from the CPU's", what);
-    free(want);
-    free(got);
+    gi_free(want);
+    gi_free(got);
 }
 
 static void check_bytes(const char *what, const uint8_t *bytes, size_t size)

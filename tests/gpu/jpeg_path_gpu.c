@@ -75,8 +75,8 @@ static void check_job(gi_context *cpu, gi_context *cuda, const char *path, const
                  gi_last_error()))
         th_check(want_size == got_size && memcmp(want, got, want_size) == 0,
                  "%s: %s: the JPEG written differs from the CPU's", path, what);
-    free(want);
-    free(got);
+    gi_free(want);
+    gi_free(got);
 }
 
 static void check_file(gi_context *cpu, gi_context *cuda, gi_context *planned, const char *path)

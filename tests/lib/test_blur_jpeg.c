@@ -45,9 +45,9 @@ static void check_one(gi_context *ctx, const gi_image *img, gi_border_mode borde
     th_check(st == GI_OK && out_size == expect_size && memcmp(out, expect, out_size) == 0,
              "%s: the blur coded as it goes gives the writer's bytes (%zu against %zu)", what,
              out_size, expect_size);
-    free(in);
-    free(out);
-    free(expect);
+    gi_free(in);
+    gi_free(out);
+    gi_free(expect);
     gi_image_free(&decoded);
     gi_image_free(&result);
 }
@@ -82,9 +82,9 @@ static void check_chain(gi_context *ctx, const gi_image *img, const gi_op *steps
     th_check(st == GI_OK && out_size == expect_size && memcmp(out, expect, out_size) == 0,
              "%s: the backend's JPEG gives the writer's bytes (%zu against %zu)", what, out_size,
              expect_size);
-    free(in);
-    free(out);
-    free(expect);
+    gi_free(in);
+    gi_free(out);
+    gi_free(expect);
     gi_image_free(&decoded);
     gi_image_free(&result);
 }

@@ -123,7 +123,7 @@ static uint8_t *batch_bytes(gi_context *ctx, const char *path, const char *out,
     th_check(ok && item.status == GI_ITEM_OK, "%s: batch image: %s", path,
              item.reason ? item.reason : "?");
     gi__batch_release(&job);
-    free(item.reason);
+    gi_free(item.reason);
     free(item.in);
     free(item.out);
     uint8_t *bytes = NULL;

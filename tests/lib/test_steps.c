@@ -100,10 +100,10 @@ static void job_matches_by_hand(gi_context *ctx)
     th_check(gi_job_run_memory(ctx, &job, "junk", 4, "junk.png", NULL, NULL, &h) == GI_ERR_DECODE &&
                  strstr(gi_last_error(), "junk.png"),
              "a bad input names itself: %s", gi_last_error());
-    free(in);
-    free(out);
-    free(expect);
-    free(other);
+    gi_free(in);
+    gi_free(out);
+    gi_free(expect);
+    gi_free(other);
     gi_image_free(&decoded);
     gi_image_free(&result);
     gi_image_free(&a);

@@ -93,7 +93,7 @@ static void check_round_trip(const gi_metadata *m, gi_format format)
         FUZZ_REQUIRE(back.orientation == m->orientation);
     }
     gi_metadata_free(&back);
-    free(out);
+    gi_free(out);
 }
 
 static void check_metadata(const uint8_t *data, size_t size)

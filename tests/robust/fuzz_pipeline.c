@@ -214,7 +214,7 @@ static void encode(params *r, const gi_image *img)
     else if (opts.format == GI_FORMAT_PNM) FUZZ_REQUIRE(same_colour(&back, img));
     else FUZZ_REQUIRE(back.channels == 3);
     gi_image_free(&back);
-    free(bytes);
+    gi_free(bytes);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

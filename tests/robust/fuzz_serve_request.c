@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (gi__serve_result_decode(data + 1, size - 1, 64, &index, &it) == 0) {
         FUZZ_REQUIRE(index < 64 && (unsigned)it.status <= GI_ITEM_SKIPPED);
         FUZZ_REQUIRE(strlen(it.choice) < sizeof it.choice && strlen(it.note) < sizeof it.note);
-        free(it.reason);
+        gi_free(it.reason);
     }
     return 0;
 }

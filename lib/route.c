@@ -1,0 +1,57 @@
+/* Where an image runs (route.h). */
+#include "route.h"
+
+#include <stdio.h>
+
+int gi__route_settles_on_cuda(gi_device requested, int hinted, int plan_says_cuda)
+{
+    return requested == GI_DEVICE_CUDA ||
+           (requested == GI_DEVICE_AUTO && (!hinted || plan_says_cuda));
+}
+
+gi__run gi__route_work(const gi__plan_input *in, const gi__device_costs *costs, gi__plan *plan)
+{
+    gi__plan_device(in, costs, plan);
+    if (plan->device == GI_DEVICE_CUDA) return GI__RUN_CUDA;
+    return plan->use_cuda ? GI__RUN_CPU_START_CUDA : GI__RUN_CPU;
+}
+
+gi__run gi__route_unknown_work(gi__cuda_phase cuda)
+{
+    return cuda == GI__CUDA_READY ? GI__RUN_CUDA : GI__RUN_CPU;
+}
+
+int gi__route_retries_on_cpu(gi_device requested, gi_status st, int ran_on_cpu)
+{
+    return requested == GI_DEVICE_AUTO && st == GI_ERR_NO_MEMORY && !ran_on_cpu;
+}
+
+void gi__route_jpeg(const gi__route_engine *e, gi__jpeg_route *route)
+{
+    const int asked = e->requested == GI_DEVICE_CUDA;
+    const int planned = e->requested == GI_DEVICE_AUTO && e->cuda_planned;
+    *route = (gi__jpeg_route){.on_cuda = asked || planned, .planned = !asked,
+                              .cores = e->cores < 1 ? 1 : e->cores,
+                              .lanes = e->lanes < 1 ? 1 : e->lanes, .pipelined = e->pipelined};
+}
+
+int gi__route_jpeg_arithmetic(const gi__overrides *o, const gi__jpeg_route *route,
+                              const gi__jpeg_route_input *in, const gi__device_costs *costs,
+                              char *why, size_t why_size)
+{
+    if (why_size) *why = '\0';
+    if (o->jpeg_arithmetic != GI__FORCE_NONE) {
+        const int gpu = o->jpeg_arithmetic == GI__FORCE_GPU;
+        snprintf(why, why_size, "JPEG arithmetic on the %s: GPUIMG_JPEG_ARITHMETIC",
+                 gpu ? "GPU" : "CPU");
+        return gpu;
+    }
+    if (!route->planned) return 1;
+    if (!in) return 0;
+    return gi__plan_jpeg_route(in, costs, why, why_size);
+}
+
+int gi__route_defers_entropy(const gi__overrides *o)
+{
+    return o->jpeg_entropy != GI__FORCE_CPU;
+}

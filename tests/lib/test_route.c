@@ -1,0 +1,291 @@
+/* lib/route.c and lib/overrides.c: where an image runs, from costs and
+ * overrides given here (the device each caller's situation gets), and the
+ * environment's variables: each looked up once, its values parsed, a bad
+ * one named; the process's read once, so that changing the environment
+ * afterwards changes nothing.
+ *   test_route              every check but the last
+ *   test_route bad-env      with GPUIMG_CPU_ISA set to a bad value: the
+ *                           library refuses it, naming the variable */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "overrides.h"
+#include "route.h"
+
+static const char *device_name(gi_device d)
+{
+    return d == GI_DEVICE_CUDA ? "cuda" : d == GI_DEVICE_CPU ? "cpu" : "auto";
+}
+
+/* ---------------------------------------------------------------- steps */
+
+static void check_settling(void)
+{
+    static const struct {
+        gi_device requested;
+        int hinted, plan_says_cuda, cuda;
+    } cases[] = {
+        {GI_DEVICE_CPU, 0, 0, 0}, {GI_DEVICE_CPU, 1, 1, 0},  {GI_DEVICE_CUDA, 0, 0, 1},
+        {GI_DEVICE_CUDA, 1, 0, 1}, {GI_DEVICE_AUTO, 0, 0, 1}, /* no hint: CUDA when usable */
+        {GI_DEVICE_AUTO, 1, 0, 0}, {GI_DEVICE_AUTO, 1, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        th_check(gi__route_settles_on_cuda(cases[i].requested, cases[i].hinted,
+                                           cases[i].plan_says_cuda) == cases[i].cuda,
+                 "settling %s, hinted %d, plan says cuda %d: want %s", device_name(cases[i].requested),
+                 cases[i].hinted, cases[i].plan_says_cuda, cases[i].cuda ? "cuda" : "cpu");
+}
+
+/* Round costs: a CPU of 10 ns a pixel and thread for sobel, a GPU 1000
+ * times faster, a start-up of 200 ms. */
+static gi__device_costs costs(void)
+{
+    gi__device_costs c = {.cpu_call_ms = 0.2, .cuda_start_ms = 200, .pin_gbps = 2,
+                          .cuda_exit_ms = 100, .upload_gbps = 6, .download_gbps = 3,
+                          .staging_gbps = 8, .gpu_launch_ms = 0.1};
+    for (int ch = 0; ch < 4; ch++) {
+        c.cpu[GI_OP_SOBEL][ch] = (gi__rate){10, 0};
+        c.gpu[GI_OP_SOBEL][ch] = (gi__rate){0.01, 0};
+    }
+    return c;
+}
+
+static gi__run route_sobel(int width, int height, long images, gi__cuda_phase cuda)
+{
+    gi__plan_input in = {.job = {.n = 1, .steps = {{GI_OP_SOBEL, 1, width, height, 3}},
+                                 .out_bytes = 3.0 * width * height},
+                         .images = images, .cpu_threads = 4, .cuda = cuda, .pipelined = 1};
+    gi__device_costs c = costs();
+    gi__plan plan;
+    gi__run run = gi__route_work(&in, &c, &plan);
+    th_check((run == GI__RUN_CUDA) == (plan.device == GI_DEVICE_CUDA) &&
+                 (run != GI__RUN_CPU) == plan.use_cuda,
+             "run %d against the plan (device %s, use_cuda %d): %s", (int)run,
+             device_name(plan.device), plan.use_cuda, plan.reason);
+    return run;
+}
+
+static void check_work(void)
+{
+    /* a thumbnail: 7.5 ms on 4 threads against 200 of start-up */
+    th_check(route_sobel(1000, 1000, 1, GI__CUDA_COLD) == GI__RUN_CPU, "one small image: the CPU");
+    /* many photos repay the start, which the first image does not wait for */
+    th_check(route_sobel(3000, 3000, 1000, GI__CUDA_COLD) == GI__RUN_CPU_START_CUDA,
+             "1000 photos, CUDA cold: the CPU while CUDA starts");
+    th_check(route_sobel(3000, 3000, 1000, GI__CUDA_READY) == GI__RUN_CUDA,
+             "1000 photos, CUDA ready: CUDA");
+    th_check(route_sobel(3000, 3000, 1000, GI__CUDA_ABSENT) == GI__RUN_CPU,
+             "1000 photos, no CUDA: the CPU");
+    th_check(gi__route_unknown_work(GI__CUDA_READY) == GI__RUN_CUDA &&
+                 gi__route_unknown_work(GI__CUDA_STARTING) == GI__RUN_CPU &&
+                 gi__route_unknown_work(GI__CUDA_COLD) == GI__RUN_CPU &&
+                 gi__route_unknown_work(GI__CUDA_ABSENT) == GI__RUN_CPU,
+             "work without an estimate: CUDA only when it is started");
+}
+
+static void check_retries(void)
+{
+    th_check(gi__route_retries_on_cpu(GI_DEVICE_AUTO, GI_ERR_NO_MEMORY, 0),
+             "AUTO, out of device memory: again on the CPU");
+    th_check(!gi__route_retries_on_cpu(GI_DEVICE_AUTO, GI_ERR_NO_MEMORY, 1),
+             "AUTO, out of memory on the CPU itself: no retry");
+    th_check(!gi__route_retries_on_cpu(GI_DEVICE_CUDA, GI_ERR_NO_MEMORY, 0),
+             "CUDA asked for: its failure stands");
+    th_check(!gi__route_retries_on_cpu(GI_DEVICE_AUTO, GI_ERR_DEVICE, 0) &&
+                 !gi__route_retries_on_cpu(GI_DEVICE_AUTO, GI_OK, 0),
+             "AUTO: only running out of memory is retried");
+}
+
+/* ---------------------------------------------------------------- JPEGs */
+
+static void check_jpeg_route(void)
+{
+    static const struct {
+        gi_device requested;
+        int cuda_planned, on_cuda, planned;
+    } cases[] = {
+        {GI_DEVICE_CPU, 1, 0, 1},  {GI_DEVICE_CUDA, 0, 1, 0}, {GI_DEVICE_CUDA, 1, 1, 0},
+        {GI_DEVICE_AUTO, 0, 0, 1}, {GI_DEVICE_AUTO, 1, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const gi__route_engine e = {cases[i].requested, cases[i].cuda_planned, 6, 3, 1};
+        gi__jpeg_route r;
+        gi__route_jpeg(&e, &r);
+        th_check(r.on_cuda == cases[i].on_cuda && (!r.on_cuda || r.planned == cases[i].planned) &&
+                     r.cores == 6 && r.lanes == 3 && r.pipelined == 1 && !r.encodes_jpeg,
+                 "%s, cuda planned %d: on_cuda %d planned %d, want %d %d",
+                 device_name(cases[i].requested), cases[i].cuda_planned, r.on_cuda, r.planned,
+                 cases[i].on_cuda, cases[i].planned);
+    }
+    /* a lone image's engine: no codec workers count as one core */
+    gi__jpeg_route r;
+    gi__route_jpeg(&(gi__route_engine){GI_DEVICE_CUDA, 0, 0, 0, 0}, &r);
+    th_check(r.cores == 1 && r.lanes == 1, "no workers: %d cores, %d lanes", r.cores, r.lanes);
+}
+
+/* One 9 MP 4:2:0 JPEG alone, whose arithmetic half the plan sends to the
+ * GPU with these costs. */
+static void check_jpeg_arithmetic(void)
+{
+    gi__device_costs c = costs();
+    c.cpu_jpeg_reconstruct_ns = 2;
+    c.cpu_jpeg_rest_ns = 4;
+    c.gpu_jpeg_reconstruct_ns = 0.02;
+    const double px = 9e6;
+    const gi__jpeg_route_input in = {.pixels = px, .pixel_bytes = 3 * px, .coeff_bytes = 3 * px,
+                                     .out_bytes = 3 * px, .cores = 1, .lanes = 1,
+                                     .out_pixels = px};
+    const gi__jpeg_route planned = {.on_cuda = 1, .planned = 1, .cores = 1, .lanes = 1};
+    const gi__jpeg_route asked = {.on_cuda = 1, .planned = 0, .cores = 1, .lanes = 1};
+    gi__overrides none = {.isa_cap = GI__ISA_AVX512}, cpu = none, gpu = none;
+    cpu.jpeg_arithmetic = GI__FORCE_CPU;
+    gpu.jpeg_arithmetic = GI__FORCE_GPU;
+    char why[200];
+    th_check(gi__route_jpeg_arithmetic(&none, &planned, &in, &c, why, sizeof why) == 1 &&
+                 strstr(why, "on the GPU"), "planned: the GPU, as the plan says: %s", why);
+    th_check(gi__route_jpeg_arithmetic(&none, &planned, NULL, &c, why, sizeof why) == 0,
+             "planned, result size unknown: the host");
+    th_check(gi__route_jpeg_arithmetic(&none, &asked, NULL, &c, why, sizeof why) == 1 && !*why,
+             "CUDA asked for: every file to the device, no reason (\"%s\")", why);
+    th_check(gi__route_jpeg_arithmetic(&cpu, &planned, &in, &c, why, sizeof why) == 0 &&
+                 strcmp(why, "JPEG arithmetic on the CPU: GPUIMG_JPEG_ARITHMETIC") == 0,
+             "forced to the CPU over the plan: %s", why);
+    th_check(gi__route_jpeg_arithmetic(&cpu, &asked, NULL, &c, why, sizeof why) == 0,
+             "forced to the CPU, CUDA asked for: the CPU");
+    th_check(gi__route_jpeg_arithmetic(&gpu, &planned, NULL, &c, why, sizeof why) == 1 &&
+                 strstr(why, "GPUIMG_JPEG_ARITHMETIC"), "forced to the GPU: %s", why);
+    gi__overrides entropy = none;
+    th_check(gi__route_defers_entropy(&none), "the Huffman decoding may go to the device");
+    entropy.jpeg_entropy = GI__FORCE_GPU;
+    th_check(gi__route_defers_entropy(&entropy), "GPUIMG_JPEG_ENTROPY=gpu: to the device");
+    entropy.jpeg_entropy = GI__FORCE_CPU;
+    th_check(!gi__route_defers_entropy(&entropy), "GPUIMG_JPEG_ENTROPY=cpu: on the codec workers");
+}
+
+/* ---------------------------------------------------------------- overrides */
+
+/* A fake environment of NAME=VALUE strings that counts its look-ups. */
+typedef struct {
+    const char *const *vars;
+    int lookups[GI__OVERRIDE_COUNT];
+} fake_env;
+
+static const char *fake_lookup(const char *name, void *user)
+{
+    fake_env *env = user;
+    for (int i = 0; i < GI__OVERRIDE_COUNT; i++)
+        if (strcmp(name, gi__override_names[i]) == 0) env->lookups[i]++;
+    const size_t n = strlen(name);
+    for (const char *const *v = env->vars; *v; v++)
+        if (strncmp(*v, name, n) == 0 && (*v)[n] == '=') return *v + n + 1;
+    return NULL;
+}
+
+static gi_status parse(const char *const *vars, gi__overrides *o)
+{
+    fake_env env = {.vars = vars};
+    gi_status st = gi__overrides_parse(fake_lookup, &env, o);
+    for (int i = 0; i < GI__OVERRIDE_COUNT; i++)
+        th_check(env.lookups[i] == 1, "%s looked up %d times", gi__override_names[i],
+                 env.lookups[i]);
+    return st;
+}
+
+static void check_parse(void)
+{
+    gi__overrides o;
+    const char *none[] = {NULL};
+    th_check(parse(none, &o) == GI_OK && o.isa_cap == GI__ISA_AVX512 && !o.generic_kernels &&
+                 o.jpeg_arithmetic == GI__FORCE_NONE && o.jpeg_entropy == GI__FORCE_NONE &&
+                 !o.fail_device_alloc,
+             "the defaults");
+    static const struct {
+        const char *word;
+        gi__isa cap;
+        int generic;
+    } isas[] = {{"generic", GI__ISA_BASE, 1}, {"base", GI__ISA_BASE, 0}, {"avx2", GI__ISA_AVX2, 0},
+                {"avxvnni", GI__ISA_AVXVNNI, 0}, {"avx512", GI__ISA_AVX512, 0}};
+    for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+        char var[40];
+        snprintf(var, sizeof var, "GPUIMG_CPU_ISA=%s", isas[i].word);
+        const char *vars[] = {var, NULL};
+        th_check(parse(vars, &o) == GI_OK && o.isa_cap == isas[i].cap &&
+                     o.generic_kernels == isas[i].generic,
+                 "%s: cap %d generic %d", var, (int)o.isa_cap, o.generic_kernels);
+    }
+    const char *set[] = {"GPUIMG_JPEG_ARITHMETIC=gpu", "GPUIMG_JPEG_ENTROPY=cpu",
+                         "GPUIMG_TEST_FAIL_DEVICE_ALLOC=1", "GPUIMG_CPU_ISA=", NULL};
+    th_check(parse(set, &o) == GI_OK && o.jpeg_arithmetic == GI__FORCE_GPU &&
+                 o.jpeg_entropy == GI__FORCE_CPU && o.fail_device_alloc &&
+                 o.isa_cap == GI__ISA_AVX512,
+             "values set (an empty one unset)");
+    const char *set2[] = {"GPUIMG_JPEG_ARITHMETIC=cpu", "GPUIMG_JPEG_ENTROPY=gpu",
+                          "GPUIMG_TEST_FAIL_DEVICE_ALLOC=0", NULL};
+    th_check(parse(set2, &o) == GI_OK && o.jpeg_arithmetic == GI__FORCE_CPU &&
+                 o.jpeg_entropy == GI__FORCE_GPU && !o.fail_device_alloc,
+             "the other values");
+    /* every variable's bad value is refused, by name, with the defaults kept */
+    static const char *const bad[] = {"GPUIMG_CPU_ISA=sse4", "GPUIMG_JPEG_ARITHMETIC=GPU",
+                                      "GPUIMG_JPEG_ENTROPY=device",
+                                      "GPUIMG_TEST_FAIL_DEVICE_ALLOC=yes"};
+    for (int i = 0; i < GI__OVERRIDE_COUNT; i++) {
+        const char *good = i == 2 ? "GPUIMG_JPEG_ARITHMETIC=gpu" : "GPUIMG_JPEG_ENTROPY=cpu";
+        const char *vars[] = {good, bad[i], NULL};
+        char want[80];
+        const char *eq = strchr(bad[i], '=');
+        snprintf(want, sizeof want, "%.*s='%s': not one of ", (int)(eq - bad[i]), bad[i], eq + 1);
+        gi_status st = parse(vars, &o);
+        th_check(st == GI_ERR_INVALID_ARGUMENT && strncmp(gi_last_error(), want, strlen(want)) == 0 &&
+                     o.jpeg_entropy == GI__FORCE_NONE && o.jpeg_arithmetic == GI__FORCE_NONE &&
+                     o.isa_cap == GI__ISA_AVX512,
+                 "%s: status %d, \"%s\"", bad[i], (int)st, gi_last_error());
+    }
+}
+
+/* The process's overrides: read at the first call, never again. */
+static void check_read_once(void)
+{
+    setenv("GPUIMG_JPEG_ARITHMETIC", "gpu", 1);
+    const gi__overrides *first = gi__process_overrides();
+    th_check(first->jpeg_arithmetic == GI__FORCE_GPU, "the environment's value");
+    setenv("GPUIMG_JPEG_ARITHMETIC", "cpu", 1);
+    setenv("GPUIMG_CPU_ISA", "not-a-set", 1);
+    const gi__overrides *again = gi__process_overrides();
+    th_check(again == first && again->jpeg_arithmetic == GI__FORCE_GPU,
+             "changed after the first read: read again");
+    th_check(gi_check_environment() == GI_OK, "a bad value set after the first read: %s",
+             gi_last_error());
+}
+
+/* Run with GPUIMG_CPU_ISA=sse9: refused by name, by the check and by
+ * every context; the ISA choice runs uncapped meanwhile. */
+static void check_bad_environment(void)
+{
+    gi_status st = gi_check_environment();
+    th_check(st == GI_ERR_INVALID_ARGUMENT && strstr(gi_last_error(), "GPUIMG_CPU_ISA='sse9'"),
+             "check: status %d, \"%s\"", (int)st, gi_last_error());
+    gi_context *ctx = NULL;
+    st = gi_context_create(&ctx, NULL);
+    th_check(st == GI_ERR_INVALID_ARGUMENT && !ctx && strstr(gi_last_error(), "GPUIMG_CPU_ISA"),
+             "context: status %d, \"%s\"", (int)st, gi_last_error());
+    th_check(gi__process_overrides()->isa_cap == GI__ISA_AVX512, "the defaults meanwhile");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "bad-env") == 0) {
+        check_bad_environment();
+        return th_finish();
+    }
+    check_settling();
+    check_work();
+    check_retries();
+    check_jpeg_route();
+    check_jpeg_arithmetic();
+    check_parse();
+    check_read_once();
+    return th_finish();
+}
