@@ -59,7 +59,7 @@ void say_runs_here(const cli_common *c, const char *why)
 gi_status run_batch_items(const cli_common *c, const gi_batch_options *o, gi_batch_item *items,
                           size_t count)
 {
-    char path[256], note[700];
+    char path[256], note[1700];
     const char *socket = server_socket(c, path, sizeof path);
     if (!socket) {
         say_runs_here(c, "--no-server or GPUIMG_SERVER=off");

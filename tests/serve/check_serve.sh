@@ -345,6 +345,21 @@ group_build() {
     [ "$(jobs_served)" -eq "$before" ] || fail "other build: the server ran the call"
     stop_server
     echo "ok: a server of another build was not used"
+    # the same library reached by another path (the program's runpath, not
+    # LD_LIBRARY_PATH, or a symbolic link) is the same build
+    env -u LD_LIBRARY_PATH "$gpuimg" serve --socket "$sock" -v 2>>"$t/server.log" &
+    server_pid=$!
+    i=0
+    until "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q "^server: $sock"; do
+        i=$((i + 1))
+        [ $i -lt 100 ] || fail "the server did not start"
+        sleep 0.05
+    done
+    LD_LIBRARY_PATH=$(dirname "$lib") "$gpuimg" -v blur "$samples/scene.png" "$t/c.png" \
+        2>"$t/err" || fail "same build: exit"
+    grep -q 'ran by the server' "$t/err" || { cat "$t/err"; fail "same build, other path: not served"; }
+    stop_server
+    echo "ok: the same build by another path was served"
     # A server on the default socket (XDG_RUNTIME_DIR a folder of this
     # test's): the environment the test harness gives every test keeps
     # their calls off it.

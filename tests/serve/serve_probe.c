@@ -176,7 +176,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "other-build") == 0) {
         int fds[2] = {open("/dev/null", O_RDONLY), open(".", O_RDONLY | O_DIRECTORY)};
         gi__wire_send(s, GI__FRAME_FDS, NULL, 0, fds, 2);
-        job_payload(&w, "/elsewhere/libgpuimg.so (inode 1, 1 bytes, modified 0.000000000)");
+        job_payload(&w, "/elsewhere/libgpuimg.so (inode 1, 1 bytes, modified 2026-01-01 "
+                        "00:00:00.000000000 UTC)");
         gi__wire_send(s, GI__FRAME_JOB, w.data, (uint32_t)w.size, NULL, 0);
         free(w.data);
         return expect(answer(s), GI__REFUSED_BUILD, mode);
