@@ -30,7 +30,6 @@ static int opt_clients(const cli_option *o, const char *arg)
     return opt_int_range(o, arg, 1, 4096);
 }
 
-
 int cmd_serve(int argc, char **argv)
 {
     cli_common common;

@@ -102,13 +102,14 @@ static const char *kind_of(int fd, mode_t mode)
  * here: its opening is what its writer waits for. */
 static int open_input(const char *path, const char **kind)
 {
-    struct stat st;
+    struct stat st = {0};
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return *kind = kind_of(-1, st.st_mode), -2;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) return -1;
-    if (fstat(fd, &st) != 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
-        fcntl(fd, F_SETFL, 0) != 0) { /* swapped since the stat */
+    int kept = fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) &&
+               fcntl(fd, F_SETFL, 0) == 0;
+    if (!kept) { /* swapped since the stat, or unreadable */
         *kind = kind_of(-1, st.st_mode);
         close(fd);
         return -2;

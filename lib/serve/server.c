@@ -57,7 +57,8 @@ typedef struct {
     int stopping;
     double last_activity;
     /* The connections that asked for the shutdown: held until the server
-     * has stopped, their end tells their clients so. */
+     * has stopped, their end tells their clients so (past the first
+     * MAX_STOP_WAITERS, they close at once). */
     int stop_waiters[MAX_STOP_WAITERS], n_stop_waiters;
     char build[700]; /* build_id.h: a job of another build is refused */
 } server;
