@@ -532,10 +532,16 @@ group_lifecycle() {
     done
     kill -9 "$client"
     wait "$client" 2>/dev/null
-    sleep 1.5
+    # its job ends once the images in flight do (30 s at most, for slow
+    # builds): its log line says the client went
+    i=0
+    until grep -q 'client gone' "$t/server.log"; do
+        i=$((i + 1))
+        [ $i -lt 600 ] || fail "the server did not see the client go"
+        sleep 0.05
+    done
     "$gpuimg" blur "$samples/alpha.png" "$t/after.png" || fail "client after a killed one"
     [ "$(find "$t/out2" -name '*.tmp' | wc -l)" -eq 0 ] || fail "temporary files left"
-    grep -q 'client gone' "$t/server.log" || fail "the server did not see the client go"
     echo "ok: a killed client's job abandoned, no temporary files"
     # a client of another user: refused by its credentials (as root, which
     # can open the way to the socket for user nobody)

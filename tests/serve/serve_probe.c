@@ -133,9 +133,10 @@ int main(int argc, char **argv)
         int s = accept(l, NULL, NULL);
         gi__frame f;
         int fds[GI__SERVE_MAX_FDS], n = 0;
-        while (gi__wire_recv(s, &f, 5000, fds, &n, GI__SERVE_MAX_FDS) == 1 &&
-               f.type == GI__FRAME_FDS)
+        while (gi__wire_recv(s, &f, 5000, fds, &n, GI__SERVE_MAX_FDS) == 1) {
             free(f.payload);
+            if (f.type != GI__FRAME_FDS) break;
+        }
         put_header(head, GI__WIRE_MAGIC, 99, GI__FRAME_ACCEPTED, 0);
         (void)!write(s, head, sizeof head);
         sleep(1);
