@@ -195,7 +195,8 @@ group_malformed() {
 }
 
 group_concurrent() {
-    start_server -j 2
+    # however loaded the machine, all 32 take their turns on the server
+    start_server -j 2 --max-wait 600
     "$gpuimg" --no-server pipe 'blur --sigma 2 | sobel' "$samples/scene.jpg" "$t/ref.png"
     before=$(jobs_served)
     pids=
