@@ -222,11 +222,12 @@ logged() {
     done
 }
 
-# hold_turn [SECONDS]: a job that holds its turn on the server: the
-# probe's, whose results it does not read (the server's sends wait until
-# they time out or the probe goes). Sets $holder, once the server runs it.
+# hold_turn MODE: a job that holds its turn on the server: the probe's,
+# whose results it reads slowly (trickle: for 60 s, however slow the
+# machine) or not at all (stall: the server's sends wait until they time
+# out). Sets $holder, once the server runs it.
 hold_turn() {
-    "$probe" stall "$sock" "${1:-30}" >"$t/stall.out" &
+    "$probe" "$1" "$sock" 60 >"$t/stall.out" &
     holder=$!
     i=0
     until grep -q accepted "$t/stall.out" &&
@@ -246,7 +247,7 @@ group_cores() {
     cores=$(getconf _NPROCESSORS_ONLN)
     half=$((cores / 2 > 1 ? cores / 2 : 1))
     "$gpuimg" --no-server blur --sigma 2 "$samples/scene.jpg" "$t/ref.jpg" || fail "in-process"
-    hold_turn
+    hold_turn trickle
     "$gpuimg" -v blur --sigma 2 "$samples/scene.jpg" "$t/beside.jpg" 2>"$t/beside.err" ||
         fail "the job beside the held one"
     grep -q 'ran by the server' "$t/beside.err" || fail "the job beside ran in its own process"
@@ -297,7 +298,7 @@ group_stalled() {
     # A stopped client whose results fill the socket holds the only turn:
     # its sends time out, its job stops, and the next client is served.
     start_server -j 1 --max-wait 60
-    hold_turn 60
+    hold_turn stall
     kill -STOP "$holder"
     timeout 30 "$gpuimg" -v blur --sigma 1 "$s/edge_line.png" "$t/tiny2.png" 2>"$t/tiny2.err" ||
         fail "a client behind a stopped one did not finish within 30 s (exit $?)"
@@ -314,7 +315,7 @@ group_stalled() {
     # A call that waits longer than --max-wait for its turn runs in its own
     # process, and -v says so.
     start_server -j 1 --max-wait 0.5
-    hold_turn 60
+    hold_turn trickle
     timeout 30 "$gpuimg" -v blur --sigma 1 "$s/edge_line.png" "$t/tiny3.png" 2>"$t/tiny3.err" ||
         fail "a waiting client did not finish within 30 s (exit $?)"
     grep -q 'in this process: the server refused: busy: no turn within 0.5 s' "$t/tiny3.err" ||

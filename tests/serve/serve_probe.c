@@ -12,6 +12,8 @@
  *   stall SOCKET SECONDS a job whose 2048 results far exceed what the socket holds,
  *                        none of them read: prints "accepted", then stays, as a
  *                        stopped client would
+ *   trickle SOCKET SECONDS the same job, its results read one every 200 ms: the
+ *                        server's sends never wait long, the job holds its turn
  *   fake-server SOCKET   answers one client's request with a frame of protocol 99
  *   job-seed FILE        writes a valid JOB payload (the fuzz target's seed)
  */
@@ -183,7 +185,7 @@ int main(int argc, char **argv)
         free(w.data);
         return expect(answer(s), GI__REFUSED_BUILD, mode);
     }
-    if (strcmp(mode, "stall") == 0) {
+    if (strcmp(mode, "stall") == 0 || strcmp(mode, "trickle") == 0) {
         stall_payload(&w, build);
         if (gi__wire_send(s, GI__FRAME_JOB, w.data, (uint32_t)w.size, NULL, 0) != 0) return 2;
         free(w.data);
@@ -195,7 +197,16 @@ int main(int argc, char **argv)
         }
         printf("accepted\n");
         fflush(stdout);
-        sleep(argc > 3 ? (unsigned)atoi(argv[3]) : 5);
+        int seconds = argc > 3 ? atoi(argv[3]) : 5;
+        if (strcmp(mode, "stall") == 0) {
+            sleep((unsigned)seconds);
+            return 0;
+        }
+        for (int i = 0; i < seconds * 5; i++) {
+            usleep(200000);
+            if (gi__wire_recv(s, &f, 5000, NULL, &none, 0) != 1) break;
+            free(f.payload);
+        }
         return 0;
     }
     if (strcmp(mode, "hold") == 0) {
