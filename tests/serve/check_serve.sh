@@ -30,8 +30,10 @@ t=$(mktemp -d) || exit 1
 chmod 700 "$t"
 sock=$t/sock
 server_pid=
+turn_holder=
 cleanup() {
     [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null
+    [ -n "$turn_holder" ] && kill -9 "$turn_holder" 2>/dev/null # stopped or not
     rm -rf "$t"
 }
 trap cleanup EXIT
@@ -225,10 +227,10 @@ logged() {
 # hold_turn MODE: a job that holds its turn on the server: the probe's,
 # whose results it reads slowly (trickle: for 60 s, however slow the
 # machine) or not at all (stall: the server's sends wait until they time
-# out). Sets $holder, once the server runs it.
+# out). Sets $turn_holder, once the server runs it.
 hold_turn() {
     "$probe" "$1" "$sock" 60 >"$t/stall.out" &
-    holder=$!
+    turn_holder=$!
     i=0
     until grep -q accepted "$t/stall.out" &&
         "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q 'running 1,'; do
@@ -253,8 +255,9 @@ group_cores() {
     grep -q 'ran by the server' "$t/beside.err" || fail "the job beside ran in its own process"
     logged 1 "failed ([0-9.]* ms, $half of $cores cores)" ||
         fail "the job beside the held one did not get $half of $cores cores"
-    kill "$holder"
-    wait "$holder" 2>/dev/null
+    kill "$turn_holder"
+    wait "$turn_holder" 2>/dev/null
+    turn_holder=
     logged 1 'failed, client gone (' || fail "the held job was not logged"
     [ "$(grep -c "failed, client gone ([0-9.]* ms, $cores of $cores cores)" "$t/server.log")" \
         -eq 1 ] || fail "the held job did not get every core"
@@ -299,7 +302,7 @@ group_stalled() {
     # its sends time out, its job stops, and the next client is served.
     start_server -j 1 --max-wait 60
     hold_turn stall
-    kill -STOP "$holder"
+    kill -STOP "$turn_holder"
     timeout 30 "$gpuimg" -v blur --sigma 1 "$s/edge_line.png" "$t/tiny2.png" 2>"$t/tiny2.err" ||
         fail "a client behind a stopped one did not finish within 30 s (exit $?)"
     grep -q 'ran by the server' "$t/tiny2.err" ||
@@ -307,9 +310,10 @@ group_stalled() {
     cmp "$t/ref-tiny.png" "$t/tiny2.png" || fail "the output after a stopped client"
     grep -q 'takes no answer (not reading): its job stopped' "$t/server.log" ||
         fail "the server did not log the stopped client"
-    kill -CONT "$holder"
-    kill "$holder"
-    wait "$holder" 2>/dev/null
+    kill -CONT "$turn_holder"
+    kill "$turn_holder"
+    wait "$turn_holder" 2>/dev/null
+    turn_holder=
     echo "ok: a stopped client lost its turn, the next one was served"
 
     # A call that waits longer than --max-wait for its turn runs in its own
@@ -321,8 +325,9 @@ group_stalled() {
     grep -q 'in this process: the server refused: busy: no turn within 0.5 s' "$t/tiny3.err" ||
         { cat "$t/tiny3.err"; fail "a waiting client: -v does not say why it ran in-process"; }
     cmp "$t/ref-tiny.png" "$t/tiny3.png" || fail "the waiting client's output"
-    kill "$holder"
-    wait "$holder" 2>/dev/null
+    kill "$turn_holder"
+    wait "$turn_holder" 2>/dev/null
+    turn_holder=
     echo "ok: a call that waited past --max-wait ran in its own process"
 }
 
