@@ -150,6 +150,7 @@ static int run_stream(const cli_common *c, const char *out, const gi_op *steps, 
     }
     signal(SIGINT, on_stream_signal);
     signal(SIGTERM, on_stream_signal);
+    say_runs_here(c, "standard input is read here (a stream of images)");
     size_t written;
     gi_status st = gi_stream_run("-", out, &o, &written);
     if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());

@@ -9,6 +9,9 @@
 #include "serve/serve.h"
 #include "serve_client.h"
 
+/* How long --stop waits for the server's calls in flight to finish. */
+#define STOP_WAIT_S 60
+
 static volatile sig_atomic_t stop_requested;
 
 static void on_stop_signal(int signo)
@@ -32,7 +35,7 @@ int cmd_serve(int argc, char **argv)
     cli_common common;
     cli_common_init(&common, "serve");
     const char *socket = NULL;
-    double idle_exit = 0;
+    double idle_exit = 0, max_wait = 2;
     int max_clients = 64, stop = 0;
     const cli_option own[] = {
         {"socket", 0, "PATH", "the socket (default $GPUIMG_SERVER, else "
@@ -41,7 +44,10 @@ int cmd_serve(int argc, char **argv)
          opt_double_nonneg, &idle_exit},
         {"max-clients", 0, "N", "clients connected at once; more run in their own process "
          "(default 64)", opt_clients, &max_clients},
-        {"stop", 0, NULL, "ask the running server to finish its jobs and exit", opt_flag, &stop},
+        {"max-wait", 0, "S", "a call that waits longer for its turn runs in its own process "
+         "(default 2)", opt_double_positive, &max_wait},
+        {"stop", 0, NULL, "ask the running server to finish its calls and exit; returns once it "
+         "has (60 s at most)", opt_flag, &stop},
         {0},
     };
     static const cli_help help = {
@@ -52,8 +58,8 @@ int cmd_serve(int argc, char **argv)
         "outputs, lines and exit status as in their own process, where they run when\n"
         "no server answers (or with --no-server, or GPUIMG_SERVER=off). -j is the\n"
         "number of calls run at once (default: one per core), which share the cores;\n"
-        "later ones wait in turn. SIGTERM or --stop: the calls in flight finish, then\n"
-        "the server exits.\n"
+        "later ones wait in turn (--max-wait S at most). SIGTERM or --stop: the calls in\n"
+        "flight finish, then the server exits.\n"
         "-v logs a line per call."};
     char **rest;
     int count;
@@ -68,12 +74,9 @@ int cmd_serve(int argc, char **argv)
     }
     if (stop) {
         char text[300];
-        if (gi_serve_shutdown(socket, text, sizeof text) != 0) {
-            fprintf(stderr, "gpuimg serve: %s\n", text);
-            return EXIT_FAIL;
-        }
-        if (common.verbosity >= 2) fprintf(stderr, "gpuimg serve: %s: %s\n", socket, text);
-        return EXIT_OK;
+        int r = gi_serve_shutdown(socket, STOP_WAIT_S, text, sizeof text);
+        if (r != 0 || common.verbosity >= 2) fprintf(stderr, "gpuimg serve: %s: %s\n", socket, text);
+        return r == 0 ? EXIT_OK : EXIT_FAIL;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -82,7 +85,7 @@ int cmd_serve(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     /* A client's standard output that closes fails that write, not us. */
     signal(SIGPIPE, SIG_IGN);
-    gi_serve_options o = {socket, common.jobs, max_clients, idle_exit, common.device,
+    gi_serve_options o = {socket, common.jobs, max_clients, max_wait, idle_exit, common.device,
                           &stop_requested, common.verbosity >= 2 ? print_line : NULL, NULL};
     if (gi_serve_run(&o) != GI_OK) {
         fprintf(stderr, "gpuimg serve: %s\n", gi_last_error());

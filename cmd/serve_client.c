@@ -1,6 +1,4 @@
 /* Image batches through a `gpuimg serve` server, or in this process. */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,41 +52,26 @@ static gi_status run_rest(const gi_batch_options *o, gi_batch_item *items, size_
     return st;
 }
 
-/* A served item's end, before the command sees it: when the server met a
- * closed pipe on our standard output, this process would have died of
- * SIGPIPE writing it, saying nothing: it dies so. */
-static void relay_item(void *user, const gi_batch_item *it)
+void say_runs_here(const cli_common *c, const char *why)
 {
-    const gi_batch_options *o = user;
-    const char *why = strerror(EPIPE), *r = it->reason;
-    size_t n = r ? strlen(r) : 0, w = strlen(why);
-    if (strcmp(it->out, "-") == 0 && n >= w && strcmp(r + n - w, why) == 0) {
-        signal(SIGPIPE, SIG_DFL);
-        raise(SIGPIPE);
-    }
-    if (o->on_item) o->on_item(o->user, it);
+    if (c->verbosity >= 2) fprintf(stderr, "gpuimg %s: in this process: %s\n", c->command, why);
 }
 
 gi_status run_batch_items(const cli_common *c, const gi_batch_options *o, gi_batch_item *items,
                           size_t count)
 {
-    char path[256], note[700];
+    char path[256], note[1700];
     const char *socket = server_socket(c, path, sizeof path);
     if (!socket) {
-        if (c->verbosity >= 2)
-            fprintf(stderr, "gpuimg %s: in this process (--no-server or GPUIMG_SERVER=off)\n",
-                    c->command);
+        say_runs_here(c, "--no-server or GPUIMG_SERVER=off");
         return gi_batch_run(o, items, count);
     }
     raise_fd_limit(count);
-    gi_batch_options served = *o;
-    served.on_item = relay_item;
-    served.user = (void *)o;
-    gi_serve_outcome r = gi_serve_batch(socket, c->command, &served, items, count, note,
-                                        sizeof note);
-    if (c->verbosity >= 2)
-        fprintf(stderr, "gpuimg %s: %s%s\n", c->command, r == GI_SERVE_DONE ? "" : "in this process: ",
-                note);
-    if (r == GI_SERVE_DONE) return GI_OK;
+    gi_serve_outcome r = gi_serve_batch(socket, c->command, o, items, count, note, sizeof note);
+    if (r == GI_SERVE_DONE) {
+        if (c->verbosity >= 2) fprintf(stderr, "gpuimg %s: %s\n", c->command, note);
+        return GI_OK;
+    }
+    say_runs_here(c, note);
     return r == GI_SERVE_NOT_RUN ? gi_batch_run(o, items, count) : run_rest(o, items, count);
 }

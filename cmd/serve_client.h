@@ -12,6 +12,10 @@
  * --no-server or GPUIMG_SERVER=off says to run here. */
 const char *server_socket(const cli_common *c, char *path, size_t size);
 
+/* -v: "gpuimg CMD: in this process: WHY", for a call that the server
+ * does not run. */
+void say_runs_here(const cli_common *c, const char *why);
+
 /* gi_batch_run(o, items, count), on the server when one takes it: the
  * items it did not finish (it refused, or was lost midway) run here. -v
  * says which process ran them. */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_id.h"
 #include "request.h"
 #include "serve.h"
 #include "socket.h"
@@ -84,10 +85,43 @@ static int directory_of(handover *h, const char *root, const char *out, const ch
     return fd < 0 ? -1 : add_fd(h, fd, dir);
 }
 
+/* What a file that is neither regular nor a directory is, for -v. */
+static const char *kind_of(int fd, mode_t mode)
+{
+    if (S_ISFIFO(mode)) return "a pipe";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode)) return fd >= 0 && isatty(fd) ? "a terminal" : "a device";
+    if (S_ISBLK(mode)) return "a block device";
+    return "not a regular file";
+}
+
+/* The input's descriptor, blocking, or -1 with errno; -2 when it is
+ * neither a regular file nor a directory (*kind says what): the reader
+ * of a pipe, a terminal or a device waits on whoever is at its far end,
+ * which must not hold one of the server's turns. A FIFO is not opened
+ * here: its opening is what its writer waits for. */
+static int open_input(const char *path, const char **kind)
+{
+    struct stat st = {0};
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return *kind = kind_of(-1, st.st_mode), -2;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) return -1;
+    int kept = fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) &&
+               fcntl(fd, F_SETFL, 0) == 0;
+    if (!kept) { /* swapped since the stat, or unreadable */
+        *kind = kind_of(-1, st.st_mode);
+        close(fd);
+        return -2;
+    }
+    return fd;
+}
+
 /* Opens what the batch will read and write. -1 when something is not as
- * the server can take it (standard input or output, a directory that
- * cannot be made or opened, too many files): the batch then runs here,
- * which says why in its own words. */
+ * the server can take it (standard input, an input or standard output
+ * that is not a regular file, a directory that cannot be made or opened,
+ * too many files): the batch then runs here, which says why in its own
+ * words; *why says why here. */
 static int open_files(handover *h, const gi_batch_options *o, const gi_batch_item *items,
                       size_t count, char *why, size_t why_size)
 {
@@ -104,9 +138,15 @@ static int open_files(handover *h, const gi_batch_options *o, const gi_batch_ite
         gi__serve_item *w = &h->wire[i];
         *w = (gi__serve_item){it->in, it->out, it->problem, NULL, -1, 0, -1, -1};
         if (it->problem) continue;
-        if (strcmp(it->in, "-") == 0) return snprintf(why, why_size, "standard input"), -1;
+        if (strcmp(it->in, "-") == 0)
+            return snprintf(why, why_size, "standard input is read here"), -1;
+        struct stat st;
         if (strcmp(it->out, "-") == 0) {
-            /* our standard output, written by the server as we would */
+            /* our standard output, written by the server as we would when
+             * it is a file */
+            if (fstat(STDOUT_FILENO, &st) == 0 && !S_ISREG(st.st_mode))
+                return snprintf(why, why_size, "standard output is %s, written here",
+                                kind_of(STDOUT_FILENO, st.st_mode)), -1;
             int fd = fflush(stdout) == 0 ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0) : -1;
             if (fd < 0 || (w->out_fd = add_fd(h, fd, NULL)) < 0)
                 return snprintf(why, why_size, "standard output cannot be handed over"), -1;
@@ -117,7 +157,9 @@ static int open_files(handover *h, const gi_batch_options *o, const gi_batch_ite
                 return snprintf(why, why_size, "%s: its directory cannot be opened here", it->out),
                        -1;
         }
-        int fd = open(it->in, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        const char *kind = NULL;
+        int fd = open_input(it->in, &kind);
+        if (fd == -2) return snprintf(why, why_size, "%s is %s, read here", it->in, kind), -1;
         if (fd < 0 && (errno == EMFILE || errno == ENFILE))
             return snprintf(why, why_size, "too many files open"), -1;
         if (fd < 0) w->in_errno = errno;
@@ -133,8 +175,10 @@ static int send_request(int sock, const char *command, const gi_batch_options *o
         int n = h->n_fds - at < GI__WIRE_FDS_PER_FRAME ? h->n_fds - at : GI__WIRE_FDS_PER_FRAME;
         if (gi__wire_send(sock, GI__FRAME_FDS, NULL, 0, h->fds + at, n) != 0) return -1;
     }
+    char build[700];
+    (void)gi__serve_build_id(build, sizeof build);
     gi__put w = {0};
-    int rc = gi__serve_job_encode(command, o, h->wire, count, &w) == 0 &&
+    int rc = gi__serve_job_encode(command, build, o, h->wire, count, &w) == 0 &&
                      w.size <= GI__WIRE_MAX_PAYLOAD
                  ? gi__wire_send(sock, GI__FRAME_JOB, w.data, (uint32_t)w.size, NULL, 0)
                  : -1;
@@ -284,8 +328,20 @@ gi_serve_outcome gi_serve_batch(const char *socket_path, const char *command,
     return outcome;
 }
 
-/* INFO and SHUTDOWN: one request, one line back. */
-static int ask(const char *socket_path, uint16_t type, char *text, size_t size)
+/* After SHUTDOWN's answer: the server holds the connection until it has
+ * stopped. 0 once it has closed, 1 after wait_s. */
+static int wait_closed(int sock, double wait_s)
+{
+    struct pollfd p = {sock, POLLIN, 0};
+    char byte;
+    for (int left_ms = (int)(wait_s * 1e3); left_ms > 0; left_ms -= 100)
+        if (poll(&p, 1, 100) > 0 && read(sock, &byte, 1) <= 0) return 0;
+    return 1;
+}
+
+/* INFO and SHUTDOWN: one request, one line back; SHUTDOWN waits for the
+ * server to stop, wait_s at most (the return of gi_serve_shutdown). */
+static int ask(const char *socket_path, uint16_t type, double wait_s, char *text, size_t size)
 {
     pid_t server;
     int sock = gi__serve_connect(socket_path, &server, text, size);
@@ -303,16 +359,24 @@ static int ask(const char *socket_path, uint16_t type, char *text, size_t size)
         describe_answer(rc, &f, text, size);
     }
     free(f.payload);
+    int still = 0;
+    if (ok && type == GI__FRAME_SHUTDOWN) {
+        still = wait_closed(sock, wait_s);
+        snprintf(text, size, still ? "the server (pid %ld) is stopping: its calls in flight are "
+                                     "finishing"
+                                   : "the server (pid %ld) has stopped",
+                 (long)server);
+    }
     close(sock);
-    return ok ? 0 : -1;
+    return ok ? still : -1;
 }
 
 int gi_serve_query(const char *socket_path, char *text, size_t size)
 {
-    return ask(socket_path, GI__FRAME_INFO, text, size);
+    return ask(socket_path, GI__FRAME_INFO, 0, text, size);
 }
 
-int gi_serve_shutdown(const char *socket_path, char *text, size_t size)
+int gi_serve_shutdown(const char *socket_path, double wait_s, char *text, size_t size)
 {
-    return ask(socket_path, GI__FRAME_SHUTDOWN, text, size);
+    return ask(socket_path, GI__FRAME_SHUTDOWN, wait_s, text, size);
 }

@@ -45,11 +45,12 @@ static void put_step(gi__put *w, const gi_op *op)
     }
 }
 
-int gi__serve_job_encode(const char *command, const gi_batch_options *o,
+int gi__serve_job_encode(const char *command, const char *build, const gi_batch_options *o,
                          const gi__serve_item *items, size_t n_items, gi__put *w)
 {
     const gi_job *j = &o->job;
     gi__put_str(w, command);
+    gi__put_str(w, build);
     gi__put_u32(w, (uint32_t)j->n_steps);
     for (int i = 0; i < j->n_steps; i++) put_step(w, &j->steps[i]);
     gi__put_u64(w, j->limits.max_input_bytes);
@@ -198,6 +199,8 @@ gi_status gi__serve_job_decode(const uint8_t *payload, size_t size, int n_fds, g
     reader rd = {{payload, size, 0}, NULL};
     job->command = gi__get_str(&rd.r);
     check(&rd, job->command != NULL, "no command name");
+    job->build = gi__get_str(&rd.r);
+    check(&rd, job->build != NULL, "no build");
     gi_job *j = &job->opts.job;
     uint32_t n_steps = gi__get_u32(&rd.r);
     check(&rd, n_steps >= 1 && n_steps <= GI_MAX_STEPS, "step count");

@@ -23,6 +23,7 @@ typedef struct {
 
 typedef struct {
     const char *command; /* for the server's log: "blur", "pipe" */
+    const char *build;   /* the client's build (build_id.h): the server's own, or refused */
     gi_batch_options opts; /* steps point into `steps`, masks into `masks`;
                               no output_root, stop, on_item */
     gi_op steps[GI_MAX_STEPS];
@@ -33,7 +34,7 @@ typedef struct {
 
 /* The JOB payload for a batch; 0, or -1 out of memory (or a string over
  * the bound). */
-int gi__serve_job_encode(const char *command, const gi_batch_options *o,
+int gi__serve_job_encode(const char *command, const char *build, const gi_batch_options *o,
                          const gi__serve_item *items, size_t n_items, gi__put *w);
 /* Decodes and checks a JOB payload against the n_fds descriptors that
  * came before it. The job's strings point into `payload`, which must

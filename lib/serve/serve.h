@@ -4,6 +4,11 @@
  * its clients (cmd/serve_client.c); `gpuimg serve` runs it (cmd/serve.c).
  * Not part of the public API (gpuimg.h): the protocol is this build's.
  *
+ * A client uses only a server of its own build (build_id.h), and hands
+ * over only regular files and directories: a pipe, a terminal or a device
+ * at the far end of which someone may be slow makes the call run in the
+ * client's process, so that no slow reader or writer holds a turn.
+ *
  * Security: the socket's directory must be ours and closed to others;
  * every connection's peer must be our user (SO_PEERCRED); the server
  * opens no path that a client names: it reads the descriptors of inputs
@@ -24,6 +29,8 @@ typedef struct gi_serve_options {
     const char *socket_path;
     int jobs;            /* batches run at once; later ones wait in turn (0: one per core) */
     int max_clients;     /* connections at once; more are refused (0: 64) */
+    double max_wait_s;   /* a job that waits longer for its turn is refused, to run in its
+                            client's process (0: 2 s) */
     double idle_exit_s;  /* exit after this long without a client (0: never) */
     gi_device device;    /* CUDA is started at once unless CPU (and a GPU is there) */
     /* Read between events: non-zero finishes the jobs in flight and
@@ -45,8 +52,11 @@ gi_status gi_serve_run(const gi_serve_options *opts);
  * cuda, jobs served 40, running 1, waiting 0, clients 2"), or -1 and
  * *text the reason. */
 int gi_serve_query(const char *socket_path, char *text, size_t size);
-/* Asks the server to finish its jobs and exit; same return as query. */
-int gi_serve_shutdown(const char *socket_path, char *text, size_t size);
+/* Asks the server to finish its jobs and exit, and waits until it has
+ * (its socket removed, its jobs ended), wait_s at most: 0 when it has
+ * stopped, 1 when it is still finishing its jobs, -1 when it did not take
+ * the request; *text says which. */
+int gi_serve_shutdown(const char *socket_path, double wait_s, char *text, size_t size);
 
 typedef enum {
     GI_SERVE_DONE,    /* the server ran every item; on_item was called for each */

@@ -2,7 +2,10 @@
  * max_clients), and turns taken in arrival order so that at most `jobs`
  * batches run at once. A client's job is read in full and checked before
  * anything runs; while it waits and runs, a watcher reads the socket, so
- * a client that cancels or goes away stops its batch. */
+ * a client that cancels or goes away stops its batch. No client can hold
+ * the others up: a job runs on regular files and directories only, sends
+ * to a client that stops reading time out (its job then stops), and a job
+ * that waits too long for its turn is refused, to run in its client. */
 #define _GNU_SOURCE /* struct ucred, accept4 */
 #include <errno.h>
 #include <poll.h>
@@ -13,9 +16,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "build_id.h"
 #include "context.h"
 #include "cpu_parallel.h"
 #include "gi_error.h"
@@ -24,7 +29,17 @@
 #include "socket.h"
 
 #define REQUEST_TIMEOUT_MS 10000 /* for a client to send its whole request */
+/* For a client to take a frame: one stopped (Ctrl-Z) or stuck writing
+ * its own output must not hold a turn. Its job stops; resumed, it runs
+ * the rest itself. */
+#define SEND_TIMEOUT_S 5
 #define MAX_JOBS 256
+#define MAX_STOP_WAITERS 16
+
+/* A job waiting for its turn, in the queue of arrival order. */
+typedef struct waiter {
+    struct waiter *next;
+} waiter;
 
 typedef struct {
     const gi_serve_options *o;
@@ -34,12 +49,18 @@ typedef struct {
     gi_context *warm[MAX_JOBS];
     char busy[MAX_JOBS];
     pthread_mutex_t lock;
-    pthread_cond_t changed; /* a turn, a client gone, shutting down */
-    unsigned long next_ticket, head, served;
+    pthread_cond_t changed; /* a turn, a client gone, shutting down (CLOCK_MONOTONIC) */
+    waiter *queue;          /* the jobs waiting, first come first */
+    unsigned long served;
     int running, waiting, clients, jobs;
     int cores; /* online, shared out among the jobs that run (take_turn) */
     int stopping;
     double last_activity;
+    /* The connections that asked for the shutdown: held until the server
+     * has stopped, their end tells their clients so (past the first
+     * MAX_STOP_WAITERS, they close at once). */
+    int stop_waiters[MAX_STOP_WAITERS], n_stop_waiters;
+    char build[700]; /* build_id.h: a job of another build is refused */
 } server;
 
 typedef struct {
@@ -49,6 +70,7 @@ typedef struct {
     int *fds, n_fds;
     volatile sig_atomic_t stop; /* the batch's stop flag */
     volatile int gone;          /* the client closed: its outputs are not put in place */
+    int deaf;                   /* a send failed or timed out: send no more */
     int watching;
     gi_batch_item *items;       /* the running batch's, for on_item's index */
 } client;
@@ -90,8 +112,18 @@ static void refuse(client *c, gi__refusal why, const char *text)
     logf_(c->srv, "client pid %ld refused: %s", (long)c->pid, text);
 }
 
-/* Arrival order: a job runs once every earlier one has started and a slot
- * is free. The slot's number, or -1 when the server is shutting down first.
+enum { TURN_STOPPING = -1, TURN_TIMED_OUT = -2 };
+
+static void leave_queue(server *srv, waiter *me)
+{
+    waiter **at = &srv->queue;
+    while (*at != me) at = &(*at)->next;
+    *at = me->next;
+}
+
+/* Arrival order: a job runs once every earlier one has started or left
+ * and a slot is free. The slot's number; TURN_STOPPING when the server is
+ * shutting down first; TURN_TIMED_OUT after max_wait_s without a turn.
  * *cores: the job's share of the cores, those online over the jobs running
  * with it. Unshared, each of N single-image jobs at once would decode and
  * compute with a thread per core, N threads a core (the batch engine
@@ -99,15 +131,25 @@ static void refuse(client *c, gi__refusal why, const char *text)
  * has them all; the jobs that were running keep their share until they end. */
 static int take_turn(server *srv, int *cores)
 {
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    double wait = srv->o->max_wait_s;
+    deadline.tv_sec += (time_t)wait;
+    deadline.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+    if (deadline.tv_nsec >= 1000000000L) deadline.tv_sec++, deadline.tv_nsec -= 1000000000L;
+    waiter me = {NULL};
     pthread_mutex_lock(&srv->lock);
-    unsigned long ticket = srv->next_ticket++;
+    waiter **tail = &srv->queue;
+    while (*tail) tail = &(*tail)->next;
+    *tail = &me;
     srv->waiting++;
-    while (!srv->stopping && !(ticket == srv->head && srv->running < srv->jobs))
-        pthread_cond_wait(&srv->changed, &srv->lock);
+    int ready = 0, late = 0;
+    while (!srv->stopping && !(ready = srv->queue == &me && srv->running < srv->jobs) && !late)
+        late = pthread_cond_timedwait(&srv->changed, &srv->lock, &deadline) == ETIMEDOUT;
+    leave_queue(srv, &me);
     srv->waiting--;
-    int slot = -1;
-    if (!srv->stopping) {
-        srv->head++;
+    int slot = srv->stopping ? TURN_STOPPING : TURN_TIMED_OUT;
+    if (!srv->stopping && ready) {
         srv->running++;
         for (slot = 0; srv->busy[slot]; slot++) continue; /* running <= jobs: one is free */
         srv->busy[slot] = 1;
@@ -151,13 +193,28 @@ static void *watch(void *arg)
     return NULL;
 }
 
+/* A frame of the running job to its client. One that cannot be sent
+ * (the client stopped reading for SEND_TIMEOUT_S, or is gone) stops the
+ * job as if the client had gone: nothing more starts, the images in
+ * flight are not put in place (their client, resumed, runs them itself). */
+static void send_to_client(client *c, uint16_t type, const gi__put *w)
+{
+    if (c->deaf) return;
+    if (!w->failed && gi__wire_send(c->sock, type, w->data, (uint32_t)w->size, NULL, 0) == 0)
+        return;
+    c->deaf = 1;
+    c->stop = SIGTERM;
+    __atomic_store_n(&c->gone, 1, __ATOMIC_RELEASE);
+    logf_(c->srv, "client pid %ld takes no answer (%s): its job stopped", (long)c->pid,
+          errno == EAGAIN ? "not reading" : strerror(errno));
+}
+
 static void send_item(void *user, const gi_batch_item *it)
 {
     client *c = user;
     gi__put w = {0};
     gi__serve_result_encode((size_t)(it - c->items), it, &w);
-    if (w.failed || gi__wire_send(c->sock, GI__FRAME_ITEM, w.data, (uint32_t)w.size, NULL, 0) != 0)
-        c->stop = SIGTERM; /* the client cannot hear: start nothing more */
+    send_to_client(c, GI__FRAME_ITEM, &w);
     free(w.data);
 }
 
@@ -207,9 +264,10 @@ static void run_batch(client *c, gi__serve_job *job, int slot, int cores)
     gi__put_str(&w, st == GI_OK ? NULL : gi_last_error());
     gi__put_f64(&w, waits.waited_ms);
     gi__put_i32(&w, waits.threads);
-    int gone = __atomic_load_n(&c->gone, __ATOMIC_ACQUIRE);
-    if (!w.failed) (void)gi__wire_send(c->sock, GI__FRAME_DONE, w.data, (uint32_t)w.size, NULL, 0);
+    int gone = __atomic_load_n(&c->gone, __ATOMIC_ACQUIRE); /* before the client may close */
+    send_to_client(c, GI__FRAME_DONE, &w);
     free(w.data);
+    gone |= c->deaf;
     int ok = 0, failed = 0;
     if (items) count_items(items, job->n_items, &ok, &failed);
     logf_(c->srv, "client pid %ld: %s, %zu item%s: %d ok, %d failed%s (%.1f ms, %d of %d cores)",
@@ -220,11 +278,43 @@ static void run_batch(client *c, gi__serve_job *job, int slot, int cores)
     free(files);
 }
 
+/* Why a job's descriptor is not one the server takes, or NULL. Inputs
+ * are regular files (a directory fails as it fails in-process); a pipe, a
+ * terminal or a device would let whoever is at its far end hold the turn. */
+static const char *descriptor_problem(const client *c, const gi__serve_job *job)
+{
+    for (size_t i = 0; i < job->n_items; i++) {
+        const gi__serve_item *it = &job->items[i];
+        struct stat st;
+        if (it->in_fd >= 0 && (fstat(c->fds[it->in_fd], &st) != 0 ||
+                               !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))))
+            return "an input that is not a regular file";
+        if (it->out_fd >= 0 && (fstat(c->fds[it->out_fd], &st) != 0 || !S_ISREG(st.st_mode)))
+            return "an output that is not a regular file";
+        if (it->dir_fd >= 0 && (fstat(c->fds[it->dir_fd], &st) != 0 || !S_ISDIR(st.st_mode)))
+            return "an output directory that is not a directory";
+    }
+    return NULL;
+}
+
 static void serve_job(client *c, const gi__frame *f)
 {
     gi__serve_job job;
     if (gi__serve_job_decode(f->payload, f->size, c->n_fds, &job) != GI_OK) {
         refuse(c, GI__REFUSED_MALFORMED, gi_last_error());
+        return;
+    }
+    const char *problem = descriptor_problem(c, &job);
+    int other_build = strcmp(job.build, c->srv->build) != 0;
+    if (other_build || problem) {
+        char text[1600];
+        if (other_build)
+            snprintf(text, sizeof text, "another build of gpuimg: the server runs %s, the call %s",
+                     c->srv->build, job.build);
+        else
+            snprintf(text, sizeof text, "malformed job: %s", problem);
+        refuse(c, other_build ? GI__REFUSED_BUILD : GI__REFUSED_MALFORMED, text);
+        gi__serve_job_free(&job);
         return;
     }
     if (gi__wire_send(c->sock, GI__FRAME_ACCEPTED, NULL, 0, NULL, 0) != 0) {
@@ -239,6 +329,10 @@ static void serve_job(client *c, const gi__frame *f)
     if (slot >= 0) {
         if (!__atomic_load_n(&c->gone, __ATOMIC_ACQUIRE)) run_batch(c, &job, slot, cores);
         end_turn(c->srv, slot);
+    } else if (slot == TURN_TIMED_OUT) {
+        char text[100];
+        snprintf(text, sizeof text, "busy: no turn within %g s", c->srv->o->max_wait_s);
+        refuse(c, GI__REFUSED_BUSY, text);
     } else {
         refuse(c, GI__REFUSED_SHUTTING_DOWN, "the server is shutting down");
     }
@@ -282,12 +376,17 @@ static void serve_requests(client *c)
             info_text(c->srv, text, sizeof text);
             send_text(c->sock, GI__FRAME_TEXT, 0, text);
         } else if (f.type == GI__FRAME_SHUTDOWN) {
-            pthread_mutex_lock(&c->srv->lock);
-            c->srv->stopping = 1;
-            pthread_cond_broadcast(&c->srv->changed);
-            pthread_mutex_unlock(&c->srv->lock);
+            server *srv = c->srv;
             send_text(c->sock, GI__FRAME_TEXT, 0, "shutting down");
-            logf_(c->srv, "client pid %ld asked to shut down", (long)c->pid);
+            pthread_mutex_lock(&srv->lock);
+            srv->stopping = 1;
+            if (srv->n_stop_waiters < MAX_STOP_WAITERS) {
+                srv->stop_waiters[srv->n_stop_waiters++] = c->sock;
+                c->sock = -1;
+            }
+            pthread_cond_broadcast(&srv->changed);
+            pthread_mutex_unlock(&srv->lock);
+            logf_(srv, "client pid %ld asked to shut down", (long)c->pid);
         } else {
             refuse(c, GI__REFUSED_MALFORMED, "unexpected frame");
         }
@@ -301,7 +400,7 @@ static void *client_thread(void *arg)
     client *c = arg;
     serve_requests(c);
     for (int i = 0; i < c->n_fds; i++) close(c->fds[i]);
-    close(c->sock);
+    if (c->sock >= 0) close(c->sock);
     server *srv = c->srv;
     free(c->fds);
     free(c);
@@ -324,6 +423,8 @@ static void accept_client(server *srv, int listen_fd)
         close(sock);
         return;
     }
+    struct timeval send_timeout = {SEND_TIMEOUT_S, 0};
+    (void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
     pthread_mutex_lock(&srv->lock);
     int full = srv->clients >= srv->o->max_clients;
     if (!full) srv->clients++;
@@ -416,13 +517,20 @@ gi_status gi_serve_run(const gi_serve_options *opts)
     if (o.jobs <= 0) o.jobs = 2;
     if (o.jobs > MAX_JOBS) o.jobs = MAX_JOBS;
     if (o.max_clients <= 0) o.max_clients = 64;
+    if (o.max_wait_s <= 0) o.max_wait_s = 2;
+    if (o.max_wait_s > 1e6) o.max_wait_s = 1e6; /* a deadline that fits a timespec */
     int listen_fd = gi__serve_listen(o.socket_path);
     if (listen_fd < 0) return GI_ERR_IO;
     raise_fd_limit();
     server srv = {.o = &o, .jobs = o.jobs, .cores = gi__cpu_count(), .last_activity = now_s()};
+    (void)gi__serve_build_id(srv.build, sizeof srv.build);
     srv.device = warm_up(&srv, o.device, o.jobs) ? "cuda" : "cpu";
     pthread_mutex_init(&srv.lock, NULL);
-    pthread_cond_init(&srv.changed, NULL);
+    pthread_condattr_t monotonic;
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&srv.changed, &monotonic);
+    pthread_condattr_destroy(&monotonic);
     logf_(&srv, "listening on %s (pid %ld, device %s, %d job%s at once, %d clients at most)",
           o.socket_path, (long)getpid(), srv.device, o.jobs, o.jobs == 1 ? "" : "s",
           o.max_clients);
@@ -439,5 +547,6 @@ gi_status gi_serve_run(const gi_serve_options *opts)
     for (int i = 0; i < o.jobs; i++) gi_context_destroy(srv.warm[i]);
     pthread_cond_destroy(&srv.changed);
     pthread_mutex_destroy(&srv.lock);
+    for (int i = 0; i < srv.n_stop_waiters; i++) close(srv.stop_waiters[i]);
     return GI_OK;
 }

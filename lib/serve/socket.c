@@ -86,9 +86,20 @@ static int check_directory(const char *path)
     struct stat st;
     if (lstat(dir, &st) != 0)
         return gi__fail(GI_ERR_IO, "%s: %s", dir, strerror(errno)), -1;
-    if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077) != 0)
-        return gi__fail(GI_ERR_IO, "%s: the socket's directory must be a directory of ours "
-                        "closed to group and others (chmod 700)", dir), -1;
+    /* Anyone may make a name in /tmp first: one made by another user is
+     * said to be so, with the ways around it that are ours to take. */
+    if (st.st_uid != getuid())
+        return gi__fail(GI_ERR_IO, "%s: the socket's directory belongs to another user (uid %ld), "
+                        "not to you: it is not used, as its owner could take your calls; name a "
+                        "socket in a directory of your own (--socket PATH or GPUIMG_SERVER, or set "
+                        "XDG_RUNTIME_DIR), or have that directory removed", dir,
+                        (long)st.st_uid), -1;
+    if (!S_ISDIR(st.st_mode))
+        return gi__fail(GI_ERR_IO, "%s: the socket's directory is not a directory%s", dir,
+                        S_ISLNK(st.st_mode) ? " (a symbolic link)" : ""), -1;
+    if ((st.st_mode & 077) != 0)
+        return gi__fail(GI_ERR_IO, "%s: the socket's directory must be closed to group and others "
+                        "(chmod 700 %s)", dir, dir), -1;
     return 0;
 }
 

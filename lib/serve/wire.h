@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define GI__WIRE_MAGIC 0x56534947u /* "GISV" */
-#define GI__WIRE_VERSION 2 /* 2: the job carries no JPEG codec choice */
+#define GI__WIRE_VERSION 3 /* 3: the job carries the client's build */
 #define GI__WIRE_HEADER 12
 #define GI__WIRE_MAX_PAYLOAD (8u << 20)
 #define GI__WIRE_FDS_PER_FRAME 250 /* under the kernel's SCM_MAX_FD */
@@ -28,11 +28,15 @@ typedef enum {
     GI__FRAME_ITEM = 18,     /* one item's result (request.h) */
     GI__FRAME_DONE = 19,     /* i32 gi_status of the batch, a string (its error),
                                 f64 and i32: gi_batch_waits */
-    GI__FRAME_TEXT = 20      /* a string: the answer to INFO or SHUTDOWN */
+    GI__FRAME_TEXT = 20      /* a string: the answer to INFO or SHUTDOWN; after
+                                SHUTDOWN's, the server holds the connection open
+                                until it has stopped */
 } gi__frame_type;
 
 typedef enum {
-    GI__REFUSED_VERSION = 1, GI__REFUSED_MALFORMED, GI__REFUSED_FULL, GI__REFUSED_SHUTTING_DOWN
+    GI__REFUSED_VERSION = 1, GI__REFUSED_MALFORMED, GI__REFUSED_FULL, GI__REFUSED_SHUTTING_DOWN,
+    GI__REFUSED_BUILD, /* the client is another build of gpuimg */
+    GI__REFUSED_BUSY   /* no turn came within the server's --max-wait */
 } gi__refusal;
 
 typedef struct {

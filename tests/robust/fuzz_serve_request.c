@@ -64,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (gi__serve_job_decode(data + 1, size - 1, n_fds, &job) == GI_OK) {
         check_job(&job, n_fds);
         gi__put w = {0};
-        FUZZ_REQUIRE(gi__serve_job_encode(job.command, &job.opts, job.items, job.n_items, &w) == 0);
+        FUZZ_REQUIRE(gi__serve_job_encode(job.command, job.build, &job.opts, job.items,
+                                          job.n_items, &w) == 0);
         FUZZ_REQUIRE(w.size == size - 1 && memcmp(w.data, data + 1, w.size) == 0);
         free(w.data);
         gi__serve_job_free(&job);

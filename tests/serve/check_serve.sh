@@ -10,11 +10,19 @@
 #   concurrent  32 clients at once
 #   cores       jobs running at once share the cores: a job started beside
 #               a running one gets half of them, not a thread per core
+#   stalled     no caller holds the others up: callers reading stalled pipes
+#               run in their own process, a stopped client that reads nothing
+#               loses its turn, a call that waits too long runs in its own
+#   build       a server of another build is not used; the suites' own calls
+#               never reach a server they did not start
+#   stdio       standard output to a file runs on the server, to a pipe and
+#               from standard input in the calling process, -v saying why
 #   fd-leak     the server's descriptors after many requests as before
 #   fallback    version mismatch, stale socket, full server, no server
-#   lifecycle   --stop, SIGTERM during a batch, --idle-exit, a client killed
-#               mid-batch, a client of another user (as root), a socket
-#               directory open to others refused
+#   lifecycle   --stop (returning once the server has stopped), SIGTERM
+#               during a batch, --idle-exit, a client killed mid-batch, a
+#               client of another user (as root), a socket directory open
+#               to others or of another user refused
 set -u
 absolute() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
 gpuimg=$(absolute "$1") probe=$(absolute "$2") samples=$(absolute "$3") group=$4
@@ -22,12 +30,16 @@ t=$(mktemp -d) || exit 1
 chmod 700 "$t"
 sock=$t/sock
 server_pid=
+turn_holder=
 cleanup() {
     [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null
+    [ -n "$turn_holder" ] && kill -9 "$turn_holder" 2>/dev/null # stopped or not
     rm -rf "$t"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+# What the test harness gave (group build checks it), then this group's own
+inherited_server=${GPUIMG_SERVER-unset}
 export GPUIMG_SERVER="$sock"
 fail() {
     echo "FAIL: $*"
@@ -185,7 +197,8 @@ group_malformed() {
 }
 
 group_concurrent() {
-    start_server -j 2
+    # however loaded the machine, all 32 take their turns on the server
+    start_server -j 2 --max-wait 600
     "$gpuimg" --no-server pipe 'blur --sigma 2 | sobel' "$samples/scene.jpg" "$t/ref.png"
     before=$(jobs_served)
     pids=
@@ -211,39 +224,193 @@ logged() {
     done
 }
 
-# A job is held on its input, a FIFO that this shell writes only later,
-# while a second job runs beside it: the second gets half the cores, the
-# first (alone when it started) all of them; both give the bytes of an
-# in-process run. The share is read from the server's log: no timing.
+# hold_turn MODE: a job that holds its turn on the server: the probe's,
+# whose results it reads slowly (trickle: for 60 s, however slow the
+# machine) or not at all (stall: the server's sends wait until they time
+# out). Sets $turn_holder, once the server runs it.
+hold_turn() {
+    "$probe" "$1" "$sock" 60 >"$t/stall.out" &
+    turn_holder=$!
+    i=0
+    until grep -q accepted "$t/stall.out" &&
+        "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q 'running 1,'; do
+        i=$((i + 1))
+        [ $i -lt 200 ] || fail "the held job did not start"
+        sleep 0.05
+    done
+}
+
+# A job holds its turn while a second job runs beside it: the second gets
+# half the cores, the first (alone when it started) all of them; the
+# second gives the bytes of an in-process run. The share is read from the
+# server's log: no timing.
 group_cores() {
     start_server -j 2
     cores=$(getconf _NPROCESSORS_ONLN)
     half=$((cores / 2 > 1 ? cores / 2 : 1))
     "$gpuimg" --no-server blur --sigma 2 "$samples/scene.jpg" "$t/ref.jpg" || fail "in-process"
-    mkfifo "$t/held.jpg" || fail "mkfifo"
-    exec 3<>"$t/held.jpg" # a writer, so that the client's open does not wait
-    "$gpuimg" blur --sigma 2 "$t/held.jpg" "$t/held-out.jpg" 3>&- &
-    held=$!
-    i=0
-    until "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q 'running 1,'; do
-        i=$((i + 1))
-        [ $i -lt 200 ] || fail "the held job did not start"
-        sleep 0.05
-    done
-    "$gpuimg" -v blur --sigma 2 "$samples/scene.jpg" "$t/beside.jpg" 3>&- 2>"$t/beside.err" ||
+    hold_turn trickle
+    "$gpuimg" -v blur --sigma 2 "$samples/scene.jpg" "$t/beside.jpg" 2>"$t/beside.err" ||
         fail "the job beside the held one"
     grep -q 'ran by the server' "$t/beside.err" || fail "the job beside ran in its own process"
     logged 1 "failed ([0-9.]* ms, $half of $cores cores)" ||
         fail "the job beside the held one did not get $half of $cores cores"
-    cat "$samples/scene.jpg" >&3
-    exec 3>&-
-    wait "$held" || fail "the held job failed"
-    logged 2 'failed (' || fail "the held job was not logged"
-    [ "$(grep -c "failed ([0-9.]* ms, $cores of $cores cores)" "$t/server.log")" -eq 1 ] ||
-        fail "the held job did not get every core"
+    kill "$turn_holder"
+    wait "$turn_holder" 2>/dev/null
+    turn_holder=
+    logged 1 'failed, client gone (' || fail "the held job was not logged"
+    [ "$(grep -c "failed, client gone ([0-9.]* ms, $cores of $cores cores)" "$t/server.log")" \
+        -eq 1 ] || fail "the held job did not get every core"
     cmp "$t/ref.jpg" "$t/beside.jpg" || fail "the job beside: other bytes"
-    cmp "$t/ref.jpg" "$t/held-out.jpg" || fail "the held job: other bytes"
     echo "ok: a job beside a running one got $half of $cores cores, the same bytes"
+}
+
+# Callers whose inputs are pipes that stall (FIFOs written only once the
+# third caller is done, so that no timing decides) take none of the
+# server's two turns: a third caller's tiny job runs on the server at
+# once. Before, each stalled reader held a turn and the third waited as
+# long as the pipes did.
+group_stalled() {
+    start_server -j 2
+    s=$samples
+    "$gpuimg" --no-server blur --sigma 1 "$s/edge_line.png" "$t/ref-tiny.png" || fail "reference"
+    "$gpuimg" --no-server blur --sigma 1 "$s/scene.png" "$t/ref.png" || fail "reference"
+    mkfifo "$t/pipe1.png" "$t/pipe2.png" || fail "mkfifo"
+    exec 3<>"$t/pipe1.png" 4<>"$t/pipe2.png" # writers, kept open: the readers wait for bytes
+    "$gpuimg" -v blur --sigma 1 "$t/pipe1.png" "$t/out1.png" 3>&- 4>&- 2>"$t/err1" &
+    reader1=$!
+    "$gpuimg" -v blur --sigma 1 "$t/pipe2.png" "$t/out2.png" 3>&- 4>&- 2>"$t/err2" &
+    reader2=$!
+    sleep 0.5 # time for the readers to reach the server, as they did before
+    timeout 30 "$gpuimg" -v blur --sigma 1 "$s/edge_line.png" "$t/tiny.png" 3>&- 4>&- \
+        2>"$t/tiny.err" || fail "the third caller did not finish within 30 s (exit $?)"
+    grep -q 'ran by the server' "$t/tiny.err" || { cat "$t/tiny.err"; fail "third caller"; }
+    cmp "$t/ref-tiny.png" "$t/tiny.png" || fail "the third caller's output"
+    cat "$s/scene.png" >&3
+    cat "$s/scene.png" >&4
+    exec 3>&- 4>&-
+    wait "$reader1" || fail "reader 1 failed"
+    wait "$reader2" || fail "reader 2 failed"
+    for n in 1 2; do
+        cmp "$t/ref.png" "$t/out$n.png" || fail "reader $n's output"
+        grep -q "in this process: $t/pipe$n.png is a pipe, read here" "$t/err$n" ||
+            { cat "$t/err$n"; fail "reader $n: -v does not say why it ran in-process"; }
+    done
+    echo "ok: callers on stalled pipes ran in their own processes, a third one was served at once"
+
+    # A stopped client whose results fill the socket holds the only turn:
+    # its sends time out, its job stops, and the next client is served.
+    start_server -j 1 --max-wait 60
+    hold_turn stall
+    kill -STOP "$turn_holder"
+    timeout 30 "$gpuimg" -v blur --sigma 1 "$s/edge_line.png" "$t/tiny2.png" 2>"$t/tiny2.err" ||
+        fail "a client behind a stopped one did not finish within 30 s (exit $?)"
+    grep -q 'ran by the server' "$t/tiny2.err" ||
+        { cat "$t/tiny2.err"; fail "after a stopped client"; }
+    cmp "$t/ref-tiny.png" "$t/tiny2.png" || fail "the output after a stopped client"
+    grep -q 'takes no answer (not reading): its job stopped' "$t/server.log" ||
+        fail "the server did not log the stopped client"
+    kill -CONT "$turn_holder"
+    kill "$turn_holder"
+    wait "$turn_holder" 2>/dev/null
+    turn_holder=
+    echo "ok: a stopped client lost its turn, the next one was served"
+
+    # A call that waits longer than --max-wait for its turn runs in its own
+    # process, and -v says so.
+    start_server -j 1 --max-wait 0.5
+    hold_turn trickle
+    timeout 30 "$gpuimg" -v blur --sigma 1 "$s/edge_line.png" "$t/tiny3.png" 2>"$t/tiny3.err" ||
+        fail "a waiting client did not finish within 30 s (exit $?)"
+    grep -q 'in this process: the server refused: busy: no turn within 0.5 s' "$t/tiny3.err" ||
+        { cat "$t/tiny3.err"; fail "a waiting client: -v does not say why it ran in-process"; }
+    cmp "$t/ref-tiny.png" "$t/tiny3.png" || fail "the waiting client's output"
+    kill "$turn_holder"
+    wait "$turn_holder" 2>/dev/null
+    turn_holder=
+    echo "ok: a call that waited past --max-wait ran in its own process"
+}
+
+# The server's build is another when its library is another file: a copy
+# of this build's, loaded first. Its calls run in the calling process.
+group_build() {
+    start_server
+    "$probe" other-build "$sock" || fail "a job of another build not refused as such"
+    grep -q 'refused: another build of gpuimg' "$t/server.log" || fail "other build: server log"
+    stop_server
+    lib=$(ldd "$gpuimg" | sed -n 's/.*libgpuimg\.so[^ ]* => \([^ ]*\) .*/\1/p')
+    [ -f "$lib" ] || fail "libgpuimg not found by ldd"
+    mkdir "$t/other"
+    cp "$lib" "$t/other/$(basename "$lib")"
+    LD_LIBRARY_PATH="$t/other" start_server
+    "$gpuimg" --no-server blur "$samples/scene.png" "$t/ref.png"
+    before=$(jobs_served)
+    "$gpuimg" -v blur "$samples/scene.png" "$t/a.png" 2>"$t/err" || fail "other build: exit"
+    grep -q "in this process: the server refused: another build of gpuimg: the server runs $t/other/" \
+        "$t/err" || { cat "$t/err"; fail "other build: -v note"; }
+    cmp "$t/ref.png" "$t/a.png" || fail "other build: output"
+    [ "$(jobs_served)" -eq "$before" ] || fail "other build: the server ran the call"
+    stop_server
+    echo "ok: a server of another build was not used"
+    # the same library reached by another path (the program's runpath, not
+    # LD_LIBRARY_PATH, or a symbolic link) is the same build
+    env -u LD_LIBRARY_PATH "$gpuimg" serve --socket "$sock" -v 2>>"$t/server.log" &
+    server_pid=$!
+    i=0
+    until "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q "^server: $sock"; do
+        i=$((i + 1))
+        [ $i -lt 100 ] || fail "the server did not start"
+        sleep 0.05
+    done
+    LD_LIBRARY_PATH=$(dirname "$lib") "$gpuimg" -v blur "$samples/scene.png" "$t/c.png" \
+        2>"$t/err" || fail "same build: exit"
+    grep -q 'ran by the server' "$t/err" || { cat "$t/err"; fail "same build, other path: not served"; }
+    stop_server
+    echo "ok: the same build by another path was served"
+    # A server on the default socket (XDG_RUNTIME_DIR a folder of this
+    # test's): the environment the test harness gives every test keeps
+    # their calls off it.
+    mkdir -m 700 "$t/run"
+    XDG_RUNTIME_DIR="$t/run" GPUIMG_SERVER= "$gpuimg" serve -v 2>>"$t/server.log" &
+    server_pid=$!
+    i=0
+    until [ -S "$t/run/gpuimg/socket" ]; do
+        i=$((i + 1))
+        [ $i -lt 100 ] || fail "the server on the default socket did not start"
+        sleep 0.05
+    done
+    before=$(jobs_served)
+    if [ "$inherited_server" = unset ]; then
+        env -u GPUIMG_SERVER XDG_RUNTIME_DIR="$t/run" "$gpuimg" -v blur "$samples/scene.png" \
+            "$t/b.png" 2>"$t/err"
+    else
+        GPUIMG_SERVER="$inherited_server" XDG_RUNTIME_DIR="$t/run" "$gpuimg" -v blur \
+            "$samples/scene.png" "$t/b.png" 2>"$t/err"
+    fi
+    [ "$(jobs_served)" -eq "$before" ] && grep -q 'in this process' "$t/err" ||
+        { cat "$t/err"; fail "a test's call reached a server it did not start"; }
+    echo "ok: the tests' environment keeps their calls off the default socket's server"
+}
+
+# Standard output that is a file is written by the server; a pipe, and
+# standard input, are the calling process's, and -v says so.
+group_stdio() {
+    start_server
+    s=$samples
+    "$gpuimg" --no-server blur --format png "$s/scene.png" - >"$t/ref.png"
+    "$gpuimg" -v blur --format png "$s/scene.png" - >"$t/file.png" 2>"$t/err" || fail "to a file"
+    grep -q 'ran by the server' "$t/err" || { cat "$t/err"; fail "to a file: not served"; }
+    cmp "$t/ref.png" "$t/file.png" || fail "to a file: output"
+    "$gpuimg" -v blur --format png "$s/scene.png" - 2>"$t/err" | cat >"$t/pipe.png"
+    grep -q 'in this process: standard output is a pipe, written here' "$t/err" ||
+        { cat "$t/err"; fail "to a pipe: -v note"; }
+    cmp "$t/ref.png" "$t/pipe.png" || fail "to a pipe: output"
+    "$gpuimg" -v blur --format png - "$t/stdin.png" <"$s/scene.png" 2>"$t/err" ||
+        fail "from standard input"
+    grep -q 'in this process: standard input is read here' "$t/err" ||
+        { cat "$t/err"; fail "from standard input: -v note"; }
+    cmp "$t/ref.png" "$t/stdin.png" || fail "from standard input: output"
+    echo "ok: standard output to a file served, to a pipe and from standard input in-process"
 }
 
 count_fds() {
@@ -317,12 +484,29 @@ group_fallback() {
 }
 
 group_lifecycle() {
-    start_server
+    # --stop during a batch returns once the server has finished it and
+    # stopped: at that moment its socket is gone, every output is in place
+    # and its log says it stopped.
+    big_input "$t/big.png"
+    mkdir "$t/in"
+    for i in 1 2 3 4 5 6; do cp "$t/big.png" "$t/in/$i.png"; done
+    start_server -j 1
+    "$gpuimg" blur --sigma 6 -o "$t/stop" "$t/in"/*.png 2>"$t/client.err" &
+    client=$!
+    i=0
+    until [ -n "$(ls "$t/stop" 2>/dev/null | grep -v '\.tmp$')" ]; do
+        i=$((i + 1))
+        [ $i -lt 1000 ] || fail "--stop: no first output in 10 s"
+        sleep 0.01
+    done
     "$gpuimg" serve --stop --socket "$sock" || fail "--stop"
+    [ ! -e "$sock" ] || fail "--stop returned with the socket still there"
+    grep -q 'stopped after' "$t/server.log" || fail "--stop returned before the server stopped"
+    [ "$(ls "$t/stop" | grep -vc '\.tmp$')" -eq 6 ] || fail "--stop returned before the batch ended"
     wait "$server_pid" || fail "server exit after --stop"
     server_pid=
-    [ ! -e "$sock" ] || fail "socket left after --stop"
-    echo "ok: --stop"
+    wait "$client" || fail "the client of a stopped server"
+    echo "ok: --stop returned once the server had stopped"
     "$gpuimg" serve --socket "$sock" --idle-exit 0.5 2>/dev/null &
     server_pid=$!
     sleep 2
@@ -330,9 +514,6 @@ group_lifecycle() {
     server_pid=
     echo "ok: --idle-exit"
     # SIGTERM during a batch: the batch completes on the server
-    big_input "$t/big.png"
-    mkdir "$t/in"
-    for i in 1 2 3 4 5 6; do cp "$t/big.png" "$t/in/$i.png"; done
     start_server -j 1
     "$gpuimg" blur --sigma 6 -o "$t/out" "$t/in"/*.png 2>"$t/client.err" &
     client=$!
@@ -358,10 +539,16 @@ group_lifecycle() {
     done
     kill -9 "$client"
     wait "$client" 2>/dev/null
-    sleep 1.5
+    # its job ends once the images in flight do (30 s at most, for slow
+    # builds): its log line says the client went
+    i=0
+    until grep -q 'client gone' "$t/server.log"; do
+        i=$((i + 1))
+        [ $i -lt 600 ] || fail "the server did not see the client go"
+        sleep 0.05
+    done
     "$gpuimg" blur "$samples/alpha.png" "$t/after.png" || fail "client after a killed one"
     [ "$(find "$t/out2" -name '*.tmp' | wc -l)" -eq 0 ] || fail "temporary files left"
-    grep -q 'client gone' "$t/server.log" || fail "the server did not see the client go"
     echo "ok: a killed client's job abandoned, no temporary files"
     # a client of another user: refused by its credentials (as root, which
     # can open the way to the socket for user nobody)
@@ -384,6 +571,19 @@ group_lifecycle() {
     "$gpuimg" serve --socket "$t/open/sock" 2>"$t/err" && fail "served from an open directory"
     grep -q 'closed to group and others' "$t/err" || fail "open directory: message"
     echo "ok: a socket directory open to others refused"
+    # a socket directory of another user (made first by them in /tmp, say):
+    # said plainly, with no advice to change what is not ours
+    if [ "$(id -u)" = 0 ]; then
+        mkdir -m 700 "$t/theirs"
+        chown 65534 "$t/theirs"
+        theirs=$t/theirs
+    else
+        theirs=/ # root's
+    fi
+    "$gpuimg" serve --socket "$theirs/sock" 2>"$t/err" && fail "served from another user's directory"
+    grep -q 'belongs to another user' "$t/err" && ! grep -q chmod "$t/err" ||
+        { cat "$t/err"; fail "another user's directory: message"; }
+    echo "ok: a socket directory of another user refused, saying so"
 }
 
 case $group in
@@ -392,6 +592,9 @@ sigkill) group_sigkill ;;
 malformed) group_malformed ;;
 concurrent) group_concurrent ;;
 cores) group_cores ;;
+stalled) group_stalled ;;
+build) group_build ;;
+stdio) group_stdio ;;
 fd-leak) group_fd_leak ;;
 fallback) group_fallback ;;
 lifecycle) group_lifecycle ;;

@@ -8,6 +8,12 @@
  *   huge SOCKET          a header claiming 4 GiB: refused or closed, nothing read
  *   many-fds SOCKET      more descriptors than a request may hold: refused or closed
  *   hold SOCKET SECONDS  connects, sends nothing, stays (a client slot taken)
+ *   other-build SOCKET   a valid job from another build of gpuimg: REFUSED (build)
+ *   stall SOCKET SECONDS a job whose 2048 results far exceed what the socket holds,
+ *                        none of them read: prints "accepted", then stays, as a
+ *                        stopped client would
+ *   trickle SOCKET SECONDS the same job, its results read one every 200 ms: the
+ *                        server's sends never wait long, the job holds its turn
  *   fake-server SOCKET   answers one client's request with a frame of protocol 99
  *   job-seed FILE        writes a valid JOB payload (the fuzz target's seed)
  */
@@ -20,6 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "build_id.h"
 #include "request.h"
 #include "wire.h"
 
@@ -59,8 +66,8 @@ static int answer(int s)
 }
 
 /* A blur job of two items, the first reading descriptor 0 into the
- * directory of descriptor 1, the second failing unrun. */
-static void job_payload(gi__put *w)
+ * directory of descriptor 1, the second failing unrun; of this build. */
+static void job_payload(gi__put *w, const char *build)
 {
     gi_batch_options o;
     gi_batch_options_default(&o);
@@ -70,7 +77,25 @@ static void job_payload(gi__put *w)
     o.job.n_steps = 2;
     gi__serve_item items[2] = {{"in.png", "out/x.png", NULL, "x.png", 0, 0, 1, -1},
                                {"b.png", "out/b.png", "not an image", NULL, -1, 0, -1, -1}};
-    if (gi__serve_job_encode("blur", &o, items, 2, w) != 0) exit(2);
+    if (gi__serve_job_encode("blur", build, &o, items, 2, w) != 0) exit(2);
+}
+
+/* A job of GI__SERVE_MAX_ITEMS items that fail unrun, each with a long
+ * reason: its results are megabytes, where a socket holds a few hundred
+ * kilobytes. */
+static void stall_payload(gi__put *w, const char *build)
+{
+    static char why[3000];
+    memset(why, 'x', sizeof why - 1);
+    static gi__serve_item items[GI__SERVE_MAX_ITEMS];
+    for (int i = 0; i < GI__SERVE_MAX_ITEMS; i++)
+        items[i] = (gi__serve_item){"in.png", "out.png", why, NULL, -1, 0, -1, -1};
+    gi_batch_options o;
+    gi_batch_options_default(&o);
+    gi_op step = {.kind = GI_OP_TRANSFORM, .transform = GI_FLIP_H};
+    o.job.steps = &step;
+    o.job.n_steps = 1;
+    if (gi__serve_job_encode("flip", build, &o, items, GI__SERVE_MAX_ITEMS, w) != 0) exit(2);
 }
 
 static int expect(int got, int want, const char *what)
@@ -89,8 +114,10 @@ int main(int argc, char **argv)
     const char *mode = argv[1], *path = argv[2];
     gi__put w = {0};
     uint8_t head[GI__WIRE_HEADER];
+    char build[700];
+    gi__serve_build_id(build, sizeof build);
     if (strcmp(mode, "job-seed") == 0) {
-        job_payload(&w);
+        job_payload(&w, "a build"); /* the same seed from every build */
         FILE *f = fopen(path, "wb");
         uint8_t n_fds = 2; /* the fuzz target's first byte: descriptors sent before */
         int bad = !f || fwrite(&n_fds, 1, 1, f) != 1 || fwrite(w.data, 1, w.size, f) != w.size ||
@@ -108,9 +135,10 @@ int main(int argc, char **argv)
         int s = accept(l, NULL, NULL);
         gi__frame f;
         int fds[GI__SERVE_MAX_FDS], n = 0;
-        while (gi__wire_recv(s, &f, 5000, fds, &n, GI__SERVE_MAX_FDS) == 1 &&
-               f.type == GI__FRAME_FDS)
+        while (gi__wire_recv(s, &f, 5000, fds, &n, GI__SERVE_MAX_FDS) == 1) {
             free(f.payload);
+            if (f.type != GI__FRAME_FDS) break;
+        }
         put_header(head, GI__WIRE_MAGIC, 99, GI__FRAME_ACCEPTED, 0);
         (void)!write(s, head, sizeof head);
         sleep(1);
@@ -129,7 +157,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "bad-index") == 0 || strcmp(mode, "truncated") == 0) {
         int fd = open("/dev/null", O_RDONLY);
         gi__wire_send(s, GI__FRAME_FDS, NULL, 0, &fd, 1); /* one, where the job names two */
-        job_payload(&w);
+        job_payload(&w, build);
         if (strcmp(mode, "truncated") == 0) w.size -= 3;
         gi__wire_send(s, GI__FRAME_JOB, w.data, (uint32_t)w.size, NULL, 0);
         free(w.data);
@@ -147,6 +175,39 @@ int main(int argc, char **argv)
         for (int sent = 0; sent <= GI__SERVE_MAX_FDS; sent += GI__WIRE_FDS_PER_FRAME)
             if (gi__wire_send(s, GI__FRAME_FDS, NULL, 0, fds, GI__WIRE_FDS_PER_FRAME) != 0) break;
         return expect(answer(s), 0, mode);
+    }
+    if (strcmp(mode, "other-build") == 0) {
+        int fds[2] = {open("/dev/null", O_RDONLY), open(".", O_RDONLY | O_DIRECTORY)};
+        gi__wire_send(s, GI__FRAME_FDS, NULL, 0, fds, 2);
+        job_payload(&w, "/elsewhere/libgpuimg.so (inode 1, 1 bytes, modified 2026-01-01 "
+                        "00:00:00.000000000 UTC)");
+        gi__wire_send(s, GI__FRAME_JOB, w.data, (uint32_t)w.size, NULL, 0);
+        free(w.data);
+        return expect(answer(s), GI__REFUSED_BUILD, mode);
+    }
+    if (strcmp(mode, "stall") == 0 || strcmp(mode, "trickle") == 0) {
+        stall_payload(&w, build);
+        if (gi__wire_send(s, GI__FRAME_JOB, w.data, (uint32_t)w.size, NULL, 0) != 0) return 2;
+        free(w.data);
+        gi__frame f;
+        int none = 0;
+        if (gi__wire_recv(s, &f, 5000, NULL, &none, 0) != 1 || f.type != GI__FRAME_ACCEPTED) {
+            fprintf(stderr, "serve_probe stall: not accepted\n");
+            return 1;
+        }
+        printf("accepted\n");
+        fflush(stdout);
+        int seconds = argc > 3 ? atoi(argv[3]) : 5;
+        if (strcmp(mode, "stall") == 0) {
+            sleep((unsigned)seconds);
+            return 0;
+        }
+        for (int i = 0; i < seconds * 5; i++) {
+            usleep(200000);
+            if (gi__wire_recv(s, &f, 5000, NULL, &none, 0) != 1) break;
+            free(f.payload);
+        }
+        return 0;
     }
     if (strcmp(mode, "hold") == 0) {
         sleep(argc > 3 ? (unsigned)atoi(argv[3]) : 5);
