@@ -147,7 +147,8 @@ typedef struct gi_metadata gi_metadata;
 
 /* Decodes PNG, JPEG or Netpbm, told apart by their first bytes (limits
  * NULL = defaults). The image keeps the channel count stored in the file
- * (palette PNGs become RGB or RGBA, 16-bit PNGs and PNMs become 8-bit,
+ * (palette PNGs become RGB or RGBA, an index past the palette's end
+ * opaque black; 16-bit PNGs and PNMs become 8-bit,
  * bitmaps gray). Rows are never flipped. `name` is used in error messages
  * only and may be NULL. */
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
