@@ -43,8 +43,8 @@ static int opt_max_different(const cli_option *o, const char *arg)
     s->max_is_percent = *end == '%';
     if (s->max_is_percent) end++;
     if (end == arg || *end || errno == ERANGE || !(v >= 0) || (!s->max_is_percent && v != (long long)v)) {
-        fprintf(stderr, "gpuimg: --max-different '%s': expected a pixel count K or a percentage K%%\n",
-                arg);
+        fprintf(stderr, "%s: --max-different '%s': expected a pixel count K or a percentage K%%\n",
+                cli_message_prefix, arg);
         return -1;
     }
     s->max_different = v;
@@ -56,7 +56,7 @@ static int opt_report_format(const cli_option *o, const char *arg)
     if (strcmp(arg, "text") == 0) *(report_format *)o->target = FORMAT_TEXT;
     else if (strcmp(arg, "json") == 0) *(report_format *)o->target = FORMAT_JSON;
     else {
-        fprintf(stderr, "gpuimg: --format '%s': expected text or json\n", arg);
+        fprintf(stderr, "%s: --format '%s': expected text or json\n", cli_message_prefix, arg);
         return -1;
     }
     return 0;
@@ -312,6 +312,7 @@ int cmd_compare(int argc, char **argv)
     compare_settings s = {0};
     gi_compare_files_options_default(&s.lib);
     cli_common_init(&common, "compare");
+    cli_output_failure_status = EXIT_TROUBLE;
     const cli_option own[] = {
         {"tolerance", 't', "N", "samples that differ by at most N (0..255) count as equal "
          "(default 0)", opt_tolerance, &s.lib.compare.tolerance},

@@ -13,6 +13,8 @@
 #define MAX_OPTIONS 64
 
 const char *cli_message_prefix = "gpuimg";
+static char command_prefix[160]; /* "gpuimg blur", set by cli_parse */
+int cli_output_failure_status = EXIT_FAIL;
 
 void cli_common_init(cli_common *c, const char *command)
 {
@@ -25,15 +27,6 @@ void cli_common_init(cli_common *c, const char *command)
     c->quality = 90;
     c->shard_count = 1;
     gi_load_limits_default(&c->limits);
-    const char *pixels = getenv("GPUIMG_MAX_PIXELS");
-    char *end;
-    unsigned long long limit = pixels ? strtoull(pixels, &end, 10) : 0;
-    if (pixels && *pixels && !*end && limit > 0) c->limits.max_pixels = limit;
-    const char *env = getenv("GPUIMG_DEVICE");
-    if (env && strcasecmp(env, "cpu") == 0) c->device = GI_DEVICE_CPU;
-    if (env && strcasecmp(env, "cuda") == 0) c->device = GI_DEVICE_CUDA;
-    const char *orient = getenv("GPUIMG_AUTO_ORIENT");
-    c->auto_orient = orient && strcmp(orient, "1") == 0;
 }
 
 int cli_usage_error(const cli_common *common, const char *fmt, ...)
@@ -47,9 +40,16 @@ int cli_usage_error(const cli_common *common, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* How a message names a setting: "--sigma" for an option, the bare name
+ * for an environment variable (cli_apply_environment's table). */
+static const char *dashes(const cli_option *o)
+{
+    return strncmp(o->name, "GPUIMG_", 7) == 0 ? "" : "--";
+}
+
 static int invalid(const cli_option *o, const char *arg, const char *why)
 {
-    fprintf(stderr, "%s: --%s '%s': %s\n", cli_message_prefix, o->name, arg, why);
+    fprintf(stderr, "%s: %s%s '%s': %s\n", cli_message_prefix, dashes(o), o->name, arg, why);
     return -1;
 }
 
@@ -65,8 +65,8 @@ static int parse_finite(const cli_option *o, const char *arg, double *out)
     char *end;
     errno = 0;
     *out = strtod(arg, &end);
-    if (end == arg || *end || errno == ERANGE || !isfinite(*out))
-        return invalid(o, arg, "not a finite number");
+    if (end == arg || *end) return invalid(o, arg, "not a number");
+    if (errno == ERANGE || !isfinite(*out)) return invalid(o, arg, "not a finite number");
     return 0;
 }
 
@@ -99,8 +99,8 @@ int opt_int_range(const cli_option *o, const char *arg, long min, long max)
     errno = 0;
     long v = strtol(arg, &end, 10);
     if (end == arg || *end || errno == ERANGE || v < min || v > max) {
-        fprintf(stderr, "%s: --%s '%s': must be an integer from %ld to %ld\n", cli_message_prefix, o->name, arg,
-                min, max);
+        fprintf(stderr, "%s: %s%s '%s': must be an integer from %ld to %ld\n", cli_message_prefix,
+                dashes(o), o->name, arg, min, max);
         return -1;
     }
     *(int *)o->target = (int)v;
@@ -219,6 +219,54 @@ int opt_string(const cli_option *o, const char *arg)
     return 0;
 }
 
+/* One of the words of a NULL-terminated list, stored as its index. */
+static int opt_word(const cli_option *o, const char *arg, const char *const *words,
+                    const char *expected)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcmp(arg, words[i]) == 0) return *(int *)o->target = i, 0;
+    return invalid(o, arg, expected);
+}
+
+static int env_auto_orient(const cli_option *o, const char *arg)
+{
+    static const char *const words[] = {"0", "1", NULL};
+    return opt_word(o, arg, words, "expected 0 or 1");
+}
+
+/* The variables below are read where they act (lib/cpu_isa.c,
+ * lib/codec/jpeg_reconstruct.c, lib/job.c); only their values are checked
+ * here, into a scratch int. */
+static int env_cpu_isa(const cli_option *o, const char *arg)
+{
+    static const char *const words[] = {"base", "avx2", "avxvnni", "avx512", "generic", NULL};
+    return opt_word(o, arg, words, "expected base, avx2, avxvnni, avx512 or generic");
+}
+
+static int env_cpu_or_gpu(const cli_option *o, const char *arg)
+{
+    static const char *const words[] = {"cpu", "gpu", NULL};
+    return opt_word(o, arg, words, "expected cpu or gpu");
+}
+
+int cli_apply_environment(cli_common *c)
+{
+    int scratch;
+    const cli_option env[] = {
+        {"GPUIMG_DEVICE", 0, NULL, NULL, opt_device, &c->device},
+        {"GPUIMG_MAX_PIXELS", 0, NULL, NULL, opt_limit, &c->limits.max_pixels},
+        {"GPUIMG_AUTO_ORIENT", 0, NULL, NULL, env_auto_orient, &c->auto_orient},
+        {"GPUIMG_CPU_ISA", 0, NULL, NULL, env_cpu_isa, &scratch},
+        {"GPUIMG_JPEG_ARITHMETIC", 0, NULL, NULL, env_cpu_or_gpu, &scratch},
+        {"GPUIMG_JPEG_ENTROPY", 0, NULL, NULL, env_cpu_or_gpu, &scratch},
+    };
+    for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
+        const char *value = getenv(env[i].name);
+        if (value && *value && env[i].apply(&env[i], value)) return -1; /* empty: as unset */
+    }
+    return 0;
+}
+
 /* The options of every command, then those of image-writing commands. */
 static int common_table(cli_common *c, int image_options, cli_option *out)
 {
@@ -320,6 +368,9 @@ int cli_parse(int argc, char **argv, cli_common *common, const cli_option *own, 
     }
     longs[n] = (struct option){0};
     shorts[ns] = '\0';
+    snprintf(command_prefix, sizeof command_prefix, "gpuimg %s", common->command);
+    cli_message_prefix = command_prefix;
+    if (cli_apply_environment(common)) return EXIT_USAGE;
 
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then also forgets a half-read "-abc" of an earlier parse */
