@@ -936,6 +936,21 @@ group_messages() {
     expect 0 blur -r -o "$tmp/o/" --summary-json "$tmp/s.json" "$tmp/photos/"
     check "--summary-json -r: a doubled slash" lacks_ere "//" "$tmp/s.json"
 
+    # A JPEG whose scan data ends long before its frame: decoded, and -v
+    # says so (as djpeg warns); a whole one says nothing of the kind.
+    if command -v python3 >/dev/null 2>&1; then
+        python3 "$(dirname "$0")/robust/make_corpus.py" "$(dirname "$0")/robust/cases.txt" \
+            "$samples" "$tmp/corpus" jpeg-data-short.jpg jpeg-fill-in-scan.jpg >/dev/null
+        expect 0 flip h -v "$tmp/corpus/jpeg-data-short.jpg" "$tmp/short.png"
+        check "short JPEG data: -v does not say so" has "premature end of JPEG data" "$tmp/err"
+        expect 0 flip h "$tmp/corpus/jpeg-data-short.jpg" "$tmp/short.png"
+        check "short JPEG data: a message without -v" [ ! -s "$tmp/err" ]
+        for whole in "$tmp/corpus/jpeg-fill-in-scan.jpg" "$samples/scene.jpg"; do
+            expect 0 flip h -v "$whole" "$tmp/whole.png"
+            check "$whole: -v says its data ends early" lacks_ere "premature" "$tmp/err"
+        done
+    fi
+
     # info names the trouble with the driver in words, not CUDA's enum.
     expect 0 info --no-bandwidth
     check "info prints a CUDA error name" lacks_ere "cudaError" "$tmp/out"

@@ -73,22 +73,26 @@ static size_t skip_scan(const uint8_t *bytes, size_t size, size_t at)
     return size;
 }
 
-/* The tables a JPEG has defined so far, as stb 2.27 would have them, and
- * the first frame's components. */
+/* The tables a JPEG has defined so far, as stb 2.27 would have them, the
+ * first frame, and the first scan whose data is shorter than its blocks
+ * can be coded in. */
 typedef struct {
     int huffman[2][4]; /* [DC, AC][table] */
     int quant[4];
     int progressive;
     int components;     /* of the first SOF; 0 before it */
     int id[4], tq[4];   /* each component's id and quantization table */
-} jpeg_tables_seen;
+    int h[4], v[4];     /* sampling factors */
+    uint32_t width, height;
+    size_t short_data, short_need; /* bytes of that scan and the fewest it needs; 0: none */
+} jpeg_walk;
 
 /* A DHT segment's tables (p to end): 16 code-length counts whose sum is at
  * most 256 (a table holds at most 256 symbols), and DC symbols of at most
  * 15 bits. stb 2.27 builds its tables without that check and indexes past
  * a 257-entry array (the regression jpeg-dht-counts-over-256). stb reads
  * zeros past the end of a truncated file; so do we. */
-static int read_dht(const uint8_t *bytes, size_t size, size_t p, size_t end, jpeg_tables_seen *t)
+static int read_dht(const uint8_t *bytes, size_t size, size_t p, size_t end, jpeg_walk *t)
 {
     while (p < end) {
         int dc = p < size && (bytes[p] >> 4) == 0;
@@ -107,7 +111,7 @@ static int read_dht(const uint8_t *bytes, size_t size, size_t p, size_t end, jpe
 
 /* A DQT segment's tables (p to end), as stb reads them: an empty segment
  * defines none. Bad precisions and numbers stb refuses itself. */
-static void read_dqt(const uint8_t *bytes, size_t size, size_t p, size_t end, jpeg_tables_seen *t)
+static void read_dqt(const uint8_t *bytes, size_t size, size_t p, size_t end, jpeg_walk *t)
 {
     while (p < end && p < size) {
         const int precision = bytes[p] >> 4, table = bytes[p] & 15;
@@ -118,16 +122,53 @@ static void read_dqt(const uint8_t *bytes, size_t size, size_t p, size_t end, jp
 }
 
 /* The first SOF's components (p after the length); stb refuses the rest. */
-static void read_sof(const uint8_t *bytes, size_t size, size_t p, jpeg_tables_seen *t)
+static void read_sof(const uint8_t *bytes, size_t size, size_t p, jpeg_walk *t)
 {
     if (t->components || p + 6 > size) return;
     const int n = bytes[p + 5];
     if (n < 1 || n > 4 || p + 6 + 3 * (size_t)n > size) return;
     for (int c = 0; c < n; c++) {
         t->id[c] = bytes[p + 6 + 3 * c];
+        t->h[c] = bytes[p + 6 + 3 * c + 1] >> 4;
+        t->v[c] = bytes[p + 6 + 3 * c + 1] & 15;
         t->tq[c] = bytes[p + 6 + 3 * c + 2] & 3; /* stb refuses a number over 3 */
+        if (t->h[c] < 1 || t->v[c] < 1) return; /* stb refuses it */
     }
+    t->height = (uint32_t)bytes[p + 1] << 8 | bytes[p + 2];
+    t->width = (uint32_t)bytes[p + 3] << 8 | bytes[p + 4];
     t->components = n;
+}
+
+static uint64_t blocks_across(uint64_t pixels, int sampling, int most)
+{
+    return ((pixels * (uint64_t)sampling + (uint64_t)most - 1) / (uint64_t)most + 7) / 8;
+}
+
+/* The fewest bytes the scan at `p` (its header, after the length) can be
+ * coded in: each block of a sequential scan takes at least 2 bits (a DC
+ * code and an AC end of block), of a progressive first DC pass 1; other
+ * progressive passes can code any number of blocks in a few bits. */
+static uint64_t scan_fewest_bytes(const uint8_t *bytes, size_t size, size_t p, const jpeg_walk *t)
+{
+    if (!t->components || p >= size) return 0;
+    const size_t n = bytes[p], after = p + 1 + 2 * n;
+    if (n < 1 || n > 4 || after + 3 > size) return 0;
+    const int bits = !t->progressive ? 2 : bytes[after] == 0 && bytes[after + 2] >> 4 == 0 ? 1 : 0;
+    int hmax = 1, vmax = 1;
+    for (int k = 0; k < t->components; k++) {
+        hmax = t->h[k] > hmax ? t->h[k] : hmax;
+        vmax = t->v[k] > vmax ? t->v[k] : vmax;
+    }
+    const uint64_t mcus = blocks_across(t->width, 1, hmax) * blocks_across(t->height, 1, vmax);
+    uint64_t blocks = 0;
+    for (size_t c = 0; c < n; c++)
+        for (int k = 0; k < t->components; k++) {
+            if (t->id[k] != bytes[p + 1 + 2 * c]) continue;
+            blocks += n == 1 ? blocks_across(t->width, t->h[k], hmax) *
+                                   blocks_across(t->height, t->v[k], vmax)
+                             : mcus * (uint64_t)(t->h[k] * t->v[k]);
+        }
+    return blocks * (uint64_t)bits / 8;
 }
 
 /* The scan header at `p` (after its length): 0 when it uses only tables
@@ -138,7 +179,7 @@ static void read_sof(const uint8_t *bytes, size_t size, size_t p, jpeg_tables_se
  * component; progressive ones the DC table in a first DC pass, the AC
  * table in an AC pass. Every scan needs its components' quantization
  * tables, as libjpeg requires at a component's first scan. */
-static int check_scan(const uint8_t *bytes, size_t size, size_t p, const jpeg_tables_seen *t,
+static int check_scan(const uint8_t *bytes, size_t size, size_t p, const jpeg_walk *t,
                       char *why, size_t why_size)
 {
     if (p >= size) return 0;
@@ -164,12 +205,13 @@ static int check_scan(const uint8_t *bytes, size_t size, size_t p, const jpeg_ta
 
 /* Walks the JPEG segments, scans included (progressive files define
  * tables between scans), and checks the tables as they are defined and
- * as the scans use them. */
-int gi__jpeg_check_tables(const uint8_t *bytes, size_t size, char *why, size_t why_size)
+ * as the scans use them; *t tells the rest. */
+static int walk_jpeg(const uint8_t *bytes, size_t size, jpeg_walk *w, char *why, size_t why_size)
 {
     size_t at = 2; /* after SOI */
-    jpeg_tables_seen t;
+    jpeg_walk t;
     memset(&t, 0, sizeof t);
+    memset(w, 0, sizeof *w);
     while (at + 4 <= size) {
         if (bytes[at] != 0xFF) { /* stb skips bytes between segments to the next marker */
             at++;
@@ -180,9 +222,9 @@ int gi__jpeg_check_tables(const uint8_t *bytes, size_t size, char *why, size_t w
             at++;
             continue;
         }
-        if (marker == 0xD9) return 0; /* end of image */
+        if (marker == 0xD9) break; /* end of image */
         size_t len = (size_t)bytes[at + 2] << 8 | bytes[at + 3];
-        if (len < 2) return 0;
+        if (len < 2) break;
         if (marker == 0xC4 && read_dht(bytes, size, at + 4, at + 2 + len, &t) != 0) {
             snprintf(why, why_size, "an invalid Huffman table");
             return -1;
@@ -191,9 +233,35 @@ int gi__jpeg_check_tables(const uint8_t *bytes, size_t size, char *why, size_t w
         if (marker == 0xC0 || marker == 0xC1 || marker == 0xC2) read_sof(bytes, size, at + 4, &t);
         if (marker == 0xC2) t.progressive = 1;
         if (marker == 0xDA && check_scan(bytes, size, at + 4, &t, why, why_size) != 0) return -1;
-        if (len > size - at - 2) return 0; /* truncated: stb reports it */
+        if (len > size - at - 2) break; /* truncated: stb reports it */
+        const size_t header = at + 4;
         at += 2 + len;
-        if (marker == 0xDA) at = skip_scan(bytes, size, at); /* start of scan */
+        if (marker != 0xDA) continue;
+        const size_t data = at; /* start of scan */
+        at = skip_scan(bytes, size, at);
+        const uint64_t fewest = scan_fewest_bytes(bytes, size, header, &t);
+        if (!t.short_need && at - data < fewest) {
+            t.short_data = at - data;
+            t.short_need = fewest;
+        }
     }
+    *w = t;
     return 0;
+}
+
+int gi__jpeg_check_tables(const uint8_t *bytes, size_t size, char *why, size_t why_size)
+{
+    jpeg_walk w;
+    return walk_jpeg(bytes, size, &w, why, why_size);
+}
+
+int gi__jpeg_data_short(const uint8_t *bytes, size_t size, char *note, size_t note_size)
+{
+    jpeg_walk w;
+    char why[64];
+    if (walk_jpeg(bytes, size, &w, why, sizeof why) != 0 || !w.short_need) return 0;
+    snprintf(note, note_size, "premature end of JPEG data: a scan of %zu bytes where its "
+             "blocks of %ux%u pixels take at least %zu", w.short_data, w.width, w.height,
+             w.short_need);
+    return 1;
 }

@@ -30,6 +30,13 @@ int gi__png_chunks_fit(const uint8_t *bytes, size_t size);
  * walked as stb walks them, so every table stb builds or uses is checked. */
 int gi__jpeg_check_tables(const uint8_t *bytes, size_t size, char *why, size_t why_size);
 
+/* 1 with a line in note when a scan's entropy-coded data is shorter than
+ * the fewest bytes its blocks can be coded in (2 bits a block): the file
+ * ends, or the next marker comes, long before the image does, and stb
+ * decodes the rest from zeros, as libjpeg does after its warning
+ * "Premature end of JPEG file". Else 0. */
+int gi__jpeg_data_short(const uint8_t *bytes, size_t size, char *note, size_t note_size);
+
 /* stbi_zlib_compress: stb's own deflate (png_write.c's, in a library
  * without libdeflate), from the pixel allocator; NULL past INT_MAX bytes. */
 uint8_t *gi__stb_zlib_compress(const uint8_t *data, size_t size, int level, size_t *out_size);

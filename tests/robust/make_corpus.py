@@ -191,12 +191,14 @@ def tinyjpeg(args):
     restart markers), and decodes to mid-grey. dri=N: a restart every N
     blocks; dht=N: a table of N symbols after the scan (over 256 is invalid,
     and then no pixels are expected); dqt=empty: the DQT segment holds no
-    table (no pixels expected)."""
+    table (no pixels expected); size=WxH: the frame says this size, the scan
+    data staying what it is (no pixels expected)."""
     scan, o = bytes.fromhex(args[0]), dict(a.split('=', 1) for a in args[1:])
     one_bit = bytes([2] + [0] * 15 + [0, 0])
     quant = b'' if o.get('dqt') == 'empty' else bytes(1) + bytes([1] * 64)
+    frame = tuple(map(int, o.get('size', '64x8').split('x')))
     data = (b'\xff\xd8' + jpeg_segment(0xdb, quant)
-            + jpeg_segment(0xc0, bytes.fromhex('08 0008 0040 01 01 11 00'))
+            + jpeg_segment(0xc0, struct.pack('>BHHB', 8, *frame[::-1], 1) + bytes.fromhex('01 11 00'))
             + jpeg_segment(0xc4, b'\x00' + one_bit) + jpeg_segment(0xc4, b'\x10' + one_bit))
     if 'dri' in o:
         data += jpeg_segment(0xdd, struct.pack('>H', int(o['dri'])))
@@ -206,7 +208,8 @@ def tinyjpeg(args):
         counts = [0] * 14 + [symbols - min(symbols, 255), min(symbols, 255)]
         data += jpeg_segment(0xc4, b'\x10' + bytes(counts) + bytes(symbols))
     data += b'\xff\xd9'
-    return data, (64, 8, 1, bytes([128] * 512)) if symbols <= 256 and quant else None
+    whole = symbols <= 256 and quant and frame == (64, 8)
+    return data, (64, 8, 1, bytes([128] * 512)) if whole else None
 
 
 # ---------------------------------------------------------------- tools
