@@ -819,6 +819,30 @@ group_compare() {
         check "shape $other: no 'differ'" has "differ" "$tmp/out"
     done
 
+    # With alpha, colour counts premultiplied: a transparent pixel's colour
+    # does not count, unless --straight-alpha.
+    if command -v python3 >/dev/null 2>&1; then
+        for name in clear:200,100,50 dark:10,20,30; do
+            python3 -c 'import struct, sys, zlib
+r, g, b = map(int, sys.argv[2].split(","))
+raw = bytes([0, r, g, b, 0, 1, 2, 3, 255, 100, 100, 100, 2])
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 3, 1, 8, 6, 0, 0, 0))
+                              + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))' \
+                "$tmp/${name%%:*}.png" "${name#*:}"
+        done
+        expect 0 compare "$tmp/clear.png" "$tmp/dark.png"
+        check "alpha 0, other colours: psnr not inf" has "^psnr: inf" "$tmp/out"
+        expect 1 compare --straight-alpha "$tmp/clear.png" "$tmp/dark.png"
+        check "--straight-alpha: not 1 differing pixel" has "^different pixels: 1 " "$tmp/out"
+        check "--straight-alpha: max diff not 190 80 20 0" has "^max abs diff: 190 80 20 0$" "$tmp/out"
+        # alpha 2: colours 100 and 101 are both 1 premultiplied (1 apart straight)
+        "$poke" "$tmp/dark.png" "$tmp/half.png" 2 0 0 1
+        expect 0 compare "$tmp/dark.png" "$tmp/half.png"
+        expect 1 compare --straight-alpha "$tmp/dark.png" "$tmp/half.png"
+    fi
+
     # Trouble is 2: a missing or undecodable file, usage errors.
     expect 2 compare "$scene" "$tmp/nothere.png"
     check "missing file not named" has nothere.png "$tmp/err"
