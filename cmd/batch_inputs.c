@@ -17,7 +17,10 @@ static int add_item(batch_list *list, const char *in, const char *out_rel, const
         list->items = bigger;
         list->cap = cap;
     }
-    size_t len = strlen(out_dir) + strlen(out_rel) + 2;
+    /* "out/" and "out" both give "out/name" */
+    const size_t dir_len = strlen(out_dir);
+    const char *slash = dir_len && out_dir[dir_len - 1] == '/' ? "" : "/";
+    size_t len = dir_len + strlen(out_rel) + 2;
     gi_batch_item *it = &list->items[list->count];
     memset(it, 0, sizeof *it); /* not started, no problem, no times yet */
     it->in = strdup(in);
@@ -27,7 +30,7 @@ static int add_item(batch_list *list, const char *in, const char *out_rel, const
         free(it->out);
         return -1;
     }
-    snprintf(it->out, len, "%s/%s", out_dir, out_rel);
+    snprintf(it->out, len, "%s%s%s", out_dir, slash, out_rel);
     list->count++;
     return 0;
 }
@@ -90,7 +93,7 @@ static int walk(const cli_common *c, const char *dir, const char *rel, batch_lis
         char *path = malloc(plen), *sub = malloc(rlen);
         if (!path || !sub) rc = EXIT_FAIL;
         if (rc == EXIT_OK) {
-            snprintf(path, plen, "%s/%s", dir, e->d_name);
+            snprintf(path, plen, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
             snprintf(sub, rlen, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
             struct stat st;
             if (descend_into(path, have_out ? &out_dir : NULL)) rc = walk(c, path, sub, list);
@@ -108,8 +111,11 @@ static int walk(const cli_common *c, const char *dir, const char *rel, batch_lis
 static int add_argument(const cli_common *c, const char *arg, batch_list *list)
 {
     struct stat st;
-    if (c->recursive && stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) return walk(c, arg, "", list);
-    return add_item(list, arg, base_name(arg), c->output_dir) ? EXIT_FAIL : EXIT_OK;
+    const int dir = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
+    if (c->recursive && dir) return walk(c, arg, "", list);
+    if (add_item(list, arg, base_name(arg), c->output_dir)) return EXIT_FAIL;
+    if (dir) list->items[list->count - 1].problem = "is a directory (-r takes the images under it)";
+    return EXIT_OK;
 }
 
 static int add_files_from(const cli_common *c, batch_list *list)

@@ -43,8 +43,8 @@ static int opt_max_different(const cli_option *o, const char *arg)
     s->max_is_percent = *end == '%';
     if (s->max_is_percent) end++;
     if (end == arg || *end || errno == ERANGE || !(v >= 0) || (!s->max_is_percent && v != (long long)v)) {
-        fprintf(stderr, "gpuimg: --max-different '%s': expected a pixel count K or a percentage K%%\n",
-                arg);
+        fprintf(stderr, "%s: --max-different '%s': expected a pixel count K or a percentage K%%\n",
+                cli_message_prefix, arg);
         return -1;
     }
     s->max_different = v;
@@ -56,7 +56,7 @@ static int opt_report_format(const cli_option *o, const char *arg)
     if (strcmp(arg, "text") == 0) *(report_format *)o->target = FORMAT_TEXT;
     else if (strcmp(arg, "json") == 0) *(report_format *)o->target = FORMAT_JSON;
     else {
-        fprintf(stderr, "gpuimg: --format '%s': expected text or json\n", arg);
+        fprintf(stderr, "%s: --format '%s': expected text or json\n", cli_message_prefix, arg);
         return -1;
     }
     return 0;
@@ -312,6 +312,7 @@ int cmd_compare(int argc, char **argv)
     compare_settings s = {0};
     gi_compare_files_options_default(&s.lib);
     cli_common_init(&common, "compare");
+    cli_output_failure_status = EXIT_TROUBLE;
     const cli_option own[] = {
         {"tolerance", 't', "N", "samples that differ by at most N (0..255) count as equal "
          "(default 0)", opt_tolerance, &s.lib.compare.tolerance},
@@ -324,6 +325,9 @@ int cmd_compare(int argc, char **argv)
          opt_flag, &s.recursive},
         {"diff-dir", 0, "DIR", "with -r: a diff picture per differing pair, mirroring the tree",
          opt_path, &s.diff_dir},
+        {"straight-alpha", 0, NULL, "with alpha, compare the colour as stored; default: "
+         "premultiplied by alpha, so pixels with alpha 0 are equal whatever their colour",
+         opt_flag, &s.lib.compare.straight_alpha},
         {"auto-orient", 0, NULL, "compare the images as their Exif Orientation says a viewer "
          "shows them; default: as stored (or $GPUIMG_AUTO_ORIENT=1)", opt_flag,
          &common.auto_orient},
@@ -334,6 +338,9 @@ int cmd_compare(int argc, char **argv)
         "       gpuimg compare [options] -r EXPECTED_DIR ACTUAL_DIR",
         "Compares two PNG/JPEG images by their decoded pixels (never the file bytes).\n"
         "A pixel differs when one of its channels differs by more than --tolerance.\n"
+        "With alpha, colour is compared premultiplied (v * alpha / 255, rounded),\n"
+        "alpha as stored: a transparent pixel's colour does not count\n"
+        "(--straight-alpha compares the colour as stored).\n"
         "Prints the size, the differing pixels, the largest difference per channel,\n"
         "the mean absolute difference, PSNR (peak 255, 'inf' when equal) and SSIM\n"
         "(Gaussian window sigma 1.5, as scikit-image's structural_similarity with\n"
@@ -342,7 +349,8 @@ int cmd_compare(int argc, char **argv)
         "-j N compares N pairs at once.\n"
         "Exit status (as cmp and diff): 0 equal within the limits, 1 different\n"
         "(including a different size or channel count, or a file missing on one\n"
-        "side), 2 trouble (an unreadable file, a usage error)."};
+        "side), 2 trouble (an unreadable file, a report that cannot be written,\n"
+        "a usage error)."};
     char **files;
     int count;
     int rc = cli_parse_command(argc, argv, &common, own, 0, &help, &files, &count);

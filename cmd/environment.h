@@ -1,22 +1,19 @@
-/* The environment variables of the command line, read once as gpuimg
- * starts (main), each value checked: a bad one is named and the command
- * does not run. The library's own (GPUIMG_CPU_ISA, ...) are checked at the
- * same moment through gi_check_environment. */
+/* The environment as gpuimg starts (main): the server's socket. The
+ * variables that stand for an option (GPUIMG_DEVICE, GPUIMG_MAX_PIXELS,
+ * GPUIMG_AUTO_ORIENT) are checked by that option's own parser, and the
+ * library's (GPUIMG_CPU_ISA, ...) through gi_check_environment, both in
+ * cli_apply_environment (options.c), so every message has one form. */
 #ifndef GPUIMG_CMD_ENVIRONMENT_H
 #define GPUIMG_CMD_ENVIRONMENT_H
 
 #include "gpuimg.h"
 
 typedef struct cli_environment {
-    gi_device device;              /* GPUIMG_DEVICE=auto|cpu|cuda (any case): --device's default */
-    unsigned long long max_pixels; /* GPUIMG_MAX_PIXELS=N >= 1: --max-pixels's; 0: unset */
-    int auto_orient;               /* GPUIMG_AUTO_ORIENT=0|1: --auto-orient's */
     const char *server;            /* GPUIMG_SERVER: the server's socket, "off", or NULL */
 } cli_environment;
 
-/* Reads and checks the variables. 0, or EXIT_USAGE after printing the
- * first bad one. */
-int cli_environment_read(void);
+/* Reads GPUIMG_SERVER. */
+void cli_environment_read(void);
 /* What cli_environment_read found (the defaults before it ran). */
 const cli_environment *cli_env(void);
 

@@ -113,6 +113,9 @@ static int hoist_global_options(int argc, char **argv)
     return 1;
 }
 
+/* The command dispatch runs, for main's last message; NULL before one is found. */
+static const char *running;
+
 static int dispatch(int argc, char **argv)
 {
     int at = hoist_global_options(argc, argv);
@@ -132,6 +135,7 @@ static int dispatch(int argc, char **argv)
         fprintf(stderr, "gpuimg: no command '%s'; see 'gpuimg --help'\n", name);
         return EXIT_USAGE;
     }
+    running = c->name;
     return c->run(argc - 1, argv + 1);
 }
 
@@ -152,12 +156,14 @@ int main(int argc, char **argv)
      * that batch's time on 2 cores (1.43-1.44 s against 1.45-1.46; peak
      * memory 220-247 MB against 217). */
     mallopt(M_TRIM_THRESHOLD, 8 << 20);
-    int status = cli_environment_read();
-    if (status == 0) status = dispatch(argc, argv);
+    cli_environment_read();
+    int status = dispatch(argc, argv);
     /* A full disk or closed pipe on stdout must not pass for success. */
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
-        if (errno != EPIPE) fprintf(stderr, "gpuimg: standard output: %s\n", strerror(errno));
-        return EXIT_FAIL;
+        if (errno != EPIPE)
+            fprintf(stderr, "gpuimg%s%s: standard output: %s\n", running ? " " : "",
+                    running ? running : "", strerror(errno));
+        return cli_output_failure_status;
     }
     return status;
 }

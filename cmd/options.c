@@ -8,12 +8,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "environment.h"
 #include "options.h"
 
 #define MAX_OPTIONS 64
 
 const char *cli_message_prefix = "gpuimg";
+static char command_prefix[160]; /* "gpuimg blur", set by cli_parse */
+int cli_output_failure_status = EXIT_FAIL;
 
 void cli_common_init(cli_common *c, const char *command)
 {
@@ -21,13 +22,11 @@ void cli_common_init(cli_common *c, const char *command)
     c->command = command;
     c->help_command = command;
     c->verbosity = 1;
-    c->device = cli_env()->device;
+    c->device = GI_DEVICE_AUTO;
     c->border.mode = GI_BORDER_MIRROR;
     c->quality = 90;
     c->shard_count = 1;
     gi_load_limits_default(&c->limits);
-    if (cli_env()->max_pixels) c->limits.max_pixels = cli_env()->max_pixels;
-    c->auto_orient = cli_env()->auto_orient;
 }
 
 int cli_usage_error(const cli_common *common, const char *fmt, ...)
@@ -41,9 +40,16 @@ int cli_usage_error(const cli_common *common, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* How a message names a setting: "--sigma" for an option, the bare name
+ * for an environment variable (cli_apply_environment's table). */
+static const char *dashes(const cli_option *o)
+{
+    return strncmp(o->name, "GPUIMG_", 7) == 0 ? "" : "--";
+}
+
 static int invalid(const cli_option *o, const char *arg, const char *why)
 {
-    fprintf(stderr, "%s: --%s '%s': %s\n", cli_message_prefix, o->name, arg, why);
+    fprintf(stderr, "%s: %s%s '%s': %s\n", cli_message_prefix, dashes(o), o->name, arg, why);
     return -1;
 }
 
@@ -59,8 +65,8 @@ static int parse_finite(const cli_option *o, const char *arg, double *out)
     char *end;
     errno = 0;
     *out = strtod(arg, &end);
-    if (end == arg || *end || errno == ERANGE || !isfinite(*out))
-        return invalid(o, arg, "not a finite number");
+    if (end == arg || *end) return invalid(o, arg, "not a number");
+    if (errno == ERANGE || !isfinite(*out)) return invalid(o, arg, "not a finite number");
     return 0;
 }
 
@@ -93,8 +99,8 @@ int opt_int_range(const cli_option *o, const char *arg, long min, long max)
     errno = 0;
     long v = strtol(arg, &end, 10);
     if (end == arg || *end || errno == ERANGE || v < min || v > max) {
-        fprintf(stderr, "%s: --%s '%s': must be an integer from %ld to %ld\n", cli_message_prefix, o->name, arg,
-                min, max);
+        fprintf(stderr, "%s: %s%s '%s': must be an integer from %ld to %ld\n", cli_message_prefix,
+                dashes(o), o->name, arg, min, max);
         return -1;
     }
     *(int *)o->target = (int)v;
@@ -213,6 +219,41 @@ int opt_string(const cli_option *o, const char *arg)
     return 0;
 }
 
+/* One of the words of a NULL-terminated list, stored as its index. */
+static int opt_word(const cli_option *o, const char *arg, const char *const *words,
+                    const char *expected)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcmp(arg, words[i]) == 0) return *(int *)o->target = i, 0;
+    return invalid(o, arg, expected);
+}
+
+static int env_auto_orient(const cli_option *o, const char *arg)
+{
+    static const char *const words[] = {"0", "1", NULL};
+    return opt_word(o, arg, words, "expected 0 or 1");
+}
+
+int cli_apply_environment(cli_common *c)
+{
+    const cli_option env[] = {
+        {"GPUIMG_DEVICE", 0, NULL, NULL, opt_device, &c->device},
+        {"GPUIMG_MAX_PIXELS", 0, NULL, NULL, opt_limit, &c->limits.max_pixels},
+        {"GPUIMG_AUTO_ORIENT", 0, NULL, NULL, env_auto_orient, &c->auto_orient},
+    };
+    for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
+        const char *value = getenv(env[i].name);
+        if (value && *value && env[i].apply(&env[i], value)) return -1; /* empty: as unset */
+    }
+    /* The library's own variables (GPUIMG_CPU_ISA, ...), checked where it
+     * reads them, named in the same words. */
+    if (gi_check_environment() != GI_OK) {
+        fprintf(stderr, "%s: %s\n", cli_message_prefix, gi_last_error());
+        return -1;
+    }
+    return 0;
+}
+
 /* The options of every command, then those of image-writing commands. */
 static int common_table(cli_common *c, int image_options, cli_option *out)
 {
@@ -314,6 +355,9 @@ int cli_parse(int argc, char **argv, cli_common *common, const cli_option *own, 
     }
     longs[n] = (struct option){0};
     shorts[ns] = '\0';
+    snprintf(command_prefix, sizeof command_prefix, "gpuimg %s", common->command);
+    cli_message_prefix = command_prefix;
+    if (cli_apply_environment(common)) return EXIT_USAGE;
 
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then also forgets a half-read "-abc" of an earlier parse */

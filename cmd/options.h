@@ -48,9 +48,22 @@ typedef struct cli_common {
 
 void cli_common_init(cli_common *c, const char *command);
 
-/* What option value errors start with: "gpuimg", or, while pipe parses a
- * step, "gpuimg pipe: step 2 (sobel)". */
+/* The GPUIMG_* environment variables, each checked as its option is (and
+ * with its message, naming the variable): GPUIMG_DEVICE, GPUIMG_MAX_PIXELS
+ * and GPUIMG_AUTO_ORIENT into c; GPUIMG_CPU_ISA, GPUIMG_JPEG_ARITHMETIC and
+ * GPUIMG_JPEG_ENTROPY only checked (the library reads them). An empty
+ * variable counts as unset. cli_parse calls it before reading the options,
+ * which override it. Returns 0, or -1 after printing why. */
+int cli_apply_environment(cli_common *c);
+
+/* What option value errors start with: "gpuimg CMD" of the command being
+ * parsed (cli_parse sets it): "gpuimg blur", "gpuimg pipe: step 2 (sobel)". */
 extern const char *cli_message_prefix;
+
+/* The exit status of standard output that could not be written (main
+ * checks it last): EXIT_FAIL, or 2 for compare, whose 1 means "different"
+ * and 2 trouble, as for cmp and diff. */
+extern int cli_output_failure_status;
 
 /* Which of the common options a command takes besides the general ones
  * (help, -q, -v, --device, -j, limits): none (hist, bench), those of the

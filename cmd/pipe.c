@@ -112,15 +112,13 @@ static int parse_step(pipe_plan *plan, int i, int last, int argc, char **argv)
     char command[96];
     snprintf(plan->names[i], sizeof plan->names[i], "step %d (%.20s)", i + 1, argv[0]);
     snprintf(command, sizeof command, "pipe: %s", plan->names[i]);
-    char prefix[128];
-    snprintf(prefix, sizeof prefix, "gpuimg %s", command);
     cli_common c, fresh;
     cli_common_init(&c, command);
     cli_common_init(&fresh, command);
+    (void)cli_apply_environment(&fresh); /* as the step's parse applies it to c */
     c.help_command = argv[0];
     char **files;
     int count, rc;
-    cli_message_prefix = prefix;
     const step_command *sc = find_step(argv[0]);
     if (strcmp(argv[0], "hist") == 0) {
         c.help_command = "hist";
@@ -135,7 +133,6 @@ static int parse_step(pipe_plan *plan, int i, int last, int argc, char **argv)
         rc = cli_usage_error(&c, "no image command '%s' (blur, sobel, convolve, transpose, "
                              "rotate, flip; hist last)", argv[0]);
     }
-    cli_message_prefix = "gpuimg";
     if (rc != CLI_RUN) return rc == EXIT_OK ? EXIT_USAGE : rc; /* no --help inside a step */
     const char *run_option = run_option_in_step(&c, &fresh);
     if (run_option)

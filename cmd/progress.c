@@ -82,9 +82,12 @@ void progress_finish(progress *p, int interrupted)
         if (p->skipped) fprintf(stderr, ", %zu skipped", p->skipped);
         if (interrupted) fprintf(stderr, ", %zu not started (interrupted)",
                                  p->total - p->ok - p->failed - p->skipped);
-        fprintf(stderr, ", %.2f s, %.2f images/s, %.1f MP/s\n", elapsed,
-                elapsed > 0 ? (p->ok + p->failed) / elapsed : 0,
-                elapsed > 0 ? p->megapixels / elapsed : 0);
+        fprintf(stderr, ", %.2f s", elapsed);
+        /* a rate of the images written: none when none was */
+        if (p->ok > 0 && elapsed > 0)
+            fprintf(stderr, ", %.2f images/s, %.1f MP/s", p->ok / elapsed,
+                    p->megapixels / elapsed);
+        fputc('\n', stderr);
     }
     pthread_mutex_destroy(&p->lock);
 }

@@ -166,7 +166,8 @@ typedef struct gi_metadata gi_metadata;
 
 /* Decodes PNG, JPEG or Netpbm, told apart by their first bytes (limits
  * NULL = defaults). The image keeps the channel count stored in the file
- * (palette PNGs become RGB or RGBA, 16-bit PNGs and PNMs become 8-bit,
+ * (palette PNGs become RGB or RGBA, an index past the palette's end
+ * opaque black; 16-bit PNGs and PNMs become 8-bit,
  * bitmaps gray). Rows are never flipped. `name` is used in error messages
  * only and may be NULL. */
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
@@ -644,7 +645,14 @@ void gi_hist_stats(const uint64_t counts256[GI_HIST_MAX_BINS],
  *
  * Golden-image comparison of two images of the same width, height and
  * channel count (anything else is GI_ERR_INVALID_ARGUMENT: check the shapes
- * first when a mismatch is an answer rather than an error). With
+ * first when a mismatch is an answer rather than an error).
+ * Images with alpha (2 or 4 channels) are compared premultiplied unless
+ * straight_alpha is set: each colour sample v of a pixel with alpha A is
+ * first replaced by (v * A + 127) / 255 (v A / 255 rounded to nearest, in
+ * integers), alpha kept as stored, so pixels with alpha 0 are equal
+ * whatever colour they store, and a colour counts as much as it shows.
+ * Everything below is computed on those samples; with straight_alpha, on
+ * the samples as stored. With
  * e = expected, a = actual, d = |e - a| per sample and T the tolerance:
  *   different_pixels  pixels where some channel has d > T
  *   max_abs_diff[c]   max d over channel c
@@ -686,6 +694,7 @@ void gi_hist_stats(const uint64_t counts256[GI_HIST_MAX_BINS],
 typedef struct gi_compare_params {
     int tolerance; /* 0..255, default 0: samples within it count as equal */
     int ssim;      /* 1 (default): compute SSIM; 0: skip it (ssim fields 0) */
+    int straight_alpha; /* 0 (default): colour premultiplied by alpha; 1: as stored */
 } gi_compare_params;
 void gi_compare_params_default(gi_compare_params *p);
 

@@ -24,6 +24,11 @@ void gi__release_op(gi__resolved_op *r);
  * stride; `role` ("source") names it in the error. */
 gi_status gi__check_image(const gi_image *img, const char *role);
 
+/* The samples gi_compare compares (gpuimg.h, compare): for an image with
+ * alpha and p->straight_alpha 0, each colour sample v becomes
+ * (v * A + 127) / 255, in place; else img stays as it is. */
+void gi__compare_premultiply(gi_image *img, const gi_compare_params *p);
+
 /* Runs `call` on ctx's backend for `work` (what AUTO's cost model weighs;
  * NULL for work it has no rates for, which runs on the CPU unless CUDA is
  * started already), records its times, and under AUTO reruns it on the

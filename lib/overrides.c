@@ -39,7 +39,7 @@ static int parse_choice(const char *name, const char *value, const choice *choic
         size_t n = strlen(words);
         snprintf(words + n, sizeof words - n, "%s%s", n ? ", " : "", c->word);
     }
-    gi__fail(GI_ERR_INVALID_ARGUMENT, "%s='%.60s': not one of %s", name, value, words);
+    gi__fail(GI_ERR_INVALID_ARGUMENT, "%s '%.60s': not one of %s", name, value, words);
     return -1;
 }
 

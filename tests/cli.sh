@@ -425,7 +425,7 @@ group_device() {
         env "$var" "$gpuimg" blur "$scene" "$tmp/x.png" >"$tmp/out" 2>"$tmp/err"
         rc=$?
         check "$var: exit $rc, want 2" [ "$rc" -eq 2 ]
-        check "$var: the message does not name it" has "${var%%=*}='${var#*=}'" "$tmp/err"
+        check "$var: the message does not name it" has "${var%%=*} '${var#*=}'" "$tmp/err"
         check "$var: an output was written" [ ! -e "$tmp/x.png" ]
     done
     GPUIMG_DEVICE=CPU GPUIMG_AUTO_ORIENT=0 GPUIMG_CPU_ISA= "$gpuimg" blur "$scene" "$tmp/d.png" 2>"$tmp/err"
@@ -831,11 +831,43 @@ group_compare() {
         check "shape $other: no 'differ'" has "differ" "$tmp/out"
     done
 
+    # With alpha, colour counts premultiplied: a transparent pixel's colour
+    # does not count, unless --straight-alpha.
+    if command -v python3 >/dev/null 2>&1; then
+        for name in clear:200,100,50 dark:10,20,30; do
+            python3 -c 'import struct, sys, zlib
+r, g, b = map(int, sys.argv[2].split(","))
+raw = bytes([0, r, g, b, 0, 1, 2, 3, 255, 100, 100, 100, 2])
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 3, 1, 8, 6, 0, 0, 0))
+                              + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))' \
+                "$tmp/${name%%:*}.png" "${name#*:}"
+        done
+        expect 0 compare "$tmp/clear.png" "$tmp/dark.png"
+        check "alpha 0, other colours: psnr not inf" has "^psnr: inf" "$tmp/out"
+        expect 1 compare --straight-alpha "$tmp/clear.png" "$tmp/dark.png"
+        check "--straight-alpha: not 1 differing pixel" has "^different pixels: 1 " "$tmp/out"
+        check "--straight-alpha: max diff not 190 80 20 0" has "^max abs diff: 190 80 20 0$" "$tmp/out"
+        # alpha 2: colours 100 and 101 are both 1 premultiplied (1 apart straight)
+        "$poke" "$tmp/dark.png" "$tmp/half.png" 2 0 0 1
+        expect 0 compare "$tmp/dark.png" "$tmp/half.png"
+        expect 1 compare --straight-alpha "$tmp/dark.png" "$tmp/half.png"
+    fi
+
     # Trouble is 2: a missing or undecodable file, usage errors.
     expect 2 compare "$scene" "$tmp/nothere.png"
     check "missing file not named" has nothere.png "$tmp/err"
     printf 'not a PNG\n' >"$tmp/junk.png"
     expect 2 compare "$tmp/junk.png" "$scene"
+    # A report that cannot be written is trouble too, as for cmp and diff.
+    for pair in "$scene $scene" "$scene $tmp/off1.png"; do
+        # shellcheck disable=SC2086
+        "$gpuimg" compare $pair >/dev/full 2>"$tmp/err"
+        rc=$?
+        check "compare $pair >/dev/full: exit $rc, want 2" [ "$rc" -eq 2 ]
+        check "compare >/dev/full: no message naming compare" has "^gpuimg compare: standard output" "$tmp/err"
+    done
     expect_usage compare "$scene"
     expect_usage compare --tolerance 256 "$scene" "$scene"
     expect_usage compare --max-different many "$scene" "$scene"
@@ -878,6 +910,86 @@ group_compare() {
     expect 2 compare -r "$tmp/e" "$tmp/a"
     check "tree: no error line for junk.png" has "^error: sub/junk.png" "$tmp/out"
     expect 2 compare -r "$tmp/e" "$tmp/nothere"
+}
+
+# env_usage VAR VALUE OPTION ARGS...: gpuimg ARGS with VAR=VALUE exits 2
+# with the message of OPTION VALUE, naming VAR instead of the option.
+env_usage() {
+    var=$1 value=$2 option=$3
+    shift 3
+    env "$var=$value" "$gpuimg" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check "$var=$value gpuimg $*: exit $rc, want 2" [ "$rc" -eq 2 ]
+    sed "s/^gpuimg $1: $var '/gpuimg $1: $option '/" "$tmp/err" >"$tmp/env_err"
+    if [ "$option" = - ]; then
+        check "$var=$value: no message naming it" has "^gpuimg $1: $var '$value': " "$tmp/err"
+    else
+        "$gpuimg" "$1" "$option" "$value" "$scene" "$tmp/x.png" 2>"$tmp/opt_err"
+        check "$var=$value: not the message of $option $value" same_file "$tmp/env_err" "$tmp/opt_err"
+    fi
+}
+
+group_messages() {
+    # Environment variables are checked as their options are.
+    for value in -1 abc 0 99999999999999999999999 12Q; do
+        env_usage GPUIMG_MAX_PIXELS "$value" --max-pixels blur "$scene" "$tmp/x.png"
+    done
+    env_usage GPUIMG_DEVICE gpu --device blur "$scene" "$tmp/x.png"
+    env_usage GPUIMG_AUTO_ORIENT yes - flip h "$scene" "$tmp/x.png"
+    env_usage GPUIMG_CPU_ISA sse - blur "$scene" "$tmp/x.png"
+    env_usage GPUIMG_JPEG_ARITHMETIC device - blur "$scene" "$tmp/x.png"
+    env_usage GPUIMG_JPEG_ENTROPY x - blur "$scene" "$tmp/x.png"
+    check "a bad variable created an output" [ ! -e "$tmp/x.png" ]
+    env GPUIMG_MAX_PIXELS=1K "$gpuimg" blur "$scene" "$tmp/x.png" 2>"$tmp/err"
+    check "GPUIMG_MAX_PIXELS=1K: not the limit of 1024 pixels" has "over the 1024-pixel limit" "$tmp/err"
+    env GPUIMG_MAX_PIXELS= GPUIMG_DEVICE= "$gpuimg" blur "$scene" "$tmp/x.png" 2>"$tmp/err"
+    check "empty variables are not as unset" [ ! -s "$tmp/err" ]
+
+    # One prefix, the command's: "gpuimg blur: ...".
+    expect_usage blur --sigma abc "$scene" "$tmp/x.png"
+    check "--sigma abc: not 'gpuimg blur: ... not a number'" \
+        has "^gpuimg blur: --sigma 'abc': not a number$" "$tmp/err"
+    expect_usage blur --sigma 1e999 "$scene" "$tmp/x.png"
+    check "--sigma 1e999: not 'not a finite number'" has "not a finite number" "$tmp/err"
+    for bad in "compare --format xml $scene $scene" "compare -k many $scene $scene" \
+        "hist --format xml $scene" "blur --kernel median $scene $tmp/x.png" \
+        "convolve --kernel 1,2 $scene $tmp/x.png" "sobel --border x $scene $tmp/x.png"; do
+        # shellcheck disable=SC2086
+        expect_usage $bad
+        check "$bad: not 'gpuimg ${bad%% *}: '" has "^gpuimg ${bad%% *}: " "$tmp/err"
+    done
+
+    # A directory without -r says what -r does; a batch where none was
+    # written gives no rate; --summary-json joins -o DIR/ and the name once.
+    mkdir "$tmp/photos" "$tmp/o"
+    cp "$scene" "$tmp/photos/"
+    expect 1 blur -o "$tmp/o" "$tmp/photos/"
+    check "a directory without -r: no hint of -r" has "is a directory (-r takes the images under it)" "$tmp/err"
+    check "a batch with 0 ok gives a rate" lacks_ere "images/s" "$tmp/err"
+    expect 0 blur -o "$tmp/o/" --summary-json "$tmp/s.json" "$tmp/photos/scene.png"
+    check "--summary-json: no output path" has "\"output\": \"$tmp/o/scene.png\"" "$tmp/s.json"
+    check "a batch of 1 ok gives no rate" has "images/s" "$tmp/err"
+    expect 0 blur -r -o "$tmp/o/" --summary-json "$tmp/s.json" "$tmp/photos/"
+    check "--summary-json -r: a doubled slash" lacks_ere "//" "$tmp/s.json"
+
+    # A JPEG whose scan data ends long before its frame: decoded, and -v
+    # says so (as djpeg warns); a whole one says nothing of the kind.
+    if command -v python3 >/dev/null 2>&1; then
+        python3 "$(dirname "$0")/robust/make_corpus.py" "$(dirname "$0")/robust/cases.txt" \
+            "$samples" "$tmp/corpus" jpeg-data-short.jpg jpeg-fill-in-scan.jpg >/dev/null
+        expect 0 flip h -v "$tmp/corpus/jpeg-data-short.jpg" "$tmp/short.png"
+        check "short JPEG data: -v does not say so" has "premature end of JPEG data" "$tmp/err"
+        expect 0 flip h "$tmp/corpus/jpeg-data-short.jpg" "$tmp/short.png"
+        check "short JPEG data: a message without -v" [ ! -s "$tmp/err" ]
+        for whole in "$tmp/corpus/jpeg-fill-in-scan.jpg" "$samples/scene.jpg"; do
+            expect 0 flip h -v "$whole" "$tmp/whole.png"
+            check "$whole: -v says its data ends early" lacks_ere "premature" "$tmp/err"
+        done
+    fi
+
+    # info names the trouble with the driver in words, not CUDA's enum.
+    expect 0 info --no-bandwidth
+    check "info prints a CUDA error name" lacks_ere "cudaError" "$tmp/out"
 }
 
 # ---------------------------------------------------------------- metadata
@@ -1016,6 +1128,7 @@ case $group in
     compare) group_compare ;;
     pnm) group_pnm ;;
     metadata) group_metadata ;;
+    messages) group_messages ;;
     *) echo "cli.sh: unknown group '$group'" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"

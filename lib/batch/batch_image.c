@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "batch_image.h"
+#include "format_sniff.h"
 #include "clock.h"
 #include "batch_files.h"
 #include "file_io.h"
@@ -81,10 +82,13 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
     gi_status st = gi__item_read(job->item, o->job.limits.max_input_bytes, &bytes, &size);
     double read = gi__now_ms();
     add_stage(job, GI_STAGE_READ, read - start);
+    char short_note[160] = "";
     if (st == GI_OK) {
         st = gi__job_decode_routed(&o->job, bytes, size, strcmp(in, "-") ? in : "standard input",
                                    route, &job->src, &job->coeffs, &job->meta, route_why,
                                    sizeof route_why);
+        if (st == GI_OK && gi__sniff_format(bytes, size) == GI_FORMAT_JPEG)
+            gi__jpeg_data_short(bytes, size, short_note, sizeof short_note);
         /* a deferred scan reads the file until the compute is done */
         if (job->coeffs.deferred) job->in_bytes = bytes;
         else gi__pixels_free(bytes);
@@ -96,7 +100,8 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
         return -1;
     }
     if (*job->meta.dropped && !o->job.strip) note_metadata(job, "", job->meta.dropped);
-    snprintf(job->item->codecs_note, sizeof job->item->codecs_note, "%s", route_why);
+    snprintf(job->item->codecs_note, sizeof job->item->codecs_note, "%s%s%s", route_why,
+             *route_why && *short_note ? "; " : "", short_note);
     job->item->megapixels = (double)job->src.width * job->src.height / 1e6;
     return 0;
 }

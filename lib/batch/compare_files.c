@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gi_error.h"
+#include "ops.h"
 #include "share_work.h"
 
 void gi_compare_files_options_default(gi_compare_files_options *o)
@@ -79,8 +80,8 @@ static int make_parents(const char *path)
     return 0;
 }
 
-static void compare_loaded(gi_context *ctx, const gi_compare_files_options *o, const gi_image *e,
-                           const gi_image *a, gi_file_pair *p)
+static void compare_loaded(gi_context *ctx, const gi_compare_files_options *o, gi_image *e,
+                           gi_image *a, gi_file_pair *p)
 {
     if (e->width != a->width || e->height != a->height || e->channels != a->channels) {
         p->status = GI_PAIR_SHAPE;
@@ -88,7 +89,12 @@ static void compare_loaded(gi_context *ctx, const gi_compare_files_options *o, c
                  e->height, e->channels, a->width, a->height, a->channels);
         return;
     }
-    if (gi_compare(ctx, e, a, &o->compare, &p->result) != GI_OK) return pair_error(p, "compare");
+    /* the samples the comparison sees make the diff picture too */
+    gi_compare_params as_stored = o->compare;
+    as_stored.straight_alpha = 1;
+    gi__compare_premultiply(e, &o->compare);
+    gi__compare_premultiply(a, &o->compare);
+    if (gi_compare(ctx, e, a, &as_stored, &p->result) != GI_OK) return pair_error(p, "compare");
     p->status = within_limit(o, &p->result) ? GI_PAIR_EQUAL : GI_PAIR_DIFFERENT;
     if (!p->diff_out || p->result.different_pixels == 0) return;
     if (make_parents(p->diff_out) != 0) {

@@ -1,4 +1,5 @@
 /* Signatures (PNG, JPEG, Netpbm) and the PNG chunk walk that image_io.c needs before decoding. */
+#include <stdio.h>
 #include <string.h>
 
 #include "format_sniff.h"
@@ -72,37 +73,145 @@ static size_t skip_scan(const uint8_t *bytes, size_t size, size_t at)
     return size;
 }
 
-/* Does the scan header at `p` (after its length) use only Huffman tables
- * that were defined? stb 2.27 decodes with an undefined table's zeroed
- * arrays and reads past them. Baseline scans use both tables of each
- * component; progressive ones the DC table in a first DC pass, the AC table
- * in an AC pass. */
-static int scan_tables_defined(const uint8_t *bytes, size_t size, size_t p, int progressive,
-                               const int defined[2][4])
+/* The tables a JPEG has defined so far, as stb 2.27 would have them, the
+ * first frame, and the first scan whose data is shorter than its blocks
+ * can be coded in. */
+typedef struct {
+    int huffman[2][4]; /* [DC, AC][table] */
+    int quant[4];
+    int progressive;
+    int components;     /* of the first SOF; 0 before it */
+    int id[4], tq[4];   /* each component's id and quantization table */
+    int h[4], v[4];     /* sampling factors */
+    uint32_t width, height;
+    size_t short_data, short_need; /* bytes of that scan and the fewest it needs; 0: none */
+} jpeg_walk;
+
+/* A DHT segment's tables (p to end): 16 code-length counts whose sum is at
+ * most 256 (a table holds at most 256 symbols), and DC symbols of at most
+ * 15 bits. stb 2.27 builds its tables without that check and indexes past
+ * a 257-entry array (the regression jpeg-dht-counts-over-256). stb reads
+ * zeros past the end of a truncated file; so do we. */
+static int read_dht(const uint8_t *bytes, size_t size, size_t p, size_t end, jpeg_walk *t)
 {
-    if (p >= size) return 1;
-    size_t n = bytes[p], after = p + 1 + 2 * n;
-    if (after + 3 > size) return 1; /* truncated: stb reports it */
-    int ss = bytes[after], ah = bytes[after + 2] >> 4;
-    int need_dc = !progressive || (ss == 0 && ah == 0), need_ac = !progressive || ss > 0;
-    for (size_t c = 0; c < n; c++) {
-        int td = bytes[p + 2 + 2 * c] >> 4, ta = bytes[p + 2 + 2 * c] & 15;
-        if (need_dc && (td > 3 || !defined[0][td])) return 0;
-        if (need_ac && (ta > 3 || !defined[1][ta])) return 0;
+    while (p < end) {
+        int dc = p < size && (bytes[p] >> 4) == 0;
+        if (p < size && (bytes[p] >> 4) < 2) t->huffman[bytes[p] >> 4][bytes[p] & 3] = 1;
+        size_t symbols = 0;
+        for (size_t i = p + 1; i <= p + 16; i++) symbols += i < size ? bytes[i] : 0;
+        if (symbols > 256) return -1;
+        /* A DC symbol is a bit count: at most 15 (11 for 8-bit data).
+         * stb 2.27 indexes a 17-entry mask with it unchecked. */
+        for (size_t i = p + 17; dc && i < p + 17 + symbols && i < size; i++)
+            if (bytes[i] > 15) return -1;
+        p += 17 + symbols;
     }
-    return 1;
+    return 0;
 }
 
-/* Walks the JPEG segments, scans included, and checks each Huffman
- * table definition (progressive files define tables between scans): 16
- * code-length counts whose sum is at most 256 (a table holds at most 256
- * symbols), and DC symbols of at most 15 bits. stb 2.27 builds
- * its tables without that check and indexes past a 257-entry array (the
- * regression jpeg-dht-counts-over-256), so such files are refused here. */
-int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size)
+/* A DQT segment's tables (p to end), as stb reads them: an empty segment
+ * defines none. Bad precisions and numbers stb refuses itself. */
+static void read_dqt(const uint8_t *bytes, size_t size, size_t p, size_t end, jpeg_walk *t)
+{
+    while (p < end && p < size) {
+        const int precision = bytes[p] >> 4, table = bytes[p] & 15;
+        if (precision > 1 || table > 3) return;
+        t->quant[table] = 1;
+        p += precision ? 129 : 65;
+    }
+}
+
+/* The first SOF's components (p after the length); stb refuses the rest. */
+static void read_sof(const uint8_t *bytes, size_t size, size_t p, jpeg_walk *t)
+{
+    if (t->components || p + 6 > size) return;
+    const int n = bytes[p + 5];
+    if (n < 1 || n > 4 || p + 6 + 3 * (size_t)n > size) return;
+    for (int c = 0; c < n; c++) {
+        t->id[c] = bytes[p + 6 + 3 * c];
+        t->h[c] = bytes[p + 6 + 3 * c + 1] >> 4;
+        t->v[c] = bytes[p + 6 + 3 * c + 1] & 15;
+        t->tq[c] = bytes[p + 6 + 3 * c + 2] & 3; /* stb refuses a number over 3 */
+        if (t->h[c] < 1 || t->v[c] < 1) return; /* stb refuses it */
+    }
+    t->height = (uint32_t)bytes[p + 1] << 8 | bytes[p + 2];
+    t->width = (uint32_t)bytes[p + 3] << 8 | bytes[p + 4];
+    t->components = n;
+}
+
+static uint64_t blocks_across(uint64_t pixels, int sampling, int most)
+{
+    return ((pixels * (uint64_t)sampling + (uint64_t)most - 1) / (uint64_t)most + 7) / 8;
+}
+
+/* The fewest bytes the scan at `p` (its header, after the length) can be
+ * coded in: each block of a sequential scan takes at least 2 bits (a DC
+ * code and an AC end of block), of a progressive first DC pass 1; other
+ * progressive passes can code any number of blocks in a few bits. */
+static uint64_t scan_fewest_bytes(const uint8_t *bytes, size_t size, size_t p, const jpeg_walk *t)
+{
+    if (!t->components || p >= size) return 0;
+    const size_t n = bytes[p], after = p + 1 + 2 * n;
+    if (n < 1 || n > 4 || after + 3 > size) return 0;
+    const int bits = !t->progressive ? 2 : bytes[after] == 0 && bytes[after + 2] >> 4 == 0 ? 1 : 0;
+    int hmax = 1, vmax = 1;
+    for (int k = 0; k < t->components; k++) {
+        hmax = t->h[k] > hmax ? t->h[k] : hmax;
+        vmax = t->v[k] > vmax ? t->v[k] : vmax;
+    }
+    const uint64_t mcus = blocks_across(t->width, 1, hmax) * blocks_across(t->height, 1, vmax);
+    uint64_t blocks = 0;
+    for (size_t c = 0; c < n; c++)
+        for (int k = 0; k < t->components; k++) {
+            if (t->id[k] != bytes[p + 1 + 2 * c]) continue;
+            blocks += n == 1 ? blocks_across(t->width, t->h[k], hmax) *
+                                   blocks_across(t->height, t->v[k], vmax)
+                             : mcus * (uint64_t)(t->h[k] * t->v[k]);
+        }
+    return blocks * (uint64_t)bits / 8;
+}
+
+/* The scan header at `p` (after its length): 0 when it uses only tables
+ * that were defined, else -1 with the reason in why. stb 2.27 decodes with an undefined
+ * Huffman table's zeroed arrays and reads past them, and dequantizes with
+ * whatever memory its undefined quantization tables hold (in a batch, the
+ * previous file's tables). Baseline scans use both Huffman tables of each
+ * component; progressive ones the DC table in a first DC pass, the AC
+ * table in an AC pass. Every scan needs its components' quantization
+ * tables, as libjpeg requires at a component's first scan. */
+static int check_scan(const uint8_t *bytes, size_t size, size_t p, const jpeg_walk *t,
+                      char *why, size_t why_size)
+{
+    if (p >= size) return 0;
+    size_t n = bytes[p], after = p + 1 + 2 * n;
+    if (after + 3 > size) return 0; /* truncated: stb reports it */
+    int ss = bytes[after], ah = bytes[after + 2] >> 4;
+    int need_dc = !t->progressive || (ss == 0 && ah == 0), need_ac = !t->progressive || ss > 0;
+    for (size_t c = 0; c < n; c++) {
+        int id = bytes[p + 1 + 2 * c], td = bytes[p + 2 + 2 * c] >> 4, ta = bytes[p + 2 + 2 * c] & 15;
+        if ((need_dc && (td > 3 || !t->huffman[0][td])) ||
+            (need_ac && (ta > 3 || !t->huffman[1][ta]))) {
+            snprintf(why, why_size, "an invalid Huffman table");
+            return -1;
+        }
+        for (int k = 0; k < t->components; k++)
+            if (t->id[k] == id && !t->quant[t->tq[k]]) {
+                snprintf(why, why_size, "quantization table %d not defined", t->tq[k]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* Walks the JPEG segments, scans included (progressive files define
+ * tables between scans), and checks the tables as they are defined and
+ * as the scans use them; *t tells the rest. */
+static int walk_jpeg(const uint8_t *bytes, size_t size, jpeg_walk *w, char *why, size_t why_size)
 {
     size_t at = 2; /* after SOI */
-    int defined[2][4] = {{0}}, progressive = 0;
+    jpeg_walk t;
+    memset(&t, 0, sizeof t);
+    memset(w, 0, sizeof *w);
     while (at + 4 <= size) {
         if (bytes[at] != 0xFF) { /* stb skips bytes between segments to the next marker */
             at++;
@@ -113,31 +222,46 @@ int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size)
             at++;
             continue;
         }
-        if (marker == 0xD9) return 0; /* end of image */
+        if (marker == 0xD9) break; /* end of image */
         size_t len = (size_t)bytes[at + 2] << 8 | bytes[at + 3];
-        if (len < 2) return 0;
-        if (marker == 0xC4) {
-            /* stb reads zeros past the end of a truncated file; so do we. */
-            size_t p = at + 4, end = at + 2 + len;
-            while (p < end) {
-                int dc = p < size && (bytes[p] >> 4) == 0;
-                if (p < size && (bytes[p] >> 4) < 2) defined[bytes[p] >> 4][bytes[p] & 3] = 1;
-                size_t symbols = 0;
-                for (size_t i = p + 1; i <= p + 16; i++) symbols += i < size ? bytes[i] : 0;
-                if (symbols > 256) return -1;
-                /* A DC symbol is a bit count: at most 15 (11 for 8-bit data).
-                 * stb 2.27 indexes a 17-entry mask with it unchecked. */
-                for (size_t i = p + 17; dc && i < p + 17 + symbols && i < size; i++)
-                    if (bytes[i] > 15) return -1;
-                p += 17 + symbols;
-            }
-        }
-        if (marker == 0xC2) progressive = 1;
-        if (marker == 0xDA && !scan_tables_defined(bytes, size, at + 4, progressive, defined))
+        if (len < 2) break;
+        if (marker == 0xC4 && read_dht(bytes, size, at + 4, at + 2 + len, &t) != 0) {
+            snprintf(why, why_size, "an invalid Huffman table");
             return -1;
-        if (len > size - at - 2) return 0; /* truncated: stb reports it */
+        }
+        if (marker == 0xDB) read_dqt(bytes, size, at + 4, at + 2 + len, &t);
+        if (marker == 0xC0 || marker == 0xC1 || marker == 0xC2) read_sof(bytes, size, at + 4, &t);
+        if (marker == 0xC2) t.progressive = 1;
+        if (marker == 0xDA && check_scan(bytes, size, at + 4, &t, why, why_size) != 0) return -1;
+        if (len > size - at - 2) break; /* truncated: stb reports it */
+        const size_t header = at + 4;
         at += 2 + len;
-        if (marker == 0xDA) at = skip_scan(bytes, size, at); /* start of scan */
+        if (marker != 0xDA) continue;
+        const size_t data = at; /* start of scan */
+        at = skip_scan(bytes, size, at);
+        const uint64_t fewest = scan_fewest_bytes(bytes, size, header, &t);
+        if (!t.short_need && at - data < fewest) {
+            t.short_data = at - data;
+            t.short_need = fewest;
+        }
     }
+    *w = t;
     return 0;
+}
+
+int gi__jpeg_check_tables(const uint8_t *bytes, size_t size, char *why, size_t why_size)
+{
+    jpeg_walk w;
+    return walk_jpeg(bytes, size, &w, why, why_size);
+}
+
+int gi__jpeg_data_short(const uint8_t *bytes, size_t size, char *note, size_t note_size)
+{
+    jpeg_walk w;
+    char why[64];
+    if (walk_jpeg(bytes, size, &w, why, sizeof why) != 0 || !w.short_need) return 0;
+    snprintf(note, note_size, "premature end of JPEG data: a scan of %zu bytes where its "
+             "blocks of %ux%u pixels take at least %zu", w.short_data, w.width, w.height,
+             w.short_need);
+    return 1;
 }

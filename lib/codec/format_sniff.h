@@ -21,11 +21,21 @@ int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, 
  * 1 KB file could make it allocate gigabytes. */
 int gi__png_chunks_fit(const uint8_t *bytes, size_t size);
 
-/* 0, or -1 when the JPEG defines a Huffman table that stb 2.27 would index
- * past its arrays with (more than 256 symbols, a DC symbol over 15), or has
- * a scan that uses an undefined table. The segments and scans are walked
- * as stb walks them, so every table stb builds is checked. */
-int gi__jpeg_check_huffman(const uint8_t *bytes, size_t size);
+/* 0, or -1 with the reason in why when the JPEG defines a Huffman table
+ * that stb 2.27 would index past its arrays with (more than 256 symbols, a
+ * DC symbol over 15), or has a scan that uses an undefined Huffman table
+ * or a component whose quantization table is not defined ("quantization
+ * table N not defined", as djpeg says: stb would read memory it never set,
+ * in a batch the previous file's tables). The segments and scans are
+ * walked as stb walks them, so every table stb builds or uses is checked. */
+int gi__jpeg_check_tables(const uint8_t *bytes, size_t size, char *why, size_t why_size);
+
+/* 1 with a line in note when a scan's entropy-coded data is shorter than
+ * the fewest bytes its blocks can be coded in (2 bits a block): the file
+ * ends, or the next marker comes, long before the image does, and stb
+ * decodes the rest from zeros, as libjpeg does after its warning
+ * "Premature end of JPEG file". Else 0. */
+int gi__jpeg_data_short(const uint8_t *bytes, size_t size, char *note, size_t note_size);
 
 /* stbi_zlib_compress: stb's own deflate (png_write.c's, in a library
  * without libdeflate), from the pixel allocator; NULL past INT_MAX bytes. */

@@ -58,9 +58,10 @@ static void png_settings(const gi_save_options *opts, int *level, int *filter)
  * (which may still leave them to stb): its checks, in short. */
 static int for_exact_decoder(const void *bytes, size_t size, const gi_load_limits *limits)
 {
+    char why[64];
     return size > 0 && size <= limits->max_input_bytes && size <= (size_t)INT_MAX &&
            gi__sniff_format(bytes, size) == GI_FORMAT_JPEG &&
-           gi__jpeg_check_huffman(bytes, size) == 0;
+           gi__jpeg_check_tables(bytes, size, why, sizeof why) == 0;
 }
 
 /* gi_load_memory's threads for the exact decoder. */
@@ -138,9 +139,9 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
         last_codec = "libdeflate";
         return GI_OK;
     }
-    if (format == GI_FORMAT_JPEG && gi__jpeg_check_huffman(bytes, size) != 0)
-        return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (an invalid Huffman table)",
-                        name);
+    char why[64];
+    if (format == GI_FORMAT_JPEG && gi__jpeg_check_tables(bytes, size, why, sizeof why) != 0)
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (%s)", name, why);
     /* The exact decoder gives stb's very pixels, faster; a file it leaves
      * (jpeg_parse.h) goes on to stb, which decodes or refuses it. */
     if (format == GI_FORMAT_JPEG &&

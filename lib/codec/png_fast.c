@@ -10,8 +10,9 @@
  * stb, as does any failure: a stream that does not inflate to exactly
  * rows * (1 + row bytes) bytes (stb accepts more, and gives its own reason
  * for less), a bad Adler-32 (stb does not check it, so it decodes such a
- * file), a filter type over 4, a palette index past the palette (stb reads
- * an entry it never set). So damaged files get stb's result and reason,
+ * file), a filter type over 4. An index past the palette names opaque
+ * black here, as it does for stb (png_palette.h), libpng and browsers.
+ * So damaged files get stb's result and reason,
  * and a stream inflates here only when libdeflate's reading of it matches
  * the checksum its writer computed.
  *
@@ -86,8 +87,9 @@ static int read_plte(png_plan *p, const uint8_t *d, uint32_t len)
         len % 3)
         return 0;
     p->palette_len = len / 3;
-    for (uint32_t i = 0; i < p->palette_len; i++) {
-        memcpy(p->palette[i], d + 3 * i, 3);
+    for (uint32_t i = 0; i < 256; i++) {
+        static const uint8_t black[3] = {0, 0, 0};
+        memcpy(p->palette[i], i < p->palette_len ? d + 3 * i : black, 3);
         p->palette[i][3] = 255;
     }
     return 1;
@@ -180,20 +182,15 @@ static int inflate_idat(const png_plan *p, uint8_t *buf, size_t size)
     return ok;
 }
 
-/* Indices to palette entries: a new buffer, or NULL (an index past the
- * palette, or no memory). */
+/* Indices to palette entries (all 256 defined): a new buffer, or NULL
+ * without memory. */
 static uint8_t *expand_palette(const png_plan *p, const uint8_t *index, size_t pixels)
 {
     uint8_t *out = gi__pixels_alloc(pixels * (size_t)p->channels);
     if (!out) return NULL;
     uint8_t *o = out;
-    for (size_t i = 0; i < pixels; i++, o += p->channels) {
-        if (index[i] >= p->palette_len) {
-            gi__pixels_free(out);
-            return NULL;
-        }
+    for (size_t i = 0; i < pixels; i++, o += p->channels)
         memcpy(o, p->palette[index[i]], (size_t)p->channels);
-    }
     return out;
 }
 

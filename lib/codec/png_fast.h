@@ -13,7 +13,8 @@
  * any way, and stb decides (decodes it, or refuses it with its reason).
  * What it decodes it decodes to stb's very bytes and channel count: 8-bit,
  * not interlaced, gray, gray+alpha, RGB, RGBA, or a palette (with or
- * without tRNS, as RGB or RGBA) whose indices all name an entry. The
+ * without tRNS, as RGB or RGBA; an index past the palette is opaque
+ * black, png_palette.h). The
  * caller has checked the header's size against its limits. Without
  * libdeflate it always returns 0. */
 int gi__png_fast_load(gi_image *img, const uint8_t *bytes, size_t size);

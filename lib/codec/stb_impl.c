@@ -63,6 +63,7 @@ GI_STB_WARNINGS_ON
 #include "format_sniff.h"
 #include "gpuimg.h"
 #include "metadata.h"
+#include "png_palette.h"
 
 uint8_t *gi__stb_zlib_compress(const uint8_t *data, size_t size, int level, size_t *out_size)
 {
@@ -102,6 +103,21 @@ uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, 
     stbi__context s;
     stbi__result_info ri;
     int comp;
+    /* Palette entries the file does not define are black (png_palette.h),
+     * never stb's uninitialised ones. */
+    uint8_t *completed = NULL;
+    size_t completed_size = 0;
+    if (format == GI_FORMAT_PNG &&
+        gi__png_complete_palette(bytes, (size_t)size, &completed, &completed_size) < 0)
+        return stbi__errpuc("outofmem", "Out of memory");
+    if (completed && completed_size > (size_t)INT_MAX) {
+        free(completed);
+        return stbi__errpuc("too large", "Corrupt PNG");
+    }
+    if (completed) {
+        bytes = completed;
+        size = (int)completed_size;
+    }
     stbi__start_mem(&s, bytes, size);
     memset(&ri, 0, sizeof ri);
     ri.bits_per_channel = 8;
@@ -110,6 +126,7 @@ uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, 
                                            : stbi__jpeg_load(&s, w, h, &comp, req_comp, &ri);
     if (pixels && ri.bits_per_channel == 16) /* 16-bit PNGs become 8-bit, as stbi_load does */
         pixels = stbi__convert_16_to_8(pixels, *w, *h, req_comp);
+    free(completed);
     return pixels;
 }
 

@@ -814,10 +814,21 @@ int gi_cuda_device_count(const char **why)
     static _Thread_local char reason[256];
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
+    if (e == cudaErrorInsufficientDriver) {
+        /* what CUDA says where no NVIDIA driver is installed at all, too */
         cudaGetLastError();
-        snprintf(reason, sizeof reason, "no usable CUDA driver or device: cudaGetDeviceCount: %s (%s)",
-                 cudaGetErrorName(e), cudaGetErrorString(e));
+        snprintf(reason, sizeof reason, "no usable NVIDIA driver: none is installed, or it is "
+                 "older than this build's CUDA %d.%d needs", CUDART_VERSION / 1000,
+                 CUDART_VERSION % 1000 / 10);
+        n = 0;
+    } else if (e == cudaErrorNoDevice) {
+        cudaGetLastError();
+        snprintf(reason, sizeof reason, "no CUDA device found");
+        n = 0;
+    } else if (e != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(reason, sizeof reason, "no usable CUDA driver or device: %s",
+                 cudaGetErrorString(e));
         n = 0;
     } else if (n == 0) {
         snprintf(reason, sizeof reason, "no CUDA device found");

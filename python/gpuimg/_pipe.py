@@ -89,7 +89,7 @@ def _value(cli_name: str, kind: Any, text: str) -> Any:
         try:
             return _Float(text)
         except ValueError:
-            raise ValueError(f"--{cli_name} '{text}': not a finite number") from None
+            raise ValueError(f"--{cli_name} '{text}': not a number") from None
     if kind == "int":
         if not re.fullmatch(r"[+-]?\d+", text.strip()):
             raise ValueError(f"--{cli_name} '{text}': must be an integer")

@@ -2,7 +2,8 @@
  * result bit for bit (SSIM included), for every channel count, sizes on and
  * off the tile grid (1x1, single rows and columns, smaller than the SSIM
  * window, taller than a grid of tiles), equal images, one differing sample,
- * one differing row, and noise everywhere. Exits 77 without a GPU.
+ * one differing row, and noise everywhere; with alpha premultiplied (the
+ * default) or straight. Exits 77 without a GPU.
  * GPUIMG_TEST_SMALL=1 leaves out the large sizes (for compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,7 @@ int main(void)
                 gi_compare_params p;
                 gi_compare_params_default(&p);
                 p.tolerance = th_rand_int(0, 3);
+                p.straight_alpha = th_rand_int(0, 1); /* with alpha: premultiplied or not */
                 gi_compare_result want, got;
                 memset(&got, 0xA5, sizeof got);
                 gi_status st = gi_compare(cpu, &e, &a, &p, &want);

@@ -236,7 +236,7 @@ static void check_parse(void)
         const char *vars[] = {good, bad[i], NULL};
         char want[80];
         const char *eq = strchr(bad[i], '=');
-        snprintf(want, sizeof want, "%.*s='%s': not one of ", (int)(eq - bad[i]), bad[i], eq + 1);
+        snprintf(want, sizeof want, "%.*s '%s': not one of ", (int)(eq - bad[i]), bad[i], eq + 1);
         gi_status st = parse(vars, &o);
         th_check(st == GI_ERR_INVALID_ARGUMENT && strncmp(gi_last_error(), want, strlen(want)) == 0 &&
                      o.jpeg_entropy == GI__FORCE_NONE && o.jpeg_arithmetic == GI__FORCE_NONE &&
@@ -265,7 +265,7 @@ static void check_read_once(void)
 static void check_bad_environment(void)
 {
     gi_status st = gi_check_environment();
-    th_check(st == GI_ERR_INVALID_ARGUMENT && strstr(gi_last_error(), "GPUIMG_CPU_ISA='sse9'"),
+    th_check(st == GI_ERR_INVALID_ARGUMENT && strstr(gi_last_error(), "GPUIMG_CPU_ISA 'sse9'"),
              "check: status %d, \"%s\"", (int)st, gi_last_error());
     gi_context *ctx = NULL;
     st = gi_context_create(&ctx, NULL);

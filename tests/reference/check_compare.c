@@ -2,8 +2,11 @@
  * filters with the full 11x11 Gaussian window (no separable passes, no
  * shortcut for equal neighbourhoods) and adds S in plain row-major order,
  * so SSIM agrees to rounding only (1e-6 is asked, ~1e-13 seen); counts,
- * maxima and sums must be exact. Also: every thread count gives the same
- * bits, tolerance boundaries, and shapes that do not match. */
+ * maxima and sums must be exact. Images with alpha are compared both
+ * premultiplied (the default: colour v A / 255 rounded in float64 here)
+ * and straight; pixels whose alpha is 0 in both are equal whatever their
+ * colour. Also: every thread count gives the same bits, tolerance
+ * boundaries, and shapes that do not match. */
 #include "checks.h"
 #include "../harness.h"
 #include "../testimg.h"
@@ -29,7 +32,17 @@ static int reflect(long i, long n)
     return (int)(j >= n ? 2 * n - 1 - j : j);
 }
 
-static double ref_channel_ssim(const gi_image *e, const gi_image *a, int c)
+/* Sample c of pixel (x, y) as gpuimg.h says compare sees it: with alpha
+ * and not straight, colour times alpha / 255 rounded to nearest. */
+static int ref_sample(const gi_image *img, int x, int y, int c, int straight)
+{
+    const uint8_t *px = ti_px(img, x, y);
+    const int alpha = img->channels == 2 || img->channels == 4 ? img->channels - 1 : -1;
+    if (straight || alpha < 0 || c == alpha) return px[c];
+    return (int)floor(px[c] * (double)px[alpha] / 255.0 + 0.5);
+}
+
+static double ref_channel_ssim(const gi_image *e, const gi_image *a, int c, int straight)
 {
     double g[2 * RADIUS + 1], sum = 0;
     for (int k = -RADIUS; k <= RADIUS; k++) sum += g[k + RADIUS] = exp(-(double)k * k / (2 * SIGMA * SIGMA));
@@ -45,8 +58,8 @@ static double ref_channel_ssim(const gi_image *e, const gi_image *a, int c)
             for (int j = -RADIUS; j <= RADIUS; j++)
                 for (int i = -RADIUS; i <= RADIUS; i++) {
                     double wt = g[j + RADIUS] * g[i + RADIUS];
-                    double ve = ti_px(e, reflect(x + i, w), reflect(y + j, h))[c];
-                    double va = ti_px(a, reflect(x + i, w), reflect(y + j, h))[c];
+                    double ve = ref_sample(e, reflect(x + i, w), reflect(y + j, h), c, straight);
+                    double va = ref_sample(a, reflect(x + i, w), reflect(y + j, h), c, straight);
                     me += wt * ve, ma += wt * va;
                     mee += wt * ve * ve, maa += wt * va * va, mea += wt * ve * va;
                 }
@@ -56,14 +69,15 @@ static double ref_channel_ssim(const gi_image *e, const gi_image *a, int c)
     return total / ((double)(w - 2 * cx) * (h - 2 * cy));
 }
 
-static void ref_compare(const gi_image *e, const gi_image *a, int tolerance, ref_result *r)
+static void ref_compare(const gi_image *e, const gi_image *a, int tolerance, int straight,
+                        ref_result *r)
 {
     memset(r, 0, sizeof *r);
     for (int y = 0; y < e->height; y++)
         for (int x = 0; x < e->width; x++) {
             int over = 0;
             for (int c = 0; c < e->channels; c++) {
-                int d = abs(ti_px(e, x, y)[c] - ti_px(a, x, y)[c]);
+                int d = abs(ref_sample(e, x, y, c, straight) - ref_sample(a, x, y, c, straight));
                 r->sum_abs += d;
                 r->sum_sq += (uint64_t)d * d;
                 if (d > r->max_abs[c]) r->max_abs[c] = d;
@@ -74,7 +88,7 @@ static void ref_compare(const gi_image *e, const gi_image *a, int tolerance, ref
     double mse = (double)r->sum_sq / ((double)e->width * e->height * e->channels);
     r->psnr = r->sum_sq ? 10 * log10(255.0 * 255.0 / mse) : INFINITY;
     for (int c = 0; c < e->channels; c++) {
-        r->ssim_channel[c] = ref_channel_ssim(e, a, c);
+        r->ssim_channel[c] = ref_channel_ssim(e, a, c, straight);
         r->ssim += r->ssim_channel[c] / e->channels;
     }
 }
@@ -87,7 +101,7 @@ static const char *shape(const gi_image *img, char *buf, size_t size)
 
 /* gi_compare against the reference; returns the result for more checks. */
 static gi_compare_result compare_case(gi_context *ctx, const gi_image *e, const gi_image *a,
-                                      int tolerance, const char *what)
+                                      int tolerance, int straight, const char *what)
 {
     gi_compare_params p;
     gi_compare_result got;
@@ -95,10 +109,11 @@ static gi_compare_result compare_case(gi_context *ctx, const gi_image *e, const 
     char s[32];
     gi_compare_params_default(&p);
     p.tolerance = tolerance;
+    p.straight_alpha = straight;
     if (!th_check(gi_compare(ctx, e, a, &p, &got) == GI_OK, "compare %s %s: %s", what,
                   shape(e, s, sizeof s), gi_last_error()))
         return got;
-    ref_compare(e, a, tolerance, &want);
+    ref_compare(e, a, tolerance, straight, &want);
     const double pixels = (double)e->width * e->height, samples = pixels * e->channels;
     int maxima_ok = 1;
     for (int c = 0; c < 4; c++)
@@ -142,7 +157,7 @@ static gi_image disturbed(const gi_image *e, int y0, int y1, int amount)
 static void equal_case(gi_context *ctx, const gi_image *e)
 {
     gi_image a = ti_copy(e);
-    gi_compare_result r = compare_case(ctx, e, &a, 0, "equal");
+    gi_compare_result r = compare_case(ctx, e, &a, 0, 0, "equal");
     th_check(r.different_pixels == 0 && isinf(r.psnr) && r.ssim == 1.0,
              "equal %dx%dx%d: %llu different, psnr %g, ssim %.17g (want exactly 1)", e->width,
              e->height, e->channels, (unsigned long long)r.different_pixels, r.psnr, r.ssim);
@@ -158,14 +173,42 @@ static void boundary_case(gi_context *ctx, const gi_image *e, int by)
     uint8_t *v = &ti_px(&a, x, y)[c];
     if (*v + by > 255 && *v - by < 0) by = *v > 255 - *v ? *v : 255 - *v; /* the most it can move */
     *v = (uint8_t)(*v + by <= 255 ? *v + by : *v - by);
-    gi_compare_result at = compare_case(ctx, e, &a, by, "boundary N");
-    gi_compare_result below = compare_case(ctx, e, &a, by - 1, "boundary N-1");
+    /* as stored: premultiplied, the sample's difference would be scaled */
+    gi_compare_result at = compare_case(ctx, e, &a, by, 1, "boundary N");
+    gi_compare_result below = compare_case(ctx, e, &a, by - 1, 1, "boundary N-1");
     th_check(at.different_pixels == 0 && below.different_pixels == 1 &&
                  at.max_abs_diff[c] == by,
              "one sample off by %d: %llu different at tolerance %d, %llu at %d", by,
              (unsigned long long)at.different_pixels, by,
              (unsigned long long)below.different_pixels, by - 1);
     ti_free(&a);
+}
+
+/* e and other with alpha 0 in both wherever a random mask says: those
+ * pixels equal premultiplied whatever their colour, different straight. */
+static void transparent_case(gi_context *ctx, const gi_image *e, const gi_image *other)
+{
+    gi_image a = ti_copy(e), b = ti_copy(e);
+    const int alpha = e->channels - 1;
+    uint64_t transparent = 0, colour_differs = 0;
+    for (int y = 0; y < e->height; y++)
+        for (int x = 0; x < e->width; x++) {
+            if (th_rand_int(0, 2) == 0) continue; /* left as e: equal */
+            memcpy(ti_px(&b, x, y), ti_px(other, x, y), (size_t)alpha); /* another colour */
+            ti_px(&a, x, y)[alpha] = ti_px(&b, x, y)[alpha] = 0;
+            transparent++;
+            colour_differs += memcmp(ti_px(&a, x, y), ti_px(&b, x, y), (size_t)alpha) != 0;
+        }
+    gi_compare_result pre = compare_case(ctx, &a, &b, 0, 0, "transparent");
+    gi_compare_result straight = compare_case(ctx, &a, &b, 0, 1, "transparent, straight");
+    th_check(pre.different_pixels == 0 && isinf(pre.psnr) && pre.ssim == 1.0 &&
+                 straight.different_pixels == colour_differs,
+             "%dx%dx%d, %llu transparent pixels of other colours: %llu differ premultiplied "
+             "(want 0), %llu straight (want %llu)", e->width, e->height, e->channels,
+             (unsigned long long)transparent, (unsigned long long)pre.different_pixels,
+             (unsigned long long)straight.different_pixels,
+             (unsigned long long)colour_differs);
+    ti_free(&a), ti_free(&b);
 }
 
 static void mismatch_cases(gi_context *ctx)
@@ -212,9 +255,12 @@ void check_compare(gi_context *ctx)
             boundary_case(ctx, &e, th_rand_int(2, 255));
             gi_image noisy = disturbed(&e, 0, h, 255), band = disturbed(&e, h / 2, h / 2 + 1, 3);
             gi_image other = ti_random(w, h, ch);
-            compare_case(ctx, &e, &noisy, th_rand_int(0, 40), "noisy");
-            compare_case(ctx, &e, &band, 0, "one row");
-            compare_case(ctx, &e, &other, 0, "unrelated");
+            for (int straight = 0; straight <= (ch == 2 || ch == 4); straight++) {
+                compare_case(ctx, &e, &noisy, th_rand_int(0, 40), straight, "noisy");
+                compare_case(ctx, &e, &band, 0, straight, "one row");
+                compare_case(ctx, &e, &other, 0, straight, "unrelated");
+            }
+            if (ch == 2 || ch == 4) transparent_case(ctx, &e, &other);
             if (w * h >= 100) threads_case(&e, &band), threads_case(&e, &noisy);
             ti_free(&e), ti_free(&noisy), ti_free(&band), ti_free(&other);
         }

@@ -58,8 +58,9 @@ static void check_deferred(const uint8_t *data, size_t size, int mine)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    char why[64];
     if (size > INT_MAX || gi__sniff_format(data, size) != GI_FORMAT_JPEG ||
-        gi__jpeg_check_huffman(data, size) != 0)
+        gi__jpeg_check_tables(data, size, why, sizeof why) != 0)
         return 0;
     gi_image ours;
     int mine = gi__jpeg_decode(&ours, data, size, FUZZ_MAX_PIXELS, 1 + (int)(size % 4));

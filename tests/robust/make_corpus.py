@@ -73,8 +73,9 @@ def smooth_rgb(width, height):
 def png_case(args):
     """png size=WxH type=gray|rgb|ga|rgba|palette depth=N [interlace=1]
     [trns=1] [filters=DIGITS] [parts=N] [extra=1] [claim=WxH]
-    [ihdr=HEX (13 raw IHDR bytes)]: the file, and the pixels stb must
-    give unless the header lies (claim, ihdr)."""
+    [ihdr=HEX (13 raw IHDR bytes)] [palette=N (only N entries, so that
+    indices name entries past the palette: opaque black)]: the file, and
+    the pixels stb must give unless the header lies (claim, ihdr)."""
     o = dict(a.split('=', 1) for a in args)
     width, height = map(int, o.get('size', '13x7').split('x'))
     colour, depth = PNG_TYPES[o.get('type', 'rgb')], int(o.get('depth', '8'))
@@ -87,10 +88,11 @@ def png_case(args):
                 for y, r in enumerate(rows)]
     palette = trns = None
     if colour == 3:
-        palette = [(i * 53 % 256, i * 101 % 256, i * 197 % 256) for i in range(maxval + 1)]
+        entries = int(o.get('palette', maxval + 1))
+        palette = [(i * 53 % 256, i * 101 % 256, i * 197 % 256) for i in range(entries)]
     if o.get('trns'):
         if colour == 3:
-            trns = bytes(i * 37 % 256 for i in range((maxval + 1) // 2))
+            trns = bytes(i * 37 % 256 for i in range((len(palette) + 1) // 2))
         else:  # a colour key, put at (1, 1) so some pixel is transparent
             key = [0x40 * maxval // 255 or 1] * channels
             rows[1][channels:2 * channels] = key
@@ -160,7 +162,7 @@ def expected_png(rows, width, height, colour, depth, palette, trns):
             px = r[x * channels:(x + 1) * channels]
             if colour == 3:
                 i = px[0]
-                rgb = list(palette[i])
+                rgb = list(palette[i]) if i < len(palette) else [0, 0, 0]
                 out += rgb + ([trns[i] if i < len(trns) else 255] if trns else [])
                 continue
             key = trns and list(struct.unpack('>%dH' % channels, trns))
@@ -188,11 +190,15 @@ def tinyjpeg(args):
     of SCAN-HEX, the entropy-coded data as written (stuffed zeros, fill bytes,
     restart markers), and decodes to mid-grey. dri=N: a restart every N
     blocks; dht=N: a table of N symbols after the scan (over 256 is invalid,
-    and then no pixels are expected)."""
+    and then no pixels are expected); dqt=empty: the DQT segment holds no
+    table (no pixels expected); size=WxH: the frame says this size, the scan
+    data staying what it is (no pixels expected)."""
     scan, o = bytes.fromhex(args[0]), dict(a.split('=', 1) for a in args[1:])
     one_bit = bytes([2] + [0] * 15 + [0, 0])
-    data = (b'\xff\xd8' + jpeg_segment(0xdb, bytes(1) + bytes([1] * 64))
-            + jpeg_segment(0xc0, bytes.fromhex('08 0008 0040 01 01 11 00'))
+    quant = b'' if o.get('dqt') == 'empty' else bytes(1) + bytes([1] * 64)
+    frame = tuple(map(int, o.get('size', '64x8').split('x')))
+    data = (b'\xff\xd8' + jpeg_segment(0xdb, quant)
+            + jpeg_segment(0xc0, struct.pack('>BHHB', 8, *frame[::-1], 1) + bytes.fromhex('01 11 00'))
             + jpeg_segment(0xc4, b'\x00' + one_bit) + jpeg_segment(0xc4, b'\x10' + one_bit))
     if 'dri' in o:
         data += jpeg_segment(0xdd, struct.pack('>H', int(o['dri'])))
@@ -202,7 +208,8 @@ def tinyjpeg(args):
         counts = [0] * 14 + [symbols - min(symbols, 255), min(symbols, 255)]
         data += jpeg_segment(0xc4, b'\x10' + bytes(counts) + bytes(symbols))
     data += b'\xff\xd9'
-    return data, (64, 8, 1, bytes([128] * 512)) if symbols <= 256 else None
+    whole = symbols <= 256 and quant and frame == (64, 8)
+    return data, (64, 8, 1, bytes([128] * 512)) if whole else None
 
 
 # ---------------------------------------------------------------- tools
