@@ -388,6 +388,44 @@ group_files() {
     check "a failed write left files behind: $(listing "$tmp/f")" \
         [ "$(entries "$tmp/f")" -eq 1 ]
 
+    # Overwriting keeps the replaced file's permission bits (as sed -i
+    # does); a new file gets 0666 less the umask.
+    cp "$scene" "$tmp/d/private.png"
+    chmod 640 "$tmp/d/private.png"
+    expect 0 blur "$tmp/d/private.png" "$tmp/d/private.png"
+    check "overwriting changed the mode 640 to $(stat -c %a "$tmp/d/private.png")" \
+        [ "$(stat -c %a "$tmp/d/private.png")" = 640 ]
+    (umask 027 && "$gpuimg" blur "$scene" "$tmp/d/new.png")
+    check "a new file's mode ignores the umask: $(stat -c %a "$tmp/d/new.png")" \
+        [ "$(stat -c %a "$tmp/d/new.png")" = 640 ]
+    rm -f "$tmp/d/private.png" "$tmp/d/new.png"
+
+    # Output names up to NAME_MAX (255 bytes) work: the temporary name is
+    # cut to fit, and nothing is left behind.
+    mkdir "$tmp/long"
+    long=$(printf '%0251d' 0).png
+    expect 0 blur "$scene" "$tmp/long/$long"
+    check "a 255-byte output name: $(listing "$tmp/long")" same_image "$tmp/long/$long" "$tmp/ref.png"
+    mkdir "$tmp/long/in"
+    cp "$scene" "$tmp/long/in/$long"
+    expect 0 blur -o "$tmp/long/out" "$tmp/long/in/$long"
+    check "a 255-byte name in a batch" same_image "$tmp/long/out/$long" "$tmp/ref.png"
+    check "long names left files behind: $(listing "$tmp/long")" [ "$(entries "$tmp/long")" -eq 3 ]
+
+    # Temporary files of a killed gpuimg (dead PID) are removed by the next
+    # run writing there; a live process's, and names of another pattern, stay.
+    mkdir "$tmp/stale"
+    dead=$(sh -c 'echo $$')
+    : >"$tmp/stale/.a.png.gpuimg-$dead-0.tmp"
+    : >"$tmp/stale/.b.png.gpuimg-$$-0.tmp"
+    : >"$tmp/stale/.c.png.gpuimg-$dead-0.tmp~"
+    : >"$tmp/stale/c.png.gpuimg-$dead-0.tmp"
+    expect 0 blur "$scene" "$tmp/stale/x.png"
+    check "a dead writer's temporary file stayed" [ ! -e "$tmp/stale/.a.png.gpuimg-$dead-0.tmp" ]
+    check "a live writer's temporary file was removed" [ -e "$tmp/stale/.b.png.gpuimg-$$-0.tmp" ]
+    check "names of another pattern were removed: $(listing "$tmp/stale")" \
+        [ -e "$tmp/stale/.c.png.gpuimg-$dead-0.tmp~" ] && [ -e "$tmp/stale/c.png.gpuimg-$dead-0.tmp" ]
+
     # Options may come before, between and after the file names.
     expect 0 blur --sigma 2 --border wrap "$scene" "$tmp/o1.png"
     expect 0 blur "$scene" "$tmp/o2.png" --sigma 2 --border wrap

@@ -11,6 +11,7 @@
 #include "file_io.h"
 #include "gi_error.h"
 #include "pixel_alloc.h"
+#include "temp_names.h"
 
 static int is_stdio(const char *path)
 {
@@ -132,20 +133,35 @@ void gi_remove_partial_outputs(void)
             unlinkat(temp_slots[i].dir_fd, temp_slots[i].path, 0);
 }
 
+/* The mode of the file being replaced, when it is a regular file: the
+ * output keeps it, as `sed -i` does; -1 when there is none. */
+static int replaced_mode(int dir_fd, const char *path)
+{
+    struct stat st;
+    if (fstatat(dir_fd, path, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return -1;
+    return (int)(st.st_mode & 0777);
+}
+
 /* Creates a uniquely named temporary file in the destination's directory,
- * registered first (*slot). O_EXCL makes the name ours; the mode honours
- * the umask like any output. */
+ * registered first (*slot). O_EXCL makes the name ours; the mode is the
+ * replaced file's, else it honours the umask like any new file. */
 static int create_temp(int dir_fd, const char *path, char *tmp, size_t tmp_size, int *slot)
 {
     static unsigned counter;
     const char *slash = strrchr(path, '/');
     int dir_len = slash ? (int)(slash - path + 1) : 0;
     const char *base = slash ? slash + 1 : path;
+    if (dir_len + 1 >= (int)tmp_size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(tmp, path, (size_t)dir_len);
+    tmp[dir_len] = '\0';
+    gi__sweep_stale_temps(dir_fd, tmp);
+    int mode = replaced_mode(dir_fd, path);
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-        int len = snprintf(tmp, tmp_size, "%.*s.%s.gpuimg-%ld-%u.tmp", dir_len, path, base,
-                           (long)getpid(), n);
-        if (len < 0 || (size_t)len >= tmp_size) {
+        if (gi__temp_name(base, getpid(), n, tmp + dir_len, tmp_size - (size_t)dir_len) != 0) {
             errno = ENAMETOOLONG;
             return -1;
         }
@@ -156,6 +172,13 @@ static int create_temp(int dir_fd, const char *path, char *tmp, size_t tmp_size,
             unlinkat(dir_fd, tmp, 0);
             close(fd);
             errno = EINTR;
+            fd = -1;
+        }
+        if (fd >= 0 && mode >= 0 && fchmod(fd, (mode_t)mode) != 0) {
+            int saved = errno;
+            unlinkat(dir_fd, tmp, 0);
+            close(fd);
+            errno = saved;
             fd = -1;
         }
         if (fd >= 0) return fd;
