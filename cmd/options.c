@@ -270,7 +270,7 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          "JPEG; Netpbm has no place for them)",
          opt_flag, &c->strip},
         {"format", 0, "FMT", "png | jpeg | pnm | pam: output format when it cannot come from "
-         "the name. pnm (also ppm, pgm) writes P5 for gray, P6 for colour, dropping alpha; pam "
+         "the name (no known extension, or '-'); a name saying another format is refused. pnm (also ppm, pgm) writes P5 for gray, P6 for colour, dropping alpha; pam "
          "writes P7 with every channel",
          opt_image_format, &c->format},
         {"quality", 0, "Q", "JPEG quality 1..100 (default 90)", opt_quality, &c->quality},

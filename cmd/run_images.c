@@ -45,6 +45,23 @@ gi_format output_format(const cli_common *c, const char *path)
     return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);
 }
 
+/* --format is for names that cannot tell (no known extension, or '-'):
+ * one whose extension says another format is refused, not written with
+ * bytes its name belies. */
+static int format_contradicts(const cli_common *c, const char *path)
+{
+    gi_format named = gi_format_from_path(path);
+    return c->format != GI_FORMAT_AUTO && named != GI_FORMAT_AUTO && named != c->format;
+}
+
+static int format_contradiction_error(const cli_common *c, const char *path)
+{
+    static const char *const names[] = {"auto", "png", "jpeg", "pnm", "pam"};
+    return cli_usage_error(c, "--format %s contradicts the output name '%s': --format applies "
+                           "only where the name has no known extension (or is '-')",
+                           names[c->format], path);
+}
+
 /* "IN -> OUT (T ms: decode a, upload b, ...; codecs gpuimg-jpeg/stb) on cuda: why"
  * for -v. */
 static void describe_item(const gi_batch_item *it, char *text, size_t size)
@@ -167,6 +184,7 @@ static int run_single(const cli_common *c, char **args, int count, const gi_op *
     if (count != 2)
         return cli_usage_error(c, "expected an input and an output (or -o DIR and inputs), got %d "
                                "file name%s", count, count == 1 ? "" : "s");
+    if (format_contradicts(c, args[1])) return format_contradiction_error(c, args[1]);
     if (output_format(c, args[1]) == GI_FORMAT_AUTO)
         return cli_usage_error(c, "cannot tell the output format of '%s': name it "
                                ".png/.jpg/.pnm/.pam or give --format", args[1]);
@@ -223,6 +241,12 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
     batch_list list;
     int rc = batch_collect(c, args, count, &list);
     if (rc != EXIT_OK) return rc;
+    for (size_t i = 0; i < list.count; i++)
+        if (format_contradicts(c, list.items[i].out)) {
+            rc = format_contradiction_error(c, list.items[i].out);
+            batch_list_free(&list);
+            return rc;
+        }
     batch_keep_shard(&list, c->shard, c->shard_count);
     for (size_t i = 0; i < list.count; i++)
         if (strcmp(list.items[i].in, "-") == 0)

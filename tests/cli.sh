@@ -227,6 +227,20 @@ group_pnm() {
     done
     expect_usage flip h "$scene" - --format gif
     check "--format gif: the message does not list pam" has pam "$tmp/err"
+    # --format is for names that cannot tell: a name whose extension says
+    # another format is a usage error, single and batch, and writes nothing.
+    mkdir "$tmp/fmt"
+    expect_usage flip h "$scene" "$tmp/fmt/x.png" --format pam
+    check "--format pam out.png: the message does not name out" has x.png "$tmp/err"
+    expect_usage flip h - "$tmp/fmt/x.png" --format pam <"$tmp/c4.ppm"
+    expect_usage flip h -o "$tmp/fmt" --format jpeg "$scene"
+    check "--format contradicting a name wrote files: $(listing "$tmp/fmt")" \
+        [ "$(entries "$tmp/fmt")" -eq 0 ]
+    expect 0 flip h "$scene" "$tmp/fmt/x" --format pam
+    check "--format pam, a name with no extension: $(magic "$tmp/fmt/x")" \
+        [ "$(magic "$tmp/fmt/x")" = P7 ]
+    expect 0 flip h "$scene" "$tmp/fmt/x.png" --format png
+    expect 0 flip h "$scene" "$tmp/fmt/x.pgm" --format ppm
     # maxval 1 and 65535, comments: P5 bytes written by hand.
     printf 'P5\n# two pixels\n2 1\n1\n\001\000' >"$tmp/m1.pgm"
     printf 'P5 2 1 # the maxval next\n65535\n\377\377\200\200' >"$tmp/m16.pgm"
