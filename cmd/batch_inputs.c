@@ -38,26 +38,6 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* The path with leading '/', '.' and '..' components dropped. */
-static void contained_path(const char *path, char *out, size_t size)
-{
-    size_t n = 0;
-    out[0] = '\0';
-    for (const char *p = path; *p;) {
-        while (*p == '/') p++;
-        const char *end = strchr(p, '/');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        int dots = (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.');
-        if (len && !dots && n + len + 2 < size) {
-            if (n) out[n++] = '/';
-            memcpy(out + n, p, len);
-            n += len;
-            out[n] = '\0';
-        }
-        p += len;
-    }
-}
-
 static int is_image_name(const char *name)
 {
     return gi_format_from_path(name) != GI_FORMAT_AUTO;
@@ -105,11 +85,22 @@ static int walk(const cli_common *c, const char *dir, const char *rel, batch_lis
     return rc;
 }
 
+/* A file named on the command line or by --files-from: its output keeps
+ * the base name. A path without one ("/", "..", "dir/") fails alone. */
+static int add_named_file(const cli_common *c, const char *path, batch_list *list)
+{
+    const char *base = base_name(path);
+    int nameless = !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0;
+    if (add_item(list, path, nameless ? "" : base, c->output_dir)) return EXIT_FAIL;
+    if (nameless) list->items[list->count - 1].problem = "no file name to give its output";
+    return EXIT_OK;
+}
+
 static int add_argument(const cli_common *c, const char *arg, batch_list *list)
 {
     struct stat st;
     if (c->recursive && stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) return walk(c, arg, "", list);
-    return add_item(list, arg, base_name(arg), c->output_dir) ? EXIT_FAIL : EXIT_OK;
+    return add_named_file(c, arg, list);
 }
 
 static int add_files_from(const cli_common *c, batch_list *list)
@@ -120,15 +111,12 @@ static int add_files_from(const cli_common *c, batch_list *list)
         fprintf(stderr, "gpuimg %s: --files-from %s: %s\n", c->command, c->files_from, strerror(errno));
         return EXIT_FAIL;
     }
-    char *line = NULL, rel[4096];
+    char *line = NULL;
     size_t cap = 0;
     int rc = EXIT_OK;
     for (ssize_t n; rc == EXIT_OK && (n = getline(&line, &cap, f)) > 0;) {
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
-        if (n == 0) continue;
-        contained_path(line, rel, sizeof rel);
-        if (!*rel) snprintf(rel, sizeof rel, "%s", "unnamed");
-        if (add_item(list, line, rel, c->output_dir)) rc = EXIT_FAIL;
+        if (n > 0) rc = add_named_file(c, line, list);
     }
     if (ferror(f)) {
         fprintf(stderr, "gpuimg %s: --files-from %s: read error\n", c->command, c->files_from);
@@ -159,7 +147,7 @@ static int mark_collisions(batch_list *list)
     for (size_t i = 0; i < list->count; i++) order[i] = &list->items[i];
     qsort(order, list->count, sizeof *order, by_output);
     for (size_t i = 1; i < list->count; i++)
-        if (strcmp(order[i]->out, order[i - 1]->out) == 0)
+        if (!order[i]->problem && strcmp(order[i]->out, order[i - 1]->out) == 0)
             order[i]->problem = "another input writes the same output file";
     free(order);
     return 0;

@@ -14,10 +14,9 @@ typedef struct {
 /* Collects the inputs named on the command line (files, or directories
  * with -r) and by --files-from, sorted by input path, each with its output
  * path under the output directory:
- *   - a file named on the command line keeps its base name;
- *   - a file found under a directory keeps its path below that directory;
- *   - a --files-from path is mirrored with leading '/' and every '.' and
- *     '..' component dropped, so no output lands outside the directory.
+ *   - a file named on the command line or by --files-from keeps its base
+ *     name (a path with none, "/" or "..", fails alone);
+ *   - a file found under a directory keeps its path below that directory.
  * Two inputs with one output path: the later ones fail. Returns 0, or an
  * exit code after printing why. */
 int batch_collect(const cli_common *c, char **args, int count, batch_list *list);

@@ -242,7 +242,8 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          opt_string, &c->output_dir},
         {"recursive", 'r', NULL, "batch: take PNG/JPEG/PNM/PAM files under directories, mirroring the tree",
          opt_flag, &c->recursive},
-        {"files-from", 0, "FILE", "batch: read input paths from FILE, one per line ('-': stdin)",
+        {"files-from", 0, "FILE", "batch: read input paths from FILE, one per line ('-': stdin); "
+         "outputs keep their base names",
          opt_string, &c->files_from},
         {"skip-existing", 0, NULL, "batch: leave outputs that already exist (resume a run)",
          opt_flag, &c->skip_existing},
