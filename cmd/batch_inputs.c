@@ -1,10 +1,13 @@
 /* Expanding batch inputs: files, directories (-r), --files-from. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "batch_inputs.h"
 
@@ -43,45 +46,134 @@ static int is_image_name(const char *name)
     return gi_format_from_path(name) != GI_FORMAT_AUTO;
 }
 
-/* Is the entry at path a directory to descend into? Symbolic links to
- * directories are not followed (as find does by default), which rules out
- * loops, and the output directory is not an input. */
-static int descend_into(const char *path, const struct stat *out_dir)
+/* The names in the directory open as fd (all but "." and ".."; hidden
+ * ones too: the caller decides), read whole so that no DIR buffer stays
+ * open while the walk goes deeper. NULL and errno on failure. */
+static char **read_names(int fd, size_t *count)
 {
-    struct stat st;
-    if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
-    return !(out_dir && st.st_dev == out_dir->st_dev && st.st_ino == out_dir->st_ino);
+    int copy = dup(fd);
+    DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
+    if (!d) {
+        if (copy >= 0) close(copy);
+        return NULL;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int failed = 0;
+    errno = 0;
+    for (struct dirent *e; !failed && (e = readdir(d));) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            char **bigger = realloc(names, cap * sizeof *names);
+            failed = !bigger;
+            if (bigger) names = bigger;
+        }
+        if (!failed && !(names[n] = strdup(e->d_name))) failed = 1;
+        if (!failed) n++;
+    }
+    int saved = failed ? ENOMEM : errno;
+    closedir(d);
+    if (saved) {
+        while (n) free(names[--n]);
+        free(names);
+        errno = saved;
+        return NULL;
+    }
+    *count = n;
+    return names ? names : calloc(1, sizeof *names);
 }
 
-/* Adds every image file (PNG, JPEG, PNM, PAM) under dir; `rel` is its path below the top. */
-static int walk(const cli_common *c, const char *dir, const char *rel, batch_list *list)
+static int same_file(const struct stat *a, const struct stat *b)
 {
-    struct stat out_dir;
-    int have_out = stat(c->output_dir, &out_dir) == 0;
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, dir, strerror(errno));
+    return b && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Whether the image name `name` in the directory fd (lst: its lstat) is
+ * an input: a regular file, or a symbolic link to one; *problem: why it
+ * fails, when it is one that cannot be read. Other kinds (a FIFO, a
+ * socket) are no image files. */
+static int walked_file(int fd, const char *name, const struct stat *lst, const char *path,
+                       const char **problem)
+{
+    struct stat st;
+    *problem = NULL;
+    if (fstatat(fd, name, &st, 0) != 0)
+        *problem = !S_ISLNK(lst->st_mode) ? "it vanished while its folder was read"
+                   : errno == ENOENT     ? "a symbolic link to nothing"
+                                         : "a symbolic link that cannot be followed";
+    else if (!S_ISREG(st.st_mode)) return 0;
+    else if (strlen(path) >= PATH_MAX)
+        *problem = "its path is longer than the system's limit (PATH_MAX), so it cannot be opened";
+    return 1;
+}
+
+/* Adds every image file (PNG, JPEG, PNM, PAM) under the directory open as
+ * fd, whose path is `dir`; `rel` is its path below the top. The walk goes
+ * by descriptors (openat, fstatat), so a path of any length is reached;
+ * a file whose path is too long to be opened by name, or a symbolic link
+ * to nothing, is an input that fails with the reason, never left out.
+ * Symbolic links to directories are not followed (as find does by
+ * default), which rules out loops, and the output directory is not an
+ * input. */
+static int walk(const cli_common *c, int fd, const char *dir, const char *rel,
+                const struct stat *out_dir, batch_list *list)
+{
+    size_t count;
+    char **names = read_names(fd, &count);
+    if (!names) {
+        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(dir), strerror(errno));
         return EXIT_FAIL;
     }
     int rc = EXIT_OK;
-    for (struct dirent *e; rc == EXIT_OK && (e = readdir(d));) {
-        if (e->d_name[0] == '.') continue; /* ., .., hidden files and our temporaries */
-        size_t plen = strlen(dir) + strlen(e->d_name) + 2, rlen = strlen(rel) + strlen(e->d_name) + 2;
+    for (size_t i = 0; i < count; i++) {
+        const char *name = names[i];
+        if (rc != EXIT_OK || name[0] == '.') continue; /* hidden files and our temporaries */
+        size_t plen = strlen(dir) + strlen(name) + 2, rlen = strlen(rel) + strlen(name) + 2;
         char *path = malloc(plen), *sub = malloc(rlen);
+        struct stat lst;
+        const char *problem;
         if (!path || !sub) rc = EXIT_FAIL;
-        if (rc == EXIT_OK) {
-            snprintf(path, plen, "%s/%s", dir, e->d_name);
-            snprintf(sub, rlen, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-            struct stat st;
-            if (descend_into(path, have_out ? &out_dir : NULL)) rc = walk(c, path, sub, list);
-            else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && is_image_name(e->d_name) &&
-                     add_item(list, path, sub, c->output_dir))
-                rc = EXIT_FAIL;
+        else if (fstatat(fd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0) {
+            snprintf(path, plen, "%s/%s", dir, name);
+            snprintf(sub, rlen, "%s%s%s", rel, *rel ? "/" : "", name);
+            int is_dir = S_ISDIR(lst.st_mode);
+            if (is_dir && !same_file(&lst, out_dir)) {
+                int sub_fd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub_fd < 0) {
+                    fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(path),
+                            strerror(errno));
+                    rc = EXIT_FAIL;
+                } else {
+                    rc = walk(c, sub_fd, path, sub, out_dir, list);
+                    close(sub_fd);
+                }
+            } else if (!is_dir && is_image_name(name) && walked_file(fd, name, &lst, path, &problem)) {
+                if (add_item(list, path, sub, c->output_dir)) rc = EXIT_FAIL;
+                else list->items[list->count - 1].problem = problem;
+            }
         }
         free(path);
         free(sub);
     }
-    closedir(d);
+    for (size_t i = 0; i < count; i++) free(names[i]);
+    free(names);
+    return rc;
+}
+
+/* -r on a directory named on the command line. */
+static int walk_top(const cli_common *c, const char *dir, batch_list *list)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(dir), strerror(errno));
+        return EXIT_FAIL;
+    }
+    struct stat out_dir;
+    int have_out = stat(c->output_dir, &out_dir) == 0;
+    int rc = walk(c, fd, dir, "", have_out ? &out_dir : NULL, list);
+    close(fd);
     return rc;
 }
 
@@ -99,7 +191,7 @@ static int add_named_file(const cli_common *c, const char *path, batch_list *lis
 static int add_argument(const cli_common *c, const char *arg, batch_list *list)
 {
     struct stat st;
-    if (c->recursive && stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) return walk(c, arg, "", list);
+    if (c->recursive && stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) return walk_top(c, arg, list);
     return add_named_file(c, arg, list);
 }
 
@@ -108,7 +200,8 @@ static int add_files_from(const cli_common *c, batch_list *list)
     int from_stdin = strcmp(c->files_from, "-") == 0;
     FILE *f = from_stdin ? stdin : fopen(c->files_from, "r");
     if (!f) {
-        fprintf(stderr, "gpuimg %s: --files-from %s: %s\n", c->command, c->files_from, strerror(errno));
+        fprintf(stderr, "gpuimg %s: --files-from %s: %s\n", c->command,
+                gi_quote_name(c->files_from), strerror(errno));
         return EXIT_FAIL;
     }
     char *line = NULL;
@@ -119,7 +212,8 @@ static int add_files_from(const cli_common *c, batch_list *list)
         if (n > 0) rc = add_named_file(c, line, list);
     }
     if (ferror(f)) {
-        fprintf(stderr, "gpuimg %s: --files-from %s: read error\n", c->command, c->files_from);
+        fprintf(stderr, "gpuimg %s: --files-from %s: read error\n", c->command,
+                gi_quote_name(c->files_from));
         rc = EXIT_FAIL;
     }
     free(line);

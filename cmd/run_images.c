@@ -66,7 +66,8 @@ static int format_contradiction_error(const cli_common *c, const char *path)
  * for -v. */
 static void describe_item(const gi_batch_item *it, char *text, size_t size)
 {
-    int n = snprintf(text, size, "%s -> %s (%.1f ms:", it->in, it->out, it->ms);
+    int n = snprintf(text, size, "%s -> %s (%.1f ms:", gi_quote_name(it->in),
+                     gi_quote_name(it->out), it->ms);
     for (int s = 0; s < GI_STAGE_COUNT && n > 0 && (size_t)n < size; s++)
         if (it->stage_ms[s] >= 0.05 || s != GI_STAGE_STARTUP)
             n += snprintf(text + n, size - n, "%s %s %.1f", s ? "," : "",
@@ -132,7 +133,7 @@ static void report_frame(void *user, const gi_stream_frame *f)
     const cli_common *c = ((const frame_reporter *)user)->common;
     const char *out = ((const frame_reporter *)user)->out;
     fprintf(stderr, "gpuimg %s: standard input: image %zu -> %s (%.1f ms: decode %.1f, compute "
-            "%.1f, encode %.1f) on %s%s%s%s%s\n", c->command, f->number, out,
+            "%.1f, encode %.1f) on %s%s%s%s%s\n", c->command, f->number, gi_quote_name(out),
             f->decode_ms + f->compute_ms + f->encode_ms, f->decode_ms, f->compute_ms, f->encode_ms,
             f->backend, *f->metadata_dropped ? "; metadata: " : "", f->metadata_dropped,
             *f->metadata_left_out ? "; metadata not written: " : "", f->metadata_left_out);
@@ -235,7 +236,8 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
     if (count == 0 && !c->files_from)
         return cli_usage_error(c, "-o %s given but no input files", c->output_dir);
     if (mkdir(c->output_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, c->output_dir, strerror(errno));
+        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(c->output_dir),
+                strerror(errno));
         return EXIT_FAIL;
     }
     batch_list list;

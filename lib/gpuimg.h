@@ -64,6 +64,14 @@ typedef enum gi_status {
 const char *gi_strerror(gi_status status);
 /* The detail of the last failure on this thread ("" when none). */
 const char *gi_last_error(void);
+/* A file name as every message prints it (the library's and gpuimg's):
+ * the name itself when all of it prints as text; else, so that a newline
+ * or a terminal escape in it cannot split or forge a line, quoted as GNU
+ * ls --quoting-style=shell-escape does: 'a'$'\n''b.png', the bytes that
+ * are not printable as $'\ooo' (or \n, \t, ...), a shell can paste it
+ * back. The result is name itself or one of a few buffers of the calling
+ * thread, used in turn, valid until the fourth call after it. */
+const char *gi_quote_name(const char *name);
 
 /* ---------------------------------------------------------------- images */
 

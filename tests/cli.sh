@@ -440,6 +440,26 @@ group_files() {
     check "names of another pattern were removed: $(listing "$tmp/stale")" \
         [ -e "$tmp/stale/.c.png.gpuimg-$dead-0.tmp~" ] && [ -e "$tmp/stale/c.png.gpuimg-$dead-0.tmp" ]
 
+    # Names with a newline or a terminal escape are quoted in messages as
+    # GNU ls --quoting-style=shell-escape does: one line per failure, no
+    # raw control byte on stderr, single files and batches alike.
+    mkdir "$tmp/odd"
+    nl_name=$(printf 'a\nb.png')
+    esc_name=$(printf 'x\033[31mred.png')
+    printf 'junk' >"$tmp/odd/$nl_name"
+    printf 'junk' >"$tmp/odd/$esc_name"
+    cd "$tmp/odd" || return
+    expect 1 blur "$nl_name" "$tmp/odd-out.png"
+    check "a name with a newline: not one line, quoted: $(cat "$tmp/err")" \
+        [ "$(cat "$tmp/err")" = "gpuimg blur: 'a'\$'\\n''b.png': not a PNG, JPEG or PNM/PAM file" ]
+    expect 1 blur -o "$tmp/odd-dir" "$nl_name" "$esc_name"
+    check "batch: a failure's message is not one line" [ "$(grep -c 'not a PNG' "$tmp/err")" -eq 2 ]
+    check "batch: the escape name not quoted" grep -qF "'x'\$'\\033''[31mred.png'" "$tmp/err"
+    check "batch: a raw control byte on stderr" lacks_ere "$(printf '\033')" "$tmp/err"
+    expect 1 blur -o "$tmp/odd-dir" -r "$tmp/odd"
+    check "-r: a failure's message is not one line" [ "$(grep -c 'not a PNG' "$tmp/err")" -eq 2 ]
+    cd "$tmp" || return
+
     # Options may come before, between and after the file names.
     expect 0 blur --sigma 2 --border wrap "$scene" "$tmp/o1.png"
     expect 0 blur "$scene" "$tmp/o2.png" --sigma 2 --border wrap

@@ -208,7 +208,7 @@ static gi__batch_image *admit_job(pipeline *p, gi_batch_item *it)
         return NULL;
     }
     job->item = it;
-    if (it->problem) gi__batch_fail(job, "%s: %s", it->in, it->problem);
+    if (it->problem) gi__batch_fail(job, "%s: %s", gi_quote_name(it->in), it->problem);
     else if (strcmp(it->in, "-") == 0 && p->count > 1)
         gi__batch_fail(job, "'-' (standard input) cannot be part of a batch");
     else return job;
@@ -250,7 +250,7 @@ static gi__batch_image *start_job(pipeline *p, gi_batch_item *it, const gi__jpeg
 static int compute(pipeline *p, compute_lane *lane, gi__batch_image *job)
 {
     if (!lane->ctx) {
-        gi__batch_fail(job, "%s: %s", job->item->in, lane->why);
+        gi__batch_fail(job, "%s: %s", gi_quote_name(job->item->in), lane->why);
         return -1;
     }
     int rc = gi__batch_compute(lane->ctx, p->opts, job);

@@ -28,14 +28,18 @@ void gi__batch_release(gi__batch_image *job)
 
 void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
 {
-    char why[1200];
-    va_list ap;
+    /* Allocated to fit: a path may be longer than any fixed buffer. */
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
+    va_copy(again, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    char *why = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (why) vsnprintf(why, (size_t)len + 1, fmt, again);
+    va_end(again);
     va_end(ap);
     job->item->status = GI_ITEM_FAILED;
     free(job->item->reason);
-    job->item->reason = strdup(why);
+    job->item->reason = why;
     gi__batch_release(job);
 }
 
@@ -82,7 +86,7 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
     double read = gi__now_ms();
     add_stage(job, GI_STAGE_READ, read - start);
     if (st == GI_OK) {
-        st = gi__job_decode_routed(&o->job, bytes, size, strcmp(in, "-") ? in : "standard input",
+        st = gi__job_decode_routed(&o->job, bytes, size, strcmp(in, "-") ? gi_quote_name(in) : "standard input",
                                    route, &job->src, &job->coeffs, &job->meta, route_why,
                                    sizeof route_why);
         /* a deferred scan reads the file until the compute is done */
@@ -140,7 +144,7 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
     gi__pixels_free(job->in_bytes);
     job->in_bytes = NULL;
     if (st != GI_OK) {
-        gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
+        gi__batch_fail(job, "%s: %s", gi_quote_name(job->item->in), gi_last_error());
         return -1;
     }
     record_compute(ctx, job, jpeg_out);
@@ -190,7 +194,8 @@ static int make_dirs(const gi_batch_options *o, gi__batch_image *job)
 {
     /* Handed a directory, the batch has nothing to make. */
     if (!o->output_root || job->item->files || make_parent_dirs(o->output_root, job->item->out) == 0) return 0;
-    gi__batch_fail(job, "%s: cannot create its directory: %s", job->item->out, strerror(errno));
+    gi__batch_fail(job, "%s: cannot create its directory: %s", gi_quote_name(job->item->out),
+                   strerror(errno));
     return -1;
 }
 
@@ -218,7 +223,7 @@ static int write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *bytes
     add_stage(job, GI_STAGE_ENCODE, done - start);
     if (encoded != GI_OK) {
         free(bytes);
-        gi__batch_fail(job, "%s: %s", job->item->out, gi_last_error());
+        gi__batch_fail(job, "%s: %s", gi_quote_name(job->item->out), gi_last_error());
         return -1;
     }
     gi_status st = gi__item_write(job->item, bytes, size);

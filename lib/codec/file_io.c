@@ -20,7 +20,7 @@ static int is_stdio(const char *path)
 
 static const char *display_name(const char *path)
 {
-    return is_stdio(path) ? "standard input" : path;
+    return is_stdio(path) ? "standard input" : gi_quote_name(path);
 }
 
 gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, size_t *size)
@@ -28,7 +28,7 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
     *bytes = NULL;
     *size = 0;
     int fd = is_stdio(path) ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return gi__fail(GI_ERR_IO, "%s: %s", path, strerror(errno));
+    if (fd < 0) return gi__fail(GI_ERR_IO, "%s: %s", gi_quote_name(path), strerror(errno));
     gi_status st = gi__read_fd(fd, path, max_bytes, bytes, size);
     if (fd != STDIN_FILENO) close(fd);
     return st;
@@ -40,7 +40,7 @@ gi_status gi__read_fd(int fd, const char *path, uint64_t max_bytes, uint8_t **by
     *size = 0;
     struct stat st;
     int have_stat = fstat(fd, &st) == 0;
-    if (have_stat && S_ISDIR(st.st_mode)) return gi__fail(GI_ERR_IO, "%s: is a directory", path);
+    if (have_stat && S_ISDIR(st.st_mode)) return gi__fail(GI_ERR_IO, "%s: is a directory", display_name(path));
     if (have_stat && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %lld bytes is over the %llu-byte input limit",
                         display_name(path), (long long)st.st_size, (unsigned long long)max_bytes);
@@ -52,12 +52,12 @@ gi_status gi__read_fd(int fd, const char *path, uint64_t max_bytes, uint8_t **by
      * which keeps the mapping for the next file of a batch. */
     size_t cap = have_stat && S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 1 << 16, len = 0;
     uint8_t *buf = gi__pixels_alloc(cap);
-    gi_status result = buf ? GI_OK : gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+    gi_status result = buf ? GI_OK : gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", display_name(path));
     while (result == GI_OK) {
         if (len == cap) {
             uint8_t *bigger = gi__pixels_realloc(buf, cap * 2);
             if (!bigger) {
-                result = gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory reading it", path);
+                result = gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory reading it", display_name(path));
                 break;
             }
             buf = bigger;
@@ -224,7 +224,8 @@ struct gi_output {
 
 static const char *output_name(const gi_output *out)
 {
-    return out->fd == STDOUT_FILENO || is_stdio(out->path) ? "standard output" : out->path;
+    return out->fd == STDOUT_FILENO || is_stdio(out->path) ? "standard output"
+                                                            : gi_quote_name(out->path);
 }
 
 gi_status gi_output_open(gi_output **result, const char *path)
@@ -240,7 +241,7 @@ static gi_output *new_output(int dir_fd, const char *name, const char *path)
         free(out);
         free(copy);
         free(name_copy);
-        gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+        gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", gi_quote_name(path));
         return NULL;
     }
     *out = (gi_output){.fd = -1, .dir_fd = dir_fd, .path = copy, .name = name_copy, .slot = -1};
@@ -273,7 +274,7 @@ gi_status gi__output_open_at(gi_output **result, int dir_fd, const char *name, c
     if (out->fd < 0) {
         gi_status st = is_stdio(path)
                            ? gi__fail(GI_ERR_IO, "standard output: cannot write: %s", strerror(errno))
-                           : gi__fail(GI_ERR_IO, "%s: cannot create a file there: %s", path,
+                           : gi__fail(GI_ERR_IO, "%s: cannot create a file there: %s", gi_quote_name(path),
                                       strerror(errno));
         free(out->path);
         free(out->name);
@@ -316,10 +317,12 @@ gi_status gi_output_close(gi_output *out, int keep)
     gi_status st = keep ? flush_output(out) : out->status;
     if (out->fd != STDOUT_FILENO && !out->borrowed) {
         if (close(out->fd) != 0 && st == GI_OK)
-            st = gi__fail(GI_ERR_IO, "%s: cannot write: %s", out->path, strerror(errno));
+            st = gi__fail(GI_ERR_IO, "%s: cannot write: %s", gi_quote_name(out->path),
+                          strerror(errno));
         if (*out->tmp && st == GI_OK && keep &&
             renameat(out->dir_fd, out->tmp, out->dir_fd, out->name) != 0)
-            st = gi__fail(GI_ERR_IO, "%s: cannot rename into place: %s", out->path, strerror(errno));
+            st = gi__fail(GI_ERR_IO, "%s: cannot rename into place: %s", gi_quote_name(out->path),
+                          strerror(errno));
         if (*out->tmp && (st != GI_OK || !keep)) unlinkat(out->dir_fd, out->tmp, 0);
         unregister_temp(out->slot);
     }

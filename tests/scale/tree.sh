@@ -73,4 +73,30 @@ check "--files-from, one base name twice: want 1 ok, 1 failed" \
 
 expect 1 blur --files-from no-such-list -o out-none
 check "--files-from a missing file: not named" has no-such-list stderr
+# -r drops nothing in silence: a file whose path is past PATH_MAX (4096
+# bytes) and a symbolic link to nothing each fail, named, and are in
+# --summary-json; the file beside them is written.
+mkdir -p in-odd/deep
+cp "$samples/scene.png" in-odd/top.png
+ln -s nowhere.png in-odd/gone.png
+(
+    cd in-odd/deep || exit 1
+    level=$(printf '%0200d' 0)
+    i=0
+    while [ "$i" -lt 21 ]; do
+        mkdir "$level" && cd -P "$level" || exit 1
+        i=$((i + 1))
+    done
+    cp "$samples/alpha.png" far.png
+) || check "could not make a 4,200-byte path" false
+expect 1 blur --sigma 2 -r -o out-odd --summary-json odd.json in-odd
+check "-r, a long path and a dangling link: want 1 ok, 2 failed, got $(count ok stderr) ok, \
+$(count failed stderr) failed" [ "$(count ok stderr)/$(count failed stderr)" = 1/2 ]
+check "-r: the dangling link not named as such" has 'in-odd/gone.png: a symbolic link to nothing' stderr
+check "-r: the file past PATH_MAX not named" has 'far.png: .*PATH_MAX' stderr
+check "--summary-json: no failed entry for the dangling link" \
+    grep -q '"input": "in-odd/gone.png", .*"status": "failed"' odd.json
+check "--summary-json: no failed entry for the long path" \
+    grep -q '/far.png", .*"status": "failed"' odd.json
+check "-r: top.png missing or wrong" same_file out-odd/top.png ref/scene.png
 finish
