@@ -11,20 +11,32 @@
 
 #include "batch_inputs.h"
 
-static int add_item(batch_list *list, const char *in, const char *out_rel, const char *out_dir)
+/* The inputs as they are collected: their names alone, 24 bytes an input
+ * (and the names), so that sorting them and checking them for collisions
+ * costs no copies of the batch's larger records, which are made at the
+ * end for the inputs kept. */
+typedef struct {
+    char *in, *out;
+    const char *problem;
+} named_input;
+
+typedef struct {
+    named_input *v;
+    size_t count, cap;
+} name_list;
+
+static int add_item(name_list *list, const char *in, const char *out_rel, const char *out_dir)
 {
     if (list->count == list->cap) {
         size_t cap = list->cap ? list->cap * 2 : 64;
-        gi_batch_item *bigger = realloc(list->items, cap * sizeof *bigger);
+        named_input *bigger = realloc(list->v, cap * sizeof *bigger);
         if (!bigger) return -1;
-        list->items = bigger;
+        list->v = bigger;
         list->cap = cap;
     }
     size_t len = strlen(out_dir) + strlen(out_rel) + 2;
-    gi_batch_item *it = &list->items[list->count];
-    memset(it, 0, sizeof *it); /* not started, no problem, no times yet */
-    it->in = strdup(in);
-    it->out = malloc(len);
+    named_input *it = &list->v[list->count];
+    *it = (named_input){strdup(in), malloc(len), NULL};
     if (!it->in || !it->out) {
         free(it->in);
         free(it->out);
@@ -118,7 +130,7 @@ static int walked_file(int fd, const char *name, const struct stat *lst, const c
  * default), which rules out loops, and the output directory is not an
  * input. */
 static int walk(const cli_common *c, int fd, const char *dir, const char *rel,
-                const struct stat *out_dir, batch_list *list)
+                const struct stat *out_dir, name_list *list)
 {
     size_t count;
     char **names = read_names(fd, &count);
@@ -151,7 +163,7 @@ static int walk(const cli_common *c, int fd, const char *dir, const char *rel,
                 }
             } else if (!is_dir && is_image_name(name) && walked_file(fd, name, &lst, path, &problem)) {
                 if (add_item(list, path, sub, c->output_dir)) rc = EXIT_FAIL;
-                else list->items[list->count - 1].problem = problem;
+                else list->v[list->count - 1].problem = problem;
             }
         }
         free(path);
@@ -163,7 +175,7 @@ static int walk(const cli_common *c, int fd, const char *dir, const char *rel,
 }
 
 /* -r on a directory named on the command line. */
-static int walk_top(const cli_common *c, const char *dir, batch_list *list)
+static int walk_top(const cli_common *c, const char *dir, name_list *list)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
@@ -179,23 +191,23 @@ static int walk_top(const cli_common *c, const char *dir, batch_list *list)
 
 /* A file named on the command line or by --files-from: its output keeps
  * the base name. A path without one ("/", "..", "dir/") fails alone. */
-static int add_named_file(const cli_common *c, const char *path, batch_list *list)
+static int add_named_file(const cli_common *c, const char *path, name_list *list)
 {
     const char *base = base_name(path);
     int nameless = !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0;
     if (add_item(list, path, nameless ? "" : base, c->output_dir)) return EXIT_FAIL;
-    if (nameless) list->items[list->count - 1].problem = "no file name to give its output";
+    if (nameless) list->v[list->count - 1].problem = "no file name to give its output";
     return EXIT_OK;
 }
 
-static int add_argument(const cli_common *c, const char *arg, batch_list *list)
+static int add_argument(const cli_common *c, const char *arg, name_list *list)
 {
     struct stat st;
     if (c->recursive && stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) return walk_top(c, arg, list);
     return add_named_file(c, arg, list);
 }
 
-static int add_files_from(const cli_common *c, batch_list *list)
+static int add_files_from(const cli_common *c, name_list *list)
 {
     int from_stdin = strcmp(c->files_from, "-") == 0;
     FILE *f = from_stdin ? stdin : fopen(c->files_from, "r");
@@ -223,22 +235,22 @@ static int add_files_from(const cli_common *c, batch_list *list)
 
 static int by_input(const void *a, const void *b)
 {
-    return strcmp(((const gi_batch_item *)a)->in, ((const gi_batch_item *)b)->in);
+    return strcmp(((const named_input *)a)->in, ((const named_input *)b)->in);
 }
 
 static int by_output(const void *a, const void *b)
 {
-    const gi_batch_item *x = *(gi_batch_item *const *)a, *y = *(gi_batch_item *const *)b;
+    const named_input *x = *(named_input *const *)a, *y = *(named_input *const *)b;
     int d = strcmp(x->out, y->out);
     return d ? d : strcmp(x->in, y->in);
 }
 
 /* Inputs that would write the same file: all but the first fail. */
-static int mark_collisions(batch_list *list)
+static int mark_collisions(name_list *list)
 {
-    gi_batch_item **order = malloc(list->count * sizeof *order);
+    named_input **order = malloc(list->count * sizeof *order);
     if (!order && list->count) return -1;
-    for (size_t i = 0; i < list->count; i++) order[i] = &list->items[i];
+    for (size_t i = 0; i < list->count; i++) order[i] = &list->v[i];
     qsort(order, list->count, sizeof *order, by_output);
     for (size_t i = 1; i < list->count; i++)
         if (!order[i]->problem && strcmp(order[i]->out, order[i - 1]->out) == 0)
@@ -247,32 +259,50 @@ static int mark_collisions(batch_list *list)
     return 0;
 }
 
+/* The batch's items for the inputs of this shard (position mod
+ * shard_count); the names move into them, the others are freed. */
+static int make_items(const cli_common *c, name_list *names, batch_list *list)
+{
+    size_t n = (size_t)c->shard_count, k = (size_t)c->shard;
+    size_t kept = names->count / n + (names->count % n > k);
+    list->items = calloc(kept ? kept : 1, sizeof *list->items);
+    if (!list->items) return -1;
+    for (size_t i = 0; i < names->count; i++) {
+        named_input *it = &names->v[i];
+        if (i % n == k) {
+            list->items[list->count++] = (gi_batch_item){.in = it->in, .out = it->out,
+                                                         .problem = it->problem};
+        } else {
+            free(it->in);
+            free(it->out);
+        }
+    }
+    names->count = 0;
+    return 0;
+}
+
+static void free_names(name_list *names)
+{
+    for (size_t i = 0; i < names->count; i++) {
+        free(names->v[i].in);
+        free(names->v[i].out);
+    }
+    free(names->v);
+}
+
 int batch_collect(const cli_common *c, char **args, int count, batch_list *list)
 {
     memset(list, 0, sizeof *list);
+    name_list names = {0};
     int rc = EXIT_OK;
-    for (int i = 0; rc == EXIT_OK && i < count; i++) rc = add_argument(c, args[i], list);
-    if (rc == EXIT_OK && c->files_from) rc = add_files_from(c, list);
-    if (rc == EXIT_OK) qsort(list->items, list->count, sizeof *list->items, by_input);
-    if (rc == EXIT_OK && mark_collisions(list)) rc = EXIT_FAIL;
-    if (rc != EXIT_OK) {
-        fprintf(stderr, "gpuimg %s: cannot collect the inputs\n", c->command);
-        batch_list_free(list);
-    }
+    for (int i = 0; rc == EXIT_OK && i < count; i++) rc = add_argument(c, args[i], &names);
+    if (rc == EXIT_OK && c->files_from) rc = add_files_from(c, &names);
+    if (rc == EXIT_OK) qsort(names.v, names.count, sizeof *names.v, by_input);
+    if (rc == EXIT_OK && mark_collisions(&names)) rc = EXIT_FAIL;
+    if (rc == EXIT_OK && make_items(c, &names, list)) rc = EXIT_FAIL;
+    free_names(&names);
+    if (rc != EXIT_OK) fprintf(stderr, "gpuimg %s: cannot collect the inputs\n", c->command);
     return rc;
-}
-
-void batch_keep_shard(batch_list *list, int shard, int count)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < list->count; i++) {
-        if (i % (size_t)count == (size_t)shard) list->items[kept++] = list->items[i];
-        else {
-            free(list->items[i].in);
-            free(list->items[i].out);
-        }
-    }
-    list->count = kept;
 }
 
 void batch_list_free(batch_list *list)

@@ -249,7 +249,6 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
             batch_list_free(&list);
             return rc;
         }
-    batch_keep_shard(&list, c->shard, c->shard_count);
     for (size_t i = 0; i < list.count; i++)
         if (strcmp(list.items[i].in, "-") == 0)
             list.items[i].problem = "standard input cannot be part of a batch";

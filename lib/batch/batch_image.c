@@ -53,8 +53,8 @@ static void add_stage(gi__batch_image *job, gi_stage stage, double ms)
 /* Appends to the item's metadata note. */
 static void note_metadata(gi__batch_image *job, const char *prefix, const char *what)
 {
-    char *note = job->item->metadata_note;
-    size_t used = strlen(note), size = sizeof job->item->metadata_note;
+    char *note = job->notes.metadata_note;
+    size_t used = strlen(note), size = sizeof job->notes.metadata_note;
     snprintf(note + used, size - used, "%s%s%s", used ? "; " : "", prefix, what);
 }
 
@@ -100,7 +100,7 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
         return -1;
     }
     if (*job->meta.dropped && !o->job.strip) note_metadata(job, "", job->meta.dropped);
-    snprintf(job->item->codecs_note, sizeof job->item->codecs_note, "%s", route_why);
+    snprintf(job->notes.codecs_note, sizeof job->notes.codecs_note, "%s", route_why);
     job->item->megapixels = (double)job->src.width * job->src.height / 1e6;
     return 0;
 }
@@ -123,8 +123,8 @@ static void record_compute(gi_context *ctx, gi__batch_image *job, const gi__chai
     add_stage(job, GI_STAGE_UPLOAD, t.upload_ms);
     add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
     add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
-    snprintf(job->item->choice, sizeof job->item->choice, "%s", gi_context_last_choice(ctx));
-    snprintf(job->item->note, sizeof job->item->note, "%s", gi_context_last_fallback(ctx));
+    snprintf(job->notes.choice, sizeof job->notes.choice, "%s", gi_context_last_choice(ctx));
+    snprintf(job->notes.note, sizeof job->notes.note, "%s", gi_context_last_fallback(ctx));
 }
 
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)

@@ -220,6 +220,8 @@ static gi_serve_outcome take_results(int sock, const gi_batch_options *o, gi_bat
             free(items[i].reason);
             items[i] = got;
             if (o->on_item) o->on_item(o->user, &items[i]);
+            /* the texts were the payload's, for on_item only */
+            items[i].choice = items[i].note = items[i].metadata_note = items[i].codecs_note = "";
             free(f.payload);
             continue;
         }
