@@ -1,30 +1,45 @@
 /* Expanding batch inputs: files, directories (-r), --files-from. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "batch_inputs.h"
 
-static int add_item(batch_list *list, const char *in, const char *out_rel, const char *out_dir)
+/* The inputs as they are collected: their names alone, 24 bytes an input
+ * (and the names), so that sorting them and checking them for collisions
+ * costs no copies of the batch's larger records, which are made at the
+ * end for the inputs kept. */
+typedef struct {
+    char *in, *out;
+    const char *problem;
+} named_input;
+
+typedef struct {
+    named_input *v;
+    size_t count, cap;
+} name_list;
+
+static int add_item(name_list *list, const char *in, const char *out_rel, const char *out_dir)
 {
     if (list->count == list->cap) {
         size_t cap = list->cap ? list->cap * 2 : 64;
-        gi_batch_item *bigger = realloc(list->items, cap * sizeof *bigger);
+        named_input *bigger = realloc(list->v, cap * sizeof *bigger);
         if (!bigger) return -1;
-        list->items = bigger;
+        list->v = bigger;
         list->cap = cap;
     }
     /* "out/" and "out" both give "out/name" */
     const size_t dir_len = strlen(out_dir);
     const char *slash = dir_len && out_dir[dir_len - 1] == '/' ? "" : "/";
     size_t len = dir_len + strlen(out_rel) + 2;
-    gi_batch_item *it = &list->items[list->count];
-    memset(it, 0, sizeof *it); /* not started, no problem, no times yet */
-    it->in = strdup(in);
-    it->out = malloc(len);
+    named_input *it = &list->v[list->count];
+    *it = (named_input){strdup(in), malloc(len), NULL};
     if (!it->in || !it->out) {
         free(it->in);
         free(it->out);
@@ -41,103 +56,182 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* The path with leading '/', '.' and '..' components dropped. */
-static void contained_path(const char *path, char *out, size_t size)
-{
-    size_t n = 0;
-    out[0] = '\0';
-    for (const char *p = path; *p;) {
-        while (*p == '/') p++;
-        const char *end = strchr(p, '/');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        int dots = (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.');
-        if (len && !dots && n + len + 2 < size) {
-            if (n) out[n++] = '/';
-            memcpy(out + n, p, len);
-            n += len;
-            out[n] = '\0';
-        }
-        p += len;
-    }
-}
-
 static int is_image_name(const char *name)
 {
     return gi_format_from_path(name) != GI_FORMAT_AUTO;
 }
 
-/* Is the entry at path a directory to descend into? Symbolic links to
- * directories are not followed (as find does by default), which rules out
- * loops, and the output directory is not an input. */
-static int descend_into(const char *path, const struct stat *out_dir)
+/* The names in the directory open as fd (all but "." and ".."; hidden
+ * ones too: the caller decides), read whole so that no DIR buffer stays
+ * open while the walk goes deeper. NULL and errno on failure. */
+static char **read_names(int fd, size_t *count)
 {
-    struct stat st;
-    if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
-    return !(out_dir && st.st_dev == out_dir->st_dev && st.st_ino == out_dir->st_ino);
+    int copy = dup(fd);
+    DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
+    if (!d) {
+        if (copy >= 0) close(copy);
+        return NULL;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int failed = 0;
+    errno = 0;
+    for (struct dirent *e; !failed && (e = readdir(d));) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            char **bigger = realloc(names, cap * sizeof *names);
+            failed = !bigger;
+            if (bigger) names = bigger;
+        }
+        if (!failed && !(names[n] = strdup(e->d_name))) failed = 1;
+        if (!failed) n++;
+    }
+    int saved = failed ? ENOMEM : errno;
+    closedir(d);
+    if (saved) {
+        while (n) free(names[--n]);
+        free(names);
+        errno = saved;
+        return NULL;
+    }
+    *count = n;
+    return names ? names : calloc(1, sizeof *names);
 }
 
-/* Adds every image file (PNG, JPEG, PNM, PAM) under dir; `rel` is its path below the top. */
-static int walk(const cli_common *c, const char *dir, const char *rel, batch_list *list)
+static int same_file(const struct stat *a, const struct stat *b)
 {
-    struct stat out_dir;
-    int have_out = stat(c->output_dir, &out_dir) == 0;
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, dir, strerror(errno));
+    return b && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Whether the image name `name` in the directory fd (lst: its lstat) is
+ * an input: a regular file, or a symbolic link to one; *problem: why it
+ * fails, when it is one that cannot be read. Other kinds (a FIFO, a
+ * socket) are no image files. */
+static int walked_file(int fd, const char *name, const struct stat *lst, const char *path,
+                       const char **problem)
+{
+    struct stat st;
+    *problem = NULL;
+    if (fstatat(fd, name, &st, 0) != 0)
+        *problem = !S_ISLNK(lst->st_mode) ? "it vanished while its folder was read"
+                   : errno == ENOENT     ? "a symbolic link to nothing"
+                                         : "a symbolic link that cannot be followed";
+    else if (!S_ISREG(st.st_mode)) return 0;
+    else if (strlen(path) >= PATH_MAX)
+        *problem = "its path is longer than the system's limit (PATH_MAX), so it cannot be opened";
+    return 1;
+}
+
+/* Adds every image file (PNG, JPEG, PNM, PAM) under the directory open as
+ * fd, whose path is `dir`; `rel` is its path below the top. The walk goes
+ * by descriptors (openat, fstatat), so a path of any length is reached;
+ * a file whose path is too long to be opened by name, or a symbolic link
+ * to nothing, is an input that fails with the reason, never left out.
+ * Symbolic links to directories are not followed (as find does by
+ * default), which rules out loops, and the output directory is not an
+ * input. */
+static int walk(const cli_common *c, int fd, const char *dir, const char *rel,
+                const struct stat *out_dir, name_list *list)
+{
+    size_t count;
+    char **names = read_names(fd, &count);
+    if (!names) {
+        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(dir), strerror(errno));
         return EXIT_FAIL;
     }
     int rc = EXIT_OK;
-    for (struct dirent *e; rc == EXIT_OK && (e = readdir(d));) {
-        if (e->d_name[0] == '.') continue; /* ., .., hidden files and our temporaries */
-        size_t plen = strlen(dir) + strlen(e->d_name) + 2, rlen = strlen(rel) + strlen(e->d_name) + 2;
+    for (size_t i = 0; i < count; i++) {
+        const char *name = names[i];
+        if (rc != EXIT_OK || name[0] == '.') continue; /* hidden files and our temporaries */
+        size_t plen = strlen(dir) + strlen(name) + 2, rlen = strlen(rel) + strlen(name) + 2;
         char *path = malloc(plen), *sub = malloc(rlen);
+        struct stat lst;
+        const char *problem;
         if (!path || !sub) rc = EXIT_FAIL;
-        if (rc == EXIT_OK) {
-            snprintf(path, plen, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
-            snprintf(sub, rlen, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-            struct stat st;
-            if (descend_into(path, have_out ? &out_dir : NULL)) rc = walk(c, path, sub, list);
-            else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && is_image_name(e->d_name) &&
-                     add_item(list, path, sub, c->output_dir))
-                rc = EXIT_FAIL;
+        else if (fstatat(fd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0) {
+            snprintf(path, plen, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+            snprintf(sub, rlen, "%s%s%s", rel, *rel ? "/" : "", name);
+            int is_dir = S_ISDIR(lst.st_mode);
+            if (is_dir && !same_file(&lst, out_dir)) {
+                int sub_fd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub_fd < 0) {
+                    fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(path),
+                            strerror(errno));
+                    rc = EXIT_FAIL;
+                } else {
+                    rc = walk(c, sub_fd, path, sub, out_dir, list);
+                    close(sub_fd);
+                }
+            } else if (!is_dir && is_image_name(name) && walked_file(fd, name, &lst, path, &problem)) {
+                if (add_item(list, path, sub, c->output_dir)) rc = EXIT_FAIL;
+                else list->v[list->count - 1].problem = problem;
+            }
         }
         free(path);
         free(sub);
     }
-    closedir(d);
+    for (size_t i = 0; i < count; i++) free(names[i]);
+    free(names);
     return rc;
 }
 
-static int add_argument(const cli_common *c, const char *arg, batch_list *list)
+/* -r on a directory named on the command line. */
+static int walk_top(const cli_common *c, const char *dir, name_list *list)
 {
-    struct stat st;
-    const int dir = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
-    if (c->recursive && dir) return walk(c, arg, "", list);
-    if (add_item(list, arg, base_name(arg), c->output_dir)) return EXIT_FAIL;
-    if (dir) list->items[list->count - 1].problem = "is a directory (-r takes the images under it)";
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(dir), strerror(errno));
+        return EXIT_FAIL;
+    }
+    struct stat out_dir;
+    int have_out = stat(c->output_dir, &out_dir) == 0;
+    int rc = walk(c, fd, dir, "", have_out ? &out_dir : NULL, list);
+    close(fd);
+    return rc;
+}
+
+/* A file named on the command line or by --files-from: its output keeps
+ * the base name. A path without one ("/", "..", "dir/") fails alone. */
+static int add_named_file(const cli_common *c, const char *path, name_list *list)
+{
+    const char *base = base_name(path);
+    int nameless = !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0;
+    if (add_item(list, path, nameless ? "" : base, c->output_dir)) return EXIT_FAIL;
+    if (nameless) list->v[list->count - 1].problem = "no file name to give its output";
     return EXIT_OK;
 }
 
-static int add_files_from(const cli_common *c, batch_list *list)
+static int add_argument(const cli_common *c, const char *arg, name_list *list)
+{
+    struct stat st;
+    const int dir = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
+    if (c->recursive && dir) return walk_top(c, arg, list);
+    if (add_named_file(c, arg, list)) return EXIT_FAIL;
+    if (dir) list->v[list->count - 1].problem = "is a directory (-r takes the images under it)";
+    return EXIT_OK;
+}
+
+static int add_files_from(const cli_common *c, name_list *list)
 {
     int from_stdin = strcmp(c->files_from, "-") == 0;
     FILE *f = from_stdin ? stdin : fopen(c->files_from, "r");
     if (!f) {
-        fprintf(stderr, "gpuimg %s: --files-from %s: %s\n", c->command, c->files_from, strerror(errno));
+        fprintf(stderr, "gpuimg %s: --files-from %s: %s\n", c->command,
+                gi_quote_name(c->files_from), strerror(errno));
         return EXIT_FAIL;
     }
-    char *line = NULL, rel[4096];
+    char *line = NULL;
     size_t cap = 0;
     int rc = EXIT_OK;
     for (ssize_t n; rc == EXIT_OK && (n = getline(&line, &cap, f)) > 0;) {
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
-        if (n == 0) continue;
-        contained_path(line, rel, sizeof rel);
-        if (!*rel) snprintf(rel, sizeof rel, "%s", "unnamed");
-        if (add_item(list, line, rel, c->output_dir)) rc = EXIT_FAIL;
+        if (n > 0) rc = add_named_file(c, line, list);
     }
     if (ferror(f)) {
-        fprintf(stderr, "gpuimg %s: --files-from %s: read error\n", c->command, c->files_from);
+        fprintf(stderr, "gpuimg %s: --files-from %s: read error\n", c->command,
+                gi_quote_name(c->files_from));
         rc = EXIT_FAIL;
     }
     free(line);
@@ -147,56 +241,74 @@ static int add_files_from(const cli_common *c, batch_list *list)
 
 static int by_input(const void *a, const void *b)
 {
-    return strcmp(((const gi_batch_item *)a)->in, ((const gi_batch_item *)b)->in);
+    return strcmp(((const named_input *)a)->in, ((const named_input *)b)->in);
 }
 
 static int by_output(const void *a, const void *b)
 {
-    const gi_batch_item *x = *(gi_batch_item *const *)a, *y = *(gi_batch_item *const *)b;
+    const named_input *x = *(named_input *const *)a, *y = *(named_input *const *)b;
     int d = strcmp(x->out, y->out);
     return d ? d : strcmp(x->in, y->in);
 }
 
 /* Inputs that would write the same file: all but the first fail. */
-static int mark_collisions(batch_list *list)
+static int mark_collisions(name_list *list)
 {
-    gi_batch_item **order = malloc(list->count * sizeof *order);
+    named_input **order = malloc(list->count * sizeof *order);
     if (!order && list->count) return -1;
-    for (size_t i = 0; i < list->count; i++) order[i] = &list->items[i];
+    for (size_t i = 0; i < list->count; i++) order[i] = &list->v[i];
     qsort(order, list->count, sizeof *order, by_output);
     for (size_t i = 1; i < list->count; i++)
-        if (strcmp(order[i]->out, order[i - 1]->out) == 0)
+        if (!order[i]->problem && strcmp(order[i]->out, order[i - 1]->out) == 0)
             order[i]->problem = "another input writes the same output file";
     free(order);
     return 0;
 }
 
+/* The batch's items for the inputs of this shard (position mod
+ * shard_count); the names move into them, the others are freed. */
+static int make_items(const cli_common *c, name_list *names, batch_list *list)
+{
+    size_t n = (size_t)c->shard_count, k = (size_t)c->shard;
+    size_t kept = names->count / n + (names->count % n > k);
+    list->items = calloc(kept ? kept : 1, sizeof *list->items);
+    if (!list->items) return -1;
+    for (size_t i = 0; i < names->count; i++) {
+        named_input *it = &names->v[i];
+        if (i % n == k) {
+            list->items[list->count++] = (gi_batch_item){.in = it->in, .out = it->out,
+                                                         .problem = it->problem};
+        } else {
+            free(it->in);
+            free(it->out);
+        }
+    }
+    names->count = 0;
+    return 0;
+}
+
+static void free_names(name_list *names)
+{
+    for (size_t i = 0; i < names->count; i++) {
+        free(names->v[i].in);
+        free(names->v[i].out);
+    }
+    free(names->v);
+}
+
 int batch_collect(const cli_common *c, char **args, int count, batch_list *list)
 {
     memset(list, 0, sizeof *list);
+    name_list names = {0};
     int rc = EXIT_OK;
-    for (int i = 0; rc == EXIT_OK && i < count; i++) rc = add_argument(c, args[i], list);
-    if (rc == EXIT_OK && c->files_from) rc = add_files_from(c, list);
-    if (rc == EXIT_OK) qsort(list->items, list->count, sizeof *list->items, by_input);
-    if (rc == EXIT_OK && mark_collisions(list)) rc = EXIT_FAIL;
-    if (rc != EXIT_OK) {
-        fprintf(stderr, "gpuimg %s: cannot collect the inputs\n", c->command);
-        batch_list_free(list);
-    }
+    for (int i = 0; rc == EXIT_OK && i < count; i++) rc = add_argument(c, args[i], &names);
+    if (rc == EXIT_OK && c->files_from) rc = add_files_from(c, &names);
+    if (rc == EXIT_OK) qsort(names.v, names.count, sizeof *names.v, by_input);
+    if (rc == EXIT_OK && mark_collisions(&names)) rc = EXIT_FAIL;
+    if (rc == EXIT_OK && make_items(c, &names, list)) rc = EXIT_FAIL;
+    free_names(&names);
+    if (rc != EXIT_OK) fprintf(stderr, "gpuimg %s: cannot collect the inputs\n", c->command);
     return rc;
-}
-
-void batch_keep_shard(batch_list *list, int shard, int count)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < list->count; i++) {
-        if (i % (size_t)count == (size_t)shard) list->items[kept++] = list->items[i];
-        else {
-            free(list->items[i].in);
-            free(list->items[i].out);
-        }
-    }
-    list->count = kept;
 }
 
 void batch_list_free(batch_list *list)

@@ -126,9 +126,10 @@ static void print_text_report(FILE *out, const compare_settings *s, const gi_fil
 }
 
 /* The one line a tree report gives a pair that is not equal. */
-static void print_text_line(FILE *out, const gi_file_pair *p, const char *name)
+static void print_text_line(FILE *out, const gi_file_pair *p, const char *raw_name)
 {
     const gi_compare_result *r = &p->result;
+    const char *name = gi_quote_name(raw_name);
     switch (p->status) {
     case GI_PAIR_EQUAL: return;
     case GI_PAIR_DIFFERENT:
@@ -277,7 +278,7 @@ static int compare_trees(const cli_common *c, compare_settings *s, char **dirs)
 {
     for (int k = 0; k < 2; k++)
         if (!is_directory(dirs[k])) {
-            fprintf(stderr, "gpuimg compare: %s: not a directory\n", dirs[k]);
+            fprintf(stderr, "gpuimg compare: %s: not a directory\n", gi_quote_name(dirs[k]));
             return EXIT_TROUBLE;
         }
     batch_list e, a;
@@ -297,7 +298,8 @@ static int compare_trees(const cli_common *c, compare_settings *s, char **dirs)
         if (c->verbosity > 0) print_tree_report(s, &t);
         for (size_t i = 0; i < t.count; i++)
             if (t.pairs[i].status == GI_PAIR_ERROR && c->verbosity == 0)
-                fprintf(stderr, "gpuimg compare: %s: %s\n", t.names[i], t.pairs[i].detail);
+                fprintf(stderr, "gpuimg compare: %s: %s\n", gi_quote_name(t.names[i]),
+                        t.pairs[i].detail);
         rc = exit_status(t.pairs, t.count);
     }
     tree_pairs_free(&t);

@@ -91,10 +91,12 @@ static gi_status report_streamed(const cli_common *c, const hist_settings *s, co
                                          &height, &counted);
     if (st == GI_OK && counted) {
         if (c->verbosity >= 2)
-            fprintf(stderr, "gpuimg %s: %s: on cpu, counted as it was decoded\n", c->command, in);
+            fprintf(stderr, "gpuimg %s: %s: on cpu, counted as it was decoded\n", c->command,
+                    gi_quote_name(in));
         st = format_report(s, in, width, height, &hists[0], &hists[1], text, size);
     }
-    if (st != GI_OK) fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in, gi_strerror(st));
+    if (st != GI_OK)
+        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(in), gi_strerror(st));
     return st;
 }
 
@@ -122,9 +124,10 @@ static gi_status report_file(const cli_common *c, const hist_settings *s, const 
     gi_metadata_free(&meta);
     if (st == GI_OK) st = compute_report(ctx, &img, s, in, text, size);
     if (st == GI_OK && c->verbosity >= 2)
-        fprintf(stderr, "gpuimg %s: %s: on %s\n", c->command, in, gi_context_last_choice(ctx));
+        fprintf(stderr, "gpuimg %s: %s: on %s\n", c->command, gi_quote_name(in),
+                gi_context_last_choice(ctx));
     if (st != GI_OK && ctx)
-        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, in,
+        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(in),
                 *gi_last_error() ? gi_last_error() : gi_strerror(st));
     gi_context_destroy(ctx);
     gi_image_free(&img);

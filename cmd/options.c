@@ -277,7 +277,8 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          opt_string, &c->output_dir},
         {"recursive", 'r', NULL, "batch: take PNG/JPEG/PNM/PAM files under directories, mirroring the tree",
          opt_flag, &c->recursive},
-        {"files-from", 0, "FILE", "batch: read input paths from FILE, one per line ('-': stdin)",
+        {"files-from", 0, "FILE", "batch: read input paths from FILE, one per line ('-': stdin); "
+         "outputs keep their base names",
          opt_string, &c->files_from},
         {"skip-existing", 0, NULL, "batch: leave outputs that already exist (resume a run)",
          opt_flag, &c->skip_existing},
@@ -305,7 +306,7 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          "JPEG; Netpbm has no place for them)",
          opt_flag, &c->strip},
         {"format", 0, "FMT", "png | jpeg | pnm | pam: output format when it cannot come from "
-         "the name. pnm (also ppm, pgm) writes P5 for gray, P6 for colour, dropping alpha; pam "
+         "the name (no known extension, or '-'); a name saying another format is refused. pnm (also ppm, pgm) writes P5 for gray, P6 for colour, dropping alpha; pam "
          "writes P7 with every channel",
          opt_image_format, &c->format},
         {"quality", 0, "Q", "JPEG quality 1..100 (default 90)", opt_quality, &c->quality},

@@ -45,11 +45,29 @@ gi_format output_format(const cli_common *c, const char *path)
     return c->format != GI_FORMAT_AUTO ? c->format : gi_format_from_path(path);
 }
 
+/* --format is for names that cannot tell (no known extension, or '-'):
+ * one whose extension says another format is refused, not written with
+ * bytes its name belies. */
+static int format_contradicts(const cli_common *c, const char *path)
+{
+    gi_format named = gi_format_from_path(path);
+    return c->format != GI_FORMAT_AUTO && named != GI_FORMAT_AUTO && named != c->format;
+}
+
+static int format_contradiction_error(const cli_common *c, const char *path)
+{
+    static const char *const names[] = {"auto", "png", "jpeg", "pnm", "pam"};
+    return cli_usage_error(c, "--format %s contradicts the output name '%s': --format applies "
+                           "only where the name has no known extension (or is '-')",
+                           names[c->format], path);
+}
+
 /* "IN -> OUT (T ms: decode a, upload b, ...; codecs gpuimg-jpeg/stb) on cuda: why"
  * for -v. */
 static void describe_item(const gi_batch_item *it, char *text, size_t size)
 {
-    int n = snprintf(text, size, "%s -> %s (%.1f ms:", it->in, it->out, it->ms);
+    int n = snprintf(text, size, "%s -> %s (%.1f ms:", gi_quote_name(it->in),
+                     gi_quote_name(it->out), it->ms);
     for (int s = 0; s < GI_STAGE_COUNT && n > 0 && (size_t)n < size; s++)
         if (it->stage_ms[s] >= 0.05 || s != GI_STAGE_STARTUP)
             n += snprintf(text + n, size - n, "%s %s %.1f", s ? "," : "",
@@ -115,7 +133,7 @@ static void report_frame(void *user, const gi_stream_frame *f)
     const cli_common *c = ((const frame_reporter *)user)->common;
     const char *out = ((const frame_reporter *)user)->out;
     fprintf(stderr, "gpuimg %s: standard input: image %zu -> %s (%.1f ms: decode %.1f, compute "
-            "%.1f, encode %.1f) on %s%s%s%s%s\n", c->command, f->number, out,
+            "%.1f, encode %.1f) on %s%s%s%s%s\n", c->command, f->number, gi_quote_name(out),
             f->decode_ms + f->compute_ms + f->encode_ms, f->decode_ms, f->compute_ms, f->encode_ms,
             f->backend, *f->metadata_dropped ? "; metadata: " : "", f->metadata_dropped,
             *f->metadata_left_out ? "; metadata not written: " : "", f->metadata_left_out);
@@ -168,6 +186,7 @@ static int run_single(const cli_common *c, char **args, int count, const gi_op *
     if (count != 2)
         return cli_usage_error(c, "expected an input and an output (or -o DIR and inputs), got %d "
                                "file name%s", count, count == 1 ? "" : "s");
+    if (format_contradicts(c, args[1])) return format_contradiction_error(c, args[1]);
     if (output_format(c, args[1]) == GI_FORMAT_AUTO)
         return cli_usage_error(c, "cannot tell the output format of '%s': name it "
                                ".png/.jpg/.pnm/.pam or give --format", args[1]);
@@ -218,13 +237,19 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
     if (count == 0 && !c->files_from)
         return cli_usage_error(c, "-o %s given but no input files", c->output_dir);
     if (mkdir(c->output_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, c->output_dir, strerror(errno));
+        fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(c->output_dir),
+                strerror(errno));
         return EXIT_FAIL;
     }
     batch_list list;
     int rc = batch_collect(c, args, count, &list);
     if (rc != EXIT_OK) return rc;
-    batch_keep_shard(&list, c->shard, c->shard_count);
+    for (size_t i = 0; i < list.count; i++)
+        if (format_contradicts(c, list.items[i].out)) {
+            rc = format_contradiction_error(c, list.items[i].out);
+            batch_list_free(&list);
+            return rc;
+        }
     for (size_t i = 0; i < list.count; i++)
         if (strcmp(list.items[i].in, "-") == 0)
             list.items[i].problem = "standard input cannot be part of a batch";

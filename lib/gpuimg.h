@@ -68,6 +68,14 @@ typedef enum gi_status {
 const char *gi_strerror(gi_status status);
 /* The detail of the last failure on this thread ("" when none). */
 const char *gi_last_error(void);
+/* A file name as every message prints it (the library's and gpuimg's):
+ * the name itself when all of it prints as text; else, so that a newline
+ * or a terminal escape in it cannot split or forge a line, quoted as GNU
+ * ls --quoting-style=shell-escape does: 'a'$'\n''b.png', the bytes that
+ * are not printable as $'\ooo' (or \n, \t, ...), a shell can paste it
+ * back. The result is name itself or one of a few buffers of the calling
+ * thread, used in turn, valid until the fourth call after it. */
+const char *gi_quote_name(const char *name);
 
 /* Releases a buffer the library returned for the caller to keep (gi_encode,
  * gi_metadata_embed and gi_job_run_memory's bytes, gi_batch_item.reason).
@@ -903,8 +911,9 @@ gi_status gi_hist_file_streamed(const char *path, const gi_load_limits *limits, 
  * read and decode inputs, compute lanes (one context each; on CUDA a stream
  * with its own reused buffers) run the steps (and encode a JPEG output,
  * where they computed), and the workers encode the rest and
- * write, three stages joined by bounded queues so that memory stays flat
- * however many files there are. The heaviest inputs (decoded size from the
+ * write, three stages joined by bounded queues so that the images in
+ * memory are bounded however many files there are (the batch's own
+ * memory per item is the caller's array and a size_t). The heaviest inputs (decoded size from the
  * header) start first. Under GI_DEVICE_AUTO the lanes plan from the first
  * input's header and the number of items (gi_plan_hint); when the plan
  * picks CUDA, a bridge lane computes on the CPU while CUDA starts, so the
@@ -968,13 +977,16 @@ typedef struct gi_batch_item {
     double megapixels;
     double stage_ms[GI_STAGE_COUNT];
     const char *backend; /* "cpu" or "cuda": where the steps ran */
-    char choice[300];    /* the device and why (gi_context_last_choice) */
-    char note[600];      /* why the steps fell back to the CPU, or "" */
-    char metadata_note[600]; /* metadata dropped on reading or left out on
-                                writing, and why, or "" */
     const char *decoded_by, *encoded_by; /* gi_last_codec after each; NULL: not reached */
-    char codecs_note[200]; /* where a JPEG's arithmetic half ran, and why
-                              (the route's plan); else "" */
+    /* The texts below are the library's, valid during on_item only, and ""
+     * at any other time: a batch keeps no text for an item that has ended,
+     * so that its memory does not grow with the number of items. */
+    const char *choice;        /* the device and why (gi_context_last_choice) */
+    const char *note;          /* why the steps fell back to the CPU, or "" */
+    const char *metadata_note; /* metadata dropped on reading or left out on
+                                  writing, and why, or "" */
+    const char *codecs_note;   /* where a JPEG's arithmetic half ran, and why
+                                  (the route's plan); else "" */
 } gi_batch_item;
 
 typedef struct gi_batch_options {

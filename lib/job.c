@@ -301,7 +301,7 @@ static gi_status save_encoded(gi__chain_jpeg_out *jpeg_out, const gi_save_option
     uint8_t *bytes;
     size_t size;
     gi_status st = encode_result(NULL, jpeg_out, save, &bytes, &size);
-    if (st != GI_OK) return gi__fail(st, "%s: %s", path, gi_last_error());
+    if (st != GI_OK) return gi__fail(st, "%s: %s", gi_quote_name(path), gi_last_error());
     gi_output *out;
     st = gi_output_open(&out, path);
     if (st == GI_OK) {
@@ -356,7 +356,7 @@ gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_pat
     if (format == GI_FORMAT_AUTO) format = gi__sniff_format(in, in_size);
     gi__chain_jpeg_out jpeg_out;
     const int to_jpeg = gi__job_jpeg_out(job, format, &jpeg_out);
-    st = decode_and_apply(ctx, job, in, in_size, in_path, &result, hist, &meta,
+    st = decode_and_apply(ctx, job, in, in_size, gi_quote_name(in_path), &result, hist, &meta,
                           to_jpeg ? &jpeg_out : NULL);
     if (st == GI_OK && !ends_in_hist(job)) {
         gi_save_options save = gi__job_save_options(job, &meta);

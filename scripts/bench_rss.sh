@@ -90,7 +90,7 @@ for n in "$@"; do
             i=$((i + 1))
         done <"$work/photos"
     done >"$work/list"
-    # bare names, run from in/: --files-from mirrors a path's folders under -o
+    # bare names, run from in/: the outputs keep them under -o
     cd "$work/in"
     t0=$(now)
     # shellcheck disable=SC2086

@@ -8,7 +8,9 @@
 # reachable there at the same paths, e.g. on a shared file system):
 #   ... | PARALLEL_OPTS="--sshlogin 8/node1,8/node2" scripts/parallel_chunks.sh ...
 #
-# Output paths mirror the input paths under OUTPUT_DIR; each chunk writes a
+# Outputs keep their base names under OUTPUT_DIR (as with --files-from), so
+# the listed files need distinct base names: a chunk fails the later of two
+# it holds, but two chunks would write one file. Each chunk writes a
 # summary OUTPUT_DIR/.summaries/chunk-N.json (merge them with
 # scripts/merge_summaries.sh). Exit status: parallel's, non-zero when any
 # chunk had a failed file.

@@ -227,6 +227,20 @@ group_pnm() {
     done
     expect_usage flip h "$scene" - --format gif
     check "--format gif: the message does not list pam" has pam "$tmp/err"
+    # --format is for names that cannot tell: a name whose extension says
+    # another format is a usage error, single and batch, and writes nothing.
+    mkdir "$tmp/fmt"
+    expect_usage flip h "$scene" "$tmp/fmt/x.png" --format pam
+    check "--format pam out.png: the message does not name out" has x.png "$tmp/err"
+    expect_usage flip h - "$tmp/fmt/x.png" --format pam <"$tmp/c4.ppm"
+    expect_usage flip h -o "$tmp/fmt" --format jpeg "$scene"
+    check "--format contradicting a name wrote files: $(listing "$tmp/fmt")" \
+        [ "$(entries "$tmp/fmt")" -eq 0 ]
+    expect 0 flip h "$scene" "$tmp/fmt/x" --format pam
+    check "--format pam, a name with no extension: $(magic "$tmp/fmt/x")" \
+        [ "$(magic "$tmp/fmt/x")" = P7 ]
+    expect 0 flip h "$scene" "$tmp/fmt/x.png" --format png
+    expect 0 flip h "$scene" "$tmp/fmt/x.pgm" --format ppm
     # maxval 1 and 65535, comments: P5 bytes written by hand.
     printf 'P5\n# two pixels\n2 1\n1\n\001\000' >"$tmp/m1.pgm"
     printf 'P5 2 1 # the maxval next\n65535\n\377\377\200\200' >"$tmp/m16.pgm"
@@ -387,6 +401,64 @@ group_files() {
     expect 1 blur "$scene" "$tmp/f/x.png"
     check "a failed write left files behind: $(listing "$tmp/f")" \
         [ "$(entries "$tmp/f")" -eq 1 ]
+
+    # Overwriting keeps the replaced file's permission bits (as sed -i
+    # does); a new file gets 0666 less the umask.
+    cp "$scene" "$tmp/d/private.png"
+    chmod 640 "$tmp/d/private.png"
+    expect 0 blur "$tmp/d/private.png" "$tmp/d/private.png"
+    check "overwriting changed the mode 640 to $(stat -c %a "$tmp/d/private.png")" \
+        [ "$(stat -c %a "$tmp/d/private.png")" = 640 ]
+    (umask 027 && "$gpuimg" blur "$scene" "$tmp/d/new.png")
+    check "a new file's mode ignores the umask: $(stat -c %a "$tmp/d/new.png")" \
+        [ "$(stat -c %a "$tmp/d/new.png")" = 640 ]
+    rm -f "$tmp/d/private.png" "$tmp/d/new.png"
+
+    # Output names up to NAME_MAX (255 bytes) work: the temporary name is
+    # cut to fit, and nothing is left behind.
+    mkdir "$tmp/long"
+    long=$(printf '%0251d' 0).png
+    expect 0 blur "$scene" "$tmp/long/$long"
+    check "a 255-byte output name: $(listing "$tmp/long")" same_image "$tmp/long/$long" "$tmp/ref.png"
+    mkdir "$tmp/long/in"
+    cp "$scene" "$tmp/long/in/$long"
+    expect 0 blur -o "$tmp/long/out" "$tmp/long/in/$long"
+    check "a 255-byte name in a batch" same_image "$tmp/long/out/$long" "$tmp/ref.png"
+    check "long names left files behind: $(listing "$tmp/long")" [ "$(entries "$tmp/long")" -eq 3 ]
+
+    # Temporary files of a killed gpuimg (dead PID) are removed by the next
+    # run writing there; a live process's, and names of another pattern, stay.
+    mkdir "$tmp/stale"
+    dead=$(sh -c 'echo $$')
+    : >"$tmp/stale/.a.png.gpuimg-$dead-0.tmp"
+    : >"$tmp/stale/.b.png.gpuimg-$$-0.tmp"
+    : >"$tmp/stale/.c.png.gpuimg-$dead-0.tmp~"
+    : >"$tmp/stale/c.png.gpuimg-$dead-0.tmp"
+    expect 0 blur "$scene" "$tmp/stale/x.png"
+    check "a dead writer's temporary file stayed" [ ! -e "$tmp/stale/.a.png.gpuimg-$dead-0.tmp" ]
+    check "a live writer's temporary file was removed" [ -e "$tmp/stale/.b.png.gpuimg-$$-0.tmp" ]
+    check "names of another pattern were removed: $(listing "$tmp/stale")" \
+        [ -e "$tmp/stale/.c.png.gpuimg-$dead-0.tmp~" ] && [ -e "$tmp/stale/c.png.gpuimg-$dead-0.tmp" ]
+
+    # Names with a newline or a terminal escape are quoted in messages as
+    # GNU ls --quoting-style=shell-escape does: one line per failure, no
+    # raw control byte on stderr, single files and batches alike.
+    mkdir "$tmp/odd"
+    nl_name=$(printf 'a\nb.png')
+    esc_name=$(printf 'x\033[31mred.png')
+    printf 'junk' >"$tmp/odd/$nl_name"
+    printf 'junk' >"$tmp/odd/$esc_name"
+    cd "$tmp/odd" || return
+    expect 1 blur "$nl_name" "$tmp/odd-out.png"
+    check "a name with a newline: not one line, quoted: $(cat "$tmp/err")" \
+        [ "$(cat "$tmp/err")" = "gpuimg blur: 'a'\$'\\n''b.png': not a PNG, JPEG or PNM/PAM file" ]
+    expect 1 blur -o "$tmp/odd-dir" "$nl_name" "$esc_name"
+    check "batch: a failure's message is not one line" [ "$(grep -c 'not a PNG' "$tmp/err")" -eq 2 ]
+    check "batch: the escape name not quoted" grep -qF "'x'\$'\\033''[31mred.png'" "$tmp/err"
+    check "batch: a raw control byte on stderr" lacks_ere "$(printf '\033')" "$tmp/err"
+    expect 1 blur -o "$tmp/odd-dir" -r "$tmp/odd"
+    check "-r: a failure's message is not one line" [ "$(grep -c 'not a PNG' "$tmp/err")" -eq 2 ]
+    cd "$tmp" || return
 
     # Options may come before, between and after the file names.
     expect 0 blur --sigma 2 --border wrap "$scene" "$tmp/o1.png"

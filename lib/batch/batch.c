@@ -167,19 +167,34 @@ static void wait_for_change(pipeline *p)
     p->waited_ms += gi__now_ms() - start; /* under the lock again */
 }
 
-/* Tells the caller that an item has ended. */
-static void report(pipeline *p, const gi_batch_item *it)
+/* An item's texts when it has none: before and after on_item. */
+static void clear_notes(gi_batch_item *it)
 {
-    if (!p->opts->on_item) return;
-    pthread_mutex_lock(&p->report_lock);
-    p->opts->on_item(p->opts->user, it);
-    pthread_mutex_unlock(&p->report_lock);
+    it->choice = it->note = it->metadata_note = it->codecs_note = "";
+}
+
+/* Tells the caller that an item has ended, lending it the texts of its
+ * image (notes; NULL: it had none) for the call only. */
+static void report(pipeline *p, gi_batch_item *it, const gi__item_notes *notes)
+{
+    if (p->opts->on_item) {
+        if (notes) {
+            it->choice = notes->choice;
+            it->note = notes->note;
+            it->metadata_note = notes->metadata_note;
+            it->codecs_note = notes->codecs_note;
+        }
+        pthread_mutex_lock(&p->report_lock);
+        p->opts->on_item(p->opts->user, it);
+        pthread_mutex_unlock(&p->report_lock);
+    }
+    clear_notes(it);
 }
 
 /* Reports a job whose fate is settled (ok or failed) and frees it. */
 static void settle(pipeline *p, gi__batch_image *job)
 {
-    report(p, job->item);
+    report(p, job->item, &job->notes);
     gi__batch_release(job);
     free(job);
 }
@@ -197,7 +212,7 @@ static gi__batch_image *admit_job(pipeline *p, gi_batch_item *it)
 {
     if (p->opts->skip_existing && !it->problem && gi__item_output_exists(it)) {
         it->status = GI_ITEM_SKIPPED;
-        report(p, it);
+        report(p, it, NULL);
         return NULL;
     }
     gi__batch_image *job = calloc(1, sizeof *job);
@@ -205,11 +220,11 @@ static gi__batch_image *admit_job(pipeline *p, gi_batch_item *it)
         it->status = GI_ITEM_FAILED;
         free(it->reason);
         it->reason = NULL; /* out of memory: no room for a reason either */
-        report(p, it);
+        report(p, it, NULL);
         return NULL;
     }
     job->item = it;
-    if (it->problem) gi__batch_fail(job, "%s: %s", it->in, it->problem);
+    if (it->problem) gi__batch_fail(job, "%s: %s", gi_quote_name(it->in), it->problem);
     else if (strcmp(it->in, "-") == 0 && p->count > 1)
         gi__batch_fail(job, "'-' (standard input) cannot be part of a batch");
     else return job;
@@ -251,12 +266,12 @@ static gi__batch_image *start_job(pipeline *p, gi_batch_item *it, const gi__jpeg
 static int compute(pipeline *p, compute_lane *lane, gi__batch_image *job)
 {
     if (!lane->ctx) {
-        gi__batch_fail(job, "%s: %s", job->item->in, lane->why);
+        gi__batch_fail(job, "%s: %s", gi_quote_name(job->item->in), lane->why);
         return -1;
     }
     int rc = gi__batch_compute(lane->ctx, p->opts, job);
     if (rc == 0 && lane->bridge)
-        snprintf(job->item->choice, sizeof job->item->choice,
+        snprintf(job->notes.choice, sizeof job->notes.choice,
                  "cpu: the bridge lane, while CUDA starts");
     return rc;
 }
@@ -590,6 +605,7 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     if (count == 1 && one.job.save.encode_threads == 0)
         one.job.save.encode_threads = one.job.limits.decode_threads;
     opts = &one;
+    for (size_t i = 0; i < count; i++) clear_notes(&items[i]);
     /* The lanes on the heap: 256 of them (a why each) would take 160 KB of
      * the caller's stack. */
     compute_lane *lanes = calloc((size_t)shape.lanes, sizeof *lanes);

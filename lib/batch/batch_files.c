@@ -13,7 +13,7 @@ gi_status gi__item_read(const gi_batch_item *it, uint64_t max_bytes, uint8_t **b
     if (!f) return gi__read_file(it->in, max_bytes, bytes, size);
     *bytes = NULL;
     *size = 0;
-    if (f->in_fd < 0) return gi__fail(GI_ERR_IO, "%s: %s", it->in, strerror(f->in_errno));
+    if (f->in_fd < 0) return gi__fail(GI_ERR_IO, "%s: %s", gi_quote_name(it->in), strerror(f->in_errno));
     return gi__read_fd(f->in_fd, it->in, max_bytes, bytes, size);
 }
 
@@ -24,7 +24,7 @@ static gi_status close_output(const gi_batch_item *it, gi_output *out, gi_status
     const volatile int *abandon = it->files->abandon;
     int gone = abandon && __atomic_load_n(abandon, __ATOMIC_ACQUIRE);
     gi_status closed = gi_output_close(out, st == GI_OK && !gone);
-    if (st == GI_OK && gone) return gi__fail(GI_ERR_IO, "%s: not written: abandoned", it->out);
+    if (st == GI_OK && gone) return gi__fail(GI_ERR_IO, "%s: not written: abandoned", gi_quote_name(it->out));
     return st != GI_OK ? st : closed;
 }
 

@@ -29,14 +29,18 @@ void gi__batch_release(gi__batch_image *job)
 
 void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
 {
-    char why[1200];
-    va_list ap;
+    /* Allocated to fit: a path may be longer than any fixed buffer. */
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
+    va_copy(again, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    char *why = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (why) vsnprintf(why, (size_t)len + 1, fmt, again);
+    va_end(again);
     va_end(ap);
     job->item->status = GI_ITEM_FAILED;
     free(job->item->reason);
-    job->item->reason = strdup(why);
+    job->item->reason = why;
     gi__batch_release(job);
 }
 
@@ -50,8 +54,8 @@ static void add_stage(gi__batch_image *job, gi_stage stage, double ms)
 /* Appends to the item's metadata note. */
 static void note_metadata(gi__batch_image *job, const char *prefix, const char *what)
 {
-    char *note = job->item->metadata_note;
-    size_t used = strlen(note), size = sizeof job->item->metadata_note;
+    char *note = job->notes.metadata_note;
+    size_t used = strlen(note), size = sizeof job->notes.metadata_note;
     snprintf(note + used, size - used, "%s%s%s", used ? "; " : "", prefix, what);
 }
 
@@ -84,7 +88,7 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
     add_stage(job, GI_STAGE_READ, read - start);
     char short_note[160] = "";
     if (st == GI_OK) {
-        st = gi__job_decode_routed(&o->job, bytes, size, strcmp(in, "-") ? in : "standard input",
+        st = gi__job_decode_routed(&o->job, bytes, size, strcmp(in, "-") ? gi_quote_name(in) : "standard input",
                                    route, &job->src, &job->coeffs, &job->meta, route_why,
                                    sizeof route_why);
         if (st == GI_OK && gi__sniff_format(bytes, size) == GI_FORMAT_JPEG)
@@ -100,7 +104,7 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
         return -1;
     }
     if (*job->meta.dropped && !o->job.strip) note_metadata(job, "", job->meta.dropped);
-    snprintf(job->item->codecs_note, sizeof job->item->codecs_note, "%s%s%s", route_why,
+    snprintf(job->notes.codecs_note, sizeof job->notes.codecs_note, "%s%s%s", route_why,
              *route_why && *short_note ? "; " : "", short_note);
     job->item->megapixels = (double)job->src.width * job->src.height / 1e6;
     return 0;
@@ -124,8 +128,8 @@ static void record_compute(gi_context *ctx, gi__batch_image *job, const gi__chai
     add_stage(job, GI_STAGE_UPLOAD, t.upload_ms);
     add_stage(job, GI_STAGE_KERNEL, t.kernel_ms);
     add_stage(job, GI_STAGE_DOWNLOAD, t.download_ms);
-    snprintf(job->item->choice, sizeof job->item->choice, "%s", gi_context_last_choice(ctx));
-    snprintf(job->item->note, sizeof job->item->note, "%s", gi_context_last_fallback(ctx));
+    snprintf(job->notes.choice, sizeof job->notes.choice, "%s", gi_context_last_choice(ctx));
+    snprintf(job->notes.note, sizeof job->notes.note, "%s", gi_context_last_fallback(ctx));
 }
 
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
@@ -145,7 +149,7 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
     gi__pixels_free(job->in_bytes);
     job->in_bytes = NULL;
     if (st != GI_OK) {
-        gi__batch_fail(job, "%s: %s", job->item->in, gi_last_error());
+        gi__batch_fail(job, "%s: %s", gi_quote_name(job->item->in), gi_last_error());
         return -1;
     }
     record_compute(ctx, job, jpeg_out);
@@ -195,7 +199,8 @@ static int make_dirs(const gi_batch_options *o, gi__batch_image *job)
 {
     /* Handed a directory, the batch has nothing to make. */
     if (!o->output_root || job->item->files || make_parent_dirs(o->output_root, job->item->out) == 0) return 0;
-    gi__batch_fail(job, "%s: cannot create its directory: %s", job->item->out, strerror(errno));
+    gi__batch_fail(job, "%s: cannot create its directory: %s", gi_quote_name(job->item->out),
+                   strerror(errno));
     return -1;
 }
 
@@ -223,7 +228,7 @@ static int write_encoded(gi__batch_image *job, gi_status encoded, uint8_t *bytes
     add_stage(job, GI_STAGE_ENCODE, done - start);
     if (encoded != GI_OK) {
         free(bytes);
-        gi__batch_fail(job, "%s: %s", job->item->out, gi_last_error());
+        gi__batch_fail(job, "%s: %s", gi_quote_name(job->item->out), gi_last_error());
         return -1;
     }
     gi_status st = gi__item_write(job->item, bytes, size);

@@ -7,8 +7,18 @@
 #include "gpuimg.h"
 #include "job_flow.h"
 
+/* The texts of an item (gi_batch_item.choice, ...), held while its image
+ * is in flight and lent to the item during on_item only. */
+typedef struct {
+    char choice[300];
+    char note[600];
+    char metadata_note[600];
+    char codecs_note[200];
+} gi__item_notes;
+
 typedef struct {
     gi_batch_item *item; /* paths in; status, reason, times out */
+    gi__item_notes notes;
     gi_image src, dst;   /* src: only its size while coeffs holds the input */
     gi_jpeg_coeffs coeffs; /* a JPEG decoded only to its coefficients (or its deferred scan) */
     uint8_t *in_bytes;     /* the input file, kept while a deferred scan reads it */

@@ -99,7 +99,7 @@ static void compare_loaded(gi_context *ctx, const gi_compare_files_options *o, g
     if (!p->diff_out || p->result.different_pixels == 0) return;
     if (make_parents(p->diff_out) != 0) {
         p->status = GI_PAIR_ERROR;
-        snprintf(p->detail, sizeof p->detail, "%s: %s", p->diff_out, strerror(errno));
+        snprintf(p->detail, sizeof p->detail, "%s: %s", gi_quote_name(p->diff_out), strerror(errno));
     } else if (write_diff_picture(e, a, o->compare.tolerance, p->diff_out) != GI_OK) {
         pair_error(p, "");
     }

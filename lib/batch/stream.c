@@ -238,11 +238,11 @@ gi_status gi_stream_run(const char *in_path, const char *out_path, const gi_stre
                         size_t *written)
 {
     stream s = {.opts = opts, .out_path = out_path, .job = opts->job,
-                .in_name = strcmp(in_path, "-") == 0 ? "standard input" : in_path};
+                .in_name = strcmp(in_path, "-") == 0 ? "standard input" : gi_quote_name(in_path)};
     if (written) *written = 0;
     if (s.job.save.format == GI_FORMAT_AUTO) s.job.save.format = gi_format_from_path(out_path);
     if (s.job.save.format == GI_FORMAT_AUTO)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "cannot tell the output format of '%s'", out_path);
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "cannot tell the output format of %s", gi_quote_name(out_path));
     gi_status st = gi_reader_open(&s.reader, in_path, &opts->job.limits);
     if (st != GI_OK) return st;
     queue_init(&s.decoded);

@@ -11,6 +11,7 @@
 #include "file_io.h"
 #include "gi_error.h"
 #include "pixel_alloc.h"
+#include "temp_names.h"
 
 static int is_stdio(const char *path)
 {
@@ -19,7 +20,7 @@ static int is_stdio(const char *path)
 
 static const char *display_name(const char *path)
 {
-    return is_stdio(path) ? "standard input" : path;
+    return is_stdio(path) ? "standard input" : gi_quote_name(path);
 }
 
 gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, size_t *size)
@@ -27,7 +28,7 @@ gi_status gi__read_file(const char *path, uint64_t max_bytes, uint8_t **bytes, s
     *bytes = NULL;
     *size = 0;
     int fd = is_stdio(path) ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return gi__fail(GI_ERR_IO, "%s: %s", path, strerror(errno));
+    if (fd < 0) return gi__fail(GI_ERR_IO, "%s: %s", gi_quote_name(path), strerror(errno));
     gi_status st = gi__read_fd(fd, path, max_bytes, bytes, size);
     if (fd != STDIN_FILENO) close(fd);
     return st;
@@ -39,7 +40,7 @@ gi_status gi__read_fd(int fd, const char *path, uint64_t max_bytes, uint8_t **by
     *size = 0;
     struct stat st;
     int have_stat = fstat(fd, &st) == 0;
-    if (have_stat && S_ISDIR(st.st_mode)) return gi__fail(GI_ERR_IO, "%s: is a directory", path);
+    if (have_stat && S_ISDIR(st.st_mode)) return gi__fail(GI_ERR_IO, "%s: is a directory", display_name(path));
     if (have_stat && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes)
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %lld bytes is over the %llu-byte input limit",
                         display_name(path), (long long)st.st_size, (unsigned long long)max_bytes);
@@ -51,12 +52,12 @@ gi_status gi__read_fd(int fd, const char *path, uint64_t max_bytes, uint8_t **by
      * which keeps the mapping for the next file of a batch. */
     size_t cap = have_stat && S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 1 << 16, len = 0;
     uint8_t *buf = gi__pixels_alloc(cap);
-    gi_status result = buf ? GI_OK : gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+    gi_status result = buf ? GI_OK : gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", display_name(path));
     while (result == GI_OK) {
         if (len == cap) {
             uint8_t *bigger = gi__pixels_realloc(buf, cap * 2);
             if (!bigger) {
-                result = gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory reading it", path);
+                result = gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory reading it", display_name(path));
                 break;
             }
             buf = bigger;
@@ -132,20 +133,35 @@ void gi_remove_partial_outputs(void)
             unlinkat(temp_slots[i].dir_fd, temp_slots[i].path, 0);
 }
 
+/* The mode of the file being replaced, when it is a regular file: the
+ * output keeps it, as `sed -i` does; -1 when there is none. */
+static int replaced_mode(int dir_fd, const char *path)
+{
+    struct stat st;
+    if (fstatat(dir_fd, path, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return -1;
+    return (int)(st.st_mode & 0777);
+}
+
 /* Creates a uniquely named temporary file in the destination's directory,
- * registered first (*slot). O_EXCL makes the name ours; the mode honours
- * the umask like any output. */
+ * registered first (*slot). O_EXCL makes the name ours; the mode is the
+ * replaced file's, else it honours the umask like any new file. */
 static int create_temp(int dir_fd, const char *path, char *tmp, size_t tmp_size, int *slot)
 {
     static unsigned counter;
     const char *slash = strrchr(path, '/');
     int dir_len = slash ? (int)(slash - path + 1) : 0;
     const char *base = slash ? slash + 1 : path;
+    if (dir_len + 1 >= (int)tmp_size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(tmp, path, (size_t)dir_len);
+    tmp[dir_len] = '\0';
+    gi__sweep_stale_temps(dir_fd, tmp);
+    int mode = replaced_mode(dir_fd, path);
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-        int len = snprintf(tmp, tmp_size, "%.*s.%s.gpuimg-%ld-%u.tmp", dir_len, path, base,
-                           (long)getpid(), n);
-        if (len < 0 || (size_t)len >= tmp_size) {
+        if (gi__temp_name(base, getpid(), n, tmp + dir_len, tmp_size - (size_t)dir_len) != 0) {
             errno = ENAMETOOLONG;
             return -1;
         }
@@ -156,6 +172,13 @@ static int create_temp(int dir_fd, const char *path, char *tmp, size_t tmp_size,
             unlinkat(dir_fd, tmp, 0);
             close(fd);
             errno = EINTR;
+            fd = -1;
+        }
+        if (fd >= 0 && mode >= 0 && fchmod(fd, (mode_t)mode) != 0) {
+            int saved = errno;
+            unlinkat(dir_fd, tmp, 0);
+            close(fd);
+            errno = saved;
             fd = -1;
         }
         if (fd >= 0) return fd;
@@ -201,7 +224,8 @@ struct gi_output {
 
 static const char *output_name(const gi_output *out)
 {
-    return out->fd == STDOUT_FILENO || is_stdio(out->path) ? "standard output" : out->path;
+    return out->fd == STDOUT_FILENO || is_stdio(out->path) ? "standard output"
+                                                            : gi_quote_name(out->path);
 }
 
 gi_status gi_output_open(gi_output **result, const char *path)
@@ -217,7 +241,7 @@ static gi_output *new_output(int dir_fd, const char *name, const char *path)
         free(out);
         free(copy);
         free(name_copy);
-        gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+        gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", gi_quote_name(path));
         return NULL;
     }
     *out = (gi_output){.fd = -1, .dir_fd = dir_fd, .path = copy, .name = name_copy, .slot = -1};
@@ -250,7 +274,7 @@ gi_status gi__output_open_at(gi_output **result, int dir_fd, const char *name, c
     if (out->fd < 0) {
         gi_status st = is_stdio(path)
                            ? gi__fail(GI_ERR_IO, "standard output: cannot write: %s", strerror(errno))
-                           : gi__fail(GI_ERR_IO, "%s: cannot create a file there: %s", path,
+                           : gi__fail(GI_ERR_IO, "%s: cannot create a file there: %s", gi_quote_name(path),
                                       strerror(errno));
         free(out->path);
         free(out->name);
@@ -293,10 +317,12 @@ gi_status gi_output_close(gi_output *out, int keep)
     gi_status st = keep ? flush_output(out) : out->status;
     if (out->fd != STDOUT_FILENO && !out->borrowed) {
         if (close(out->fd) != 0 && st == GI_OK)
-            st = gi__fail(GI_ERR_IO, "%s: cannot write: %s", out->path, strerror(errno));
+            st = gi__fail(GI_ERR_IO, "%s: cannot write: %s", gi_quote_name(out->path),
+                          strerror(errno));
         if (*out->tmp && st == GI_OK && keep &&
             renameat(out->dir_fd, out->tmp, out->dir_fd, out->name) != 0)
-            st = gi__fail(GI_ERR_IO, "%s: cannot rename into place: %s", out->path, strerror(errno));
+            st = gi__fail(GI_ERR_IO, "%s: cannot rename into place: %s", gi_quote_name(out->path),
+                          strerror(errno));
         if (*out->tmp && (st != GI_OK || !keep)) unlinkat(out->dir_fd, out->tmp, 0);
         unregister_temp(out->slot);
     }

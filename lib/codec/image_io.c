@@ -184,7 +184,7 @@ gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
     if (meta) gi_metadata_free(meta);
     gi_status st = gi__read_file(path, limits->max_input_bytes, &bytes, &size);
     if (st != GI_OK) return st;
-    st = gi_load_memory(img, bytes, size, strcmp(path, "-") ? path : "standard input", limits);
+    st = gi_load_memory(img, bytes, size, strcmp(path, "-") ? gi_quote_name(path) : "standard input", limits);
     /* Out of memory for the metadata only leaves a note in meta->dropped. */
     if (st == GI_OK && meta) (void)gi_metadata_read(bytes, size, meta);
     gi__pixels_free(bytes);
@@ -349,18 +349,19 @@ gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_opt
     if (resolved.format == GI_FORMAT_AUTO) resolved.format = gi_format_from_path(path);
     if (resolved.format == GI_FORMAT_AUTO)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: cannot tell the format from the name (use "
-                        ".png, .jpg, .pnm, .pam or --format)", path);
+                        ".png, .jpg, .pnm, .pam or --format)", gi_quote_name(path));
     gi_status st = check_save_options(&resolved);
-    if (st != GI_OK) return gi__fail(st, "%s: %s", path, gi_last_error());
+    if (st != GI_OK) return gi__fail(st, "%s: %s", gi_quote_name(path), gi_last_error());
     if (is_netpbm(resolved.format)) {
         if (gi__pnm_write(img, resolved.format, output_emit, out) == 0) return GI_OK;
         st = gi__output_write(out, "", 0); /* the write's failure, if it was one */
-        return st != GI_OK ? st : gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+        return st != GI_OK ? st
+                           : gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", gi_quote_name(path));
     }
     uint8_t *bytes;
     size_t size;
     st = gi_encode(img, &resolved, &bytes, &size);
-    if (st != GI_OK) return gi__fail(st, "%s: %s", path, gi_last_error());
+    if (st != GI_OK) return gi__fail(st, "%s: %s", gi_quote_name(path), gi_last_error());
     st = gi__output_write(out, bytes, size);
     free(bytes);
     return st;

@@ -32,15 +32,15 @@ gi_status gi_reader_open(gi_reader **result, const char *path, const gi_load_lim
     *result = NULL;
     gi_reader *r = calloc(1, sizeof *r);
     int is_stdin = strcmp(path, "-") == 0;
-    if (!r || !(r->name = strdup(is_stdin ? "standard input" : path))) {
+    if (!r || !(r->name = strdup(is_stdin ? "standard input" : gi_quote_name(path)))) {
         free(r);
-        return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", path);
+        return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", gi_quote_name(path));
     }
     if (limits) r->limits = *limits;
     else gi_load_limits_default(&r->limits);
     r->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
     if (r->fd < 0) {
-        gi_status st = gi__fail(GI_ERR_IO, "%s: %s", path, strerror(errno));
+        gi_status st = gi__fail(GI_ERR_IO, "%s: %s", r->name, strerror(errno));
         gi_reader_close(r);
         return st;
     }

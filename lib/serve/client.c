@@ -16,6 +16,7 @@
 #include "request.h"
 #include "serve.h"
 #include "socket.h"
+#include "temp_names.h"
 
 #define ACCEPT_TIMEOUT_MS 2000 /* a server that does not answer by then is not used */
 
@@ -209,11 +210,9 @@ static void describe_answer(int rc, const gi__frame *f, char *why, size_t size)
 }
 
 /* Removes the temporary files a lost server left in our directories:
- * file_io.c names them .NAME.gpuimg-PID-N.tmp, PID the server's. */
+ * those whose name (temp_names.h) carries the server's PID. */
 static void remove_server_temps(const handover *h, pid_t server)
 {
-    char mark[64];
-    snprintf(mark, sizeof mark, ".gpuimg-%ld-", (long)server);
     for (int i = 0; i < h->n_fds; i++) {
         if (!h->dirs[i]) continue;
         int fd = dup(h->fds[i]);
@@ -224,9 +223,8 @@ static void remove_server_temps(const handover *h, pid_t server)
         }
         rewinddir(d);
         for (struct dirent *e; (e = readdir(d));) {
-            size_t n = strlen(e->d_name);
-            if (e->d_name[0] == '.' && strstr(e->d_name, mark) && n > 4 &&
-                strcmp(e->d_name + n - 4, ".tmp") == 0)
+            pid_t writer;
+            if (gi__parse_temp_name(e->d_name, &writer) && writer == server)
                 unlinkat(h->fds[i], e->d_name, 0);
         }
         closedir(d);
@@ -264,6 +262,8 @@ static gi_serve_outcome take_results(int sock, const gi_batch_options *o, gi_bat
             free(items[i].reason);
             items[i] = got;
             if (o->on_item) o->on_item(o->user, &items[i]);
+            /* the texts were the payload's, for on_item only */
+            items[i].choice = items[i].note = items[i].metadata_note = items[i].codecs_note = "";
             free(f.payload);
             continue;
         }

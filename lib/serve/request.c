@@ -302,11 +302,6 @@ static const char *get_opt_str(gi__get *r)
     return present == 1 ? gi__get_str(r) : NULL;
 }
 
-static void copy_str(char *dst, size_t size, const char *s)
-{
-    snprintf(dst, size, "%s", s ? s : "");
-}
-
 int gi__serve_result_decode(const uint8_t *payload, size_t size, size_t count, size_t *index,
                             gi_batch_item *it)
 {
@@ -326,11 +321,12 @@ int gi__serve_result_decode(const uint8_t *payload, size_t size, size_t count, s
     it->megapixels = mp;
     memcpy(it->stage_ms, stage, sizeof stage);
     it->backend = intern(backend);
-    copy_str(it->choice, sizeof it->choice, choice);
-    copy_str(it->note, sizeof it->note, note);
-    copy_str(it->metadata_note, sizeof it->metadata_note, metadata_note);
+    /* the texts point into the payload, which lives as long as on_item */
+    it->choice = choice ? choice : "";
+    it->note = note ? note : "";
+    it->metadata_note = metadata_note ? metadata_note : "";
     it->decoded_by = intern(decoded_by);
     it->encoded_by = intern(encoded_by);
-    copy_str(it->codecs_note, sizeof it->codecs_note, codecs_note);
+    it->codecs_note = codecs_note ? codecs_note : "";
     return 0;
 }

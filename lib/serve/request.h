@@ -46,8 +46,9 @@ void gi__serve_job_free(gi__serve_job *job);
 /* An ITEM payload: the item's index and what gi_batch_run filled in. */
 void gi__serve_result_encode(size_t index, const gi_batch_item *it, gi__put *w);
 /* Fills *it, a zeroed item, from a result (its reason strdup'd: the
- * caller frees it; in, out and files left NULL); codec and backend names
- * are kept for the process's life. -1 when malformed or index >= count. */
+ * caller frees it; in, out and files left NULL; its texts, choice and the
+ * notes, point into payload); codec and backend names are kept for the
+ * process's life. -1 when malformed or index >= count. */
 int gi__serve_result_decode(const uint8_t *payload, size_t size, size_t count, size_t *index,
                             gi_batch_item *it);
 

@@ -74,7 +74,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t index;
     if (gi__serve_result_decode(data + 1, size - 1, 64, &index, &it) == 0) {
         FUZZ_REQUIRE(index < 64 && (unsigned)it.status <= GI_ITEM_SKIPPED);
-        FUZZ_REQUIRE(strlen(it.choice) < sizeof it.choice && strlen(it.note) < sizeof it.note);
+        /* the texts are strings inside the payload */
+        const char *texts[] = {it.choice, it.note, it.metadata_note, it.codecs_note};
+        for (int t = 0; t < 4; t++)
+            FUZZ_REQUIRE(texts[t] && (!*texts[t] || ((const uint8_t *)texts[t] > data &&
+                                                     (const uint8_t *)texts[t] + strlen(texts[t]) <
+                                                         data + size)));
         gi_free(it.reason);
     }
     return 0;

@@ -9,6 +9,8 @@ parallel --version 2>/dev/null | grep -q 'GNU parallel' || skip "GNU parallel is
 cd "$tmp" || exit 1
 bad=$(( $(mixed_inputs in/a 12) + $(mixed_inputs in/b/c 9) ))
 total=21
+# The outputs keep their base names: those of in/b/c get their own.
+for f in in/b/c/*; do mv "$f" "in/b/c/c-${f##*/}"; done
 find in -type f >list
 # parallel keeps its state under $PARALLEL_HOME (default ~/.parallel).
 export PARALLEL_HOME="$tmp/parallel-home"

@@ -8,6 +8,8 @@ cd "$tmp" || exit 1
 # Inputs from -r and from --files-from, mixed in the sorted list.
 bad=$(( $(mixed_inputs in/top 17) + $(mixed_inputs in/sub 6) ))
 total=23
+# --files-from outputs keep their base names: the listed ones get their own.
+for f in in/sub/*; do mv "$f" "in/sub/sub-${f##*/}"; done
 files in/sub | sed 's|^|in/sub/|' >sub-list
 
 gi blur -r -o full --files-from sub-list in/top

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Batch inputs: -r mirrors the tree under -o, skipping hidden names and
 # names that are not .png/.jpg/.jpeg; a directory without -r fails with a
-# message; --files-from FILE and --files-from - (stdin) mirror the listed
-# paths. Every output is byte for byte the single-image result.
+# message; the paths of --files-from FILE and --files-from - (stdin) keep
+# their base names, as arguments do. Every output is byte for byte the
+# single-image result.
 . "$(dirname "$0")/common.sh"
 cd "$tmp" || exit 1
 
@@ -38,25 +39,64 @@ check "directory without -r: no message naming it" has 'in: .*directory' stderr
 check "directory without -r: outputs $(files out-flat | tr '\n' ' ')" \
     [ "$(files out-flat)" = scene.png ]
 
-# --files-from FILE: paths mirrored under -o (./ dropped); blank lines and
-# CRLF line ends tolerated.
+# --files-from FILE: outputs keep their base names, as files named on the
+# command line do; blank lines and CRLF line ends tolerated.
 printf 'in/scene.png\n\n./in/a/b/photo.JPEG\r\nin/a/gray_alpha.png\n' >list
 expect 0 blur --sigma 2 --files-from list -o out-list
 for f in scene.png a/b/photo.JPEG a/gray_alpha.png; do
-    check "--files-from FILE: in/$f missing or wrong" same_file "out-list/in/$f" "ref/$f"
+    check "--files-from FILE: $(basename "$f") missing or wrong" \
+        same_file "out-list/$(basename "$f")" "ref/$f"
 done
 check "--files-from FILE: outputs $(files out-list | tr '\n' ' ')" \
-    [ "$(files out-list | wc -l)" -eq 3 ]
+    [ "$(files out-list | tr '\n' ' ')" = "gray_alpha.png photo.JPEG scene.png " ]
 
-# --files-from -: the whole good list on standard input, with a command-line
-# file beside it (kept under its base name).
-for f in $good; do echo "in/$f"; done >stdin-list
+# --files-from -: the list on standard input, with a command-line file
+# beside it; all four keep their base names.
+printf 'in/scene.png\nin/a/gray_alpha.png\nin/a/b/photo.JPEG\n' >stdin-list
 expect 0 blur --sigma 2 --files-from - -o out-stdin in/a/b/edge_line.png <stdin-list
-check "--files-from -: in/ differs from ref/" same_tree out-stdin/in ref
-check "--files-from -: the command-line file missing or wrong" \
-    same_file out-stdin/edge_line.png ref/a/b/edge_line.png
-check "--files-from -: stray outputs" [ "$(files out-stdin | wc -l)" -eq 9 ]
+for f in scene.png a/gray_alpha.png a/b/photo.JPEG a/b/edge_line.png; do
+    check "--files-from -: $(basename "$f") missing or wrong" \
+        same_file "out-stdin/$(basename "$f")" "ref/$f"
+done
+check "--files-from -: outputs $(files out-stdin | tr '\n' ' ')" [ "$(files out-stdin | wc -l)" -eq 4 ]
+
+# Two listed paths with one base name: as for arguments, the first in
+# sorted order is written, the later one fails, named.
+printf 'in/gray_alpha.png\nin/a/gray_alpha.png\n' >same-list
+expect 1 blur --sigma 2 --files-from same-list -o out-same
+check "--files-from, one base name twice: the later input not named" \
+    has 'in/gray_alpha.png: .*same output' stderr
+check "--files-from, one base name twice: the first not written" \
+    same_file out-same/gray_alpha.png ref/a/gray_alpha.png
+check "--files-from, one base name twice: want 1 ok, 1 failed" \
+    [ "$(count ok stderr)/$(count failed stderr)" = 1/1 ]
 
 expect 1 blur --files-from no-such-list -o out-none
 check "--files-from a missing file: not named" has no-such-list stderr
+# -r drops nothing in silence: a file whose path is past PATH_MAX (4096
+# bytes) and a symbolic link to nothing each fail, named, and are in
+# --summary-json; the file beside them is written.
+mkdir -p in-odd/deep
+cp "$samples/scene.png" in-odd/top.png
+ln -s nowhere.png in-odd/gone.png
+(
+    cd in-odd/deep || exit 1
+    level=$(printf '%0200d' 0)
+    i=0
+    while [ "$i" -lt 21 ]; do
+        mkdir "$level" && cd -P "$level" || exit 1
+        i=$((i + 1))
+    done
+    cp "$samples/alpha.png" far.png
+) || check "could not make a 4,200-byte path" false
+expect 1 blur --sigma 2 -r -o out-odd --summary-json odd.json in-odd
+check "-r, a long path and a dangling link: want 1 ok, 2 failed, got $(count ok stderr) ok, \
+$(count failed stderr) failed" [ "$(count ok stderr)/$(count failed stderr)" = 1/2 ]
+check "-r: the dangling link not named as such" has 'in-odd/gone.png: a symbolic link to nothing' stderr
+check "-r: the file past PATH_MAX not named" has 'far.png: .*PATH_MAX' stderr
+check "--summary-json: no failed entry for the dangling link" \
+    grep -q '"input": "in-odd/gone.png", .*"status": "failed"' odd.json
+check "--summary-json: no failed entry for the long path" \
+    grep -q '/far.png", .*"status": "failed"' odd.json
+check "-r: top.png missing or wrong" same_file out-odd/top.png ref/scene.png
 finish
