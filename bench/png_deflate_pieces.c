@@ -14,8 +14,8 @@
 #include <time.h>
 
 #include "gpuimg.h"
-#include "pixel_alloc.h"
-#include "zlib_pieces.h"
+#include "base/pixel_alloc.h"
+#include "codec/png/zlib_pieces.h"
 
 static double clock_ms(clockid_t id)
 {

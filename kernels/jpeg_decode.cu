@@ -12,8 +12,8 @@
  * rows) and converts the colour. All integer arithmetic: no rounding mode
  * or contraction can make the two backends differ. */
 #include "gi_kernels.h"
-#include "jpeg_recon_idct.h"
-#include "jpeg_recon_plan.h"
+#include "codec/jpeg/jpeg_recon_idct.h"
+#include "codec/jpeg/jpeg_recon_plan.h"
 
 namespace {
 

@@ -29,8 +29,8 @@
 #include <cub/device/device_scan.cuh>
 
 #include "gi_kernels.h"
-#include "jpeg_deferred.h"
-#include "jpeg_entropy.h"
+#include "codec/jpeg/jpeg_deferred.h"
+#include "codec/jpeg/jpeg_entropy.h"
 
 namespace {
 

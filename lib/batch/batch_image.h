@@ -5,7 +5,7 @@
 #define GI_BATCH_IMAGE_H
 
 #include "gpuimg.h"
-#include "job_flow.h"
+#include "engine/job_flow.h"
 
 typedef struct {
     gi_batch_item *item; /* paths in; status, reason, times out */

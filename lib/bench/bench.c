@@ -2,10 +2,10 @@
  * let the backend time it where its data lives. */
 #include <stdlib.h>
 
-#include "context.h"
-#include "gi_error.h"
-#include "op_size.h"
-#include "ops.h"
+#include "engine/context.h"
+#include "base/gi_error.h"
+#include "base/op_size.h"
+#include "engine/ops.h"
 
 static gi_status check_reps(int warmup, int reps)
 {

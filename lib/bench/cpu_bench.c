@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "paper_input.h"
-#include "cpu_backend.h"
-#include "cpu_parallel.h"
+#include "cpu/cpu_backend.h"
+#include "cpu/cpu_parallel.h"
 
 #define COPY_BYTES ((size_t)256 << 20)
 #define COPY_RUNS 7

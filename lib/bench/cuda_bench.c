@@ -2,12 +2,12 @@
  * backend's stream, and the seed paper's 5x5 float32 experiment. */
 #include <stdlib.h>
 
-#include "backend.h"
-#include "clock.h"
+#include "backend/backend.h"
+#include "base/clock.h"
 #include "paper_input.h"
 #include "cuda_bench.h"
-#include "cuda_error.h"
-#include "gi_error.h"
+#include "cuda/cuda_error.h"
+#include "base/gi_error.h"
 #include "gi_kernels.h"
 
 /* Events around launches on one stream; `failed` names the call that

@@ -2,8 +2,8 @@
 #ifndef GI_CPU_BACKEND_H
 #define GI_CPU_BACKEND_H
 
-#include "backend.h"
-#include "gi_error.h"
+#include "backend/backend.h"
+#include "base/gi_error.h"
 
 extern const gi__backend_ops gi__cpu_ops;
 

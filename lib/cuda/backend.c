@@ -16,18 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "clock.h"
-#include "cuda_bench.h"
+#include "backend/backend.h"
+#include "base/clock.h"
+#include "bench/cuda_bench.h"
 #include "cuda_error.h"
-#include "gi_error.h"
+#include "base/gi_error.h"
 #include "gi_kernels.h"
-#include "gi_size.h"
+#include "base/gi_size.h"
 #include "device_buffer.h"
 #include "jpeg_device.h"
 #include "jpeg_encode_device.h"
 #include "jpeg_entropy_device.h"
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 
 /* Device rows start on this boundary so the kernels' wide accesses line up. */
 #define ROW_ALIGN 256

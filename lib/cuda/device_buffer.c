@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cuda_error.h"
-#include "gi_error.h"
+#include "base/gi_error.h"
 
 cudaError_t gi__cuda_malloc(void **ptr, size_t bytes)
 {

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "gi_error.h"
+#include "backend/backend.h"
+#include "base/gi_error.h"
 
 #define MODULE_NAME "libgpuimg-cuda.so"
 

@@ -25,7 +25,7 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_JPEG
 #define STBI_NO_STDIO
-#include "stb_warnings.h"
+#include "codec/stb_warnings.h"
 GI_STB_WARNINGS_OFF
 #include <stb_image.h>
 GI_STB_WARNINGS_ON
@@ -41,8 +41,8 @@ GI_STB_WARNINGS_ON
 
 #include "harness.h"
 #include "gpuimg.h"
-#include "jpeg_decode.h"
-#include "jpeg_parse.h"
+#include "codec/jpeg/jpeg_decode.h"
+#include "codec/jpeg/jpeg_parse.h"
 
 /* ---- stb's coefficients ---- */
 

@@ -29,7 +29,7 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_JPEG
 #define STBI_ONLY_PNG
-#include "stb_warnings.h"
+#include "codec/stb_warnings.h"
 GI_STB_WARNINGS_OFF
 #include <stb_image.h>
 GI_STB_WARNINGS_ON
@@ -43,9 +43,9 @@ GI_STB_WARNINGS_ON
 #include <time.h>
 #include <unistd.h>
 
-#include "jpeg_coeffs.h"
-#include "jpeg_recon_kernels.h"
-#include "jpeg_reconstruct.h"
+#include "codec/jpeg/jpeg_coeffs.h"
+#include "codec/jpeg/jpeg_recon_kernels.h"
+#include "codec/jpeg/jpeg_reconstruct.h"
 
 /* ---- Kernel sets ---- */
 

@@ -22,7 +22,7 @@
 
 #include <stb_image_write.h>
 
-#include "jpeg_write.h"
+#include "codec/jpeg/jpeg_write.h"
 
 /* stb's bytes for packed pixels. */
 static ti_bytes stb_jpeg(const uint8_t *packed, int w, int h, int channels, int quality)

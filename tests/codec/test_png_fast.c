@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format_sniff.h"
-#include "metadata.h"
+#include "codec/format_sniff.h"
+#include "codec/metadata/metadata.h"
 
 /* ---------------------------------------------------------------- stb's side */
 

@@ -22,7 +22,7 @@
 
 #include <stb_image_write.h>
 
-#include "png_write.h"
+#include "codec/png/png_write.h"
 
 /* stb's bytes: its level and filter are globals (one thread here). */
 static ti_bytes stb_png(const gi_image *img, int level, int filter)

@@ -25,11 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deflate_walk.h"
-#include "format_sniff.h"
-#include "pixel_alloc.h"
-#include "png_fast.h"
-#include "zlib_pieces.h"
+#include "codec/png/deflate_walk.h"
+#include "codec/format_sniff.h"
+#include "base/pixel_alloc.h"
+#include "codec/png/png_fast.h"
+#include "codec/png/zlib_pieces.h"
 
 static int block_types_seen[3];
 

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "jpeg_encode_device.h"
-#include "jpeg_write.h"
+#include "cuda/jpeg_encode_device.h"
+#include "codec/jpeg/jpeg_write.h"
 
 enum { NOISE, SMOOTH, FLAT, KINDS };
 

@@ -8,8 +8,8 @@
 
 #include <string.h>
 
-#include "device_plan.h"
-#include "plan_job.h"
+#include "engine/device_plan.h"
+#include "engine/plan_job.h"
 
 static gi__device_costs test_costs(void)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PLAIN_ONLY 1

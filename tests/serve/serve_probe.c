@@ -20,8 +20,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "request.h"
-#include "wire.h"
+#include "serve/request.h"
+#include "serve/wire.h"
 
 static int connect_to(const char *path)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "jpeg_deferred.h"
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 
 void gi__jpeg_coeffs_free(gi_jpeg_coeffs *c)
 {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format_sniff.h"
-#include "gi_error.h"
+#include "codec/format_sniff.h"
+#include "base/gi_error.h"
 #include "metadata.h"
 
 #define JPEG_SEGMENT_MAX 65533 /* payload of one segment: 65535 less the length field */

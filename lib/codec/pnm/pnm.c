@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gi_error.h"
-#include "gi_size.h"
-#include "pixel_alloc.h"
+#include "base/gi_error.h"
+#include "base/gi_size.h"
+#include "base/pixel_alloc.h"
 #include "pnm.h"
 
 /* Header numbers past this are refused before any arithmetic. */

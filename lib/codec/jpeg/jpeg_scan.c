@@ -21,7 +21,7 @@
  * Compiled once per instruction set (lib/codec/meson.build); GI_JPEG_SCAN
  * names this copy's entry. */
 #include "jpeg_scan.h"
-#include "vector_shuffle.h"
+#include "base/vector_shuffle.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -6,16 +6,16 @@
 
 #include "context.h"
 #include "device_plan.h"
-#include "file_io.h"
-#include "format_sniff.h"
-#include "gi_error.h"
-#include "image_io.h"
-#include "jpeg_decode.h"
-#include "jpeg_deferred.h"
-#include "jpeg_parse.h"
+#include "codec/file_io.h"
+#include "codec/format_sniff.h"
+#include "base/gi_error.h"
+#include "codec/image_io.h"
+#include "codec/jpeg/jpeg_decode.h"
+#include "codec/jpeg/jpeg_deferred.h"
+#include "codec/jpeg/jpeg_parse.h"
 #include "job_flow.h"
 #include "ops.h"
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 
 void gi_job_default(gi_job *job)
 {

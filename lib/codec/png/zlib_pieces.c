@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "deflate_walk.h"
-#include "pixel_alloc.h"
-#include "share_work.h"
+#include "base/pixel_alloc.h"
+#include "base/share_work.h"
 
 #define MAX_THREADS 64
 

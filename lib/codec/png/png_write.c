@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_isa.h"
-#include "format_sniff.h"
-#include "pixel_alloc.h"
+#include "base/cpu_isa.h"
+#include "codec/format_sniff.h"
+#include "base/pixel_alloc.h"
 #include "png_filter.h"
-#include "share_work.h"
+#include "base/share_work.h"
 
 #ifdef GPUIMG_HAVE_LIBDEFLATE
 #include <libdeflate.h>

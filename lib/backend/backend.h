@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "gpuimg.h"
-#include "jpeg_coeffs.h"
+#include "codec/jpeg/jpeg_coeffs.h"
 
 /* One resolved operation: parameters checked, weights computed. */
 typedef struct gi__op_call {

@@ -2,7 +2,7 @@
 #ifndef GI_PLAN_JOB_H
 #define GI_PLAN_JOB_H
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "device_plan.h"
 
 /* What the cost model weighs of a chain. */

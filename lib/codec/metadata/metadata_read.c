@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format_sniff.h"
-#include "gi_error.h"
+#include "codec/format_sniff.h"
+#include "base/gi_error.h"
 #include "metadata.h"
 
 static const char XMP_KEYWORD[] = "XML:com.adobe.xmp";

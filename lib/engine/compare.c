@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gi_error.h"
+#include "base/gi_error.h"
 #include "ops.h"
 
 #define SSIM_SIGMA 1.5

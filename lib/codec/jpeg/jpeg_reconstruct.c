@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_isa.h"
+#include "base/cpu_isa.h"
 #include "jpeg_recon_kernels.h"
 #include "jpeg_recon_plan.h"
 #include "jpeg_progress.h"

@@ -10,7 +10,7 @@
 #include "jpeg_parse.h"
 #include "jpeg_progress.h"
 #include "jpeg_tables.h"
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 
 typedef struct {
     const uint8_t *b;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_isa.h"
+#include "base/cpu_isa.h"
 #include "jpeg_scan.h"
 
 /* ---- Tables of the JPEG standard (ITU T.81, annex K) ---- */

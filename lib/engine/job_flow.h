@@ -4,9 +4,9 @@
 #ifndef GI_JOB_FLOW_H
 #define GI_JOB_FLOW_H
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "gpuimg.h"
-#include "jpeg_coeffs.h"
+#include "codec/jpeg/jpeg_coeffs.h"
 
 /* Decodes `in` into *img and reads its metadata into *meta (emptied
  * first): all of it, only the orientation when the job strips and orients,

@@ -7,7 +7,7 @@
 
 #include <pthread.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "device_plan.h"
 
 struct gi_context {

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gi_error.h"
+#include "base/gi_error.h"
 #include "metadata.h"
 
 #define MAX_IFDS 32

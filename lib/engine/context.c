@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "context.h"
-#include "gi_error.h"
+#include "base/gi_error.h"
 #include "job_flow.h"
 #include "plan_job.h"
 

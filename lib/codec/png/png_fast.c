@@ -28,7 +28,7 @@
 #include <libdeflate.h>
 #include <string.h>
 
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 #include "png_fast.h"
 #include "png_unfilter.h"
 

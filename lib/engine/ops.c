@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "context.h"
-#include "gi_error.h"
-#include "jpeg_deferred.h"
-#include "op_size.h"
+#include "base/gi_error.h"
+#include "codec/jpeg/jpeg_deferred.h"
+#include "base/op_size.h"
 #include "ops.h"
 #include "plan_job.h"
 

@@ -1,7 +1,7 @@
 /* A chain, or a hinted one, as the cost model (device_plan.c) sees it:
  * each step's kind, taps and source size, and the bytes of the result. */
-#include "gi_error.h"
-#include "op_size.h"
+#include "base/gi_error.h"
+#include "base/op_size.h"
 #include "plan_job.h"
 
 static int taps_of(const gi__op_call *c)

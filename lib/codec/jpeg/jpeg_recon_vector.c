@@ -11,7 +11,7 @@
 
 #include "jpeg_recon_idct.h"
 #include "jpeg_recon_kernels.h"
-#include "vector_shuffle.h"
+#include "base/vector_shuffle.h"
 
 #ifndef GI_JPEG_RECON
 #define GI_JPEG_RECON gi__jpeg_recon_base

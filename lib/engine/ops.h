@@ -3,7 +3,7 @@
 #ifndef GI_OPS_H
 #define GI_OPS_H
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "device_plan.h"
 
 typedef struct {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 
 static size_t align16(size_t n)
 {

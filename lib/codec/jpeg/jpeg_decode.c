@@ -11,7 +11,7 @@
 #include "jpeg_parse.h"
 #include "jpeg_progress.h"
 #include "jpeg_recon_plan.h"
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 
 /* The target as the entropy half starts a scan the arithmetic half may
  * follow: its rows, and the workers that make them. */
