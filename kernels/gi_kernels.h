@@ -79,12 +79,6 @@ cudaError_t gi_cuda_compare(const uint8_t *e, size_t e_pitch, const uint8_t *a, 
                             int y1, gi_cuda_compare_row *rows, double *row_ssim, void *scratch,
                             size_t scratch_bytes, cudaStream_t stream);
 
-/* The seed paper's 5x5 sum of ones over an n x n float32 matrix, zero
- * outside (gi_bench_paper). in and out: device arrays of n * n floats,
- * rows packed. variant: GI_PAPER_GPU_NAIVE or GI_PAPER_GPU_TILED. */
-cudaError_t gi_cuda_paper(const float *in, float *out, int n, int variant,
-                          cudaStream_t stream);
-
 /* The exact JPEG decoder's arithmetic half (lib/codec/jpeg_reconstruct.h,
  * whose CPU version these match byte for byte). */
 typedef struct gi_cuda_jpeg_quant {

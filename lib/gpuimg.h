@@ -1037,30 +1037,6 @@ void gi_stream_options_default(gi_stream_options *opts);
 gi_status gi_stream_run(const char *in, const char *out, const gi_stream_options *opts,
                         size_t *written);
 
-/* ---------------------------------------------------------------- bench
- *
- * Timing the way `gpuimg bench` reports it, one step at a time. The image stays where the
- * backend computes (device memory on CUDA: uploads and downloads are not
- * counted); `warmup` untimed runs come first, then `reps` timed runs (CUDA
- * events on the GPU, a monotonic clock on the CPU); the median is returned.
- */
-gi_status gi_bench_op(gi_context *ctx, const gi_image *src, const gi_op *op, int warmup,
-                      int reps, double *median_ms);
-/* The copy bandwidth of the memory the backend computes in (device memory,
- * or host memory with the CPU threads), counting bytes read plus written. */
-gi_status gi_bench_copy(gi_context *ctx, double *gbytes_per_s);
-
-/* The seed paper's experiment (Cogrossi and Kuk): a 5x5 mask of ones over a
- * random float32 n x n matrix, zero outside, float32 out. */
-typedef enum gi_paper_variant {
-    GI_PAPER_CPU = 0,   /* the CPU backend, all its threads */
-    GI_PAPER_GPU_NAIVE, /* one thread per output, every read from global memory */
-    GI_PAPER_GPU_TILED  /* shared-memory tiles, as gpuimg's kernels */
-} gi_paper_variant;
-/* max_error: the largest |out - float64 reference| over sampled outputs. */
-gi_status gi_bench_paper(gi_context *ctx, int n, gi_paper_variant variant, int warmup,
-                         int reps, double *median_ms, double *max_error);
-
 #ifdef __cplusplus
 }
 #endif

@@ -47,7 +47,7 @@ function exists(path) { return (getline line < path) >= 0 ? (close(path) || 1) :
     if (inc !~ /\//) {
         if (inc == "gpuimg.h" || exists(dir "/" inc)) next
         if (layer == "cuda" && exists(kernels "/" inc)) next
-        print where ": not in " dir "/: name its folder (\"base/" inc "\", ...)"; bad++
+        print where ": not in " dir "/: name the folder it is in (\"FOLDER/" inc "\")"; bad++
         next
     }
     if (!exists(inc)) { print where ": no such file under lib/"; bad++; next }

@@ -122,13 +122,6 @@ typedef struct gi__backend_ops {
      * unused; chain->src_where is ignored). Gives the bytes that decoding
      * the file to host pixels and running the chain give. */
     gi_status (*run_chain_from_jpeg)(void *state, const gi_jpeg_coeffs *c, const gi__chain *chain);
-    /* Median ms of `reps` runs after `warmup`, data resident where the
-     * backend computes. */
-    gi_status (*time_op)(void *state, const gi__op_call *c, int warmup, int reps,
-                         double *median_ms);
-    gi_status (*copy_bandwidth)(void *state, double *gbytes_per_s);
-    gi_status (*paper)(void *state, int n, gi_paper_variant variant, int warmup, int reps,
-                       double *median_ms, double *max_error);
     /* Upload, kernel and download times of the last operation; NULL when
      * the backend computes in place (the caller times it as kernel). */
     void (*last_times)(void *state, gi_op_times *times);

@@ -15,8 +15,7 @@
  * The next batch's loads are issued before the current batch is summed, so
  * memory always has work in flight; two shared batches mean one barrier per
  * batch suffices. */
-#include "gi_kernels.h"
-#include "gpuimg.h"
+#include "paper_cuda.h"
 
 namespace {
 
@@ -146,14 +145,14 @@ bool aligned16(const void *p)
 
 } // namespace
 
-extern "C" cudaError_t gi_cuda_paper(const float *in, float *out, int n, int variant,
+extern "C" cudaError_t paper_launch(const float *in, float *out, int n, int variant,
                                      cudaStream_t stream)
 {
     if (n < 1 || n > 32768) return cudaErrorInvalidValue;
-    if (variant == GI_PAPER_GPU_NAIVE) {
+    if (variant == PAPER_GPU_NAIVE) {
         const dim3 grid((n + NAIVE_W - 1) / NAIVE_W, (n + NAIVE_H - 1) / NAIVE_H);
         paper_naive<<<grid, NAIVE_W * NAIVE_H, 0, stream>>>(in, out, n);
-    } else if (variant == GI_PAPER_GPU_TILED) {
+    } else if (variant == PAPER_GPU_TILED) {
         const dim3 grid((n + BAND - 1) / BAND, (n + STRIP - 1) / STRIP);
         if (n % 4 == 0 && aligned16(in) && aligned16(out))
             paper_tiled<true><<<grid, THREADS, 0, stream>>>(in, out, n);

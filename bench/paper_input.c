@@ -1,11 +1,11 @@
-/* The seed paper's input and its check, shared by both backends' benchmarks. */
+/* The seed paper's input and its check, for both devices. */
 #include <math.h>
 #include <stdint.h>
 #include <stddef.h>
 
 #include "paper_input.h"
 
-void gi__paper_matrix(float *m, int n)
+void paper_matrix(float *m, int n)
 {
     uint64_t state = 0x9e3779b97f4a7c15ull;
     for (size_t i = 0; i < (size_t)n * n; i++) {
@@ -14,7 +14,7 @@ void gi__paper_matrix(float *m, int n)
     }
 }
 
-double gi__paper_max_error(const float *in, const float *out, int n)
+double paper_max_error(const float *in, const float *out, int n)
 {
     double worst = 0;
     uint64_t state = 12345;
