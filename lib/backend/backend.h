@@ -1,4 +1,4 @@
-/* The interface every backend implements. lib/ops.c validates arguments,
+/* The interface every backend implements. lib/engine/ops.c validates arguments,
  * resolves parameters (blur weights) and then calls one of these; a backend
  * may assume sizes and channels are consistent and parameters in range. */
 #ifndef GI_BACKEND_H
@@ -25,7 +25,7 @@ typedef struct gi__op_call {
     const gi_convolve_weights *mask;
 } gi__op_call;
 
-/* The integer measures of a comparison (gpuimg.h, compare); lib/compare.c
+/* The integer measures of a comparison (gpuimg.h, compare); lib/engine/compare.c
  * derives the rest. */
 typedef struct gi__compare_sums {
     uint64_t different_pixels;
@@ -42,7 +42,7 @@ static inline void gi__ssim_span(int n, int *first, int *end)
     *end = n - crop;
 }
 
-/* A comparison as lib/compare.c hands it to a backend: images of the same
+/* A comparison as lib/engine/compare.c hands it to a backend: images of the same
  * shape, tolerance 0..255, and for SSIM the 2 * GI_SSIM_RADIUS + 1 weights
  * (NULL: no SSIM) with the constants C1 and C2, and row_ssim, channels *
  * height doubles: row y of channel c (y in its gi__ssim_span) gets at

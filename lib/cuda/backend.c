@@ -297,7 +297,7 @@ static image_op convolve_op(const gi_convolve_weights *w, gi_border border)
 /* Two images in: both go up through one pinned stage into the source
  * buffer, one after the other; the per-row results come back through the
  * output stage and are added up here (integers; the SSIM rows are added in
- * order by lib/compare.c). */
+ * order by lib/engine/compare.c). */
 typedef struct {
     device_image e, a;
     size_t rows_bytes, results_bytes;

@@ -4,7 +4,7 @@
  * CPU threads, the images still to come, the state of CUDA and a table of
  * costs. The CPU's time is the operation's measured cost per pixel and
  * thread, divided by the threads. CUDA's is what is left of its start-up,
- * plus the copies to and from the device, plus the kernel. lib/context.c
+ * plus the copies to and from the device, plus the kernel. lib/engine/context.c
  * asks it before every operation under AUTO; tests ask it with costs of
  * their own. Where each default cost comes from: device_plan.c. */
 #ifndef GI_DEVICE_PLAN_H

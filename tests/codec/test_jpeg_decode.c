@@ -1,5 +1,5 @@
 /* The exact JPEG decoder against stb_image 2.27, both halves:
- *  - the entropy half (lib/codec/jpeg_parse.c, jpeg_entropy.c, its
+ *  - the entropy half (lib/codec/jpeg/jpeg_parse.c, jpeg_entropy.c, its
  *    restart intervals on 1 to 4 threads): every
  *    coefficient block stb hands its IDCT (baseline blocks while decoding,
  *    progressive ones in stbi__jpeg_finish), captured by replacing stb's

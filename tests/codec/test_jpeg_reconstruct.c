@@ -1,4 +1,4 @@
-/* The JPEG decoder's arithmetic half (lib/codec/jpeg_reconstruct.c) against
+/* The JPEG decoder's arithmetic half (lib/codec/jpeg/jpeg_reconstruct.c) against
  * its oracle, stb_image 2.27, compiled into this file so that its static
  * functions can be called: every kernel set this CPU runs (generic C, the
  * base set, AVX2, AVX-512) must give stb's bytes.

@@ -1,4 +1,4 @@
-/* The JPEG writer (lib/codec/jpeg_write.c) against its oracle,
+/* The JPEG writer (lib/codec/jpeg/jpeg_write.c) against its oracle,
  * stb_image_write's stbi_write_jpg_to_func (still compiled into the
  * library for its PNG writer): the bytes must be the same, byte for byte.
  * Images: random pixels, smooth gradients, flat colours and 0/255

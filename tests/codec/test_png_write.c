@@ -1,4 +1,4 @@
-/* The PNG writer (lib/codec/png_write.c) against its oracle,
+/* The PNG writer (lib/codec/png/png_write.c) against its oracle,
  * stb_image_write's stbi_write_png_to_func (compiled into the library,
  * whose compression hook gives stb's writer the same deflate): the bytes
  * must be the same, byte for byte, for every filter mode (each of the five

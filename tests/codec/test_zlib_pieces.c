@@ -1,5 +1,5 @@
-/* The PNG deflate in pieces (lib/codec/zlib_pieces.h) and its block walker
- * (lib/codec/deflate_walk.h).
+/* The PNG deflate in pieces (lib/codec/png/zlib_pieces.h) and its block walker
+ * (lib/codec/png/deflate_walk.h).
  *
  * Pieces: random, compressible and constant data of sizes 0, 1, the piece
  * size and one either side, several pieces and a short last one, at

@@ -1,4 +1,4 @@
-/* libFuzzer target: the exact JPEG decoder (lib/codec/jpeg_decode.c)
+/* libFuzzer target: the exact JPEG decoder (lib/codec/jpeg/jpeg_decode.c)
  * against stb_image on the same bytes. Whatever ours decodes, stb must
  * decode to the same size, channels and pixels, byte for byte; what ours
  * leaves is stb's alone (gi_load_memory hands it on), so there is nothing
