@@ -15,6 +15,8 @@
  * The next batch's loads are issued before the current batch is summed, so
  * memory always has work in flight; two shared batches mean one barrier per
  * batch suffices. */
+#include <stdint.h>
+
 #include "paper_cuda.h"
 
 namespace {

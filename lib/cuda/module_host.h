@@ -3,7 +3,8 @@
  * clock, the pixel allocator's page-locked pool and the JPEG codecs' shared
  * arithmetic. libgpuimg exports only gpuimg.h, so module_loader.c hands
  * these over once, as it loads the module, and module_host.c defines them
- * in the module as calls through what it was given. */
+ * in the module as calls through what it was given. (The JPEG tables are
+ * constants: the module compiles jpeg_tables.c in.) */
 #ifndef GI_CUDA_MODULE_HOST_H
 #define GI_CUDA_MODULE_HOST_H
 
