@@ -14,7 +14,7 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_JPEG
 #define STBI_NO_STDIO
-#include "stb_warnings.h"
+#include "codec/stb_warnings.h"
 GI_STB_WARNINGS_OFF
 #include <stb_image.h>
 GI_STB_WARNINGS_ON
@@ -25,7 +25,7 @@ GI_STB_WARNINGS_ON
 #include <string.h>
 #include <time.h>
 
-#include "jpeg_parse.h"
+#include "codec/jpeg/jpeg_parse.h"
 
 #ifdef GI_BENCH_LIBJPEG
 #include <jpeglib.h>

@@ -12,7 +12,7 @@ Runs `GPUIMG OP ARGS -v -o OUT DIR/*.jpg` five ways, one after another
 checks that every output equals --device cpu's byte for byte, counts the
 files whose -v line says gpuimg-jpeg-cuda, and sums the -v stages of each
 way over its files. From the two forced CUDA runs it derives the cost
-model's JPEG rates (lib/device_plan.c), per pixel:
+model's JPEG rates (lib/engine/device_plan.c), per pixel:
   cpu_jpeg_reconstruct_ns  (decode of cuda-px - decode of cuda-co) / pixels
   gpu_jpeg_reconstruct_ns  (kernel of cuda-co - kernel of cuda-px) / pixels
   cpu_jpeg_rest_ns         (read + decode + encode + write of cuda-co) / pixels

@@ -1,4 +1,4 @@
-/* The PNG deflate in pieces (lib/codec/zlib_pieces.h) by piece size: an
+/* The PNG deflate in pieces (lib/codec/png/zlib_pieces.h) by piece size: an
  * image's rows filtered "up" as gpuimg's default PNG filter does (stb
  * turns the first row's to none), compressed as one stream
  * (libdeflate_zlib_compress) and in pieces of each size given, on 1 and
@@ -14,8 +14,8 @@
 #include <time.h>
 
 #include "gpuimg.h"
-#include "pixel_alloc.h"
-#include "zlib_pieces.h"
+#include "base/pixel_alloc.h"
+#include "codec/png/zlib_pieces.h"
 
 static double clock_ms(clockid_t id)
 {

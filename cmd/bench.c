@@ -1,5 +1,6 @@
 /* gpuimg bench: operation timings next to the copy bandwidth of the same
- * machine, like `zstd -b` or `openssl speed`, plus the seed paper's table. */
+ * machine, like `zstd -b` or `openssl speed`; the measuring is the bench
+ * library's (bench/timing.h), not libgpuimg's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "commands.h"
 #include "options.h"
 #include "run_images.h"
+#include "timing.h"
 
 #define LIST_SIZE 128
 
@@ -19,8 +21,7 @@ typedef struct {
     gi_border_mode border;
     double sigma;
     int reps, warmup;
-    int json, paper;
-    int paper_max; /* largest --paper matrix side */
+    int json;
 } bench_settings;
 
 static const char *const op_names[] = {"blur", "sobel", "transpose", "hist", "convolve"};
@@ -157,13 +158,14 @@ static int bench_ops(gi_context *ctx, const bench_settings *s, bench_report *rep
                 gi_op op = make_op(kind, s, border);
                 gi_image src;
                 double ms = 0;
-                gi_status st = random_image(&src, s->width, s->height, ch);
-                if (st == GI_OK) st = gi_bench_op(ctx, &src, &op, s->warmup, s->reps, &ms);
+                const char *failed = random_image(&src, s->width, s->height, ch) == GI_OK
+                                         ? bench_op(ctx, &src, &op, s->warmup, s->reps, &ms)
+                                         : gi_last_error();
                 int w, h, out_ch = ch;
-                if (st == GI_OK && kind == GI_OP_SOBEL) gi_sobel_size(&src, &op.sobel, &w, &h, &out_ch);
+                if (!failed && kind == GI_OP_SOBEL) gi_sobel_size(&src, &op.sobel, &w, &h, &out_ch);
                 gi_image_free(&src);
-                if (st != GI_OK) {
-                    fprintf(stderr, "gpuimg bench: %s: %s\n", name, gi_last_error());
+                if (failed) {
+                    fprintf(stderr, "gpuimg bench: %s: %s\n", name, failed);
                     return EXIT_FAIL;
                 }
                 bench_report_row(report, name, filters ? gi_border_name(border) : "-", s->width,
@@ -172,31 +174,6 @@ static int bench_ops(gi_context *ctx, const bench_settings *s, bench_report *rep
         }
     }
     return EXIT_OK;
-}
-
-static int bench_paper(gi_context *ctx, const bench_settings *s, bench_report *report)
-{
-    static const int sizes[] = {1024, 2048, 4096, 8192, 16384};
-    int gpu = strcmp(gi_context_backend(ctx), "cuda") == 0;
-    for (int i = 0; i < 5 && sizes[i] <= s->paper_max; i++) {
-        double ms[3] = {0, 0, 0}, err[3] = {0, 0, 0};
-        for (int v = 0; v < (gpu ? 3 : 1); v++) {
-            /* one CPU run is plenty at sizes where it takes seconds */
-            int reps = v == GI_PAPER_CPU ? (sizes[i] >= 8192 ? 1 : 3) : s->reps;
-            if (gi_bench_paper(ctx, sizes[i], (gi_paper_variant)v, v == 0 ? 0 : s->warmup, reps,
-                               &ms[v], &err[v]) != GI_OK) {
-                fprintf(stderr, "gpuimg bench --paper: %s\n", gi_last_error());
-                return EXIT_FAIL;
-            }
-        }
-        bench_report_paper_row(report, sizes[i], ms, err, gpu ? 3 : 1);
-    }
-    return EXIT_OK;
-}
-
-static int opt_paper_max(const cli_option *o, const char *arg)
-{
-    return opt_int_range(o, arg, 1024, 16384);
 }
 
 static int opt_bench_border(const cli_option *o, const char *arg)
@@ -209,21 +186,18 @@ static int opt_bench_border(const cli_option *o, const char *arg)
 }
 
 static const cli_help bench_help = {
-    "usage: gpuimg bench [options]\n       gpuimg bench --paper [options]",
+    "usage: gpuimg bench [options]",
     "Times each operation on a random image that stays where the backend\n"
     "computes (device memory on CUDA; no transfers), after warm-up runs, with\n"
     "CUDA events on the GPU; prints the median next to the copy bandwidth\n"
     "measured in the same run. The floor is the bytes an operation must move\n"
-    "(input read once, output written once) over that bandwidth.\n"
-    "--paper reproduces Cogrossi and Kuk's table: a 5x5 mask of ones over\n"
-    "random float32 matrices, 1024^2 to 16384^2: CPU (all cores), a naive\n"
-    "global-memory GPU kernel, the tiled shared-memory kernel, and the floor."};
+    "(input read once, output written once) over that bandwidth."};
 
 int cmd_bench(int argc, char **argv)
 {
     cli_common common;
     bench_settings s = {"blur,sobel,transpose,hist", "1,4", 0, 0, 0, GI_BORDER_MIRROR, 2.0, 0,
-                        -1, 0, 0, 16384};
+                        -1, 0};
     cli_common_init(&common, "bench");
     const cli_option own[] = {
         {"op", 0, "LIST", "operations, comma-separated: blur,sobel,transpose,hist,convolve",
@@ -239,10 +213,6 @@ int cmd_bench(int argc, char **argv)
          opt_reps, &s.reps},
         {"warmup", 0, "N", "untimed runs first (default 3, CPU 1)", opt_warmup, &s.warmup},
         {"json", 0, NULL, "machine-readable output", opt_flag, &s.json},
-        {"paper", 0, NULL, "reproduce the seed paper's 5x5 float32 table instead", opt_flag,
-         &s.paper},
-        {"paper-max", 0, "N", "--paper: stop at N x N (1024..16384, default 16384)",
-         opt_paper_max, &s.paper_max},
         {0},
     };
     char **rest;
@@ -258,7 +228,7 @@ int cmd_bench(int argc, char **argv)
     if (s.warmup < 0) s.warmup = gpu ? 3 : 1;
     bench_report report;
     rc = bench_report_open(&report, ctx, s.json);
-    if (rc == EXIT_OK) rc = s.paper ? bench_paper(ctx, &s, &report) : bench_ops(ctx, &s, &report);
+    if (rc == EXIT_OK) rc = bench_ops(ctx, &s, &report);
     bench_report_close(&report);
     gi_context_destroy(ctx);
     return rc;

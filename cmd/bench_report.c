@@ -4,6 +4,7 @@
 
 #include "bench_report.h"
 #include "options.h"
+#include "timing.h"
 
 static void describe_device(gi_context *ctx, char *out, size_t size)
 {
@@ -19,8 +20,9 @@ int bench_report_open(bench_report *r, gi_context *ctx, int json)
     char device[300];
     memset(r, 0, sizeof *r);
     r->json = json;
-    if (gi_bench_copy(ctx, &r->copy_gbs) != GI_OK) {
-        fprintf(stderr, "gpuimg bench: copy bandwidth: %s\n", gi_last_error());
+    const char *failed = bench_copy(ctx, &r->copy_gbs);
+    if (failed) {
+        fprintf(stderr, "gpuimg bench: copy bandwidth: %s\n", failed);
         return EXIT_FAIL;
     }
     describe_device(ctx, device, sizeof device);
@@ -58,34 +60,6 @@ void bench_report_row(bench_report *r, const char *op, const char *border, int w
         snprintf(size, sizeof size, "%dx%d", w, h);
         printf("%-10s %-9s %11s %2d %10.4f %9.2f %9.1f %7.1f %10.4f %7.2f\n", op, border, size, ch,
                ms, pixels / (ms * 1e6), gbs, 100 * gbs / r->copy_gbs, floor_ms, ms / floor_ms);
-    }
-    r->rows++;
-}
-
-void bench_report_paper_row(bench_report *r, int n, const double ms[3], const double err[3],
-                            int variants)
-{
-    double floor_ms = 2.0 * 4.0 * n * (double)n / (r->copy_gbs * 1e6);
-    if (r->json) {
-        static const char *const names[] = {"cpu", "naive", "tiled"};
-        printf("%s\n    {\"n\": %d, \"floor_ms\": %.4f", r->rows ? "," : "", n, floor_ms);
-        for (int v = 0; v < 3; v++) {
-            if (v < variants) printf(", \"%s_ms\": %.4f, \"%s_max_error\": %.3g", names[v], ms[v],
-                                     names[v], err[v]);
-            else printf(", \"%s_ms\": null, \"%s_max_error\": null", names[v], names[v]); /* not run */
-        }
-        printf("}");
-    } else {
-        if (!r->rows)
-            printf("%-12s %12s %12s %12s %10s %12s %10s\n", "matrix", "CPU ms", "naive ms",
-                   "tiled ms", "floor ms", "CPU/tiled", "x floor");
-        char size[32];
-        snprintf(size, sizeof size, "%dx%d", n, n);
-        if (variants == 3)
-            printf("%-12s %12.3f %12.3f %12.3f %10.3f %12.0f %10.2f\n", size, ms[0], ms[1], ms[2],
-                   floor_ms, ms[0] / ms[2], ms[2] / floor_ms);
-        else
-            printf("%-12s %12.3f %12s %12s %10.3f\n", size, ms[0], "-", "-", floor_ms);
     }
     r->rows++;
 }

@@ -15,9 +15,6 @@ int bench_report_open(bench_report *r, gi_context *ctx, int json);
 /* out_channels 0: the operation writes no image (hist). */
 void bench_report_row(bench_report *r, const char *op, const char *border, int w, int h, int ch,
                       int out_channels, double ms);
-/* ms/err: CPU, naive GPU, tiled GPU; `variants` of them measured. */
-void bench_report_paper_row(bench_report *r, int n, const double ms[3], const double err[3],
-                            int variants);
 void bench_report_close(bench_report *r);
 
 #endif

@@ -25,7 +25,7 @@
  * kernels/PERF_NOTES.md has the measurements behind these choices. */
 #include "border.cuh"
 #include "gi_kernels.h"
-#include "gi_size.h"
+#include "base/gi_size.h"
 #include "tiling.h"
 
 namespace {

@@ -79,13 +79,7 @@ cudaError_t gi_cuda_compare(const uint8_t *e, size_t e_pitch, const uint8_t *a, 
                             int y1, gi_cuda_compare_row *rows, double *row_ssim, void *scratch,
                             size_t scratch_bytes, cudaStream_t stream);
 
-/* The seed paper's 5x5 sum of ones over an n x n float32 matrix, zero
- * outside (gi_bench_paper). in and out: device arrays of n * n floats,
- * rows packed. variant: GI_PAPER_GPU_NAIVE or GI_PAPER_GPU_TILED. */
-cudaError_t gi_cuda_paper(const float *in, float *out, int n, int variant,
-                          cudaStream_t stream);
-
-/* The exact JPEG decoder's arithmetic half (lib/codec/jpeg_reconstruct.h,
+/* The exact JPEG decoder's arithmetic half (lib/codec/jpeg/jpeg_reconstruct.h,
  * whose CPU version these match byte for byte). */
 typedef struct gi_cuda_jpeg_quant {
     uint16_t q[64]; /* natural order */
@@ -120,7 +114,7 @@ cudaError_t gi_cuda_jpeg_idct(const int16_t *coeffs, int blocks_w, int blocks_x,
 cudaError_t gi_cuda_jpeg_colour(const gi_cuda_jpeg_frame *frame, uint8_t *dst, size_t pitch,
                                 cudaStream_t stream);
 
-/* The exact JPEG writer (lib/codec/jpeg_write.h, whose CPU scan these
+/* The exact JPEG writer (lib/codec/jpeg/jpeg_write.h, whose CPU scan these
  * match byte for byte): a quality's tables as jpeg_scan.h's jpeg_tables
  * holds them, and the zigzag order. */
 typedef struct gi_cuda_jpeg_enc_tables {
@@ -156,7 +150,7 @@ cudaError_t gi_cuda_jpeg_enc_emit(int width, int height, int subsample,
 
 
 /* The exact JPEG decoder's entropy half for a deferred baseline scan
- * (lib/codec/jpeg_deferred.h, whose upload the pointers point into):
+ * (lib/codec/jpeg/jpeg_deferred.h, whose upload the pointers point into):
  * Huffman decoding by self-synchronising subsequences, into the
  * coefficients the CPU's decoder gives (jpeg_coeffs.h's layout). */
 typedef struct gi_cuda_jpeg_scan {

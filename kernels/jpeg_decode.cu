@@ -1,6 +1,6 @@
 /* The exact JPEG decoder's arithmetic half on the GPU: the same bytes as
- * the CPU's (lib/codec/jpeg_recon_scalar.c is the definition these
- * kernels mirror, lib/codec/jpeg_recon_plan.h the choices both make).
+ * the CPU's (lib/codec/jpeg/jpeg_recon_scalar.c is the definition these
+ * kernels mirror, lib/codec/jpeg/jpeg_recon_plan.h the choices both make).
  *
  * Two launches per file. jpeg_idct: one thread per 8x8 block of a
  * component, dequantizing in 16 bits and running stb's integer IDCT
@@ -12,8 +12,8 @@
  * rows) and converts the colour. All integer arithmetic: no rounding mode
  * or contraction can make the two backends differ. */
 #include "gi_kernels.h"
-#include "jpeg_recon_idct.h"
-#include "jpeg_recon_plan.h"
+#include "codec/jpeg/jpeg_recon_idct.h"
+#include "codec/jpeg/jpeg_recon_plan.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 /* The exact JPEG writer on the GPU: stb_image_write 1.16's scan, byte for
- * byte the CPU writer's (lib/codec/jpeg_scan.c is the definition these
+ * byte the CPU writer's (lib/codec/jpeg/jpeg_scan.c is the definition these
  * kernels mirror; it says why its bytes are stb's).
  *
  * The float half (colour conversion, 4:2:0 chroma means, the AAN forward

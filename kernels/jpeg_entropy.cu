@@ -1,7 +1,7 @@
 /* The exact JPEG decoder's entropy half on the GPU: a baseline scan's
  * Huffman codes decoded into the coefficients the CPU's decoder
- * (lib/codec/jpeg_entropy.c) gives, for a scan the codec worker deferred
- * (lib/codec/jpeg_deferred.h: unstuffed, cut at restart markers).
+ * (lib/codec/jpeg/jpeg_entropy.c) gives, for a scan the codec worker deferred
+ * (lib/codec/jpeg/jpeg_deferred.h: unstuffed, cut at restart markers).
  *
  * A Huffman stream is serial only in where each code starts. Cut into
  * subsequences of a few hundred bits, each decoded by one thread from a
@@ -29,8 +29,8 @@
 #include <cub/device/device_scan.cuh>
 
 #include "gi_kernels.h"
-#include "jpeg_deferred.h"
-#include "jpeg_entropy.h"
+#include "codec/jpeg/jpeg_deferred.h"
+#include "codec/jpeg/jpeg_entropy.h"
 
 namespace {
 

@@ -49,6 +49,14 @@ extern "C" {
 
 #define GI_VERSION_STRING "0.1.0"
 
+/* What libgpuimg exports: the functions this header declares, and nothing
+ * else (the library is compiled with hidden visibility). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GI_API __attribute__((visibility("default")))
+#else
+#define GI_API
+#endif
+
 /* ---------------------------------------------------------------- status */
 
 typedef enum gi_status {
@@ -65,9 +73,9 @@ typedef enum gi_status {
 } gi_status;
 
 /* A short fixed phrase for the status ("input/output error", ...). */
-const char *gi_strerror(gi_status status);
+GI_API const char *gi_strerror(gi_status status);
 /* The detail of the last failure on this thread ("" when none). */
-const char *gi_last_error(void);
+GI_API const char *gi_last_error(void);
 /* A file name as every message prints it (the library's and gpuimg's):
  * the name itself when all of it prints as text; else, so that a newline
  * or a terminal escape in it cannot split or forge a line, quoted as GNU
@@ -75,12 +83,12 @@ const char *gi_last_error(void);
  * are not printable as $'\ooo' (or \n, \t, ...), a shell can paste it
  * back. The result is name itself or one of a few buffers of the calling
  * thread, used in turn, valid until the fourth call after it. */
-const char *gi_quote_name(const char *name);
+GI_API const char *gi_quote_name(const char *name);
 
 /* Releases a buffer the library returned for the caller to keep (gi_encode,
  * gi_metadata_embed and gi_job_run_memory's bytes, gi_batch_item.reason).
  * NULL is fine. */
-void gi_free(void *buffer);
+GI_API void gi_free(void *buffer);
 
 /* The library's environment variables, read once per process at the
  * first call that needs them: GPUIMG_CPU_ISA (generic, base, avx2,
@@ -90,7 +98,7 @@ void gi_free(void *buffer);
  * GI_OK, or GI_ERR_INVALID_ARGUMENT naming the first variable whose value
  * is none of those; gi_context_create fails the same way, and until then
  * such a variable has its default. */
-gi_status gi_check_environment(void);
+GI_API gi_status gi_check_environment(void);
 
 /* ---------------------------------------------------------------- images */
 
@@ -105,9 +113,9 @@ typedef struct gi_image {
 
 /* Allocates width x height x channels with stride = width * channels.
  * Fails with GI_ERR_TOO_LARGE when the byte count overflows size_t. */
-gi_status gi_image_alloc(gi_image *img, int width, int height, int channels);
+GI_API gi_status gi_image_alloc(gi_image *img, int width, int height, int channels);
 /* Frees owned pixels and zeroes the struct. Safe on a zeroed struct. */
-void gi_image_free(gi_image *img);
+GI_API void gi_image_free(gi_image *img);
 
 /* ---------------------------------------------------------------- files */
 
@@ -154,7 +162,7 @@ typedef enum gi_format {
  * made by the exact writer on the GPU), "libdeflate" (the fast PNG
  * decoder of builds with libdeflate, which decodes 8-bit, non-interlaced
  * PNGs to stb's very pixels) or "pnm"; "" before the first. */
-const char *gi_last_codec(void);
+GI_API const char *gi_last_codec(void);
 
 /* Limits checked before any large allocation, and a JPEG decode's threads. */
 typedef struct gi_load_limits {
@@ -167,7 +175,7 @@ typedef struct gi_load_limits {
      * would otherwise leave the other cores idle. */
     int decode_threads;
 } gi_load_limits;
-void gi_load_limits_default(gi_load_limits *limits);
+GI_API void gi_load_limits_default(gi_load_limits *limits);
 
 /* The metadata that travels with an image file; see METADATA below. */
 typedef struct gi_metadata gi_metadata;
@@ -178,14 +186,14 @@ typedef struct gi_metadata gi_metadata;
  * opaque black; 16-bit PNGs and PNMs become 8-bit,
  * bitmaps gray). Rows are never flipped. `name` is used in error messages
  * only and may be NULL. */
-gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
+GI_API gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
                          const char *name, const gi_load_limits *limits);
 /* Reads a whole file ("-" is standard input) and decodes it. */
-gi_status gi_load_file(gi_image *img, const char *path,
+GI_API gi_status gi_load_file(gi_image *img, const char *path,
                        const gi_load_limits *limits);
 /* The same, and reads the file's metadata into *meta (see METADATA: it
  * never makes the load fail; on failure *meta is empty). */
-gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
+GI_API gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
                                      const gi_load_limits *limits, gi_metadata *meta);
 
 /* Images read one after another from a file or standard input ("-"):
@@ -198,7 +206,7 @@ gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
  * max_input_bytes) when one of them comes. Not thread-safe: one reader,
  * one thread. */
 typedef struct gi_reader gi_reader;
-gi_status gi_reader_open(gi_reader **reader, const char *path, const gi_load_limits *limits);
+GI_API gi_status gi_reader_open(gi_reader **reader, const char *path, const gi_load_limits *limits);
 /* Decodes the next image into *img (as gi_load_memory). At the end of
  * the stream it returns GI_OK with img->data NULL. Failures name the
  * stream and, for a Netpbm image or any image after the first, the
@@ -206,14 +214,14 @@ gi_status gi_reader_open(gi_reader **reader, const char *path, const gi_load_lim
  * ..."); a stream that ends inside an image fails with GI_ERR_DECODE, and
  * one with no image at all with GI_ERR_DECODE ("empty"). After a failure
  * the reader only fails. */
-gi_status gi_reader_next(gi_reader *reader, gi_image *img);
+GI_API gi_status gi_reader_next(gi_reader *reader, gi_image *img);
 /* The same, and the image's metadata into *meta (see METADATA; empty for
  * Netpbm images, which have none; never a reason to fail). */
-gi_status gi_reader_next_with_metadata(gi_reader *reader, gi_image *img, gi_metadata *meta);
+GI_API gi_status gi_reader_next_with_metadata(gi_reader *reader, gi_image *img, gi_metadata *meta);
 /* The number of images gi_reader_next has returned. */
-size_t gi_reader_count(const gi_reader *reader);
+GI_API size_t gi_reader_count(const gi_reader *reader);
 /* Closes the file (not standard input) and frees the reader; NULL is fine. */
-void gi_reader_close(gi_reader *reader);
+GI_API void gi_reader_close(gi_reader *reader);
 
 /* PNG row filters. DEFAULT is AUTO, stb's per-row choice (the filter
  * whose bytes have the smallest sum of magnitudes): on photos as small as
@@ -253,24 +261,24 @@ typedef struct gi_save_options {
      * one image. */
     int encode_threads;
 } gi_save_options;
-void gi_save_options_default(gi_save_options *opts);
+GI_API void gi_save_options_default(gi_save_options *opts);
 
 /* 1 when PNGs are compressed with libdeflate (an optional dependency). */
-int gi_png_deflate_is_libdeflate(void);
+GI_API int gi_png_deflate_is_libdeflate(void);
 
 /* Picks the format from a path's extension (.png .jpg .jpeg, .pnm .pgm
  * .ppm for GI_FORMAT_PNM, .pam, any case).
  * Returns GI_FORMAT_AUTO when the extension is none of those. */
-gi_format gi_format_from_path(const char *path);
+GI_API gi_format gi_format_from_path(const char *path);
 
 /* Encodes into a new buffer that the caller releases with gi_free(). */
-gi_status gi_encode(const gi_image *img, const gi_save_options *opts,
+GI_API gi_status gi_encode(const gi_image *img, const gi_save_options *opts,
                     uint8_t **bytes, size_t *size);
 /* Encodes and writes atomically (opts NULL = defaults): the bytes go to a temporary file in the
  * destination's directory, which is renamed over `path` only after every
  * write, fflush and fclose succeeded. On failure no file is left behind and
  * an existing file at `path` is untouched. "-" writes standard output. */
-gi_status gi_save_file(const gi_image *img, const char *path,
+GI_API gi_status gi_save_file(const gi_image *img, const char *path,
                        const gi_save_options *opts);
 /* Several images into one output, written atomically like gi_save_file:
  * a stream of frames (PNM/PAM ones are what ffmpeg's image2pipe reads),
@@ -281,18 +289,18 @@ gi_status gi_save_file(const gi_image *img, const char *path,
  * devices and FIFOs are written directly. A failed gi_output_image leaves
  * `out` open for gi_output_close(out, 0). */
 typedef struct gi_output gi_output;
-gi_status gi_output_open(gi_output **out, const char *path);
-gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_options *opts);
+GI_API gi_status gi_output_open(gi_output **out, const char *path);
+GI_API gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_options *opts);
 /* keep 1: flushes and renames into place; 0: removes the temporary file.
  * Frees `out` either way (NULL is fine). */
-gi_status gi_output_close(gi_output *out, int keep);
+GI_API gi_status gi_output_close(gi_output *out, int keep);
 /* The same atomic write for bytes that are already encoded (or text). */
-gi_status gi_write_file_atomic(const char *path, const void *bytes,
+GI_API gi_status gi_write_file_atomic(const char *path, const void *bytes,
                                size_t size);
 /* Removes the temporary files of writes in progress in this process.
  * Async-signal-safe: for a SIGINT/SIGTERM handler that is about to end the
  * process, so an interrupted write leaves nothing behind. */
-void gi_remove_partial_outputs(void);
+GI_API void gi_remove_partial_outputs(void);
 
 /* ---------------------------------------------------------------- borders
  *
@@ -319,13 +327,13 @@ typedef struct gi_border {
 } gi_border;
 
 /* Maps i into [0, n); returns -1 for an outside index in zero mode. */
-long gi_border_index(long i, long n, gi_border_mode mode);
+GI_API long gi_border_index(long i, long n, gi_border_mode mode);
 /* Accepts the names and aliases: zero constant | replicate clamp nearest
  * edge | reflect symmetric | mirror reflect101 | wrap periodic tile.
  * Returns 0 on success, -1 for an unknown name. */
-int gi_border_parse(const char *name, gi_border_mode *mode);
-const char *gi_border_name(gi_border_mode mode);
-const char *gi_border_pattern(gi_border_mode mode); /* "cb|abcd|cb" */
+GI_API int gi_border_parse(const char *name, gi_border_mode *mode);
+GI_API const char *gi_border_name(gi_border_mode mode);
+GI_API const char *gi_border_pattern(gi_border_mode mode); /* "cb|abcd|cb" */
 
 /* ---------------------------------------------------------------- context */
 
@@ -341,10 +349,10 @@ typedef struct gi_context_options {
     gi_device device;
     int cpu_threads; /* 0 = one per online core */
 } gi_context_options;
-void gi_context_options_default(gi_context_options *opts);
+GI_API void gi_context_options_default(gi_context_options *opts);
 
-gi_status gi_context_create(gi_context **ctx, const gi_context_options *opts);
-void gi_context_destroy(gi_context *ctx);
+GI_API gi_status gi_context_create(gi_context **ctx, const gi_context_options *opts);
+GI_API void gi_context_destroy(gi_context *ctx);
 /* AUTO chooses for every operation the device that would finish it
  * first, from a cost model: the CPU's time for the operation (its measured
  * cost per pixel for the operation and channel count, over the context's
@@ -361,22 +369,22 @@ void gi_context_destroy(gi_context *ctx);
  * "cpu" or "cuda": the backend the context settles on. Under AUTO this
  * asks the plan of gi_context_plan_hint (waiting for CUDA when it says
  * CUDA); without a hint it starts CUDA when it is usable. */
-const char *gi_context_backend(gi_context *ctx);
+GI_API const char *gi_context_backend(gi_context *ctx);
 /* The device of the last operation and why, one line, e.g.
  *   "cpu: CPU 12.1 ms, CUDA 246.3 ms (start-up 230, copies 15.2, kernel 1.1)"
  * ("" before the first operation). */
-const char *gi_context_last_choice(const gi_context *ctx);
+GI_API const char *gi_context_last_choice(const gi_context *ctx);
 /* How long CUDA's start-up took in this context (driver, device, context,
  * kernel probe), in ms of wall clock; 0 when CUDA was not started. */
-double gi_context_cuda_startup_ms(const gi_context *ctx);
+GI_API double gi_context_cuda_startup_ms(const gi_context *ctx);
 /* Why AUTO chose the CPU, or "" when it did not (or has not decided). */
-const char *gi_context_fallback_reason(const gi_context *ctx);
+GI_API const char *gi_context_fallback_reason(const gi_context *ctx);
 /* "cpu" or "cuda": the backend that ran the last operation ("" before any). */
-const char *gi_context_last_backend(const gi_context *ctx);
+GI_API const char *gi_context_last_backend(const gi_context *ctx);
 /* Why the last operation ran on the CPU although the context uses CUDA
  * (AUTO reruns an operation on the CPU when the GPU is out of memory), or
  * "" when it ran on the context's backend. */
-const char *gi_context_last_fallback(const gi_context *ctx);
+GI_API const char *gi_context_last_fallback(const gi_context *ctx);
 
 /* Where the last operation on a context spent its time, in milliseconds of
  * wall clock. startup_ms is non-zero only for the operation that started
@@ -391,13 +399,13 @@ const char *gi_context_last_fallback(const gi_context *ctx);
 typedef struct gi_op_times {
     double startup_ms, upload_ms, kernel_ms, download_ms;
 } gi_op_times;
-void gi_context_last_times(const gi_context *ctx, gi_op_times *times);
+GI_API void gi_context_last_times(const gi_context *ctx, gi_op_times *times);
 /* Was the CUDA backend compiled into this library? */
-int gi_cuda_compiled(void);
+GI_API int gi_cuda_compiled(void);
 
 /* GPUs the CUDA backend can use. Returns the count; when it is 0, *why (if
  * not NULL) says why (not compiled in, no driver, no device, ...). */
-int gi_cuda_device_count(const char **why);
+GI_API int gi_cuda_device_count(const char **why);
 
 typedef struct gi_device_info {
     char name[256];
@@ -408,7 +416,7 @@ typedef struct gi_device_info {
                                    0 unless measured */
 } gi_device_info;
 /* Fills `info` for GPU `index`; measure_bandwidth times a 256 MiB copy. */
-gi_status gi_cuda_device_info(int index, int measure_bandwidth,
+GI_API gi_status gi_cuda_device_info(int index, int measure_bandwidth,
                               gi_device_info *info);
 
 /* ---------------------------------------------------------------- blur
@@ -442,13 +450,13 @@ typedef struct gi_blur_params {
     int radius;    /* 0..GI_BLUR_MAX_RADIUS, or -1 = ceil(3 * sigma) */
     gi_border border;
 } gi_blur_params;
-void gi_blur_params_default(gi_blur_params *p);
+GI_API void gi_blur_params_default(gi_blur_params *p);
 /* The radius actually used (resolves -1). */
-int gi_blur_radius(const gi_blur_params *p);
+GI_API int gi_blur_radius(const gi_blur_params *p);
 /* Fills weights[0 .. 2R] (index k + R holds w[k]). */
-gi_status gi_blur_weights(const gi_blur_params *p, int32_t *weights);
+GI_API gi_status gi_blur_weights(const gi_blur_params *p, int32_t *weights);
 /* dst: same size and channels as src. */
-gi_status gi_blur(gi_context *ctx, const gi_image *src, gi_image *dst,
+GI_API gi_status gi_blur(gi_context *ctx, const gi_image *src, gi_image *dst,
                   const gi_blur_params *p);
 
 /* ---------------------------------------------------------------- sobel
@@ -468,11 +476,11 @@ typedef struct gi_sobel_params {
     int gray;
     gi_border border;
 } gi_sobel_params;
-void gi_sobel_params_default(gi_sobel_params *p);
+GI_API void gi_sobel_params_default(gi_sobel_params *p);
 /* dst: src's size, 1 channel with gray, else src's channels. */
-void gi_sobel_size(const gi_image *src, const gi_sobel_params *p,
+GI_API void gi_sobel_size(const gi_image *src, const gi_sobel_params *p,
                    int *width, int *height, int *channels);
-gi_status gi_sobel(gi_context *ctx, const gi_image *src, gi_image *dst,
+GI_API gi_status gi_sobel(gi_context *ctx, const gi_image *src, gi_image *dst,
                    const gi_sobel_params *p);
 
 /* ---------------------------------------------------------------- convolve
@@ -502,9 +510,9 @@ typedef struct gi_convolve_weights {
     int32_t q[GI_CONVOLVE_MAX_SIZE * GI_CONVOLVE_MAX_SIZE];
 } gi_convolve_weights;
 
-gi_status gi_convolve_quantize(const gi_convolve_params *p, gi_convolve_weights *out);
+GI_API gi_status gi_convolve_quantize(const gi_convolve_params *p, gi_convolve_weights *out);
 /* dst: same size and channels as src. */
-gi_status gi_convolve(gi_context *ctx, const gi_image *src, gi_image *dst,
+GI_API gi_status gi_convolve(gi_context *ctx, const gi_image *src, gi_image *dst,
                       const gi_convolve_params *p);
 
 /* ---------------------------------------------------------------- transform
@@ -525,9 +533,9 @@ typedef enum gi_transform {
     GI_FLIP_H,
     GI_FLIP_V
 } gi_transform;
-void gi_transform_size(const gi_image *src, gi_transform t, int *width,
+GI_API void gi_transform_size(const gi_image *src, gi_transform t, int *width,
                        int *height);
-gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
+GI_API gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
                              gi_image *dst, gi_transform t);
 
 /* ---------------------------------------------------------------- metadata
@@ -580,29 +588,29 @@ struct gi_metadata {
 /* Reads the metadata of PNG or JPEG bytes into *out (always initialised;
  * other bytes give an empty one). GI_OK, or GI_ERR_NO_MEMORY with *out
  * empty and `dropped` saying so; a damaged container is never an error. */
-gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out);
+GI_API gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out);
 /* Frees the buffers and leaves an empty gi_metadata (orientation 1). Safe
  * on a zeroed (also empty) or already freed struct. */
-void gi_metadata_free(gi_metadata *m);
+GI_API void gi_metadata_free(gi_metadata *m);
 /* 1 when there is nothing to write (no Exif, ICC, XMP, sRGB, gAMA, cHRM). */
-int gi_metadata_empty(const gi_metadata *m);
+GI_API int gi_metadata_empty(const gi_metadata *m);
 
 /* Sets the orientation (1..8): m->orientation, the Exif tag where the Exif
  * has one (rewritten in place; an absent tag means 1 and stays absent when
  * setting 1; to set another value the tag must exist), and an XMP
  * tiff:Orientation, so readers that prefer XMP agree. GI_ERR_INVALID_ARGUMENT
  * for a value outside 1..8, or for 2..8 on metadata with no tag to hold it. */
-gi_status gi_metadata_set_orientation(gi_metadata *m, int orientation);
+GI_API gi_status gi_metadata_set_orientation(gi_metadata *m, int orientation);
 
 /* The transforms, in order, that turn stored pixels into the image a
  * viewer shows for an orientation: 1 none; 2 flip_h; 3 rotate180; 4 flip_v;
  * 5 transpose; 6 rotate90; 7 flip_h then rotate90 (a transverse); 8
  * rotate270. Returns the count (0..2); 0 for values outside 1..8. */
-int gi_orientation_steps(int orientation, gi_transform steps[2]);
+GI_API int gi_orientation_steps(int orientation, gi_transform steps[2]);
 /* Turns *img as a viewer shows it for `orientation` (1 and out of range:
  * as it is), on ctx's backend; *img then owns the turned pixels (its old
  * ones freed). */
-gi_status gi_orient_image(gi_context *ctx, gi_image *img, int orientation);
+GI_API gi_status gi_orient_image(gi_context *ctx, gi_image *img, int orientation);
 
 /* Inserts `m` into already encoded PNG or JPEG bytes (format AUTO: from
  * the signature), in that container's own form whatever the source was:
@@ -615,14 +623,14 @@ gi_status gi_orient_image(gi_context *ctx, gi_image *img, int orientation);
  * says which). The caller releases *out with gi_free().
  * GI_ERR_INVALID_ARGUMENT when `encoded` is not the given format's start
  * (a PNG must begin with its IHDR), GI_ERR_NO_MEMORY, GI_ERR_TOO_LARGE. */
-gi_status gi_metadata_embed(const uint8_t *encoded, size_t size, gi_format format,
+GI_API gi_status gi_metadata_embed(const uint8_t *encoded, size_t size, gi_format format,
                             const gi_metadata *m, uint8_t **out, size_t *out_size);
 /* How many parts of `m` an output in `format` leaves out (JPEG: Exif over
  * 65527 bytes, XMP over 65504, an ICC profile over 255 segments, gAMA and
  * cHRM, which JPEG has no place for; PNG: none; Netpbm: all, counted as
  * one, and gi_encode writes none), with a sentence naming them in
  * why[0..size) ("" when 0). why may be NULL. */
-int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, size_t size);
+GI_API int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, size_t size);
 
 /* ---------------------------------------------------------------- hist
  *
@@ -636,7 +644,7 @@ typedef struct gi_histogram {
     int bins;
     uint64_t counts[4][GI_HIST_MAX_BINS];
 } gi_histogram;
-gi_status gi_hist(gi_context *ctx, const gi_image *src, int bins,
+GI_API gi_status gi_hist(gi_context *ctx, const gi_image *src, int bins,
                   gi_histogram *out);
 
 /* Statistics of one channel from its 256-bin histogram. median is the
@@ -646,7 +654,7 @@ typedef struct gi_channel_stats {
     int min, max, median;
     double mean, stddev;
 } gi_channel_stats;
-void gi_hist_stats(const uint64_t counts256[GI_HIST_MAX_BINS],
+GI_API void gi_hist_stats(const uint64_t counts256[GI_HIST_MAX_BINS],
                    gi_channel_stats *stats);
 
 /* ---------------------------------------------------------------- compare
@@ -704,7 +712,7 @@ typedef struct gi_compare_params {
     int ssim;      /* 1 (default): compute SSIM; 0: skip it (ssim fields 0) */
     int straight_alpha; /* 0 (default): colour premultiplied by alpha; 1: as stored */
 } gi_compare_params;
-void gi_compare_params_default(gi_compare_params *p);
+GI_API void gi_compare_params_default(gi_compare_params *p);
 
 typedef struct gi_compare_result {
     int width, height, channels;
@@ -723,7 +731,7 @@ typedef struct gi_compare_result {
 
 /* Compares on ctx's backend (p NULL = defaults). The result is the same on
  * every backend and thread count, to the last bit. */
-gi_status gi_compare(gi_context *ctx, const gi_image *expected, const gi_image *actual,
+GI_API gi_status gi_compare(gi_context *ctx, const gi_image *expected, const gi_image *actual,
                      const gi_compare_params *p, gi_compare_result *result);
 
 /* ---------------------------------------------------------------- comparing files
@@ -767,12 +775,12 @@ typedef struct gi_compare_files_options {
     int cpu_threads;               /* a lone worker's CPU threads (0: all); several
                                       workers take one each */
 } gi_compare_files_options;
-void gi_compare_files_options_default(gi_compare_files_options *opts);
+GI_API void gi_compare_files_options_default(gi_compare_files_options *opts);
 
 /* Compares every pair and fills in its status, result and detail. Returns
  * GI_OK when the pairs were compared (each status says how), or
  * GI_ERR_INVALID_ARGUMENT for bad options, before any pair. */
-gi_status gi_compare_files(const gi_compare_files_options *opts, gi_file_pair *pairs,
+GI_API gi_status gi_compare_files(const gi_compare_files_options *opts, gi_file_pair *pairs,
                            size_t count);
 
 /* ---------------------------------------------------------------- steps
@@ -809,9 +817,9 @@ typedef struct gi_op {
 
 /* The size of the chain's result; fails for n outside 1..GI_MAX_STEPS or
  * hist before the last step. */
-gi_status gi_apply_size(const gi_image *src, const gi_op *steps, int n, int *width, int *height,
+GI_API gi_status gi_apply_size(const gi_image *src, const gi_op *steps, int n, int *width, int *height,
                         int *channels);
-gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int n, gi_image *dst,
+GI_API gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int n, gi_image *dst,
                    gi_histogram *hist);
 /* gi_apply on pixels that live in the GPU's memory, for arrays that
  * another library (CuPy, PyTorch) keeps there: src->data and dst->data are
@@ -824,7 +832,7 @@ gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int
  * that wrote it); the call returns when the result is in place. The bytes
  * are gi_apply's. Other contexts fail with GI_ERR_INVALID_ARGUMENT. */
 #define GI_DEVICE_ALIGN 256
-gi_status gi_apply_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
+GI_API gi_status gi_apply_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
                           gi_image *dst, gi_histogram *hist);
 
 /* ---------------------------------------------------------------- plan */
@@ -845,7 +853,7 @@ typedef struct gi_plan_hint {
     int pipelined;      /* 1: other threads decode and encode other images meanwhile,
                            so the GPU's copies and kernels cost the cores little */
 } gi_plan_hint;
-gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint);
+GI_API gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint);
 
 /* ---------------------------------------------------------------- jobs
  *
@@ -870,24 +878,24 @@ typedef struct gi_job {
     int strip;            /* write no metadata */
 } gi_job;
 /* No steps yet, default limits and save options. */
-void gi_job_default(gi_job *job);
+GI_API void gi_job_default(gi_job *job);
 
 /* In memory: release *out with gi_free(). For a hist job, out
  * and out_size may be NULL and *hist is filled. `name` names the input in
  * error messages (NULL: "input"). */
-gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const void *in, size_t in_size,
+GI_API gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const void *in, size_t in_size,
                             const char *name, uint8_t **out, size_t *out_size,
                             gi_histogram *hist);
 /* From a file to a file ("-": standard input or output), written
  * atomically as gi_save_file does. For a hist job out_path is ignored. */
-gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_path,
+GI_API gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_path,
                           const char *out_path, gi_histogram *hist);
 /* The middle of a job, for pixels decoded already (a frame of a stream):
  * allocates *dst (not for a job ending in hist) and runs the job's steps
  * on src, after the turn that meta's orientation asks for when the job has
  * auto_orient, all in one chain; then sets meta's orientation to 1. The job
  * needs at least one step. */
-gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
+GI_API gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
                        gi_metadata *meta, gi_image *dst, gi_histogram *hist);
 
 /* Histograms of a JPEG file as the host decodes it (gi_load_file with
@@ -901,7 +909,7 @@ gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
  * pipe, a file it cannot read): then load it and count it (gi_load_file,
  * gi_hist), which decodes or refuses it as ever. limits may be NULL (the
  * defaults). */
-gi_status gi_hist_file_streamed(const char *path, const gi_load_limits *limits, const int *bins,
+GI_API gi_status gi_hist_file_streamed(const char *path, const gi_load_limits *limits, const int *bins,
                                 int n_bins, gi_histogram *hists, int *width, int *height,
                                 int *counted);
 
@@ -948,7 +956,7 @@ typedef enum gi_stage {
 } gi_stage;
 /* "read", "decode", "startup", "upload", "kernel", "download", "encode",
  * "write". */
-const char *gi_stage_name(gi_stage stage);
+GI_API const char *gi_stage_name(gi_stage stage);
 
 /* An item's files handed over open rather than named (gpuimg serve): the
  * batch then opens nothing by name, and the item's in and out only name
@@ -1028,12 +1036,12 @@ typedef struct gi_batch_waits {
     int threads;      /* codec workers and compute lanes that ran;
                          0 when the calling thread ran everything */
 } gi_batch_waits;
-void gi_batch_options_default(gi_batch_options *opts);
+GI_API void gi_batch_options_default(gi_batch_options *opts);
 
 /* Runs every item. Returns GI_OK when the batch ran (each item's status
  * says how it went), or an error before any item ran (bad options). One
  * item runs in the calling thread alone. */
-gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_t count);
+GI_API gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_t count);
 
 /* ---------------------------------------------------------------- streams
  *
@@ -1069,37 +1077,13 @@ typedef struct gi_stream_options {
     void *user;
 } gi_stream_options;
 /* The default job (no steps yet), GI_DEVICE_AUTO, no callback. */
-void gi_stream_options_default(gi_stream_options *opts);
+GI_API void gi_stream_options_default(gi_stream_options *opts);
 
 /* Runs the job on every image of the stream. GI_OK when every image was
  * written; else the first failure, with the images before it written.
  * *written (may be NULL): how many images were written. */
-gi_status gi_stream_run(const char *in, const char *out, const gi_stream_options *opts,
+GI_API gi_status gi_stream_run(const char *in, const char *out, const gi_stream_options *opts,
                         size_t *written);
-
-/* ---------------------------------------------------------------- bench
- *
- * Timing the way `gpuimg bench` reports it, one step at a time. The image stays where the
- * backend computes (device memory on CUDA: uploads and downloads are not
- * counted); `warmup` untimed runs come first, then `reps` timed runs (CUDA
- * events on the GPU, a monotonic clock on the CPU); the median is returned.
- */
-gi_status gi_bench_op(gi_context *ctx, const gi_image *src, const gi_op *op, int warmup,
-                      int reps, double *median_ms);
-/* The copy bandwidth of the memory the backend computes in (device memory,
- * or host memory with the CPU threads), counting bytes read plus written. */
-gi_status gi_bench_copy(gi_context *ctx, double *gbytes_per_s);
-
-/* The seed paper's experiment (Cogrossi and Kuk): a 5x5 mask of ones over a
- * random float32 n x n matrix, zero outside, float32 out. */
-typedef enum gi_paper_variant {
-    GI_PAPER_CPU = 0,   /* the CPU backend, all its threads */
-    GI_PAPER_GPU_NAIVE, /* one thread per output, every read from global memory */
-    GI_PAPER_GPU_TILED  /* shared-memory tiles, as gpuimg's kernels */
-} gi_paper_variant;
-/* max_error: the largest |out - float64 reference| over sampled outputs. */
-gi_status gi_bench_paper(gi_context *ctx, int n, gi_paper_variant variant, int warmup,
-                         int reps, double *median_ms, double *max_error);
 
 #ifdef __cplusplus
 }

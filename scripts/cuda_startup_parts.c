@@ -1,6 +1,6 @@
 /* cuda_startup_parts: where CUDA's start-up goes in a fresh process, part
  * by part, and what the copies of one photo cost, for the default device's
- * cost model (lib/device_plan.c). Built and run by bench_device_choice.sh:
+ * cost model (lib/engine/device_plan.c). Built and run by bench_device_choice.sh:
  *   cc -O2 -I/usr/local/cuda/include cuda_startup_parts.c \
  *      -L/usr/local/cuda/lib64 -lcudart -o parts && ./parts [BYTES]
  * BYTES (default 35,520,000: a 3700x2400 RGBA photo) sizes the buffers. */

@@ -61,7 +61,7 @@ $g bench --device cuda --size 256x256 --channels 1,4 | tee "$report/bench-small.
 $g bench --device cuda --size 8192x8192 --channels 1 --json >"$report/bench.json"
 
 step "seed paper"
-$g bench --device cuda --paper | tee "$report/paper.txt"
+build-gpu/bench/paper_times | tee "$report/paper.txt"
 
 if [ -d "$photos" ] && [ -z "${SKIP_PHOTOS:-}" ]; then
     step "CLI end to end on the photos"

@@ -769,8 +769,7 @@ for r in rows:
         "$(bench_rows "$tmp/out" | awk '{ print $1, $2, $4 }' | tr '\n' ' ')" = \
         "convolve wrap 2 sobel wrap 2 " ]
 
-    # Bad values: usage errors that name what is wrong. (--paper is not run:
-    # on the CPU it takes seconds at 16384^2.)
+    # Bad values: usage errors that name what is wrong.
     expect_bench_error frob --op frob
     expect_bench_error frob --op blur,frob
     expect_bench_error op --op ''

@@ -37,11 +37,11 @@
 
 #include "batch_files.h"
 #include "batch_image.h"
-#include "clock.h"
-#include "context.h"
-#include "cpu_parallel.h"
-#include "gi_error.h"
-#include "route.h"
+#include "base/clock.h"
+#include "engine/context.h"
+#include "cpu/cpu_parallel.h"
+#include "base/gi_error.h"
+#include "engine/route.h"
 #include "work_estimate.h"
 
 /* A ring of jobs. `reserved` counts places promised to jobs still being

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "batch_files.h"
-#include "file_io.h"
-#include "gi_error.h"
+#include "codec/file_io.h"
+#include "base/gi_error.h"
 
 gi_status gi__item_read(const gi_batch_item *it, uint64_t max_bytes, uint8_t **bytes,
                         size_t *size)

@@ -7,13 +7,13 @@
 #include <sys/stat.h>
 
 #include "batch_image.h"
-#include "format_sniff.h"
-#include "clock.h"
+#include "base/clock.h"
+#include "codec/format_sniff.h"
 #include "batch_files.h"
-#include "file_io.h"
-#include "image_io.h"
-#include "job_flow.h"
-#include "pixel_alloc.h"
+#include "codec/file_io.h"
+#include "codec/image_io.h"
+#include "engine/job_flow.h"
+#include "base/pixel_alloc.h"
 
 void gi__batch_release(gi__batch_image *job)
 {

@@ -5,7 +5,7 @@
 #define GI_BATCH_IMAGE_H
 
 #include "gpuimg.h"
-#include "job_flow.h"
+#include "engine/job_flow.h"
 
 /* The texts of an item (gi_batch_item.choice, ...), held while its image
  * is in flight and lent to the item during on_item only. */

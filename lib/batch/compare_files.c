@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gi_error.h"
-#include "ops.h"
-#include "share_work.h"
+#include "base/gi_error.h"
+#include "base/share_work.h"
+#include "engine/ops.h"
 
 void gi_compare_files_options_default(gi_compare_files_options *o)
 {

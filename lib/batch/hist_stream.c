@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_backend.h"
-#include "file_io.h"
-#include "gi_error.h"
-#include "jpeg_decode.h"
-#include "pixel_alloc.h"
+#include "cpu/cpu_backend.h"
+#include "codec/file_io.h"
+#include "base/gi_error.h"
+#include "codec/jpeg/jpeg_decode.h"
+#include "base/pixel_alloc.h"
 #include "work_estimate.h"
 
 typedef struct {

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "gi_error.h"
+#include "base/clock.h"
+#include "base/gi_error.h"
 
 #define QUEUE_DEPTH 2
 

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "file_io.h"
-#include "gi_error.h"
-#include "pixel_alloc.h"
+#include "base/gi_error.h"
+#include "base/pixel_alloc.h"
 #include "temp_names.h"
 
 static int is_stdio(const char *path)

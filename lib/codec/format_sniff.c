@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "format_sniff.h"
-#include "pnm.h"
+#include "codec/pnm/pnm.h"
 
 static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 

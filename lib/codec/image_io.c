@@ -12,14 +12,14 @@
 
 #include "file_io.h"
 #include "format_sniff.h"
-#include "gi_error.h"
-#include "jpeg_decode.h"
-#include "jpeg_parse.h"
-#include "jpeg_write.h"
-#include "pixel_alloc.h"
-#include "png_fast.h"
-#include "png_write.h"
-#include "pnm.h"
+#include "base/gi_error.h"
+#include "codec/jpeg/jpeg_decode.h"
+#include "codec/jpeg/jpeg_parse.h"
+#include "codec/jpeg/jpeg_write.h"
+#include "base/pixel_alloc.h"
+#include "codec/png/png_fast.h"
+#include "codec/png/png_write.h"
+#include "codec/pnm/pnm.h"
 
 void gi_load_limits_default(gi_load_limits *limits)
 {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gi_error.h"
-#include "pnm.h"
+#include "base/gi_error.h"
+#include "codec/pnm/pnm.h"
 
 #define FIRST_READ (1u << 16)
 

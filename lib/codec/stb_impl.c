@@ -12,7 +12,7 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_WRITE_NO_STDIO
 #define STB_IMAGE_WRITE_IMPLEMENTATION
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 #define STBI_MALLOC gi__pixels_alloc
 #define STBI_REALLOC gi__pixels_realloc
 #define STBI_FREE gi__pixels_free
@@ -27,7 +27,7 @@
  * the count). */
 #include <libdeflate.h>
 
-#include "zlib_pieces.h"
+#include "codec/png/zlib_pieces.h"
 
 static unsigned char *gi__libdeflate_zlib(unsigned char *data, int len, int *out_len, int level)
 {
@@ -62,8 +62,8 @@ GI_STB_WARNINGS_ON
 
 #include "format_sniff.h"
 #include "gpuimg.h"
-#include "metadata.h"
-#include "png_palette.h"
+#include "codec/metadata/metadata.h"
+#include "codec/png/png_palette.h"
 
 uint8_t *gi__stb_zlib_compress(const uint8_t *data, size_t size, int level, size_t *out_size)
 {

@@ -5,9 +5,6 @@ const gi__backend_ops gi__cpu_ops = {
     .name = "cpu",
     .run_chain = gi__cpu_run_chain,
     .run_chain_from_jpeg = gi__cpu_run_chain_from_jpeg,
-    .time_op = gi__cpu_time_op,
-    .copy_bandwidth = gi__cpu_copy_bandwidth,
-    .paper = gi__cpu_paper,
     .destroy = gi__cpu_state_destroy,
     .compare = gi__cpu_compare,
 };

@@ -23,7 +23,7 @@
 #include "cpu_parallel.h"
 #include "blur_kernels.h"
 #include "blur_rows.h"
-#include "cpu_isa.h"
+#include "base/cpu_isa.h"
 
 /* Half of the L2 per core: the ring, read once per tap pair and output
  * row, stays there next to the padded row. (32 MiB, an old budget, let a

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 
 #include "blur_rows.h"
-#include "clock.h"
+#include "base/clock.h"
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
-#include "jpeg_write.h"
+#include "codec/jpeg/jpeg_write.h"
 
 /* Pixels blurred and coded at a time, about: a few MCU rows, in the L2
  * cache with the blur's rings (blur.c keeps those at half the L2). */

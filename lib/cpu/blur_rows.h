@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gi_error.h"
+#include "base/gi_error.h"
 #include "gpuimg.h"
 
 /* A blur of src, set up once: its taps from weights[0 .. 2 radius]

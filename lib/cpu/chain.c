@@ -3,9 +3,9 @@
  * goes (a step never writes the image it reads). */
 #include <string.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "cpu_backend.h"
-#include "jpeg_write.h"
+#include "codec/jpeg/jpeg_write.h"
 
 gi_status gi__cpu_run_step(void *state, const gi__op_call *c)
 {

@@ -2,8 +2,8 @@
 #ifndef GI_CPU_BACKEND_H
 #define GI_CPU_BACKEND_H
 
-#include "backend.h"
-#include "gi_error.h"
+#include "backend/backend.h"
+#include "base/gi_error.h"
 
 extern const gi__backend_ops gi__cpu_ops;
 
@@ -31,11 +31,6 @@ gi_status gi__cpu_sobel(void *state, const gi_image *src, gi_image *dst,
 gi_status gi__cpu_transform(void *state, const gi_image *src, gi_image *dst, gi_transform t);
 gi_status gi__cpu_convolve(void *state, const gi_image *src, gi_image *dst,
                            const gi_convolve_weights *w, gi_border border);
-gi_status gi__cpu_time_op(void *state, const gi__op_call *c, int warmup, int reps,
-                          double *median_ms);
-gi_status gi__cpu_copy_bandwidth(void *state, double *gbytes_per_s);
-gi_status gi__cpu_paper(void *state, int n, gi_paper_variant variant, int warmup, int reps,
-                        double *median_ms, double *max_error);
 gi_status gi__cpu_compare(void *state, const gi__compare_call *c, gi__compare_sums *sums);
 /* SSIM's per-row sums into c->row_ssim (ssim.c) on up to `threads`
  * threads, filtering only windows that hold a row where row_differs is

@@ -11,7 +11,7 @@
 #ifndef GI_CPU_SIMD_H
 #define GI_CPU_SIMD_H
 
-#include "vector_shuffle.h" /* GI_SHUFFLE */
+#include "base/vector_shuffle.h" /* GI_SHUFFLE */
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GI_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))

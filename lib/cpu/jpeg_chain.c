@@ -3,8 +3,8 @@
  * pixels, then the chain as from any host source. The CUDA backend does
  * the same on its device; this is the reference it is compared with. */
 #include "cpu_backend.h"
-#include "jpeg_reconstruct.h"
-#include "pixel_alloc.h"
+#include "codec/jpeg/jpeg_reconstruct.h"
+#include "base/pixel_alloc.h"
 
 gi_status gi__cpu_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
                                       const gi__chain *chain)

@@ -1,8 +1,8 @@
 /* The CUDA entry points of a build without CUDA: every answer says so. */
 #include <string.h>
 
-#include "backend.h"
-#include "gi_error.h"
+#include "backend/backend.h"
+#include "base/gi_error.h"
 #include "jpeg_device.h"
 
 gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)

@@ -9,25 +9,23 @@
  * device buffers, and synchronizes once, before returning. A chain from a
  * JPEG's coefficients uploads them instead of pixels and queues the
  * decoder's arithmetic half (jpeg_device.h) before the steps, so the
- * decoded pixels never leave the device. Its benchmark (time_op) uploads
- * once and then times the very launch a chain queues. */
+ * decoded pixels never leave the device. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "clock.h"
-#include "cuda_bench.h"
+#include "backend/backend.h"
+#include "base/clock.h"
 #include "cuda_error.h"
-#include "gi_error.h"
+#include "base/gi_error.h"
 #include "gi_kernels.h"
-#include "gi_size.h"
+#include "base/gi_size.h"
 #include "device_buffer.h"
 #include "jpeg_device.h"
 #include "jpeg_encode_device.h"
 #include "jpeg_entropy_device.h"
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 
 /* Device rows start on this boundary so the kernels' wide accesses line up. */
 #define ROW_ALIGN 256
@@ -299,7 +297,7 @@ static image_op convolve_op(const gi_convolve_weights *w, gi_border border)
 /* Two images in: both go up through one pinned stage into the source
  * buffer, one after the other; the per-row results come back through the
  * output stage and are added up here (integers; the SSIM rows are added in
- * order by lib/compare.c). */
+ * order by lib/engine/compare.c). */
 typedef struct {
     device_image e, a;
     size_t rows_bytes, results_bytes;
@@ -661,47 +659,6 @@ static gi_status cuda_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
     return run_steps(s, &from_device, 1, st);
 }
 
-/* ---------------------------------------------------------------- benchmarks */
-
-/* Stages one step as an operation would (the upload is not timed), then
- * times the very launch the chain queues. */
-static gi_status cuda_time_op(void *state, const gi__op_call *c, int warmup, int reps,
-                              double *median_ms)
-{
-    cuda_state *s = state;
-    const gi__chain ch = {c, 1, GI__HOST, GI__HOST, NULL};
-    image_op op;
-    device_job j;
-    cudaError_t e = cudaSetDevice(s->device);
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
-    gi_status st = describe(c, &op);
-    if (st == GI_OK) st = chain_source(s, &ch, &op, 0, &j.in);
-    if (st == GI_OK) st = step_output(s, &ch, 0, &op, &j);
-    if (st == GI_OK && op.scratch_bytes)
-        st = gi__cuda_reserve_device(&s->scratch, op.scratch_bytes, op.name);
-    st = finish(s, st);
-    if (st != GI_OK) return st;
-    staged_op a = {s, &op, c->src, &j};
-    return gi__cuda_time_launches(s->stream, launch_staged, &a, warmup, reps, op.name, median_ms);
-}
-
-static gi_status measure_copy(double *gbytes_per_s);
-
-static gi_status cuda_copy_bandwidth(void *state, double *gbytes_per_s)
-{
-    cudaError_t e = cudaSetDevice(((cuda_state *)state)->device);
-    return e == cudaSuccess ? measure_copy(gbytes_per_s) : gi__cuda_fail(e, "cudaSetDevice");
-}
-
-static gi_status cuda_paper(void *state, int n, gi_paper_variant variant, int warmup, int reps,
-                            double *median_ms, double *max_error)
-{
-    cuda_state *s = state;
-    cudaError_t e = cudaSetDevice(s->device);
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
-    return gi__cuda_paper(s->stream, n, variant, warmup, reps, median_ms, max_error);
-}
-
 /* ---------------------------------------------------------------- backend */
 
 static void cuda_last_times(void *state, gi_op_times *times)
@@ -737,9 +694,6 @@ static const gi__backend_ops cuda_ops = {
     .name = "cuda",
     .run_chain = cuda_run_chain,
     .run_chain_from_jpeg = cuda_run_chain_from_jpeg,
-    .time_op = cuda_time_op,
-    .copy_bandwidth = cuda_copy_bandwidth,
-    .paper = cuda_paper,
     .last_times = cuda_last_times,
     .destroy = cuda_destroy,
     .compare = cuda_compare,

@@ -1,6 +1,6 @@
 /* CUDA's errors as the library's (cuda_error.h). */
 #include "cuda_error.h"
-#include "gi_error.h"
+#include "base/gi_error.h"
 
 gi_status gi__cuda_fail(cudaError_t e, const char *what)
 {

@@ -1,5 +1,4 @@
-/* CUDA's errors as the library's: shared by the CUDA backend (backend.c)
- * and its benchmarks (lib/bench/cuda_bench.c). */
+/* CUDA's errors as the library's, for the CUDA backend's files. */
 #ifndef GI_CUDA_ERROR_H
 #define GI_CUDA_ERROR_H
 

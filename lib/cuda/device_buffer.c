@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cuda_error.h"
-#include "gi_error.h"
-#include "overrides.h"
+#include "base/gi_error.h"
+#include "base/overrides.h"
 
 cudaError_t gi__cuda_malloc(void **ptr, size_t bytes)
 {

@@ -19,7 +19,7 @@ typedef struct {
 cudaError_t gi__cuda_malloc(void **ptr, size_t bytes);
 
 /* Grows a device buffer to at least `bytes` (its contents are lost).
- * Running out of device memory is GI_ERR_NO_MEMORY, so lib/ops.c can rerun
+ * Running out of device memory is GI_ERR_NO_MEMORY, so lib/engine/ops.c can rerun
  * on the CPU under AUTO; `what` names the work in the message. */
 gi_status gi__cuda_reserve_device(gi__cuda_buffer *b, size_t bytes, const char *what);
 

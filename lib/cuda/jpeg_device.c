@@ -4,9 +4,9 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_error.h"
-#include "gi_error.h"
+#include "base/gi_error.h"
 #include "gi_kernels.h"
-#include "jpeg_recon_plan.h"
+#include "codec/jpeg/jpeg_recon_plan.h"
 
 /* Plane rows start on this boundary, like the backend's images. */
 #define PLANE_ALIGN 256

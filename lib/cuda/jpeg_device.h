@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "gpuimg.h"
-#include "jpeg_coeffs.h"
+#include "codec/jpeg/jpeg_coeffs.h"
 
 /* Device bytes the component planes of c take (the IDCT's output). */
 size_t gi__cuda_jpeg_planes_bytes(const gi_jpeg_coeffs *c);

@@ -4,13 +4,13 @@
 #include <cuda_runtime_api.h>
 #include <string.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "cuda_error.h"
-#include "gi_error.h"
-#include "gi_size.h"
+#include "base/gi_error.h"
+#include "base/gi_size.h"
 #include "gi_kernels.h"
-#include "jpeg_tables.h"
-#include "jpeg_write.h"
+#include "codec/jpeg/jpeg_tables.h"
+#include "codec/jpeg/jpeg_write.h"
 
 /* The device copy of a quality's tables; uploaded when the quality
  * changes (the copy from pageable memory returns once it is staged, so

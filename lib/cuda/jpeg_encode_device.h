@@ -1,5 +1,5 @@
 /* The exact JPEG writer on the CUDA device: device pixels in, the file
- * gi__jpeg_write (lib/codec/jpeg_write.h) makes of the same pixels out,
+ * gi__jpeg_write (lib/codec/jpeg/jpeg_write.h) makes of the same pixels out,
  * byte for byte. The float half and the Huffman codes run in
  * kernels/jpeg_encode.cu; only the entropy-coded bytes cross to the host,
  * which stuffs them into the file behind its headers. */

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "cuda_error.h"
-#include "gi_error.h"
+#include "base/gi_error.h"
 #include "gi_kernels.h"
-#include "jpeg_deferred.h"
-#include "jpeg_tables.h"
+#include "codec/jpeg/jpeg_deferred.h"
+#include "codec/jpeg/jpeg_tables.h"
 
 /* Rounds before a scan's starts count as unsettled. Two settle the photos
  * measured; a file whose blocks share their tables in a way that keeps a

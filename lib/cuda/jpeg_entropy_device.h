@@ -6,7 +6,7 @@
 
 #include "device_buffer.h"
 #include "gpuimg.h"
-#include "jpeg_coeffs.h"
+#include "codec/jpeg/jpeg_coeffs.h"
 
 /* The decoder's buffers, kept from one scan to the next. */
 typedef struct gi__cuda_jpeg_entropy {

@@ -10,8 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "gi_error.h"
+#include "backend/backend.h"
+#include "base/gi_error.h"
+#include "module_host.h"
 
 #define MODULE_NAME "libgpuimg-cuda.so"
 
@@ -46,7 +47,12 @@ static void load(void)
         /* dlerror names the file */
         snprintf(why_not, sizeof why_not, "cannot load the CUDA backend: %s",
                  e ? e : path);
-        return;
+        /* A program linked with the layers' libraries rather than libgpuimg
+         * (the tests of the backend's insides) has the module among its own
+         * libraries, found by the loader's search. */
+        h = dlopen(MODULE_NAME, RTLD_NOW | RTLD_LOCAL);
+        if (!h) return;
+        why_not[0] = '\0';
     }
     /* dlsym of a handle finds the module's own definitions before those
      * of libgpuimg, which it links to (these stand-ins) */
@@ -54,7 +60,13 @@ static void load(void)
     *(void **)&module.backend_reserve = dlsym(h, "gi__cuda_backend_reserve");
     *(void **)&module.device_count = dlsym(h, "gi_cuda_device_count");
     *(void **)&module.device_info = dlsym(h, "gi_cuda_device_info");
-    if (!module.backend_create || !module.backend_reserve || !module.device_count ||
+    void (*bind)(const gi__cuda_host *host);
+    *(void **)&bind = dlsym(h, "gi__cuda_module_bind");
+    if (bind) {
+        static const gi__cuda_host host = GI__CUDA_HOST_INIT;
+        bind(&host);
+    }
+    if (!bind || !module.backend_create || !module.backend_reserve || !module.device_count ||
         !module.device_info) {
         memset(&module, 0, sizeof module);
         snprintf(why_not, sizeof why_not, "the CUDA backend %s lacks its entry points", path);

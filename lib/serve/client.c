@@ -16,7 +16,7 @@
 #include "request.h"
 #include "serve.h"
 #include "socket.h"
-#include "temp_names.h"
+#include "codec/temp_names.h"
 
 #define ACCEPT_TIMEOUT_MS 2000 /* a server that does not answer by then is not used */
 

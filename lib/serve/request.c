@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gi_error.h"
+#include "base/gi_error.h"
 #include "request.h"
 
 static void put_border(gi__put *w, gi_border b)

@@ -23,7 +23,7 @@
 
 /* The socket's path: $XDG_RUNTIME_DIR/gpuimg/socket, else
  * /tmp/gpuimg-UID/socket. 0, or -1 when it does not fit. */
-int gi_serve_default_socket(char *path, size_t size);
+GI_API int gi_serve_default_socket(char *path, size_t size);
 
 typedef struct gi_serve_options {
     const char *socket_path;
@@ -46,17 +46,17 @@ typedef struct gi_serve_options {
  * (replacing a stale socket, refusing when a server answers there) and
  * serves until opts->stop, a client's shutdown request or idle_exit.
  * GI_OK, or a failure to start with gi_last_error() saying why. */
-gi_status gi_serve_run(const gi_serve_options *opts);
+GI_API gi_status gi_serve_run(const gi_serve_options *opts);
 
 /* A server's state, or why none answers: 0 and *text ("pid 12, device
  * cuda, jobs served 40, running 1, waiting 0, clients 2"), or -1 and
  * *text the reason. */
-int gi_serve_query(const char *socket_path, char *text, size_t size);
+GI_API int gi_serve_query(const char *socket_path, char *text, size_t size);
 /* Asks the server to finish its jobs and exit, and waits until it has
  * (its socket removed, its jobs ended), wait_s at most: 0 when it has
  * stopped, 1 when it is still finishing its jobs, -1 when it did not take
  * the request; *text says which. */
-int gi_serve_shutdown(const char *socket_path, double wait_s, char *text, size_t size);
+GI_API int gi_serve_shutdown(const char *socket_path, double wait_s, char *text, size_t size);
 
 typedef enum {
     GI_SERVE_DONE,    /* the server ran every item; on_item was called for each */
@@ -71,7 +71,7 @@ typedef enum {
  * output's directory, and passes the descriptors. `command` names the
  * job in the server's log. *note says why the server was not used (or
  * was lost), or which server ran the batch. */
-gi_serve_outcome gi_serve_batch(const char *socket_path, const char *command,
+GI_API gi_serve_outcome gi_serve_batch(const char *socket_path, const char *command,
                                 const gi_batch_options *opts, gi_batch_item *items, size_t count,
                                 char *note, size_t note_size);
 

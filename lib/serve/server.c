@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/context.h"
+#include "cpu/cpu_parallel.h"
+#include "base/gi_error.h"
 #include "build_id.h"
-#include "context.h"
-#include "cpu_parallel.h"
-#include "gi_error.h"
 #include "request.h"
 #include "serve.h"
 #include "socket.h"

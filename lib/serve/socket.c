@@ -10,7 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "gi_error.h"
+#include "base/gi_error.h"
 #include "serve.h"
 #include "socket.h"
 

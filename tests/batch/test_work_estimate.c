@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "work_estimate.h"
+#include "batch/work_estimate.h"
 
 static char tmpdir[256];
 

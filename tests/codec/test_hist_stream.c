@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_io.h"
+#include "codec/file_io.h"
 #include "gpuimg.h"
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 
 static gi_context *ctx;
 static int streamed, left;

@@ -1,5 +1,5 @@
 /* The exact JPEG decoder against stb_image 2.27, both halves:
- *  - the entropy half (lib/codec/jpeg_parse.c, jpeg_entropy.c, its
+ *  - the entropy half (lib/codec/jpeg/jpeg_parse.c, jpeg_entropy.c, its
  *    restart intervals on 1 to 4 threads): every
  *    coefficient block stb hands its IDCT (baseline blocks while decoding,
  *    progressive ones in stbi__jpeg_finish), captured by replacing stb's
@@ -25,7 +25,7 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_JPEG
 #define STBI_NO_STDIO
-#include "stb_warnings.h"
+#include "codec/stb_warnings.h"
 GI_STB_WARNINGS_OFF
 #include <stb_image.h>
 GI_STB_WARNINGS_ON
@@ -41,8 +41,8 @@ GI_STB_WARNINGS_ON
 
 #include "harness.h"
 #include "gpuimg.h"
-#include "jpeg_decode.h"
-#include "jpeg_parse.h"
+#include "codec/jpeg/jpeg_decode.h"
+#include "codec/jpeg/jpeg_parse.h"
 
 /* ---- stb's coefficients ---- */
 

@@ -1,4 +1,4 @@
-/* The JPEG decoder's arithmetic half (lib/codec/jpeg_reconstruct.c) against
+/* The JPEG decoder's arithmetic half (lib/codec/jpeg/jpeg_reconstruct.c) against
  * its oracle, stb_image 2.27, compiled into this file so that its static
  * functions can be called: every kernel set this CPU runs (generic C, the
  * base set, AVX2, AVX-512) must give stb's bytes.
@@ -29,7 +29,7 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_JPEG
 #define STBI_ONLY_PNG
-#include "stb_warnings.h"
+#include "codec/stb_warnings.h"
 GI_STB_WARNINGS_OFF
 #include <stb_image.h>
 GI_STB_WARNINGS_ON
@@ -43,10 +43,10 @@ GI_STB_WARNINGS_ON
 #include <time.h>
 #include <unistd.h>
 
-#include "cpu_isa.h"
-#include "jpeg_coeffs.h"
-#include "jpeg_recon_kernels.h"
-#include "jpeg_reconstruct.h"
+#include "codec/jpeg/jpeg_coeffs.h"
+#include "codec/jpeg/jpeg_recon_kernels.h"
+#include "codec/jpeg/jpeg_reconstruct.h"
+#include "base/cpu_isa.h"
 
 /* ---- Kernel sets ---- */
 

@@ -1,4 +1,4 @@
-/* The JPEG writer (lib/codec/jpeg_write.c) against its oracle,
+/* The JPEG writer (lib/codec/jpeg/jpeg_write.c) against its oracle,
  * stb_image_write's stbi_write_jpg_to_func (still compiled into the
  * library for its PNG writer): the bytes must be the same, byte for byte.
  * Images: random pixels, smooth gradients, flat colours and 0/255
@@ -22,7 +22,7 @@
 
 #include <stb_image_write.h>
 
-#include "jpeg_write.h"
+#include "codec/jpeg/jpeg_write.h"
 
 /* stb's bytes for packed pixels. */
 static ti_bytes stb_jpeg(const uint8_t *packed, int w, int h, int channels, int quality)

@@ -1,4 +1,4 @@
-/* Pixel buffers (lib/pixel_alloc.c): images small and large, their own and
+/* Pixel buffers (lib/base/pixel_alloc.c): images small and large, their own and
  * stb's, are whole and hold what was written. A PNG whose image data comes
  * in many IDAT chunks, more than the huge-page threshold in all, makes stb
  * grow its buffer chunk by chunk across that threshold (realloc from a

@@ -1,4 +1,4 @@
-/* The fast PNG decoder (lib/codec/png_fast.c) against stb: every PNG of
+/* The fast PNG decoder (lib/codec/png/png_fast.c) against stb: every PNG of
  * samples/ and tests/golden/, and PNGs written here of every colour type
  * the fast decoder takes (palette with and without tRNS too), every filter
  * and a random one per row, sizes 1x1, 1xN, Nx1 and primes, the image data
@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format_sniff.h"
-#include "metadata.h"
+#include "codec/format_sniff.h"
+#include "codec/metadata/metadata.h"
 
 /* ---------------------------------------------------------------- stb's side */
 

@@ -1,4 +1,4 @@
-/* The PNG writer (lib/codec/png_write.c) against its oracle,
+/* The PNG writer (lib/codec/png/png_write.c) against its oracle,
  * stb_image_write's stbi_write_png_to_func (compiled into the library,
  * whose compression hook gives stb's writer the same deflate): the bytes
  * must be the same, byte for byte, for every filter mode (each of the five
@@ -22,7 +22,7 @@
 
 #include <stb_image_write.h>
 
-#include "png_write.h"
+#include "codec/png/png_write.h"
 
 /* stb's bytes: its level and filter are globals (one thread here). */
 static ti_bytes stb_png(const gi_image *img, int level, int filter)

@@ -1,5 +1,5 @@
-/* The PNG deflate in pieces (lib/codec/zlib_pieces.h) and its block walker
- * (lib/codec/deflate_walk.h).
+/* The PNG deflate in pieces (lib/codec/png/zlib_pieces.h) and its block walker
+ * (lib/codec/png/deflate_walk.h).
  *
  * Pieces: random, compressible and constant data of sizes 0, 1, the piece
  * size and one either side, several pieces and a short last one, at
@@ -25,11 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deflate_walk.h"
-#include "format_sniff.h"
-#include "pixel_alloc.h"
-#include "png_fast.h"
-#include "zlib_pieces.h"
+#include "codec/png/deflate_walk.h"
+#include "codec/format_sniff.h"
+#include "base/pixel_alloc.h"
+#include "codec/png/png_fast.h"
+#include "codec/png/zlib_pieces.h"
 
 static int block_types_seen[3];
 

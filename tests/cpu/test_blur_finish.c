@@ -24,7 +24,7 @@
 #include <math.h>
 
 #include "harness.h"
-#include "blur_finish.h"
+#include "cpu/blur_finish.h"
 
 #define MAX_HA 65280u             /* the largest h of alpha: 255 * 256 */
 #define MAX_HC 16646400u          /* and of a premultiplied colour: 65025 * 256 */

@@ -4,7 +4,7 @@
  * search for other scales and thresholds equal the double formula of
  * gpuimg.h. */
 #include "harness.h"
-#include "sobel_magnitude.h"
+#include "cpu/sobel_magnitude.h"
 
 static uint8_t by_steps(int32_t s, const int32_t steps[256])
 {

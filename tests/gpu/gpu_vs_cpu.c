@@ -5,8 +5,8 @@
  * with 0x5A, so a pixel the kernel forgets shows up as a difference. Sizes
  * include 1x1, single rows and columns, primes and sizes off the tile grid;
  * blur radii and convolution masks include ones larger than the image, and
- * blur radii ones that take the two-pass path. The benchmarks must run on
- * a CUDA context too. Exits 77 (skip) without a GPU. */
+ * blur radii ones that take the two-pass path. Exits 77 (skip) without a
+ * GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -399,45 +399,6 @@ static void test_large(void)
     ti_free(&src);
 }
 
-/* ------------------------------------------------------------- bench */
-
-/* The benchmarks run on a CUDA context: every operation, the copy
- * bandwidth, and the paper's three variants at sizes that are and are not
- * multiples of 4 (the tiled kernel's wide path and its fallback) and span
- * several of its blocks. */
-static void test_bench(void)
-{
-    static const double box3[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
-    static const int paper_sizes[] = {5, 64, 67, 600};
-    gi_image src = make_source(67, 45, 3, FILL_RANDOM);
-    gi_op op = {.transform = GI_ROTATE_90, .bins = 100};
-    gi_blur_params_default(&op.blur);
-    gi_sobel_params_default(&op.sobel);
-    op.convolve = (gi_convolve_params){3, 3, box3, 1, {GI_BORDER_WRAP, 0}};
-    for (int kind = GI_OP_BLUR; kind <= GI_OP_CONVOLVE; kind++) {
-        double ms = -1;
-        op.kind = (gi_op_kind)kind;
-        gi_status st = gi_bench_op(gpu, &src, &op, 1, 3, &ms);
-        th_check(st == GI_OK && ms > 0, "bench op %d: status %d, %g ms: %s", kind, (int)st, ms,
-                 st == GI_OK ? "" : gi_last_error());
-    }
-    ti_free(&src);
-    if (!small) {
-        double gbs = -1;
-        gi_status st = gi_bench_copy(gpu, &gbs);
-        th_check(st == GI_OK && gbs > 0, "bench copy: status %d, %g GB/s: %s", (int)st, gbs,
-                 st == GI_OK ? "" : gi_last_error());
-    }
-    for (size_t i = 0; i < sizeof paper_sizes / sizeof paper_sizes[0]; i++)
-        for (int v = GI_PAPER_CPU; v <= GI_PAPER_GPU_TILED; v++) {
-            double ms = -1, err = -1;
-            gi_status st = gi_bench_paper(gpu, paper_sizes[i], (gi_paper_variant)v, 1, 2, &ms, &err);
-            th_check(st == GI_OK && ms > 0 && err >= 0 && err < 1e-3,
-                     "bench paper n=%d variant %d: status %d, %g ms, max error %g: %s",
-                     paper_sizes[i], v, (int)st, ms, err, st == GI_OK ? "" : gi_last_error());
-        }
-}
-
 /* ------------------------------------------------------------- devices */
 
 /* Device allocations that fail (GPUIMG_TEST_FAIL_DEVICE_ALLOC=1, which the
@@ -530,7 +491,6 @@ int main(int argc, char **argv)
     test_hist();
     test_convolve();
     test_chains();
-    test_bench();
     if (!small) test_large();
 
     gi_context_destroy(gpu);

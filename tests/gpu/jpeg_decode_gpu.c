@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "harness.h"
-#include "jpeg_coeffs.h"
-#include "jpeg_device.h"
-#include "jpeg_reconstruct.h"
+#include "codec/jpeg/jpeg_coeffs.h"
+#include "cuda/jpeg_device.h"
+#include "codec/jpeg/jpeg_reconstruct.h"
 
 typedef struct {
     int ncomp, adobe, jfif, rgb_ids, out_channels;

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "jpeg_encode_device.h"
-#include "jpeg_write.h"
+#include "cuda/jpeg_encode_device.h"
+#include "codec/jpeg/jpeg_write.h"
 
 enum { NOISE, SMOOTH, FLAT, KINDS };
 
@@ -65,7 +65,10 @@ static void compare_one(gi__cuda_jpeg_encoder *enc, int w, int h, int ch, int qu
 int main(void)
 {
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    /* gi_cuda_device_count first: it loads the backend's library, whose
+     * helpers it binds (lib/cuda/module_host.h) */
+    if (gi_cuda_device_count(NULL) == 0 || cudaGetDeviceCount(&count) != cudaSuccess ||
+        count == 0) {
         printf("SKIP: no CUDA device\n");
         return 77;
     }

@@ -21,12 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_io.h"
+#include "codec/file_io.h"
 #include "harness.h"
-#include "jpeg_deferred.h"
-#include "jpeg_entropy_device.h"
-#include "jpeg_parse.h"
-#include "pixel_alloc.h"
+#include "codec/jpeg/jpeg_deferred.h"
+#include "cuda/jpeg_entropy_device.h"
+#include "codec/jpeg/jpeg_parse.h"
+#include "base/pixel_alloc.h"
 #include "testimg.h"
 
 static int small_only, files_decoded, files_declined, jobs_compared;

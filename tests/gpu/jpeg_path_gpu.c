@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_io.h"
+#include "codec/file_io.h"
 #include "harness.h"
 #include "testimg.h"
-#include "jpeg_decode.h"
-#include "ops.h"
-#include "pixel_alloc.h"
+#include "codec/jpeg/jpeg_decode.h"
+#include "engine/ops.h"
+#include "base/pixel_alloc.h"
 
 static int small_only, files_taken;
 

@@ -1,4 +1,4 @@
-/* lib/device_plan.c: the choices of AUTO's cost model, from costs given
+/* lib/engine/device_plan.c: the choices of AUTO's cost model, from costs given
  * here (rounded early estimates of the reference machine's), so that
  * recalibrating the defaults does not move these cases: a photo's sobel on
  * 16 cores stays on the CPU, heavy work and long batches go to the GPU, a
@@ -8,8 +8,8 @@
 
 #include <string.h>
 
-#include "device_plan.h"
-#include "plan_job.h"
+#include "engine/device_plan.h"
+#include "engine/plan_job.h"
 
 static gi__device_costs test_costs(void)
 {

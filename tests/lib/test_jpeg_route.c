@@ -15,14 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "batch_image.h"
-#include "file_io.h"
+#include "batch/batch_image.h"
+#include "codec/file_io.h"
 #include "harness.h"
 #include "testimg.h"
-#include "job_flow.h"
-#include "jpeg_decode.h"
-#include "ops.h"
-#include "pixel_alloc.h"
+#include "engine/job_flow.h"
+#include "codec/jpeg/jpeg_decode.h"
+#include "engine/ops.h"
+#include "base/pixel_alloc.h"
 
 static int files_taken, files_left;
 

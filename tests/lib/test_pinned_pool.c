@@ -1,4 +1,4 @@
-/* The pixel allocator's page-locked pool (lib/pixel_alloc.h), with a
+/* The pixel allocator's page-locked pool (lib/base/pixel_alloc.h), with a
  * stand-in pinner that counts its calls: buffers for a device are plain
  * until a pinner is installed, then page-locked, zeroed even when reused,
  * pooled apart from the plain ones (a batch's steady state locks no more
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "pixel_alloc.h"
+#include "base/pixel_alloc.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PLAIN_ONLY 1

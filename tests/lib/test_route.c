@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "overrides.h"
-#include "route.h"
+#include "base/overrides.h"
+#include "engine/route.h"
 
 static const char *device_name(gi_device d)
 {

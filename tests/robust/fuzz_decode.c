@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "format_sniff.h"
+#include "codec/format_sniff.h"
 #include "fuzz.h"
 #include "gpuimg.h"
 

@@ -1,4 +1,4 @@
-/* libFuzzer target: the exact JPEG decoder (lib/codec/jpeg_decode.c)
+/* libFuzzer target: the exact JPEG decoder (lib/codec/jpeg/jpeg_decode.c)
  * against stb_image on the same bytes. Whatever ours decodes, stb must
  * decode to the same size, channels and pixels, byte for byte; what ours
  * leaves is stb's alone (gi_load_memory hands it on), so there is nothing
@@ -14,12 +14,12 @@
 #include <limits.h>
 #include <string.h>
 
-#include "format_sniff.h"
+#include "codec/format_sniff.h"
 #include "fuzz.h"
 #include "gpuimg.h"
-#include "jpeg_decode.h"
-#include "jpeg_deferred.h"
-#include "jpeg_parse.h"
+#include "codec/jpeg/jpeg_decode.h"
+#include "codec/jpeg/jpeg_deferred.h"
+#include "codec/jpeg/jpeg_parse.h"
 
 /* Small enough that a lying header cannot make one run slow. */
 #define FUZZ_MAX_PIXELS (1u << 22)

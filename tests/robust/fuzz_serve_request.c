@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "request.h"
+#include "serve/request.h"
 
 static int one_component(const char *name)
 {

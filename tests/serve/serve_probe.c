@@ -26,9 +26,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "build_id.h"
-#include "request.h"
-#include "wire.h"
+#include "serve/request.h"
+#include "serve/wire.h"
+#include "serve/build_id.h"
 
 static int connect_to(const char *path)
 {

@@ -1,0 +1,157 @@
+/* `gpuimg bench`'s measurements: the real call, timed where the backend
+ * computes, and a copy of the same memory beside it. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "timing.h"
+
+#define COPY_BYTES ((size_t)256 << 20)
+#define COPY_RUNS 7
+
+double bench_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *ms, int n)
+{
+    qsort(ms, (size_t)n, sizeof *ms, by_value);
+    return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+}
+
+int bench_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+typedef struct {
+    void (*fn)(void *arg, int begin, int end);
+    void *arg;
+    int begin, end;
+} band;
+
+static void *run_band(void *p)
+{
+    const band *b = p;
+    b->fn(b->arg, b->begin, b->end);
+    return NULL;
+}
+
+int bench_parallel_rows(int threads, int rows, void (*fn)(void *arg, int begin, int end),
+                        void *arg)
+{
+    if (threads > rows) threads = rows;
+    if (threads < 1) threads = 1;
+    band *bands = malloc(sizeof *bands * (size_t)threads);
+    pthread_t *ids = malloc(sizeof *ids * (size_t)threads);
+    if (!bands || !ids) {
+        free(bands);
+        free(ids);
+        fn(arg, 0, rows);
+        return -1;
+    }
+    int failed = 0;
+    for (int i = 0; i < threads; i++)
+        bands[i] = (band){fn, arg, (int)((long long)rows * i / threads),
+                          (int)((long long)rows * (i + 1) / threads)};
+    /* band 0 is the calling thread's; a band whose thread cannot start
+     * runs here too, and is marked so that it is not joined */
+    for (int i = 1; i < threads; i++)
+        if (pthread_create(&ids[i], NULL, run_band, &bands[i]) != 0) {
+            failed = 1;
+            run_band(&bands[i]);
+            bands[i].fn = NULL;
+        }
+    run_band(&bands[0]);
+    for (int i = 1; i < threads; i++)
+        if (bands[i].fn) pthread_join(ids[i], NULL);
+    free(bands);
+    free(ids);
+    return failed ? -1 : 0;
+}
+
+const char *bench_op(gi_context *ctx, const gi_image *src, const gi_op *op, int warmup, int reps,
+                     double *median_ms)
+{
+    double *ms = malloc(sizeof *ms * (size_t)reps);
+    gi_histogram *hist = op->kind == GI_OP_HIST ? malloc(sizeof *hist) : NULL;
+    if (!ms || (op->kind == GI_OP_HIST && !hist)) {
+        free(ms);
+        free(hist);
+        return "cannot allocate the timings";
+    }
+    gi_image dst = {0};
+    gi_status st = GI_OK;
+    if (!hist) {
+        int w, h, ch;
+        st = gi_apply_size(src, op, 1, &w, &h, &ch);
+        if (st == GI_OK) st = gi_image_alloc(&dst, w, h, ch);
+    }
+    for (int i = 0; i < warmup + reps && st == GI_OK; i++) {
+        st = gi_apply(ctx, src, op, 1, hist ? NULL : &dst, hist);
+        gi_op_times t;
+        gi_context_last_times(ctx, &t);
+        if (i >= warmup) ms[i - warmup] = t.kernel_ms;
+    }
+    if (st == GI_OK) *median_ms = bench_median(ms, reps);
+    gi_image_free(&dst);
+    free(hist);
+    free(ms);
+    return st == GI_OK ? NULL : gi_last_error();
+}
+
+typedef struct {
+    const uint8_t *from;
+    uint8_t *to;
+    size_t chunk;
+} copy_job;
+
+static void copy_rows(void *arg, int begin, int end)
+{
+    const copy_job *j = arg;
+    memcpy(j->to + j->chunk * begin, j->from + j->chunk * begin, j->chunk * (size_t)(end - begin));
+}
+
+static const char *host_copy(double *gbytes_per_s)
+{
+    uint8_t *a = malloc(COPY_BYTES), *b = malloc(COPY_BYTES);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return "cannot allocate the bandwidth buffers";
+    }
+    memset(a, 1, COPY_BYTES);
+    memset(b, 2, COPY_BYTES);
+    copy_job j = {a, b, COPY_BYTES / 1024};
+    double ms[COPY_RUNS];
+    for (int i = 0; i <= COPY_RUNS; i++) { /* the first run warms up */
+        double start = bench_now_ms();
+        bench_parallel_rows(bench_cores(), 1024, copy_rows, &j);
+        if (i) ms[i - 1] = bench_now_ms() - start;
+    }
+    *gbytes_per_s = 2.0 * COPY_BYTES / (bench_median(ms, COPY_RUNS) * 1e6);
+    free(a);
+    free(b);
+    return NULL;
+}
+
+const char *bench_copy(gi_context *ctx, double *gbytes_per_s)
+{
+    if (strcmp(gi_context_backend(ctx), "cuda") != 0) return host_copy(gbytes_per_s);
+    gi_device_info info;
+    if (gi_cuda_device_info(0, 1, &info) != GI_OK) return gi_last_error();
+    *gbytes_per_s = info.copy_gbytes_per_s;
+    return NULL;
+}

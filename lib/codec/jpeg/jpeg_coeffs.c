@@ -1,0 +1,15 @@
+/* The coefficients' one allocation (jpeg_coeffs.h). */
+#include "jpeg_coeffs.h"
+
+#include <string.h>
+
+#include "jpeg_deferred.h"
+#include "base/pixel_alloc.h"
+
+void gi__jpeg_coeffs_free(gi_jpeg_coeffs *c)
+{
+    if (!c) return;
+    gi__pixels_free(c->storage); /* gi__pixels_calloc_for_device'd by jpeg_parse.c */
+    gi__jpeg_deferred_free(c->deferred);
+    memset(c, 0, sizeof *c);
+}

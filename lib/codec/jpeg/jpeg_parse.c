@@ -1,0 +1,349 @@
+/* JPEG markers as stb_image 2.27 reads them (stbi__decode_jpeg_image and
+ * stbi__process_marker), for the files jpeg_parse.h says we take; every
+ * other case returns NOT_MINE where stb would do something else. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jpeg_deferred.h"
+#include "jpeg_entropy.h"
+#include "jpeg_parse.h"
+#include "jpeg_progress.h"
+#include "jpeg_tables.h"
+#include "base/pixel_alloc.h"
+
+typedef struct {
+    const uint8_t *b;
+    size_t size, at;
+    gi_jpeg_coeffs *c;
+    gi_jpeg_huff huff[2][4]; /* [0] DC, [1] AC */
+    int huff_defined[2][4];
+    uint16_t quant[4][64];
+    int quant_defined[4], quant_used[4];
+    int restart_interval;
+    int threads;
+    int defer; /* the scan may be deferred (jpeg_deferred.h) */
+    gi_jpeg_progress *progress;
+    int frame;                           /* SOF read */
+    int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
+} parser;
+
+static unsigned be16(const uint8_t *p)
+{
+    return (unsigned)p[0] << 8 | p[1];
+}
+
+/* The marker at the cursor (0xFF, fill bytes, the code), or -1 for
+ * anything else: stb skips some junk in some places, and we leave it that. */
+static int next_marker(parser *ps)
+{
+    if (ps->at >= ps->size || ps->b[ps->at] != 0xFF) return -1;
+    while (ps->at < ps->size && ps->b[ps->at] == 0xFF) ps->at++;
+    return ps->at < ps->size ? ps->b[ps->at++] : -1;
+}
+
+/* A segment's payload after its length, or NULL when it does not fit the
+ * file; the cursor moves past it. */
+static const uint8_t *segment(parser *ps, size_t *len)
+{
+    if (ps->size - ps->at < 2) return NULL;
+    size_t l = be16(ps->b + ps->at);
+    if (l < 2 || l > ps->size - ps->at) return NULL;
+    const uint8_t *p = ps->b + ps->at + 2;
+    ps->at += l;
+    *len = l - 2;
+    return p;
+}
+
+static int read_dqt(parser *ps, const uint8_t *p, size_t len)
+{
+    while (len > 0) {
+        int precision = p[0] >> 4, t = p[0] & 15;
+        size_t need = precision ? 129 : 65;
+        if (precision > 1 || t > 3 || len < need) return -1;
+        if (ps->quant_used[t]) return -1; /* a scan read the table as it was */
+        for (int i = 0; i < 64; i++)
+            ps->quant[t][gi__jpeg_natural_order[i]] =
+                (uint16_t)(precision ? be16(p + 1 + 2 * i) : p[1 + i]);
+        ps->quant_defined[t] = 1;
+        p += need;
+        len -= need;
+    }
+    return 0;
+}
+
+static int read_dht(parser *ps, const uint8_t *p, size_t len)
+{
+    while (len > 0) {
+        if (len < 17) return -1;
+        int tc = p[0] >> 4, th = p[0] & 15;
+        if (tc > 1 || th > 3) return -1;
+        size_t n = 0;
+        for (int i = 1; i <= 16; i++) n += p[i];
+        if (len < 17 + n) return -1;
+        if (gi__jpeg_huff_build(&ps->huff[tc][th], p + 1, p + 17, tc) < 0) return -1;
+        ps->huff_defined[tc][th] = 1;
+        p += 17 + n;
+        len -= 17 + n;
+    }
+    return 0;
+}
+
+/* APP0 JFIF and APP14 Adobe set what stb's colour conversion reads; stb
+ * looks at them wherever they are, and the last Adobe segment counts. */
+static void read_app(parser *ps, int marker, const uint8_t *p, size_t len)
+{
+    if (marker == 0xE0 && len >= 5 && memcmp(p, "JFIF", 5) == 0) ps->c->jfif = 1;
+    if (marker == 0xEE && len >= 12 && memcmp(p, "Adobe", 6) == 0) ps->c->adobe_transform = p[11];
+}
+
+/* A segment that may come anywhere: tables, restart interval, APPn, COM. */
+static int read_table_or_misc(parser *ps, int marker)
+{
+    size_t len;
+    const uint8_t *p = segment(ps, &len);
+    if (!p) return -1;
+    if (marker == 0xDB) return read_dqt(ps, p, len);
+    if (marker == 0xC4) return read_dht(ps, p, len);
+    if (marker == 0xDD) {
+        if (len != 2) return -1;
+        ps->restart_interval = (int)be16(p);
+        return 0;
+    }
+    if ((marker >= 0xE0 && marker <= 0xEF) || marker == 0xFE) {
+        read_app(ps, marker, p, len);
+        return 0;
+    }
+    return -1; /* stb: unknown marker */
+}
+
+/* stbi__mad3sizes_valid and friends: products that stb keeps in an int. */
+static int fits_int(uint64_t v)
+{
+    return v <= (uint64_t)INT_MAX;
+}
+
+static int read_frame(parser *ps, int marker, uint64_t max_pixels)
+{
+    gi_jpeg_coeffs *c = ps->c;
+    size_t len;
+    const uint8_t *p = segment(ps, &len);
+    if (!p || len < 6) return GI_JPEG_NOT_MINE;
+    int n = p[5];
+    if (p[0] != 8 || (n != 1 && n != 3 && n != 4) || len != 6 + 3 * (size_t)n)
+        return GI_JPEG_NOT_MINE;
+    int h = (int)be16(p + 1), w = (int)be16(p + 3);
+    if (w == 0 || h == 0 || (uint64_t)w * (uint64_t)h > max_pixels) return GI_JPEG_NOT_MINE;
+    c->width = w;
+    c->height = h;
+    c->ncomp = n;
+    c->progressive = marker == 0xC2;
+    c->out_channels = n >= 3 ? 3 : 1;
+    c->hmax = c->vmax = 1;
+    for (int i = 0; i < n; i++) {
+        const uint8_t *q = p + 6 + 3 * i;
+        gi_jpeg_plane *pl = &c->plane[i];
+        pl->id = q[0];
+        pl->h = q[1] >> 4;
+        pl->v = q[1] & 15;
+        pl->tq = q[2];
+        if (pl->h < 1 || pl->h > 4 || pl->v < 1 || pl->v > 4 || pl->tq > 3)
+            return GI_JPEG_NOT_MINE;
+        for (int j = 0; j < i; j++)
+            if (c->plane[j].id == pl->id) return GI_JPEG_NOT_MINE; /* stb takes the first */
+        if (pl->h > c->hmax) c->hmax = pl->h;
+        if (pl->v > c->vmax) c->vmax = pl->v;
+    }
+    /* stb's limits: the decoded size and its output in an int */
+    if (!fits_int((uint64_t)w * (uint64_t)h * (uint64_t)n) ||
+        !fits_int((uint64_t)w * (uint64_t)h * (uint64_t)c->out_channels + 1))
+        return GI_JPEG_NOT_MINE;
+    c->mcus_x = (w + 8 * c->hmax - 1) / (8 * c->hmax);
+    c->mcus_y = (h + 8 * c->vmax - 1) / (8 * c->vmax);
+    uint64_t blocks = 0;
+    for (int i = 0; i < n; i++) {
+        gi_jpeg_plane *pl = &c->plane[i];
+        if (c->hmax % pl->h || c->vmax % pl->v) return GI_JPEG_NOT_MINE;
+        pl->width = (w * pl->h + c->hmax - 1) / c->hmax;
+        pl->height = (h * pl->v + c->vmax - 1) / c->vmax;
+        pl->blocks_w = c->mcus_x * pl->h;
+        pl->blocks_h = c->mcus_y * pl->v;
+        /* stb's planes of samples (and of coefficients, progressive) */
+        uint64_t samples = (uint64_t)pl->blocks_w * pl->blocks_h * 64;
+        if (!fits_int(samples * (c->progressive ? 2 : 1) + 15)) return GI_JPEG_NOT_MINE;
+        blocks += (uint64_t)pl->blocks_w * pl->blocks_h;
+    }
+    /* The pipelined decode's ring (jpeg_progress.h): MCU rows enough for
+     * the workers' chunks of output rows, and two more (the rows above and
+     * below a chunk that its vertical filters read). */
+    int ring = 0;
+    if (ps->progress && ps->progress->ring_output_rows && !c->progressive) {
+        ring = (ps->progress->ring_output_rows + 8 * c->vmax - 1) / (8 * c->vmax) + 2;
+        if (ring >= c->mcus_y) ring = 0;
+        ps->progress->ring_used = ring > 0;
+    }
+    if (ring) {
+        blocks = 0;
+        for (int i = 0; i < n; i++) blocks += (uint64_t)c->plane[i].blocks_w * c->plane[i].v * ring;
+    }
+    c->storage_bytes = (size_t)(blocks * 64 * sizeof(int16_t));
+    size_t next = 0;
+    for (int i = 0; i < n; i++) {
+        gi_jpeg_plane *pl = &c->plane[i];
+        pl->offset = next;
+        pl->ring_rows = ring * pl->v;
+        next += (size_t)pl->blocks_w * (size_t)(ring ? pl->ring_rows : pl->blocks_h) * 64;
+    }
+    ps->frame = 1;
+    return GI_JPEG_OK;
+}
+
+/* The planes' one allocation, made when the first scan is decoded here (a
+ * deferred scan's coefficients are made on the device: jpeg_deferred.h).
+ * The GPU's upload reads it where it lies. Progressive scans add to the
+ * coefficients bit by bit, so theirs start zeroed: blocks no scan codes
+ * stay zero. A baseline scan zeroes each block it decodes (stb's
+ * decode_block does too) and the rest of the grid (a non-interleaved
+ * scan's padding blocks) is never read; not zeroing 50 MB a 9 MP photo
+ * saved a tenth of the entropy half's time where 16 workers share the
+ * memory's bandwidth. */
+static int allocate_storage(gi_jpeg_coeffs *c)
+{
+    if (c->storage) return GI_JPEG_OK;
+    c->storage = c->progressive ? gi__pixels_calloc_for_device(c->storage_bytes)
+                                : gi__pixels_alloc_for_device(c->storage_bytes);
+    if (!c->storage) return GI_JPEG_NO_MEMORY;
+    for (int i = 0; i < c->ncomp; i++) c->plane[i].coeffs = c->storage + c->plane[i].offset;
+    return GI_JPEG_OK;
+}
+
+/* The scan header (stbi__process_scan_header), checked as stb checks it and
+ * as we need it: tables and quantizers defined, the progressive order that
+ * makes stb's values defined (each component's first DC scan before any
+ * other of its scans, once). */
+static int read_scan_header(parser *ps, gi_jpeg_scan *sc)
+{
+    gi_jpeg_coeffs *c = ps->c;
+    size_t len;
+    const uint8_t *p = segment(ps, &len);
+    if (!p || len < 1) return -1;
+    sc->n = p[0];
+    if (sc->n < 1 || sc->n > c->ncomp || len != 4 + 2 * (size_t)sc->n) return -1;
+    const uint8_t *tail = p + 1 + 2 * sc->n;
+    sc->ss = tail[0];
+    sc->se = tail[1];
+    sc->ah = tail[2] >> 4;
+    sc->al = tail[2] & 15;
+    if (c->progressive) {
+        if (sc->ss > 63 || sc->se > 63 || sc->ss > sc->se || sc->ah > 13 || sc->al > 13) return -1;
+        if (sc->ss == 0 && sc->se != 0) return -1; /* stb: can't merge dc and ac */
+        if (sc->n > 1 && sc->ss != 0) return -1;   /* interleaved AC: the same */
+    } else {
+        if (sc->ss != 0 || sc->ah != 0 || sc->al != 0) return -1;
+        sc->se = 63;
+    }
+    int dc_first = c->progressive && sc->ss == 0 && sc->ah == 0;
+    for (int i = 0; i < sc->n; i++) {
+        int id = p[1 + 2 * i], td = p[2 + 2 * i] >> 4, ta = p[2 + 2 * i] & 15, k = 0;
+        while (k < c->ncomp && c->plane[k].id != id) k++;
+        if (k == c->ncomp || td > 3 || ta > 3) return -1;
+        for (int j = 0; j < i; j++)
+            if (sc->comp[j] == k) return -1;
+        int needs_dc = !c->progressive || dc_first, needs_ac = !c->progressive || sc->ss > 0;
+        if ((needs_dc && !ps->huff_defined[0][td]) || (needs_ac && !ps->huff_defined[1][ta]))
+            return -1;
+        int tq = c->plane[k].tq;
+        if (!ps->quant_defined[tq]) return -1;
+        /* baseline: one scan per component; progressive: its first DC scan
+         * zeroes its blocks in stb, so it must come first, once */
+        if (!c->progressive || dc_first) {
+            if (ps->scanned[k]) return -1;
+            ps->scanned[k] = 1;
+        } else if (!ps->scanned[k]) {
+            return -1;
+        }
+        ps->quant_used[tq] = 1;
+        sc->comp[i] = k;
+        sc->dc[i] = &ps->huff[0][td];
+        sc->ac[i] = &ps->huff[1][ta];
+    }
+    sc->restart_interval = ps->restart_interval;
+    return 0;
+}
+
+/* The tables as they stand into c: at the end, and before a scan that
+ * the arithmetic half may follow as it is decoded (a table that the scan
+ * reads cannot change after it: read_dqt). */
+static void publish_quant(parser *ps)
+{
+    for (int t = 0; t < 4; t++)
+        if (ps->quant_defined[t]) memcpy(ps->c->quant[t], ps->quant[t], sizeof ps->quant[t]);
+}
+
+static int read_file(parser *ps, uint64_t max_pixels)
+{
+    gi_jpeg_coeffs *c = ps->c;
+    if (next_marker(ps) != 0xD8) return GI_JPEG_NOT_MINE;
+    for (;;) {
+        int m = next_marker(ps);
+        if (!ps->frame && (m == 0xC0 || m == 0xC1 || m == 0xC2)) {
+            int r = read_frame(ps, m, max_pixels);
+            if (r != GI_JPEG_OK) return r;
+        } else if (ps->frame && m == 0xDA) {
+            gi_jpeg_scan sc;
+            size_t end;
+            if (read_scan_header(ps, &sc) < 0) return GI_JPEG_NOT_MINE;
+            if (ps->progress) publish_quant(ps);
+            /* A baseline file's one scan of every component may be left
+             * to the device; any other scan, or one the deferral does not
+             * take as it is, is decoded here. */
+            if (ps->defer && !c->progressive && !c->storage && sc.n == c->ncomp &&
+                gi__jpeg_defer_scan(c, &sc, ps->b, ps->size, ps->at, &end) == 0) {
+                ps->at = end;
+                continue;
+            }
+            if (c->deferred) return GI_JPEG_NOT_MINE; /* a baseline frame scans once */
+            int r = allocate_storage(c);
+            if (r != GI_JPEG_OK) return r;
+            if (gi__jpeg_decode_scan(c, &sc, ps->b, ps->size, ps->at, ps->threads, ps->progress,
+                                     &end) < 0)
+                return GI_JPEG_NOT_MINE;
+            ps->at = end;
+        } else if (ps->frame && m == 0xD9) {
+            break;
+        } else if (m < 0 || read_table_or_misc(ps, m) < 0) {
+            return GI_JPEG_NOT_MINE;
+        }
+    }
+    for (int i = 0; i < c->ncomp; i++)
+        if (!ps->scanned[i]) return GI_JPEG_NOT_MINE; /* stb's memory for it is uninitialised */
+    publish_quant(ps);
+    return GI_JPEG_OK;
+}
+
+int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
+                         int defer, gi_jpeg_progress *progress, gi_jpeg_coeffs *c)
+{
+    memset(c, 0, sizeof *c);
+    c->adobe_transform = -1;
+    parser *ps = calloc(1, sizeof *ps); /* 40 KB of tables: not on a worker's stack */
+    if (!ps) return GI_JPEG_NO_MEMORY;
+    ps->b = bytes;
+    ps->size = size;
+    ps->c = c;
+    ps->threads = threads;
+    ps->defer = defer && !progress;
+    ps->progress = progress;
+    int r = read_file(ps, max_pixels);
+    free(ps);
+    /* the arithmetic half's workers may still read what was decoded */
+    if (r != GI_JPEG_OK && !(progress && progress->started)) gi__jpeg_coeffs_free(c);
+    return r;
+}
+
+int gi__jpeg_decode_deferred(const gi_jpeg_coeffs *c, int threads, gi_jpeg_coeffs *out)
+{
+    /* the file passed the pixel limit once: none is needed again */
+    return gi__jpeg_read_coeffs(c->deferred->file, c->deferred->file_size, UINT64_MAX, threads, 0,
+                                NULL, out);
+}

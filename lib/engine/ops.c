@@ -1,0 +1,409 @@
+/* Operation entry points: validate, resolve parameters, run a chain of
+ * steps on the context's backend, and under AUTO rerun it on the CPU when
+ * the GPU is out of memory. The one-operation calls are chains of one. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "context.h"
+#include "base/gi_error.h"
+#include "codec/jpeg/jpeg_deferred.h"
+#include "base/op_size.h"
+#include "ops.h"
+#include "plan_job.h"
+#include "route.h"
+
+/* Runs call on one backend and records where the time went. */
+static gi_status run_timed(gi_context *ctx, const gi__backend_ops *ops, void *state,
+                           gi__backend_call call, const void *arg)
+{
+    double start = gi__now_ms();
+    gi_status st = call(ops, state, arg);
+    ctx->last_backend = ops->name;
+    double wall = gi__now_ms() - start;
+    gi_op_times t = {0, 0, wall, 0};
+    if (ops->last_times) ops->last_times(state, &t);
+    t.startup_ms = ctx->last_times.startup_ms;
+    ctx->last_times = t;
+    return st;
+}
+
+gi_status gi__dispatch(gi_context *ctx, const char *name, const gi__plan_job *work,
+                       gi__backend_call call, const void *arg)
+{
+    const gi__backend_ops *ops = NULL;
+    void *state;
+    ctx->last_fallback[0] = '\0';
+    memset(&ctx->last_times, 0, sizeof ctx->last_times);
+    gi_status st = gi__context_backend_for(ctx, work, &ops, &state);
+    /* The start-up is reported once, by the operation that paid for it. */
+    ctx->last_times.startup_ms = ctx->startup_ms;
+    ctx->startup_ms = 0;
+    if (st == GI_OK) st = run_timed(ctx, ops, state, call, arg);
+    if (!gi__route_retries_on_cpu(ctx->requested, st, ops == ctx->cpu_ops)) return st;
+    snprintf(ctx->last_fallback, sizeof ctx->last_fallback, "%s: %s; ran on the CPU", name,
+             gi_last_error());
+    const gi__backend_ops *cpu;
+    void *cpu_state;
+    st = gi__context_cpu(ctx, &cpu, &cpu_state);
+    return st == GI_OK ? run_timed(ctx, cpu, cpu_state, call, arg) : st;
+}
+
+static gi_status call_chain(const gi__backend_ops *ops, void *state, const void *chain)
+{
+    return ops->run_chain(state, chain);
+}
+
+gi_status gi__check_image(const gi_image *img, const char *role)
+{
+    if (!img || !img->data)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s image has no pixels", role);
+    if (img->width < 1 || img->height < 1 || img->channels < 1 || img->channels > 4)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s image is %dx%d with %d channels", role,
+                        img->width, img->height, img->channels);
+    if (img->stride / (size_t)img->channels < (size_t)img->width)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s image stride %zu is shorter than a row", role,
+                        img->stride);
+    return GI_OK;
+}
+
+static size_t span_bytes(const gi_image *img)
+{
+    return img->stride * (size_t)(img->height - 1) + (size_t)img->width * img->channels;
+}
+
+/* dst must be w x h x ch... */
+static gi_status check_result_size(const gi_image *dst, int w, int h, int ch)
+{
+    if (dst->width != w || dst->height != h || dst->channels != ch)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT,
+                        "destination is %dx%d with %d channels; this operation writes %dx%d with %d",
+                        dst->width, dst->height, dst->channels, w, h, ch);
+    return GI_OK;
+}
+
+/* ...with pixels... */
+static gi_status check_output_size(const gi_image *dst, int w, int h, int ch)
+{
+    gi_status st = gi__check_image(dst, "destination");
+    return st == GI_OK ? check_result_size(dst, w, h, ch) : st;
+}
+
+/* ...and not overlap src. */
+static gi_status check_destination(const gi_image *src, const gi_image *dst, int w, int h, int ch)
+{
+    gi_status st = check_output_size(dst, w, h, ch);
+    if (st != GI_OK) return st;
+    uintptr_t s0 = (uintptr_t)src->data, d0 = (uintptr_t)dst->data;
+    if (s0 < d0 + span_bytes(dst) && d0 < s0 + span_bytes(src))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "source and destination overlap");
+    return GI_OK;
+}
+
+static gi_status check_output(const gi_op *op, const gi_image *src, const gi_image *dst)
+{
+    int w, h, ch;
+    gi__op_output_size(op, src, &w, &h, &ch);
+    return check_destination(src, dst, w, h, ch);
+}
+
+static gi_status check_border(gi_border b)
+{
+    if ((unsigned)b.mode > GI_BORDER_WRAP)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown border mode %d", (int)b.mode);
+    return GI_OK;
+}
+
+static gi_status resolve_blur(gi__resolved_op *r)
+{
+    const gi_blur_params *p = &r->op.blur;
+    int radius = gi_blur_radius(p);
+    if (radius < 0 || radius > GI_BLUR_MAX_RADIUS)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "blur radius must be 0..%d (sigma %g)",
+                        GI_BLUR_MAX_RADIUS, p->sigma);
+    r->weights = malloc(sizeof(int32_t) * (2 * (size_t)radius + 1));
+    if (!r->weights) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights");
+    r->call.weights = r->weights;
+    r->call.radius = radius;
+    r->call.border = p->border;
+    return gi_blur_weights(p, r->weights);
+}
+
+static gi_status resolve_sobel(gi__resolved_op *r)
+{
+    const gi_sobel_params *p = &r->op.sobel;
+    if (!isfinite(p->scale) || p->scale < 0)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "sobel scale %g: must be finite and >= 0", p->scale);
+    if (p->use_threshold && !isfinite(p->threshold))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "sobel threshold must be finite");
+    r->call.sobel = p;
+    r->call.border = p->border;
+    return GI_OK;
+}
+
+static gi_status resolve_convolve(gi__resolved_op *r)
+{
+    r->mask = malloc(sizeof *r->mask);
+    if (!r->mask) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate convolution weights");
+    r->call.mask = r->mask;
+    r->call.border = r->op.convolve.border;
+    return gi_convolve_quantize(&r->op.convolve, r->mask);
+}
+
+static gi_status resolve_kind(gi__resolved_op *r)
+{
+    static const char *const names[] = {"blur", "sobel", "transform", "hist", "convolve"};
+    r->call.name = names[r->op.kind];
+    switch (r->op.kind) {
+    case GI_OP_BLUR: return resolve_blur(r);
+    case GI_OP_SOBEL: return resolve_sobel(r);
+    case GI_OP_CONVOLVE: return resolve_convolve(r);
+    case GI_OP_TRANSFORM:
+        if ((unsigned)r->op.transform > GI_FLIP_V)
+            return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown transform %d", (int)r->op.transform);
+        r->call.transform = r->op.transform;
+        return GI_OK;
+    case GI_OP_HIST:
+        if (r->op.bins < 1 || r->op.bins > GI_HIST_MAX_BINS)
+            return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d bins: must be 1..%d", r->op.bins,
+                            GI_HIST_MAX_BINS);
+        r->call.bins = r->op.bins;
+        return GI_OK;
+    }
+    return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)r->op.kind);
+}
+
+/* Resolves op's parameters for a step whose images are already checked. */
+static gi_status resolve_step(const gi_op *op, const gi_image *src, gi_image *dst,
+                              gi_histogram *hist, gi__resolved_op *r)
+{
+    memset(r, 0, sizeof *r);
+    r->op = *op;
+    r->call.kind = op->kind;
+    r->call.src = src;
+    r->call.dst = dst;
+    r->call.hist = hist;
+    gi_status st = check_border(op->kind == GI_OP_BLUR       ? op->blur.border
+                                : op->kind == GI_OP_SOBEL    ? op->sobel.border
+                                : op->kind == GI_OP_CONVOLVE ? op->convolve.border
+                                                             : (gi_border){0, 0});
+    if (st == GI_OK) st = resolve_kind(r);
+    if (st != GI_OK) gi__release_op(r);
+    return st;
+}
+
+gi_status gi__resolve_op(const gi_op *op, const gi_image *src, gi_image *dst, gi_histogram *hist,
+                         gi__resolved_op *r)
+{
+    memset(r, 0, sizeof *r);
+    gi_status st = gi__check_image(src, "source");
+    if (st == GI_OK && op->kind != GI_OP_HIST) st = check_output(op, src, dst);
+    if (st == GI_OK && op->kind == GI_OP_HIST && !hist)
+        st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");
+    return st == GI_OK ? resolve_step(op, src, dst, hist, r) : st;
+}
+
+void gi__release_op(gi__resolved_op *r)
+{
+    free(r->weights);
+    free(r->mask);
+    r->weights = NULL;
+    r->mask = NULL;
+}
+
+/* ---------------------------------------------------------------- steps */
+
+/* The steps of a chain, resolved, and the sizes of the images between them. */
+typedef struct {
+    gi__resolved_op resolved[GI_MAX_STEPS];
+    gi__op_call calls[GI_MAX_STEPS];
+    gi_image between[GI_MAX_STEPS]; /* sizes only: the backend holds the pixels */
+    int n;
+} chain_plan;
+
+static void release_plan(chain_plan *p)
+{
+    for (int i = 0; i < p->n; i++) gi__release_op(&p->resolved[i]);
+}
+
+/* Checks the chain's ends and resolves every step; src and dst are in the
+ * caller's memory, but for a source whose pixels the backend will make
+ * (a JPEG's coefficients) and a result that comes back as a file
+ * (jpeg_out): they give their sizes only. */
+static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_op *steps, int n,
+                            gi_image *dst, int dst_size_only, gi_histogram *hist, chain_plan *p)
+{
+    int w, h, ch;
+    p->n = 0;
+    gi_status st = gi_apply_size(src, steps, n, &w, &h, &ch);
+    if (st == GI_OK && !src_pixels_later) st = gi__check_image(src, "source");
+    int ends_in_hist = st == GI_OK && steps[n - 1].kind == GI_OP_HIST;
+    if (st == GI_OK && ends_in_hist && !hist)
+        st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");
+    if (st == GI_OK && !ends_in_hist)
+        st = dst_size_only      ? check_result_size(dst, w, h, ch)
+             : src_pixels_later ? check_output_size(dst, w, h, ch)
+                                : check_destination(src, dst, w, h, ch);
+    const gi_image *in = src;
+    for (int i = 0; i < n && st == GI_OK; i++) {
+        gi_image *out = i + 1 == n ? dst : &p->between[i];
+        if (i + 1 < n) {
+            memset(out, 0, sizeof *out);
+            gi__op_output_size(&steps[i], in, &out->width, &out->height, &out->channels);
+            out->stride = (size_t)out->width * out->channels;
+        }
+        st = resolve_step(&steps[i], in, steps[i].kind == GI_OP_HIST ? NULL : out,
+                          steps[i].kind == GI_OP_HIST ? hist : NULL, &p->resolved[i]);
+        if (st == GI_OK) p->calls[p->n++] = p->resolved[i].call;
+        in = out;
+    }
+    if (st != GI_OK) release_plan(p);
+    return st;
+}
+
+/* Whether a chain of `steps` on the host leaves as a JPEG file: asked for
+ * (jpeg_out), and not ending in a histogram. */
+static int result_as_jpeg(const gi__chain_jpeg_out *jpeg_out, const gi_op *steps, int n)
+{
+    return jpeg_out && n >= 1 && n <= GI_MAX_STEPS && steps[n - 1].kind != GI_OP_HIST;
+}
+
+/* The plan's view of a chain whose result leaves as a JPEG file. */
+static void weigh_jpeg_out(const gi__chain *chain, gi__plan_job *work)
+{
+    if (!chain->jpeg_out) return;
+    const gi_image *out = chain->steps[chain->n - 1].dst;
+    work->jpeg_out_pixels = (double)out->width * out->height;
+}
+
+static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where src_where,
+                               const gi_op *steps, int n, gi_image *dst, gi__where dst_where,
+                               gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
+{
+    const int to_jpeg = dst_where == GI__HOST && result_as_jpeg(jpeg_out, steps, n);
+    chain_plan plan;
+    gi_status st = plan_chain(src, 0, steps, n, dst, to_jpeg, hist, &plan);
+    if (st != GI_OK) return st;
+    const gi__chain chain = {plan.calls, plan.n, src_where, dst_where, to_jpeg ? jpeg_out : NULL};
+    gi__plan_job work = gi__plan_job_of_chain(&chain);
+    weigh_jpeg_out(&chain, &work);
+    st = gi__dispatch(ctx, plan.calls[plan.n - 1].name, &work, call_chain, &chain);
+    release_plan(&plan);
+    return st;
+}
+
+gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int n, gi_image *dst,
+                   gi_histogram *hist)
+{
+    return apply_between(ctx, src, GI__HOST, steps, n, dst, GI__HOST, hist, NULL);
+}
+
+gi_status gi__apply_to_jpeg(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
+                            gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
+{
+    return apply_between(ctx, src, GI__HOST, steps, n, dst, GI__HOST, hist, jpeg_out);
+}
+
+/* A chain from a JPEG's coefficients, as gi__dispatch calls it. */
+typedef struct {
+    const gi_jpeg_coeffs *c;
+    const gi__chain *chain;
+} jpeg_chain;
+
+static gi_status call_jpeg_chain(const gi__backend_ops *ops, void *state, const void *arg)
+{
+    const jpeg_chain *j = arg;
+    return ops->run_chain_from_jpeg(state, j->c, j->chain);
+}
+
+gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *steps, int n,
+                         gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
+{
+    const gi_image size = {.width = c->width, .height = c->height, .channels = c->out_channels,
+                           .stride = (size_t)c->width * (size_t)c->out_channels};
+    const int to_jpeg = result_as_jpeg(jpeg_out, steps, n);
+    chain_plan plan;
+    gi_status st = plan_chain(&size, 1, steps, n, dst, to_jpeg, hist, &plan);
+    if (st != GI_OK) return st;
+    const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST, to_jpeg ? jpeg_out : NULL};
+    gi__plan_job work = gi__plan_job_of_chain(&chain);
+    work.jpeg_pixels = (double)c->width * c->height;
+    work.jpeg_coeff_bytes = (double)gi__jpeg_upload_bytes(c);
+    work.jpeg_entropy_pixels = c->deferred ? work.jpeg_pixels : 0;
+    weigh_jpeg_out(&chain, &work);
+    const jpeg_chain arg = {c, &chain};
+    st = gi__dispatch(ctx, plan.calls[plan.n - 1].name, &work, call_jpeg_chain, &arg);
+    release_plan(&plan);
+    return st;
+}
+
+static gi_status check_device_end(const gi_image *img, const char *role)
+{
+    if (img && ((uintptr_t)img->data % GI_DEVICE_ALIGN || img->stride % GI_DEVICE_ALIGN))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT,
+                        "%s in device memory: its address and stride (%zu) must be multiples "
+                        "of %d", role, img->stride, GI_DEVICE_ALIGN);
+    return GI_OK;
+}
+
+gi_status gi_apply_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
+                          gi_image *dst, gi_histogram *hist)
+{
+    int ends_in_hist = steps && n >= 1 && n <= GI_MAX_STEPS && steps[n - 1].kind == GI_OP_HIST;
+    gi_status st = check_device_end(src, "source");
+    if (st == GI_OK && !ends_in_hist) st = check_device_end(dst, "destination");
+    if (st != GI_OK) return st;
+    if (ctx->requested != GI_DEVICE_CUDA)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "a source in device memory needs a CUDA context");
+    return apply_between(ctx, src, GI__DEVICE, steps, n, dst, GI__DEVICE, hist, NULL);
+}
+
+static gi_status run_op(gi_context *ctx, const gi_op *op, const gi_image *src, gi_image *dst,
+                        gi_histogram *hist)
+{
+    return gi_apply(ctx, src, op, 1, dst, hist);
+}
+
+gi_status gi_blur(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_blur_params *p)
+{
+    gi_op op = {.kind = GI_OP_BLUR, .blur = *p};
+    return run_op(ctx, &op, src, dst, NULL);
+}
+
+void gi_sobel_params_default(gi_sobel_params *p)
+{
+    p->scale = 1.0;
+    p->use_threshold = 0;
+    p->threshold = 0;
+    p->gray = 0;
+    p->border.mode = GI_BORDER_MIRROR;
+    p->border.value = 0;
+}
+
+gi_status gi_sobel(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_sobel_params *p)
+{
+    gi_op op = {.kind = GI_OP_SOBEL, .sobel = *p};
+    return run_op(ctx, &op, src, dst, NULL);
+}
+
+gi_status gi_transform_image(gi_context *ctx, const gi_image *src, gi_image *dst, gi_transform t)
+{
+    gi_op op = {.kind = GI_OP_TRANSFORM, .transform = t};
+    return run_op(ctx, &op, src, dst, NULL);
+}
+
+gi_status gi_hist(gi_context *ctx, const gi_image *src, int bins, gi_histogram *out)
+{
+    gi_op op = {.kind = GI_OP_HIST, .bins = bins};
+    return run_op(ctx, &op, src, NULL, out);
+}
+
+gi_status gi_convolve(gi_context *ctx, const gi_image *src, gi_image *dst,
+                      const gi_convolve_params *p)
+{
+    gi_op op = {.kind = GI_OP_CONVOLVE, .convolve = *p};
+    return run_op(ctx, &op, src, dst, NULL);
+}

@@ -1,0 +1,84 @@
+/* Where an image runs, decided in one place: for the context (which
+ * backend runs a piece of work, and whether CUDA starts for the images to
+ * come), for the job (where a JPEG's decoding stops and goes on), for the
+ * batch (where its codec workers send a JPEG) and for a failed run (whether
+ * it runs again on the CPU). The callers gather what they know (their
+ * device, where CUDA stands, their threads) and act on the answer; the
+ * times come from the cost model (device_plan.h), the forced choices from
+ * the environment (overrides.h), each given as an argument, so that the
+ * tests ask with costs and overrides of their own. */
+#ifndef GI_ROUTE_H
+#define GI_ROUTE_H
+
+#include <stddef.h>
+
+#include "device_plan.h"
+#include "gpuimg.h"
+#include "base/overrides.h"
+
+/* ---------------------------------------------------------------- steps */
+
+/* The device a context settles on before it knows any work (AUTO is lazy;
+ * gi_context_backend asks): 1 for CUDA when it was asked for, or under
+ * AUTO unless a plan hint's plan chose the CPU; 0 for the CPU. */
+int gi__route_settles_on_cuda(gi_device requested, int hinted, int plan_says_cuda);
+
+/* What AUTO does with one piece of work. */
+typedef enum gi__run {
+    GI__RUN_CPU = 0,
+    GI__RUN_CPU_START_CUDA, /* on the CPU, but CUDA repays its start over the
+                               images to come: start it in the background */
+    GI__RUN_CUDA,           /* on CUDA, waiting for its start if need be */
+} gi__run;
+
+/* AUTO, for the work in `in` (its plan in *plan, with the reason). */
+gi__run gi__route_work(const gi__plan_input *in, const gi__device_costs *costs, gi__plan *plan);
+
+/* AUTO, for work the cost model has no rates for: on CUDA when it is
+ * started already, else on the CPU. */
+gi__run gi__route_unknown_work(gi__cuda_phase cuda);
+
+/* After a run that failed with `st`: 1 when it runs again on the CPU,
+ * under AUTO where the device ran out of memory. */
+int gi__route_retries_on_cpu(gi_device requested, gi_status st, int ran_on_cpu);
+
+/* ---------------------------------------------------------------- JPEGs */
+
+/* Where a JPEG input's arithmetic half runs when the job's steps run on
+ * CUDA: on the device (the decode stops at the coefficients and the
+ * backend reconstructs: gi__job_apply_jpeg) or on the host, as for every
+ * other input. */
+typedef struct gi__jpeg_route {
+    int on_cuda;  /* the steps will run on CUDA; 0: pixels on the host, always */
+    int planned;  /* the plan weighs each file (gi__plan_jpeg_route); 0: every
+                     JPEG the entropy half takes goes to the device */
+    int cores, lanes, pipelined; /* the plan's view of the engine */
+    int encodes_jpeg; /* the result leaves as an exact JPEG, which the device would
+                         encode too (gi__chain_jpeg_out); set by the caller */
+} gi__jpeg_route;
+
+/* What a context or a batch knows of where its steps will run. */
+typedef struct gi__route_engine {
+    gi_device requested;
+    int cuda_planned; /* AUTO: a plan chose CUDA for the images to come, or
+                         CUDA is started already */
+    int cores, lanes, pipelined; /* copied into the route */
+} gi__route_engine;
+
+/* The route of the JPEGs decoded now: on_cuda where CUDA was asked for or
+ * AUTO planned it; planned unless it was asked for. */
+void gi__route_jpeg(const gi__route_engine *engine, gi__jpeg_route *route);
+
+/* A JPEG on a route with on_cuda: 1 when its arithmetic half runs on the
+ * device, 0 on the host. GPUIMG_JPEG_ARITHMETIC decides when set; an
+ * unplanned route sends every file; else the plan weighs `in` (NULL: the
+ * steps' result size is unknown, the host). why gets the reason, or "". */
+int gi__route_jpeg_arithmetic(const gi__overrides *o, const gi__jpeg_route *route,
+                              const gi__jpeg_route_input *in, const gi__device_costs *costs,
+                              char *why, size_t why_size);
+
+/* Whether a JPEG sent to the device may leave its Huffman decoding to the
+ * device too (jpeg_deferred.h): unless GPUIMG_JPEG_ENTROPY=cpu. */
+int gi__route_defers_entropy(const gi__overrides *o);
+
+#endif
