@@ -10,6 +10,21 @@
 
 #include "build_id.h"
 
+int gi__serve_build_id_of(const char *path, char *id, size_t size)
+{
+    struct stat st;
+    struct tm when;
+    if (!path[0] || stat(path, &st) != 0 || !gmtime_r(&st.st_mtim.tv_sec, &when)) {
+        snprintf(id, size, "unknown build (its file cannot be found)");
+        return -1;
+    }
+    char day[32];
+    strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &when);
+    snprintf(id, size, "%s (inode %llu, %lld bytes, modified %s.%09ld UTC)", path,
+             (unsigned long long)st.st_ino, (long long)st.st_size, day, st.st_mtim.tv_nsec);
+    return 0;
+}
+
 int gi__serve_build_id(char *id, size_t size)
 {
     /* dladdr names a shared library by the path it was loaded from (the
@@ -23,15 +38,5 @@ int gi__serve_build_id(char *id, size_t size)
         ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
         path[n > 0 ? n : 0] = '\0';
     }
-    struct stat st;
-    struct tm when;
-    if (!path[0] || stat(path, &st) != 0 || !gmtime_r(&st.st_mtim.tv_sec, &when)) {
-        snprintf(id, size, "unknown build (its file cannot be found)");
-        return -1;
-    }
-    char day[32];
-    strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &when);
-    snprintf(id, size, "%s (inode %llu, %lld bytes, modified %s.%09ld UTC)", path,
-             (unsigned long long)st.st_ino, (long long)st.st_size, day, st.st_mtim.tv_nsec);
-    return 0;
+    return gi__serve_build_id_of(path, id, size);
 }

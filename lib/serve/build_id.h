@@ -10,5 +10,7 @@
  * differ, a rebuild or a reinstall differs, one build is the same in every
  * process. 0, or -1 when the file cannot be found (id says so). */
 int gi__serve_build_id(char *id, size_t size);
+/* The same for the file at path (canonical). */
+int gi__serve_build_id_of(const char *path, char *id, size_t size);
 
 #endif

@@ -17,8 +17,11 @@
  *   fake-server SOCKET   answers one client's request with a frame of protocol 99
  *   job-seed FILE        writes a valid JOB payload (the fuzz target's seed)
  */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +108,22 @@ static int expect(int got, int want, const char *what)
     return 1;
 }
 
+/* The build a server checks is the file that holds its serve code: the
+ * libgpuimg.so that the gpuimg under test loads (LD_LIBRARY_PATH). The
+ * probe links the library's layers in, so its own code is another file:
+ * it names that library's, found as the loader finds it. */
+static void library_build_id(char *id, size_t size)
+{
+    void *lib = dlopen("libgpuimg.so.0", RTLD_NOW);
+    void *fn = lib ? dlsym(lib, "gi_serve_run") : NULL;
+    Dl_info where;
+    char path[PATH_MAX];
+    if (fn && dladdr(fn, &where) && where.dli_fname && realpath(where.dli_fname, path))
+        gi__serve_build_id_of(path, id, size);
+    else
+        gi__serve_build_id(id, size);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -115,7 +134,7 @@ int main(int argc, char **argv)
     gi__put w = {0};
     uint8_t head[GI__WIRE_HEADER];
     char build[700];
-    gi__serve_build_id(build, sizeof build);
+    library_build_id(build, sizeof build);
     if (strcmp(mode, "job-seed") == 0) {
         job_payload(&w, "a build"); /* the same seed from every build */
         FILE *f = fopen(path, "wb");
