@@ -502,6 +502,119 @@ void gi_transform_size(const gi_image *src, gi_transform t, int *width,
 gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
                              gi_image *dst, gi_transform t);
 
+/* ---------------------------------------------------------------- resize
+ *
+ * Resampling with the pixel-centre convention of libvips, Pillow and
+ * OpenCV. Along an axis from n_in to n_out samples (s = n_out / n_in),
+ * output sample x reads around the input position
+ *     centre c = (x + 0.5) / s              (x_in = c - 0.5 in pixel indices)
+ * with the filter k widened by f = max(1 / s, 1), so that a reduction
+ * averages every input sample it covers instead of aliasing (as libvips's
+ * reduce and Pillow do; an enlargement interpolates, f = 1):
+ *     w_i = k((i + 0.5 - c) / f)   for the input indices i in [0, n_in)
+ *                                   with |i + 0.5 - c| < support * f
+ * Taps outside the image are left out and the rest renormalized (w_i /
+ * sum w), as Pillow does, so the edges need no border rule.
+ *   lanczos3  sinc(t) sinc(t / 3), |t| < 3   (the default, as libvips)
+ *   lanczos2  sinc(t) sinc(t / 2), |t| < 2
+ *   cubic     Catmull-Rom (Keys, a = -0.5), |t| < 2
+ *   linear    1 - |t|, |t| < 1
+ *   area      the overlap of input pixel [i, i + 1) with the output
+ *             pixel's footprint [c - f/2, c + f/2]: a box average when
+ *             reducing (OpenCV's INTER_AREA), linear when enlarging
+ *   nearest   one tap, i = min(floor(c), n_in - 1), weight 1
+ * with sinc(t) = sin(pi t) / (pi t). Quantization: per output position
+ *     q_i = round(2^14 * w_i / sum w)         (halves away from zero)
+ * and the remainder 2^14 - sum q_i added to the largest weight (the first
+ * of equals), so the q_i sum to exactly GI_RESIZE_WEIGHT_SUM
+ * (gi_resize_weights gives them). Separable, rows first: per channel, with
+ * u the sample (for the colour of an image with alpha, u = c * a: the
+ * image is resampled premultiplied, so colour does not darken next to
+ * transparency), x's taps qx and y's qy,
+ *   horizontal  h(x, y) = (sum_i qx_i * u(i, y) + 2^5) >> 6     (int32)
+ *   vertical    v(x, y) =  sum_j qy_j * h(x, j)                  (int64)
+ *   plain       out = clamp((v + 2^21) >> 22, 0, 255)       (alpha too)
+ *   colour      out = va <= 0 || vc <= 0 ? 0 : min(255, (vc + va / 2) / va)
+ * where vc and va are the vertical sums of that colour and of alpha and
+ * ">>" is an arithmetic shift (a floor). The samples are resampled as
+ * stored (gamma-encoded, as libvips, Pillow and OpenCV do by default).
+ * Each result is within 1 of the same computation in exact arithmetic
+ * (colour: where the result's alpha is not 0).
+ *
+ * The output's size, for a source of w0 x h0:
+ *   scale > 0          round(w0 * scale) x round(h0 * scale)
+ *   width alone        width x round(h0 * width / w0)   (height alike)
+ *   width and height   fill: exactly that; inside (the default): the
+ *                      largest size of the source's aspect within the box;
+ *                      cover: the smallest that covers it
+ * rounding halves up, every side at least 1 and at most GI_RESIZE_MAX_SIDE.
+ */
+typedef enum gi_resize_filter {
+    GI_RESIZE_LANCZOS3 = 0,
+    GI_RESIZE_LANCZOS2,
+    GI_RESIZE_CUBIC,
+    GI_RESIZE_LINEAR,
+    GI_RESIZE_AREA,
+    GI_RESIZE_NEAREST
+} gi_resize_filter;
+
+typedef enum gi_resize_fit {
+    GI_FIT_INSIDE = 0,
+    GI_FIT_FILL,
+    GI_FIT_COVER
+} gi_resize_fit;
+
+#define GI_RESIZE_WEIGHT_SUM 16384
+#define GI_RESIZE_MAX_SIDE 65536
+
+typedef struct gi_resize_params {
+    int width, height;  /* 0..GI_RESIZE_MAX_SIDE; 0: from the aspect */
+    double scale;       /* > 0: both sides scaled (width, height 0); else 0 */
+    gi_resize_fit fit;  /* with both width and height */
+    gi_resize_filter filter;
+} gi_resize_params;
+/* Zeroes: lanczos3, inside; set a size or a scale. */
+void gi_resize_params_default(gi_resize_params *p);
+/* The output size (see above); both 0 when p asks for none. */
+void gi_resize_size(const gi_image *src, const gi_resize_params *p, int *width, int *height);
+/* Accepts lanczos3 lanczos2 cubic linear area nearest; 0, or -1. */
+int gi_resize_filter_parse(const char *name, gi_resize_filter *filter);
+
+/* One axis's integer weights, from n_in to n_out samples: output x reads
+ * the inputs first[x] .. first[x] + count[x] - 1 with the weights
+ * q[x * taps + k] (k < count[x]; the rest 0), which sum to
+ * GI_RESIZE_WEIGHT_SUM. Release with gi_resize_axis_free. */
+typedef struct gi_resize_axis {
+    int n_in, n_out, taps;
+    int32_t *first, *count, *q;
+} gi_resize_axis;
+gi_status gi_resize_axis_weights(int n_in, int n_out, gi_resize_filter filter,
+                                 gi_resize_axis *axis);
+void gi_resize_axis_free(gi_resize_axis *axis);
+/* dst: gi_resize_size's size, src's channels. */
+gi_status gi_resize(gi_context *ctx, const gi_image *src, gi_image *dst,
+                    const gi_resize_params *p);
+
+/* ---------------------------------------------------------------- crop
+ *
+ * out(x, y) = in(x0 + x, y0 + y): a rectangle of the source, its samples
+ * unchanged. width or height 0 reaches the source's right or bottom edge,
+ * so a zeroed gi_crop_params is the whole image (what `gpuimg convert`
+ * runs). With centre, x and y are ignored and the rectangle is centred:
+ * x0 = (w0 - width) / 2 (integer division), y0 alike, and a rectangle
+ * larger than the source is cut to it. Otherwise the rectangle must start
+ * inside the source, and is cut at its right and bottom edges.
+ */
+typedef struct gi_crop_params {
+    int x, y;           /* >= 0 */
+    int width, height;  /* >= 0; 0: to the edge */
+    int centre;
+} gi_crop_params;
+/* The rectangle taken from src (x0, y0 and its size). */
+void gi_crop_rect(const gi_image *src, const gi_crop_params *p, int *x0, int *y0, int *width,
+                  int *height);
+gi_status gi_crop(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_crop_params *p);
+
 /* ---------------------------------------------------------------- metadata
  *
  * What travels with the pixels of a photo, read from and written into the
@@ -756,7 +869,9 @@ typedef enum gi_op_kind {
     GI_OP_SOBEL,
     GI_OP_TRANSFORM,
     GI_OP_HIST,
-    GI_OP_CONVOLVE
+    GI_OP_CONVOLVE,
+    GI_OP_RESIZE,
+    GI_OP_CROP
 } gi_op_kind;
 
 /* Any operation with its parameters; only the member for `kind` is read. */
@@ -767,6 +882,8 @@ typedef struct gi_op {
     gi_transform transform;
     int bins;
     gi_convolve_params convolve;
+    gi_resize_params resize;
+    gi_crop_params crop;
 } gi_op;
 
 #define GI_MAX_STEPS 16 /* steps in one chain */

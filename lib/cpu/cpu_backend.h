@@ -31,6 +31,9 @@ gi_status gi__cpu_sobel(void *state, const gi_image *src, gi_image *dst,
 gi_status gi__cpu_transform(void *state, const gi_image *src, gi_image *dst, gi_transform t);
 gi_status gi__cpu_convolve(void *state, const gi_image *src, gi_image *dst,
                            const gi_convolve_weights *w, gi_border border);
+gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const gi_resize_axis *ax,
+                         const gi_resize_axis *ay);
+gi_status gi__cpu_crop(void *state, const gi_image *src, gi_image *dst, int x0, int y0);
 gi_status gi__cpu_time_op(void *state, const gi__op_call *c, int warmup, int reps,
                           double *median_ms);
 gi_status gi__cpu_copy_bandwidth(void *state, double *gbytes_per_s);

@@ -42,6 +42,20 @@ static void put_step(gi__put *w, const gi_op *op)
         gi__put_i32(w, op->convolve.normalize);
         put_border(w, op->convolve.border);
         break;
+    case GI_OP_RESIZE:
+        gi__put_i32(w, op->resize.width);
+        gi__put_i32(w, op->resize.height);
+        gi__put_f64(w, op->resize.scale);
+        gi__put_u32(w, (uint32_t)op->resize.fit);
+        gi__put_u32(w, (uint32_t)op->resize.filter);
+        break;
+    case GI_OP_CROP:
+        gi__put_i32(w, op->crop.x);
+        gi__put_i32(w, op->crop.y);
+        gi__put_i32(w, op->crop.width);
+        gi__put_i32(w, op->crop.height);
+        gi__put_i32(w, op->crop.centre);
+        break;
     }
 }
 
@@ -126,7 +140,7 @@ static gi_border get_border(reader *rd)
 static void get_step(reader *rd, gi_op *op, double **masks, size_t *used)
 {
     memset(op, 0, sizeof *op);
-    op->kind = (gi_op_kind)get_enum(rd, GI_OP_CONVOLVE, "step kind");
+    op->kind = (gi_op_kind)get_enum(rd, GI_OP_CROP, "step kind");
     switch (op->kind) {
     case GI_OP_BLUR:
         op->blur.kernel = (gi_blur_kernel)get_enum(rd, GI_BLUR_BOX, "blur kernel");
@@ -164,6 +178,20 @@ static void get_step(reader *rd, gi_op *op, double **masks, size_t *used)
         op->convolve.border = get_border(rd);
         break;
     }
+    case GI_OP_RESIZE:
+        op->resize.width = get_int_in(rd, 0, GI_RESIZE_MAX_SIDE, "resize width");
+        op->resize.height = get_int_in(rd, 0, GI_RESIZE_MAX_SIDE, "resize height");
+        op->resize.scale = get_finite(rd, "resize scale");
+        op->resize.fit = (gi_resize_fit)get_enum(rd, GI_FIT_COVER, "resize fit");
+        op->resize.filter = (gi_resize_filter)get_enum(rd, GI_RESIZE_NEAREST, "resize filter");
+        break;
+    case GI_OP_CROP:
+        op->crop.x = get_int_in(rd, 0, INT32_MAX, "crop x");
+        op->crop.y = get_int_in(rd, 0, INT32_MAX, "crop y");
+        op->crop.width = get_int_in(rd, 0, INT32_MAX, "crop width");
+        op->crop.height = get_int_in(rd, 0, INT32_MAX, "crop height");
+        op->crop.centre = get_int_in(rd, 0, 1, "crop centre flag");
+        break;
     }
 }
 
