@@ -41,7 +41,7 @@ from ._gpuimg import DecodeError, DeviceError, Metadata
 
 __version__ = _c.VERSION
 __all__ = [
-    "load", "load_with_metadata", "save", "Metadata", "blur", "sobel", "transpose", "rotate", "flip", "convolve", "hist", "pipe",
+    "load", "load_with_metadata", "save", "Metadata", "blur", "sobel", "transpose", "rotate", "flip", "convolve", "resize", "crop", "hist", "pipe",
     "compare", "CompareResult", "batch", "BatchItem", "Context", "cuda_available",
     "DecodeError", "DeviceError",
 ]
@@ -165,6 +165,26 @@ def convolve(img: Image, mask: Any, normalize: bool = False, border: str = "mirr
     ("1 2 1; 2 4 2; 1 2 1", or a file of such rows); normalize divides it
     by its sum."""
     return _run(img, [_steps.convolve(mask, normalize, border, border_value)], device)
+
+
+def resize(img: Image, width: Optional[int] = None, height: Optional[int] = None,
+           size: Any = None, scale: Optional[float] = None, fit: str = "inside",
+           filter: str = "lanczos3", device: Device = "auto") -> Any:
+    """gpuimg resize: resampled to width and/or height, size ("WxH", N or
+    (W, H)) or scale, with the pixel-centre convention and the filter
+    widened when reducing (gpuimg.h gives the exact integer arithmetic, the
+    same bytes on every device). fit, with a width and a height: "inside"
+    (keep the aspect, within the box), "fill" (exactly the box) or "cover";
+    filter: lanczos3, lanczos2, cubic, linear, area or nearest. Images with
+    alpha are resampled premultiplied."""
+    return _run(img, [_steps.resize(width, height, size, scale, fit, filter)], device)
+
+
+def crop(img: Image, *box: int, gravity: Optional[str] = None, device: Device = "auto") -> Any:
+    """gpuimg crop: crop(img, x, y, width, height), the rectangle whose
+    top-left pixel is (x, y), cut at the right and bottom edges (width or
+    height 0: to the edge); or crop(img, width, height, gravity="centre")."""
+    return _run(img, [_steps.crop(*box, gravity=gravity)], device)
 
 
 def hist(img: Image, bins: int = 256, device: Device = "auto") -> np.ndarray:
@@ -462,6 +482,8 @@ class Context:
     rotate = _context_method(rotate)
     flip = _context_method(flip)
     convolve = _context_method(convolve)
+    resize = _context_method(resize)
+    crop = _context_method(crop)
     hist = _context_method(hist)
     pipe = _context_method(pipe)
     compare = _context_method(compare)
