@@ -47,12 +47,12 @@ int cmd_serve(int argc, char **argv)
     static const cli_help help = {
         "usage: gpuimg serve [options]",
         "Runs in the foreground and serves the image commands (blur, sobel, convolve,\n"
-        "transpose, rotate, flip, pipe, and their batches) of this user's later calls:\n"
-        "they find it on its socket and run there, on a warm GPU, with the same\n"
-        "outputs, lines and exit status as in their own process, where they run when\n"
-        "no server answers (or with --no-server, or GPUIMG_SERVER=off). -j is the\n"
-        "number of calls run at once (default: one per core), which share the cores;\n"
-        "later ones wait in turn. SIGTERM or --stop: the calls in flight finish, then\n"
+        "transpose, rotate, flip, resize, crop, convert, pipe, and their batches) of\n"
+        "this user's later calls: they find it on its socket and run there, on a warm\n"
+        "GPU, with the same outputs, lines and exit status as in their own process,\n"
+        "where they run when no server answers (or with --no-server, or\n"
+        "GPUIMG_SERVER=off). -j is the number of calls run at once (default: one per\n"
+        "core), which share the cores; later ones wait in turn. SIGTERM or --stop: the calls in flight finish, then\n"
         "the server exits.\n"
         "-v logs a line per call."};
     char **rest;
