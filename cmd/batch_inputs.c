@@ -8,7 +8,24 @@
 
 #include "batch_inputs.h"
 
-static int add_item(batch_list *list, const char *in, const char *out_rel, const char *out_dir)
+/* The file name extension of each output format (gi_format's order). */
+static const char *const format_extension[] = {"", "png", "jpg", "pnm", "pam"};
+
+/* How many bytes of out_rel to keep, and the extension to put after them:
+ * with --format, an output whose name says another format gets the
+ * format's own extension (photo.png -> photo.jpg for --format jpeg), so
+ * that a batch's names tell what the files hold. */
+static size_t output_stem(const cli_common *c, const char *out_rel, const char **extension)
+{
+    size_t n = strlen(out_rel);
+    *extension = "";
+    if (c->format == GI_FORMAT_AUTO || gi_format_from_path(out_rel) == c->format) return n;
+    const char *dot = strrchr(out_rel, '.'), *slash = strrchr(out_rel, '/');
+    *extension = format_extension[c->format];
+    return dot && (!slash || dot > slash) ? (size_t)(dot - out_rel) : n;
+}
+
+static int add_item(batch_list *list, const char *in, const char *out_rel, const cli_common *c)
 {
     if (list->count == list->cap) {
         size_t cap = list->cap ? list->cap * 2 : 64;
@@ -17,7 +34,9 @@ static int add_item(batch_list *list, const char *in, const char *out_rel, const
         list->items = bigger;
         list->cap = cap;
     }
-    size_t len = strlen(out_dir) + strlen(out_rel) + 2;
+    const char *extension;
+    const size_t stem = output_stem(c, out_rel, &extension);
+    size_t len = strlen(c->output_dir) + stem + strlen(extension) + 3;
     gi_batch_item *it = &list->items[list->count];
     memset(it, 0, sizeof *it); /* not started, no problem, no times yet */
     it->in = strdup(in);
@@ -27,7 +46,8 @@ static int add_item(batch_list *list, const char *in, const char *out_rel, const
         free(it->out);
         return -1;
     }
-    snprintf(it->out, len, "%s/%s", out_dir, out_rel);
+    snprintf(it->out, len, "%s/%.*s%s%s", c->output_dir, (int)stem, out_rel, *extension ? "." : "",
+             extension);
     list->count++;
     return 0;
 }
@@ -95,7 +115,7 @@ static int walk(const cli_common *c, const char *dir, const char *rel, batch_lis
             struct stat st;
             if (descend_into(path, have_out ? &out_dir : NULL)) rc = walk(c, path, sub, list);
             else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && is_image_name(e->d_name) &&
-                     add_item(list, path, sub, c->output_dir))
+                     add_item(list, path, sub, c))
                 rc = EXIT_FAIL;
         }
         free(path);
@@ -109,7 +129,7 @@ static int add_argument(const cli_common *c, const char *arg, batch_list *list)
 {
     struct stat st;
     if (c->recursive && stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) return walk(c, arg, "", list);
-    return add_item(list, arg, base_name(arg), c->output_dir) ? EXIT_FAIL : EXIT_OK;
+    return add_item(list, arg, base_name(arg), c) ? EXIT_FAIL : EXIT_OK;
 }
 
 static int add_files_from(const cli_common *c, batch_list *list)
@@ -128,7 +148,7 @@ static int add_files_from(const cli_common *c, batch_list *list)
         if (n == 0) continue;
         contained_path(line, rel, sizeof rel);
         if (!*rel) snprintf(rel, sizeof rel, "%s", "unnamed");
-        if (add_item(list, line, rel, c->output_dir)) rc = EXIT_FAIL;
+        if (add_item(list, line, rel, c)) rc = EXIT_FAIL;
     }
     if (ferror(f)) {
         fprintf(stderr, "gpuimg %s: --files-from %s: read error\n", c->command, c->files_from);

@@ -17,7 +17,9 @@ typedef struct {
  *   - a file named on the command line keeps its base name;
  *   - a file found under a directory keeps its path below that directory;
  *   - a --files-from path is mirrored with leading '/' and every '.' and
- *     '..' component dropped, so no output lands outside the directory.
+ *     '..' component dropped, so no output lands outside the directory;
+ *   - with --format, a name whose extension says another format gets the
+ *     format's extension instead (.png .jpg .pnm .pam).
  * Two inputs with one output path: the later ones fail. Returns 0, or an
  * exit code after printing why. */
 int batch_collect(const cli_common *c, char **args, int count, batch_list *list);

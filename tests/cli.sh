@@ -845,6 +845,11 @@ group_resize() {
     expect 0 convert "$samples/scene.jpg" "$tmp/vj.png"
     expect 0 blur --radius 0 "$samples/scene.jpg" "$tmp/vb.png"
     check "convert of a JPEG differs from its decoded pixels" same_file "$tmp/vj.png" "$tmp/vb.png"
+    # a batch with --format: each output named for what it holds
+    expect 0 convert --format jpeg -q -o "$tmp/vb" "$scene" "$samples/alpha.png" "$tmp/v.pam"
+    check "convert --format jpeg -o: $(listing "$tmp/vb")" \
+        [ "$(listing "$tmp/vb" | tr ' ' '\n' | sort | tr '\n' ' ')" = "alpha.jpg scene.jpg v.jpg " ]
+    check "convert --format jpeg -o wrote no JPEG" is_jpeg "$tmp/vb/alpha.jpg"
     expect_usage convert "$scene" "$tmp/x.unknown"
     expect_usage convert --width 5 "$scene" "$tmp/x.png"
 }
