@@ -15,6 +15,7 @@ int cmd_convolve(int argc, char **argv);
 int cmd_resize(int argc, char **argv);
 int cmd_crop(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_thumbnail(int argc, char **argv);
 int cmd_pipe(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_info(int argc, char **argv);

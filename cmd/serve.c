@@ -47,13 +47,13 @@ int cmd_serve(int argc, char **argv)
     static const cli_help help = {
         "usage: gpuimg serve [options]",
         "Runs in the foreground and serves the image commands (blur, sobel, convolve,\n"
-        "transpose, rotate, flip, resize, crop, convert, pipe, and their batches) of\n"
-        "this user's later calls: they find it on its socket and run there, on a warm\n"
-        "GPU, with the same outputs, lines and exit status as in their own process,\n"
-        "where they run when no server answers (or with --no-server, or\n"
+        "transpose, rotate, flip, resize, crop, thumbnail, convert, pipe, and their\n"
+        "batches) of this user's later calls: they find it on its socket and run there,\n"
+        "on a warm GPU, with the same outputs, lines and exit status as in their own\n"
+        "process, where they run when no server answers (or with --no-server, or\n"
         "GPUIMG_SERVER=off). -j is the number of calls run at once (default: one per\n"
-        "core), which share the cores; later ones wait in turn. SIGTERM or --stop: the calls in flight finish, then\n"
-        "the server exits.\n"
+        "core), which share the cores; later ones wait in turn. SIGTERM or --stop: the\n"
+        "calls in flight finish, then the server exits.\n"
         "-v logs a line per call."};
     char **rest;
     int count;

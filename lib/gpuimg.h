@@ -139,6 +139,15 @@ typedef struct gi_load_limits {
      * it. gi_batch_run sets it for a batch of one image, whose decode
      * would otherwise leave the other cores idle. */
     int decode_threads;
+    /* JPEG shrink-on-load, for thumbnails: 0 (the default) decodes at full
+     * size. N > 0: a gray or YCbCr JPEG that gpuimg's exact decoder takes
+     * (its chroma sampled at 1, 1/2 or 1/4: every common camera's and
+     * encoder's) is decoded at 1/2, 1/4 or 1/8 of its size inside the IDCT, the
+     * largest of those that leaves both sides at least N pixels (a reduced
+     * IDCT of each block's top-left coefficients, as libjpeg's scaled
+     * decoding; lib/codec/jpeg_shrink.h defines its integers). Other
+     * files decode at full size. */
+    int shrink_to;
 } gi_load_limits;
 void gi_load_limits_default(gi_load_limits *limits);
 

@@ -246,7 +246,8 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     }
     *why = '\0';
     memset(coeffs, 0, sizeof *coeffs);
-    if (!route || !route->on_cuda ||
+    /* a shrink-on-load decodes on the host, as gi_load_memory does */
+    if (!route || !route->on_cuda || job->limits.shrink_to > 0 ||
         !gi__load_jpeg_coeffs(in, size, &job->limits, defer_entropy(), coeffs))
         return gi__job_decode(job, in, size, name, img, meta);
     memset(img, 0, sizeof *img);

@@ -25,6 +25,7 @@ expect --filter "$gpuimg" resize --
 expect lanczos3 "$gpuimg" resize --filter ""
 expect cover "$gpuimg" resize --fit ""
 expect centre "$gpuimg" crop --gravity ""
+expect centre "$gpuimg" thumbnail --crop ""
 [ "$failed" -eq 0 ] && echo "bash completion: ok"
 exit $failed
 ' sh "$gpuimg" "$script"

@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 unset GPUIMG_DEVICE GPUIMG_AUTO_ORIENT
 passed=0 failed=0
 # The commands there must be; group_help runs every command --help lists.
-commands="blur sobel transpose rotate flip convolve resize crop convert pipe hist compare bench info help version"
+commands="blur sobel transpose rotate flip convolve resize crop thumbnail convert pipe hist compare bench info help version"
 scene=$samples/scene.png
 
 # ---------------------------------------------------------------- helpers
@@ -852,6 +852,30 @@ group_resize() {
     check "convert --format jpeg -o wrote no JPEG" is_jpeg "$tmp/vb/alpha.jpg"
     expect_usage convert "$scene" "$tmp/x.unknown"
     expect_usage convert --width 5 "$scene" "$tmp/x.png"
+
+    # thumbnail: the box, the crop, shrink-on-load, orientation, no metadata
+    sized thumbnail --size 16 "$samples/scene.jpg" 16x12
+    sized thumbnail --size 16 --crop centre "$samples/scene.jpg" 16x16
+    sized thumbnail --size 20x10 "$samples/scene.jpg" 13x10
+    sized thumbnail --size 100 "$samples/scene.jpg" 100x75
+    # a PNG has no shrink-on-load: resize --size gives the same pixels
+    expect 0 thumbnail --size 30 --crop centre "$scene" "$tmp/t1.png"
+    expect 0 pipe 'resize --size 30 --fit cover | crop --gravity centre 30 30' "$scene" "$tmp/t2.png"
+    check "thumbnail of a PNG differs from resize and crop" same_image "$tmp/t1.png" "$tmp/t2.png"
+    # a JPEG is shrunk in the IDCT: near the full decode's resize, not equal
+    expect 0 thumbnail --size 24 "$samples/scene.jpg" "$tmp/t3.png"
+    expect 0 resize --size 24 "$samples/scene.jpg" "$tmp/t4.png"
+    check "thumbnail of a JPEG did not shrink on load" different_image "$tmp/t3.png" "$tmp/t4.png"
+    expect 0 compare -q --tolerance 40 "$tmp/t4.png" "$tmp/t3.png"
+    # turned as a viewer shows it, and no metadata left
+    mt tag "$samples/scene.jpg" "$tmp/o6.jpg" orientation=6
+    sized thumbnail --size 16 "$tmp/o6.jpg" 12x16
+    check "thumbnail kept the Exif" shows "$tmp/r.png" "exif none"
+    expect 0 thumbnail --size 8 -q -o "$tmp/thumbs" "$samples/scene.jpg" "$scene"
+    check "thumbnail -o: $(listing "$tmp/thumbs")" [ "$(entries "$tmp/thumbs")" -eq 2 ]
+    expect_usage thumbnail "$samples/scene.jpg" "$tmp/x.png"
+    expect_usage thumbnail --size 0 "$samples/scene.jpg" "$tmp/x.png"
+    expect_usage thumbnail --size 16 --crop left "$samples/scene.jpg" "$tmp/x.png"
 }
 
 # ---------------------------------------------------------------- compare

@@ -68,6 +68,7 @@ int gi__serve_job_encode(const char *command, const gi_batch_options *o,
     for (int i = 0; i < j->n_steps; i++) put_step(w, &j->steps[i]);
     gi__put_u64(w, j->limits.max_input_bytes);
     gi__put_u64(w, j->limits.max_pixels);
+    gi__put_i32(w, j->limits.shrink_to);
     gi__put_u32(w, (uint32_t)j->save.format);
     gi__put_i32(w, j->save.jpeg_quality);
     gi__put_i32(w, j->save.png_level);
@@ -236,6 +237,7 @@ gi_status gi__serve_job_decode(const uint8_t *payload, size_t size, int n_fds, g
     j->n_steps = (int)n_steps;
     j->limits.max_input_bytes = gi__get_u64(&rd.r);
     j->limits.max_pixels = gi__get_u64(&rd.r);
+    j->limits.shrink_to = get_int_in(&rd, 0, GI_RESIZE_MAX_SIDE, "shrink-on-load size");
     j->save.format = (gi_format)get_enum(&rd, GI_FORMAT_PAM, "output format");
     j->save.jpeg_quality = get_int_in(&rd, 1, 100, "jpeg quality");
     j->save.png_level = get_int_in(&rd, 0, 12, "png level");

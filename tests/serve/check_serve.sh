@@ -113,6 +113,7 @@ group_same_bytes() {
     same "crop outside" crop 70 0 5 5 "$s/scene.png" out.png
     same "convert" convert --quality 70 "$s/scene.png" out.jpg
     same "resize batch" resize --scale 0.5 -o outdir "$s/scene.png" "$s/alpha.png"
+    same "thumbnail" thumbnail --size 16 --crop centre -o outdir "$s/scene.jpg" "$s/alpha.png"
     same "to standard output" blur --sigma 2 --format png "$s/scene.jpg" -
     same "pam to standard output" flip h --format pam "$s/alpha.png" -
     # a closed pipe on standard output: the client dies of SIGPIPE, silent
