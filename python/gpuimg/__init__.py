@@ -41,7 +41,7 @@ from ._gpuimg import DecodeError, DeviceError, Metadata
 
 __version__ = _c.VERSION
 __all__ = [
-    "load", "load_with_metadata", "save", "Metadata", "blur", "sobel", "transpose", "rotate", "flip", "convolve", "resize", "crop", "hist", "pipe",
+    "load", "load_with_metadata", "save", "Metadata", "blur", "sobel", "transpose", "rotate", "flip", "convolve", "resize", "crop", "thumbnail", "hist", "pipe",
     "compare", "CompareResult", "batch", "BatchItem", "Context", "cuda_available",
     "DecodeError", "DeviceError",
 ]
@@ -185,6 +185,33 @@ def crop(img: Image, *box: int, gravity: Optional[str] = None, device: Device = 
     top-left pixel is (x, y), cut at the right and bottom edges (width or
     height 0: to the edge); or crop(img, width, height, gravity="centre")."""
     return _run(img, [_steps.crop(*box, gravity=gravity)], device)
+
+
+def thumbnail(source: Union[PathLike, Image], size: Any, crop: str = "none",
+              device: Device = "auto") -> Any:
+    """gpuimg thumbnail: a small copy into the box size ("WxH", N or (W, H)).
+    From a file, a JPEG is decoded at 1/2, 1/4 or 1/8 of its size inside the
+    IDCT (the largest shrink that keeps both sides at least the box's larger
+    side) and turned as its Exif Orientation says; an array is taken as it
+    is. Then resized with lanczos3 into the box; crop="centre" fills the box
+    and cuts the overflow evenly. The CLI's very pixels for the same file."""
+    w, h = _steps._box(size)
+    if crop not in ("none", "centre", "center"):
+        raise ValueError(f"crop '{crop}': expected none or centre")
+    steps = [_steps.resize(width=w, height=h, fit="inside" if crop == "none" else "cover")]
+    if crop != "none":
+        steps.append(_steps.crop(w, h, gravity="centre"))
+    if not isinstance(source, (str, os.PathLike)):
+        return _run(source, steps, device)
+    try:
+        pixels, meta = _c.load(source, max(w, h))
+    except OSError as e:
+        raise _file_error(e, source, writing=False) from None
+    a = np.asarray(pixels)
+    if a.shape[2] == 1:
+        a = a.reshape(a.shape[0], a.shape[1])
+    turns = [(_c.OP_TRANSFORM, t) for t in _c.orientation_steps(meta.orientation)]
+    return _run(a, turns + steps, device)
 
 
 def hist(img: Image, bins: int = 256, device: Device = "auto") -> np.ndarray:
@@ -484,6 +511,7 @@ class Context:
     convolve = _context_method(convolve)
     resize = _context_method(resize)
     crop = _context_method(crop)
+    thumbnail = _context_method(thumbnail)
     hist = _context_method(hist)
     pipe = _context_method(pipe)
     compare = _context_method(compare)

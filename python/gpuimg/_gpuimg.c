@@ -13,12 +13,16 @@ static PyObject *mod_load(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *path;
-    if (!PyArg_ParseTuple(args, "O&:load", PyUnicode_FSConverter, &path)) return NULL;
+    gi_load_limits limits;
+    gi_load_limits_default(&limits);
+    if (!PyArg_ParseTuple(args, "O&|i:load", PyUnicode_FSConverter, &path, &limits.shrink_to))
+        return NULL;
+    if (limits.shrink_to < 0) limits.shrink_to = 0;
     gi_image img = {0};
     gi_metadata meta = {0};
     gi_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = gi_load_file_with_metadata(&img, PyBytes_AS_STRING(path), NULL, &meta);
+    st = gi_load_file_with_metadata(&img, PyBytes_AS_STRING(path), &limits, &meta);
     Py_END_ALLOW_THREADS
     Py_DECREF(path);
     if (st != GI_OK) {
@@ -140,7 +144,8 @@ static PyObject *mod_cuda_compiled(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef module_methods[] = {
-    {"load", mod_load, METH_VARARGS, "load(path) -> (pixels, metadata)"},
+    {"load", mod_load, METH_VARARGS,
+     "load(path, shrink_to=0) -> (pixels, metadata); shrink_to: gi_load_limits's"},
     {"save", mod_save, METH_VARARGS,
      "save(image, path, format, quality, png_level, png_filter, metadata)"},
     {"orientation_steps", mod_orientation_steps, METH_O, "orientation_steps(o) -> transforms"},

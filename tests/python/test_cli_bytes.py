@@ -110,6 +110,18 @@ def test_pipe_equals_cli(cli, tmp_path, inputs, steps):
         assert np.array_equal(as_list, gpuimg.pipe(img, steps))
 
 
+@pytest.mark.parametrize("size,crop", [("16", "none"), ("20x10", "centre"), ("100", "none")])
+def test_thumbnail_equals_cli(cli, tmp_path, inputs, size, crop):
+    """From a file (a JPEG shrunk on load) and from its pixels."""
+    for src in [SAMPLES / "scene.jpg"] + list(inputs):
+        _check(cli, tmp_path, ["thumbnail", "--size", size, "--crop", crop],
+               gpuimg.thumbnail(src, size, crop=crop), src)
+    img = gpuimg.load(SAMPLES / "alpha.png")
+    piped = gpuimg.pipe(img, f"resize --size {size} --fit {'inside' if crop == 'none' else 'cover'}")
+    if crop == "none":
+        assert np.array_equal(gpuimg.thumbnail(img, size), piped)
+
+
 def _cli_hist(cli, tmp_path, src, bins, pipe=None):
     out = tmp_path / "hist.csv"
     if pipe:
