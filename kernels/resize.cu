@@ -45,7 +45,7 @@ __device__ void filter_across(const uint8_t *row, const int32_t *q, int first, i
             for (int c = 0; c < C; c++) acc[c] += w * p[c];
         }
     }
-    for (int c = 0; c < C; c++) out[c] = (acc[c] + 32) >> 6;
+    for (int c = 0; c < C; c++) out[c] = C == 2 || C == 4 ? acc[c] : (acc[c] + 32) >> 6;
 }
 
 /* Copies the tile's positions' weights [p0, p0 + n) into shared memory
@@ -103,7 +103,7 @@ __global__ void resize_columns(const int32_t *h, int out_w, int out_h, axis_view
     const long long va = v[C - 1];
     for (int c = 0; c < C - 1; c++)
         out[c] = va <= 0 || v[c] <= 0 ? 0 : clamp_byte((v[c] + va / 2) / va);
-    out[C - 1] = clamp_byte((va + (1 << 21)) >> 22);
+    out[C - 1] = clamp_byte((va + (1 << 27)) >> 28);
 }
 
 template <int C>

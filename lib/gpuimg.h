@@ -536,19 +536,21 @@ gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
  *     q_i = round(2^14 * w_i / sum w)         (halves away from zero)
  * and the remainder 2^14 - sum q_i added to the largest weight (the first
  * of equals), so the q_i sum to exactly GI_RESIZE_WEIGHT_SUM
- * (gi_resize_weights gives them). Separable, rows first: per channel, with
- * u the sample (for the colour of an image with alpha, u = c * a: the
- * image is resampled premultiplied, so colour does not darken next to
- * transparency), x's taps qx and y's qy,
+ * (gi_resize_axis_weights gives them). Separable, rows first: per
+ * channel, with u the sample, x's taps qx and y's qy, gray and RGB are
  *   horizontal  h(x, y) = (sum_i qx_i * u(i, y) + 2^5) >> 6     (int32)
  *   vertical    v(x, y) =  sum_j qy_j * h(x, j)                  (int64)
- *   plain       out = clamp((v + 2^21) >> 22, 0, 255)       (alpha too)
+ *   out         clamp((v + 2^21) >> 22, 0, 255)
+ * Images with alpha (2 and 4 channels) are resampled premultiplied, so
+ * colour does not darken next to transparency: colour channels use u =
+ * c * a, alpha u = a, the sums are kept whole (h = sum_i qx_i * u(i, y),
+ * an int32), and with vc and va the vertical sums of a colour and alpha
+ *   alpha       out = clamp((va + 2^27) >> 28, 0, 255)
  *   colour      out = va <= 0 || vc <= 0 ? 0 : min(255, (vc + va / 2) / va)
- * where vc and va are the vertical sums of that colour and of alpha and
  * ">>" is an arithmetic shift (a floor). The samples are resampled as
  * stored (gamma-encoded, as libvips, Pillow and OpenCV do by default).
- * Each result is within 1 of the same computation in exact arithmetic
- * (colour: where the result's alpha is not 0).
+ * Gray and RGB samples are within 0.5 + 1/64 of the same computation in
+ * exact arithmetic, alpha and colour are its exact value rounded.
  *
  * The output's size, for a source of w0 x h0:
  *   scale > 0          round(w0 * scale) x round(h0 * scale)

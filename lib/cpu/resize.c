@@ -39,7 +39,10 @@ static inline __attribute__((always_inline)) void filter_row_ch(const resize_job
         int32_t acc[4] = {0, 0, 0, 0};
         for (int k = 0; k < ax->count[x]; k++)
             for (int c = 0; c < ch; c++) acc[c] += q[k] * p[k * ch + c];
-        for (int c = 0; c < ch; c++) out[x * ch + c] = (acc[c] + 32) >> 6;
+        if (ch == 2 || ch == 4) /* with alpha: the exact sums (gpuimg.h) */
+            for (int c = 0; c < ch; c++) out[x * ch + c] = acc[c];
+        else
+            for (int c = 0; c < ch; c++) out[x * ch + c] = (acc[c] + 32) >> 6;
     }
 }
 
@@ -88,7 +91,7 @@ static void finish_row(const int64_t *v, uint8_t *out, int width, int ch)
         const int64_t va = v[i + ch - 1];
         for (int c = 0; c < ch - 1; c++)
             out[i + c] = va <= 0 || v[i + c] <= 0 ? 0 : clamp_byte((v[i + c] + va / 2) / va);
-        out[i + ch - 1] = clamp_byte((va + (1 << 21)) >> 22);
+        out[i + ch - 1] = clamp_byte((va + (1 << 27)) >> 28);
     }
 }
 
