@@ -196,7 +196,7 @@ static gi_status resolve_kind(gi__resolved_op *r)
 {
     static const char *const names[] = {"blur", "sobel", "transform", "hist", "convolve",
                                         "resize", "crop"};
-    r->call.name = names[r->op.kind];
+    r->call.name = (unsigned)r->op.kind <= GI_OP_CROP ? names[r->op.kind] : "?";
     switch (r->op.kind) {
     case GI_OP_BLUR: return resolve_blur(r);
     case GI_OP_SOBEL: return resolve_sobel(r);
