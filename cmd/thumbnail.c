@@ -55,9 +55,10 @@ int cmd_thumbnail(int argc, char **argv)
         "at least the box's larger side), turned as its Exif Orientation says a viewer\n"
         "shows it, then resized with lanczos3 the rest of the way (resize --size WxH,\n"
         "--fit inside; with --crop centre, --fit cover and then crop --gravity centre).\n"
-        "Other images are resized from their full size. No metadata is written: the\n"
-        "photo's Exif dimensions and embedded preview no longer fit it. The bytes are\n"
-        "the same on the CPU and the GPU."};
+        "Other images are resized from their full size. Of the metadata only the\n"
+        "colour description is written (an ICC profile, PNG sRGB, gAMA, cHRM; none\n"
+        "with --strip): the photo's Exif dimensions and embedded preview no longer\n"
+        "fit it. The bytes are the same on the CPU and the GPU."};
     cli_common_init(&common, "thumbnail");
     char **files;
     int count;
@@ -71,7 +72,7 @@ int cmd_thumbnail(int argc, char **argv)
     steps[0].resize.fit = crop ? GI_FIT_COVER : GI_FIT_INSIDE;
     steps[1].crop = (gi_crop_params){0, 0, box[0], box[1], 1};
     common.auto_orient = 1;
-    common.strip = 1;
+    if (!common.strip) common.strip = GI_STRIP_BUT_COLOUR; /* --strip: none at all */
     common.limits.shrink_to = box[0] > box[1] ? box[0] : box[1];
     return run_images(&common, files, count, steps, crop ? 2 : 1);
 }

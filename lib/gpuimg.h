@@ -959,8 +959,11 @@ typedef struct gi_job {
                              (in memory, or a name without one) the input's;
                              metadata: ignored, the job sets it */
     int auto_orient;      /* turn the pixels as a viewer shows them first */
-    int strip;            /* write no metadata */
+    int strip;            /* 1: write no metadata; GI_STRIP_BUT_COLOUR: only the
+                             colour description (ICC profile, PNG sRGB, gAMA,
+                             cHRM), no Exif nor XMP (what thumbnails keep) */
 } gi_job;
+#define GI_STRIP_BUT_COLOUR 2
 /* No steps yet, default limits and save options. */
 void gi_job_default(gi_job *job);
 

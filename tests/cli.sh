@@ -868,9 +868,14 @@ group_resize() {
     check "thumbnail of a JPEG did not shrink on load" different_image "$tmp/t3.png" "$tmp/t4.png"
     expect 0 compare -q --tolerance 40 "$tmp/t4.png" "$tmp/t3.png"
     # turned as a viewer shows it, and no metadata left
-    mt tag "$samples/scene.jpg" "$tmp/o6.jpg" orientation=6
+    mt tag "$samples/scene.jpg" "$tmp/o6.jpg" orientation=6 icc=3000 xmp=1
     sized thumbnail --size 16 "$tmp/o6.jpg" 12x16
     check "thumbnail kept the Exif" shows "$tmp/r.png" "exif none"
+    check "thumbnail kept the XMP" shows "$tmp/r.png" "xmp none"
+    check "thumbnail dropped the ICC profile" \
+        shows "$tmp/r.png" "$(mt show "$tmp/o6.jpg" | grep '^icc ')"
+    expect 0 thumbnail --size 16 --strip "$tmp/o6.jpg" "$tmp/r2.png"
+    check "thumbnail --strip kept the ICC profile" shows "$tmp/r2.png" "icc none"
     expect 0 thumbnail --size 8 -q -o "$tmp/thumbs" "$samples/scene.jpg" "$scene"
     check "thumbnail -o: $(listing "$tmp/thumbs")" [ "$(entries "$tmp/thumbs")" -eq 2 ]
     expect_usage thumbnail "$samples/scene.jpg" "$tmp/x.png"

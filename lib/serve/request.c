@@ -243,7 +243,7 @@ gi_status gi__serve_job_decode(const uint8_t *payload, size_t size, int n_fds, g
     j->save.png_level = get_int_in(&rd, 0, 12, "png level");
     j->save.png_filter = (gi_png_filter)get_enum(&rd, GI_PNG_FILTER_PAETH, "png filter");
     j->auto_orient = get_int_in(&rd, 0, 1, "auto-orient flag");
-    j->strip = get_int_in(&rd, 0, 1, "strip flag");
+    j->strip = get_int_in(&rd, 0, GI_STRIP_BUT_COLOUR, "strip setting");
     job->opts.device = (gi_device)get_enum(&rd, GI_DEVICE_CUDA, "device");
     job->opts.codec_workers = get_int_in(&rd, 0, 4096, "codec workers");
     job->opts.lanes = get_int_in(&rd, 0, 256, "lanes");
