@@ -25,7 +25,25 @@ typedef struct {
     size_t count, cap;
 } name_list;
 
-static int add_item(name_list *list, const char *in, const char *out_rel, const char *out_dir)
+
+/* The file name extension of each output format (gi_format's order). */
+static const char *const format_extension[] = {"", "png", "jpg", "pnm", "pam"};
+
+/* How many bytes of out_rel to keep, and the extension to put after them:
+ * with --format, an output whose name says another format gets the
+ * format's own extension (photo.png -> photo.jpg for --format jpeg), so
+ * that a batch's names tell what the files hold. */
+static size_t output_stem(const cli_common *c, const char *out_rel, const char **extension)
+{
+    size_t n = strlen(out_rel);
+    *extension = "";
+    if (c->format == GI_FORMAT_AUTO || gi_format_from_path(out_rel) == c->format) return n;
+    const char *dot = strrchr(out_rel, '.'), *slash = strrchr(out_rel, '/');
+    *extension = format_extension[c->format];
+    return dot && (!slash || dot > slash) ? (size_t)(dot - out_rel) : n;
+}
+
+static int add_item(name_list *list, const char *in, const char *out_rel, const cli_common *c)
 {
     if (list->count == list->cap) {
         size_t cap = list->cap ? list->cap * 2 : 64;
@@ -35,9 +53,12 @@ static int add_item(name_list *list, const char *in, const char *out_rel, const 
         list->cap = cap;
     }
     /* "out/" and "out" both give "out/name" */
+    const char *out_dir = c->output_dir;
     const size_t dir_len = strlen(out_dir);
     const char *slash = dir_len && out_dir[dir_len - 1] == '/' ? "" : "/";
-    size_t len = dir_len + strlen(out_rel) + 2;
+    const char *extension;
+    const size_t stem = output_stem(c, out_rel, &extension);
+    size_t len = dir_len + stem + strlen(extension) + 3;
     named_input *it = &list->v[list->count];
     *it = (named_input){strdup(in), malloc(len), NULL};
     if (!it->in || !it->out) {
@@ -45,7 +66,8 @@ static int add_item(name_list *list, const char *in, const char *out_rel, const 
         free(it->out);
         return -1;
     }
-    snprintf(it->out, len, "%s%s%s", out_dir, slash, out_rel);
+    snprintf(it->out, len, "%s%s%.*s%s%s", out_dir, slash, (int)stem, out_rel, *extension ? "." : "",
+             extension);
     list->count++;
     return 0;
 }
@@ -165,7 +187,7 @@ static int walk(const cli_common *c, int fd, const char *dir, const char *rel,
                     close(sub_fd);
                 }
             } else if (!is_dir && is_image_name(name) && walked_file(fd, name, &lst, path, &problem)) {
-                if (add_item(list, path, sub, c->output_dir)) rc = EXIT_FAIL;
+                if (add_item(list, path, sub, c)) rc = EXIT_FAIL;
                 else list->v[list->count - 1].problem = problem;
             }
         }
@@ -198,7 +220,7 @@ static int add_named_file(const cli_common *c, const char *path, name_list *list
 {
     const char *base = base_name(path);
     int nameless = !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0;
-    if (add_item(list, path, nameless ? "" : base, c->output_dir)) return EXIT_FAIL;
+    if (add_item(list, path, nameless ? "" : base, c)) return EXIT_FAIL;
     if (nameless) list->v[list->count - 1].problem = "no file name to give its output";
     return EXIT_OK;
 }

@@ -16,7 +16,9 @@ typedef struct {
  * path under the output directory:
  *   - a file named on the command line or by --files-from keeps its base
  *     name (a path with none, "/" or "..", fails alone);
- *   - a file found under a directory keeps its path below that directory.
+ *   - a file found under a directory keeps its path below that directory;
+ *   - with --format, a name whose extension says another format gets the
+ *     format's extension instead (.png .jpg .pnm .pam).
  * Two inputs with one output path: the later ones fail. Of the sorted
  * list, the items kept are those of --shard K/N (position mod N is K).
  * Returns 0, or an exit code after printing why. */

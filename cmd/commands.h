@@ -12,6 +12,10 @@ int cmd_rotate(int argc, char **argv);
 int cmd_flip(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_convolve(int argc, char **argv);
+int cmd_resize(int argc, char **argv);
+int cmd_crop(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_thumbnail(int argc, char **argv);
 int cmd_pipe(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -34,5 +38,9 @@ int step_transpose(int argc, char **argv, cli_common *common, gi_op *step, char 
                    int *count);
 int step_rotate(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count);
 int step_flip(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count);
+int step_resize(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count);
+int step_crop(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count);
+int step_convert(int argc, char **argv, cli_common *common, gi_op *step, char ***files,
+                 int *count);
 
 #endif

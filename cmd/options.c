@@ -273,7 +273,8 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          "(default 1G)", opt_limit, &c->limits.max_input_bytes},
     };
     const cli_option image[] = {
-        {"output-dir", 'o', "DIR", "batch mode: write each input to DIR under its own name",
+        {"output-dir", 'o', "DIR", "batch mode: write each input to DIR under its own name "
+         "(with --format, that format's extension)",
          opt_string, &c->output_dir},
         {"recursive", 'r', NULL, "batch: take PNG/JPEG/PNM/PAM files under directories, mirroring the tree",
          opt_flag, &c->recursive},

@@ -22,6 +22,7 @@ typedef struct {
 static const step_command step_commands[] = {
     {"blur", step_blur},         {"sobel", step_sobel}, {"convolve", step_convolve},
     {"transpose", step_transpose}, {"rotate", step_rotate}, {"flip", step_flip},
+    {"resize", step_resize},     {"crop", step_crop},
 };
 #define STEP_COMMAND_COUNT (int)(sizeof step_commands / sizeof step_commands[0])
 
@@ -131,7 +132,7 @@ static int parse_step(pipe_plan *plan, int i, int last, int argc, char **argv)
     } else {
         c.help_command = "pipe";
         rc = cli_usage_error(&c, "no image command '%s' (blur, sobel, convolve, transpose, "
-                             "rotate, flip; hist last)", argv[0]);
+                             "rotate, flip, resize, crop; hist last)", argv[0]);
     }
     if (rc != CLI_RUN) return rc == EXIT_OK ? EXIT_USAGE : rc; /* no --help inside a step */
     const char *run_option = run_option_in_step(&c, &fresh);
@@ -176,9 +177,9 @@ int cmd_pipe(int argc, char **argv)
         "download per image), and the result is byte for byte what the commands\n"
         "give one after another with PNG in between. Each STEP is an image\n"
         "command with exactly the options it takes alone (see 'gpuimg help\n"
-        "COMMAND'): blur, sobel, convolve, transpose, rotate, flip; hist may be\n"
-        "the last step, which writes the histogram of the result to OUT (one\n"
-        "image only). Quote a step's values with ' or \" inside the steps.\n"
+        "COMMAND'): blur, sobel, convolve, transpose, rotate, flip, resize, crop;\n"
+        "hist may be the last step, which writes the histogram of the result to\n"
+        "OUT (one image only). Quote a step's values with ' or \" inside the steps.\n"
         "The options below are for the whole run and go outside the quotes.\n"
         "Example: gpuimg pipe 'blur --sigma 2 | rotate 90 | sobel --gray' in.jpg out.png"};
     char **files;

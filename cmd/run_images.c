@@ -47,7 +47,8 @@ gi_format output_format(const cli_common *c, const char *path)
 
 /* --format is for names that cannot tell (no known extension, or '-'):
  * one whose extension says another format is refused, not written with
- * bytes its name belies. */
+ * bytes its name belies. (A batch's outputs take the format's extension:
+ * batch_inputs.h.) */
 static int format_contradicts(const cli_common *c, const char *path)
 {
     gi_format named = gi_format_from_path(path);
@@ -244,12 +245,6 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
     batch_list list;
     int rc = batch_collect(c, args, count, &list);
     if (rc != EXIT_OK) return rc;
-    for (size_t i = 0; i < list.count; i++)
-        if (format_contradicts(c, list.items[i].out)) {
-            rc = format_contradiction_error(c, list.items[i].out);
-            batch_list_free(&list);
-            return rc;
-        }
     for (size_t i = 0; i < list.count; i++)
         if (strcmp(list.items[i].in, "-") == 0)
             list.items[i].problem = "standard input cannot be part of a batch";

@@ -53,13 +53,13 @@ int cmd_serve(int argc, char **argv)
     static const cli_help help = {
         "usage: gpuimg serve [options]",
         "Runs in the foreground and serves the image commands (blur, sobel, convolve,\n"
-        "transpose, rotate, flip, pipe, and their batches) of this user's later calls:\n"
-        "they find it on its socket and run there, on a warm GPU, with the same\n"
-        "outputs, lines and exit status as in their own process, where they run when\n"
-        "no server answers (or with --no-server, or GPUIMG_SERVER=off). -j is the\n"
-        "number of calls run at once (default: one per core), which share the cores;\n"
-        "later ones wait in turn (--max-wait S at most). SIGTERM or --stop: the calls in\n"
-        "flight finish, then the server exits.\n"
+        "transpose, rotate, flip, resize, crop, thumbnail, convert, pipe, and their\n"
+        "batches) of this user's later calls: they find it on its socket and run there,\n"
+        "on a warm GPU, with the same outputs, lines and exit status as in their own\n"
+        "process, where they run when no server answers (or with --no-server, or\n"
+        "GPUIMG_SERVER=off). -j is the number of calls run at once (default: one per\n"
+        "core), which share the cores; later ones wait in turn (--max-wait S at most).\n"
+        "SIGTERM or --stop: the calls in flight finish, then the server exits.\n"
         "-v logs a line per call."};
     char **rest;
     int count;

@@ -174,6 +174,15 @@ typedef struct gi_load_limits {
      * it. gi_batch_run sets it for a batch of one image, whose decode
      * would otherwise leave the other cores idle. */
     int decode_threads;
+    /* JPEG shrink-on-load, for thumbnails: 0 (the default) decodes at full
+     * size. N > 0: a gray or YCbCr JPEG that gpuimg's exact decoder takes
+     * (its chroma sampled at 1, 1/2 or 1/4: every common camera's and
+     * encoder's) is decoded at 1/2, 1/4 or 1/8 of its size inside the IDCT, the
+     * largest of those that leaves both sides at least N pixels (a reduced
+     * IDCT of each block's top-left coefficients, as libjpeg's scaled
+     * decoding; lib/codec/jpeg_shrink.h defines its integers). Other
+     * files decode at full size. */
+    int shrink_to;
 } gi_load_limits;
 GI_API void gi_load_limits_default(gi_load_limits *limits);
 
@@ -538,6 +547,121 @@ GI_API void gi_transform_size(const gi_image *src, gi_transform t, int *width,
 GI_API gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
                              gi_image *dst, gi_transform t);
 
+/* ---------------------------------------------------------------- resize
+ *
+ * Resampling with the pixel-centre convention of libvips, Pillow and
+ * OpenCV. Along an axis from n_in to n_out samples (s = n_out / n_in),
+ * output sample x reads around the input position
+ *     centre c = (x + 0.5) / s              (x_in = c - 0.5 in pixel indices)
+ * with the filter k widened by f = max(1 / s, 1), so that a reduction
+ * averages every input sample it covers instead of aliasing (as libvips's
+ * reduce and Pillow do; an enlargement interpolates, f = 1):
+ *     w_i = k((i + 0.5 - c) / f)   for the input indices i in [0, n_in)
+ *                                   with |i + 0.5 - c| < support * f
+ * Taps outside the image are left out and the rest renormalized (w_i /
+ * sum w), as Pillow does, so the edges need no border rule.
+ *   lanczos3  sinc(t) sinc(t / 3), |t| < 3   (the default, as libvips)
+ *   lanczos2  sinc(t) sinc(t / 2), |t| < 2
+ *   cubic     Catmull-Rom (Keys, a = -0.5), |t| < 2
+ *   linear    1 - |t|, |t| < 1
+ *   area      the overlap of input pixel [i, i + 1) with the output
+ *             pixel's footprint [c - f/2, c + f/2]: a box average when
+ *             reducing (OpenCV's INTER_AREA), linear when enlarging
+ *   nearest   one tap, i = min(floor(c), n_in - 1), weight 1
+ * with sinc(t) = sin(pi t) / (pi t). Quantization: per output position
+ *     q_i = round(2^14 * w_i / sum w)         (halves away from zero)
+ * and the remainder 2^14 - sum q_i added to the largest weight (the first
+ * of equals), so the q_i sum to exactly GI_RESIZE_WEIGHT_SUM
+ * (gi_resize_axis_weights gives them). Separable, rows first: per
+ * channel, with u the sample, x's taps qx and y's qy, gray and RGB are
+ *   horizontal  h(x, y) = (sum_i qx_i * u(i, y) + 2^5) >> 6     (int32)
+ *   vertical    v(x, y) =  sum_j qy_j * h(x, j)                  (int64)
+ *   out         clamp((v + 2^21) >> 22, 0, 255)
+ * Images with alpha (2 and 4 channels) are resampled premultiplied, so
+ * colour does not darken next to transparency: colour channels use u =
+ * c * a, alpha u = a, the sums are kept whole (h = sum_i qx_i * u(i, y),
+ * an int32), and with vc and va the vertical sums of a colour and alpha
+ *   alpha       out = clamp((va + 2^27) >> 28, 0, 255)
+ *   colour      out = va <= 0 || vc <= 0 ? 0 : min(255, (vc + va / 2) / va)
+ * ">>" is an arithmetic shift (a floor). The samples are resampled as
+ * stored (gamma-encoded, as libvips, Pillow and OpenCV do by default).
+ * Gray and RGB samples are within 0.5 + 1/64 of the same computation in
+ * exact arithmetic, alpha and colour are its exact value rounded.
+ *
+ * The output's size, for a source of w0 x h0:
+ *   scale > 0          round(w0 * scale) x round(h0 * scale)
+ *   width alone        width x round(h0 * width / w0)   (height alike)
+ *   width and height   fill: exactly that; inside (the default): the
+ *                      largest size of the source's aspect within the box;
+ *                      cover: the smallest that covers it
+ * rounding halves up, every side at least 1 and at most GI_RESIZE_MAX_SIDE.
+ */
+typedef enum gi_resize_filter {
+    GI_RESIZE_LANCZOS3 = 0,
+    GI_RESIZE_LANCZOS2,
+    GI_RESIZE_CUBIC,
+    GI_RESIZE_LINEAR,
+    GI_RESIZE_AREA,
+    GI_RESIZE_NEAREST
+} gi_resize_filter;
+
+typedef enum gi_resize_fit {
+    GI_FIT_INSIDE = 0,
+    GI_FIT_FILL,
+    GI_FIT_COVER
+} gi_resize_fit;
+
+#define GI_RESIZE_WEIGHT_SUM 16384
+#define GI_RESIZE_MAX_SIDE 65536
+
+typedef struct gi_resize_params {
+    int width, height;  /* 0..GI_RESIZE_MAX_SIDE; 0: from the aspect */
+    double scale;       /* > 0: both sides scaled (width, height 0); else 0 */
+    gi_resize_fit fit;  /* with both width and height */
+    gi_resize_filter filter;
+} gi_resize_params;
+/* Zeroes: lanczos3, inside; set a size or a scale. */
+GI_API void gi_resize_params_default(gi_resize_params *p);
+/* The output size (see above); both 0 when p asks for none. */
+GI_API void gi_resize_size(const gi_image *src, const gi_resize_params *p, int *width, int *height);
+/* Accepts lanczos3 lanczos2 cubic linear area nearest; 0, or -1. */
+GI_API int gi_resize_filter_parse(const char *name, gi_resize_filter *filter);
+
+/* One axis's integer weights, from n_in to n_out samples: output x reads
+ * the inputs first[x] .. first[x] + count[x] - 1 with the weights
+ * q[x * taps + k] (k < count[x]; the rest 0), which sum to
+ * GI_RESIZE_WEIGHT_SUM. Release with gi_resize_axis_free. */
+typedef struct gi_resize_axis {
+    int n_in, n_out, taps;
+    int32_t *first, *count, *q;
+} gi_resize_axis;
+GI_API gi_status gi_resize_axis_weights(int n_in, int n_out, gi_resize_filter filter,
+                                 gi_resize_axis *axis);
+GI_API void gi_resize_axis_free(gi_resize_axis *axis);
+/* dst: gi_resize_size's size, src's channels. */
+GI_API gi_status gi_resize(gi_context *ctx, const gi_image *src, gi_image *dst,
+                    const gi_resize_params *p);
+
+/* ---------------------------------------------------------------- crop
+ *
+ * out(x, y) = in(x0 + x, y0 + y): a rectangle of the source, its samples
+ * unchanged. width or height 0 reaches the source's right or bottom edge,
+ * so a zeroed gi_crop_params is the whole image (what `gpuimg convert`
+ * runs). With centre, x and y are ignored and the rectangle is centred:
+ * x0 = (w0 - width) / 2 (integer division), y0 alike, and a rectangle
+ * larger than the source is cut to it. Otherwise the rectangle must start
+ * inside the source, and is cut at its right and bottom edges.
+ */
+typedef struct gi_crop_params {
+    int x, y;           /* >= 0 */
+    int width, height;  /* >= 0; 0: to the edge */
+    int centre;
+} gi_crop_params;
+/* The rectangle taken from src (x0, y0 and its size). */
+GI_API void gi_crop_rect(const gi_image *src, const gi_crop_params *p, int *x0, int *y0, int *width,
+                  int *height);
+GI_API gi_status gi_crop(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_crop_params *p);
+
 /* ---------------------------------------------------------------- metadata
  *
  * What travels with the pixels of a photo, read from and written into the
@@ -800,7 +924,9 @@ typedef enum gi_op_kind {
     GI_OP_SOBEL,
     GI_OP_TRANSFORM,
     GI_OP_HIST,
-    GI_OP_CONVOLVE
+    GI_OP_CONVOLVE,
+    GI_OP_RESIZE,
+    GI_OP_CROP
 } gi_op_kind;
 
 /* Any operation with its parameters; only the member for `kind` is read. */
@@ -811,6 +937,8 @@ typedef struct gi_op {
     gi_transform transform;
     int bins;
     gi_convolve_params convolve;
+    gi_resize_params resize;
+    gi_crop_params crop;
 } gi_op;
 
 #define GI_MAX_STEPS 16 /* steps in one chain */
@@ -875,8 +1003,11 @@ typedef struct gi_job {
                              (in memory, or a name without one) the input's;
                              metadata: ignored, the job sets it */
     int auto_orient;      /* turn the pixels as a viewer shows them first */
-    int strip;            /* write no metadata */
+    int strip;            /* 1: write no metadata; GI_STRIP_BUT_COLOUR: only the
+                             colour description (ICC profile, PNG sRGB, gAMA,
+                             cHRM), no Exif nor XMP (what thumbnails keep) */
 } gi_job;
+#define GI_STRIP_BUT_COLOUR 2
 /* No steps yet, default limits and save options. */
 GI_API void gi_job_default(gi_job *job);
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bash_completion.sh GPUIMG SCRIPT: the bash completion offers every command
 # `gpuimg --help` lists, a command's own options (blur: --sigma) and the
-# values of --device and rotate. 77 without bash.
+# values of --device, rotate and resize's and crop's choices. 77 without bash.
 gpuimg=$1 script=$2
 command -v bash >/dev/null 2>&1 || { echo "no bash: skipped"; exit 77; }
 exec bash -c '
@@ -21,6 +21,11 @@ expect --tolerance "$gpuimg" compare --
 expect cuda "$gpuimg" blur --device ""
 expect 270 "$gpuimg" rotate ""
 expect box "$gpuimg" blur --kernel ""
+expect --filter "$gpuimg" resize --
+expect lanczos3 "$gpuimg" resize --filter ""
+expect cover "$gpuimg" resize --fit ""
+expect centre "$gpuimg" crop --gravity ""
+expect centre "$gpuimg" thumbnail --crop ""
 [ "$failed" -eq 0 ] && echo "bash completion: ok"
 exit $failed
 ' sh "$gpuimg" "$script"

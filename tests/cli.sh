@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 unset GPUIMG_DEVICE GPUIMG_AUTO_ORIENT
 passed=0 failed=0
 # The commands there must be; group_help runs every command --help lists.
-commands="blur sobel transpose rotate flip convolve pipe hist compare bench info help version"
+commands="blur sobel transpose rotate flip convolve resize crop thumbnail convert pipe hist compare bench info help version"
 scene=$samples/scene.png
 
 # ---------------------------------------------------------------- helpers
@@ -228,14 +228,16 @@ group_pnm() {
     expect_usage flip h "$scene" - --format gif
     check "--format gif: the message does not list pam" has pam "$tmp/err"
     # --format is for names that cannot tell: a name whose extension says
-    # another format is a usage error, single and batch, and writes nothing.
+    # another format is a usage error and writes nothing; a batch's outputs
+    # take the format's extension instead.
     mkdir "$tmp/fmt"
     expect_usage flip h "$scene" "$tmp/fmt/x.png" --format pam
     check "--format pam out.png: the message does not name out" has x.png "$tmp/err"
     expect_usage flip h - "$tmp/fmt/x.png" --format pam <"$tmp/c4.ppm"
-    expect_usage flip h -o "$tmp/fmt" --format jpeg "$scene"
     check "--format contradicting a name wrote files: $(listing "$tmp/fmt")" \
         [ "$(entries "$tmp/fmt")" -eq 0 ]
+    expect 0 flip h -o "$tmp/fmtb" --format pam "$scene"
+    check "a --format pam batch: $(listing "$tmp/fmtb")" [ "$(magic "$tmp/fmtb/scene.pam")" = P7 ]
     expect 0 flip h "$scene" "$tmp/fmt/x" --format pam
     check "--format pam, a name with no extension: $(magic "$tmp/fmt/x")" \
         [ "$(magic "$tmp/fmt/x")" = P7 ]
@@ -847,6 +849,125 @@ group_pipe() {
     check "a failed pipe left an output" [ ! -e "$tmp/x.png" ]
 }
 
+# ---------------------------------------------------------------- resize, crop, convert
+
+# png_size FILE: "WxH" from a PNG's header.
+png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{ print $3 * 256 + $4 "x" $7 * 256 + $8 }'; }
+
+# sized ARGS... WANT: the PNG that gpuimg ARGS writes to $tmp/r.png is WANT.
+sized() {
+    want=$(eval echo "\${$#}")
+    n=$(($# - 1))
+    args=""
+    i=0
+    for a in "$@"; do
+        i=$((i + 1))
+        [ "$i" -le "$n" ] && args="$args '$a'"
+    done
+    eval "gi $args \"\$tmp/r.png\""
+    check "gpuimg$args: exit $rc" [ "$rc" -eq 0 ]
+    check "gpuimg$args: $(png_size "$tmp/r.png" 2>/dev/null), want $want" \
+        [ "$(png_size "$tmp/r.png" 2>/dev/null)" = "$want" ]
+}
+
+group_resize() {
+    # the sizes of gpuimg.h's rules, on the 64x48 scene
+    sized resize --width 32 "$scene" 32x24
+    sized resize --height 12 "$scene" 16x12
+    sized resize --scale 0.5 "$scene" 32x24
+    sized resize --scale 2.5 --filter cubic "$scene" 160x120
+    sized resize --size 20x20 "$scene" 20x15
+    sized resize --size 20 --fit cover "$scene" 27x20
+    sized resize --size 7x9 --fit fill --filter nearest "$samples/alpha.png" 7x9
+    for f in lanczos3 lanczos2 cubic linear area nearest; do
+        sized resize --scale 0.3 --filter "$f" "$samples/gray_alpha.png" 19x14
+    done
+    # a scale of 1 with any filter but area's footprint leaves the pixels
+    expect 0 resize --scale 1 "$scene" "$tmp/same.png"
+    check "resize --scale 1 changed the pixels" same_image "$tmp/same.png" "$scene"
+    # a step of pipe and of a batch gives what the command gives
+    expect 0 resize --size 30 --filter lanczos2 "$samples/alpha.png" "$tmp/a1.png"
+    expect 0 pipe 'resize --size 30 --filter lanczos2' "$samples/alpha.png" "$tmp/a2.png"
+    check "resize as a pipe step differs" same_image "$tmp/a1.png" "$tmp/a2.png"
+    expect 0 resize --size 30 --filter lanczos2 -q -o "$tmp/rb" "$samples/alpha.png" "$scene"
+    check "resize in a batch differs" same_image "$tmp/a1.png" "$tmp/rb/alpha.png"
+    expect_usage resize "$scene" "$tmp/x.png"
+    check "resize without a size does not say so" has "give --width" "$tmp/err"
+    expect_usage resize --scale 2 --width 5 "$scene" "$tmp/x.png"
+    expect_usage resize --scale 0 "$scene" "$tmp/x.png"
+    expect_usage resize --size 0x5 "$scene" "$tmp/x.png"
+    expect_usage resize --size 5y5 "$scene" "$tmp/x.png"
+    expect_usage resize --width 5 --filter bicubic "$scene" "$tmp/x.png"
+    expect_usage resize --width 5 --fit stretch "$scene" "$tmp/x.png"
+    expect_usage resize --width 5 --border zero "$scene" "$tmp/x.png"
+
+    # crop: a rectangle, its samples unchanged
+    sized crop 10 5 20 30 "$scene" 20x30
+    sized crop 50 40 100 100 "$scene" 14x8
+    sized crop --gravity centre 10 10 "$scene" 10x10
+    sized crop --gravity centre 100 10 "$scene" 64x10
+    sized crop 3 4 0 0 "$scene" 61x44
+    expect 0 pipe 'crop 10 5 20 30 | rotate 90' "$scene" "$tmp/c1.png"
+    expect 0 crop 10 5 20 30 "$scene" "$tmp/c2.png"
+    expect 0 rotate 90 "$tmp/c2.png" "$tmp/c3.png"
+    check "crop as a pipe step differs" same_image "$tmp/c1.png" "$tmp/c3.png"
+    expect 0 crop 0 0 0 0 "$samples/alpha.png" "$tmp/c4.png"
+    check "the whole image's crop changed it" same_image "$tmp/c4.png" "$samples/alpha.png"
+    expect 1 crop 64 0 5 5 "$scene" "$tmp/x.png"
+    check "a crop outside the image does not say so" has "outside" "$tmp/err"
+    expect_usage crop 1 2 3 "$scene" "$tmp/x.png"
+    expect_usage crop 1 2 3 -4 "$scene" "$tmp/x.png"
+    expect_usage crop --gravity north 3 4 "$scene" "$tmp/x.png"
+
+    # convert: the format of OUT's name, the pixels as they were
+    expect 0 convert "$scene" "$tmp/v.jpg"
+    check "convert to .jpg is not a JPEG" is_jpeg "$tmp/v.jpg"
+    expect 0 convert --quality 40 "$scene" "$tmp/v40.jpg"
+    check "convert --quality is not honoured" [ "$(wc -c <"$tmp/v40.jpg")" -lt "$(wc -c <"$tmp/v.jpg")" ]
+    expect 0 convert "$samples/alpha.png" "$tmp/v.pam"
+    expect 0 convert "$tmp/v.pam" "$tmp/v.png"
+    check "PNG -> PAM -> PNG changed the pixels" same_image "$tmp/v.png" "$samples/alpha.png"
+    expect 0 convert "$samples/scene.jpg" "$tmp/vj.png"
+    expect 0 blur --radius 0 "$samples/scene.jpg" "$tmp/vb.png"
+    check "convert of a JPEG differs from its decoded pixels" same_file "$tmp/vj.png" "$tmp/vb.png"
+    # a batch with --format: each output named for what it holds
+    expect 0 convert --format jpeg -q -o "$tmp/vb" "$scene" "$samples/alpha.png" "$tmp/v.pam"
+    check "convert --format jpeg -o: $(listing "$tmp/vb")" \
+        [ "$(listing "$tmp/vb" | tr ' ' '\n' | sort | tr '\n' ' ')" = "alpha.jpg scene.jpg v.jpg " ]
+    check "convert --format jpeg -o wrote no JPEG" is_jpeg "$tmp/vb/alpha.jpg"
+    expect_usage convert "$scene" "$tmp/x.unknown"
+    expect_usage convert --width 5 "$scene" "$tmp/x.png"
+
+    # thumbnail: the box, the crop, shrink-on-load, orientation, no metadata
+    sized thumbnail --size 16 "$samples/scene.jpg" 16x12
+    sized thumbnail --size 16 --crop centre "$samples/scene.jpg" 16x16
+    sized thumbnail --size 20x10 "$samples/scene.jpg" 13x10
+    sized thumbnail --size 100 "$samples/scene.jpg" 100x75
+    # a PNG has no shrink-on-load: resize --size gives the same pixels
+    expect 0 thumbnail --size 30 --crop centre "$scene" "$tmp/t1.png"
+    expect 0 pipe 'resize --size 30 --fit cover | crop --gravity centre 30 30' "$scene" "$tmp/t2.png"
+    check "thumbnail of a PNG differs from resize and crop" same_image "$tmp/t1.png" "$tmp/t2.png"
+    # a JPEG is shrunk in the IDCT: near the full decode's resize, not equal
+    expect 0 thumbnail --size 24 "$samples/scene.jpg" "$tmp/t3.png"
+    expect 0 resize --size 24 "$samples/scene.jpg" "$tmp/t4.png"
+    check "thumbnail of a JPEG did not shrink on load" different_image "$tmp/t3.png" "$tmp/t4.png"
+    expect 0 compare -q --tolerance 40 "$tmp/t4.png" "$tmp/t3.png"
+    # turned as a viewer shows it, and no metadata left
+    mt tag "$samples/scene.jpg" "$tmp/o6.jpg" orientation=6 icc=3000 xmp=1
+    sized thumbnail --size 16 "$tmp/o6.jpg" 12x16
+    check "thumbnail kept the Exif" shows "$tmp/r.png" "exif none"
+    check "thumbnail kept the XMP" shows "$tmp/r.png" "xmp none"
+    check "thumbnail dropped the ICC profile" \
+        shows "$tmp/r.png" "$(mt show "$tmp/o6.jpg" | grep '^icc ')"
+    expect 0 thumbnail --size 16 --strip "$tmp/o6.jpg" "$tmp/r2.png"
+    check "thumbnail --strip kept the ICC profile" shows "$tmp/r2.png" "icc none"
+    expect 0 thumbnail --size 8 -q -o "$tmp/thumbs" "$samples/scene.jpg" "$scene"
+    check "thumbnail -o: $(listing "$tmp/thumbs")" [ "$(entries "$tmp/thumbs")" -eq 2 ]
+    expect_usage thumbnail "$samples/scene.jpg" "$tmp/x.png"
+    expect_usage thumbnail --size 0 "$samples/scene.jpg" "$tmp/x.png"
+    expect_usage thumbnail --size 16 --crop left "$samples/scene.jpg" "$tmp/x.png"
+}
+
 # ---------------------------------------------------------------- compare
 
 group_compare() {
@@ -1200,6 +1321,7 @@ case $group in
     pnm) group_pnm ;;
     metadata) group_metadata ;;
     messages) group_messages ;;
+    resize) group_resize ;;
     *) echo "cli.sh: unknown group '$group'" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"

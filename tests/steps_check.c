@@ -14,8 +14,9 @@ gi_op sc_random_step(int hist_ok)
 {
     gi_op op;
     memset(&op, 0, sizeof op);
-    static const gi_op_kind images[] = {GI_OP_BLUR, GI_OP_SOBEL, GI_OP_TRANSFORM, GI_OP_CONVOLVE};
-    op.kind = hist_ok && th_rand_int(0, 4) == 0 ? GI_OP_HIST : images[th_rand_int(0, 3)];
+    static const gi_op_kind images[] = {GI_OP_BLUR,     GI_OP_SOBEL,  GI_OP_TRANSFORM,
+                                        GI_OP_CONVOLVE, GI_OP_RESIZE, GI_OP_CROP};
+    op.kind = hist_ok && th_rand_int(0, 4) == 0 ? GI_OP_HIST : images[th_rand_int(0, 5)];
     gi_border border = {(gi_border_mode)th_rand_int(0, 4), (uint8_t)th_rand_int(0, 255)};
     switch (op.kind) {
     case GI_OP_BLUR:
@@ -38,6 +39,14 @@ gi_op sc_random_step(int hist_ok)
         op.convolve = (gi_convolve_params){3, 3, sharpen, 0, border};
         break;
     case GI_OP_HIST: op.bins = th_rand_int(1, 256); break;
+    case GI_OP_RESIZE:
+        gi_resize_params_default(&op.resize);
+        op.resize.scale = th_rand_double(0.3, 1.6);
+        op.resize.filter = (gi_resize_filter)th_rand_int(0, GI_RESIZE_NEAREST);
+        break;
+    case GI_OP_CROP: /* from the top-left corner, so it fits any source */
+        op.crop = (gi_crop_params){0, 0, th_rand_int(1, 40), th_rand_int(1, 40), th_rand_int(0, 1)};
+        break;
     }
     return op;
 }

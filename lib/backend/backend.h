@@ -23,6 +23,8 @@ typedef struct gi__op_call {
     int bins;                      /* hist */
     gi_histogram *hist;
     const gi_convolve_weights *mask;
+    const gi_resize_axis *axis_x, *axis_y; /* resize: the rows' and columns' weights */
+    int crop_x, crop_y;                    /* crop: the rectangle's corner (dst: its size) */
 } gi__op_call;
 
 /* The integer measures of a comparison (gpuimg.h, compare); lib/engine/compare.c

@@ -42,6 +42,7 @@
 #include "cpu/cpu_parallel.h"
 #include "base/gi_error.h"
 #include "engine/route.h"
+#include "base/op_size.h"
 #include "work_estimate.h"
 
 /* A ring of jobs. `reserved` counts places promised to jobs still being
@@ -592,7 +593,7 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     gi_image probe = {.width = 1, .height = 1, .channels = 1};
     if (opts->job.n_steps > 0 && opts->job.steps[opts->job.n_steps - 1].kind == GI_OP_HIST)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "a batch writes images: hist cannot be its last step");
-    gi_status st = gi_apply_size(&probe, opts->job.steps, opts->job.n_steps, &w, &h, &ch);
+    gi_status st = gi__chain_size(&probe, opts->job.steps, opts->job.n_steps, 1, &w, &h, &ch);
     if (st != GI_OK) return st;
     if (opts->codec_workers < 0 || opts->lanes < 0 || opts->lane_cpu_threads < 0 ||
         opts->cores < 0)

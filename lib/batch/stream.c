@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "base/gi_error.h"
+#include "engine/job_flow.h"
 
 #define QUEUE_DEPTH 2
 
@@ -132,11 +133,7 @@ static void *read_frames(void *arg)
         pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
         gi_status st = gi_reader_next_with_metadata(s->reader, &f.img, &f.meta);
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-        if (s->job.strip) { /* only the orientation can matter */
-            int orientation = f.meta.orientation;
-            gi_metadata_free(&f.meta);
-            f.meta.orientation = orientation;
-        }
+        gi__job_keep_metadata(&s->job, &f.meta);
         f.decode_ms = gi__now_ms() - start;
         if (st != GI_OK) set_failure(&f, st, gi_last_error());
         else f.last = f.img.data == NULL;
@@ -149,7 +146,7 @@ static void report(const stream *s, const frame *f, double encode_ms)
 {
     gi_stream_frame info = {f->number, f->decode_ms, f->compute_ms, encode_ms, f->backend, "", ""};
     snprintf(info.metadata_dropped, sizeof info.metadata_dropped, "%s", f->meta.dropped);
-    if (!s->job.strip)
+    if (s->job.strip != 1)
         gi_metadata_unwritable(&f->meta, s->job.save.format, info.metadata_left_out,
                                sizeof info.metadata_left_out);
     s->opts->on_frame(s->opts->user, &info);
@@ -167,7 +164,7 @@ static void *write_frames(void *arg)
     while (queue_pop(&s->computed, &f) == 0 && !f.last) {
         double start = gi__now_ms();
         if (!out) st = gi_output_open(&out, s->out_path);
-        save.metadata = s->job.strip ? NULL : &f.meta;
+        save.metadata = s->job.strip == 1 ? NULL : &f.meta;
         if (st == GI_OK) st = gi_output_image(out, &f.img, &save);
         if (st == GI_OK && s->opts->on_frame) report(s, &f, gi__now_ms() - start);
         frame_free(&f);

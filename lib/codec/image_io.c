@@ -20,12 +20,14 @@
 #include "codec/png/png_fast.h"
 #include "codec/png/png_write.h"
 #include "codec/pnm/pnm.h"
+#include "codec/jpeg/jpeg_shrink.h"
 
 void gi_load_limits_default(gi_load_limits *limits)
 {
     limits->max_input_bytes = 1ull << 30;
     limits->max_pixels = 16384ull * 16384ull;
     limits->decode_threads = 0;
+    limits->shrink_to = 0;
 }
 
 static _Thread_local const char *last_codec = "";
@@ -95,6 +97,21 @@ int gi__load_jpeg_rows(const void *bytes, size_t size, const gi_load_limits *lim
     return 1;
 }
 
+/* Shrink-on-load (limits->shrink_to): 1 with *img decoded at the
+ * reduced size (or at full size from the coefficients, where no shrink
+ * keeps the sides large enough); else 0, to decode as ever. */
+static int load_jpeg_shrunk(gi_image *img, const void *bytes, size_t size,
+                            const gi_load_limits *limits)
+{
+    gi_jpeg_coeffs c;
+    if (!gi__load_jpeg_coeffs(bytes, size, limits, 0, &c)) return 0;
+    const int s = gi__jpeg_shrink_factor(c.width, c.height, limits->shrink_to);
+    int ok = s > 1 ? gi__jpeg_image_shrunk(img, &c, s)
+                   : gi__jpeg_image_from_coeffs(img, &c, decode_threads(limits));
+    gi__jpeg_coeffs_free(&c);
+    return ok;
+}
+
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const char *name,
                          const gi_load_limits *limits)
 {
@@ -144,6 +161,11 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (%s)", name, why);
     /* The exact decoder gives stb's very pixels, faster; a file it leaves
      * (jpeg_parse.h) goes on to stb, which decodes or refuses it. */
+    if (format == GI_FORMAT_JPEG && limits->shrink_to > 0 &&
+        load_jpeg_shrunk(img, bytes, size, limits)) {
+        last_codec = "gpuimg-jpeg";
+        return GI_OK;
+    }
     if (format == GI_FORMAT_JPEG &&
         gi__jpeg_decode(img, bytes, size, limits->max_pixels, decode_threads(limits))) {
         last_codec = "gpuimg-jpeg";

@@ -15,6 +15,8 @@ gi_status gi__cpu_run_step(void *state, const gi__op_call *c)
     case GI_OP_TRANSFORM: return gi__cpu_transform(state, c->src, c->dst, c->transform);
     case GI_OP_HIST: return gi__cpu_hist(state, c->src, c->bins, c->hist);
     case GI_OP_CONVOLVE: return gi__cpu_convolve(state, c->src, c->dst, c->mask, c->border);
+    case GI_OP_RESIZE: return gi__cpu_resize(state, c->src, c->dst, c->axis_x, c->axis_y);
+    case GI_OP_CROP: return gi__cpu_crop(state, c->src, c->dst, c->crop_x, c->crop_y);
     }
     return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)c->kind);
 }

@@ -31,6 +31,9 @@ gi_status gi__cpu_sobel(void *state, const gi_image *src, gi_image *dst,
 gi_status gi__cpu_transform(void *state, const gi_image *src, gi_image *dst, gi_transform t);
 gi_status gi__cpu_convolve(void *state, const gi_image *src, gi_image *dst,
                            const gi_convolve_weights *w, gi_border border);
+gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const gi_resize_axis *ax,
+                         const gi_resize_axis *ay);
+gi_status gi__cpu_crop(void *state, const gi_image *src, gi_image *dst, int x0, int y0);
 gi_status gi__cpu_compare(void *state, const gi__compare_call *c, gi__compare_sums *sums);
 /* SSIM's per-row sums into c->row_ssim (ssim.c) on up to `threads`
  * threads, filtering only windows that hold a row where row_differs is

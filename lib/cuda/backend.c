@@ -151,6 +151,8 @@ typedef struct image_op {
     gi_transform transform;
     int bins;
     const gi_convolve_weights *mask;
+    const gi_resize_axis *axis_x, *axis_y; /* resize */
+    int crop_x, crop_y, out_w, out_h;      /* crop */
 } image_op;
 
 /* A step's data on the device: its source, and its output, `out_rows`
@@ -292,6 +294,87 @@ static image_op convolve_op(const gi_convolve_weights *w, gi_border border)
                       .border = border, .mask = w};
 }
 
+/* A resize's scratch: both axes' weights (uploaded by the launch; the
+ * host computed them once, so both backends use the very same), then the
+ * rows' pass's int32 image. */
+static size_t axis_bytes(const gi_resize_axis *a)
+{
+    return sizeof(int32_t) * (size_t)a->n_out * (2 + (size_t)a->taps);
+}
+
+static size_t round_up(size_t n)
+{
+    return (n + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN;
+}
+
+/* Uploads an axis's weights to `at` (first, count, q back to back). */
+static cudaError_t upload_axis(const gi_resize_axis *a, int32_t *at, cudaStream_t stream)
+{
+    const size_t n = (size_t)a->n_out;
+    cudaError_t e = cudaMemcpyAsync(at, a->first, sizeof(int32_t) * n, cudaMemcpyHostToDevice,
+                                    stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(at + n, a->count, sizeof(int32_t) * n, cudaMemcpyHostToDevice, stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(at + 2 * n, a->q, sizeof(int32_t) * n * (size_t)a->taps,
+                            cudaMemcpyHostToDevice, stream);
+    return e;
+}
+
+static cudaError_t launch_resize(const image_op *op, const gi_image *src, const device_image *in,
+                                 const device_image *out, void *scratch, size_t scratch_bytes,
+                                 cudaStream_t stream)
+{
+    const gi_resize_axis *ax = op->axis_x, *ay = op->axis_y;
+    int32_t *wx = scratch;
+    int32_t *wy = (int32_t *)((uint8_t *)scratch + round_up(axis_bytes(ax)));
+    int32_t *h = (int32_t *)((uint8_t *)wy + round_up(axis_bytes(ay)));
+    (void)scratch_bytes;
+    cudaError_t e = upload_axis(ax, wx, stream);
+    if (e == cudaSuccess) e = upload_axis(ay, wy, stream);
+    if (e != cudaSuccess) return e;
+    const size_t nx = (size_t)ax->n_out, ny = (size_t)ay->n_out;
+    return gi_cuda_resize(in->data, in->pitch, out->data, out->pitch, src->height, ax->n_out,
+                          ay->n_out, src->channels, wx, wx + nx, wx + 2 * nx, ax->taps, wy,
+                          wy + ny, wy + 2 * ny, ay->taps, h, stream);
+}
+
+static gi_status resize_op(const gi_image *src, const gi_resize_axis *ax, const gi_resize_axis *ay,
+                           image_op *op)
+{
+    size_t rows = 0;
+    if (gi__mul_size((size_t)ax->n_out * src->channels * sizeof(int32_t), (size_t)src->height,
+                     &rows) ||
+        rows > SIZE_MAX / 2)
+        return gi__fail(GI_ERR_TOO_LARGE, "resize of a %dx%d image needs too much scratch memory",
+                        src->width, src->height);
+    *op = (image_op){.name = "resize", .launch = launch_resize, .in_align = ROW_ALIGN,
+                     .scratch_bytes = round_up(axis_bytes(ax)) + round_up(axis_bytes(ay)) + rows,
+                     .axis_x = ax, .axis_y = ay};
+    return GI_OK;
+}
+
+/* A crop moves the rectangle's rows on the device, as they are. */
+static cudaError_t launch_crop(const image_op *op, const gi_image *src, const device_image *in,
+                               const device_image *out, void *scratch, size_t scratch_bytes,
+                               cudaStream_t stream)
+{
+    const size_t ch = (size_t)src->channels;
+    (void)scratch;
+    (void)scratch_bytes;
+    return cudaMemcpy2DAsync(out->data, out->pitch,
+                             in->data + (size_t)op->crop_y * in->pitch + (size_t)op->crop_x * ch,
+                             in->pitch, (size_t)op->out_w * ch, (size_t)op->out_h,
+                             cudaMemcpyDeviceToDevice, stream);
+}
+
+static image_op crop_op(const gi__op_call *c)
+{
+    return (image_op){.name = "crop", .launch = launch_crop, .in_align = ROW_ALIGN,
+                      .crop_x = c->crop_x, .crop_y = c->crop_y, .out_w = c->dst->width,
+                      .out_h = c->dst->height};
+}
+
 /* ---------------------------------------------------------------- compare */
 
 /* Two images in: both go up through one pinned stage into the source
@@ -407,6 +490,8 @@ static gi_status describe(const gi__op_call *c, image_op *op)
     case GI_OP_TRANSFORM: *op = transform_op(c->transform); return GI_OK;
     case GI_OP_HIST: *op = hist_op(c->bins); return GI_OK;
     case GI_OP_CONVOLVE: *op = convolve_op(c->mask, c->border); return GI_OK;
+    case GI_OP_RESIZE: return resize_op(c->src, c->axis_x, c->axis_y, op);
+    case GI_OP_CROP: *op = crop_op(c); return GI_OK;
     }
     return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)c->kind);
 }

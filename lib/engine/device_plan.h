@@ -67,8 +67,10 @@ typedef struct gi__rate {
     double base_ns, tap_ns;
 } gi__rate;
 
+#define GI__OP_KINDS (GI_OP_CROP + 1)
+
 typedef struct gi__device_costs {
-    gi__rate cpu[5][4];      /* [gi_op_kind][channels - 1] */
+    gi__rate cpu[GI__OP_KINDS][4]; /* [gi_op_kind][channels - 1] */
     double cpu_call_ms;      /* starting and joining the threads of one step */
     double cuda_start_ms;    /* driver, device, context, kernel probe */
     double pin_gbps;         /* pinning the staging buffers of the first image */
@@ -76,7 +78,7 @@ typedef struct gi__device_costs {
     double upload_gbps;      /* host image -> device, the copy into pinned memory included */
     double download_gbps;    /* device -> host image, the copy out of pinned memory included */
     double staging_gbps;     /* one host thread's copies into and out of pinned memory */
-    gi__rate gpu[5][4];      /* kernel, per pixel of the whole GPU */
+    gi__rate gpu[GI__OP_KINDS][4]; /* kernel, per pixel of the whole GPU */
     double gpu_launch_ms;    /* a chain's launches and synchronisation, modules loaded */
     /* The exact JPEG decoder, per pixel (gi__plan_jpeg_route) */
     double cpu_jpeg_reconstruct_ns; /* its arithmetic half on one core */

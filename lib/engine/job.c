@@ -30,19 +30,33 @@ static int ends_in_hist(const gi_job *job)
     return job->n_steps > 0 && job->steps[job->n_steps - 1].kind == GI_OP_HIST;
 }
 
-/* The input's metadata as the job keeps it (none under strip, but for the
- * orientation when the job applies it). */
+void gi__job_keep_metadata(const gi_job *job, gi_metadata *meta)
+{
+    if (!job->strip) return;
+    gi_metadata kept = {.orientation = meta->orientation};
+    if (job->strip == GI_STRIP_BUT_COLOUR) {
+        kept.icc = meta->icc;
+        kept.icc_size = meta->icc_size;
+        kept.has_srgb = meta->has_srgb;
+        kept.srgb_intent = meta->srgb_intent;
+        kept.gamma = meta->gamma;
+        kept.has_chrm = meta->has_chrm;
+        memcpy(kept.chrm, meta->chrm, sizeof kept.chrm);
+        meta->icc = NULL;
+    }
+    gi_metadata_free(meta);
+    *meta = kept;
+}
+
+/* The input's metadata as the job keeps it (gi__job_keep_metadata); under
+ * a full strip none is read unless the job applies the orientation. */
 static void read_metadata(const gi_job *job, const void *in, size_t size, gi_metadata *meta)
 {
     gi_metadata_free(meta);
-    if (job->strip && !job->auto_orient) return;
+    if (job->strip == 1 && !job->auto_orient) return;
     /* Out of memory for the metadata only leaves a note in meta->dropped. */
     (void)gi_metadata_read(in, size, meta);
-    if (job->strip) {
-        int orientation = meta->orientation;
-        gi_metadata_free(meta);
-        meta->orientation = orientation;
-    }
+    gi__job_keep_metadata(job, meta);
 }
 
 gi_status gi__job_decode(const gi_job *job, const void *in, size_t size, const char *name,
@@ -230,7 +244,8 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     }
     *why = '\0';
     memset(coeffs, 0, sizeof *coeffs);
-    if (!route || !route->on_cuda ||
+    /* a shrink-on-load decodes on the host, as gi_load_memory does */
+    if (!route || !route->on_cuda || job->limits.shrink_to > 0 ||
         !gi__load_jpeg_coeffs(in, size, &job->limits,
                               gi__route_defers_entropy(gi__process_overrides()), coeffs))
         return gi__job_decode(job, in, size, name, img, meta);
@@ -251,7 +266,7 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
 gi_save_options gi__job_save_options(const gi_job *job, const gi_metadata *meta)
 {
     gi_save_options save = job->save;
-    save.metadata = job->strip ? NULL : meta;
+    save.metadata = job->strip == 1 ? NULL : meta;
     return save;
 }
 

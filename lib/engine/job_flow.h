@@ -41,7 +41,11 @@ gi_status gi__job_apply_to_jpeg(gi_context *ctx, const gi_job *job, const gi_ima
  * to `format`: into *out (its quality) and 1, or 0 when the output is not
  * a JPEG. */
 int gi__job_jpeg_out(const gi_job *job, gi_format format, gi__chain_jpeg_out *out);
-/* The job's save options, carrying `meta` unless the job strips. */
+/* Reduces meta to what the job keeps (gpuimg.h, gi_job.strip): all of
+ * it; the orientation alone; or the orientation and the colour
+ * description. */
+void gi__job_keep_metadata(const gi_job *job, gi_metadata *meta);
+/* The job's save options, carrying `meta` unless the job strips it all. */
 gi_save_options gi__job_save_options(const gi_job *job, const gi_metadata *meta);
 
 #endif

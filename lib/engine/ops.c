@@ -153,14 +153,56 @@ static gi_status resolve_convolve(gi__resolved_op *r)
     return gi_convolve_quantize(&r->op.convolve, r->mask);
 }
 
+static gi_status resolve_resize(gi__resolved_op *r)
+{
+    const gi_resize_params *p = &r->op.resize;
+    const gi_image *src = r->call.src, *dst = r->call.dst;
+    if ((unsigned)p->filter > GI_RESIZE_NEAREST || (unsigned)p->fit > GI_FIT_COVER)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown resize filter %d or fit %d",
+                        (int)p->filter, (int)p->fit);
+    if (p->width < 0 || p->height < 0 || p->width > GI_RESIZE_MAX_SIDE ||
+        p->height > GI_RESIZE_MAX_SIDE || !(p->scale >= 0) || !isfinite(p->scale) ||
+        (p->scale > 0 && (p->width || p->height)) || (!p->scale && !p->width && !p->height))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "resize to %dx%d, scale %g: give a size "
+                        "(sides 1..%d) or a scale > 0", p->width, p->height, p->scale,
+                        GI_RESIZE_MAX_SIDE);
+    if (p->scale > 0 && (src->width * p->scale >= GI_RESIZE_MAX_SIDE + 0.5 ||
+                         src->height * p->scale >= GI_RESIZE_MAX_SIDE + 0.5))
+        return gi__fail(GI_ERR_TOO_LARGE, "resize of %dx%d by %g: sides are at most %d",
+                        src->width, src->height, p->scale, GI_RESIZE_MAX_SIDE);
+    gi_status st = gi_resize_axis_weights(src->width, dst->width, p->filter, &r->axis_x);
+    if (st == GI_OK) st = gi_resize_axis_weights(src->height, dst->height, p->filter, &r->axis_y);
+    r->call.axis_x = &r->axis_x;
+    r->call.axis_y = &r->axis_y;
+    return st;
+}
+
+static gi_status resolve_crop(gi__resolved_op *r)
+{
+    const gi_crop_params *p = &r->op.crop;
+    const gi_image *src = r->call.src;
+    int w, h;
+    if (p->x < 0 || p->y < 0 || p->width < 0 || p->height < 0)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "crop %d,%d %dx%d: no value may be negative",
+                        p->x, p->y, p->width, p->height);
+    gi_crop_rect(src, p, &r->call.crop_x, &r->call.crop_y, &w, &h);
+    if (w < 1 || h < 1)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "crop at %d,%d lies outside the %dx%d image",
+                        p->x, p->y, src->width, src->height);
+    return GI_OK;
+}
+
 static gi_status resolve_kind(gi__resolved_op *r)
 {
-    static const char *const names[] = {"blur", "sobel", "transform", "hist", "convolve"};
-    r->call.name = names[r->op.kind];
+    static const char *const names[] = {"blur", "sobel", "transform", "hist", "convolve",
+                                        "resize", "crop"};
+    r->call.name = (unsigned)r->op.kind <= GI_OP_CROP ? names[r->op.kind] : "?";
     switch (r->op.kind) {
     case GI_OP_BLUR: return resolve_blur(r);
     case GI_OP_SOBEL: return resolve_sobel(r);
     case GI_OP_CONVOLVE: return resolve_convolve(r);
+    case GI_OP_RESIZE: return resolve_resize(r);
+    case GI_OP_CROP: return resolve_crop(r);
     case GI_OP_TRANSFORM:
         if ((unsigned)r->op.transform > GI_FLIP_V)
             return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown transform %d", (int)r->op.transform);
@@ -210,6 +252,8 @@ void gi__release_op(gi__resolved_op *r)
 {
     free(r->weights);
     free(r->mask);
+    gi_resize_axis_free(&r->axis_x);
+    gi_resize_axis_free(&r->axis_y);
     r->weights = NULL;
     r->mask = NULL;
 }
@@ -405,5 +449,17 @@ gi_status gi_convolve(gi_context *ctx, const gi_image *src, gi_image *dst,
                       const gi_convolve_params *p)
 {
     gi_op op = {.kind = GI_OP_CONVOLVE, .convolve = *p};
+    return run_op(ctx, &op, src, dst, NULL);
+}
+
+gi_status gi_resize(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_resize_params *p)
+{
+    gi_op op = {.kind = GI_OP_RESIZE, .resize = *p};
+    return run_op(ctx, &op, src, dst, NULL);
+}
+
+gi_status gi_crop(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_crop_params *p)
+{
+    gi_op op = {.kind = GI_OP_CROP, .crop = *p};
     return run_op(ctx, &op, src, dst, NULL);
 }

@@ -10,6 +10,7 @@ typedef struct {
     gi__op_call call;
     int32_t *weights;         /* owned: blur weights */
     gi_convolve_weights *mask; /* owned: quantized convolution mask */
+    gi_resize_axis axis_x, axis_y; /* owned: resize weights */
     gi_op op;                 /* the parameters the call points into */
 } gi__resolved_op;
 

@@ -8,6 +8,7 @@ static int taps_of(const gi__op_call *c)
 {
     return c->kind == GI_OP_BLUR       ? 2 * c->radius + 1
            : c->kind == GI_OP_CONVOLVE ? c->mask->width * c->mask->height
+           : c->kind == GI_OP_RESIZE   ? c->axis_x->taps + c->axis_y->taps
                                        : 1;
 }
 

@@ -42,6 +42,20 @@ static void put_step(gi__put *w, const gi_op *op)
         gi__put_i32(w, op->convolve.normalize);
         put_border(w, op->convolve.border);
         break;
+    case GI_OP_RESIZE:
+        gi__put_i32(w, op->resize.width);
+        gi__put_i32(w, op->resize.height);
+        gi__put_f64(w, op->resize.scale);
+        gi__put_u32(w, (uint32_t)op->resize.fit);
+        gi__put_u32(w, (uint32_t)op->resize.filter);
+        break;
+    case GI_OP_CROP:
+        gi__put_i32(w, op->crop.x);
+        gi__put_i32(w, op->crop.y);
+        gi__put_i32(w, op->crop.width);
+        gi__put_i32(w, op->crop.height);
+        gi__put_i32(w, op->crop.centre);
+        break;
     }
 }
 
@@ -55,6 +69,7 @@ int gi__serve_job_encode(const char *command, const char *build, const gi_batch_
     for (int i = 0; i < j->n_steps; i++) put_step(w, &j->steps[i]);
     gi__put_u64(w, j->limits.max_input_bytes);
     gi__put_u64(w, j->limits.max_pixels);
+    gi__put_i32(w, j->limits.shrink_to);
     gi__put_u32(w, (uint32_t)j->save.format);
     gi__put_i32(w, j->save.jpeg_quality);
     gi__put_i32(w, j->save.png_level);
@@ -127,7 +142,7 @@ static gi_border get_border(reader *rd)
 static void get_step(reader *rd, gi_op *op, double **masks, size_t *used)
 {
     memset(op, 0, sizeof *op);
-    op->kind = (gi_op_kind)get_enum(rd, GI_OP_CONVOLVE, "step kind");
+    op->kind = (gi_op_kind)get_enum(rd, GI_OP_CROP, "step kind");
     switch (op->kind) {
     case GI_OP_BLUR:
         op->blur.kernel = (gi_blur_kernel)get_enum(rd, GI_BLUR_BOX, "blur kernel");
@@ -165,6 +180,20 @@ static void get_step(reader *rd, gi_op *op, double **masks, size_t *used)
         op->convolve.border = get_border(rd);
         break;
     }
+    case GI_OP_RESIZE:
+        op->resize.width = get_int_in(rd, 0, GI_RESIZE_MAX_SIDE, "resize width");
+        op->resize.height = get_int_in(rd, 0, GI_RESIZE_MAX_SIDE, "resize height");
+        op->resize.scale = get_finite(rd, "resize scale");
+        op->resize.fit = (gi_resize_fit)get_enum(rd, GI_FIT_COVER, "resize fit");
+        op->resize.filter = (gi_resize_filter)get_enum(rd, GI_RESIZE_NEAREST, "resize filter");
+        break;
+    case GI_OP_CROP:
+        op->crop.x = get_int_in(rd, 0, INT32_MAX, "crop x");
+        op->crop.y = get_int_in(rd, 0, INT32_MAX, "crop y");
+        op->crop.width = get_int_in(rd, 0, INT32_MAX, "crop width");
+        op->crop.height = get_int_in(rd, 0, INT32_MAX, "crop height");
+        op->crop.centre = get_int_in(rd, 0, 1, "crop centre flag");
+        break;
     }
 }
 
@@ -211,12 +240,13 @@ gi_status gi__serve_job_decode(const uint8_t *payload, size_t size, int n_fds, g
     j->n_steps = (int)n_steps;
     j->limits.max_input_bytes = gi__get_u64(&rd.r);
     j->limits.max_pixels = gi__get_u64(&rd.r);
+    j->limits.shrink_to = get_int_in(&rd, 0, GI_RESIZE_MAX_SIDE, "shrink-on-load size");
     j->save.format = (gi_format)get_enum(&rd, GI_FORMAT_PAM, "output format");
     j->save.jpeg_quality = get_int_in(&rd, 1, 100, "jpeg quality");
     j->save.png_level = get_int_in(&rd, 0, 12, "png level");
     j->save.png_filter = (gi_png_filter)get_enum(&rd, GI_PNG_FILTER_PAETH, "png filter");
     j->auto_orient = get_int_in(&rd, 0, 1, "auto-orient flag");
-    j->strip = get_int_in(&rd, 0, 1, "strip flag");
+    j->strip = get_int_in(&rd, 0, GI_STRIP_BUT_COLOUR, "strip setting");
     job->opts.device = (gi_device)get_enum(&rd, GI_DEVICE_CUDA, "device");
     job->opts.codec_workers = get_int_in(&rd, 0, 4096, "codec workers");
     job->opts.lanes = get_int_in(&rd, 0, 256, "lanes");

@@ -6,6 +6,8 @@
  *   (GI_OP_HIST, bins)
  *   (GI_OP_CONVOLVE, mask (float64 bytes, rows top first), width, height,
  *    normalize, border, border_value)
+ *   (GI_OP_RESIZE, width, height, scale, fit, filter)
+ *   (GI_OP_CROP, x, y, width, height, centre)
  * Ranges the library checks (sigma, scale, bins, mask sizes) are left to
  * it, so its messages reach Python; enumerations are checked here. */
 #include <string.h>
@@ -83,6 +85,24 @@ static int parse_convolve(PyObject *t, gi_op *op, double **mask)
     return rc;
 }
 
+static int parse_resize(PyObject *t, gi_op *op)
+{
+    int kind, fit, filter;
+    gi_resize_params_default(&op->resize);
+    gi_resize_params *p = &op->resize;
+    if (!PyArg_ParseTuple(t, "iiidii:resize step", &kind, &p->width, &p->height, &p->scale, &fit,
+                          &filter))
+        return -1;
+    if (fit < GI_FIT_INSIDE || fit > GI_FIT_COVER || filter < GI_RESIZE_LANCZOS3 ||
+        filter > GI_RESIZE_NEAREST) {
+        PyErr_Format(PyExc_ValueError, "unknown resize fit %d or filter %d", fit, filter);
+        return -1;
+    }
+    p->fit = (gi_resize_fit)fit;
+    p->filter = (gi_resize_filter)filter;
+    return 0;
+}
+
 static int parse_one(PyObject *t, gi_op *op, double **mask)
 {
     if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 1) {
@@ -106,6 +126,12 @@ static int parse_one(PyObject *t, gi_op *op, double **mask)
     }
     case GI_OP_HIST:
         return PyArg_ParseTuple(t, "ii:hist step", &unused, &op->bins) ? 0 : -1;
+    case GI_OP_RESIZE: return parse_resize(t, op);
+    case GI_OP_CROP:
+        return PyArg_ParseTuple(t, "iiiiip:crop step", &unused, &op->crop.x, &op->crop.y,
+                                &op->crop.width, &op->crop.height, &op->crop.centre)
+                   ? 0
+                   : -1;
     }
     PyErr_Format(PyExc_ValueError, "unknown step kind %ld", kind);
     return -1;

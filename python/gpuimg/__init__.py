@@ -54,7 +54,7 @@ del annotations  # the __future__ import's name, no part of the API
 
 __version__ = _c.VERSION
 __all__ = [
-    "load", "load_with_metadata", "save", "Metadata", "blur", "sobel", "transpose", "rotate", "flip", "convolve", "hist", "pipe",
+    "load", "load_with_metadata", "save", "Metadata", "blur", "sobel", "transpose", "rotate", "flip", "convolve", "resize", "crop", "thumbnail", "hist", "pipe",
     "compare", "CompareResult", "batch", "BatchItem", "Context", "cuda_available",
     "DecodeError", "DeviceError",
 ]
@@ -173,6 +173,53 @@ def convolve(img: Image, mask: Any, normalize: bool = False, border: str = "mirr
     ("1 2 1; 2 4 2; 1 2 1", or a file of such rows); normalize divides it
     by its sum."""
     return _run(img, [_steps.convolve(mask, normalize, border, border_value)], device)
+
+
+def resize(img: Image, width: Optional[int] = None, height: Optional[int] = None,
+           size: Any = None, scale: Optional[float] = None, fit: str = "inside",
+           filter: str = "lanczos3", device: Device = "auto") -> Any:
+    """gpuimg resize: resampled to width and/or height, size ("WxH", N or
+    (W, H)) or scale, with the pixel-centre convention and the filter
+    widened when reducing (gpuimg.h gives the exact integer arithmetic, the
+    same bytes on every device). fit, with a width and a height: "inside"
+    (keep the aspect, within the box), "fill" (exactly the box) or "cover";
+    filter: lanczos3, lanczos2, cubic, linear, area or nearest. Images with
+    alpha are resampled premultiplied."""
+    return _run(img, [_steps.resize(width, height, size, scale, fit, filter)], device)
+
+
+def crop(img: Image, *box: int, gravity: Optional[str] = None, device: Device = "auto") -> Any:
+    """gpuimg crop: crop(img, x, y, width, height), the rectangle whose
+    top-left pixel is (x, y), cut at the right and bottom edges (width or
+    height 0: to the edge); or crop(img, width, height, gravity="centre")."""
+    return _run(img, [_steps.crop(*box, gravity=gravity)], device)
+
+
+def thumbnail(source: Union[PathLike, Image], size: Any, crop: str = "none",
+              device: Device = "auto") -> Any:
+    """gpuimg thumbnail: a small copy into the box size ("WxH", N or (W, H)).
+    From a file, a JPEG is decoded at 1/2, 1/4 or 1/8 of its size inside the
+    IDCT (the largest shrink that keeps both sides at least the box's larger
+    side) and turned as its Exif Orientation says; an array is taken as it
+    is. Then resized with lanczos3 into the box; crop="centre" fills the box
+    and cuts the overflow evenly. The CLI's very pixels for the same file."""
+    w, h = _steps._box(size)
+    if crop not in ("none", "centre", "center"):
+        raise ValueError(f"crop '{crop}': expected none or centre")
+    steps = [_steps.resize(width=w, height=h, fit="inside" if crop == "none" else "cover")]
+    if crop != "none":
+        steps.append(_steps.crop(w, h, gravity="centre"))
+    if not isinstance(source, (str, _os.PathLike)):
+        return _run(source, steps, device)
+    try:
+        pixels, meta = _c.load(source, max(w, h))
+    except OSError as e:
+        raise _file_error(e, source, writing=False) from None
+    a = _np.asarray(pixels)
+    if a.shape[2] == 1:
+        a = a.reshape(a.shape[0], a.shape[1])
+    turns = [(_c.OP_TRANSFORM, t) for t in _c.orientation_steps(meta.orientation)]
+    return _run(a, turns + steps, device)
 
 
 def hist(img: Image, bins: int = 256, device: Device = "auto") -> _np.ndarray:
@@ -473,6 +520,9 @@ class Context:
     rotate = _context_method(rotate)
     flip = _context_method(flip)
     convolve = _context_method(convolve)
+    resize = _context_method(resize)
+    crop = _context_method(crop)
+    thumbnail = _context_method(thumbnail)
     hist = _context_method(hist)
     pipe = _context_method(pipe)
     compare = _context_method(compare)

@@ -13,12 +13,16 @@ static PyObject *mod_load(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *path;
-    if (!PyArg_ParseTuple(args, "O&:load", PyUnicode_FSConverter, &path)) return NULL;
+    gi_load_limits limits;
+    gi_load_limits_default(&limits);
+    if (!PyArg_ParseTuple(args, "O&|i:load", PyUnicode_FSConverter, &path, &limits.shrink_to))
+        return NULL;
+    if (limits.shrink_to < 0) limits.shrink_to = 0;
     gi_image img = {0};
     gi_metadata meta = {0};
     gi_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = gi_load_file_with_metadata(&img, PyBytes_AS_STRING(path), NULL, &meta);
+    st = gi_load_file_with_metadata(&img, PyBytes_AS_STRING(path), &limits, &meta);
     Py_END_ALLOW_THREADS
     Py_DECREF(path);
     if (st != GI_OK) {
@@ -154,7 +158,8 @@ static PyObject *mod_cuda_compiled(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef module_methods[] = {
-    {"load", mod_load, METH_VARARGS, "load(path) -> (pixels, metadata)"},
+    {"load", mod_load, METH_VARARGS,
+     "load(path, shrink_to=0) -> (pixels, metadata); shrink_to: gi_load_limits's"},
     {"save", mod_save, METH_VARARGS,
      "save(image, path, format, quality, png_level, png_filter, metadata)"},
     {"format_from_path", mod_format_from_path, METH_VARARGS,
@@ -185,6 +190,12 @@ static int add_constants(PyObject *m)
     } c[] = {
         {"OP_BLUR", GI_OP_BLUR}, {"OP_SOBEL", GI_OP_SOBEL}, {"OP_TRANSFORM", GI_OP_TRANSFORM},
         {"OP_HIST", GI_OP_HIST}, {"OP_CONVOLVE", GI_OP_CONVOLVE},
+        {"OP_RESIZE", GI_OP_RESIZE}, {"OP_CROP", GI_OP_CROP},
+        {"RESIZE_LANCZOS3", GI_RESIZE_LANCZOS3}, {"RESIZE_LANCZOS2", GI_RESIZE_LANCZOS2},
+        {"RESIZE_CUBIC", GI_RESIZE_CUBIC}, {"RESIZE_LINEAR", GI_RESIZE_LINEAR},
+        {"RESIZE_AREA", GI_RESIZE_AREA}, {"RESIZE_NEAREST", GI_RESIZE_NEAREST},
+        {"FIT_INSIDE", GI_FIT_INSIDE}, {"FIT_FILL", GI_FIT_FILL}, {"FIT_COVER", GI_FIT_COVER},
+        {"RESIZE_MAX_SIDE", GI_RESIZE_MAX_SIDE},
         {"BLUR_GAUSSIAN", GI_BLUR_GAUSSIAN}, {"BLUR_BOX", GI_BLUR_BOX},
         {"TRANSPOSE", GI_TRANSPOSE}, {"ROTATE_90", GI_ROTATE_90}, {"ROTATE_180", GI_ROTATE_180},
         {"ROTATE_270", GI_ROTATE_270}, {"FLIP_H", GI_FLIP_H}, {"FLIP_V", GI_FLIP_V},

@@ -26,6 +26,10 @@ _COMMANDS: Dict[str, Tuple[Callable, Dict[str, _Option], str]] = {
     "transpose": (_steps.transpose, dict(_IMAGE), ""),
     "rotate": (_steps.rotate, dict(_IMAGE), "angle (90, 180 or 270)"),
     "flip": (_steps.flip, dict(_IMAGE), "axis (h or v)"),
+    "resize": (_steps.resize, {"width": ("W", "width", "int"), "height": ("H", "height", "int"),
+                               "size": ("", "size", str), "scale": ("", "scale", "float"),
+                               "fit": ("", "fit", str), "filter": ("", "filter", str)}, ""),
+    "crop": (_steps.crop, {"gravity": ("", "gravity", str)}, "X Y W H (or W H with --gravity)"),
     "hist": (_steps.hist, {"bins": ("b", "bins", "int")}, ""),
 }
 _IGNORED = {"border_", "border_value"}  # taken, as alone, by commands that do not filter
@@ -122,7 +126,7 @@ def parse_step(words: List[str], last: bool) -> Tuple:
     name = words[0]
     if name not in _COMMANDS:
         raise ValueError(f"no image command '{name}' (blur, sobel, convolve, transpose, rotate, "
-                         f"flip; hist last)")
+                         f"flip, resize, crop; hist last)")
     if name == "hist" and not last:
         raise ValueError("hist can only be the last step")
     build, table, positional = _COMMANDS[name]
@@ -144,7 +148,12 @@ def parse_step(words: List[str], last: bool) -> Tuple:
                 raise ValueError(f"option '--{cli_name}' needs a value")
             attached, i = words[i], i + 1
         kwargs[arg] = _value(cli_name, kind, attached)
-    if positional:
+    if name == "crop":
+        for w in rest:
+            if not re.fullmatch(r"\d+", w):
+                raise ValueError(f"'{w}' is not a whole number >= 0")
+        kwargs_pos, rest = [_Int(w) for w in rest], []
+    elif positional:
         if not rest:
             raise ValueError(f"missing {positional}")
         kwargs_pos = [rest.pop(0)]

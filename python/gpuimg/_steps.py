@@ -112,6 +112,61 @@ def flip(axis: str) -> Step:
     return (_c.OP_TRANSFORM, _AXES[axis])
 
 
+_FILTERS = {"lanczos3": _c.RESIZE_LANCZOS3, "lanczos2": _c.RESIZE_LANCZOS2,
+            "cubic": _c.RESIZE_CUBIC, "linear": _c.RESIZE_LINEAR, "area": _c.RESIZE_AREA,
+            "nearest": _c.RESIZE_NEAREST}
+_FITS = {"inside": _c.FIT_INSIDE, "fill": _c.FIT_FILL, "cover": _c.FIT_COVER}
+
+
+def _box(size: Any) -> Tuple[int, int]:
+    """The CLI's --size: "WxH", "N", an integer N or a pair (W, H)."""
+    if isinstance(size, str):
+        m = re.fullmatch(r"(\d+)(?:x(\d+))?", size)
+        if not m:
+            raise ValueError(f"size '{size}': expected WxH or N")
+        w = int(m.group(1))
+        h = int(m.group(2)) if m.group(2) else w
+    elif isinstance(size, (tuple, list)) and len(size) == 2:
+        w, h = size
+    else:
+        w = h = size
+    side = _c.RESIZE_MAX_SIDE
+    return _integer("size", w, 1, side), _integer("size", h, 1, side)
+
+
+def resize(width: Optional[int] = None, height: Optional[int] = None, size: Any = None,
+           scale: Optional[float] = None, fit: str = "inside", filter: str = "lanczos3") -> Step:
+    w = 0 if width is None else _integer("width", width, 1, _c.RESIZE_MAX_SIDE)
+    h = 0 if height is None else _integer("height", height, 1, _c.RESIZE_MAX_SIDE)
+    if size is not None:
+        w, h = _box(size)
+    s = 0.0 if scale is None else positive("scale", scale)
+    if s and (w or h):
+        raise ValueError("give scale or a size (width, height, size), not both")
+    if not s and not w and not h:
+        raise ValueError("give width, height, size or scale")
+    if not isinstance(fit, str) or fit not in _FITS:
+        raise ValueError(f"fit '{fit}': expected inside, fill or cover")
+    if not isinstance(filter, str) or filter not in _FILTERS:
+        raise ValueError(f"filter '{filter}': expected lanczos3, lanczos2, cubic, linear, area "
+                         f"or nearest")
+    return (_c.OP_RESIZE, w, h, s, _FITS[fit], _FILTERS[filter])
+
+
+def crop(*box: Any, gravity: Optional[str] = None) -> Step:
+    """crop(x, y, width, height), or crop(width, height, gravity="centre")."""
+    if gravity is not None and gravity not in ("centre", "center"):
+        raise ValueError(f"gravity '{gravity}': expected centre")
+    need = 2 if gravity else 4
+    if len(box) != need:
+        raise ValueError("expected width, height with gravity" if gravity
+                         else "expected x, y, width, height")
+    names = ("width", "height") if gravity else ("x", "y", "width", "height")
+    v = [_integer(n, b, 0, 2**31 - 1) for n, b in zip(names, box)]
+    x, y, w, h = ([0, 0] + v) if gravity else v
+    return (_c.OP_CROP, x, y, w, h, gravity is not None)
+
+
 def hist(bins: int = 256) -> Step:
     return (_c.OP_HIST, _integer("bins", bins, 1, _c.HIST_MAX_BINS))
 

@@ -23,7 +23,7 @@ static gi__device_costs test_costs(void)
         c.cpu[GI_OP_TRANSFORM][ch] = (gi__rate){4 * n, 0};
         c.cpu[GI_OP_HIST][ch] = (gi__rate){1.5 * n, 0};
         c.cpu[GI_OP_CONVOLVE][ch] = (gi__rate){3 * n, 0.12 * n};
-        for (int k = 0; k < 5; k++) c.gpu[k][ch] = (gi__rate){0.002 * n, 0.0003 * n};
+        for (int k = 0; k < GI__OP_KINDS; k++) c.gpu[k][ch] = (gi__rate){0.002 * n, 0.0003 * n};
     }
     return c;
 }

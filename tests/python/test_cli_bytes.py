@@ -50,6 +50,16 @@ CASES += [
     ("rotate 270", lambda a: gpuimg.rotate(a, "270")),
     ("flip h", lambda a: gpuimg.flip(a, "h")),
     ("flip v", lambda a: gpuimg.flip(a, "v")),
+    ("resize --scale 0.37", lambda a: gpuimg.resize(a, scale=0.37)),
+    ("resize --scale 2.5 --filter cubic", lambda a: gpuimg.resize(a, scale=2.5, filter="cubic")),
+    ("resize --width 7 --filter area", lambda a: gpuimg.resize(a, width=7, filter="area")),
+    ("resize --size 5x9 --fit fill --filter lanczos2",
+     lambda a: gpuimg.resize(a, size="5x9", fit="fill", filter="lanczos2")),
+    ("resize --size 6 --fit cover --filter linear",
+     lambda a: gpuimg.resize(a, size=6, fit="cover", filter="linear")),
+    ("resize --height 3 --filter nearest", lambda a: gpuimg.resize(a, height=3, filter="nearest")),
+    ("crop 0 0 5 4", lambda a: gpuimg.crop(a, 0, 0, 5, 4)),
+    ("crop --gravity centre 3 2", lambda a: gpuimg.crop(a, 3, 2, gravity="centre")),
 ]
 
 
@@ -86,6 +96,7 @@ def test_operation_equals_cli(cli, tmp_path, inputs, words, run):
 
 
 PIPES = ["blur --sigma 2 | rotate 90 | sobel --gray",
+         "resize --scale 1.6 --filter cubic | crop --gravity centre 5 5 | blur",
          "convolve -k '1 1 1; 1 1 1; 1 1 1' -n --border wrap | flip v | transpose",
          "sobel -g -t 40 | blur -s 1.5 -k box --border=reflect"]
 
@@ -97,6 +108,18 @@ def test_pipe_equals_cli(cli, tmp_path, inputs, steps):
         _check(cli, tmp_path, ["pipe", steps], gpuimg.pipe(img, steps), src)
         as_list = gpuimg.pipe(img, [s.strip() for s in steps.split("|")])
         assert np.array_equal(as_list, gpuimg.pipe(img, steps))
+
+
+@pytest.mark.parametrize("size,crop", [("16", "none"), ("20x10", "centre"), ("100", "none")])
+def test_thumbnail_equals_cli(cli, tmp_path, inputs, size, crop):
+    """From a file (a JPEG shrunk on load) and from its pixels."""
+    for src in [SAMPLES / "scene.jpg"] + list(inputs):
+        _check(cli, tmp_path, ["thumbnail", "--size", size, "--crop", crop],
+               gpuimg.thumbnail(src, size, crop=crop), src)
+    img = gpuimg.load(SAMPLES / "alpha.png")
+    piped = gpuimg.pipe(img, f"resize --size {size} --fit {'inside' if crop == 'none' else 'cover'}")
+    if crop == "none":
+        assert np.array_equal(gpuimg.thumbnail(img, size), piped)
 
 
 def _cli_hist(cli, tmp_path, src, bins, pipe=None):

@@ -7,10 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NOPS 7
+#define NOPS 9
 static const char *const op_names[NOPS] = {"blur gaussian", "blur box", "sobel",
                                            "sobel gray threshold", "transforms", "hist",
-                                           "convolve 5x3"};
+                                           "convolve 5x3", "resize lanczos3 0.45",
+                                           "resize cubic 2.3"};
 
 /* Runs op `op` on src with ctx; returns the output image(s) flattened into
  * one image so results can be compared with ti_same. */
@@ -45,6 +46,15 @@ static gi_image run(gi_context *ctx, const gi_image *src, int op)
             th_check(gi_transform_image(ctx, src, &tile, (gi_transform)t) == GI_OK,
                      "transform %d: %s", t, gi_last_error());
         }
+    } else if (op >= 7) {
+        gi_resize_params p;
+        gi_resize_params_default(&p);
+        p.scale = op == 7 ? 0.45 : 2.3;
+        p.filter = op == 7 ? GI_RESIZE_LANCZOS3 : GI_RESIZE_CUBIC;
+        int w, h;
+        gi_resize_size(src, &p, &w, &h);
+        out = ti_blank(w, h, src->channels);
+        th_check(gi_resize(ctx, src, &out, &p) == GI_OK, "resize: %s", gi_last_error());
     } else if (op == 6) {
         static const double mask[15] = {1, -2, 0.5, 3, 1, -1, 4, 9, 4, -1, 1, 3, 0.5, -2, 1};
         gi_convolve_params p = {5, 3, mask, 0, {GI_BORDER_WRAP, 0}};

@@ -23,6 +23,9 @@ void check_transform(gi_context *ctx);
 void check_hist(gi_context *ctx);
 void check_convolve(gi_context *ctx);
 void check_compare(gi_context *ctx);
+void check_resize(gi_context *ctx);
+void check_resize_size(gi_context *ctx);
+void check_crop(gi_context *ctx);
 /* Makes its own contexts with 1, 2, 3 and 7 threads; ignores ctx. */
 void check_threads(gi_context *ctx);
 

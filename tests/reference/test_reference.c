@@ -41,6 +41,8 @@ static const struct {
     {"sobel", check_sobel},         {"transform", check_transform},
     {"hist", check_hist},           {"convolve", check_convolve},
     {"threads", check_threads},      {"compare", check_compare},
+    {"resize", check_resize},        {"resize-size", check_resize_size},
+    {"crop", check_crop},
 };
 #define NGROUPS (sizeof groups / sizeof *groups)
 

@@ -20,7 +20,7 @@ static int one_component(const char *name)
 
 static void check_step(const gi_op *op)
 {
-    FUZZ_REQUIRE((unsigned)op->kind <= GI_OP_CONVOLVE);
+    FUZZ_REQUIRE((unsigned)op->kind <= GI_OP_CROP);
     if (op->kind == GI_OP_BLUR) {
         FUZZ_REQUIRE(isfinite(op->blur.sigma));
         FUZZ_REQUIRE(op->blur.radius >= -1 && op->blur.radius <= GI_BLUR_MAX_RADIUS);
@@ -33,6 +33,11 @@ static void check_step(const gi_op *op)
         for (int i = 0; i < c->width * c->height; i++) FUZZ_REQUIRE(isfinite(c->mask[i]));
     }
     if (op->kind == GI_OP_TRANSFORM) FUZZ_REQUIRE((unsigned)op->transform <= GI_FLIP_V);
+    if (op->kind == GI_OP_RESIZE) {
+        FUZZ_REQUIRE(isfinite(op->resize.scale));
+        FUZZ_REQUIRE((unsigned)op->resize.filter <= GI_RESIZE_NEAREST);
+        FUZZ_REQUIRE((unsigned)op->resize.fit <= GI_FIT_COVER);
+    }
 }
 
 static void check_job(const gi__serve_job *job, int n_fds)

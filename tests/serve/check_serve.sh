@@ -120,6 +120,12 @@ group_same_bytes() {
     same "flip" flip v "$s/gray_alpha.png" out.pam
     same "convolve" convolve --kernel '1 2 1; 2 4 2; 1 2 1' "$s/scene.png" out.png
     same "pipe" pipe 'blur --sigma 2 | sobel | rotate 270' "$s/scene.jpg" out.png
+    same "resize" resize --size 40x20 --filter cubic "$s/alpha.png" out.png
+    same "crop" crop --gravity centre 20 10 "$s/scene.jpg" out.jpg
+    same "crop outside" crop 70 0 5 5 "$s/scene.png" out.png
+    same "convert" convert --quality 70 "$s/scene.png" out.jpg
+    same "resize batch" resize --scale 0.5 -o outdir "$s/scene.png" "$s/alpha.png"
+    same "thumbnail" thumbnail --size 16 --crop centre -o outdir "$s/scene.jpg" "$s/alpha.png"
     same "to standard output" blur --sigma 2 --format png "$s/scene.jpg" -
     same "pam to standard output" flip h --format pam "$s/alpha.png" -
     # a closed pipe on standard output: the client dies of SIGPIPE, silent

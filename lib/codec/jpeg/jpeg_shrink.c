@@ -1,0 +1,159 @@
+/* JPEG shrink-on-load (jpeg_shrink.h): the reduced IDCT into reduced
+ * planes, then the components read at their sampling and turned to RGB. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jpeg_recon_kernels.h"
+#include "jpeg_recon_plan.h"
+#include "jpeg_shrink.h"
+
+const int32_t gi__jpeg_reduced_a4[4][4] = {{1448, 1892, 1448, 784},
+                                           {1448, 784, -1448, -1892},
+                                           {1448, -784, -1448, 1892},
+                                           {1448, -1892, 1448, -784}};
+const int32_t gi__jpeg_reduced_a2[2][2] = {{1448, 1448}, {1448, -1448}};
+const int32_t gi__jpeg_reduced_a1[1][1] = {{1448}};
+const int32_t gi__jpeg_reduced_a8[8][8] = {
+    {1448, 2009, 1892, 1703, 1448, 1138, 784, 400},
+    {1448, 1703, 784, -400, -1448, -2009, -1892, -1138},
+    {1448, 1138, -784, -2009, -1448, 400, 1892, 1703},
+    {1448, 400, -1892, -1138, 1448, 1703, -784, -2009},
+    {1448, -400, -1892, 1138, 1448, -1703, -784, 2009},
+    {1448, -1138, -784, 2009, -1448, -400, 1892, -1703},
+    {1448, -1703, 784, 400, -1448, 2009, -1892, 1138},
+    {1448, -2009, 1892, -1703, 1448, -1138, 784, -400}};
+
+const int32_t *gi__jpeg_reduced_table(int n)
+{
+    return n == 8   ? &gi__jpeg_reduced_a8[0][0]
+           : n == 4 ? &gi__jpeg_reduced_a4[0][0]
+           : n == 2 ? &gi__jpeg_reduced_a2[0][0]
+                    : &gi__jpeg_reduced_a1[0][0];
+}
+
+void gi__jpeg_reduced_idct(const int16_t *coeffs, const uint16_t quant[64], int nx, int ny,
+                           uint8_t *out, size_t stride)
+{
+    const int32_t *ax = gi__jpeg_reduced_table(nx), *ay = gi__jpeg_reduced_table(ny);
+    int32_t f[8][8], g[8][8]; /* f[v][u] dequantized; g[y][u] */
+    for (int v = 0; v < ny; v++)
+        for (int u = 0; u < nx; u++)
+            f[v][u] = (int16_t)(coeffs[8 * v + u] * quant[8 * v + u]);
+    for (int y = 0; y < ny; y++)
+        for (int u = 0; u < nx; u++) {
+            int32_t sum = 0;
+            for (int v = 0; v < ny; v++) sum += ay[y * ny + v] * f[v][u];
+            g[y][u] = sum;
+        }
+    for (int y = 0; y < ny; y++)
+        for (int x = 0; x < nx; x++) {
+            int64_t sum = 0;
+            for (int u = 0; u < nx; u++) sum += (int64_t)ax[x * nx + u] * g[y][u];
+            const int64_t s = ((sum + (1 << 23)) >> 24) + 128;
+            out[(size_t)y * stride + x] = (uint8_t)(s < 0 ? 0 : s > 255 ? 255 : s);
+        }
+}
+
+int gi__jpeg_shrink_factor(int w, int h, int at_least)
+{
+    for (int s = 8; s >= 2; s /= 2)
+        if ((w + s - 1) / s >= at_least && (h + s - 1) / s >= at_least) return s;
+    return 1;
+}
+
+/* A component's reduced plane: its defined blocks' samples, nx x ny a
+ * block. */
+typedef struct {
+    uint8_t *samples;
+    size_t pitch;
+    int width, height; /* the defined samples */
+    int nx, ny;
+    long x_num, x_den, y_num, y_den; /* output pixel -> sample: x * num / den */
+} reduced_plane;
+
+/* A block's samples along an axis sampled at `factor` of the frame's
+ * largest (hmax / h): the block's 8 samples shrunk by s / factor, a power
+ * of two from 1 to 8 (gpuimg.h's shrink_to; jpeg_shrink.h). */
+int gi__jpeg_reduced_size(int factor, int s)
+{
+    int n = 8 * factor / s;
+    return n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
+}
+
+static int reduce_plane(const gi_jpeg_coeffs *c, int k, int s, reduced_plane *r)
+{
+    const gi_jpeg_plane *p = &c->plane[k];
+    const int bw = (p->width + 7) / 8, bh = (p->height + 7) / 8;
+    r->nx = gi__jpeg_reduced_size(c->hmax / p->h, s);
+    r->ny = gi__jpeg_reduced_size(c->vmax / p->v, s);
+    r->width = bw * r->nx;
+    r->height = bh * r->ny;
+    r->pitch = (size_t)r->width;
+    r->x_num = (long)s * p->h * r->nx;
+    r->x_den = (long)c->hmax * 8;
+    r->y_num = (long)s * p->v * r->ny;
+    r->y_den = (long)c->vmax * 8;
+    r->samples = malloc(r->pitch * (size_t)r->height);
+    if (!r->samples) return -1;
+    for (int by = 0; by < bh; by++) {
+        const int16_t *row = gi__jpeg_block_row(p, by);
+        for (int bx = 0; bx < bw; bx++)
+            gi__jpeg_reduced_idct(row + 64 * (size_t)bx, c->quant[p->tq], r->nx, r->ny,
+                                  r->samples + (size_t)by * r->ny * r->pitch + (size_t)bx * r->nx,
+                                  r->pitch);
+    }
+    return 0;
+}
+
+/* A component's samples for output row y, x = 0 .. width - 1, into out. */
+static void component_row(const reduced_plane *r, int y, int width, uint8_t *out)
+{
+    long sy = y * r->y_num / r->y_den;
+    const uint8_t *row = r->samples + (size_t)(sy < r->height ? sy : r->height - 1) * r->pitch;
+    for (int x = 0; x < width; x++) {
+        long sx = x * r->x_num / r->x_den;
+        out[x] = row[sx < r->width ? sx : r->width - 1];
+    }
+}
+
+/* Whether a component's sampling is the frame's largest over 1, 2 or 4. */
+static int power_of_two_factor(int max, int f)
+{
+    return max % f == 0 && (max / f == 1 || max / f == 2 || max / f == 4);
+}
+
+int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s)
+{
+    const gi_jpeg_colour_mode mode = gi__jpeg_colour_mode(c);
+    if ((mode != GI_JPEG_GRAY && mode != GI_JPEG_YCC) || !c->storage) return 0;
+    const int used = gi__jpeg_components_used(mode);
+    for (int k = 0; k < used; k++) /* chroma at 1/3 (rare) would land between pixels */
+        if (!power_of_two_factor(c->hmax, c->plane[k].h) ||
+            !power_of_two_factor(c->vmax, c->plane[k].v))
+            return 0;
+    const int w = (c->width + s - 1) / s, h = (c->height + s - 1) / s;
+    reduced_plane planes[3] = {{0}};
+    uint8_t *rows = malloc(3 * (size_t)w);
+    gi_image out = {0};
+    int ok = rows && gi_image_alloc(&out, w, h, c->out_channels) == GI_OK;
+    for (int k = 0; k < used && ok; k++) ok = reduce_plane(c, k, s, &planes[k]) == 0;
+    for (int y = 0; y < h && ok; y++) {
+        uint8_t *dst = out.data + (size_t)y * out.stride;
+        if (used == 1 && out.channels == 1) {
+            component_row(&planes[0], y, w, dst);
+            continue;
+        }
+        if (used == 1) { /* a gray plane as RGB, as the full decoder writes it */
+            component_row(&planes[0], y, w, rows);
+            for (int x = 0; x < w; x++) dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = rows[x];
+            continue;
+        }
+        for (int k = 0; k < 3; k++) component_row(&planes[k], y, w, rows + (size_t)k * w);
+        gi__jpeg_recon_kernels()->ycc_to_rgb(dst, rows, rows + w, rows + 2 * (size_t)w, w);
+    }
+    for (int k = 0; k < 3; k++) free(planes[k].samples);
+    free(rows);
+    if (!ok && out.data) gi_image_free(&out);
+    if (ok) *img = out;
+    return ok;
+}

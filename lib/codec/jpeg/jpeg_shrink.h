@@ -1,0 +1,58 @@
+/* JPEG shrink-on-load: a JPEG decoded at 1/s of its size (s = 2, 4, 8)
+ * inside the IDCT, as libjpeg's scaled decoding (and so libvips's
+ * thumbnail) does: each 8x8 block's top-left Nx x Ny coefficients through
+ * an Nx x Ny-point integer IDCT give the block's Nx x Ny samples.
+ *
+ * The reduced IDCT, with F(u, v) the dequantized coefficient as the full
+ * decoder has it ((int16_t)(coefficient * quant)) and A_N the tables below:
+ *     g(u, y) = sum_{v < Ny} A_Ny[y][v] * F(u, v)           (int32)
+ *     f(x, y) = sum_{u < Nx} A_Nx[x][u] * g(u, y)           (int64)
+ *     sample  = clamp(((f + 2^23) >> 24) + 128, 0, 255)
+ * where A_N[x][u] = round(2^12 * C(u) * cos((2x + 1) u pi / 2N) / 2), C(0)
+ * = 1 / sqrt(2) and C(u) = 1 otherwise: the N-point IDCT scaled so that a
+ * block's DC gives its mean, as the 8-point IDCT does.
+ * Each component is shrunk so that its samples come out at the image's
+ * new size where they can (as libjpeg scales chroma's IDCT): along an
+ * axis where the frame's largest sampling factor is m times the
+ * component's, N = 8 m / s, taken down to a power of two and at most 8
+ * (gi__jpeg_reduced_size). The image is ceil(W / s) x ceil(H / s); output
+ * pixel (x, y) reads sample (x s h Nx / (8 hmax), y s v Ny / (8 vmax))
+ * (integer division, at most the last defined sample) of each
+ * component's reduced plane, and YCbCr turns into RGB by stb's
+ * fixed-point formula, as the full decoder's. Gray and YCbCr files whose
+ * components are sampled at 1, 1/2 or 1/4 of the largest only (the
+ * others decode at full size). */
+#ifndef GI_JPEG_SHRINK_H
+#define GI_JPEG_SHRINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuimg.h"
+#include "jpeg_coeffs.h"
+
+/* A_N for N = 8, 4, 2, 1, rows x, columns u; and the one for an N. */
+extern const int32_t gi__jpeg_reduced_a8[8][8], gi__jpeg_reduced_a4[4][4],
+    gi__jpeg_reduced_a2[2][2], gi__jpeg_reduced_a1[1][1];
+const int32_t *gi__jpeg_reduced_table(int n);
+
+/* One block's reduced IDCT: 64 quantized coefficients (natural order),
+ * their table, nx x ny samples (each 8, 4, 2 or 1) into out, rows stride
+ * apart. */
+void gi__jpeg_reduced_idct(const int16_t *coeffs, const uint16_t quant[64], int nx, int ny,
+                           uint8_t *out, size_t stride);
+
+/* N along an axis sampled at 1/factor of the frame's largest, for shrink s. */
+int gi__jpeg_reduced_size(int factor, int s);
+
+/* The largest shrink s of 8, 4, 2 that leaves both sides of a w x h image
+ * at least at_least (ceil(w / s) >= at_least and ceil(h / s) >= at_least);
+ * 1 when none does. */
+int gi__jpeg_shrink_factor(int w, int h, int at_least);
+
+/* The image of c's coefficients shrunk by s (2, 4 or 8) into *img (owned,
+ * c->out_channels channels): returns 1; or 0 with *img untouched when the
+ * file is not one of those above, or memory ran out. */
+int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s);
+
+#endif

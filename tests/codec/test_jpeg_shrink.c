@@ -1,0 +1,208 @@
+/* JPEG shrink-on-load (lib/codec/jpeg_shrink.h) against its definition:
+ *   - the reduced IDCT's tables are round(2^12 C(u) cos((2x+1) u pi / 2N) / 2);
+ *   - each block's samples equal the definition evaluated in float64 (its
+ *     sums are exact integers there), for random blocks and tables,
+ *     extremes included;
+ *   - the shrink chosen is the largest that keeps both sides >= the size;
+ *   - gi_load_memory with shrink_to, over every JPEG in the folders given
+ *     (the decoder's variants: gray, YCbCr of every sampling, progressive,
+ *     restarts, CMYK; odd sizes down to 1x1): the reduced size for gray
+ *     and YCbCr files, pixels near the full decode's box average, and the
+ *     full decode's very bytes where no shrink is possible or the file is
+ *     another kind.
+ * test_jpeg_shrink [DIR...] */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "codec/jpeg/jpeg_decode.h"
+#include "codec/jpeg/jpeg_recon_plan.h"
+#include "codec/jpeg/jpeg_shrink.h"
+#include "testimg.h"
+
+static const int32_t *table(int n)
+{
+    return gi__jpeg_reduced_table(n);
+}
+
+static void check_tables(void)
+{
+    for (int n = 1; n <= 8; n *= 2)
+        for (int x = 0; x < n; x++)
+            for (int u = 0; u < n; u++) {
+                double c = u == 0 ? 1 / sqrt(2) : 1;
+                long want = lround(4096 * c * cos((2 * x + 1) * u * M_PI / (2 * n)) / 2);
+                th_check(table(n)[x * n + u] == want, "A_%d[%d][%d] = %d, want %ld", n, x, u,
+                         table(n)[x * n + u], want);
+            }
+}
+
+/* The definition in float64: every sum is an exact integer in a double. */
+static int defined_sample(const int16_t *coeffs, const uint16_t *quant, int nx, int ny, int x,
+                          int y)
+{
+    const int32_t *ax = table(nx), *ay = table(ny);
+    double f = 0;
+    for (int u = 0; u < nx; u++)
+        for (int v = 0; v < ny; v++) {
+            double dq = (int16_t)(coeffs[8 * v + u] * quant[8 * v + u]);
+            f += (double)ax[x * nx + u] * ay[y * ny + v] * dq;
+        }
+    double s = floor(f / 16777216.0 + 0.5) + 128;
+    return s < 0 ? 0 : s > 255 ? 255 : (int)s;
+}
+
+static void check_blocks(void)
+{
+    for (int trial = 0; trial < 3000; trial++) {
+        int16_t coeffs[64];
+        uint16_t quant[64];
+        const int extreme = trial % 10 == 0;
+        for (int i = 0; i < 64; i++) {
+            coeffs[i] = (int16_t)(extreme ? th_rand_int(-32768, 32767) : th_rand_int(-300, 300));
+            quant[i] = (uint16_t)(extreme ? th_rand_int(1, 65535) : th_rand_int(1, 99));
+        }
+        for (int nx = 1; nx <= 8; nx *= 2)
+            for (int ny = 1; ny <= 8; ny *= 2) {
+                uint8_t out[8 * 9];
+                memset(out, 0xA5, sizeof out);
+                gi__jpeg_reduced_idct(coeffs, quant, nx, ny, out, 9);
+                int bad = 0, fx = 0, fy = 0;
+                for (int y = 0; y < ny; y++)
+                    for (int x = 0; x < nx; x++)
+                        if (out[y * 9 + x] != defined_sample(coeffs, quant, nx, ny, x, y) &&
+                            bad++ == 0)
+                            fx = x, fy = y;
+                th_check(bad == 0, "reduced IDCT %dx%d, trial %d: %d samples off, first (%d,%d): "
+                         "%d, defined %d", nx, ny, trial, bad, fx, fy, out[fy * 9 + fx],
+                         defined_sample(coeffs, quant, nx, ny, fx, fy));
+            }
+    }
+}
+
+static void check_factor(void)
+{
+    static const int cases[][4] = {{4000, 3000, 256, 8}, {4000, 3000, 375, 8}, {4000, 3000, 376, 4},
+                                   {2049, 2049, 256, 8}, {100, 100, 51, 1},    {100, 100, 50, 2},
+                                   {1, 1, 1, 8},         {9, 17, 2, 8},        {8000, 900, 256, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int s = gi__jpeg_shrink_factor(cases[i][0], cases[i][1], cases[i][2]);
+        th_check(s == cases[i][3], "shrink of %dx%d to at least %d: %d, want %d", cases[i][0],
+                 cases[i][1], cases[i][2], s, cases[i][3]);
+    }
+}
+
+static int read_file(const char *path, uint8_t **bytes, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *bytes = malloc(n > 0 ? (size_t)n : 1);
+    *size = *bytes && n > 0 ? fread(*bytes, 1, (size_t)n, f) : 0;
+    fclose(f);
+    return *size == (size_t)n ? 0 : -1;
+}
+
+/* Whether output position p's s pixels lie in whole 32-pixel spans of the
+ * image (every block that makes it, chroma's of 4x subsampling too, lies
+ * inside: a block that passes the edge holds the encoder's padding). */
+static int inside_blocks(int p, int s, int n)
+{
+    return (p * s / 32 + 1) * 32 <= n;
+}
+
+/* The shrunk image against the full decode's s x s box means: the IDCT's
+ * low frequencies are a block's means, up to the quantization and the
+ * chroma's sampling, so near them on average. */
+static double mean_distance(const gi_image *full, const gi_image *small, int s)
+{
+    double sum = 0;
+    long count = 0;
+    for (int y = 0; y < small->height; y++)
+        for (int x = 0; x < small->width; x++) {
+            if (!inside_blocks(x, s, full->width) || !inside_blocks(y, s, full->height)) continue;
+            for (int c = 0; c < small->channels; c++) {
+                double box = 0;
+                for (int j = y * s; j < (y + 1) * s; j++)
+                    for (int i = x * s; i < (x + 1) * s; i++) box += ti_px(full, i, j)[c];
+                sum += fabs(box / (s * s) - ti_px(small, x, y)[c]);
+                count++;
+            }
+        }
+    return count ? sum / count : 0;
+}
+
+static int shrinkable_files;
+
+static void check_file(const char *path, void *arg)
+{
+    (void)arg;
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    if (!th_check(read_file(path, &bytes, &size) == 0, "%s: cannot read", path)) {
+        free(bytes);
+        return;
+    }
+    gi_load_limits limits;
+    gi_load_limits_default(&limits);
+    gi_image full, small;
+    if (gi_load_memory(&full, bytes, size, path, &limits) != GI_OK) { /* not for this test */
+        free(bytes);
+        return;
+    }
+    /* which files shrink: those of the exact decoder, gray or YCbCr */
+    gi_jpeg_coeffs c;
+    int gray_or_ycc = 0;
+    if (gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c)) {
+        gi_jpeg_colour_mode mode = gi__jpeg_colour_mode(&c);
+        gray_or_ycc = mode == GI_JPEG_GRAY || mode == GI_JPEG_YCC;
+        for (int k = 0; k < gi__jpeg_components_used(mode); k++) {
+            int fx = c.hmax / c.plane[k].h, fy = c.vmax / c.plane[k].v;
+            if (c.hmax % c.plane[k].h || c.vmax % c.plane[k].v || fx == 3 || fy == 3 || fx > 4 ||
+                fy > 4)
+                gray_or_ycc = 0; /* left at full size: jpeg_shrink.h */
+        }
+        gi__jpeg_coeffs_free(&c);
+    }
+    shrinkable_files += gray_or_ycc;
+    for (int at_least = 1; at_least <= 64; at_least *= 4) {
+        limits.shrink_to = at_least;
+        gi_status st = gi_load_memory(&small, bytes, size, path, &limits);
+        if (!th_check(st == GI_OK, "%s shrink_to %d: %s", path, at_least, gi_last_error())) continue;
+        const int s = gi__jpeg_shrink_factor(full.width, full.height, at_least);
+        const int shrunk = gray_or_ycc && s > 1;
+        if (shrunk) {
+            th_check(small.width == (full.width + s - 1) / s &&
+                         small.height == (full.height + s - 1) / s &&
+                         small.channels == full.channels,
+                     "%s shrink_to %d: %dx%dx%d, want 1/%d of %dx%dx%d", path, at_least,
+                     small.width, small.height, small.channels, s, full.width, full.height,
+                     full.channels);
+            double d = mean_distance(&full, &small, s);
+            th_check(d < 5, "%s shrink 1/%d: mean distance %.2f from the box means", path, s, d);
+        } else {
+            char why[128];
+            th_check(ti_same(&small, &full, why, sizeof why),
+                     "%s shrink_to %d (no shrink): differs from the full decode: %s", path,
+                     at_least, why);
+        }
+        gi_image_free(&small);
+    }
+    gi_image_free(&full);
+    free(bytes);
+}
+
+int main(int argc, char **argv)
+{
+    th_seed();
+    check_tables();
+    check_blocks();
+    check_factor();
+    for (int i = 1; i < argc; i++) ti_each_image(argv[i], check_file, NULL);
+    th_check(argc < 2 || shrinkable_files > 0, "no gray or YCbCr JPEG among the files");
+    return th_finish();
+}

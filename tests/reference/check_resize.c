@@ -1,0 +1,290 @@
+/* Resize and crop against float64 references of gpuimg.h's definitions.
+ *
+ * The weights first: an independent evaluation of each filter and of the
+ * footprint gives every output position's taps, and the library's integer
+ * weights must be those real weights rounded (the largest taking the
+ * remainder) and sum to exactly GI_RESIZE_WEIGHT_SUM. Then the pixels:
+ * with those integer weights, the separable sum in float64 without the
+ * intermediate rounding; gray and RGB samples must be within 0.5 + 1/64
+ * of it (the rows' rounding adds at most 1/512 per unit of the columns'
+ * weights' magnitude), alpha and premultiplied colour (whose sums are kept
+ * whole) within 0.5, colour where the result's alpha is not 0. Crop
+ * against the rectangle copied by hand. */
+#include "checks.h"
+#include "../harness.h"
+#include "../testimg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const filter_names[] = {"lanczos3", "lanczos2", "cubic",
+                                           "linear",   "area",     "nearest"};
+
+/* ---------------------------------------------------------------- weights */
+
+static double ref_sinc(double t)
+{
+    return t == 0 ? 1 : sin(M_PI * t) / (M_PI * t);
+}
+
+/* The filter at distance d (input samples) with the footprint widened by f. */
+static double ref_weight(gi_resize_filter filter, int i, double c, double f)
+{
+    const double d = i + 0.5 - c, t = fabs(d / f);
+    switch (filter) {
+    case GI_RESIZE_LANCZOS3: return t < 3 ? ref_sinc(d / f) * ref_sinc(d / f / 3) : 0;
+    case GI_RESIZE_LANCZOS2: return t < 2 ? ref_sinc(d / f) * ref_sinc(d / f / 2) : 0;
+    case GI_RESIZE_CUBIC:
+        return t < 1 ? 1.5 * t * t * t - 2.5 * t * t + 1
+               : t < 2 ? -0.5 * t * t * t + 2.5 * t * t - 4 * t + 2
+                       : 0;
+    case GI_RESIZE_LINEAR: return t < 1 ? 1 - t : 0;
+    case GI_RESIZE_AREA: {
+        const double lo = fmax(i, c - f / 2), hi = fmin(i + 1, c + f / 2);
+        return hi > lo ? hi - lo : 0;
+    }
+    case GI_RESIZE_NEAREST: break; /* one tap: check_axis picks it */
+    }
+    return 0;
+}
+
+/* Checks one axis's integer weights against the real ones. */
+static void check_axis(const gi_resize_axis *a, gi_resize_filter filter)
+{
+    const double scale_in = (double)a->n_in / a->n_out, f = scale_in > 1 ? scale_in : 1;
+    long bad = 0;
+    char why[200] = "";
+    for (int x = 0; x < a->n_out; x++) {
+        const double c = (x + 0.5) * scale_in;
+        const int nearest = (int)floor(c) < a->n_in ? (int)floor(c) : a->n_in - 1;
+        double sum = 0, largest = -1;
+        int largest_at = -1;
+        long qsum = 0;
+        for (int i = 0; i < a->n_in; i++) {
+            double w = filter == GI_RESIZE_NEAREST ? i == nearest : ref_weight(filter, i, c, f);
+            int inside = i >= a->first[x] && i < a->first[x] + a->count[x];
+            if (!inside && w != 0 && bad++ == 0)
+                snprintf(why, sizeof why, "%d -> %d, x %d: input %d (weight %g) left out",
+                         a->n_in, a->n_out, x, i, w);
+            sum += w;
+            if (w > largest) largest = w, largest_at = i;
+        }
+        for (int k = 0; k < a->count[x]; k++) {
+            const int i = a->first[x] + k;
+            const int32_t q = a->q[(size_t)x * a->taps + k];
+            qsum += q;
+            double w = filter == GI_RESIZE_NEAREST ? i == nearest : ref_weight(filter, i, c, f);
+            long want = lround(GI_RESIZE_WEIGHT_SUM * w / sum);
+            if (i != largest_at && q != want && bad++ == 0)
+                snprintf(why, sizeof why, "%d -> %d, x %d, input %d: q %d, want %ld", a->n_in,
+                         a->n_out, x, i, q, want);
+        }
+        if (qsum != GI_RESIZE_WEIGHT_SUM && bad++ == 0)
+            snprintf(why, sizeof why, "%d -> %d, x %d: weights sum to %ld", a->n_in, a->n_out, x,
+                     qsum);
+    }
+    th_check(bad == 0, "resize weights %s: %ld bad; first: %s", filter_names[filter], bad, why);
+}
+
+static void check_weights(void)
+{
+    static const int pairs[][2] = {{1, 1},  {1, 7},    {7, 1},   {10, 3},  {3, 10},
+                                   {17, 5}, {100, 1},  {301, 3}, {29, 31}, {31, 29},
+                                   {8, 16}, {1000, 10}, {5, 13},  {64, 64}};
+    for (int f = 0; f <= GI_RESIZE_NEAREST; f++)
+        for (size_t p = 0; p < sizeof pairs / sizeof *pairs; p++) {
+            gi_resize_axis a;
+            gi_status st = gi_resize_axis_weights(pairs[p][0], pairs[p][1], (gi_resize_filter)f, &a);
+            if (!th_check(st == GI_OK, "weights %d -> %d: %s", pairs[p][0], pairs[p][1],
+                          gi_last_error()))
+                continue;
+            check_axis(&a, (gi_resize_filter)f);
+            gi_resize_axis_free(&a);
+        }
+}
+
+/* ---------------------------------------------------------------- pixels */
+
+/* The separable sum in float64 with the library's integer weights. */
+static void exact_resize(const gi_image *src, const gi_resize_axis *ax, const gi_resize_axis *ay,
+                         double *out)
+{
+    const int ch = src->channels, alpha = ch == 2 || ch == 4 ? ch - 1 : -1;
+    const int ow = ax->n_out, oh = ay->n_out;
+    double *rows = calloc((size_t)src->height * ow * ch, sizeof *rows);
+    for (int y = 0; y < src->height; y++)
+        for (int x = 0; x < ow; x++)
+            for (int k = 0; k < ax->count[x]; k++) {
+                const uint8_t *p = ti_px(src, ax->first[x] + k, y);
+                const double w = ax->q[(size_t)x * ax->taps + k] / (double)GI_RESIZE_WEIGHT_SUM;
+                for (int c = 0; c < ch; c++)
+                    rows[((size_t)y * ow + x) * ch + c] +=
+                        w * p[c] * (alpha >= 0 && c != alpha ? p[alpha] : 1);
+            }
+    for (int y = 0; y < oh; y++)
+        for (int x = 0; x < ow; x++) {
+            double v[4] = {0, 0, 0, 0};
+            for (int k = 0; k < ay->count[y]; k++) {
+                const double w = ay->q[(size_t)y * ay->taps + k] / (double)GI_RESIZE_WEIGHT_SUM;
+                for (int c = 0; c < ch; c++)
+                    v[c] += w * rows[((size_t)(ay->first[y] + k) * ow + x) * ch + c];
+            }
+            double *o = out + ((size_t)y * ow + x) * ch;
+            for (int c = 0; c < ch; c++) {
+                double e = v[c];
+                if (alpha >= 0 && c != alpha) e = v[alpha] > 0 && v[c] > 0 ? v[c] / v[alpha] : 0;
+                o[c] = e < 0 ? 0 : e > 255 ? 255 : e;
+            }
+        }
+    free(rows);
+}
+
+static double error_sum;
+static long error_count;
+
+static void resize_case(gi_context *ctx, const gi_image *src, gi_resize_params p)
+{
+    int w, h;
+    gi_resize_size(src, &p, &w, &h);
+    gi_image dst = ti_blank(w, h, src->channels);
+    gi_status st = gi_resize(ctx, src, &dst, &p);
+    char label[160];
+    snprintf(label, sizeof label, "resize %s %dx%dx%d -> %dx%d", filter_names[p.filter],
+             src->width, src->height, src->channels, w, h);
+    if (th_check(st == GI_OK, "%s: %s", label, gi_last_error())) {
+        gi_resize_axis ax, ay;
+        gi_resize_axis_weights(src->width, w, p.filter, &ax);
+        gi_resize_axis_weights(src->height, h, p.filter, &ay);
+        double *exact = malloc(sizeof(double) * (size_t)w * h * src->channels);
+        exact_resize(src, &ax, &ay, exact);
+        const int ch = src->channels, alpha = ch == 2 || ch == 4 ? ch - 1 : -1;
+        long bad = 0;
+        char why[160] = "";
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int c = 0; c < ch; c++) {
+                    const double e = exact[((size_t)y * w + x) * ch + c];
+                    const int got = ti_px(&dst, x, y)[c];
+                    const int colour = alpha >= 0 && c != alpha;
+                    if (colour && ti_px(&dst, x, y)[alpha] == 0) continue;
+                    const double tolerance = alpha >= 0 ? 0.5 : 0.5 + 1.0 / 64;
+                    error_sum += got - e;
+                    error_count++;
+                    if (fabs(got - e) > tolerance + 1e-9 && bad++ == 0)
+                        snprintf(why, sizeof why, "(%d,%d) channel %d: got %d, exact %.4f", x, y,
+                                 c, got, e);
+                }
+        th_check(bad == 0, "%s: %ld samples off; first %s", label, bad, why);
+        th_check(ti_padding_intact(&dst), "%s: wrote into the row padding", label);
+        free(exact);
+        gi_resize_axis_free(&ax);
+        gi_resize_axis_free(&ay);
+    }
+    ti_free(&dst);
+}
+
+/* Sizes: 1x1, a column, a row, primes, and long strips for 100:1. */
+static const int sources[][2] = {{1, 1}, {1, 17}, {17, 1}, {31, 29}, {257, 3}, {503, 7}, {6, 400}};
+
+void check_resize(gi_context *ctx)
+{
+    check_weights();
+    static const double scales[] = {0.5, 1.0 / 3, 0.37, 2, 3, 1.7, 1};
+    for (size_t s = 0; s < sizeof sources / sizeof *sources; s++)
+        for (int ch = 1; ch <= 4; ch++) {
+            gi_image src = ti_random(sources[s][0], sources[s][1], ch);
+            for (int f = 0; f <= GI_RESIZE_NEAREST; f++) {
+                gi_resize_params p;
+                gi_resize_params_default(&p);
+                p.filter = (gi_resize_filter)f;
+                for (size_t k = 0; k < sizeof scales / sizeof *scales; k++) {
+                    p.scale = scales[k];
+                    resize_case(ctx, &src, p);
+                }
+                p.scale = 0;
+                p.fit = GI_FIT_FILL; /* 100:1 where the source is long enough, and to 1x1 */
+                p.width = src.width >= 100 ? src.width / 100 : 1;
+                p.height = src.height >= 100 ? src.height / 100 : 1;
+                resize_case(ctx, &src, p);
+                p.width = th_rand_int(1, 40); /* a random stretch */
+                p.height = th_rand_int(1, 40);
+                resize_case(ctx, &src, p);
+            }
+            ti_free(&src);
+        }
+    th_check(error_count > 0 && fabs(error_sum / error_count) < 0.05,
+             "resize: mean signed error %.4f over %ld samples (rounding should centre it)",
+             error_count ? error_sum / error_count : 0, error_count);
+}
+
+/* gpuimg.h's size rules. */
+void check_resize_size(gi_context *ctx)
+{
+    (void)ctx;
+    const gi_image src = {.width = 400, .height = 300, .channels = 3};
+    struct {
+        gi_resize_params p;
+        int w, h;
+    } cases[] = {
+        {{.scale = 0.5}, 200, 150},
+        {{.scale = 0.001}, 1, 1},
+        {{.width = 100}, 100, 75},
+        {{.height = 100}, 133, 100},
+        {{.width = 100, .height = 100}, 100, 75},
+        {{.width = 100, .height = 100, .fit = GI_FIT_COVER}, 133, 100},
+        {{.width = 100, .height = 100, .fit = GI_FIT_FILL}, 100, 100},
+        {{.width = 1000, .height = 100}, 133, 100},
+        {{.width = 3, .height = 1, .fit = GI_FIT_INSIDE}, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int w, h;
+        gi_resize_size(&src, &cases[i].p, &w, &h);
+        th_check(w == cases[i].w && h == cases[i].h, "resize size case %zu: %dx%d, want %dx%d",
+                 i, w, h, cases[i].w, cases[i].h);
+    }
+}
+
+/* ---------------------------------------------------------------- crop */
+
+static void crop_case(gi_context *ctx, const gi_image *src, gi_crop_params p, int x0, int y0,
+                      int w, int h)
+{
+    int gx, gy, gw, gh;
+    gi_crop_rect(src, &p, &gx, &gy, &gw, &gh);
+    th_check(gx == x0 && gy == y0 && gw == w && gh == h,
+             "crop rect of %dx%d (%d,%d %dx%d centre %d): %d,%d %dx%d, want %d,%d %dx%d",
+             src->width, src->height, p.x, p.y, p.width, p.height, p.centre, gx, gy, gw, gh, x0,
+             y0, w, h);
+    gi_image dst = ti_blank(w, h, src->channels), want = ti_blank(w, h, src->channels);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < src->channels; c++)
+                ti_px(&want, x, y)[c] = ti_px(src, x0 + x, y0 + y)[c];
+    gi_status st = gi_crop(ctx, src, &dst, &p);
+    char why[96];
+    if (th_check(st == GI_OK, "crop: %s", gi_last_error()))
+        th_check(ti_same(&dst, &want, why, sizeof why) && ti_padding_intact(&dst), "crop %d,%d "
+                 "%dx%d of %dx%d: %s", x0, y0, w, h, src->width, src->height, why);
+    ti_free(&dst);
+    ti_free(&want);
+}
+
+void check_crop(gi_context *ctx)
+{
+    for (int ch = 1; ch <= 4; ch++) {
+        gi_image src = ti_random(31, 29, ch);
+        crop_case(ctx, &src, (gi_crop_params){0}, 0, 0, 31, 29); /* what convert runs */
+        crop_case(ctx, &src, (gi_crop_params){3, 4, 10, 5, 0}, 3, 4, 10, 5);
+        crop_case(ctx, &src, (gi_crop_params){30, 28, 1, 1, 0}, 30, 28, 1, 1);
+        crop_case(ctx, &src, (gi_crop_params){20, 10, 50, 0, 0}, 20, 10, 11, 19); /* cut */
+        crop_case(ctx, &src, (gi_crop_params){0, 0, 10, 10, 1}, 10, 9, 10, 10);
+        crop_case(ctx, &src, (gi_crop_params){0, 0, 100, 4, 1}, 0, 12, 31, 4);
+        gi_image dst = ti_blank(1, 1, ch);
+        gi_crop_params outside = {31, 0, 1, 1, 0};
+        th_check(gi_crop(ctx, &src, &dst, &outside) == GI_ERR_INVALID_ARGUMENT,
+                 "a crop starting outside the image must fail");
+        ti_free(&dst);
+        ti_free(&src);
+    }
+}
