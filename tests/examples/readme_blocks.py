@@ -1,7 +1,7 @@
 """readme_blocks.py README GPUIMG SAMPLES PYTHONPATH: runs the README's
 ```sh and ```python blocks in order, as a user would at a shell, in a
 scratch folder that holds the placeholder inputs the README names
-(photo.jpg, photo.png, mask.txt, photos/*.jpg; samples/ and tests/golden of
+(photo.jpg, photo.png, mask.txt, photos/*.jpg, scans/*.png; samples/ and tests/golden of
 the source tree), with the built gpuimg first on PATH, the built package on
 PYTHONPATH and no server (GPUIMG_SERVER=off).
 
@@ -81,6 +81,8 @@ def scratch(folder, gpuimg, samples, source_root):
     for i, name in enumerate(["scene.png", "alpha.png", "edge_line.png"]):
         subprocess.run([gpuimg, "rotate", "180" if i else "90", samples / name,
                         folder / "photos" / f"p{i}.jpg"], check=True)
+    (folder / "scans").mkdir()
+    shutil.copy(samples / "scene.png", folder / "scans" / "a.png")
     os.symlink(samples, folder / "samples")
     (folder / "tests").mkdir()
     os.symlink(source_root / "tests" / "golden", folder / "tests" / "golden")
