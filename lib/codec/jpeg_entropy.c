@@ -446,7 +446,13 @@ static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac,
 
 /* ---- scans ---- */
 
-enum { BASELINE, DC_FIRST, DC_REFINE, AC_FIRST, AC_REFINE };
+enum {
+    BASELINE = GI_JPEG_BASELINE,
+    DC_FIRST = GI_JPEG_DC_FIRST,
+    DC_REFINE = GI_JPEG_DC_REFINE,
+    AC_FIRST = GI_JPEG_AC_FIRST,
+    AC_REFINE = GI_JPEG_AC_REFINE
+};
 
 /* Where the data of an interval ended: the bits left over must be its last
  * byte's padding (0-7 bits, none of the zeros past it), followed at once by
@@ -634,10 +640,7 @@ int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_
                          size_t size, size_t at, int threads, gi_jpeg_progress *progress,
                          size_t *end)
 {
-    int kind = !c->progressive ? BASELINE
-               : sc->ss == 0   ? (sc->ah == 0 ? DC_FIRST : DC_REFINE)
-               : sc->ah == 0   ? AC_FIRST
-                               : AC_REFINE;
+    int kind = gi__jpeg_scan_kind(c->progressive, sc);
     const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
     long units = sc->n == 1 ? (long)((one->width + 7) >> 3) * ((one->height + 7) >> 3)
                             : (long)c->mcus_x * c->mcus_y;
