@@ -416,7 +416,12 @@ __global__ void entropy_write(gi_cuda_jpeg_scan s, const unsigned long long *sta
     /* the block in progress (begun by an earlier thread), or next */
     long long g = first_block_of(s, KIND, p, base, j, st), at_g = -1, at = 0;
     int bi = 0;
-    while (st.pos < p.end && g >= p.first_block && g < p.end_block) {
+    /* The segment's last thread also takes the blocks of an AC refinement's
+     * end-of-band run that take no bits (none of their coefficients is
+     * nonzero) once its data is read. */
+    const bool last = j + 1 == p.next_first;
+    while (g >= p.first_block && g < p.end_block &&
+           (st.pos < p.end || (KIND == GI_JPEG_AC_REFINE && last && st.k == s.ss && st.eob > 0))) {
         if (g != at_g) {
             bi = (int)(g % s.unit_blocks);
             at = block_at(s, g, bi);

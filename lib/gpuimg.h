@@ -944,7 +944,11 @@ typedef struct gi_batch_item {
     char note[600];      /* why the steps fell back to the CPU, or "" */
     char metadata_note[600]; /* metadata dropped on reading or left out on
                                 writing, and why, or "" */
-    const char *decoded_by, *encoded_by; /* gi_last_codec after each; NULL: not reached */
+    /* gi_last_codec after each (NULL: not reached); decoded_by, for a JPEG
+     * whose steps ran on CUDA: "gpuimg-jpeg-cuda" where its arithmetic half
+     * ran there, "gpuimg-jpeg-cuda-huffman" where its Huffman codes were
+     * decoded there too (docs/gpu-jpeg-path.md) */
+    const char *decoded_by, *encoded_by;
     char codecs_note[200]; /* where a JPEG's arithmetic half ran, and why
                               (the route's plan); else "" */
 } gi_batch_item;
