@@ -31,6 +31,17 @@
 #define GI_JPEG_MAX_UNIT_BLOCKS 10
 /* Bytes of a subsequence: one thread's share of the data. */
 #define GI_JPEG_SUBSEQ_BYTES 512
+/* An AC refinement scan goes to the device only where none of its
+ * segments has more subsequences than this. Its steps depend on which
+ * block they are in (the correction bits follow the coefficients already
+ * nonzero), and a thread that starts from a wrong block never falls into
+ * step: its rounds settle one subsequence at a time, so a long segment
+ * costs a round a subsequence. The device took over 7 s for the-mouse.jpg
+ * (8.7 MP) made progressive by jpegtran, whose refinement scans have one
+ * segment each, where one CPU core takes 0.1 s. Short segments (restart
+ * intervals) settle in as many rounds as they have subsequences, at most
+ * this plus one. */
+#define GI_JPEG_REFINE_MAX_SUBSEQS 8
 /* Zero bytes after the data: the device reads whole words past it. */
 #define GI_JPEG_DATA_PAD 32
 
@@ -87,7 +98,8 @@ static inline size_t gi__jpeg_upload_bytes(const gi_jpeg_coeffs *c)
  * gi__jpeg_scan_kind) to c's deferred scans, with *end at the 0xFF of the
  * marker after it; or returns -1 (nothing kept) for a scan whose data the
  * CPU decoder must judge (fill bytes, the wrong count of restart markers,
- * no marker after it) or when memory runs out. */
+ * no marker after it), for an AC refinement whose segments are too long
+ * (GI_JPEG_REFINE_MAX_SUBSEQS), or when memory runs out. */
 int gi__jpeg_defer_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, int kind, const uint8_t *bytes,
                         size_t size, size_t at, size_t *end);
 
