@@ -1,5 +1,5 @@
 /* Correlation with a quantized odd mask up to 31x31 (gpuimg.h gives the
- * exact fixed point; lib/cpu_convolve.c is the twin it matches byte for
+ * exact fixed point; lib/cpu/convolve.c is the twin it matches byte for
  * byte).
  *
  * A block loads its output tile plus the mask's halo into shared memory

@@ -159,15 +159,18 @@ cudaError_t gi_cuda_jpeg_enc_emit(int width, int height, int subsample,
                                   size_t nwords, cudaStream_t stream);
 
 
-/* The exact JPEG decoder's entropy half for a deferred baseline scan
- * (lib/codec/jpeg/jpeg_deferred.h, whose upload the pointers point into):
- * Huffman decoding by self-synchronising subsequences, into the
- * coefficients the CPU's decoder gives (jpeg_coeffs.h's layout). */
+/* The exact JPEG decoder's entropy half for one deferred scan, baseline
+ * or progressive (lib/codec/jpeg/jpeg_deferred.h, whose upload the pointers
+ * point into): Huffman decoding by self-synchronising subsequences, into
+ * the coefficients the CPU's decoder gives (jpeg_coeffs.h's layout). A
+ * file's scans run in its order over the same coefficients. */
 typedef struct gi_cuda_jpeg_scan {
     const void *tables;               /* gi_jpeg_huff[ntables] */
     const uint32_t *segment_start;    /* segments + 1 byte offsets into data */
     const uint32_t *subseq_first;     /* segments + 1 */
     const uint32_t *data;             /* the unstuffed bytes, read as words */
+    int kind;                         /* GI_JPEG_BASELINE ... GI_JPEG_AC_REFINE */
+    int ss, se, al;                   /* the band; the bit its values start at */
     int ntables, segments;
     unsigned subseqs;                 /* subseq_first[segments] */
     long long units, interval;        /* units of the scan; of a segment */
@@ -187,19 +190,26 @@ size_t gi_cuda_jpeg_entropy_temp_bytes(unsigned subseqs, long long dcs);
 
 /* One round of finding where each subsequence's codes start: each
  * decodes from its start in `from` (round 0: a guess) and writes where
- * the next one starts into `to`, counting its blocks into counts; sets
- * *changed where a start moved. Once a round changes nothing, every start
- * is the true one (the first of each segment is known, and each next is
- * decoded from it). states: subseqs each. */
+ * the next one starts into `to`, counting the blocks it began into counts;
+ * sets *changed where a start moved (or, for an AC refinement, a count).
+ * Once a round changes nothing, every start is the true one (the first of
+ * each segment is known, and each next is decoded from it). An AC
+ * refinement's steps depend on the coefficients of its blocks so far
+ * (coeffs): each thread's first block comes from base, the exclusive sum
+ * of the last round's counts, which it refreshes after the round (temp:
+ * gi_cuda_jpeg_entropy_temp_bytes). states: subseqs each. */
 cudaError_t gi_cuda_jpeg_entropy_sync(const gi_cuda_jpeg_scan *scan, int round,
                                       const unsigned long long *from, unsigned long long *to,
-                                      uint32_t *counts, uint32_t *changed, cudaStream_t stream);
+                                      uint32_t *counts, uint32_t *base, const int16_t *coeffs,
+                                      uint32_t *changed, void *temp, size_t temp_bytes,
+                                      cudaStream_t stream);
 
-/* From the true starts: the coefficients into coeffs (zeroed before), the
- * DC differences summed within each segment as stb's predictions are, and
- * *bad set (nonzero) where the scan does not decode the CPU's way (a code
- * no table holds, too few bits, bits left over before a marker). Scratch:
- * base (subseqs), dc_diff, dc_key, dc_sum (dc_first[4] each), seg_end
+/* From the true starts: the scan's coefficients into coeffs (zeroed before
+ * the file's first scan, the earlier scans' since), the DC differences
+ * summed within each segment as stb's predictions are, and *bad set
+ * (nonzero) where the scan does not decode the CPU's way (a code no table
+ * holds, too few bits, bits left over before a marker). Scratch: base
+ * (subseqs), dc_diff, dc_key, dc_sum (dc_first[4] each), seg_end
  * (segments), temp (gi_cuda_jpeg_entropy_temp_bytes). */
 cudaError_t gi_cuda_jpeg_entropy_write(const gi_cuda_jpeg_scan *scan,
                                        const unsigned long long *starts, const uint32_t *counts,

@@ -1116,7 +1116,11 @@ typedef struct gi_batch_item {
     double megapixels;
     double stage_ms[GI_STAGE_COUNT];
     const char *backend; /* "cpu" or "cuda": where the steps ran */
-    const char *decoded_by, *encoded_by; /* gi_last_codec after each; NULL: not reached */
+    /* gi_last_codec after each (NULL: not reached); decoded_by, for a JPEG
+     * whose steps ran on CUDA: "gpuimg-jpeg-cuda" where its arithmetic half
+     * ran there, "gpuimg-jpeg-cuda-huffman" where its Huffman codes were
+     * decoded there too (docs/gpu-jpeg-path.md) */
+    const char *decoded_by, *encoded_by;
     /* The texts below are the library's, valid during on_item only, and ""
      * at any other time: a batch keeps no text for an item that has ended,
      * so that its memory does not grow with the number of items. */

@@ -135,13 +135,15 @@ static void record_compute(gi_context *ctx, gi__batch_image *job, const gi__chai
 int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
 {
     const int from_jpeg = gi__jpeg_coeffs_present(&job->coeffs);
+    const int deferred = job->coeffs.deferred != NULL;
+    int fell_back = 0;
     /* An exact JPEG output is encoded where the steps ran if the backend
      * can (on CUDA: only the file's bytes come back; on the CPU, a blur
      * coded as its rows come); the encode stage then writes it. */
     gi__chain_jpeg_out *jpeg_out = exact_jpeg_output(o, job, &job->jpeg_out) ? &job->jpeg_out : NULL;
     gi_status st = from_jpeg
                        ? gi__job_apply_jpeg(ctx, &o->job, &job->coeffs, &job->meta, &job->dst, NULL,
-                                            jpeg_out)
+                                            jpeg_out, &fell_back)
                        : gi__job_apply_to_jpeg(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL,
                                                jpeg_out);
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
@@ -153,8 +155,12 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
         return -1;
     }
     record_compute(ctx, job, jpeg_out);
-    /* The decode's arithmetic half ran where the steps did. */
-    if (from_jpeg && strcmp(job->item->backend, "cuda") == 0) job->item->decoded_by = "gpuimg-jpeg-cuda";
+    /* The decode's arithmetic half ran where the steps did; its Huffman
+     * decoding too where the scans were deferred, unless the device left
+     * the file to the CPU's decoder, which then decoded it whole. */
+    if (fell_back) job->item->decoded_by = gi_last_codec();
+    else if (from_jpeg && strcmp(job->item->backend, "cuda") == 0)
+        job->item->decoded_by = deferred ? "gpuimg-jpeg-cuda-huffman" : "gpuimg-jpeg-cuda";
     return 0;
 }
 

@@ -11,11 +11,6 @@
 #include "codec/jpeg/jpeg_deferred.h"
 #include "codec/jpeg/jpeg_tables.h"
 
-/* Rounds before a scan's starts count as unsettled. Two settle the photos
- * measured; a file whose blocks share their tables in a way that keeps a
- * wrong start in step for long would need one round a subsequence. */
-#define MAX_ROUNDS 16
-
 gi_status gi__cuda_jpeg_entropy_upload(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
                                        void *stream)
 {
@@ -27,33 +22,41 @@ gi_status gi__cuda_jpeg_entropy_upload(gi__cuda_jpeg_entropy *e, const gi_jpeg_c
     return err == cudaSuccess ? GI_OK : gi__cuda_fail(err, "JPEG scan upload");
 }
 
-/* The kernels' view of c's deferred scan, uploaded at `device`. */
-static void describe(const gi_jpeg_coeffs *c, const uint8_t *device, gi_cuda_jpeg_scan *s)
+/* The kernels' view of c's deferred scan sc, uploaded at `device`. */
+static void describe(const gi_jpeg_coeffs *c, const gi_jpeg_deferred_scan *sc,
+                     const uint8_t *device, gi_cuda_jpeg_scan *s)
 {
-    const gi_jpeg_deferred *d = c->deferred;
     memset(s, 0, sizeof *s);
-    s->tables = device + d->tables_at;
-    s->segment_start = (const uint32_t *)(device + d->segment_start_at);
-    s->subseq_first = (const uint32_t *)(device + d->subseq_first_at);
-    s->data = (const uint32_t *)(device + d->data_at);
-    s->ntables = d->ntables;
-    s->segments = d->segments;
-    s->subseqs = d->subseq_first[d->segments];
-    s->units = d->units;
-    s->interval = d->interval;
-    s->units_x = d->units_x;
-    s->unit_blocks = d->unit_blocks;
-    s->one_component = c->ncomp == 1;
+    s->tables = device + sc->tables_at;
+    s->segment_start = (const uint32_t *)(device + sc->segment_start_at);
+    s->subseq_first = (const uint32_t *)(device + sc->subseq_first_at);
+    s->data = (const uint32_t *)(device + sc->data_at);
+    s->kind = sc->kind;
+    s->ss = sc->ss;
+    s->se = sc->se;
+    s->al = sc->al;
+    s->ntables = sc->ntables;
+    s->segments = sc->segments;
+    s->subseqs = sc->subseqs;
+    s->units = sc->units;
+    s->interval = sc->interval;
+    s->units_x = sc->units_x;
+    s->unit_blocks = sc->unit_blocks;
+    s->one_component = sc->n == 1;
     s->sync_blocks = 1;
-    for (int b = 0; b < d->unit_blocks; b++) {
-        const gi_jpeg_unit_block *u = &d->block[b];
+    int in_scan[4] = {0};
+    for (int b = 0; b < sc->unit_blocks; b++) {
+        const gi_jpeg_unit_block *u = &sc->block[b];
         s->comp[b] = u->comp;
         s->bx[b] = u->x;
         s->by[b] = u->y;
         s->dc[b] = u->dc;
         s->ac[b] = u->ac;
-        if (u->dc != d->block[0].dc || u->ac != d->block[0].ac) s->sync_blocks = d->unit_blocks;
+        in_scan[u->comp] = 1;
+        /* which block of the unit a thread is in matters where the tables differ */
+        if (u->dc != sc->block[0].dc || u->ac != sc->block[0].ac) s->sync_blocks = sc->unit_blocks;
     }
+    int has_dc = sc->kind == GI_JPEG_BASELINE || sc->kind == GI_JPEG_DC_FIRST;
     long long dcs = 0;
     for (int i = 0; i < 4; i++) {
         s->dc_first[i] = dcs;
@@ -61,13 +64,13 @@ static void describe(const gi_jpeg_coeffs *c, const uint8_t *device, gi_cuda_jpe
         const gi_jpeg_plane *p = &c->plane[i];
         s->offset[i] = (long long)p->offset;
         s->blocks_w[i] = p->blocks_w;
-        s->h[i] = c->ncomp == 1 ? 1 : p->h;
-        s->v[i] = c->ncomp == 1 ? 1 : p->v;
-        dcs += d->units * s->h[i] * s->v[i];
+        s->h[i] = sc->n == 1 ? 1 : p->h;
+        s->v[i] = sc->n == 1 ? 1 : p->v;
+        if (has_dc && in_scan[i]) dcs += sc->units * s->h[i] * s->v[i];
     }
     s->dc_first[4] = dcs;
     /* each block's place among its plane's blocks of the unit */
-    for (int b = 0; b < d->unit_blocks; b++) s->dc_slot[b] = (uint8_t)(s->by[b] * s->h[s->comp[b]] + s->bx[b]);
+    for (int b = 0; b < sc->unit_blocks; b++) s->dc_slot[b] = (uint8_t)(s->by[b] * s->h[s->comp[b]] + s->bx[b]);
     memcpy(s->natural_order, gi__jpeg_natural_order, sizeof s->natural_order);
 }
 
@@ -83,11 +86,9 @@ static gi_status reserve(gi__cuda_jpeg_entropy *e, const gi_cuda_jpeg_scan *s)
     if (st == GI_OK) st = gi__cuda_reserve_device(&e->dc_key, 4 * dcs, what);
     if (st == GI_OK) st = gi__cuda_reserve_device(&e->dc_sum, 4 * dcs, what);
     if (st == GI_OK) st = gi__cuda_reserve_device(&e->seg_end, 4 * (size_t)s->segments, what);
-    if (st == GI_OK) st = gi__cuda_reserve_device(&e->flags, 2 * sizeof(uint32_t), what);
     if (st == GI_OK)
         st = gi__cuda_reserve_device(&e->temp, gi_cuda_jpeg_entropy_temp_bytes(s->subseqs,
                                                                                s->dc_first[4]), what);
-    if (st == GI_OK) st = gi__cuda_reserve_pinned(&e->host_flags, 2 * sizeof(uint32_t));
     return st;
 }
 
@@ -103,32 +104,36 @@ static cudaError_t read_flag(gi__cuda_jpeg_entropy *e, int which, cudaStream_t s
     return err;
 }
 
-gi_status gi__cuda_jpeg_entropy_decode(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
-                                       int16_t *d_coeffs, void *stream, int *decoded)
+/* One scan's rounds and write (see gi_kernels.h) into d_coeffs, the
+ * checks' verdict left in the device's bad flag. */
+static gi_status decode_scan(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
+                             const gi_jpeg_deferred_scan *sc, int16_t *d_coeffs, cudaStream_t cs)
 {
-    cudaStream_t cs = (cudaStream_t)stream;
     gi_cuda_jpeg_scan s;
-    *decoded = 0;
-    describe(c, e->upload.ptr, &s);
+    describe(c, sc, e->upload.ptr, &s);
     gi_status st = reserve(e, &s);
     if (st != GI_OK) return st;
     uint32_t *changed = e->flags.ptr, *bad = changed + 1;
     unsigned long long *states[2] = {e->states[0].ptr, e->states[1].ptr};
-    cudaError_t err = cudaMemsetAsync(e->flags.ptr, 0, 2 * sizeof(uint32_t), cs);
-    if (err == cudaSuccess) err = cudaMemsetAsync(d_coeffs, 0, c->storage_bytes, cs);
+    cudaError_t err = cudaSuccess;
     /* every DC is written for a scan that decodes; damaged data may leave
      * some, which the sums still read */
-    if (err == cudaSuccess) err = cudaMemsetAsync(e->dc_key.ptr, 0, 4 * (size_t)s.dc_first[4], cs);
-    if (err == cudaSuccess) err = cudaMemsetAsync(e->dc_diff.ptr, 0, 4 * (size_t)s.dc_first[4], cs);
+    if (s.dc_first[4] > 0) {
+        err = cudaMemsetAsync(e->dc_key.ptr, 0, 4 * (size_t)s.dc_first[4], cs);
+        if (err == cudaSuccess) err = cudaMemsetAsync(e->dc_diff.ptr, 0, 4 * (size_t)s.dc_first[4], cs);
+    }
     /* Round 0 always moves starts (from guesses) where a segment has more
-     * than one subsequence: the first check is after round 1. */
+     * than one subsequence: the first check is after round 1. Round r
+     * settles at least the first r + 1 starts of each segment, so the
+     * rounds end within one more than a segment's subsequences. */
     int round = 0, settled = 0;
     uint32_t moved = 0;
-    while (err == cudaSuccess && round < MAX_ROUNDS && !settled) {
+    while (err == cudaSuccess && round <= (int)sc->segment_subseqs + 1 && !settled) {
         if (round > 0) err = cudaMemsetAsync(changed, 0, sizeof *changed, cs);
         if (err == cudaSuccess)
             err = gi_cuda_jpeg_entropy_sync(&s, round, states[round & 1], states[(round + 1) & 1],
-                                            e->counts.ptr, changed, cs);
+                                            e->counts.ptr, e->base.ptr, d_coeffs, changed,
+                                            e->temp.ptr, e->temp.bytes, cs);
         if (err == cudaSuccess && round > 0) {
             err = read_flag(e, 0, cs, &moved);
             settled = !moved;
@@ -136,13 +141,35 @@ gi_status gi__cuda_jpeg_entropy_decode(gi__cuda_jpeg_entropy *e, const gi_jpeg_c
         round++;
     }
     if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG Huffman decode");
-    if (!settled) return GI_OK; /* the CPU decodes it */
+    if (!settled) { /* cannot happen (above); the CPU decodes the file */
+        err = cudaMemsetAsync(bad, 0xff, sizeof *bad, cs);
+        return err == cudaSuccess ? GI_OK : gi__cuda_fail(err, "JPEG Huffman decode");
+    }
     const unsigned long long *starts = states[round & 1]; /* the last round's `to` */
     err = gi_cuda_jpeg_entropy_write(&s, starts, e->counts.ptr, e->base.ptr, d_coeffs,
                                      e->dc_diff.ptr, e->dc_key.ptr, e->dc_sum.ptr, e->seg_end.ptr,
                                      bad, e->temp.ptr, e->temp.bytes, cs);
+    return err == cudaSuccess ? GI_OK : gi__cuda_fail(err, "JPEG Huffman decode");
+}
+
+gi_status gi__cuda_jpeg_entropy_decode(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
+                                       int16_t *d_coeffs, void *stream, int *decoded)
+{
+    cudaStream_t cs = (cudaStream_t)stream;
+    *decoded = 0;
+    gi_status st = gi__cuda_reserve_device(&e->flags, 2 * sizeof(uint32_t), "JPEG Huffman decode");
+    if (st == GI_OK) st = gi__cuda_reserve_pinned(&e->host_flags, 2 * sizeof(uint32_t));
+    if (st != GI_OK) return st;
+    cudaError_t err = cudaMemsetAsync(e->flags.ptr, 0, 2 * sizeof(uint32_t), cs);
+    /* progressive scans add to what the scans before them made */
+    if (err == cudaSuccess) err = cudaMemsetAsync(d_coeffs, 0, c->storage_bytes, cs);
+    if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG Huffman decode");
+    const gi_jpeg_deferred *d = c->deferred;
+    for (int i = 0; i < d->nscans && st == GI_OK; i++)
+        st = decode_scan(e, c, &d->scan[i], d_coeffs, cs);
+    if (st != GI_OK) return st;
     uint32_t failed = 1;
-    if (err == cudaSuccess) err = read_flag(e, 1, cs, &failed);
+    err = read_flag(e, 1, cs, &failed);
     if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG Huffman decode");
     *decoded = !failed;
     return GI_OK;

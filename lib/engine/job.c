@@ -174,11 +174,13 @@ gi_status gi__job_apply_to_jpeg(gi_context *ctx, const gi_job *job, const gi_ima
 
 gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,
                              gi_metadata *meta, gi_image *dst, gi_histogram *hist,
-                             gi__chain_jpeg_out *jpeg_out)
+                             gi__chain_jpeg_out *jpeg_out, int *fell_back)
 {
     const job_source from = {NULL, coeffs, jpeg_out};
     gi_status st = apply_job(ctx, job, &from, meta, dst, hist);
+    if (fell_back) *fell_back = 0;
     if (st != GI_ERR_DECODE || !coeffs->deferred) return st;
+    if (fell_back) *fell_back = 1;
     /* The backend did not finish the deferred scan the CPU decoder's way
      * (damaged data, which that decoder leaves to stb; or no device): the
      * file decodes here as gi_load_memory decodes any file. */
@@ -286,7 +288,7 @@ static gi_status decode_and_apply(gi_context *ctx, const gi_job *job, const void
     gi_status st = gi__job_decode_routed(job, in, in_size, name, &route, &src, &coeffs, meta,
                                          NULL, 0);
     if (st != GI_OK) return st;
-    st = gi__jpeg_coeffs_present(&coeffs) ? gi__job_apply_jpeg(ctx, job, &coeffs, meta, result, hist, jpeg_out)
+    st = gi__jpeg_coeffs_present(&coeffs) ? gi__job_apply_jpeg(ctx, job, &coeffs, meta, result, hist, jpeg_out, NULL)
                         : gi__job_apply_to_jpeg(ctx, job, &src, meta, result, hist, jpeg_out);
     gi__jpeg_coeffs_free(&coeffs);
     gi_image_free(&src);

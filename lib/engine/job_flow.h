@@ -29,10 +29,11 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
  * request for the result as an exact JPEG file (gi__apply_jpeg); when its
  * bytes come back, *dst holds no pixels to use. A deferred scan the
  * backend does not finish decodes here from its file, as gi_load_memory
- * decodes it. */
+ * decodes it; *fell_back (may be NULL) says so (gi_last_codec names the
+ * decoder that took it then). */
 gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,
                              gi_metadata *meta, gi_image *dst, gi_histogram *hist,
-                             gi__chain_jpeg_out *jpeg_out);
+                             gi__chain_jpeg_out *jpeg_out, int *fell_back);
 /* gi_job_apply with jpeg_out as gi__job_apply_jpeg takes it. */
 gi_status gi__job_apply_to_jpeg(gi_context *ctx, const gi_job *job, const gi_image *src,
                                 gi_metadata *meta, gi_image *dst, gi_histogram *hist,

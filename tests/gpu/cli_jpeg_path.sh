@@ -8,8 +8,13 @@
 #     progressive, every sampling, gray, RGB, CMYK, restart intervals,
 #     sizes from 1x1 to 8193 wide and tall; make_exact_jpegs.sh) and the
 #     photos where present; JPEG out, and PNG out for blur;
-#  2. -v says 'codecs gpuimg-jpeg-cuda/' for every file;
-#  3. one file at a time (the batch's in-turn path) likewise; a file the
+#  2. -v says 'codecs gpuimg-jpeg-cuda-huffman/' (its Huffman codes and
+#     its arithmetic half decoded on the GPU) or 'codecs gpuimg-jpeg-cuda/'
+#     (its arithmetic half: a progressive file whose AC refinement scans
+#     are left to the CPU, GI_JPEG_REFINE_MAX_SUBSEQS) for every file;
+#  3. one file at a time (the batch's in-turn path) likewise, each naming
+#     the path it takes (baseline and progressive files on the first, a
+#     large jpegtran -progressive file on the second); a file the
 #     entropy half leaves to stb (*.stb.jpg: arithmetic coding, which stb
 #     refuses too) fails on both devices with the same message;
 #  4. the default device writes the same bytes too.
@@ -47,10 +52,10 @@ run() { # NAME OP... : one batch per device into $tmp/NAME-DEVICE, -v kept
     done
 }
 
-check_v() { # LOG: every file's line says its arithmetic half ran on the GPU
+check_v() { # LOG: every file's line says its decode ran on the GPU
     for f in $inputs; do
-        grep -F "$f -> " "$1" | grep -qF 'codecs gpuimg-jpeg-cuda/' ||
-            fail "$1: $f: -v does not say 'codecs gpuimg-jpeg-cuda/'"
+        grep -F "$f -> " "$1" | grep -qE 'codecs gpuimg-jpeg-cuda(-huffman)?/' ||
+            fail "$1: $f: -v does not say 'codecs gpuimg-jpeg-cuda(-huffman)/'"
     done
 }
 
@@ -68,14 +73,16 @@ done
 mkdir -p "$tmp/one-cpu" "$tmp/one-cuda"
 for f in $jpegs/i1-q75.jpg $jpegs/i1-progressive.jpg $jpegs/i1-sample4x2.jpg \
     $jpegs/i1-gray-progressive.jpg $jpegs/size1x1.jpg $jpegs/size8193x5-4x2.jpg \
-    $jpegs/i1-restart1B-progressive.jpg $jpegs/i1-cmyk.jpg; do
+    $jpegs/i1-restart1B-progressive.jpg $jpegs/i1-cmyk.jpg $jpegs/prog-jpegtran-big.jpg; do
     name=$(basename "$f")
+    codec=gpuimg-jpeg-cuda-huffman
+    [ "$name" = prog-jpegtran-big.jpg ] && codec=gpuimg-jpeg-cuda
     "$gpuimg" sobel --device cpu "$f" "$tmp/one-cpu/$name" || fail "sobel --device cpu $name"
     "$gpuimg" sobel -v --device cuda "$f" "$tmp/one-cuda/$name" >"$tmp/one.log" 2>&1 ||
         fail "sobel --device cuda $name"
     cmp -s "$tmp/one-cpu/$name" "$tmp/one-cuda/$name" || fail "one file: $name differs"
-    grep -qF 'codecs gpuimg-jpeg-cuda/' "$tmp/one.log" ||
-        fail "one file: $name: -v does not say 'codecs gpuimg-jpeg-cuda/'"
+    grep -qF "codecs $codec/" "$tmp/one.log" ||
+        fail "one file: $name: -v does not say 'codecs $codec/'"
 done
 arith=$jpegs/i1-arithmetic.stb.jpg
 for device in cpu cuda; do
@@ -88,4 +95,4 @@ if [ $failed != 0 ]; then
     for log in "$tmp"/*.log; do echo "== $log"; tail -5 "$log"; done
     exit 1
 fi
-echo "cli jpeg path: cuda and the default equal cpu on $count JPEGs, 4 batches; -v names gpuimg-jpeg-cuda"
+echo "cli jpeg path: cuda and the default equal cpu on $count JPEGs, 4 batches; -v names the path"

@@ -1,21 +1,23 @@
 /* jpeg_entropy_gpu DIR...: the GPU's Huffman decoder (kernels/jpeg_entropy.cu)
- * against the CPU's entropy half, coefficient for coefficient.
+ * against the CPU's entropy half, coefficient for coefficient, on every
+ * kind of scan: baseline (interleaved or one component each) and
+ * progressive (DC and AC, first and refinement scans, restart intervals).
  *
- * For every .jpg in each DIR, and for damaged copies of each (the scan cut
- * short, bytes of the scan changed, a restart marker dropped), the file is
- * read twice: decoded on the CPU, and with the scan deferred
- * (jpeg_deferred.h) and decoded on the device. Where the device decodes
- * it, the CPU must have decoded it too, to the same coefficients (every
- * block the arithmetic half reads); where the device declines, the CPU
- * must have given the file up as well (to stb). For files up to a
- * megapixel, a whole job (blur, JPEG out) on a CUDA context, which takes
- * the deferred route and falls back to the CPU where the device declines,
- * writes the CPU context's bytes, or fails as it does. The device buffers are
- * reused across files of alternating sizes (ti_each_jpeg_alternating) and
- * poisoned before each, so a
- * coefficient left unwritten shows. No DIR: jpegs-exact/. Exits 77 without
- * a GPU. GPUIMG_TEST_SMALL=1 (for compute-sanitizer) takes files of at
- * most 64K pixels. */
+ * For every .jpg in each DIR, and for damaged copies of each (the first
+ * and the last scan cut short, bytes of them changed, a restart marker
+ * dropped, a scan removed, a scan repeated), the file is read twice:
+ * decoded on the CPU, and with its scans deferred (jpeg_deferred.h) and
+ * decoded on the device. Where the device decodes it, the CPU must have
+ * decoded it too, to the same coefficients (every block the arithmetic
+ * half reads); where the device declines, the CPU must have given the file
+ * up as well (to stb). For files up to a megapixel, a whole job (blur,
+ * JPEG out) on a CUDA context, which takes the deferred route and falls
+ * back to the CPU where the device declines, writes the CPU context's
+ * bytes, or fails as it does. The device buffers are reused across files
+ * of alternating sizes (ti_each_jpeg_alternating) and poisoned before
+ * each, so a coefficient left unwritten shows. No DIR: jpegs-exact/. Exits
+ * 77 without a GPU. GPUIMG_TEST_SMALL=1 (for compute-sanitizer) takes
+ * files of at most 64K pixels. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +31,7 @@
 #include "base/pixel_alloc.h"
 #include "testimg.h"
 
-static int small_only, files_decoded, files_declined, jobs_compared;
+static int small_only, files_decoded, files_declined, jobs_compared, progressive_decoded;
 static gi_context *cpu_ctx, *cuda_ctx;
 static gi__cuda_jpeg_entropy decoder;
 static cudaStream_t stream;
@@ -57,14 +59,17 @@ static int device_decode(const gi_jpeg_coeffs *c, int16_t *out)
     return decoded;
 }
 
-/* The blocks the arithmetic half reads: the whole MCU grid of an
- * interleaved scan, a lone component's own blocks. */
-static int same_coefficients(const gi_jpeg_coeffs *want, const int16_t *got, char *why, size_t n)
+/* The blocks the arithmetic half reads: the whole MCU grid where the CPU
+ * defines it (a progressive file's, zeroed first; a baseline file's one
+ * interleaved scan), else each component's own blocks. */
+static int same_coefficients(const gi_jpeg_coeffs *want, const gi_jpeg_deferred *d,
+                             const int16_t *got, char *why, size_t n)
 {
+    int whole = want->progressive || (want->ncomp > 1 && d->nscans == 1 && d->scan[0].n == want->ncomp);
     for (int i = 0; i < want->ncomp; i++) {
         const gi_jpeg_plane *p = &want->plane[i];
-        int bw = want->ncomp == 1 ? (p->width + 7) / 8 : p->blocks_w;
-        int bh = want->ncomp == 1 ? (p->height + 7) / 8 : p->blocks_h;
+        int bw = whole ? p->blocks_w : (p->width + 7) / 8;
+        int bh = whole ? p->blocks_h : (p->height + 7) / 8;
         for (int by = 0; by < bh; by++)
             for (int bx = 0; bx < bw; bx++) {
                 size_t at = p->offset + 64 * ((size_t)by * p->blocks_w + bx);
@@ -118,9 +123,11 @@ static void check_bytes(const char *what, const uint8_t *bytes, size_t size)
         if (th_check(decoded >= 0, "%s: device decode: %s", what, gi_last_error())) {
             if (decoded) {
                 files_decoded++;
+                progressive_decoded += deferred.progressive;
                 if (th_check(r_cpu == GI_JPEG_OK, "%s: the device decoded what the CPU gave up",
                              what))
-                    th_check(same_coefficients(&cpu, got, why, sizeof why), "%s: %s", what, why);
+                    th_check(same_coefficients(&cpu, deferred.deferred, got, why, sizeof why),
+                             "%s: %s", what, why);
             } else {
                 files_declined++;
                 th_check(r_cpu != GI_JPEG_OK, "%s: the device declined what the CPU decoded",
@@ -135,45 +142,76 @@ static void check_bytes(const char *what, const uint8_t *bytes, size_t size)
     gi__jpeg_coeffs_free(&deferred);
 }
 
-/* Where the first scan's data starts, or 0. */
-static size_t scan_data_at(const uint8_t *b, size_t size)
+/* The file's scans: where each SOS marker is, where its data starts and
+ * where the marker after the data is; returns their count (at most max). */
+static int find_scans(const uint8_t *b, size_t size, size_t *sos, size_t *data, size_t *end, int max)
 {
-    for (size_t i = 2; i + 4 < size; i++)
-        if (b[i] == 0xFF && b[i + 1] == 0xDA) return i + 2 + ((size_t)b[i + 2] << 8 | b[i + 3]);
-    return 0;
+    int n = 0;
+    size_t i = 2;
+    while (n < max && i + 4 <= size && b[i] == 0xFF) {
+        int m = b[i + 1];
+        if (m == 0xD9 || m == 0xFF) break;
+        size_t len = (size_t)b[i + 2] << 8 | b[i + 3];
+        if (m != 0xDA) {
+            i += 2 + len;
+            continue;
+        }
+        sos[n] = i;
+        size_t p = i + 2 + len;
+        data[n] = p;
+        while (p + 1 < size && !(b[p] == 0xFF && b[p + 1] != 0 && (b[p + 1] < 0xD0 || b[p + 1] > 0xD7)))
+            p++;
+        end[n++] = p;
+        i = p;
+    }
+    return n;
 }
 
-/* Damaged copies: the scan cut at a few places (with an EOI after it),
- * bytes of the scan changed, a restart marker gone. */
-static void check_damaged(const char *path, const uint8_t *bytes, size_t size)
+/* The scan's data [at, stop) damaged: cut at a few places (with an EOI
+ * after it), bytes changed. */
+static void damage_scan(const char *path, const char *which, const uint8_t *bytes, size_t size,
+                        size_t at, size_t stop, uint8_t *copy)
 {
-    size_t at = scan_data_at(bytes, size);
-    if (at == 0 || at + 16 >= size) return;
-    uint8_t *copy = malloc(size + 2);
-    if (!th_check(copy != NULL, "out of memory")) return;
     char what[4200];
-    size_t data = size - 2 - at; /* before the EOI */
+    size_t data = stop - at;
+    if (data < 16) return;
     for (int i = 1; i <= 4; i++) {
         size_t cut = at + data * (size_t)i / 5;
         memcpy(copy, bytes, cut);
         copy[cut] = 0xFF;
         copy[cut + 1] = 0xD9;
-        snprintf(what, sizeof what, "%s cut at %zu", path, cut);
+        snprintf(what, sizeof what, "%s: %s scan cut at %zu", path, which, cut);
         check_bytes(what, copy, cut + 2);
     }
-    unsigned seed = (unsigned)size;
+    unsigned seed = (unsigned)size + (unsigned)at;
     for (int i = 0; i < 6; i++) {
         memcpy(copy, bytes, size);
         for (int j = 0; j <= i; j++) {
             seed = seed * 1103515245u + 12345u;
-            size_t p = at + (seed >> 8) % (data > 1 ? data - 1 : 1);
+            size_t p = at + (seed >> 8) % (data - 1);
             if (copy[p] == 0xFF || copy[p + 1] == 0x00) continue; /* keep the stuffing */
             copy[p] = (uint8_t)((seed >> 20) & 0xFE); /* never 0xFF */
         }
-        snprintf(what, sizeof what, "%s with %d bytes changed", path, i + 1);
+        snprintf(what, sizeof what, "%s: %s scan with %d bytes changed", path, which, i + 1);
         check_bytes(what, copy, size);
     }
-    for (size_t p = at; p + 1 < size; p++)
+}
+
+/* Damaged copies: the first and the last scan cut short and changed, a
+ * restart marker gone, the second scan removed, the second scan repeated
+ * (a progressive file's refinement then reads bits twice, or comes before
+ * its first scan). */
+static void check_damaged(const char *path, const uint8_t *bytes, size_t size)
+{
+    size_t sos[64], data[64], end[64];
+    int n = find_scans(bytes, size, sos, data, end, 64);
+    if (n == 0) return;
+    uint8_t *copy = malloc(2 * size + 2);
+    if (!th_check(copy != NULL, "out of memory")) return;
+    char what[4200];
+    damage_scan(path, "first", bytes, size, data[0], end[0], copy);
+    if (n > 1) damage_scan(path, "last", bytes, size, data[n - 1], end[n - 1], copy);
+    for (size_t p = data[0]; p + 1 < size; p++)
         if (bytes[p] == 0xFF && bytes[p + 1] >= 0xD0 && bytes[p + 1] <= 0xD7) {
             memcpy(copy, bytes, p);
             memcpy(copy + p, bytes + p + 2, size - p - 2);
@@ -181,6 +219,17 @@ static void check_damaged(const char *path, const uint8_t *bytes, size_t size)
             check_bytes(what, copy, size - 2);
             break;
         }
+    if (n > 1) {
+        size_t len = end[1] - sos[1];
+        memcpy(copy, bytes, sos[1]);
+        memcpy(copy + sos[1], bytes + end[1], size - end[1]);
+        snprintf(what, sizeof what, "%s without its second scan", path);
+        check_bytes(what, copy, size - len);
+        memcpy(copy, bytes, end[1]);
+        memcpy(copy + end[1], bytes + sos[1], size - sos[1]);
+        snprintf(what, sizeof what, "%s with its second scan twice", path);
+        check_bytes(what, copy, size + len);
+    }
     free(copy);
 }
 
@@ -217,8 +266,9 @@ int main(int argc, char **argv)
     if (argc < 2) ti_each_jpeg_alternating(EXACT_JPEGS, check_path, NULL);
     for (int i = 1; i < argc; i++) ti_each_jpeg_alternating(argv[i], check_path, NULL);
     th_check(files_decoded > 0, "no scan decoded on the device");
-    printf("%d scans decoded on the device, %d declined; %d jobs compared\n", files_decoded,
-           files_declined, jobs_compared);
+    th_check(progressive_decoded > 0, "no progressive file decoded on the device");
+    printf("%d files decoded on the device (%d progressive), %d declined; %d jobs compared\n",
+           files_decoded, progressive_decoded, files_declined, jobs_compared);
     gi_context_destroy(cuda_ctx);
     gi_context_destroy(cpu_ctx);
     gi__cuda_jpeg_entropy_free(&decoder);

@@ -7,8 +7,10 @@
 # from samples/scene.png (qualities, optimized, progressive with
 # successive approximation, sequential multi-scan, restart intervals,
 # every sampling, gray, RGB, CMYK, arithmetic (.stb.jpg: left to stb),
-# sizes from 1x1 to 8193 wide and tall), less its largest file. Kept in the
-# repository because the GPU machines lack cjpeg and ImageMagick.
+# sizes from 1x1 to 8193 wide and tall), less its largest file; and the
+# progressive files of make_progressive_jpegs.sh (prog-*.jpg), made from
+# ../shared/photos/the-mouse.jpg. Kept in the repository because the GPU
+# machines lack cjpeg and ImageMagick.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/jpegs-exact}
@@ -18,3 +20,4 @@ sh "$here/../codec/jpeg_variants.sh" "$tmp" "$here/../../samples/scene.png"
 rm -f "$tmp/large-restart2B-progressive.jpg" "$tmp/large-restart1B.jpg"
 mkdir -p "$out"
 cp "$tmp"/*.jpg "$out"/
+sh "$here/make_progressive_jpegs.sh" "$out" "$here/../../../shared/photos/the-mouse.jpg"

@@ -80,9 +80,15 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
         th_check(gi__jpeg_coeffs_present(&c), "%s: a forced route kept pixels", path);
     th_check(img.width == px->width && img.height == px->height && img.channels == px->channels,
              "%s: routed decode's size", path);
-    /* a deferred scan on the CPU backend: the job decodes the file after all */
-    st = gi__jpeg_coeffs_present(&c) ? gi__job_apply_jpeg(ctx, &job, &c, &meta, &got, NULL, NULL)
+    /* a deferred scan on the CPU backend: the job decodes the file after
+     * all, and says so (-v then names the decoder that took it) */
+    int fell_back = -1;
+    st = gi__jpeg_coeffs_present(&c) ? gi__job_apply_jpeg(ctx, &job, &c, &meta, &got, NULL, NULL,
+                                                          &fell_back)
                    : gi_job_apply(ctx, &job, &img, &meta, &got, NULL);
+    if (gi__jpeg_coeffs_present(&c))
+        th_check(fell_back == (c.deferred != NULL), "%s: fell back %d, deferred %d", path,
+                 fell_back, c.deferred != NULL);
     gi_metadata_read(bytes, size, &want_meta);
     gi_status st2 = gi_job_apply(ctx, &job, px, &want_meta, &want, NULL);
     if (th_check(st == GI_OK && st2 == GI_OK, "%s: job statuses %d %d", path, st, st2))

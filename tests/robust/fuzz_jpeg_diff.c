@@ -7,10 +7,10 @@
  * arrays with), so stb sees only what the product gives it. The thread
  * count of the arithmetic half (1-4) comes from the input's size.
  *
- * The same bytes read with the scan deferred for the GPU's Huffman decoder
- * (jpeg_deferred.h): the unstuffed data and its segments must describe the
- * scan within the file, and the CPU's decode of the kept file must give the
- * CPU decoder's verdict. */
+ * The same bytes read with the scans deferred for the GPU's Huffman decoder
+ * (jpeg_deferred.h), baseline and progressive: each scan's unstuffed data
+ * and segments must describe it within the file, and the CPU's decode of
+ * the kept file must give the CPU decoder's verdict. */
 #include <limits.h>
 #include <string.h>
 
@@ -35,18 +35,32 @@ static void check_deferred(const uint8_t *data, size_t size, int mine)
     }
     const gi_jpeg_deferred *d = c.deferred;
     if (d) {
-        FUZZ_REQUIRE(c.storage == NULL && d->segments >= 1 && d->unit_blocks >= 1 &&
-                     d->unit_blocks <= GI_JPEG_MAX_UNIT_BLOCKS && d->ntables >= 1 &&
-                     d->ntables <= 8 && d->segment_start[0] == 0 && d->subseq_first[0] == 0);
-        for (int s = 0; s < d->segments; s++) {
-            FUZZ_REQUIRE(d->segment_start[s] <= d->segment_start[s + 1]);
-            FUZZ_REQUIRE(d->subseq_first[s] < d->subseq_first[s + 1]);
+        FUZZ_REQUIRE(c.storage == NULL && d->nscans >= 1 && d->upload != NULL);
+        for (int i = 0; i < d->nscans; i++) {
+            const gi_jpeg_deferred_scan *sc = &d->scan[i];
+            const uint32_t *segment_start = (const uint32_t *)(d->upload + sc->segment_start_at);
+            const uint32_t *subseq_first = (const uint32_t *)(d->upload + sc->subseq_first_at);
+            FUZZ_REQUIRE(sc->kind == GI_JPEG_BASELINE ? !c.progressive && sc->ss == 0 && sc->se == 63
+                                                      : c.progressive);
+            FUZZ_REQUIRE(sc->segments >= 1 && sc->unit_blocks >= 1 &&
+                         sc->unit_blocks <= GI_JPEG_MAX_UNIT_BLOCKS && sc->ntables <= 8 &&
+                         (sc->ntables >= 1 || sc->kind == GI_JPEG_DC_REFINE) &&
+                         (sc->n == 1 || sc->kind <= GI_JPEG_DC_REFINE) &&
+                         segment_start[0] == 0 && subseq_first[0] == 0);
+            for (int s = 0; s < sc->segments; s++) {
+                FUZZ_REQUIRE(segment_start[s] <= segment_start[s + 1]);
+                FUZZ_REQUIRE(subseq_first[s] < subseq_first[s + 1]);
+                FUZZ_REQUIRE(subseq_first[s + 1] - subseq_first[s] <= sc->segment_subseqs);
+            }
+            FUZZ_REQUIRE(subseq_first[sc->segments] == sc->subseqs);
+            FUZZ_REQUIRE(segment_start[sc->segments] <= size);
+            FUZZ_REQUIRE(sc->data_at + segment_start[sc->segments] + GI_JPEG_DATA_PAD <= d->bytes);
+            for (int b = 0; b < sc->unit_blocks; b++)
+                FUZZ_REQUIRE(sc->block[b].comp < c.ncomp && sc->block[b].dc < 8 &&
+                             sc->block[b].ac < 8 &&
+                             (sc->ntables == 0 || (sc->block[b].dc < sc->ntables &&
+                                                   sc->block[b].ac < sc->ntables)));
         }
-        FUZZ_REQUIRE(d->segment_start[d->segments] <= size);
-        FUZZ_REQUIRE(d->data_at + d->segment_start[d->segments] + GI_JPEG_DATA_PAD <= d->bytes);
-        for (int b = 0; b < d->unit_blocks; b++)
-            FUZZ_REQUIRE(d->block[b].comp < c.ncomp && d->block[b].dc < d->ntables &&
-                         d->block[b].ac < d->ntables);
         gi_jpeg_coeffs full;
         int r = gi__jpeg_decode_deferred(&c, 1, &full);
         FUZZ_REQUIRE(r != GI_JPEG_OK || mine); /* the CPU's decode, as without deferral */

@@ -67,17 +67,17 @@ typedef struct gi_jpeg_coeffs {
     int16_t *storage;   /* the one allocation every plane's coeffs point into; NULL
                            while the scan is deferred */
     size_t storage_bytes; /* its size, deferred or not */
-    struct gi_jpeg_deferred *deferred; /* NULL; or the baseline scan, not yet
+    struct gi_jpeg_deferred *deferred; /* NULL; or the file's scans, not yet
                                           Huffman-decoded (jpeg_deferred.h) */
 } gi_jpeg_coeffs;
 
-/* Whether c holds a decoded JPEG's coefficients, or its deferred scan. */
+/* Whether c holds a decoded JPEG's coefficients, or its deferred scans. */
 static inline int gi__jpeg_coeffs_present(const gi_jpeg_coeffs *c)
 {
     return c->storage != NULL || c->deferred != NULL;
 }
 
-/* Frees the coefficients' storage (and a deferred scan) and clears the struct. */
+/* Frees the coefficients' storage (and deferred scans) and clears the struct. */
 void gi__jpeg_coeffs_free(gi_jpeg_coeffs *c);
 
 #endif

@@ -446,7 +446,6 @@ static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac,
 
 /* ---- scans ---- */
 
-enum { BASELINE, DC_FIRST, DC_REFINE, AC_FIRST, AC_REFINE };
 
 /* Where the data of an interval ended: the bits left over must be its last
  * byte's padding (0-7 bits, none of the zeros past it), followed at once by
@@ -472,10 +471,10 @@ static inline __attribute__((always_inline)) int decode_unit_block(scan_state *s
                                                                    const gi_jpeg_scan *sc, int i)
 {
     switch (kind) {
-    case BASELINE: return block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
-    case DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al);
-    case DC_REFINE: block_dc_refine(st, blk, sc->al); return 0;
-    case AC_FIRST: return block_ac_first(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
+    case GI_JPEG_BASELINE: return block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
+    case GI_JPEG_DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al);
+    case GI_JPEG_DC_REFINE: block_dc_refine(st, blk, sc->al); return 0;
+    case GI_JPEG_AC_FIRST: return block_ac_first(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
     default: return block_ac_refine(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
     }
 }
@@ -543,11 +542,11 @@ static __attribute__((noinline)) int scan_units(gi_jpeg_coeffs *c, const gi_jpeg
                                                 scan_state *st, int kind, long u0, long u1)
 {
     switch (kind) {
-    case BASELINE: return scan_loop(c, sc, BASELINE, st, u0, u1);
-    case DC_FIRST: return scan_loop(c, sc, DC_FIRST, st, u0, u1);
-    case DC_REFINE: return scan_loop(c, sc, DC_REFINE, st, u0, u1);
-    case AC_FIRST: return scan_loop(c, sc, AC_FIRST, st, u0, u1);
-    default: return scan_loop(c, sc, AC_REFINE, st, u0, u1);
+    case GI_JPEG_BASELINE: return scan_loop(c, sc, GI_JPEG_BASELINE, st, u0, u1);
+    case GI_JPEG_DC_FIRST: return scan_loop(c, sc, GI_JPEG_DC_FIRST, st, u0, u1);
+    case GI_JPEG_DC_REFINE: return scan_loop(c, sc, GI_JPEG_DC_REFINE, st, u0, u1);
+    case GI_JPEG_AC_FIRST: return scan_loop(c, sc, GI_JPEG_AC_FIRST, st, u0, u1);
+    default: return scan_loop(c, sc, GI_JPEG_AC_REFINE, st, u0, u1);
     }
 }
 
@@ -634,10 +633,7 @@ int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_
                          size_t size, size_t at, int threads, gi_jpeg_progress *progress,
                          size_t *end)
 {
-    int kind = !c->progressive ? BASELINE
-               : sc->ss == 0   ? (sc->ah == 0 ? DC_FIRST : DC_REFINE)
-               : sc->ah == 0   ? AC_FIRST
-                               : AC_REFINE;
+    int kind = gi__jpeg_scan_kind(c->progressive, sc);
     const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
     long units = sc->n == 1 ? (long)((one->width + 7) >> 3) * ((one->height + 7) >> 3)
                             : (long)c->mcus_x * c->mcus_y;
@@ -655,7 +651,7 @@ int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_
      * hist of the-mouse-rst.jpg (9 MP 4:2:0, a restart interval per MCU
      * row) took 23.8 ms split against 17.8 for the same photo without
      * restarts. More threads split the entropy half further. */
-    if (progress && threads <= 2 && kind == BASELINE && sc->n == c->ncomp) n = 1;
+    if (progress && threads <= 2 && kind == GI_JPEG_BASELINE && sc->n == c->ncomp) n = 1;
     const uint8_t **starts = NULL;
     if (n > 1) {
         starts = malloc(sizeof *starts * (size_t)intervals);
@@ -665,7 +661,7 @@ int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_
      * rows are final as they come, so the arithmetic half may follow it
      * (jpeg_progress.h). A restart-parallel split on more than 2 threads
      * stays as it is. */
-    if (progress && (n > 1 || kind != BASELINE || sc->n != c->ncomp ||
+    if (progress && (n > 1 || kind != GI_JPEG_BASELINE || sc->n != c->ncomp ||
                      progress->ready(progress->arg, c) != 0))
         progress = NULL;
     else if (progress)

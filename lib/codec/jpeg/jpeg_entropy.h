@@ -50,6 +50,21 @@ typedef struct gi_jpeg_scan {
     int restart_interval;          /* MCUs per interval; 0 = none */
 } gi_jpeg_scan;
 
+/* What a scan's blocks hold: every coefficient (baseline, sequential), or
+ * in a progressive frame the first bits of the DC, a DC refinement (one
+ * bit a block), the first bits of a band of AC coefficients (with runs of
+ * empty blocks), or a band's refinement (correction bits for the
+ * coefficients already nonzero). */
+enum { GI_JPEG_BASELINE, GI_JPEG_DC_FIRST, GI_JPEG_DC_REFINE, GI_JPEG_AC_FIRST, GI_JPEG_AC_REFINE };
+
+static inline int gi__jpeg_scan_kind(int progressive, const gi_jpeg_scan *sc)
+{
+    return !progressive  ? GI_JPEG_BASELINE
+           : sc->ss == 0 ? (sc->ah == 0 ? GI_JPEG_DC_FIRST : GI_JPEG_DC_REFINE)
+           : sc->ah == 0 ? GI_JPEG_AC_FIRST
+                         : GI_JPEG_AC_REFINE;
+}
+
 /* Decodes the scan whose entropy-coded data starts at bytes + at into c's
  * planes (baseline, c->progressive 0: each block zeroed, then decoded;
  * progressive: added onto the coefficients so far). Runs of restart intervals go to up to `threads` threads (each

@@ -12,6 +12,10 @@
 #include "jpeg_tables.h"
 #include "base/pixel_alloc.h"
 
+/* read_file's answer where a scan after deferred ones is not deferred:
+ * the file is read again without deferral. */
+#define READ_AGAIN 2
+
 typedef struct {
     const uint8_t *b;
     size_t size, at;
@@ -294,15 +298,18 @@ static int read_file(parser *ps, uint64_t max_pixels)
             size_t end;
             if (read_scan_header(ps, &sc) < 0) return GI_JPEG_NOT_MINE;
             if (ps->progress) publish_quant(ps);
-            /* A baseline file's one scan of every component may be left
-             * to the device; any other scan, or one the deferral does not
-             * take as it is, is decoded here. */
-            if (ps->defer && !c->progressive && !c->storage && sc.n == c->ncomp &&
-                gi__jpeg_defer_scan(c, &sc, ps->b, ps->size, ps->at, &end) == 0) {
-                ps->at = end;
-                continue;
+            /* Every scan may be left to the device, from the first on.
+             * Where the deferral does not take one as it is, the file is
+             * decoded here: from that scan on if it is the first, else
+             * all over again (read_again). */
+            if (ps->defer && !c->storage) {
+                if (gi__jpeg_defer_scan(c, &sc, gi__jpeg_scan_kind(c->progressive, &sc), ps->b,
+                                        ps->size, ps->at, &end) == 0) {
+                    ps->at = end;
+                    continue;
+                }
+                if (c->deferred) return READ_AGAIN;
             }
-            if (c->deferred) return GI_JPEG_NOT_MINE; /* a baseline frame scans once */
             int r = allocate_storage(c);
             if (r != GI_JPEG_OK) return r;
             if (gi__jpeg_decode_scan(c, &sc, ps->b, ps->size, ps->at, ps->threads, ps->progress,
@@ -324,17 +331,25 @@ static int read_file(parser *ps, uint64_t max_pixels)
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
                          int defer, gi_jpeg_progress *progress, gi_jpeg_coeffs *c)
 {
-    memset(c, 0, sizeof *c);
-    c->adobe_transform = -1;
-    parser *ps = calloc(1, sizeof *ps); /* 40 KB of tables: not on a worker's stack */
+    parser *ps = malloc(sizeof *ps); /* 40 KB of tables: not on a worker's stack */
     if (!ps) return GI_JPEG_NO_MEMORY;
-    ps->b = bytes;
-    ps->size = size;
-    ps->c = c;
-    ps->threads = threads;
-    ps->defer = defer && !progress;
-    ps->progress = progress;
-    int r = read_file(ps, max_pixels);
+    int r;
+    do {
+        memset(c, 0, sizeof *c);
+        c->adobe_transform = -1;
+        memset(ps, 0, sizeof *ps);
+        ps->b = bytes;
+        ps->size = size;
+        ps->c = c;
+        ps->threads = threads;
+        ps->defer = defer && !progress;
+        ps->progress = progress;
+        r = read_file(ps, max_pixels);
+        if (r == GI_JPEG_OK && c->deferred && gi__jpeg_deferred_finish(c->deferred) < 0)
+            r = GI_JPEG_NO_MEMORY;
+        if (r == READ_AGAIN) gi__jpeg_coeffs_free(c);
+        defer = 0;
+    } while (r == READ_AGAIN);
     free(ps);
     /* the arithmetic half's workers may still read what was decoded */
     if (r != GI_JPEG_OK && !(progress && progress->started)) gi__jpeg_coeffs_free(c);

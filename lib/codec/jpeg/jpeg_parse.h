@@ -28,7 +28,7 @@ enum { GI_JPEG_OK = 0, GI_JPEG_NOT_MINE = 1, GI_JPEG_NO_MEMORY = -1 };
 
 /* Decodes the file's coefficients into *c (release with
  * gi__jpeg_coeffs_free), a scan's restart intervals on up to `threads`
- * threads. With `defer`, a baseline file's one scan may be left undecoded
+ * threads. With `defer`, the file's scans may be left undecoded
  * (c->deferred, jpeg_deferred.h) for the CUDA backend's Huffman decoder;
  * `bytes` must then outlive *c. With `progress` (may be NULL), a single-pass baseline scan of
  * every component is published row by row as it is decoded
@@ -41,7 +41,7 @@ enum { GI_JPEG_OK = 0, GI_JPEG_NOT_MINE = 1, GI_JPEG_NO_MEMORY = -1 };
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
                          int defer, struct gi_jpeg_progress *progress, gi_jpeg_coeffs *c);
 
-/* The file of c's deferred scan (c->deferred) decoded on the CPU into
+/* The file of c's deferred scans (c->deferred) decoded on the CPU into
  * *out, as gi__jpeg_read_coeffs decodes it (GI_JPEG_OK, GI_JPEG_NOT_MINE:
  * stb's, GI_JPEG_NO_MEMORY): where the CUDA backend does not take it. */
 int gi__jpeg_decode_deferred(const gi_jpeg_coeffs *c, int threads, gi_jpeg_coeffs *out);
