@@ -1,8 +1,15 @@
 /* The module's side of module_host.h: libgpuimg's functions that the CUDA
- * backend calls, each a call through the table the loader handed over. */
+ * backend calls, each a call through the table the loader handed over.
+ * They are hidden: the module's own calls reach them, but a program that
+ * links the module and the library's layers together (the tests of the
+ * backend's insides) must bind its own references to the layers' real
+ * functions. Exported, they would satisfy the program's references first,
+ * and the table the program hands over would point back at them: a call
+ * would go round forever. Only the binding is the module's to export. */
 #include <stdarg.h>
 #include <stdio.h>
 
+#pragma GCC visibility push(hidden)
 #include "module_host.h"
 
 static gi__cuda_host host;
@@ -72,3 +79,5 @@ int gi__jpeg_write_around_scan(int width, int height, int quality, const uint8_t
 {
     return host.jpeg_write_around_scan(width, height, quality, scan, n, bytes, size);
 }
+
+#pragma GCC visibility pop

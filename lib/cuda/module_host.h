@@ -38,6 +38,6 @@ typedef struct gi__cuda_host {
 
 /* In the module: keeps *host for the calls above. The loader calls it
  * before anything else of the module. */
-void gi__cuda_module_bind(const gi__cuda_host *host);
+__attribute__((visibility("default"))) void gi__cuda_module_bind(const gi__cuda_host *host);
 
 #endif
