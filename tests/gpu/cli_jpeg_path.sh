@@ -33,10 +33,12 @@ for f in "$photos"/*.jpg "$photos"/*.jpeg; do [ -f "$f" ] && inputs="$inputs $f"
 count=$(echo $inputs | wc -w | tr -d ' ')
 
 # Compares DIR_A and DIR_B file by file for every input (-o keeps the
-# input's name, whatever the format). $3: what is compared.
+# input's name; with --format, its extension is the format's: $4). $3:
+# what is compared.
 same_outputs() {
     for f in $inputs; do
         name=$(basename "$f")
+        [ -n "${4:-}" ] && name="${name%.*}.$4"
         cmp -s "$1/$name" "$2/$name" || fail "$3: $name differs"
     done
 }
@@ -64,8 +66,10 @@ run sobel sobel
 run transpose transpose
 run blur-png blur --sigma 2 --format png
 for op in blur sobel transpose blur-png; do
-    same_outputs "$tmp/$op-cpu" "$tmp/$op-cuda" "$op --device cuda against cpu"
-    same_outputs "$tmp/$op-cpu" "$tmp/$op-auto" "$op default device against cpu"
+    ext=
+    [ $op = blur-png ] && ext=png
+    same_outputs "$tmp/$op-cpu" "$tmp/$op-cuda" "$op --device cuda against cpu" $ext
+    same_outputs "$tmp/$op-cpu" "$tmp/$op-auto" "$op default device against cpu" $ext
     check_v "$tmp/$op-cuda.log"
 done
 
