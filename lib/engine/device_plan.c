@@ -4,11 +4,11 @@
 #include "device_plan.h"
 
 /* The reference machine: an H100 80GB HBM3 and 16 cores of its host (the
- * machine of issue 13), measured on 2026-11-24 with
+ * H100 machine of 2026-11-24), measured that day with
  * scripts/bench_device_choice.sh (figures and commands in the README's
  * "Which device runs a job"):
  * - cpu: ns per pixel and thread with all 16 threads working, re-measured
- *   on 2026-11-24 after issue 15's vector CPU paths (which left the first
+ *   on 2026-11-24 after the vector CPU paths (which left the first
  *   rates 2-7 times too high: a batch of 20 JPEG sobels went to CUDA and
  *   took 1.16x the CPU's time): the larger of the kernel stage of
  *   `gpuimg -v OP --device cpu` on the four 9 MP photos (medians of 21 and
@@ -18,7 +18,7 @@
  *   of bench and the photos' 15x15. One thread is up to 3 times faster per
  *   pixel on a wide blur (bench -j 1 at 1024x1024), so with fewer threads
  *   the CPU is overrated, never underrated. The blur's rates again on
- *   2026-11-25 after issue 15's pmaddwd blur (2 to 5 times faster): the
+ *   2026-11-25 after the pmaddwd blur (2 to 5 times faster): the
  *   kernel stage of `-v blur --sigma 2|20 --device cpu` on the photos
  *   (medians of 7; 3 and 4 channels), 1 and 2 channels from `bench -j 16`
  *   scaled by the photos' ratio of stage to bench (1.75 at sigma 2, 1.08
@@ -99,7 +99,7 @@ static const gi__device_costs reference = {
     .cpu_jpeg_rest_ns = 10.0,
     .gpu_jpeg_reconstruct_ns = 0.018,
     /* The Huffman decoding, same machine and folder, --device cuda with
-     * GPUIMG_JPEG_ENTROPY=cpu against without (session 13, two runs each;
+     * GPUIMG_JPEG_ENTROPY=cpu against without (2026-11-26, two runs each;
      * bench/results/h200-2026-11-26-c-huffman-gpu.md): the decode stage's
      * difference, 20.1 s over 3560 MP on the codec workers (16 at once),
      * and the kernel stage's, 1.0 s (its rounds wait on the device). */
