@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "environment.h"
 #include "options.h"
 
 typedef struct {
@@ -160,7 +159,6 @@ int main(int argc, char **argv)
      * that batch's time on 2 cores (1.43-1.44 s against 1.45-1.46; peak
      * memory 220-247 MB against 217). */
     mallopt(M_TRIM_THRESHOLD, 8 << 20);
-    cli_environment_read();
     int status = dispatch(argc, argv);
     /* A full disk or closed pipe on stdout must not pass for success. */
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {

@@ -4,13 +4,13 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "environment.h"
 #include "serve/serve.h"
 #include "serve_client.h"
 
 const char *server_socket(const cli_common *c, char *path, size_t size)
 {
-    const char *env = cli_env()->server;
+    const char *env = getenv("GPUIMG_SERVER");
+    if (env && !*env) env = NULL; /* empty: as unset */
     if (c->no_server || (env && strcmp(env, "off") == 0)) return NULL;
     if (env) return env;
     return gi_serve_default_socket(path, size) == 0 ? path : NULL;
