@@ -3,11 +3,17 @@
  * This header is the manual. Everything a caller needs is here.
  *
  * PIXELS
- *   An image is 8 bits per channel, channels interleaved, rows top to bottom:
+ *   An image is 8 or 16 bits per channel (`depth`), channels interleaved,
+ *   rows top to bottom:
  *       channels 1 = gray, 2 = gray+alpha, 3 = RGB, 4 = RGBA
- *       pixel (x, y), channel c lives at  data[y * stride + x * channels + c]
+ *       8 bits:  pixel (x, y), channel c is the uint8_t at
+ *                data[y * stride + x * channels + c]
+ *       16 bits: the uint16_t, in the machine's byte order, at
+ *                ((uint16_t *)(data + y * stride))[x * channels + c]
  *   `stride` is the distance in bytes between the starts of two rows; it is
- *   at least width * channels. Width and height are at least 1.
+ *   at least width * channels * (depth / 8), and for 16 bits even. Width and
+ *   height are at least 1. Operations keep the depth: a 16-bit source gives
+ *   a 16-bit result; only gi_convert_depth changes it.
  *
  * OWNERSHIP
  *   gi_image_alloc() and gi_load_*() give you an image that owns its pixels;
@@ -109,11 +115,19 @@ typedef struct gi_image {
     size_t stride;  /* bytes per row, >= width * channels */
     uint8_t *data;
     int owns_data;  /* 1: gi_image_free() frees data */
+    int depth;      /* bits per sample, 8 or 16; 0 is read as 8, so that an
+                     * image described without it is 8-bit */
 } gi_image;
 
-/* Allocates width x height x channels with stride = width * channels.
- * Fails with GI_ERR_TOO_LARGE when the byte count overflows size_t. */
+/* Allocates an 8-bit width x height x channels image with stride = width *
+ * channels. Fails with GI_ERR_TOO_LARGE when the byte count overflows size_t. */
 GI_API gi_status gi_image_alloc(gi_image *img, int width, int height, int channels);
+/* The same at `depth` bits per sample (8 or 16; else GI_ERR_INVALID_ARGUMENT),
+ * with stride = width * channels * depth / 8. */
+GI_API gi_status gi_image_alloc_depth(gi_image *img, int width, int height, int channels,
+                                      int depth);
+/* Bytes per sample of img: 1, or 2 at 16 bits. */
+GI_API int gi_image_sample_bytes(const gi_image *img);
 /* Frees owned pixels and zeroes the struct. Safe on a zeroed struct. */
 GI_API void gi_image_free(gi_image *img);
 

@@ -10,7 +10,7 @@
 
 gi_image ti_blank(int width, int height, int channels)
 {
-    gi_image img = {width, height, channels, 0, NULL, 0};
+    gi_image img = {width, height, channels, 0, NULL, 0, 8};
     /* One image in four is tightly packed: that is the common case. */
     size_t pad = th_rand_int(0, 3) == 0 ? 0 : (size_t)th_rand_int(1, 9);
     img.stride = (size_t)width * (size_t)channels + pad;

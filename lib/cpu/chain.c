@@ -24,18 +24,21 @@ gi_status gi__cpu_run_step(void *state, const gi__op_call *c)
 /* Gives *img room for width x height x channels, reallocating only to grow. */
 static gi_status fit(gi_image *img, size_t *capacity, const gi_image *size)
 {
-    size_t need = (size_t)size->width * size->channels * (size_t)size->height;
+    const int depth = 8 * gi_image_sample_bytes(size);
+    const size_t row = (size_t)size->width * size->channels * (size_t)(depth / 8);
+    size_t need = row * (size_t)size->height;
     if (need > *capacity) {
         gi_image_free(img);
         *capacity = 0;
-        gi_status st = gi_image_alloc(img, size->width, size->height, size->channels);
+        gi_status st = gi_image_alloc_depth(img, size->width, size->height, size->channels, depth);
         if (st != GI_OK) return st;
         *capacity = need;
     }
     img->width = size->width;
     img->height = size->height;
     img->channels = size->channels;
-    img->stride = (size_t)size->width * size->channels;
+    img->depth = depth;
+    img->stride = row;
     return GI_OK;
 }
 

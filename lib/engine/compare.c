@@ -46,11 +46,12 @@ void gi__compare_premultiply(gi_image *img, const gi_compare_params *p)
 static gi_status premultiplied_copy(const gi_image *img, const gi_compare_params *p,
                                     gi_image *copy)
 {
-    gi_status st = gi_image_alloc(copy, img->width, img->height, img->channels);
+    gi_status st = gi_image_alloc_depth(copy, img->width, img->height, img->channels,
+                                        8 * gi_image_sample_bytes(img));
     if (st != GI_OK) return st;
     for (int y = 0; y < img->height; y++)
         memcpy(copy->data + (size_t)y * copy->stride, img->data + (size_t)y * img->stride,
-               (size_t)img->width * img->channels);
+               (size_t)img->width * img->channels * (size_t)gi_image_sample_bytes(img));
     gi__compare_premultiply(copy, p);
     return GI_OK;
 }

@@ -108,7 +108,7 @@ static gi_status apply_alloc(gi_context *ctx, const job_source *src, const gi_op
         if (src->jpeg_out)
             *dst = (gi_image){.width = w, .height = h, .channels = ch, .stride = (size_t)w * ch};
         else
-            st = gi_image_alloc(dst, w, h, ch);
+            st = gi_image_alloc_depth(dst, w, h, ch, size.depth == 16 ? 16 : 8);
     }
     if (st == GI_OK)
         st = src->jpeg ? gi__apply_jpeg(ctx, src->jpeg, steps, n, dst, hist, src->jpeg_out)

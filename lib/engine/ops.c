@@ -64,38 +64,52 @@ gi_status gi__check_image(const gi_image *img, const char *role)
     if (img->width < 1 || img->height < 1 || img->channels < 1 || img->channels > 4)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s image is %dx%d with %d channels", role,
                         img->width, img->height, img->channels);
-    if (img->stride / (size_t)img->channels < (size_t)img->width)
+    if (img->depth != 0 && img->depth != 8 && img->depth != 16)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s image has depth %d: 8 or 16 bits per sample",
+                        role, img->depth);
+    const size_t sample = (size_t)gi_image_sample_bytes(img);
+    if (img->stride / sample / (size_t)img->channels < (size_t)img->width)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s image stride %zu is shorter than a row", role,
                         img->stride);
+    if (sample == 2 && (img->stride % 2 || (uintptr_t)img->data % 2))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT,
+                        "%s image is 16-bit with an odd stride or address", role);
     return GI_OK;
 }
 
 static size_t span_bytes(const gi_image *img)
 {
-    return img->stride * (size_t)(img->height - 1) + (size_t)img->width * img->channels;
+    return img->stride * (size_t)(img->height - 1) +
+           (size_t)img->width * img->channels * (size_t)gi_image_sample_bytes(img);
 }
 
-/* dst must be w x h x ch... */
-static gi_status check_result_size(const gi_image *dst, int w, int h, int ch)
+/* dst must be w x h x ch at the source's depth... */
+static gi_status check_result_size(const gi_image *src, const gi_image *dst, int w, int h, int ch)
 {
     if (dst->width != w || dst->height != h || dst->channels != ch)
         return gi__fail(GI_ERR_INVALID_ARGUMENT,
                         "destination is %dx%d with %d channels; this operation writes %dx%d with %d",
                         dst->width, dst->height, dst->channels, w, h, ch);
+    if (gi_image_sample_bytes(dst) != gi_image_sample_bytes(src))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT,
+                        "destination is %d-bit and the source %d-bit: operations keep the depth"
+                        " (gi_convert_depth changes it)",
+                        8 * gi_image_sample_bytes(dst), 8 * gi_image_sample_bytes(src));
     return GI_OK;
 }
 
 /* ...with pixels... */
-static gi_status check_output_size(const gi_image *dst, int w, int h, int ch)
+static gi_status check_output_size(const gi_image *src, const gi_image *dst, int w, int h,
+                                   int ch)
 {
     gi_status st = gi__check_image(dst, "destination");
-    return st == GI_OK ? check_result_size(dst, w, h, ch) : st;
+    return st == GI_OK ? check_result_size(src, dst, w, h, ch) : st;
 }
 
 /* ...and not overlap src. */
 static gi_status check_destination(const gi_image *src, const gi_image *dst, int w, int h, int ch)
 {
-    gi_status st = check_output_size(dst, w, h, ch);
+    gi_status st = check_output_size(src, dst, w, h, ch);
     if (st != GI_OK) return st;
     uintptr_t s0 = (uintptr_t)src->data, d0 = (uintptr_t)dst->data;
     if (s0 < d0 + span_bytes(dst) && d0 < s0 + span_bytes(src))
@@ -192,11 +206,29 @@ static gi_status resolve_crop(gi__resolved_op *r)
     return GI_OK;
 }
 
+/* Whether an operation takes 16-bit images: each kind does once both
+ * backends compute it at 16 bits, byte for byte alike. */
+static int takes_16_bits(gi_op_kind kind)
+{
+    switch (kind) {
+    case GI_OP_BLUR:
+    case GI_OP_SOBEL:
+    case GI_OP_CONVOLVE:
+    case GI_OP_TRANSFORM:
+    case GI_OP_HIST:
+    case GI_OP_RESIZE:
+    case GI_OP_CROP: return 0;
+    }
+    return 0;
+}
+
 static gi_status resolve_kind(gi__resolved_op *r)
 {
     static const char *const names[] = {"blur", "sobel", "transform", "hist", "convolve",
                                         "resize", "crop"};
     r->call.name = (unsigned)r->op.kind <= GI_OP_CROP ? names[r->op.kind] : "?";
+    if (r->call.src && r->call.src->depth == 16 && !takes_16_bits(r->op.kind))
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s of a 16-bit image is not supported", r->call.name);
     switch (r->op.kind) {
     case GI_OP_BLUR: return resolve_blur(r);
     case GI_OP_SOBEL: return resolve_sobel(r);
@@ -288,8 +320,8 @@ static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_
     if (st == GI_OK && ends_in_hist && !hist)
         st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");
     if (st == GI_OK && !ends_in_hist)
-        st = dst_size_only      ? check_result_size(dst, w, h, ch)
-             : src_pixels_later ? check_output_size(dst, w, h, ch)
+        st = dst_size_only      ? check_result_size(src, dst, w, h, ch)
+             : src_pixels_later ? check_output_size(src, dst, w, h, ch)
                                 : check_destination(src, dst, w, h, ch);
     const gi_image *in = src;
     for (int i = 0; i < n && st == GI_OK; i++) {
@@ -297,7 +329,8 @@ static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_
         if (i + 1 < n) {
             memset(out, 0, sizeof *out);
             gi__op_output_size(&steps[i], in, &out->width, &out->height, &out->channels);
-            out->stride = (size_t)out->width * out->channels;
+            out->depth = in->depth == 16 ? 16 : 8;
+            out->stride = (size_t)out->width * out->channels * (size_t)gi_image_sample_bytes(out);
         }
         st = resolve_step(&steps[i], in, steps[i].kind == GI_OP_HIST ? NULL : out,
                           steps[i].kind == GI_OP_HIST ? hist : NULL, &p->resolved[i]);
@@ -328,6 +361,10 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
                                gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
 {
     const int to_jpeg = dst_where == GI__HOST && result_as_jpeg(jpeg_out, steps, n);
+    if (to_jpeg && src->depth == 16)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT,
+                        "a 16-bit image cannot be written as JPEG (8 bits): convert it to 8 bits"
+                        " first");
     chain_plan plan;
     gi_status st = plan_chain(src, 0, steps, n, dst, to_jpeg, hist, &plan);
     if (st != GI_OK) return st;

@@ -70,7 +70,7 @@ static void check_like_stb(const uint8_t *bytes, size_t size, const char *what, 
                  img.channels, s.w, s.h, s.channels);
     }
     if (st == GI_OK) gi_image_free(&img);
-    gi_image stb_img = {s.w, s.h, s.channels, 0, s.pixels, 1}; /* stb's buffer: the library frees it */
+    gi_image stb_img = {s.w, s.h, s.channels, 0, s.pixels, 1, 8}; /* stb's buffer: the library frees it */
     gi_image_free(&stb_img);
 }
 
@@ -369,7 +369,7 @@ static void check_short_palette(void)
             snprintf(what, sizeof what, "short palette, tRNS %d, stb", trns);
             decoded d = stb_decode(png.data, png.size);
             if (th_check(d.ok, "%s: refused", what)) {
-                gi_image stb_img = {d.w, d.h, d.channels, 0, d.pixels, 1};
+                gi_image stb_img = {d.w, d.h, d.channels, 0, d.pixels, 1, 8};
                 check_pixels(&stb_img, want, channels, what);
                 gi_image_free(&stb_img);
             }

@@ -35,8 +35,14 @@ static void check_alloc(void)
     expect_invalid(gi_image_alloc(&img, 5, 5, 0), "gi_image_alloc 0 channels");
     expect_invalid(gi_image_alloc(&img, 5, 5, 5), "gi_image_alloc 5 channels");
     if (th_check(gi_image_alloc(&img, 5, 3, 2) == GI_OK, "gi_image_alloc: %s", gi_last_error()))
-        th_check(img.stride == 10 && img.owns_data && img.data, "gi_image_alloc stride %zu",
-                 img.stride);
+        th_check(img.stride == 10 && img.owns_data && img.data && img.depth == 8,
+                 "gi_image_alloc stride %zu depth %d", img.stride, img.depth);
+    gi_image_free(&img);
+    expect_invalid(gi_image_alloc_depth(&img, 5, 5, 3, 12), "gi_image_alloc_depth 12 bits");
+    if (th_check(gi_image_alloc_depth(&img, 5, 3, 2, 16) == GI_OK, "gi_image_alloc_depth 16: %s",
+                 gi_last_error()))
+        th_check(img.stride == 20 && img.depth == 16 && gi_image_sample_bytes(&img) == 2,
+                 "16-bit stride %zu depth %d", img.stride, img.depth);
     gi_image_free(&img);
     gi_image_free(&img); /* zeroed: a second free is harmless */
 }
@@ -65,6 +71,16 @@ static void check_shapes(void)
     expect_invalid(gi_convolve(ctx, &src, &one, &cp), "convolve 3 channels into 1");
     expect_invalid(gi_hist(ctx, &src, 0, &hist), "hist with 0 bins");
     expect_invalid(gi_hist(ctx, &src, 257, &hist), "hist with 257 bins");
+    gi_image wide;
+    if (th_check(gi_image_alloc_depth(&wide, 6, 4, 3, 16) == GI_OK, "alloc 16: %s", gi_last_error())) {
+        expect_invalid(gi_blur(ctx, &src, &wide, &bp), "blur of 8 bits into 16");
+        gi_image odd = wide, twelve = src;
+        odd.stride = 37;
+        twelve.depth = 12;
+        expect_invalid(gi_transform_image(ctx, &odd, &wide, GI_FLIP_H), "16 bits, odd stride");
+        expect_invalid(gi_blur(ctx, &twelve, &same, &bp), "a 12-bit image");
+    }
+    gi_image_free(&wide);
     ti_free(&src);
     ti_free(&same);
     ti_free(&small);

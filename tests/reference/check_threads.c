@@ -42,7 +42,7 @@ static gi_image run(gi_context *ctx, const gi_image *src, int op)
         for (int t = 0; t < 6; t++) {
             int w, h;
             gi_transform_size(src, (gi_transform)t, &w, &h);
-            gi_image tile = {w, h, src->channels, out.stride, ti_px(&out, t * side, 0), 0};
+            gi_image tile = {w, h, src->channels, out.stride, ti_px(&out, t * side, 0), 0, 8};
             th_check(gi_transform_image(ctx, src, &tile, (gi_transform)t) == GI_OK,
                      "transform %d: %s", t, gi_last_error());
         }

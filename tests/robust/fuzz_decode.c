@@ -118,7 +118,7 @@ static void check_same_as_stb(const gi_image *img, const uint8_t *data, size_t s
 {
     int w, h, comp;
     FUZZ_REQUIRE(gi__stb_info_as(data, (int)size, GI_FORMAT_PNG, &w, &h, &comp));
-    gi_image stb = {0, 0, img->channels, img->stride, NULL, 1};
+    gi_image stb = {0, 0, img->channels, img->stride, NULL, 1, 8};
     stb.data = gi__stb_load_as(data, (int)size, GI_FORMAT_PNG, &stb.width, &stb.height,
                                img->channels);
     FUZZ_REQUIRE(stb.data && stb.width == img->width && stb.height == img->height &&

@@ -321,7 +321,7 @@ gi_status gi__pnm_decode(gi_image *img, const uint8_t *bytes, size_t size, size_
     }
     *used = h.plain ? c.at : h.image_bytes;
     *img = (gi_image){(int)h.width, (int)h.height, (int)h.depth,
-                      (size_t)h.width * h.depth, pixels, 1};
+                      (size_t)h.width * h.depth, pixels, 1, 8};
     return GI_OK;
 }
 
