@@ -111,7 +111,9 @@ static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, i
     o.job.steps = steps;
     o.job.n_steps = n_steps;
     o.job.limits = c->limits;
-    o.job.save = (gi_save_options){c->format, c->quality, c->png_level, c->png_filter, NULL, 0};
+    o.job.save = (gi_save_options){.format = c->format, .jpeg_quality = c->quality,
+                                   .png_level = c->png_level, .png_filter = c->png_filter,
+                                   .depth = c->depth};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;
@@ -157,8 +159,9 @@ static int run_stream(const cli_common *c, const char *out, const gi_op *steps, 
     o.job.steps = steps;
     o.job.n_steps = n_steps;
     o.job.limits = c->limits;
-    o.job.save = (gi_save_options){output_format(c, out), c->quality, c->png_level,
-                                   c->png_filter, NULL, 0};
+    o.job.save = (gi_save_options){.format = output_format(c, out), .jpeg_quality = c->quality,
+                                   .png_level = c->png_level, .png_filter = c->png_filter,
+                                   .depth = c->depth};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;

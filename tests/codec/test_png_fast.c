@@ -28,7 +28,7 @@
 /* ---------------------------------------------------------------- stb's side */
 
 typedef struct {
-    int ok, w, h, channels;
+    int ok, w, h, channels, depth;
     uint8_t *pixels;
 } decoded;
 
@@ -42,7 +42,9 @@ static decoded stb_decode(const uint8_t *bytes, size_t size)
     gi__png_header(bytes, size, &pw, &ph, &trns);
     if (!gi__stb_info_as(bytes, (int)size, GI_FORMAT_PNG, &d.w, &d.h, &comp)) return d;
     if (trns && (comp == 1 || comp == 3)) comp++;
-    d.pixels = gi__stb_load_as(bytes, (int)size, GI_FORMAT_PNG, &d.w, &d.h, comp);
+    int depth;
+    d.pixels = gi__stb_load_as(bytes, (int)size, GI_FORMAT_PNG, &d.w, &d.h, comp, &depth);
+    d.depth = depth;
     d.ok = d.pixels != NULL;
     d.channels = comp;
     return d;
@@ -63,11 +65,12 @@ static void check_like_stb(const uint8_t *bytes, size_t size, const char *what, 
         th_check(strstr(gi_last_error(), "the-input") != NULL, "%s: reason without the name: %s",
                  what, gi_last_error());
     } else {
-        const size_t n = (size_t)s.w * s.h * s.channels;
+        const size_t row = (size_t)s.w * s.channels * (size_t)(s.depth / 8);
         th_check(img.width == s.w && img.height == s.h && img.channels == s.channels &&
-                     img.stride == (size_t)s.w * s.channels && memcmp(img.data, s.pixels, n) == 0,
-                 "%s: %dx%dx%d, not stb's %dx%dx%d pixels", what, img.width, img.height,
-                 img.channels, s.w, s.h, s.channels);
+                     img.depth == s.depth && img.stride == row &&
+                     memcmp(img.data, s.pixels, row * s.h) == 0,
+                 "%s: %dx%dx%d at %d bits, not stb's %dx%dx%d at %d bits", what, img.width,
+                 img.height, img.channels, img.depth, s.w, s.h, s.channels, s.depth);
     }
     if (st == GI_OK) gi_image_free(&img);
     gi_image stb_img = {s.w, s.h, s.channels, 0, s.pixels, 1, 8}; /* stb's buffer: the library frees it */

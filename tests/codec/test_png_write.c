@@ -42,7 +42,7 @@ static int compare_case(const char *what, const gi_image *img, int level, int fi
     ti_bytes want = stb_png(img, level, filter);
     uint8_t *got = (uint8_t *)"poison";
     size_t size = 12345;
-    int st = gi__png_write(img->data, img->width, img->height, img->channels, img->stride, level,
+    int st = gi__png_write(img->data, img->width, img->height, img->channels, 8, img->stride, level,
                            filter, threads, &got, &size);
     long at = st == 0 ? ti_first_difference(got, size, want.data, want.size) : 0;
     int ok = th_check(want.size > 0 && st == 0 && at < 0,
@@ -106,7 +106,7 @@ static void check_refusals(void)
     for (int i = 0; i < COUNT(bad); i++) {
         uint8_t *got = (uint8_t *)"poison";
         size_t size = 12345;
-        int st = gi__png_write(px, bad[i].w, bad[i].h, bad[i].c, 16, 4, bad[i].filter, 1, &got,
+        int st = gi__png_write(px, bad[i].w, bad[i].h, bad[i].c, 8, 16, 4, bad[i].filter, 1, &got,
                                &size);
         th_check(st == -1 && got == NULL && size == 0,
                  "%dx%dx%d filter %d: status %d (want -1, nothing handed out)", bad[i].w, bad[i].h,
