@@ -340,12 +340,14 @@ gi_status gi__pnm_decode(gi_image *img, const uint8_t *bytes, size_t size, size_
     return GI_OK;
 }
 
-/* A row of 16-bit samples as Netpbm stores them: big-endian. */
+/* A row of 16-bit samples as Netpbm stores them: big-endian. dst may be
+ * src itself: each sample is read whole before its bytes are written. */
 static void big_endian_row(const uint16_t *src, size_t samples, uint8_t *dst)
 {
     for (size_t i = 0; i < samples; i++) {
-        dst[2 * i] = (uint8_t)(src[i] >> 8);
-        dst[2 * i + 1] = (uint8_t)src[i];
+        const uint16_t v = src[i];
+        dst[2 * i] = (uint8_t)(v >> 8);
+        dst[2 * i + 1] = (uint8_t)v;
     }
 }
 
