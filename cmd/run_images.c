@@ -63,8 +63,8 @@ static int format_contradiction_error(const cli_common *c, const char *path)
                            names[c->format], path);
 }
 
-/* "IN -> OUT (T ms: decode a, upload b, ...; codecs gpuimg-jpeg/stb) on cuda: why"
- * for -v. */
+/* "IN -> OUT (T ms: decode a, upload b, ...; codecs gpuimg-jpeg/stb, 8-bit -> 8-bit)
+ * on cuda: why" for -v. */
 static void describe_item(const gi_batch_item *it, char *text, size_t size)
 {
     int n = snprintf(text, size, "%s -> %s (%.1f ms:", gi_quote_name(it->in),
@@ -77,6 +77,9 @@ static void describe_item(const gi_batch_item *it, char *text, size_t size)
         n += snprintf(text + n, size - n, "; codecs %s/%s%s%s", it->decoded_by,
                       it->encoded_by ? it->encoded_by : "-", *it->codecs_note ? ", " : "",
                       it->codecs_note);
+    if (n > 0 && (size_t)n < size && it->depth_read && it->depth_written)
+        n += snprintf(text + n, size - n, ", %d-bit -> %d-bit", it->depth_read,
+                      it->depth_written);
     if (n > 0 && (size_t)n < size)
         snprintf(text + n, size - n, ") on %s%s%s%s%s%s", *it->choice ? it->choice : "?",
                  *it->note ? "; " : "", *it->note ? "fell back: " : "", it->note,
@@ -136,9 +139,9 @@ static void report_frame(void *user, const gi_stream_frame *f)
     const cli_common *c = ((const frame_reporter *)user)->common;
     const char *out = ((const frame_reporter *)user)->out;
     fprintf(stderr, "gpuimg %s: standard input: image %zu -> %s (%.1f ms: decode %.1f, compute "
-            "%.1f, encode %.1f) on %s%s%s%s%s\n", c->command, f->number, gi_quote_name(out),
-            f->decode_ms + f->compute_ms + f->encode_ms, f->decode_ms, f->compute_ms, f->encode_ms,
-            f->backend, *f->metadata_dropped ? "; metadata: " : "", f->metadata_dropped,
+            "%.1f, encode %.1f; %d-bit -> %d-bit) on %s%s%s%s%s\n", c->command, f->number,
+            gi_quote_name(out), f->decode_ms + f->compute_ms + f->encode_ms, f->decode_ms,
+            f->compute_ms, f->encode_ms, f->depth_read, f->depth_written, f->backend, *f->metadata_dropped ? "; metadata: " : "", f->metadata_dropped,
             *f->metadata_left_out ? "; metadata not written: " : "", f->metadata_left_out);
 }
 

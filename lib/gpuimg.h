@@ -1169,6 +1169,8 @@ typedef struct gi_batch_item {
                                   writing, and why, or "" */
     const char *codecs_note;   /* where a JPEG's arithmetic half ran, and why
                                   (the route's plan); else "" */
+    int depth_read, depth_written; /* bits a sample decoded and encoded (8 or
+                                      16; 0: not reached) */
 } gi_batch_item;
 
 typedef struct gi_batch_options {
@@ -1240,6 +1242,7 @@ typedef struct gi_stream_frame {
     const char *backend;         /* where the steps ran: "cpu" or "cuda" */
     char metadata_dropped[512];  /* metadata dropped on reading, or "" */
     char metadata_left_out[300]; /* metadata the output's format cannot hold, or "" */
+    int depth_read, depth_written; /* bits a sample decoded and encoded: 8 or 16 */
 } gi_stream_frame;
 
 typedef struct gi_stream_options {
