@@ -17,7 +17,7 @@ case $poke in /* | '') ;; *) poke=$PWD/$poke ;; esac
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # The device and the JPEG decoder must not depend on the caller's environment.
-unset GPUIMG_DEVICE GPUIMG_AUTO_ORIENT
+unset GPUIMG_DEVICE GPUIMG_AUTO_ORIENT GPUIMG_DEPTH
 passed=0 failed=0
 # The commands there must be; group_help runs every command --help lists.
 commands="blur sobel transpose rotate flip convolve resize crop thumbnail convert pipe hist compare bench info help version"
