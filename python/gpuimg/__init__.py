@@ -413,14 +413,18 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
           on_item: Optional[Callable[[BatchItem], Any]] = None, device: str = "auto",
           jobs: int = 0, skip_existing: bool = False, auto_orient: bool = False,
           strip: bool = False, format: Optional[str] = None, quality: int = 90,
-          png_level: Optional[int] = None, png_filter: Optional[str] = None) -> List[BatchItem]:
+          png_level: Optional[int] = None, png_filter: Optional[str] = None,
+          depth: Optional[int] = None) -> List[BatchItem]:
     """Files to files with the library's batch engine (as gpuimg -o DIR):
     codec workers decode and encode, compute lanes run the steps (written
     as for pipe), memory stays flat. outputs: one path per input, or a
     directory that gets each input's file name. One bad input fails alone:
     look at each item's status. on_item(item) is called as each ends (from
     the batch's threads, one call at a time); if it raises, no new file
-    starts and the exception comes out of batch()."""
+    starts and the exception comes out of batch(). depth: 8 or 16 bits a
+    sample written (None: each image's own), as save()."""
+    if depth not in (None, 8, 16):
+        raise ValueError(f"depth {depth!r}: expected 8, 16 or None (the image's)")
     chain = _pipe.parse(steps)
     ins = [_os.fspath(p) for p in inputs]
     if isinstance(outputs, (str, _os.PathLike)):
@@ -436,7 +440,7 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
                      _steps._integer("jobs", jobs, 0, 256),
                      _steps.flag("skip_existing", skip_existing),
                      _steps.flag("auto_orient", auto_orient), _steps.flag("strip", strip), f, q,
-                     level, flt)
+                     level, flt, depth or 0)
     return [BatchItem(d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])
             for d in items]
 

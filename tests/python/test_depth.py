@@ -67,3 +67,14 @@ def test_operations_keep_the_depth_or_say_so(rng):
             assert "not supported" in str(e)
         else:
             assert out.dtype == np.uint16
+
+
+def test_batch_keeps_or_converts_the_depth(tmp_path, rng):
+    a = rng.integers(0, 65536, (5, 3, 3), dtype=np.uint16)
+    gpuimg.save(a, tmp_path / "in.png")
+    items = gpuimg.batch([tmp_path / "in.png"], [tmp_path / "kept.png"], "crop 0 0 0 0")
+    items += gpuimg.batch([tmp_path / "in.png"], [tmp_path / "eight.png"], "crop 0 0 0 0", depth=8)
+    assert all(i.status == "ok" for i in items), items
+    np.testing.assert_array_equal(gpuimg.load(tmp_path / "kept.png"), a)
+    np.testing.assert_array_equal(gpuimg.load(tmp_path / "eight.png"),
+                                  (a.astype(np.uint32) + 128) // 257)
