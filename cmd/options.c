@@ -228,6 +228,19 @@ static int opt_word(const cli_option *o, const char *arg, const char *const *wor
     return invalid(o, arg, expected);
 }
 
+/* --depth and GPUIMG_DEPTH: keep (0), 8 or 16. */
+static int opt_depth(const cli_option *o, const char *arg)
+{
+    static const char *const words[] = {"keep", "8", "16", NULL};
+    static const int depths[] = {0, 8, 16};
+    int i;
+    cli_option as_index = *o;
+    as_index.target = &i;
+    if (opt_word(&as_index, arg, words, "expected 8, 16 or keep")) return -1;
+    *(int *)o->target = depths[i];
+    return 0;
+}
+
 static int env_auto_orient(const cli_option *o, const char *arg)
 {
     static const char *const words[] = {"0", "1", NULL};
@@ -240,6 +253,7 @@ int cli_apply_environment(cli_common *c)
         {"GPUIMG_DEVICE", 0, NULL, NULL, opt_device, &c->device},
         {"GPUIMG_MAX_PIXELS", 0, NULL, NULL, opt_limit, &c->limits.max_pixels},
         {"GPUIMG_AUTO_ORIENT", 0, NULL, NULL, env_auto_orient, &c->auto_orient},
+        {"GPUIMG_DEPTH", 0, NULL, NULL, opt_depth, &c->depth},
     };
     for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
         const char *value = getenv(env[i].name);
@@ -310,6 +324,10 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          "the name (no known extension, or '-'); a name saying another format is refused. pnm (also ppm, pgm) writes P5 for gray, P6 for colour, dropping alpha; pam "
          "writes P7 with every channel",
          opt_image_format, &c->format},
+        {"depth", 0, "D", "8 | 16 | keep: bits a sample of the output (default keep, or "
+         "$GPUIMG_DEPTH). 8 -> 16 is v * 257; 16 -> 8 is (v + 128) / 257, v * 255 / 65535 "
+         "correctly rounded. PNG, PNM and PAM hold 16 bits; JPEG only 8",
+         opt_depth, &c->depth},
         {"quality", 0, "Q", "JPEG quality 1..100 (default 90)", opt_quality, &c->quality},
         {"png-level", 0, "N", "PNG deflate effort 1 (fast) .. 9 (small), 12 max with libdeflate "
          "(default 3 with libdeflate, else 8)", opt_png_level, &c->png_level},

@@ -42,6 +42,7 @@ typedef struct cli_common {
     const char *summary_json;
     int auto_orient; /* --auto-orient or GPUIMG_AUTO_ORIENT=1: pixels as a viewer shows them */
     int strip;       /* --strip: write no metadata */
+    int depth;       /* --depth or GPUIMG_DEPTH: 0 keep, 8 or 16 bits a written sample */
     gi_load_limits limits;
     int no_server;   /* --no-server: run here even when `gpuimg serve` answers */
 } cli_common;
@@ -49,8 +50,8 @@ typedef struct cli_common {
 void cli_common_init(cli_common *c, const char *command);
 
 /* The GPUIMG_* environment variables, each checked as its option is (and
- * with its message, naming the variable): GPUIMG_DEVICE, GPUIMG_MAX_PIXELS
- * and GPUIMG_AUTO_ORIENT into c; GPUIMG_CPU_ISA, GPUIMG_JPEG_ARITHMETIC and
+ * with its message, naming the variable): GPUIMG_DEVICE, GPUIMG_MAX_PIXELS,
+ * GPUIMG_AUTO_ORIENT and GPUIMG_DEPTH into c; GPUIMG_CPU_ISA, GPUIMG_JPEG_ARITHMETIC and
  * GPUIMG_JPEG_ENTROPY only checked (the library reads them). An empty
  * variable counts as unset. cli_parse calls it before reading the options,
  * which override it. Returns 0, or -1 after printing why. */

@@ -63,8 +63,8 @@ static int format_contradiction_error(const cli_common *c, const char *path)
                            names[c->format], path);
 }
 
-/* "IN -> OUT (T ms: decode a, upload b, ...; codecs gpuimg-jpeg/stb) on cuda: why"
- * for -v. */
+/* "IN -> OUT (T ms: decode a, upload b, ...; codecs gpuimg-jpeg/stb, 8-bit -> 8-bit)
+ * on cuda: why" for -v. */
 static void describe_item(const gi_batch_item *it, char *text, size_t size)
 {
     int n = snprintf(text, size, "%s -> %s (%.1f ms:", gi_quote_name(it->in),
@@ -77,6 +77,9 @@ static void describe_item(const gi_batch_item *it, char *text, size_t size)
         n += snprintf(text + n, size - n, "; codecs %s/%s%s%s", it->decoded_by,
                       it->encoded_by ? it->encoded_by : "-", *it->codecs_note ? ", " : "",
                       it->codecs_note);
+    if (n > 0 && (size_t)n < size && it->depth_read && it->depth_written)
+        n += snprintf(text + n, size - n, ", %d-bit -> %d-bit", it->depth_read,
+                      it->depth_written);
     if (n > 0 && (size_t)n < size)
         snprintf(text + n, size - n, ") on %s%s%s%s%s%s", *it->choice ? it->choice : "?",
                  *it->note ? "; " : "", *it->note ? "fell back: " : "", it->note,
@@ -111,7 +114,9 @@ static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, i
     o.job.steps = steps;
     o.job.n_steps = n_steps;
     o.job.limits = c->limits;
-    o.job.save = (gi_save_options){c->format, c->quality, c->png_level, c->png_filter, NULL, 0};
+    o.job.save = (gi_save_options){.format = c->format, .jpeg_quality = c->quality,
+                                   .png_level = c->png_level, .png_filter = c->png_filter,
+                                   .depth = c->depth};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;
@@ -134,9 +139,9 @@ static void report_frame(void *user, const gi_stream_frame *f)
     const cli_common *c = ((const frame_reporter *)user)->common;
     const char *out = ((const frame_reporter *)user)->out;
     fprintf(stderr, "gpuimg %s: standard input: image %zu -> %s (%.1f ms: decode %.1f, compute "
-            "%.1f, encode %.1f) on %s%s%s%s%s\n", c->command, f->number, gi_quote_name(out),
-            f->decode_ms + f->compute_ms + f->encode_ms, f->decode_ms, f->compute_ms, f->encode_ms,
-            f->backend, *f->metadata_dropped ? "; metadata: " : "", f->metadata_dropped,
+            "%.1f, encode %.1f; %d-bit -> %d-bit) on %s%s%s%s%s\n", c->command, f->number,
+            gi_quote_name(out), f->decode_ms + f->compute_ms + f->encode_ms, f->decode_ms,
+            f->compute_ms, f->encode_ms, f->depth_read, f->depth_written, f->backend, *f->metadata_dropped ? "; metadata: " : "", f->metadata_dropped,
             *f->metadata_left_out ? "; metadata not written: " : "", f->metadata_left_out);
 }
 
@@ -157,8 +162,9 @@ static int run_stream(const cli_common *c, const char *out, const gi_op *steps, 
     o.job.steps = steps;
     o.job.n_steps = n_steps;
     o.job.limits = c->limits;
-    o.job.save = (gi_save_options){output_format(c, out), c->quality, c->png_level,
-                                   c->png_filter, NULL, 0};
+    o.job.save = (gi_save_options){.format = output_format(c, out), .jpeg_quality = c->quality,
+                                   .png_level = c->png_level, .png_filter = c->png_filter,
+                                   .depth = c->depth};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;

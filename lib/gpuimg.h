@@ -130,8 +130,27 @@ GI_API gi_status gi_image_alloc_depth(gi_image *img, int width, int height, int 
 GI_API int gi_image_sample_bytes(const gi_image *img);
 /* Frees owned pixels and zeroes the struct. Safe on a zeroed struct. */
 GI_API void gi_image_free(gi_image *img);
+/* Copies src into dst at dst's depth: dst is allocated by the caller with
+ * src's width, height and channels, at 8 or 16 bits (else
+ * GI_ERR_INVALID_ARGUMENT). The one rule for a change of depth:
+ *     8 -> 16:  v * 257                  (exact: 255 -> 65535)
+ *     16 -> 8:  (v + 128) / 257          (integer division)
+ * the latter being v * 255 / 65535 correctly rounded: v * 255 / 65535 is
+ * v / 257, and v / 257 is never a half (257 is odd), so no ties exist.
+ * So 0xFF00 -> 254, and 8 -> 16 -> 8 gives every byte back. The same
+ * depth copies. */
+GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
 
 /* ---------------------------------------------------------------- files */
+
+/* DEPTHS
+ *   PNG: read at 8 or 16 bits as stored (a 16-bit PNG gives a 16-bit
+ *   image, stb_image's 16-bit pixels: samples as stored, sBIT ignored as
+ *   the PNG spec allows, tRNS compared at 16 bits); bit depths 1, 2 and 4
+ *   and palettes give 8 bits. Written at the image's depth.
+ *   JPEG: 8 bits only; a 16-bit image is refused (GI_ERR_UNSUPPORTED):
+ *   convert it first (gi_convert_depth, or gi_save_options.depth = 8).
+ *   Netpbm: see below. gi_save_options.depth writes another depth. */
 
 /* JPEG
  *   Read: stb_image's pixels, on the calling thread: gpuimg's own exact
@@ -149,17 +168,19 @@ GI_API void gi_image_free(gi_image *img);
  *   present, GRAYSCALE, GRAYSCALE_ALPHA, RGB or RGB_ALPHA, or
  *   BLACKANDWHITE(_ALPHA), and it must agree with DEPTH). Header comments
  *   ('#' to the end of the line) are skipped. maxval 1..65535; samples
- *   over 255 are 16-bit big-endian. Every sample is scaled to 8 bits
- *   rounding to nearest, halves up, as netpbm's pamdepth does:
- *       out = (v * 255 + maxval / 2) / maxval     (integer division)
- *   so maxval 255 is read unchanged, maxval 1 gives 0 and 255, and maxval
- *   65535 gives (v + 128) / 257, the 8-bit value nearest to v / 257.
- *   A sample over maxval fails with GI_ERR_DECODE. Bytes after the first
+ *   over 255 are 16-bit big-endian. maxval 1..255 gives an 8-bit image,
+ *   256..65535 a 16-bit one (top = 255 or 65535), every sample scaled to
+ *   0..top rounding to nearest, halves up, as netpbm's pamdepth does:
+ *       out = (v * top + maxval / 2) / maxval     (integer division)
+ *   so maxval 255 and 65535 are read unchanged, maxval 1 gives 0 and 255,
+ *   and maxval 1000 gives 0..65535. A sample over maxval fails with
+ *   GI_ERR_DECODE. Bytes after the first
  *   image are ignored here; gi_reader_next reads them as the next image.
  *   Written: GI_FORMAT_PNM writes P5 for 1 and 2 channels and P6 for 3 and
  *   4, dropping alpha as ImageMagick and pngtopnm do (PGM and PPM have
  *   none); GI_FORMAT_PAM writes P7 with every channel and its TUPLTYPE.
- *   Both use maxval 255. */
+ *   Both use maxval 255 for an 8-bit image, 65535 (big-endian samples)
+ *   for a 16-bit one. */
 typedef enum gi_format {
     GI_FORMAT_AUTO = 0, /* from the file name's extension */
     GI_FORMAT_PNG,
@@ -206,8 +227,8 @@ typedef struct gi_metadata gi_metadata;
 /* Decodes PNG, JPEG or Netpbm, told apart by their first bytes (limits
  * NULL = defaults). The image keeps the channel count stored in the file
  * (palette PNGs become RGB or RGBA, an index past the palette's end
- * opaque black; 16-bit PNGs and PNMs become 8-bit,
- * bitmaps gray). Rows are never flipped. `name` is used in error messages
+ * opaque black; bitmaps gray) and its depth (16-bit PNGs and PNMs of
+ * maxval over 255 give 16-bit images: see DEPTHS). Rows are never flipped. `name` is used in error messages
  * only and may be NULL. */
 GI_API gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
                          const char *name, const gi_load_limits *limits);
@@ -269,7 +290,10 @@ typedef enum gi_png_filter {
  *   png_filter    see gi_png_filter.
  *   metadata      NULL (the default): none; else written into the output as
  *                 gi_metadata_embed does (see METADATA). The caller keeps
- *                 ownership. */
+ *                 ownership.
+ *   depth         0 (the default): the image's own; 8 or 16: written at that
+ *                 depth, converted as gi_convert_depth does. A 16-bit image
+ *                 to JPEG needs depth 8 (else GI_ERR_UNSUPPORTED). */
 
 typedef struct gi_save_options {
     gi_format format;
@@ -283,6 +307,7 @@ typedef struct gi_save_options {
      * The bytes do not depend on it. gi_batch_run sets it for a batch of
      * one image. */
     int encode_threads;
+    int depth; /* 0 keep, 8 or 16 (see above) */
 } gi_save_options;
 GI_API void gi_save_options_default(gi_save_options *opts);
 
@@ -1144,6 +1169,8 @@ typedef struct gi_batch_item {
                                   writing, and why, or "" */
     const char *codecs_note;   /* where a JPEG's arithmetic half ran, and why
                                   (the route's plan); else "" */
+    int depth_read, depth_written; /* bits a sample decoded and encoded (8 or
+                                      16; 0: not reached) */
 } gi_batch_item;
 
 typedef struct gi_batch_options {
@@ -1215,6 +1242,7 @@ typedef struct gi_stream_frame {
     const char *backend;         /* where the steps ran: "cpu" or "cuda" */
     char metadata_dropped[512];  /* metadata dropped on reading, or "" */
     char metadata_left_out[300]; /* metadata the output's format cannot hold, or "" */
+    int depth_read, depth_written; /* bits a sample decoded and encoded: 8 or 16 */
 } gi_stream_frame;
 
 typedef struct gi_stream_options {

@@ -17,7 +17,7 @@ case $poke in /* | '') ;; *) poke=$PWD/$poke ;; esac
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # The device and the JPEG decoder must not depend on the caller's environment.
-unset GPUIMG_DEVICE GPUIMG_AUTO_ORIENT
+unset GPUIMG_DEVICE GPUIMG_AUTO_ORIENT GPUIMG_DEPTH
 passed=0 failed=0
 # The commands there must be; group_help runs every command --help lists.
 commands="blur sobel transpose rotate flip convolve resize crop thumbnail convert pipe hist compare bench info help version"
@@ -243,14 +243,16 @@ group_pnm() {
         [ "$(magic "$tmp/fmt/x")" = P7 ]
     expect 0 flip h "$scene" "$tmp/fmt/x.png" --format png
     expect 0 flip h "$scene" "$tmp/fmt/x.pgm" --format ppm
-    # maxval 1 and 65535, comments: P5 bytes written by hand.
+    # maxval 1 and 65535, comments: P5 bytes written by hand; maxval 65535
+    # is read at 16 bits, and --depth 8 makes it (v + 128) / 257.
     printf 'P5\n# two pixels\n2 1\n1\n\001\000' >"$tmp/m1.pgm"
     printf 'P5 2 1 # the maxval next\n65535\n\377\377\200\200' >"$tmp/m16.pgm"
     printf 'P2\n2 1\n255\n255 0\n' >"$tmp/m8.pgm"
     printf 'P2\n2 1\n255\n255 128\n' >"$tmp/m8b.pgm"
     "$gpuimg" flip h "$tmp/m1.pgm" "$tmp/m1.png" && "$gpuimg" flip h "$tmp/m8.pgm" "$tmp/m8.png"
     check "maxval 1 is not 255 0" same_image "$tmp/m1.png" "$tmp/m8.png"
-    "$gpuimg" flip h "$tmp/m16.pgm" "$tmp/m16.png" && "$gpuimg" flip h "$tmp/m8b.pgm" "$tmp/m8b.png"
+    "$gpuimg" convert --depth 8 "$tmp/m16.pgm" "$tmp/m16.png" &&
+        "$gpuimg" convert "$tmp/m8b.pgm" "$tmp/m8b.png"
     check "maxval 65535 is not 255 128" same_image "$tmp/m16.png" "$tmp/m8b.png"
     pnm_streams
 }
@@ -1305,9 +1307,87 @@ group_metadata() {
 
 # ---------------------------------------------------------------- main
 
+# ---------------------------------------------------------------- depth
+
+png_depth() { od -An -tu1 -j24 -N1 "$1" | tr -d ' '; }
+
+# A 16-bit output, or a clear refusal: never an 8-bit file.
+sixteen_or_refused() {
+    what=$1 out=$2
+    if [ "$rc" -eq 0 ]; then
+        case $out in
+            *.png) check "$what: a $(png_depth "$out")-bit PNG" [ "$(png_depth "$out")" = 16 ] ;;
+            *) check "$what: not maxval 65535" grep -q 65535 "$out" ;;
+        esac
+    else
+        check "$what: exit $rc without 'not supported'" has "not supported" "$tmp/err"
+    fi
+}
+
+group_depth() {
+    # 2x1 RGB at 16 bits: 0xFF00 0x0001 0x8000 | 0xFFFF 0x1234 0x0000
+    printf 'P6\n2 1\n65535\n\377\000\000\001\200\000\377\377\022\064\000\000' >"$tmp/rgb16.ppm"
+    expect 0 convert "$tmp/rgb16.ppm" "$tmp/rgb16.png"
+    check "16-bit PNM to PNG: a $(png_depth "$tmp/rgb16.png")-bit PNG" \
+        [ "$(png_depth "$tmp/rgb16.png")" = 16 ]
+    expect 0 convert "$tmp/rgb16.png" "$tmp/back.ppm"
+    check "16-bit PPM -> PNG -> PPM: other bytes" same_file "$tmp/rgb16.ppm" "$tmp/back.ppm"
+    expect 0 convert "$tmp/rgb16.png" "$tmp/rgb16.pam"
+    check "16-bit PAM: no MAXVAL 65535" has "MAXVAL 65535" "$tmp/rgb16.pam"
+    expect 0 convert "$tmp/rgb16.pam" "$tmp/back2.ppm"
+    check "16-bit PAM -> PPM: other bytes" same_file "$tmp/rgb16.ppm" "$tmp/back2.ppm"
+    # --depth 8: (v + 128) / 257, so 0xFF00 -> 254; --depth 16: v * 257
+    expect 0 convert --depth 8 "$tmp/rgb16.ppm" "$tmp/rgb8.ppm"
+    printf 'P6\n2 1\n255\n\376\000\200\377\022\000' >"$tmp/want8.ppm"
+    check "--depth 8: not (v + 128) / 257" same_file "$tmp/rgb8.ppm" "$tmp/want8.ppm"
+    expect 0 convert --depth 16 "$tmp/want8.ppm" "$tmp/wide.ppm"
+    printf 'P6\n2 1\n65535\n\376\376\000\000\200\200\377\377\022\022\000\000' >"$tmp/want16.ppm"
+    check "--depth 16: not v * 257" same_file "$tmp/wide.ppm" "$tmp/want16.ppm"
+    expect 0 convert --depth keep "$tmp/want8.ppm" "$tmp/kept.ppm"
+    check "--depth keep changed an 8-bit file" same_file "$tmp/kept.ppm" "$tmp/want8.ppm"
+    GPUIMG_DEPTH=8 "$gpuimg" convert "$tmp/rgb16.ppm" "$tmp/env8.ppm" 2>"$tmp/err"
+    check "GPUIMG_DEPTH=8 not applied" same_file "$tmp/env8.ppm" "$tmp/want8.ppm"
+    expect_usage convert --depth 12 "$tmp/rgb16.ppm" "$tmp/x.png"
+    # maxval 1000: (v * 65535 + 500) / 1000
+    printf 'P5\n2 1\n1000\n\001\364\003\350' >"$tmp/m1000.pgm"
+    expect 0 convert "$tmp/m1000.pgm" "$tmp/m1000out.pgm"
+    printf 'P5\n2 1\n65535\n\200\000\377\377' >"$tmp/m1000want.pgm"
+    check "maxval 1000 not scaled to 16 bits" same_file "$tmp/m1000out.pgm" "$tmp/m1000want.pgm"
+    # JPEG holds 8 bits: refused, naming --depth 8, which then works
+    expect 1 convert "$tmp/rgb16.png" "$tmp/x.jpg"
+    check "16-bit to JPEG: no mention of --depth 8" has "--depth 8" "$tmp/err"
+    check "16-bit to JPEG: a file left" [ ! -e "$tmp/x.jpg" ]
+    expect 0 convert --depth 8 "$tmp/rgb16.png" "$tmp/x.jpg"
+    check "--depth 8 to JPEG: not a JPEG" is_jpeg "$tmp/x.jpg"
+    # a batch and a stream keep the depth
+    mkdir "$tmp/in" && cp "$tmp/rgb16.png" "$tmp/in/a.png"
+    expect 0 convert -o "$tmp/outb" "$tmp/in/a.png"
+    check "a batch: a $(png_depth "$tmp/outb/a.png")-bit PNG" [ "$(png_depth "$tmp/outb/a.png")" = 16 ]
+    cat "$tmp/rgb16.ppm" "$tmp/rgb16.ppm" | "$gpuimg" convert - "$tmp/stream.pam" 2>"$tmp/err"
+    check "a stream: not two 16-bit images" [ "$(grep -c 'MAXVAL 65535' "$tmp/stream.pam")" = 2 ]
+    # -v names the depths read and written
+    expect 0 convert -v --depth 8 "$tmp/rgb16.png" "$tmp/v.png"
+    check "-v: no depths" has "16-bit -> 8-bit" "$tmp/err"
+    # every command: a 16-bit output or "not supported", never 8 bits
+    in=$tmp/rgb16.png
+    for args in "blur" "sobel" "transpose" "rotate 90" "flip h" "convolve --kernel 1" \
+        "resize --width 1" "crop 0 0 1 1" "thumbnail --size 1" "convert" "pipe flip\ h"; do
+        eval "set -- $args"
+        gi "$@" "$in" "$tmp/cmd.png"
+        sixteen_or_refused "$args" "$tmp/cmd.png"
+        rm -f "$tmp/cmd.png"
+    done
+    gi hist "$in" "$tmp/hist.txt"
+    [ "$rc" -eq 0 ] || check "hist: exit $rc without 'not supported'" has "not supported" "$tmp/err"
+    gi compare "$in" "$in"
+    [ "$rc" -eq 0 ] || check "compare: exit $rc without 'not supported'" has "not supported" \
+        "$tmp/err"
+}
+
 case $group in
     exit-codes) group_exit_codes ;;
     help) group_help ;;
+    depth) group_depth ;;
     stdio) group_stdio ;;
     batch) group_batch ;;
     files) group_files ;;

@@ -99,6 +99,7 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
         add_stage(job, GI_STAGE_DECODE, gi__now_ms() - read);
     }
     job->item->decoded_by = gi_last_codec();
+    job->item->depth_read = st != GI_OK ? 0 : job->src.depth == 16 ? 16 : 8;
     if (st != GI_OK) {
         gi__batch_fail(job, "%s", gi_last_error());
         return -1;
@@ -248,6 +249,7 @@ int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job)
     gi_save_options save = save_options(o, job);
     double start = gi__now_ms();
     if (make_dirs(o, job) != 0) return -1;
+    job->item->depth_written = save.depth ? save.depth : job->dst.depth == 16 ? 16 : 8;
     if (job->jpeg_out.bytes && save.format == GI_FORMAT_JPEG) {
         /* encoded by the compute: the metadata goes in here */
         uint8_t *file = job->jpeg_out.bytes, *bytes = NULL;

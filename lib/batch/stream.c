@@ -144,7 +144,9 @@ static void *read_frames(void *arg)
 /* Tells the caller about an image written. */
 static void report(const stream *s, const frame *f, double encode_ms)
 {
-    gi_stream_frame info = {f->number, f->decode_ms, f->compute_ms, encode_ms, f->backend, "", ""};
+    const int depth = f->img.depth == 16 ? 16 : 8; /* the steps keep the depth read */
+    gi_stream_frame info = {f->number, f->decode_ms, f->compute_ms, encode_ms, f->backend, "", "",
+                            depth, s->job.save.depth ? s->job.save.depth : depth};
     snprintf(info.metadata_dropped, sizeof info.metadata_dropped, "%s", f->meta.dropped);
     if (s->job.strip != 1)
         gi_metadata_unwritable(&f->meta, s->job.save.format, info.metadata_left_out,

@@ -42,9 +42,11 @@ int gi__jpeg_data_short(const uint8_t *bytes, size_t size, char *note, size_t no
 uint8_t *gi__stb_zlib_compress(const uint8_t *data, size_t size, int level, size_t *out_size);
 
 /* The decoder stb would pick, asked alone, so that its failure reason is
- * about this file (see stb_impl.c). Pixels come from pixel_alloc.c, 8-bit. */
+ * about this file (see stb_impl.c). Pixels come from pixel_alloc.c, at
+ * the file's depth: *depth is 16 for a 16-bit PNG (uint16_t samples in the
+ * machine's byte order), else 8. */
 int gi__stb_info_as(const void *bytes, int size, gi_format format, int *w, int *h, int *comp);
 uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, int *h,
-                         int req_comp);
+                         int req_comp, int *depth);
 
 #endif

@@ -180,13 +180,15 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     /* stb reports a PNG's stored channels; transparency in tRNS becomes an
      * alpha channel, which a fixed request must include to keep it. */
     if (trns && (comp == 1 || comp == 3)) comp++;
-    uint8_t *pixels = gi__stb_load_as(bytes, (int)size, format, &w, &h, comp);
+    int depth;
+    uint8_t *pixels = gi__stb_load_as(bytes, (int)size, format, &w, &h, comp, &depth);
     if (!pixels)
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
     img->width = w;
     img->height = h;
     img->channels = comp;
-    img->stride = (size_t)w * (size_t)comp;
+    img->depth = depth;
+    img->stride = (size_t)w * (size_t)comp * (size_t)(depth / 8);
     img->data = pixels; /* stb allocates from pixel_alloc.c, as gi_image_free frees */
     img->owns_data = 1;
     return GI_OK;
@@ -294,7 +296,31 @@ static gi_status check_save_options(const gi_save_options *opts)
     if (opts->png_level < 0 || opts->png_level > 12 || (unsigned)opts->png_filter > GI_PNG_FILTER_PAETH)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "PNG level %d or filter %d out of range",
                         opts->png_level, (int)opts->png_filter);
+    if (opts->depth != 0 && opts->depth != 8 && opts->depth != 16)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "depth %d: 8 or 16 (0 keeps the image's)",
+                        opts->depth);
     return GI_OK;
+}
+
+/* img at the depth opts ask for: img itself, or a copy converted into
+ * *converted (freed by the caller). A 16-bit JPEG is refused here, for
+ * every way of writing one. */
+static gi_status at_save_depth(const gi_image *img, const gi_save_options *opts,
+                               gi_image *converted, const gi_image **use)
+{
+    memset(converted, 0, sizeof *converted);
+    *use = img;
+    const int have = img->depth == 16 ? 16 : 8, want = opts->depth ? opts->depth : have;
+    if (opts->format == GI_FORMAT_JPEG && want == 16)
+        return gi__fail(GI_ERR_UNSUPPORTED, "a 16-bit image cannot be written as JPEG (8 bits a "
+                        "sample): write it at 8 bits (--depth 8; in the library, "
+                        "gi_save_options.depth = 8 or gi_convert_depth)");
+    if (want == have) return GI_OK;
+    gi_status st = gi_image_alloc_depth(converted, img->width, img->height, img->channels, want);
+    if (st == GI_OK) st = gi_convert_depth(img, converted);
+    if (st != GI_OK) gi_image_free(converted);
+    else *use = converted;
+    return st;
 }
 
 /* The encoded bytes (owned, taken) with opts->metadata embedded; Netpbm
@@ -313,13 +339,10 @@ static gi_status with_metadata(uint8_t *data, size_t length, const gi_save_optio
     return GI_OK;
 }
 
-gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
-                    size_t *size)
+/* gi_encode of an image already at the depth it is written at. */
+static gi_status encode_at_depth(const gi_image *img, const gi_save_options *opts,
+                                 uint8_t **bytes, size_t *size)
 {
-    *bytes = NULL;
-    *size = 0;
-    gi_status st = check_save_options(opts);
-    if (st != GI_OK) return st;
     int quality = jpeg_quality(opts), level, filter;
     png_settings(opts, &level, &filter);
     if (!is_netpbm(opts->format) && img->stride > (size_t)INT_MAX)
@@ -327,8 +350,9 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
     last_codec = is_netpbm(opts->format) ? "pnm" : "stb";
     byte_sink sink = {0};
     int ok = opts->format == GI_FORMAT_PNG
-                 ? gi__png_write(img->data, img->width, img->height, img->channels, img->stride,
-                                 level, filter, opts->encode_threads, &sink.data, &sink.size) == 0
+                 ? gi__png_write(img->data, img->width, img->height, img->channels,
+                                 img->depth == 16 ? 16 : 8, img->stride, level, filter,
+                                 opts->encode_threads, &sink.data, &sink.size) == 0
              : opts->format == GI_FORMAT_JPEG
                  ? gi__jpeg_write(img->data, img->width, img->height, img->channels, img->stride,
                                   quality, opts->encode_threads, &sink.data, &sink.size) == 0
@@ -339,6 +363,22 @@ gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **
                         format_name(opts->format));
     }
     return with_metadata(sink.data, sink.size, opts, bytes, size);
+}
+
+gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
+                    size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    gi_status st = check_save_options(opts);
+    if (st != GI_OK) return st;
+    gi_image converted;
+    const gi_image *at_depth;
+    st = at_save_depth(img, opts, &converted, &at_depth);
+    if (st != GI_OK) return st;
+    st = encode_at_depth(at_depth, opts, bytes, size);
+    gi_image_free(&converted);
+    return st;
 }
 
 gi_status gi__encoded_jpeg(uint8_t *file, size_t length, const char *codec,
@@ -375,7 +415,13 @@ gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_opt
     gi_status st = check_save_options(&resolved);
     if (st != GI_OK) return gi__fail(st, "%s: %s", gi_quote_name(path), gi_last_error());
     if (is_netpbm(resolved.format)) {
-        if (gi__pnm_write(img, resolved.format, output_emit, out) == 0) return GI_OK;
+        gi_image converted;
+        const gi_image *at_depth;
+        st = at_save_depth(img, &resolved, &converted, &at_depth);
+        if (st != GI_OK) return gi__fail(st, "%s: %s", gi_quote_name(path), gi_last_error());
+        int failed = gi__pnm_write(at_depth, resolved.format, output_emit, out) != 0;
+        gi_image_free(&converted);
+        if (!failed) return GI_OK;
         st = gi__output_write(out, "", 0); /* the write's failure, if it was one */
         return st != GI_OK ? st
                            : gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", gi_quote_name(path));

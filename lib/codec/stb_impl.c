@@ -96,9 +96,12 @@ int gi__stb_info_as(const void *bytes, int size, gi_format format, int *w, int *
 }
 
 /* The same for decoding: stbi_load_from_memory would try the JPEG test on
- * a PNG and the PNG test on a damaged JPEG, and report the last failure. */
+ * a PNG and the PNG test on a damaged JPEG, and report the last failure.
+ * A 16-bit PNG keeps its 16 bits (stb's 16-bit loader: samples as stored,
+ * in the machine's byte order; tRNS compared at 16 bits; sBIT ignored, as
+ * the PNG spec lets a decoder do). */
 uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, int *h,
-                         int req_comp)
+                         int req_comp, int *depth)
 {
     stbi__context s;
     stbi__result_info ri;
@@ -124,8 +127,7 @@ uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, 
     ri.channel_order = STBI_ORDER_RGB;
     void *pixels = format == GI_FORMAT_PNG ? stbi__png_load(&s, w, h, &comp, req_comp, &ri)
                                            : stbi__jpeg_load(&s, w, h, &comp, req_comp, &ri);
-    if (pixels && ri.bits_per_channel == 16) /* 16-bit PNGs become 8-bit, as stbi_load does */
-        pixels = stbi__convert_16_to_8(pixels, *w, *h, req_comp);
+    *depth = ri.bits_per_channel == 16 ? 16 : 8;
     free(completed);
     return pixels;
 }

@@ -96,11 +96,29 @@ typedef struct {
     gi__chain_jpeg_out *jpeg_out; /* the result as a JPEG file, or NULL */
 } job_source;
 
+/* Whether the steps are `gpuimg convert`'s crop of the whole image. */
+static int whole_image_crop(const gi_op *steps, int n)
+{
+    static const gi_crop_params whole = {0};
+    return n == 1 && steps[0].kind == GI_OP_CROP &&
+           memcmp(&steps[0].crop, &whole, sizeof whole) == 0;
+}
+
+/* The pixels as they are, at their depth: a change of format alone runs
+ * no operation. */
+static gi_status copy_image(const gi_image *src, gi_image *dst)
+{
+    gi_status st = gi_image_alloc_depth(dst, src->width, src->height, src->channels,
+                                        src->depth == 16 ? 16 : 8);
+    return st == GI_OK ? gi_convert_depth(src, dst) : st;
+}
+
 /* Runs `steps` on src into a newly allocated *dst (none for hist; its
  * size alone for a result that comes back as a JPEG file: jpeg_out). */
 static gi_status apply_alloc(gi_context *ctx, const job_source *src, const gi_op *steps, int n,
                              gi_image *dst, gi_histogram *hist)
 {
+    if (src->img && !src->jpeg_out && whole_image_crop(steps, n)) return copy_image(src->img, dst);
     int w, h, ch;
     const gi_image size = src->jpeg ? jpeg_size(src->jpeg) : *src->img;
     gi_status st = gi_apply_size(&size, steps, n, &w, &h, &ch);
@@ -168,7 +186,9 @@ gi_status gi__job_apply_to_jpeg(gi_context *ctx, const gi_job *job, const gi_ima
                                 gi_metadata *meta, gi_image *dst, gi_histogram *hist,
                                 gi__chain_jpeg_out *jpeg_out)
 {
-    const job_source from = {src, NULL, jpeg_out};
+    /* A 16-bit result comes back as pixels: the save converts it to 8 bits
+     * when asked (gi_save_options.depth), or refuses it as JPEG. */
+    const job_source from = {src, NULL, src->depth == 16 ? NULL : jpeg_out};
     return apply_job(ctx, job, &from, meta, dst, hist);
 }
 

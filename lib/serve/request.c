@@ -74,6 +74,7 @@ int gi__serve_job_encode(const char *command, const char *build, const gi_batch_
     gi__put_i32(w, j->save.jpeg_quality);
     gi__put_i32(w, j->save.png_level);
     gi__put_u32(w, (uint32_t)j->save.png_filter);
+    gi__put_i32(w, j->save.depth);
     gi__put_i32(w, j->auto_orient);
     gi__put_i32(w, j->strip);
     gi__put_u32(w, (uint32_t)o->device);
@@ -245,6 +246,8 @@ gi_status gi__serve_job_decode(const uint8_t *payload, size_t size, int n_fds, g
     j->save.jpeg_quality = get_int_in(&rd, 1, 100, "jpeg quality");
     j->save.png_level = get_int_in(&rd, 0, 12, "png level");
     j->save.png_filter = (gi_png_filter)get_enum(&rd, GI_PNG_FILTER_PAETH, "png filter");
+    j->save.depth = get_int_in(&rd, 0, 16, "output depth");
+    check(&rd, j->save.depth == 0 || j->save.depth == 8 || j->save.depth == 16, "output depth");
     j->auto_orient = get_int_in(&rd, 0, 1, "auto-orient flag");
     j->strip = get_int_in(&rd, 0, GI_STRIP_BUT_COLOUR, "strip setting");
     job->opts.device = (gi_device)get_enum(&rd, GI_DEVICE_CUDA, "device");
@@ -306,6 +309,8 @@ void gi__serve_result_encode(size_t index, const gi_batch_item *it, gi__put *w)
     put_opt_str(w, it->decoded_by);
     put_opt_str(w, it->encoded_by);
     gi__put_str(w, it->codecs_note);
+    gi__put_u8(w, (uint8_t)it->depth_read);
+    gi__put_u8(w, (uint8_t)it->depth_written);
 }
 
 /* Codec and backend names are static strings in the server; the client
@@ -344,6 +349,7 @@ int gi__serve_result_decode(const uint8_t *payload, size_t size, size_t count, s
     const char *backend = get_opt_str(&r), *choice = gi__get_str(&r), *note = gi__get_str(&r);
     const char *metadata_note = gi__get_str(&r), *decoded_by = get_opt_str(&r);
     const char *encoded_by = get_opt_str(&r), *codecs_note = gi__get_str(&r);
+    const int depth_read = gi__get_u8(&r), depth_written = gi__get_u8(&r);
     if (r.failed || r.left != 0 || *index >= count || status > GI_ITEM_SKIPPED) return -1;
     it->status = (gi_item_status)status;
     it->reason = reason ? strdup(reason) : NULL;
@@ -358,5 +364,7 @@ int gi__serve_result_decode(const uint8_t *payload, size_t size, size_t count, s
     it->decoded_by = intern(decoded_by);
     it->encoded_by = intern(encoded_by);
     it->codecs_note = codecs_note ? codecs_note : "";
+    it->depth_read = depth_read;
+    it->depth_written = depth_written;
     return 0;
 }

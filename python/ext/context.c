@@ -116,8 +116,9 @@ static int ends_in_hist(const gpx_steps *s)
     return s->ops[s->n - 1].kind == GI_OP_HIST;
 }
 
-/* apply(src, steps, alloc): runs the steps on a host image; alloc((h, w, c))
- * returns the writable array the result goes to, which is returned; a
+/* apply(src, steps, alloc): runs the steps on a host image; alloc((h, w, c),
+ * depth) returns the writable array the result goes to (operations keep
+ * the depth), which is returned; a
  * chain ending in hist returns (channels, bins, int64 counts as bytes). */
 static PyObject *context_apply(PyObject *op, PyObject *args)
 {
@@ -133,7 +134,7 @@ static PyObject *context_apply(PyObject *op, PyObject *args)
     gi_histogram hist;
     const int is_hist = ends_in_hist(&steps);
     if (!is_hist) {
-        out = PyObject_CallFunction(alloc, "((iii))", h, w, c);
+        out = PyObject_CallFunction(alloc, "((iii)i)", h, w, c, src.img.depth == 16 ? 16 : 8);
         if (!out) goto release_steps;
         if (gpx_host_image_get(out, 1, "result", &dst)) goto fail;
     }
@@ -162,15 +163,15 @@ release_src:
     return out;
 }
 
-/* A device image from (address, height, width, channels, stride). */
+/* A device image from (address, height, width, channels, stride, depth). */
 static int device_image(PyObject *t, const char *role, gi_image *img)
 {
     unsigned long long address;
-    int h, w, c;
+    int h, w, c, depth;
     Py_ssize_t stride;
-    if (!PyArg_ParseTuple(t, "Kiiin", &address, &h, &w, &c, &stride)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected (address, height, width, channels, stride)",
-                     role);
+    if (!PyArg_ParseTuple(t, "Kiiini", &address, &h, &w, &c, &stride, &depth)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected (address, height, width, channels, stride, "
+                     "depth)", role);
         return -1;
     }
     if (stride < 0) {
@@ -178,12 +179,12 @@ static int device_image(PyObject *t, const char *role, gi_image *img)
         return -1;
     }
     *img = (gi_image){.width = w, .height = h, .channels = c, .stride = (size_t)stride,
-                      .data = (uint8_t *)(uintptr_t)address};
+                      .data = (uint8_t *)(uintptr_t)address, .depth = depth};
     return 0;
 }
 
 /* apply_device(src, steps, alloc): as apply on device memory. src is
- * (address, height, width, channels, stride); alloc((h, w, c)) returns
+ * (address, height, width, channels, stride, depth); alloc((h, w, c), depth) returns
  * (array, address, stride) and the array is returned. */
 static PyObject *context_apply_device(PyObject *op, PyObject *args)
 {
@@ -200,7 +201,7 @@ static PyObject *context_apply_device(PyObject *op, PyObject *args)
     if (!is_hist) {
         unsigned long long address;
         Py_ssize_t stride;
-        got = PyObject_CallFunction(alloc, "((iii))", h, w, c);
+        got = PyObject_CallFunction(alloc, "((iii)i)", h, w, c, src.depth == 16 ? 16 : 8);
         if (!got) goto done;
         if (!PyTuple_Check(got) || !PyArg_ParseTuple(got, "OKn", &out, &address, &stride)) {
             out = NULL;
@@ -213,7 +214,7 @@ static PyObject *context_apply_device(PyObject *op, PyObject *args)
             goto fail;
         }
         dst = (gi_image){.width = w, .height = h, .channels = c, .stride = (size_t)stride,
-                         .data = (uint8_t *)(uintptr_t)address};
+                         .data = (uint8_t *)(uintptr_t)address, .depth = src.depth};
     }
     gi_context *ctx = take(self);
     if (!ctx) goto fail;

@@ -9,8 +9,9 @@ the CLI's very bytes:
     gpuimg.save(out, "out.png")
     edges = gpuimg.pipe(img, "blur --sigma 2 | sobel --gray")
 
-Images are uint8 arrays (H, W) or (H, W, C), C 1..4 (gray, gray+alpha,
-RGB, RGBA). numpy arrays of any strides are taken (in place when each row's
+Images are uint8 or uint16 arrays (H, W) or (H, W, C), C 1..4 (gray,
+gray+alpha, RGB, RGBA); uint16 is a 16-bit image, and results keep the
+dtype (operations that do not take 16 bits yet say so). numpy arrays of any strides are taken (in place when each row's
 pixels are contiguous); results are new arrays. CuPy and PyTorch CUDA
 arrays stay on the GPU: the result is an array of the same library on the
 same device, with the same bytes as on the CPU.
@@ -285,8 +286,9 @@ def load_with_metadata(path: PathLike, auto_orient: bool = False,
 
 
 def load(path: PathLike, auto_orient: bool = False, device: Device = "auto") -> _np.ndarray:
-    """Decodes a PNG, JPEG or PNM/PAM file to uint8 (H, W) for gray, else
-    (H, W, C), the pixels as stored (JPEGs decode to stb_image's pixels on
+    """Decodes a PNG, JPEG or PNM/PAM file to (H, W) for gray, else
+    (H, W, C): uint8, or uint16 for a 16-bit PNG or a PNM/PAM of maxval
+    over 255 (scaled to 0..65535, see gpuimg.h), the pixels as stored (JPEGs decode to stb_image's pixels on
     every machine). auto_orient turns them as the Exif Orientation says a
     viewer shows them."""
     return load_with_metadata(path, auto_orient, device)[0]
@@ -314,21 +316,24 @@ def _save_settings(format: Optional[str], quality: int, png_level: Optional[int]
 
 def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int] = None,
          png_filter: Optional[str] = None, format: Optional[str] = None,
-         metadata: Optional[Metadata] = None) -> None:
+         metadata: Optional[Metadata] = None, depth: Optional[int] = None) -> None:
     """Encodes to a file, written atomically (nothing is left behind on
     failure). format: png | jpeg | pnm (ppm, pgm) | pam, or None for the
     path's extension; quality: JPEG 1..100; png_level 1..9 (12 with
     libdeflate; None: the default); png_filter: auto (None: a filter per
     row, as stb picks it), none, sub, up, average, paeth; metadata (from load_with_metadata): written into the
-    output in its container's form (none by default). The bytes are the
-    CLI's."""
+    output in its container's form (none by default); depth: 8 or 16 bits a
+    sample written (None: the array's, uint8 or uint16; JPEG holds 8 only),
+    converted as the CLI's --depth does. The bytes are the CLI's."""
     settings = _save_settings(format, quality, png_level, png_filter)
+    if depth not in (None, 8, 16):
+        raise ValueError(f"depth {depth!r}: expected 8, 16 or None (the image's)")
     if settings[0] == _c.FORMAT_AUTO and _c.format_from_path(path) == _c.FORMAT_AUTO:
         raise ValueError(f"{_os.fspath(path)}: cannot tell the format from the name: end it "
                          f"in .png, .jpg, .pnm or .pam, or pass format= (png, jpeg, pnm, pam)")
     a = _arrays.host(_arrays.to_host(img))
     try:
-        _c.save(a, path, *settings, metadata)
+        _c.save(a, path, *settings, metadata, depth or 0)
     except OSError as e:
         raise _file_error(e, path, writing=True) from None
 
@@ -408,14 +413,18 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
           on_item: Optional[Callable[[BatchItem], Any]] = None, device: str = "auto",
           jobs: int = 0, skip_existing: bool = False, auto_orient: bool = False,
           strip: bool = False, format: Optional[str] = None, quality: int = 90,
-          png_level: Optional[int] = None, png_filter: Optional[str] = None) -> List[BatchItem]:
+          png_level: Optional[int] = None, png_filter: Optional[str] = None,
+          depth: Optional[int] = None) -> List[BatchItem]:
     """Files to files with the library's batch engine (as gpuimg -o DIR):
     codec workers decode and encode, compute lanes run the steps (written
     as for pipe), memory stays flat. outputs: one path per input, or a
     directory that gets each input's file name. One bad input fails alone:
     look at each item's status. on_item(item) is called as each ends (from
     the batch's threads, one call at a time); if it raises, no new file
-    starts and the exception comes out of batch()."""
+    starts and the exception comes out of batch(). depth: 8 or 16 bits a
+    sample written (None: each image's own), as save()."""
+    if depth not in (None, 8, 16):
+        raise ValueError(f"depth {depth!r}: expected 8, 16 or None (the image's)")
     chain = _pipe.parse(steps)
     ins = [_os.fspath(p) for p in inputs]
     if isinstance(outputs, (str, _os.PathLike)):
@@ -431,7 +440,7 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
                      _steps._integer("jobs", jobs, 0, 256),
                      _steps.flag("skip_existing", skip_existing),
                      _steps.flag("auto_orient", auto_orient), _steps.flag("strip", strip), f, q,
-                     level, flt)
+                     level, flt, depth or 0)
     return [BatchItem(d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])
             for d in items]
 

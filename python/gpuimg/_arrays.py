@@ -3,7 +3,9 @@ CPU DLPack tensors) reach the library in place when their pixels are
 contiguous within each row, else as a contiguous copy. CUDA arrays
 (__cuda_array_interface__, or __dlpack__ on a CUDA device) stay on the GPU:
 CuPy and PyTorch arrays are read where they are and the result is an array
-of the same library on the same device."""
+of the same library on the same device. Samples are uint8 (8-bit images)
+or uint16 (16-bit images, in the machine's byte order); results keep the
+dtype, as the library's operations keep the depth."""
 
 from __future__ import annotations
 
@@ -22,15 +24,25 @@ def _rows_contiguous(a: np.ndarray) -> bool:
     what the library takes in place (images.c checks the same)."""
     h, w = a.shape[0], a.shape[1]
     c = a.shape[2] if a.ndim == 3 else 1
-    if a.ndim == 3 and c > 1 and a.strides[2] != 1:
+    item = a.itemsize
+    if a.ndim == 3 and c > 1 and a.strides[2] != item:
         return False
-    if w > 1 and a.strides[1] != c:
+    if w > 1 and a.strides[1] != c * item:
         return False
-    return h == 1 or a.strides[0] >= w * c
+    return h == 1 or (a.strides[0] >= w * c * item and a.strides[0] % item == 0)
+
+
+_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16))
+
+
+def _check_dtype(dtype: Any) -> None:
+    if np.dtype(dtype) not in _DTYPES:
+        raise TypeError(f"expected a uint8 or uint16 image, not {dtype}")
 
 
 def host(img: Any) -> np.ndarray:
-    """img as a uint8 (H, W) or (H, W, C) numpy array the library reads."""
+    """img as a uint8 or uint16 (H, W) or (H, W, C) numpy array the library
+    reads."""
     if isinstance(img, (str, bytes, os.PathLike)):
         raise TypeError(f"{os.fsdecode(img)!r} is a file name, not an image: pass an array; "
                         f"load a file with gpuimg.load(path)")
@@ -40,8 +52,7 @@ def host(img: Any) -> np.ndarray:
         a = np.from_dlpack(img)
     else:
         a = np.asarray(img)
-    if a.dtype != np.uint8:
-        raise TypeError(f"expected a uint8 image, not {a.dtype}")
+    _check_dtype(a.dtype)
     if a.ndim not in (2, 3):
         raise ValueError(f"expected a (height, width) or (height, width, channels) image, "
                          f"not of shape {a.shape}")
@@ -64,8 +75,12 @@ def channels_of(a: Any) -> int:
     return a.shape[2] if len(a.shape) == 3 else 1
 
 
-def alloc_host(shape: Tuple[int, int, int]) -> np.ndarray:
-    return np.empty(shape, np.uint8)
+def dtype_of(depth: int) -> Any:
+    return np.uint16 if depth == 16 else np.uint8
+
+
+def alloc_host(shape: Tuple[int, int, int], depth: int = 8) -> np.ndarray:
+    return np.empty(shape, dtype_of(depth))
 
 
 # ---------------------------------------------------------------- CUDA arrays
@@ -75,11 +90,13 @@ class DeviceImage:
     bytes, and the library (CuPy or PyTorch) that makes its results."""
 
     def __init__(self, obj: Any, address: int, shape: tuple, strides: Optional[tuple],
-                 device_id: int, keep: Any = None):
+                 device_id: int, depth: int, keep: Any = None):
         self.obj, self.address, self.shape, self.device_id = obj, address, shape, device_id
+        self.depth, self.itemsize = depth, depth // 8
         self.keep = keep  # an opened DLPack tensor, alive while the pixels are used
-        if strides is None:  # C-contiguous
-            strides = tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+        if strides is None:  # C-contiguous, in bytes
+            strides = tuple(int(np.prod(shape[i + 1:])) * self.itemsize
+                            for i in range(len(shape)))
         self.strides = strides
         self.lib = _library_of(obj)
 
@@ -99,13 +116,15 @@ def device_image(img: Any) -> Optional[DeviceImage]:
         return None
     cai = getattr(img, "__cuda_array_interface__", None)
     if isinstance(cai, dict):
-        if cai.get("typestr") not in ("|u1", "<u1", ">u1"):
-            raise TypeError(f"expected a uint8 image, not {cai.get('typestr')}")
+        typestr = cai.get("typestr")
+        native_u2 = "<u2" if np.little_endian else ">u2"
+        if typestr not in ("|u1", "<u1", ">u1", native_u2):
+            raise TypeError(f"expected a uint8 or uint16 image, not {typestr}")
         if cai.get("mask") is not None:
             raise ValueError("masked CUDA arrays are not images")
         lib = _library_of(img)
         return DeviceImage(img, int(cai["data"][0]), tuple(cai["shape"]), cai.get("strides"),
-                           lib.device_id(img))
+                           lib.device_id(img), 16 if typestr == native_u2 else 8)
     device = getattr(img, "__dlpack_device__", None)
     if device is None:
         return None
@@ -114,9 +133,13 @@ def device_image(img: Any) -> Optional[DeviceImage]:
         return None
     t = _c.dlpack_open(img.__dlpack__())
     info = t.info()
-    if info["dtype"] != (1, 8, 1):
-        raise TypeError(f"expected a uint8 image, not DLPack dtype {info['dtype']}")
-    return DeviceImage(img, info["address"], info["shape"], info["strides"], index, keep=t)
+    if info["dtype"] not in ((1, 8, 1), (1, 16, 1)):
+        raise TypeError(f"expected a uint8 or uint16 image, not DLPack dtype {info['dtype']}")
+    depth = info["dtype"][1]
+    strides = info["strides"]  # in elements: the library counts bytes
+    if strides is not None:
+        strides = tuple(s * (depth // 8) for s in strides)
+    return DeviceImage(img, info["address"], info["shape"], strides, index, depth, keep=t)
 
 
 def to_host(img: Any) -> Any:
@@ -130,7 +153,7 @@ def _round_up(n: int, to: int) -> int:
 
 
 def device_source(d: DeviceImage) -> Tuple[tuple, Any]:
-    """(address, height, width, channels, stride) for the library, and what
+    """(address, height, width, channels, stride, depth) for the library, and what
     must stay alive meanwhile: the array itself when its rows are aligned
     and contiguous, else an aligned copy made on the device."""
     shape = d.shape
@@ -143,16 +166,16 @@ def device_source(d: DeviceImage) -> Tuple[tuple, Any]:
         raise ValueError(f"an image of shape {tuple(shape)} has no pixels")
     if d.device_id != 0:
         raise ValueError(f"a CUDA array on device {d.device_id}: gpuimg computes on device 0")
-    s = d.strides
-    rows_ok = (c == 1 or len(shape) == 2 or s[2] == 1) and (w == 1 or s[1] == c) and \
-        (h == 1 or s[0] >= w * c)
-    stride = w * c if h == 1 else s[0]
+    s, item = d.strides, d.itemsize
+    rows_ok = (c == 1 or len(shape) == 2 or s[2] == item) and (w == 1 or s[1] == c * item) and \
+        (h == 1 or s[0] >= w * c * item)
+    stride = w * c * item if h == 1 else s[0]
     align = _c.DEVICE_ALIGN
     if rows_ok and d.address % align == 0 and stride % align == 0:
-        return (d.address, h, w, c, stride), d
-    buf, view, address, pitch = d.lib.pitched(d.obj, (h, w, c))
+        return (d.address, h, w, c, stride, d.depth), d
+    buf, view, address, pitch = d.lib.pitched(d.obj, (h, w, c), d.depth)
     d.lib.copy_into(view, d.obj, (h, w, c))
-    return (address, h, w, c, pitch), buf
+    return (address, h, w, c, pitch, d.depth), buf
 
 
 class _DeviceLibrary:
@@ -161,7 +184,7 @@ class _DeviceLibrary:
     def device_id(self, a: Any) -> int:
         raise NotImplementedError
 
-    def empty(self, like: Any, shape: tuple) -> Any:
+    def empty(self, like: Any, shape: tuple, depth: int) -> Any:
         raise NotImplementedError
 
     def address(self, a: Any) -> int:
@@ -173,11 +196,13 @@ class _DeviceLibrary:
     def to_numpy(self, a: Any) -> np.ndarray:
         raise NotImplementedError
 
-    def pitched(self, like: Any, shape: Tuple[int, int, int]) -> Tuple[Any, Any, int, int]:
-        """A (h, w, c) view on rows of DEVICE_ALIGN-multiple pitch."""
+    def pitched(self, like: Any, shape: Tuple[int, int, int],
+                depth: int) -> Tuple[Any, Any, int, int]:
+        """A (h, w, c) view on rows of DEVICE_ALIGN-multiple pitch (bytes)."""
         h, w, c = shape
-        pitch = _round_up(w * c, _c.DEVICE_ALIGN)
-        buf = self.empty(like, (h, pitch))
+        item = depth // 8
+        pitch = _round_up(w * c * item, _c.DEVICE_ALIGN)
+        buf = self.empty(like, (h, pitch // item), depth)
         view = buf[:, : w * c].reshape(h, w, c)
         return buf, view, self.address(buf), pitch
 
@@ -189,11 +214,11 @@ class _CuPy(_DeviceLibrary):
     def device_id(self, a: Any) -> int:
         return a.device.id
 
-    def empty(self, like: Any, shape: tuple) -> Any:
+    def empty(self, like: Any, shape: tuple, depth: int) -> Any:
         import cupy
 
         with like.device:
-            return cupy.empty(shape, dtype=cupy.uint8)
+            return cupy.empty(shape, dtype=cupy.uint16 if depth == 16 else cupy.uint8)
 
     def address(self, a: Any) -> int:
         return a.data.ptr
@@ -212,10 +237,11 @@ class _Torch(_DeviceLibrary):
     def device_id(self, a: Any) -> int:
         return a.device.index or 0
 
-    def empty(self, like: Any, shape: tuple) -> Any:
+    def empty(self, like: Any, shape: tuple, depth: int) -> Any:
         import torch
 
-        return torch.empty(shape, dtype=torch.uint8, device=like.device)
+        return torch.empty(shape, dtype=torch.uint16 if depth == 16 else torch.uint8,
+                           device=like.device)
 
     def address(self, a: Any) -> int:
         return a.data_ptr()
@@ -243,8 +269,8 @@ def run_device(ctx: Any, d: DeviceImage, steps: list) -> Any:
     if keep is not d:
         d.lib.synchronize(d.obj)  # and the aligned copy's
 
-    def alloc(shape: Tuple[int, int, int]) -> Tuple[Any, int, int]:
-        _, view, address, pitch = d.lib.pitched(d.obj, shape)  # the view keeps its buffer
+    def alloc(shape: Tuple[int, int, int], depth: int) -> Tuple[Any, int, int]:
+        _, view, address, pitch = d.lib.pitched(d.obj, shape, depth)  # the view keeps its buffer
         return view, address, pitch
 
     result = ctx.apply_device(src, steps, alloc)

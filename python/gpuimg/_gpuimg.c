@@ -35,7 +35,7 @@ static PyObject *mod_load(PyObject *self, PyObject *args)
     return pixels ? Py_BuildValue("(NN)", pixels, m) : (Py_XDECREF(m), NULL);
 }
 
-/* save(image, path, format, quality, png_level, png_filter, metadata) */
+/* save(image, path, format, quality, png_level, png_filter, metadata[, depth]) */
 static PyObject *mod_save(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -43,8 +43,8 @@ static PyObject *mod_save(PyObject *self, PyObject *args)
     gi_save_options o;
     gi_save_options_default(&o);
     int format, filter;
-    if (!PyArg_ParseTuple(args, "OO&iiiiO:save", &img_obj, PyUnicode_FSConverter, &path, &format,
-                          &o.jpeg_quality, &o.png_level, &filter, &meta_obj))
+    if (!PyArg_ParseTuple(args, "OO&iiiiO|i:save", &img_obj, PyUnicode_FSConverter, &path,
+                          &format, &o.jpeg_quality, &o.png_level, &filter, &meta_obj, &o.depth))
         return NULL;
     gpx_host_image img;
     o.metadata = gpx_metadata_of(meta_obj);
@@ -161,7 +161,7 @@ static PyMethodDef module_methods[] = {
     {"load", mod_load, METH_VARARGS,
      "load(path, shrink_to=0) -> (pixels, metadata); shrink_to: gi_load_limits's"},
     {"save", mod_save, METH_VARARGS,
-     "save(image, path, format, quality, png_level, png_filter, metadata)"},
+     "save(image, path, format, quality, png_level, png_filter, metadata[, depth])"},
     {"format_from_path", mod_format_from_path, METH_VARARGS,
      "format_from_path(path) -> format (FORMAT_AUTO: none)"},
     {"orientation_steps", mod_orientation_steps, METH_O, "orientation_steps(o) -> transforms"},

@@ -1,6 +1,8 @@
 /* Image files: PNG round trips keep every byte and the channel count,
  * JPEG drops alpha, format detection, load limits, and the atomic save
- * (no file left behind on failure). */
+ * (no file left behind on failure). Depth: gi_convert_depth's rule for
+ * every sample, gi_save_options.depth 8/16/keep, and a 16-bit JPEG
+ * refused with a message naming --depth 8. */
 #include "harness.h"
 #include "testimg.h"
 
@@ -244,6 +246,94 @@ static void check_png_settings_per_call(void)
     ti_free(&shared_img);
 }
 
+/* gi_convert_depth on every sample: 8 -> 16 is v * 257, 16 -> 8 the
+ * nearest of v * 255 / 65535 (never a tie), and 8 -> 16 -> 8 the identity. */
+static void check_convert_depth(void)
+{
+    gi_image wide, narrow, back;
+    gi_image_alloc_depth(&wide, 65536, 1, 1, 16);
+    gi_image_alloc_depth(&narrow, 65536, 1, 1, 8);
+    uint16_t *w16 = (uint16_t *)(void *)wide.data;
+    for (uint32_t v = 0; v < 65536; v++) w16[v] = (uint16_t)v;
+    th_check(gi_convert_depth(&wide, &narrow) == GI_OK, "16 -> 8: %s", gi_last_error());
+    int bad = 0;
+    for (uint32_t v = 0; v < 65536; v++) {
+        /* the nearest integer to v * 255 / 65535, found without division by 257 */
+        const uint64_t twice = 2ull * v * 255;
+        const uint32_t nearest = (uint32_t)((twice + 65535) / (2ull * 65535));
+        bad += narrow.data[v] != nearest;
+        bad += (2ull * v * 255) % (2ull * 65535) == 65535; /* a tie would be this */
+    }
+    th_check(bad == 0, "16 -> 8: %d samples not the nearest", bad);
+    th_check(narrow.data[0xFF00] == 254 && narrow.data[0xFFFF] == 255 && narrow.data[128] == 0 &&
+                 narrow.data[129] == 1,
+             "16 -> 8: 0xFF00 -> %d, 0xFFFF -> %d, 128 -> %d, 129 -> %d", narrow.data[0xFF00],
+             narrow.data[0xFFFF], narrow.data[128], narrow.data[129]);
+    gi_image_alloc_depth(&back, 256, 1, 1, 16);
+    gi_image bytes = narrow;
+    bytes.width = 256;
+    for (int v = 0; v < 256; v++) bytes.data[v] = (uint8_t)v;
+    th_check(gi_convert_depth(&bytes, &back) == GI_OK, "8 -> 16: %s", gi_last_error());
+    const uint16_t *b16 = (const uint16_t *)(const void *)back.data;
+    for (int v = 0; v < 256; v++) bad += b16[v] != v * 257;
+    th_check(bad == 0 && b16[255] == 65535, "8 -> 16: not v * 257");
+    th_check(gi_convert_depth(&back, &bytes) == GI_OK, "8 -> 16 -> 8: %s", gi_last_error());
+    for (int v = 0; v < 256; v++) bad += bytes.data[v] != v;
+    th_check(bad == 0, "8 -> 16 -> 8 is not the identity");
+    th_check(gi_convert_depth(&wide, &back) == GI_ERR_INVALID_ARGUMENT,
+             "another width accepted");
+    gi_image_free(&wide);
+    gi_image_free(&narrow);
+    gi_image_free(&back);
+}
+
+/* gi_save_options.depth: keep, 8 or 16, in every format; a 16-bit image
+ * as JPEG only with depth 8. */
+static void check_save_depth(void)
+{
+    gi_image img;
+    gi_image_alloc_depth(&img, 3, 2, 3, 16);
+    uint16_t *s16 = (uint16_t *)(void *)img.data;
+    for (int i = 0; i < 18; i++) s16[i] = (uint16_t)(i * 3641 + 0xFF00 * (i == 0));
+    const gi_format formats[] = {GI_FORMAT_PNG, GI_FORMAT_PNM, GI_FORMAT_PAM};
+    for (int f = 0; f < 3; f++)
+        for (int depth = 0; depth <= 16; depth += 8) {
+            gi_save_options o = {.format = formats[f], .depth = depth};
+            uint8_t *bytes = NULL;
+            size_t size = 0;
+            gi_image back = {0};
+            const int want = depth ? depth : 16;
+            if (th_check(gi_encode(&img, &o, &bytes, &size) == GI_OK, "encode: %s",
+                         gi_last_error()) &&
+                th_check(gi_load_memory(&back, bytes, size, "depth", NULL) == GI_OK, "decode: %s",
+                         gi_last_error()) &&
+                th_check((back.depth == 16 ? 16 : 8) == want, "format %d depth %d: read at %d",
+                         (int)formats[f], depth, back.depth)) {
+                int same = 1;
+                for (int i = 0; i < 18; i++)
+                    same &= want == 16 ? ((uint16_t *)(void *)back.data)[i] == s16[i]
+                                       : back.data[i] == (s16[i] + 128) / 257;
+                th_check(same && (want == 16 || back.data[0] == 254),
+                         "format %d depth %d: other samples", (int)formats[f], depth);
+            }
+            gi_image_free(&back);
+            gi_free(bytes);
+        }
+    gi_save_options jpeg = {.format = GI_FORMAT_JPEG};
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    th_check(gi_encode(&img, &jpeg, &bytes, &size) == GI_ERR_UNSUPPORTED &&
+                 strstr(gi_last_error(), "--depth 8") && !bytes,
+             "a 16-bit JPEG: %s", gi_last_error());
+    jpeg.depth = 8;
+    th_check(gi_encode(&img, &jpeg, &bytes, &size) == GI_OK, "a 16-bit image as an 8-bit JPEG: %s",
+             gi_last_error());
+    gi_free(bytes);
+    gi_save_options odd = {.format = GI_FORMAT_PNG, .depth = 12};
+    th_check(gi_encode(&img, &odd, &bytes, &size) == GI_ERR_INVALID_ARGUMENT, "depth 12 taken");
+    gi_image_free(&img);
+}
+
 int main(void)
 {
     const char *base = getenv("TMPDIR");
@@ -263,6 +353,8 @@ int main(void)
     check_decode_errors();
     check_files();
     check_png_settings_per_call();
+    check_convert_depth();
+    check_save_depth();
     rmdir(tmpdir);
     return th_finish();
 }

@@ -3,7 +3,9 @@
  * the fast decoder takes (palette with and without tRNS too), every filter
  * and a random one per row, sizes 1x1, 1xN, Nx1 and primes, the image data
  * in one IDAT or many with ancillary chunks between. Each must be taken by
- * the fast decoder (gi_last_codec) and give stb's very bytes. Then damaged
+ * the fast decoder (gi_last_codec) and give stb's very bytes. 16-bit PNGs
+ * of every colour type (interlaced, tRNS, sBIT) give stb's 16-bit loader's
+ * pixels, as 16-bit images. Then damaged
  * files: cut at every length, a filter type of 5, data one byte short or
  * long, a bad Adler-32, an unknown critical chunk, interlaced and 16-bit
  * files. Each must end as stb ends it: the same pixels, or a failure whose
@@ -28,7 +30,7 @@
 /* ---------------------------------------------------------------- stb's side */
 
 typedef struct {
-    int ok, w, h, channels;
+    int ok, w, h, channels, depth;
     uint8_t *pixels;
 } decoded;
 
@@ -42,7 +44,9 @@ static decoded stb_decode(const uint8_t *bytes, size_t size)
     gi__png_header(bytes, size, &pw, &ph, &trns);
     if (!gi__stb_info_as(bytes, (int)size, GI_FORMAT_PNG, &d.w, &d.h, &comp)) return d;
     if (trns && (comp == 1 || comp == 3)) comp++;
-    d.pixels = gi__stb_load_as(bytes, (int)size, GI_FORMAT_PNG, &d.w, &d.h, comp);
+    int depth;
+    d.pixels = gi__stb_load_as(bytes, (int)size, GI_FORMAT_PNG, &d.w, &d.h, comp, &depth);
+    d.depth = depth;
     d.ok = d.pixels != NULL;
     d.channels = comp;
     return d;
@@ -63,11 +67,12 @@ static void check_like_stb(const uint8_t *bytes, size_t size, const char *what, 
         th_check(strstr(gi_last_error(), "the-input") != NULL, "%s: reason without the name: %s",
                  what, gi_last_error());
     } else {
-        const size_t n = (size_t)s.w * s.h * s.channels;
+        const size_t row = (size_t)s.w * s.channels * (size_t)(s.depth / 8);
         th_check(img.width == s.w && img.height == s.h && img.channels == s.channels &&
-                     img.stride == (size_t)s.w * s.channels && memcmp(img.data, s.pixels, n) == 0,
-                 "%s: %dx%dx%d, not stb's %dx%dx%d pixels", what, img.width, img.height,
-                 img.channels, s.w, s.h, s.channels);
+                     (img.depth == 16 ? 16 : 8) == s.depth && img.stride == row &&
+                     memcmp(img.data, s.pixels, row * s.h) == 0,
+                 "%s: %dx%dx%d at %d bits, not stb's %dx%dx%d at %d bits", what, img.width,
+                 img.height, img.channels, img.depth, s.w, s.h, s.channels, s.depth);
     }
     if (st == GI_OK) gi_image_free(&img);
     gi_image stb_img = {s.w, s.h, s.channels, 0, s.pixels, 1, 8}; /* stb's buffer: the library frees it */
@@ -165,23 +170,60 @@ typedef struct {
     int palette_len, trns_len;
     int idat_parts;  /* the zlib stream split over this many IDATs */
     int extra_rows;  /* rows more (or fewer) in the stream than the header says */
+    int depth;       /* bits a sample: 0 (8) or 16 */
+    int interlace;   /* 1: Adam7 */
+    int sbit;        /* 1: an sBIT chunk (significant bits 12) */
 } png_spec;
+
+static int sample_bytes(const png_spec *s)
+{
+    return s->depth == 16 ? 2 : 1;
+}
 
 static int samples_of(int color)
 {
     return color == 2 ? 3 : color == 4 ? 2 : color == 6 ? 4 : 1;
 }
 
-/* The zlib stream of the filtered rows of px. */
+/* The filtered rows of px (rows of n bytes), rows + extra_rows of them,
+ * appended at raw; returns the bytes written. */
+static size_t filter_rows(const png_spec *s, const uint8_t *px, size_t n, int rows, int bpp,
+                          uint8_t *raw)
+{
+    for (int y = 0; y < rows + (n ? s->extra_rows : 0); y++)
+        filter_row(px, n, y < rows ? y : rows - 1, bpp, s->filter >= 0 ? s->filter : th_rand_int(0, 4),
+                   raw + (size_t)y * (n + 1));
+    return n ? (n + 1) * (size_t)(rows + s->extra_rows) : 0;
+}
+
+/* The zlib stream of the filtered rows of px: one image, or Adam7's seven
+ * passes, each filtered as an image of its own (an empty pass has no rows). */
 static uint8_t *filtered_stream(const png_spec *s, const uint8_t *px, size_t *size)
 {
-    const int bpp = samples_of(s->color), rows = s->h + s->extra_rows;
+    static const int adam7[7][4] = {{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4},
+                                    {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}};
+    const int bpp = samples_of(s->color) * sample_bytes(s);
     const size_t n = (size_t)s->w * bpp;
-    uint8_t *raw = malloc((n + 1) * (size_t)rows + 1), *z;
-    for (int y = 0; y < rows; y++)
-        filter_row(px, n, y < s->h ? y : s->h - 1, bpp, s->filter >= 0 ? s->filter : th_rand_int(0, 4),
-                   raw + (size_t)y * (n + 1));
-    gi__zlib_deflate(raw, (n + 1) * (size_t)rows, &z, size);
+    uint8_t *raw = malloc(2 * (n + 1) * (size_t)(s->h + 1) + 64), *z;
+    size_t used = 0;
+    if (!s->interlace) {
+        used = filter_rows(s, px, n, s->h, bpp, raw);
+    } else {
+        uint8_t *pass = malloc(n * (size_t)s->h + 1);
+        for (int p = 0; p < 7; p++) {
+            const int x0 = adam7[p][0], y0 = adam7[p][1], dx = adam7[p][2], dy = adam7[p][3];
+            const int pw = s->w > x0 ? (s->w - x0 + dx - 1) / dx : 0;
+            const int ph = s->h > y0 ? (s->h - y0 + dy - 1) / dy : 0;
+            if (!pw || !ph) continue;
+            for (int y = 0; y < ph; y++)
+                for (int x = 0; x < pw; x++)
+                    memcpy(pass + ((size_t)y * pw + x) * bpp,
+                           px + ((size_t)(y0 + y * dy) * s->w + x0 + x * dx) * bpp, (size_t)bpp);
+            used += filter_rows(s, pass, (size_t)pw * bpp, ph, bpp, raw + used);
+        }
+        free(pass);
+    }
+    gi__zlib_deflate(raw, used, &z, size);
     free(raw);
     return z;
 }
@@ -195,9 +237,12 @@ static bytes_out write_png(const png_spec *s, const uint8_t *px)
         ihdr[i] = (uint8_t)((uint32_t)s->w >> (24 - 8 * i));
         ihdr[4 + i] = (uint8_t)((uint32_t)s->h >> (24 - 8 * i));
     }
-    ihdr[8] = 8;
+    ihdr[8] = (uint8_t)(s->depth ? s->depth : 8);
     ihdr[9] = (uint8_t)s->color;
+    ihdr[12] = (uint8_t)s->interlace;
     put_chunk(&o, "IHDR", ihdr, 13);
+    static const uint8_t twelve[4] = {12, 12, 12, 12};
+    if (s->sbit) put_chunk(&o, "sBIT", twelve, (size_t)samples_of(s->color));
     put_chunk(&o, "tEXt", (const uint8_t *)"Comment\0test", 12);
     uint8_t table[768];
     for (int i = 0; i < 768; i++) table[i] = (uint8_t)(i * 37 + 11);
@@ -218,7 +263,7 @@ static bytes_out write_png(const png_spec *s, const uint8_t *px)
 /* Random pixels with runs, so every Paeth branch and tie occurs. */
 static uint8_t *random_pixels(const png_spec *s)
 {
-    const size_t n = (size_t)s->w * s->h * samples_of(s->color);
+    const size_t n = (size_t)s->w * s->h * samples_of(s->color) * sample_bytes(s);
     uint8_t *px = malloc(n ? n : 1);
     for (size_t i = 0; i < n; i++) {
         const int kind = th_rand_int(0, 3);
@@ -231,14 +276,20 @@ static uint8_t *random_pixels(const png_spec *s)
 
 static void describe(const png_spec *s, const char *what, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s %dx%d colour %d filter %d palette %d trns %d idat %d extra rows %d",
-             what, s->w, s->h, s->color, s->filter, s->palette_len, s->trns_len, s->idat_parts,
-             s->extra_rows);
+    snprintf(buf, size, "%s %dx%d colour %d filter %d palette %d trns %d idat %d extra rows %d "
+             "depth %d interlace %d sBIT %d", what, s->w, s->h, s->color, s->filter,
+             s->palette_len, s->trns_len, s->idat_parts, s->extra_rows, s->depth, s->interlace,
+             s->sbit);
 }
 
 static void check_generated(const png_spec *s, const char *what, int want_fast)
 {
     uint8_t *px = random_pixels(s);
+    /* a tRNS colour (write_png's table + 100) on the first pixel and every
+     * third, so that transparent pixels occur */
+    const size_t pixel = (size_t)samples_of(s->color) * sample_bytes(s);
+    for (size_t i = 0; s->trns_len && s->color != 3 && i < (size_t)s->w * s->h; i += 3)
+        for (size_t k = 0; k < pixel; k++) px[i * pixel + k] = (uint8_t)((100 + k) * 37 + 11);
     bytes_out png = write_png(s, px);
     char name[200];
     describe(s, what, name, sizeof name);
@@ -257,8 +308,35 @@ static void check_every_kind(void)
         for (size_t c = 0; c < sizeof colors / sizeof colors[0]; c++)
             for (int f = -1; f <= 4; f++) {
                 png_spec s = {sizes[z][0], sizes[z][1], colors[c][0], f, colors[c][1],
-                              colors[c][2], 1 + (f + 1) % 3, 0};
+                              colors[c][2], 1 + (f + 1) % 3, 0, 0, 0, 0};
                 check_generated(&s, "generated", 1);
+            }
+}
+
+/* 16-bit files, which stb decodes to 16-bit images: every colour type,
+ * interlaced or not, with tRNS (gray and RGB: a 16-bit colour) and sBIT
+ * (which leaves the samples as stored). */
+static void check_sixteen_bits(void)
+{
+    const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {17, 5}, {13, 11}, {31, 7}};
+    const int colors[] = {0, 2, 4, 6};
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (size_t c = 0; c < 4; c++)
+            for (int variant = 0; variant < 4; variant++) {
+                const int color = colors[c], trns = (variant & 1) && (color == 0 || color == 2);
+                png_spec s = {sizes[z][0], sizes[z][1], color, variant == 3 ? -1 : variant,
+                              0, trns ? 2 * samples_of(color) : 0, 1 + variant % 2, 0, 16,
+                              variant >= 2, variant == 1 || variant == 3};
+                check_generated(&s, "16-bit", 0);
+                gi_image img;
+                uint8_t *px = random_pixels(&s);
+                bytes_out png = write_png(&s, px);
+                free(px);
+                if (gi_load_memory(&img, png.data, png.size, "16-bit", NULL) == GI_OK) {
+                    th_check(img.depth == 16, "a 16-bit PNG read at %d bits", img.depth);
+                    gi_image_free(&img);
+                }
+                free(png.data);
             }
 }
 
@@ -266,7 +344,7 @@ static void check_every_kind(void)
 
 static void check_damaged(void)
 {
-    png_spec s = {23, 7, 2, -1, 0, 0, 3, 0};
+    png_spec s = {23, 7, 2, -1, 0, 0, 3, 0, 0, 0, 0};
     uint8_t *px = random_pixels(&s);
     bytes_out png = write_png(&s, px);
     char what[100];
@@ -275,14 +353,14 @@ static void check_damaged(void)
         check_like_stb(png.data, cut, what, 0);
     }
     /* a filter type of 5 in the first row: the stream written with it */
-    png_spec one = {5, 3, 0, 5, 0, 0, 1, 0};
+    png_spec one = {5, 3, 0, 5, 0, 0, 1, 0, 0, 0, 0};
     check_generated(&one, "filter type 5", 0);
     for (int extra = -1; extra <= 1; extra += 2) {
-        png_spec rows = {13, 4, 6, 4, 0, 0, 2, extra};
+        png_spec rows = {13, 4, 6, 4, 0, 0, 2, extra, 0, 0, 0};
         check_generated(&rows, "stream of another size", 0);
     }
     /* the Adler-32 at the end of the one IDAT: stb does not check it */
-    png_spec one_idat = {9, 9, 2, 1, 0, 0, 1, 0};
+    png_spec one_idat = {9, 9, 2, 1, 0, 0, 1, 0, 0, 0, 0};
     uint8_t *px1 = random_pixels(&one_idat);
     bytes_out bad = write_png(&one_idat, px1);
     bad.data[bad.size - 12 - 4 - 1] ^= 1; /* before IEND (12) and the IDAT's CRC (4) */
@@ -345,7 +423,7 @@ static void check_pixels(const gi_image *img, const uint8_t *want, int channels,
 static void check_short_palette(void)
 {
     for (int trns = 0; trns <= 1; trns++) {
-        png_spec s = {16, 16, 3, -1, 256, 0, 1, 0};
+        png_spec s = {16, 16, 3, -1, 256, 0, 1, 0, 0, 0, 0};
         uint8_t *index = random_pixels(&s);
         for (int i = 0; i < 8; i++) index[i] = (uint8_t)(i < 4 ? i : 255 - i);
         s.palette_len = 2;
@@ -374,7 +452,7 @@ static void check_short_palette(void)
                 gi_image_free(&stb_img);
             }
             /* 1x1 interlaced: Adam7's first pass is the whole stream */
-            png_spec one = {1, 1, 3, 0, 2, trns, 1, 0};
+            png_spec one = {1, 1, 3, 0, 2, trns, 1, 0, 0, 0, 0};
             const uint8_t past = 200;
             bytes_out laced = write_png(&one, &past);
             laced.data[8 + 8 + 12] = 1;
@@ -403,6 +481,7 @@ int main(int argc, char **argv)
     th_seed();
     for (int i = 1; i < argc; i++) check_folder(argv[i]);
     check_every_kind();
+    check_sixteen_bits();
     check_damaged();
     check_short_palette();
     return th_finish();

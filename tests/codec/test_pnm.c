@@ -1,5 +1,6 @@
-/* Netpbm: round trips of every channel count, maxval scaling against a
- * float reference, comments and plain formats, hostile headers, and image
+/* Netpbm: round trips of every channel count at 8 and 16 bits, maxval
+ * scaling against a float reference (to 8 bits up to maxval 255, to 16
+ * past it), comments and plain formats, hostile headers, and image
  * streams (gi_reader, gi_output) with truncated and empty ones. */
 #include "harness.h"
 #include "testimg.h"
@@ -24,18 +25,27 @@ static gi_status decode(gi_image *img, const void *bytes, size_t size)
     return gi_load_memory(img, bytes, size, "mem.pnm", NULL);
 }
 
-/* Decodes text-and-bytes `bytes` and checks the shape and samples. */
-static void expect_pixels(const char *what, const void *bytes, size_t size, int w, int h, int ch,
-                          const uint8_t *want)
+/* Decodes text-and-bytes `bytes` and checks the shape, depth and samples
+ * (want: uint8_t, or uint16_t at 16 bits). */
+static void expect_pixels_at(const char *what, const void *bytes, size_t size, int w, int h,
+                             int ch, int depth, const void *want)
 {
     gi_image img;
     gi_status st = decode(&img, bytes, size);
     if (th_check(st == GI_OK, "%s: %s", what, gi_last_error()) &&
-        th_check(img.width == w && img.height == h && img.channels == ch,
-                 "%s: %dx%dx%d, want %dx%dx%d", what, img.width, img.height, img.channels, w, h,
-                 ch))
-        th_check(memcmp(img.data, want, (size_t)w * h * ch) == 0, "%s: wrong samples", what);
+        th_check(img.width == w && img.height == h && img.channels == ch &&
+                     (img.depth == 16 ? 16 : 8) == depth,
+                 "%s: %dx%dx%d at %d bits, want %dx%dx%d at %d", what, img.width, img.height,
+                 img.channels, img.depth, w, h, ch, depth))
+        th_check(memcmp(img.data, want, (size_t)w * h * ch * (size_t)(depth / 8)) == 0,
+                 "%s: wrong samples", what);
     gi_image_free(&img);
+}
+
+static void expect_pixels(const char *what, const void *bytes, size_t size, int w, int h, int ch,
+                          const uint8_t *want)
+{
+    expect_pixels_at(what, bytes, size, w, h, ch, 8, want);
 }
 
 static void expect_failure(const char *what, const char *bytes, size_t size, gi_status want,
@@ -78,7 +88,46 @@ static void check_round_trip(int w, int h, int ch, gi_format format)
     ti_free(&src);
 }
 
-/* Every sample of maxval m against round(v * 255 / m), halves up. */
+/* 16-bit images written as maxval 65535 and read back sample for sample:
+ * PAM keeps every channel, PNM (P5/P6) drops alpha. */
+static void check_round_trip_16(int w, int h, int ch, gi_format format)
+{
+    gi_image src, back = {0};
+    gi_image_alloc_depth(&src, w, h, ch, 16);
+    uint16_t *s16 = (uint16_t *)(void *)src.data;
+    for (size_t i = 0; i < (size_t)w * h * ch; i++) s16[i] = (uint16_t)th_rand_int(0, 65535);
+    s16[0] = 0xFF00; /* read at 8 bits it would be 254 or 255 */
+    gi_save_options opts = {.format = format};
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    const int kept = format == GI_FORMAT_PAM ? ch : ch >= 3 ? 3 : 1;
+    if (th_check(gi_encode(&src, &opts, &bytes, &size) == GI_OK, "encode: %s", gi_last_error()) &&
+        th_check(strstr((const char *)bytes, "65535") != NULL, "%dx%dx%d: no maxval 65535", w,
+                 h, ch) &&
+        th_check(decode(&back, bytes, size) == GI_OK, "decode: %s", gi_last_error()) &&
+        th_check(back.width == w && back.height == h && back.channels == kept &&
+                     back.depth == 16,
+                 "%dx%dx%d 16-bit came back %dx%dx%d at %d bits", w, h, ch, back.width,
+                 back.height, back.channels, back.depth)) {
+        const uint16_t *b16 = (const uint16_t *)(const void *)back.data;
+        int same = 1;
+        for (size_t p = 0; p < (size_t)w * h; p++)
+            same &= memcmp(s16 + p * ch, b16 + p * kept, (size_t)kept * 2) == 0;
+        th_check(same, "%dx%dx%d 16-bit %s round trip: samples differ", w, h, ch,
+                 format == GI_FORMAT_PAM ? "PAM" : "PNM");
+        /* big-endian in the file: the last sample's bytes end it */
+        const uint16_t last = s16[(size_t)w * h * ch - 1];
+        if (kept == ch)
+            th_check(bytes[size - 2] == last >> 8 && bytes[size - 1] == (last & 255),
+                     "%dx%dx%d: samples not big-endian", w, h, ch);
+    }
+    gi_image_free(&back);
+    gi_free(bytes);
+    gi_image_free(&src);
+}
+
+/* Every sample of maxval m against round(v * top / m), halves up: top 255
+ * up to maxval 255 (8-bit images), else 65535 (16-bit images). */
 static void check_maxval(uint32_t maxval)
 {
     uint32_t count = maxval + 1;
@@ -87,6 +136,7 @@ static void check_maxval(uint32_t maxval)
     header_len = (size_t)snprintf(header, sizeof header, "P5 %u 1 %u\n", count, maxval);
     int wide = maxval > 255;
     uint8_t *file = malloc(header_len + (size_t)count * 2), *want = malloc(count);
+    uint16_t *want16 = malloc((size_t)count * 2);
     memcpy(file, header, header_len);
     for (uint32_t v = 0; v < count; v++) {
         if (wide) {
@@ -96,10 +146,12 @@ static void check_maxval(uint32_t maxval)
             file[header_len + v] = (uint8_t)v;
         }
         want[v] = (uint8_t)floor(v * 255.0 / maxval + 0.5);
+        want16[v] = (uint16_t)floor(v * 65535.0 / maxval + 0.5);
     }
     char what[64];
     snprintf(what, sizeof what, "maxval %u", maxval);
-    expect_pixels(what, file, header_len + (size_t)count * (wide ? 2 : 1), (int)count, 1, 1, want);
+    expect_pixels_at(what, file, header_len + (size_t)count * (wide ? 2 : 1), (int)count, 1, 1,
+                     wide ? 16 : 8, wide ? (const void *)want16 : want);
     /* A sample over maxval is refused. */
     if (maxval < 65535) {
         if (wide) file[header_len] = 0xff, file[header_len + 1] = 0xff;
@@ -110,6 +162,7 @@ static void check_maxval(uint32_t maxval)
     }
     free(file);
     free(want);
+    free(want16);
 }
 
 static void check_headers(void)
@@ -128,8 +181,11 @@ static void check_headers(void)
     expect_pixels("P3", plain_rgb, sizeof plain_rgb - 1, 2, 1, 3,
                   (const uint8_t[]){0, 128, 255, 255, 0, 26});
     static const char plain_gray[] = "P2 3 1 65535 0 32896 65535";
-    expect_pixels("P2 16-bit, no newline at the end", plain_gray, sizeof plain_gray - 1, 3, 1, 1,
-                  (const uint8_t[]){0, 128, 255});
+    expect_pixels_at("P2 16-bit, no newline at the end", plain_gray, sizeof plain_gray - 1, 3, 1,
+                     1, 16, (const uint16_t[]){0, 32896, 65535});
+    static const char plain_1000[] = "P2 3 1 1000 0 500 1000\n";
+    expect_pixels_at("P2 maxval 1000", plain_1000, sizeof plain_1000 - 1, 3, 1, 1, 16,
+                     (const uint16_t[]){0, 32768, 65535});
     static const char plain_bits[] = "P1 3 2\n101\n0 1 0\n";
     expect_pixels("P1", plain_bits, sizeof plain_bits - 1, 3, 2, 1,
                   (const uint8_t[]){0, 255, 0, 255, 0, 255});
@@ -311,6 +367,11 @@ int main(void)
         check_round_trip(1, 1, ch, GI_FORMAT_PAM);
         check_round_trip(13, 5, ch, GI_FORMAT_PAM);
         check_round_trip(13, 5, ch, GI_FORMAT_PNM);
+        const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {13, 5}, {31, 17}};
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            check_round_trip_16(sizes[i][0], sizes[i][1], ch, GI_FORMAT_PAM);
+            check_round_trip_16(sizes[i][0], sizes[i][1], ch, GI_FORMAT_PNM);
+        }
     }
     const uint32_t maxvals[] = {1, 2, 7, 100, 254, 255, 256, 1000, 4095, 65534, 65535};
     for (size_t i = 0; i < sizeof maxvals / sizeof *maxvals; i++) check_maxval(maxvals[i]);

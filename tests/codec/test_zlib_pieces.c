@@ -210,8 +210,9 @@ static void check_png(const gi_image *img, const char *what)
     th_check(n1 == n4 && memcmp(one, four, n1) == 0, "%s: 4 threads wrote other bytes", what);
     const size_t row = (size_t)img->width * img->channels;
     int w, h;
-    uint8_t *stb = gi__stb_load_as(one, (int)n1, GI_FORMAT_PNG, &w, &h, img->channels);
-    int same = stb && w == img->width && h == img->height;
+    int depth;
+    uint8_t *stb = gi__stb_load_as(one, (int)n1, GI_FORMAT_PNG, &w, &h, img->channels, &depth);
+    int same = stb && depth == 8 && w == img->width && h == img->height;
     for (int y = 0; same && y < h; y++)
         same = memcmp(stb + (size_t)y * row, img->data + (size_t)y * img->stride, row) == 0;
     th_check(same, "%s: stb decodes other pixels", what);

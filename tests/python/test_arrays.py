@@ -70,7 +70,7 @@ def test_device_rows_are_aligned_or_copied():
         def __init__(self):
             self.copies = 0
 
-        def pitched(self, like, shape):
+        def pitched(self, like, shape, depth):
             self.copies += 1
             return None, None, 4096, _arrays._round_up(shape[1] * shape[2], 256)
 
@@ -78,7 +78,7 @@ def test_device_rows_are_aligned_or_copied():
             pass
 
     d = _arrays.DeviceImage.__new__(_arrays.DeviceImage)
-    d.obj, d.device_id, d.keep, d.lib = None, 0, None, Fake()
+    d.obj, d.device_id, d.keep, d.lib, d.depth, d.itemsize = None, 0, None, Fake(), 8, 1
     for address, shape, strides, copied in [
             (512, (10, 256, 1), None, False), (512, (10, 100, 3), None, True),
             (768, (4, 512), (1024, 1), False), (520, (4, 512), None, True),

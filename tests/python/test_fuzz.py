@@ -85,16 +85,18 @@ def test_fuzz_extension_entry_points(rng):
     for _ in range(2000):
         steps = [_raw_step(rng) for _ in range(int(rng.integers(0, 4)))] if rng.random() < 0.9 \
             else _value(rng)
-        alloc = rng.choice([lambda s: np.empty(s, np.uint8), lambda s: np.empty((1, 1), np.uint8),
-                            lambda s: b"abc", lambda s: None,
-                            lambda s: np.empty(s, np.uint8)[:, ::-1]])
+        alloc = rng.choice([lambda s, d: np.empty(s, np.uint8),
+                            lambda s, d: np.empty((1, 1), np.uint8),
+                            lambda s, d: b"abc", lambda s, d: None,
+                            lambda s, d: np.empty(s, np.uint8)[:, ::-1],
+                            lambda s, d: np.empty(s, np.uint16)])
         try:
             ctx.apply(img if rng.random() < 0.8 else _value(rng), steps, alloc)
         except EXPECTED:
             pass
         try:
-            ctx.apply_device((int(rng.integers(0, 1 << 20)) * 256, 4, 4, 3, 256), steps,
-                             lambda s: (None, 0, 256))
+            ctx.apply_device((int(rng.integers(0, 1 << 20)) * 256, 4, 4, 3, 256, 8), steps,
+                             lambda s, d: (None, 0, 256))
         except EXPECTED:
             pass
         except gpuimg.DeviceError:
@@ -103,5 +105,5 @@ def test_fuzz_extension_entry_points(rng):
         with pytest.raises(EXPECTED):
             _c.dlpack_open(bad)
         with pytest.raises(EXPECTED):
-            ctx.apply_device(bad, [(2, 0)], lambda s: None)
+            ctx.apply_device(bad, [(2, 0)], lambda s, d: None)
     ctx.close()

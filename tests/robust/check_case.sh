@@ -29,14 +29,16 @@ if [ "$1" = unreadable ] && [ "$(id -u)" = 0 ]; then
 fi
 
 # RUN-OPTIONS: VAR=VALUE to the environment, 'stdin', @size and @size-1
-# (the input's byte count), the rest to gpuimg.
+# (the input's byte count), 'convert' (gpuimg convert instead of flip h:
+# the pixels unchanged), the rest to gpuimg.
 while [ $# -gt 0 ] && [ "$1" != '|' ]; do shift; done
 [ $# -gt 0 ] && shift
 size=$(wc -c <"$input" 2>/dev/null || echo 0)
-envs='' options='' stdin=''
+envs='' options='' stdin='' command='flip h' check=flipped
 for word; do
     case $word in
     stdin) stdin=1 ;;
+    convert) command=convert check=same ;;
     @size) options="$options $size" ;;
     @size-1) options="$options $((size - 1))" ;;
     -*) options="$options $word" ;;
@@ -50,10 +52,10 @@ out=$tmp/out/out.png
 # shellcheck disable=SC2086,SC2002 # lists of words; a pipe, so stdin is no regular file
 if [ -n "$stdin" ]; then
     shown="standard input"
-    cat "$input" | env $envs "$gpuimg" flip h $options - "$out" 2>"$tmp/err"
+    cat "$input" | env $envs "$gpuimg" $command $options - "$out" 2>"$tmp/err"
 else
     shown=$input
-    env $envs "$gpuimg" flip h $options "$input" "$out" 2>"$tmp/err"
+    env $envs "$gpuimg" $command $options "$input" "$out" 2>"$tmp/err"
 fi
 rc=$?
 
@@ -85,7 +87,7 @@ ok | ok~* | size=*)
     size=*) python3 "$here/pixels.py" shape "$out" "${expect#size=}" || fail "wrong shape" ;;
     *) tolerance=${expect#ok}
        tolerance=${tolerance#\~}
-       python3 "$here/pixels.py" flipped "$out" "$input.pam" "${tolerance:-0}" ||
+       python3 "$here/pixels.py" "$check" "$out" "$input.pam" "${tolerance:-0}" ||
            fail "wrong pixels" ;;
     esac ;;
 *) fail "unknown expectation '$expect'" ;;

@@ -120,9 +120,9 @@ static void check_same_as_stb(const gi_image *img, const uint8_t *data, size_t s
     FUZZ_REQUIRE(gi__stb_info_as(data, (int)size, GI_FORMAT_PNG, &w, &h, &comp));
     gi_image stb = {0, 0, img->channels, img->stride, NULL, 1, 8};
     stb.data = gi__stb_load_as(data, (int)size, GI_FORMAT_PNG, &stb.width, &stb.height,
-                               img->channels);
+                               img->channels, &stb.depth);
     FUZZ_REQUIRE(stb.data && stb.width == img->width && stb.height == img->height &&
-                 comp == img->channels);
+                 comp == img->channels && stb.depth == 8);
     FUZZ_REQUIRE(memcmp(stb.data, img->data, img->stride * (size_t)img->height) == 0);
     gi_image_free(&stb);
 }

@@ -87,7 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_REQUIRE(gi__stb_info_as(data, (int)size, GI_FORMAT_JPEG, &w, &h, &comp));
     FUZZ_REQUIRE(w == ours.width && h == ours.height && comp == ours.channels);
     gi_image stb = {0, 0, comp, (size_t)w * (size_t)comp, NULL, 1, 8};
-    stb.data = gi__stb_load_as(data, (int)size, GI_FORMAT_JPEG, &stb.width, &stb.height, comp);
+    int depth;
+    stb.data = gi__stb_load_as(data, (int)size, GI_FORMAT_JPEG, &stb.width, &stb.height, comp,
+                               &depth);
     FUZZ_REQUIRE(stb.data != NULL); /* ours decoded a file that stb refuses */
     FUZZ_REQUIRE(stb.width == w && stb.height == h);
     for (int y = 0; y < h; y++)

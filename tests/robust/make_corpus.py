@@ -147,14 +147,16 @@ def pnm_case(args):
     data = (header + data)[:len(header) + len(data) - cut]
     if cut or any(k in o for k in ('W', 'H', 'M', 'D', 'endhdr')):
         return data, None
-    pixels = bytes((1 - v) * 255 if kind in (1, 4) else (v * 255 + maxval // 2) // maxval
-                   for r in rows for v in r)
-    return data, (width, height, depth, pixels)
+    # maxval past 255 reads as 16 bits: (v * 65535 + maxval / 2) / maxval
+    top = 65535 if maxval > 255 else 255
+    pixels = [(1 - v) * 255 if kind in (1, 4) else (v * top + maxval // 2) // maxval
+              for r in rows for v in r]
+    return data, (width, height, depth, pixels, top)
 
 
 def expected_png(rows, width, height, colour, depth, palette, trns):
-    """The 8-bit pixels of the PNG spec: palettes looked up, low depths
-    scaled to 0..255, 16 bits cut to the high byte, tRNS as alpha."""
+    """The pixels of the PNG spec: palettes looked up, low depths scaled to
+    0..255, 16 bits kept (alpha from tRNS 0 or 65535), tRNS as alpha."""
     out = []
     channels = tinypng.CHANNELS[colour]
     for r in rows:
@@ -166,11 +168,12 @@ def expected_png(rows, width, height, colour, depth, palette, trns):
                 out += rgb + ([trns[i] if i < len(trns) else 255] if trns else [])
                 continue
             key = trns and list(struct.unpack('>%dH' % channels, trns))
-            alpha = [0 if px == key else 255] if trns else []
+            opaque = 65535 if depth == 16 else 255
+            alpha = [0 if px == key else opaque] if trns else []
             scale = {1: 255, 2: 85, 4: 17}.get(depth, 1)
-            out += [v >> 8 if depth == 16 else v * scale for v in px] + alpha
+            out += [v * scale for v in px] + alpha
     out_channels = 3 + bool(trns) if colour == 3 else channels + bool(trns)
-    return width, height, out_channels, bytes(out)
+    return width, height, out_channels, out, 65535 if depth == 16 else 255
 
 
 def gif():

@@ -114,7 +114,8 @@ def chunks(data):
 
 
 def decode(data):
-    """(width, height, channels, pixel bytes) of an 8-bit non-interlaced PNG."""
+    """(width, height, channels, samples) of an 8- or 16-bit non-interlaced
+    PNG: bytes at 8 bits, a list of ints at 16."""
     if data[:8] != SIGNATURE:
         raise ValueError('not a PNG')
     parts = dict(ihdr=None, idat=b'')
@@ -124,33 +125,41 @@ def decode(data):
         elif kind == b'IDAT':
             parts['idat'] += body
     width, height, depth, colour, _, _, interlace = parts['ihdr']
-    if depth != 8 or interlace or colour not in (0, 2, 4, 6):
-        raise ValueError('only 8-bit non-interlaced gray/RGB(A) PNGs are read here')
-    channels = CHANNELS[colour]
-    raw, stride = zlib.decompress(parts['idat']), width * channels
+    if depth not in (8, 16) or interlace or colour not in (0, 2, 4, 6):
+        raise ValueError('only 8- and 16-bit non-interlaced gray/RGB(A) PNGs are read here')
+    channels, size = CHANNELS[colour], depth // 8
+    raw, stride = zlib.decompress(parts['idat']), width * channels * size
     pixels, prev = bytearray(), None
     for y in range(height):
         line = raw[y * (stride + 1):(y + 1) * (stride + 1)]
-        prev = unfilter_row(line[0], line[1:], prev, channels)
+        prev = unfilter_row(line[0], line[1:], prev, channels * size)
         pixels += prev
+    if depth == 16:
+        return width, height, channels, list(struct.unpack('>%dH' % (len(pixels) // 2), pixels))
     return width, height, channels, bytes(pixels)
 
 
-def write_pam(path, width, height, channels, pixels):
+def write_pam(path, width, height, channels, pixels, maxval=255):
+    """pixels: samples of 0..maxval (255, or 65535: big-endian pairs)."""
     tupl = {1: 'GRAYSCALE', 2: 'GRAYSCALE_ALPHA', 3: 'RGB', 4: 'RGB_ALPHA'}[channels]
+    body = struct.pack('>%dH' % len(pixels), *pixels) if maxval > 255 else bytes(pixels)
     with open(path, 'wb') as f:
-        f.write(b'P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL 255\nTUPLTYPE %s\nENDHDR\n'
-                % (width, height, channels, tupl.encode()) + bytes(pixels))
+        f.write(b'P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %d\nTUPLTYPE %s\nENDHDR\n'
+                % (width, height, channels, maxval, tupl.encode()) + body)
 
 
 def read_pnm(path):
-    """(width, height, channels, pixel bytes) of an 8-bit P5, P6 or P7 file."""
+    """(width, height, channels, samples) of a P5, P6 or P7 file: bytes up to
+    maxval 255, a list of ints past it."""
     data = open(path, 'rb').read()
     if data[:2] == b'P7':
         end = data.index(b'ENDHDR\n') + 7
         fields = dict(line.split(None, 1) for line in data[3:end - 7].decode().splitlines()
                       if line and not line.startswith('#'))
-        return (int(fields['WIDTH']), int(fields['HEIGHT']), int(fields['DEPTH']), data[end:])
+        body = data[end:]
+        if int(fields['MAXVAL']) > 255:
+            body = list(struct.unpack('>%dH' % (len(body) // 2), body))
+        return (int(fields['WIDTH']), int(fields['HEIGHT']), int(fields['DEPTH']), body)
     words, at = [], 2
     while len(words) < 3:  # width, height, maxval; comments skipped
         while data[at:at + 1].isspace():

@@ -2,7 +2,8 @@
 # check_serve.sh GPUIMG PROBE SAMPLES GROUP: gpuimg serve against running
 # in-process (meson suite serve). Each group starts its own server on its
 # own socket in a fresh directory and kills it on the way out.
-#   same-bytes  every image command, single and batch, failing inputs too:
+#   same-bytes  every image command, single and batch, failing inputs too,
+#               16-bit inputs and --depth:
 #               the same output bytes, stderr lines and exit status
 #   sigkill     the server killed (-9) during a batch: the client finishes
 #               in-process, same outputs, no temporary file left
@@ -124,6 +125,9 @@ group_same_bytes() {
     same "crop" crop --gravity centre 20 10 "$s/scene.jpg" out.jpg
     same "crop outside" crop 70 0 5 5 "$s/scene.png" out.png
     same "convert" convert --quality 70 "$s/scene.png" out.jpg
+    printf 'P6\n2 1\n65535\n\377\000\000\001\200\000\377\377\022\064\000\000' >"$t/rgb16.ppm"
+    same "16 bits kept" convert "$t/rgb16.ppm" out.png
+    same "16 bits to 8 (--depth travels)" convert --depth 8 "$t/rgb16.ppm" out.pam
     same "resize batch" resize --scale 0.5 -o outdir "$s/scene.png" "$s/alpha.png"
     same "thumbnail" thumbnail --size 16 --crop centre -o outdir "$s/scene.jpg" "$s/alpha.png"
     same "to standard output" blur --sigma 2 --format png "$s/scene.jpg" -

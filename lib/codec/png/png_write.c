@@ -108,26 +108,54 @@ static uint8_t *end_chunk(uint8_t *o, size_t length)
     return put32(o + 8 + length, crc32_of(o + 4, 4 + length));
 }
 
-int gi__png_write(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                  int level, int filter, int threads, uint8_t **bytes, size_t *size)
+/* A 16-bit image's rows as PNG stores them, big-endian, packed (len bytes
+ * a row); the filters then work on those bytes, a pixel being 2 * channels
+ * of them, as the PNG standard defines them. */
+static uint8_t *big_endian_copy(const uint8_t *pixels, size_t stride, size_t len, int height)
+{
+    uint8_t *out = gi__pixels_alloc(len * (size_t)height);
+    for (int y = 0; out && y < height; y++) {
+        const uint16_t *src = (const uint16_t *)(const void *)(pixels + stride * (size_t)y);
+        uint8_t *dst = out + len * (size_t)y;
+        for (size_t i = 0; i < len / 2; i++) {
+            dst[2 * i] = (uint8_t)(src[i] >> 8);
+            dst[2 * i + 1] = (uint8_t)src[i];
+        }
+    }
+    return out;
+}
+
+int gi__png_write(const uint8_t *pixels, int width, int height, int channels, int depth,
+                  size_t stride, int level, int filter, int threads, uint8_t **bytes,
+                  size_t *size)
 {
     *bytes = NULL;
     *size = 0;
-    if (width <= 0 || height <= 0 || channels < 1 || channels > 4 || filter < -1 || filter > 4)
+    if (width <= 0 || height <= 0 || channels < 1 || channels > 4 || filter < -1 || filter > 4 ||
+        (depth != 8 && depth != 16))
         return -1;
-    const size_t len = (size_t)width * (size_t)channels, row = len + 1;
+    const int pixel_bytes = channels * (depth / 8);
+    const size_t len = (size_t)width * (size_t)pixel_bytes, row = len + 1;
     if ((size_t)height > SIZE_MAX / row) return -1;
+    uint8_t *wide = depth == 16 ? big_endian_copy(pixels, stride, len, height) : NULL;
+    if (depth == 16 && !wide) return -1;
+    if (wide) {
+        pixels = wide;
+        stride = len;
+    }
     const size_t filtered_size = row * (size_t)height;
     uint8_t *filtered = gi__pixels_alloc(filtered_size);
     uint8_t *zeros = calloc(len, 1); /* the row above the first */
     if (!filtered || !zeros) {
         gi__pixels_free(filtered);
+        gi__pixels_free(wide);
         free(zeros);
         return -1;
     }
-    filter_job job = {gi__png_filter_rows(), pixels, zeros, stride, len, channels, filter,
+    filter_job job = {gi__png_filter_rows(), pixels, zeros, stride, len, pixel_bytes, filter,
                       height, 0, filtered};
     filter_image(&job, threads);
+    gi__pixels_free(wide);
     free(zeros);
     size_t zlen = 0;
     uint8_t *zlib = deflate_rows(filtered, filtered_size, level, threads, &zlen);
@@ -151,7 +179,7 @@ int gi__png_write(const uint8_t *pixels, int width, int height, int channels, si
     memcpy(o, "IHDR", 4);
     o = put32(o + 4, (uint32_t)width);
     o = put32(o, (uint32_t)height);
-    o[0] = 8; /* bits a sample */
+    o[0] = (uint8_t)depth; /* bits a sample */
     o[1] = colour_type[channels];
     o[2] = o[3] = o[4] = 0; /* deflate, adaptive filtering, no interlace */
     o = end_chunk(chunk, 13);

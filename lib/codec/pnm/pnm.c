@@ -229,11 +229,22 @@ gi_status gi__pnm_header(const uint8_t *bytes, size_t size, const char *name,
     return GI_OK;
 }
 
-/* A sample of 0..maxval to 0..255, rounded to nearest (halves up), as
- * netpbm's pamdepth does: (v * 255 + maxval / 2) / maxval. */
-static uint8_t scale_sample(uint32_t v, uint32_t maxval)
+/* A sample of 0..maxval to 0..top (255 for maxval <= 255, else 65535),
+ * rounded to nearest (halves up), as netpbm's pamdepth does:
+ * (v * top + maxval / 2) / maxval, exact in 32 bits (65535 * 65535 +
+ * 32767 < 2^32); maxval 255 and 65535 keep every sample as it is. */
+static uint32_t scale_sample(uint32_t v, uint32_t maxval)
 {
-    return (uint8_t)((v * 255u + maxval / 2) / maxval);
+    const uint32_t top = maxval > 255 ? 65535u : 255u;
+    return (v * top + maxval / 2) / maxval;
+}
+
+/* Where sample i of an image of this maxval goes: a byte, or a uint16_t
+ * (machine order) past maxval 255. */
+static void put_sample(uint8_t *dst, size_t i, uint32_t maxval, uint32_t v)
+{
+    if (maxval > 255) ((uint16_t *)(void *)dst)[i] = (uint16_t)v;
+    else dst[i] = (uint8_t)v;
 }
 
 static gi_status over_maxval(const char *name, uint32_t v, uint32_t maxval)
@@ -258,7 +269,7 @@ static gi_status decode_binary(const gi_pnm_header *h, const uint8_t *src, uint8
         memcpy(dst, src, samples);
     } else if (h->maxval < 255) {
         uint8_t table[256];
-        for (uint32_t v = 0; v <= h->maxval; v++) table[v] = scale_sample(v, h->maxval);
+        for (uint32_t v = 0; v <= h->maxval; v++) table[v] = (uint8_t)scale_sample(v, h->maxval);
         for (size_t i = 0; i < samples; i++) {
             if (src[i] > h->maxval) return over_maxval(name, src[i], h->maxval);
             dst[i] = table[src[i]];
@@ -267,7 +278,7 @@ static gi_status decode_binary(const gi_pnm_header *h, const uint8_t *src, uint8
         for (size_t i = 0; i < samples; i++) {
             uint32_t v = (uint32_t)src[2 * i] << 8 | src[2 * i + 1]; /* big-endian */
             if (v > h->maxval) return over_maxval(name, v, h->maxval);
-            dst[i] = scale_sample(v, h->maxval);
+            put_sample(dst, i, h->maxval, scale_sample(v, h->maxval));
         }
     }
     return GI_OK;
@@ -291,7 +302,8 @@ static gi_status decode_plain(const gi_pnm_header *h, cursor *c, uint8_t *dst, s
             return gi__fail(GI_ERR_DECODE, "%s: truncated: %zu of %zu samples", name, i, samples);
         if (r != NUM_OK) return gi__fail(GI_ERR_DECODE, "%s: sample %zu is not a number", name, i);
         if (v > h->maxval) return over_maxval(name, v, h->maxval);
-        dst[i] = h->kind == 1 ? (v ? 0 : 255) : scale_sample(v, h->maxval);
+        if (h->kind == 1) dst[i] = v ? 0 : 255;
+        else put_sample(dst, i, h->maxval, scale_sample(v, h->maxval));
     }
     return GI_OK;
 }
@@ -307,10 +319,13 @@ gi_status gi__pnm_decode(gi_image *img, const uint8_t *bytes, size_t size, size_
     if (st != GI_OK) return st;
     if (!h.plain && size < h.image_bytes)
         return gi__fail(GI_ERR_DECODE, "%s: truncated: %zu of %zu bytes", name, size, h.image_bytes);
-    size_t samples;
-    if (gi__image_bytes((int)h.width, (int)h.height, (int)h.depth, &samples) != 0)
+    /* maxval 256..65535 is read at 16 bits, 1..255 at 8 */
+    const int depth = h.maxval > 255 ? 16 : 8;
+    size_t samples, bytes_needed;
+    if (gi__image_bytes((int)h.width, (int)h.height, (int)h.depth, &samples) != 0 ||
+        gi__image_bytes_at((int)h.width, (int)h.height, (int)h.depth, depth / 8, &bytes_needed))
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is too large", name, h.width, h.height);
-    uint8_t *pixels = gi__pixels_alloc(samples);
+    uint8_t *pixels = gi__pixels_alloc(bytes_needed);
     if (!pixels) return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory", name);
     cursor c = {bytes, size, h.header_bytes};
     st = h.plain ? decode_plain(&h, &c, pixels, samples, name)
@@ -321,33 +336,50 @@ gi_status gi__pnm_decode(gi_image *img, const uint8_t *bytes, size_t size, size_
     }
     *used = h.plain ? c.at : h.image_bytes;
     *img = (gi_image){(int)h.width, (int)h.height, (int)h.depth,
-                      (size_t)h.width * h.depth, pixels, 1, 8};
+                      (size_t)h.width * h.depth * (size_t)(depth / 8), pixels, 1, depth};
     return GI_OK;
+}
+
+/* A row of 16-bit samples as Netpbm stores them: big-endian. dst may be
+ * src itself: each sample is read whole before its bytes are written. */
+static void big_endian_row(const uint16_t *src, size_t samples, uint8_t *dst)
+{
+    for (size_t i = 0; i < samples; i++) {
+        const uint16_t v = src[i];
+        dst[2 * i] = (uint8_t)(v >> 8);
+        dst[2 * i + 1] = (uint8_t)v;
+    }
 }
 
 int gi__pnm_write(const gi_image *img, gi_format format, gi_pnm_emit emit, void *context)
 {
     static const char *const tuple_names[] = {"GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"};
+    const int wide = img->depth == 16, sample = wide ? 2 : 1, maxval = wide ? 65535 : 255;
     int in = img->channels, out = format == GI_FORMAT_PAM ? in : in >= 3 ? 3 : 1;
     char header[160];
     int n = format == GI_FORMAT_PAM
                 ? snprintf(header, sizeof header,
-                           "P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL 255\nTUPLTYPE %s\nENDHDR\n",
-                           img->width, img->height, in, tuple_names[in - 1])
-                : snprintf(header, sizeof header, "P%c\n%d %d\n255\n", out == 1 ? '5' : '6',
-                           img->width, img->height);
+                           "P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %d\nTUPLTYPE %s\nENDHDR\n",
+                           img->width, img->height, in, maxval, tuple_names[in - 1])
+                : snprintf(header, sizeof header, "P%c\n%d %d\n%d\n", out == 1 ? '5' : '6',
+                           img->width, img->height, maxval);
     if (emit(context, header, (size_t)n) != 0) return -1;
-    size_t row = (size_t)img->width * (size_t)in;
-    if (out == in && img->stride == row) return emit(context, img->data, row * img->height);
-    uint8_t *packed = out == in ? NULL : malloc((size_t)img->width * out);
-    if (out != in && !packed) return -1;
+    const size_t row = (size_t)img->width * (size_t)in * sample;
+    if (!wide && out == in && img->stride == row) return emit(context, img->data, row * img->height);
+    const size_t out_row = (size_t)img->width * out * sample;
+    uint8_t *packed = out == in && !wide ? NULL : malloc(out_row);
+    if ((out != in || wide) && !packed) return -1;
     int failed = 0;
     for (int y = 0; y < img->height && !failed; y++) {
         const uint8_t *src = img->data + img->stride * (size_t)y;
-        if (packed) /* alpha dropped: PGM and PPM have none */
+        if (out != in) /* alpha dropped: PGM and PPM have none */
             for (size_t x = 0; x < (size_t)img->width; x++)
-                memcpy(packed + x * out, src + x * in, (size_t)out);
-        failed = emit(context, packed ? packed : src, (size_t)img->width * out) != 0;
+                memcpy(packed + x * out * sample, src + x * in * sample, (size_t)out * sample);
+        if (wide) /* in place over the packed row, or from the source */
+            big_endian_row(out != in ? (const uint16_t *)(const void *)packed
+                                     : (const uint16_t *)(const void *)src,
+                           (size_t)img->width * out, packed);
+        failed = emit(context, packed ? packed : src, out_row) != 0;
     }
     free(packed);
     return failed ? -1 : 0;

@@ -28,14 +28,15 @@ typedef struct {
 gi_status gi__pnm_header(const uint8_t *bytes, size_t size, const char *name,
                          const gi_load_limits *limits, gi_pnm_header *h, int *short_header);
 
-/* Decodes the image at the start of `bytes` into 8 bits a sample (maxval
- * scaled, see gpuimg.h) and sets *used to the bytes it took, samples
- * included. Bytes after them are left alone. */
+/* Decodes the image at the start of `bytes` (maxval scaled, see gpuimg.h:
+ * 8 bits a sample up to maxval 255, 16 bits past it) and sets *used to the
+ * bytes it took, samples included. Bytes after them are left alone. */
 gi_status gi__pnm_decode(gi_image *img, const uint8_t *bytes, size_t size, size_t *used,
                          const char *name, const gi_load_limits *limits);
 
 /* Writes `img` as P5/P6 (GI_FORMAT_PNM: gray or RGB, alpha dropped) or P7
- * (GI_FORMAT_PAM, every channel) through `emit`, which returns 0 or -1.
+ * (GI_FORMAT_PAM, every channel), maxval 255 or, for a 16-bit image, 65535
+ * (big-endian samples), through `emit`, which returns 0 or -1.
  * Returns 0, or -1 as soon as emit fails or memory runs out. */
 typedef int (*gi_pnm_emit)(void *context, const void *bytes, size_t size);
 int gi__pnm_write(const gi_image *img, gi_format format, gi_pnm_emit emit, void *context);

@@ -1,0 +1,80 @@
+"""16-bit images in Python: uint16 arrays in and out, files read and written
+at 16 bits sample for sample, the one rule for a change of depth, and clear
+refusals (other dtypes, a 16-bit JPEG)."""
+
+import numpy as np
+import pytest
+
+import gpuimg
+
+SIZES = [(1, 1), (1, 7), (7, 1), (13, 11)]
+
+
+@pytest.mark.parametrize("ext", ["png", "pam", "pnm"])
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+@pytest.mark.parametrize("size", SIZES)
+def test_uint16_round_trip(tmp_path, rng, ext, channels, size):
+    if ext == "pnm" and channels in (2, 4):
+        pytest.skip("PGM and PPM hold no alpha")
+    h, w = size
+    a = rng.integers(0, 65536, (h, w, channels), dtype=np.uint16)
+    a[0, 0, 0] = 0xFF00  # a sample whose high byte alone would misread it
+    path = tmp_path / f"img.{ext}"
+    gpuimg.save(a, path)
+    got = gpuimg.load(path)
+    assert got.dtype == np.uint16
+    np.testing.assert_array_equal(got.reshape(h, w, channels), a)
+
+
+def test_depth_conversion_on_save(tmp_path):
+    a = np.array([[0, 255, 0xFF00, 0xFFFF, 128, 129]], np.uint16)
+    gpuimg.save(a, tmp_path / "eight.png", depth=8)
+    got = gpuimg.load(tmp_path / "eight.png")
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, (a.astype(np.uint32) + 128) // 257)
+    assert got[0, 2] == 254
+    b = np.array([[0, 1, 254, 255]], np.uint8)
+    gpuimg.save(b, tmp_path / "sixteen.pam", depth=16)
+    wide = gpuimg.load(tmp_path / "sixteen.pam")
+    assert wide.dtype == np.uint16
+    np.testing.assert_array_equal(wide, b.astype(np.uint16) * 257)
+
+
+def test_sixteen_bits_to_jpeg_is_refused(tmp_path):
+    a = np.zeros((4, 4, 3), np.uint16)
+    with pytest.raises(ValueError, match="--depth 8"):
+        gpuimg.save(a, tmp_path / "x.jpg")
+    gpuimg.save(a, tmp_path / "x.jpg", depth=8)
+    assert gpuimg.load(tmp_path / "x.jpg").dtype == np.uint8
+
+
+def test_other_dtypes_are_refused(tmp_path):
+    for dtype in (np.float32, np.int16, np.uint32):
+        with pytest.raises(TypeError, match="uint8 or uint16"):
+            gpuimg.save(np.zeros((2, 2), dtype), tmp_path / "x.png")
+    with pytest.raises(ValueError, match="depth"):
+        gpuimg.save(np.zeros((2, 2), np.uint8), tmp_path / "x.png", depth=12)
+
+
+def test_operations_keep_the_depth_or_say_so(rng):
+    """A uint16 image through an operation: uint16 out, or a clear refusal
+    (never uint8)."""
+    a = rng.integers(0, 65536, (9, 8, 3), dtype=np.uint16)
+    for op in (lambda x: gpuimg.blur(x, sigma=1), lambda x: gpuimg.pipe(x, "flip h")):
+        try:
+            out = op(a)
+        except ValueError as e:
+            assert "not supported" in str(e)
+        else:
+            assert out.dtype == np.uint16
+
+
+def test_batch_keeps_or_converts_the_depth(tmp_path, rng):
+    a = rng.integers(0, 65536, (5, 3, 3), dtype=np.uint16)
+    gpuimg.save(a, tmp_path / "in.png")
+    items = gpuimg.batch([tmp_path / "in.png"], [tmp_path / "kept.png"], "crop 0 0 0 0")
+    items += gpuimg.batch([tmp_path / "in.png"], [tmp_path / "eight.png"], "crop 0 0 0 0", depth=8)
+    assert all(i.status == "ok" for i in items), items
+    np.testing.assert_array_equal(gpuimg.load(tmp_path / "kept.png"), a)
+    np.testing.assert_array_equal(gpuimg.load(tmp_path / "eight.png"),
+                                  (a.astype(np.uint32) + 128) // 257)
