@@ -20,14 +20,15 @@ static const char *const resize_fits[] = {"inside", "fill", "cover", NULL};
 static const char *const resize_filters[] = {"lanczos3", "lanczos2", "cubic", "linear", "area",
                                              "nearest", NULL};
 
-/* Grouped by operation, each group in --help's order. */
+/* Grouped by operation, each group in --help's order, which is also the
+ * order of gpuimg serve's requests (lib/serve/request.c). */
 static const gi_op_param table[] = {
+    {GI_OP_BLUR, "kernel", 'k', "K", GI_PARAM_CHOICE, GI_PARAM_OPTION, 0, 0, 0, blur_kernels,
+     GI_BLUR_GAUSSIAN, "gaussian", "box being the (2R+1)^2 mean", AT(blur.kernel), 0},
     {GI_OP_BLUR, "sigma", 's', "S", GI_PARAM_DOUBLE, GI_PARAM_OPTION, 0, INFINITY, 1, NULL, 1, "1",
      "Gaussian standard deviation", AT(blur.sigma), 0},
     {GI_OP_BLUR, "radius", 0, "R", GI_PARAM_INT, GI_PARAM_OPTION, 0, GI_BLUR_MAX_RADIUS, 0, NULL,
      -1, "ceil(3 * sigma)", "kernel radius", AT(blur.radius), 0},
-    {GI_OP_BLUR, "kernel", 'k', "K", GI_PARAM_CHOICE, GI_PARAM_OPTION, 0, 0, 0, blur_kernels,
-     GI_BLUR_GAUSSIAN, "gaussian", "box being the (2R+1)^2 mean", AT(blur.kernel), 0},
     {GI_OP_BLUR, "border", 0, NULL, GI_PARAM_BORDER, GI_PARAM_OWN, 0, 0, 0, NULL, 0, "mirror",
      "how pixels outside the image read", AT(blur.border), 0},
 
