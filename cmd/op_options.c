@@ -44,15 +44,14 @@ const char *op_param_help(const gi_op_param *p)
     if (made[i].param) return made[i].text;
     char range[160];
     range_text(p, range, sizeof range);
-    const char *sep = range[0] ? (p->type == GI_PARAM_CHOICE ? ": " : ", ") : "";
-    if (p->type == GI_PARAM_CHOICE)
-        snprintf(made[i].text, sizeof made[i].text, "%s%s%s", range, sep, p->help);
+    const char *def = p->default_text;
+    if (range[0] && def)
+        snprintf(made[i].text, sizeof made[i].text, "%s (%s, default %s)", p->help, range, def);
+    else if (range[0] || def)
+        snprintf(made[i].text, sizeof made[i].text, "%s (%s%s)", p->help, def ? "default " : "",
+                 def ? def : range);
     else
-        snprintf(made[i].text, sizeof made[i].text, "%s%s%s", p->help, sep, range);
-    if (p->default_text) {
-        size_t len = strlen(made[i].text);
-        snprintf(made[i].text + len, sizeof made[i].text - len, " (default %s)", p->default_text);
-    }
+        snprintf(made[i].text, sizeof made[i].text, "%s", p->help);
     made[i].param = p;
     return made[i].text;
 }

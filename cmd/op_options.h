@@ -15,7 +15,7 @@
 int op_options(gi_op *op, cli_option *out);
 
 /* What --help says of a parameter: its help sentence, range and default,
- * as "Gaussian standard deviation, > 0 (default 1)". */
+ * as "Gaussian standard deviation (> 0, default 1)". */
 const char *op_param_help(const gi_op_param *p);
 
 #endif

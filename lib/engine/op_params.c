@@ -24,7 +24,7 @@ static const char *const resize_filters[] = {"lanczos3", "lanczos2", "cubic", "l
  * order of gpuimg serve's requests (lib/serve/request.c). */
 static const gi_op_param table[] = {
     {GI_OP_BLUR, "kernel", 'k', "K", GI_PARAM_CHOICE, GI_PARAM_OPTION, 0, 0, 0, blur_kernels,
-     GI_BLUR_GAUSSIAN, "gaussian", "box being the (2R+1)^2 mean", AT(blur.kernel), 0},
+     GI_BLUR_GAUSSIAN, "gaussian", "the kernel; box is the (2R+1)^2 mean", AT(blur.kernel), 0},
     {GI_OP_BLUR, "sigma", 's', "S", GI_PARAM_DOUBLE, GI_PARAM_OPTION, 0, INFINITY, 1, NULL, 1, "1",
      "Gaussian standard deviation", AT(blur.sigma), 0},
     {GI_OP_BLUR, "radius", 0, "R", GI_PARAM_INT, GI_PARAM_OPTION, 0, GI_BLUR_MAX_RADIUS, 0, NULL,
@@ -61,13 +61,13 @@ static const gi_op_param table[] = {
      NULL, 0, NULL, "output height; alone, the width keeps the aspect ratio", AT(resize.height),
      0},
     {GI_OP_RESIZE, "scale", 0, "S", GI_PARAM_DOUBLE, GI_PARAM_OPTION, 0, INFINITY, 1, NULL, 0, NULL,
-     "scale both sides by S (0.5 halves, 2 doubles)", AT(resize.scale), 0},
+     "scale both sides by S: 0.5 halves, 2 doubles", AT(resize.scale), 0},
     {GI_OP_RESIZE, "fit", 0, "FIT", GI_PARAM_CHOICE, GI_PARAM_OPTION, 0, 0, 0, resize_fits,
-     GI_FIT_INSIDE, "inside", "with a width and a height: inside (the largest size of the "
-     "image's aspect within the box), fill (exactly the box, stretched), cover (the smallest "
-     "that covers the box)", AT(resize.fit), 0},
+     GI_FIT_INSIDE, "inside", "with a width and a height: the largest size of the image's "
+     "aspect within the box (inside), exactly the box, stretched (fill), or the smallest that "
+     "covers it (cover)", AT(resize.fit), 0},
     {GI_OP_RESIZE, "filter", 0, "F", GI_PARAM_CHOICE, GI_PARAM_OPTION, 0, 0, 0, resize_filters,
-     GI_RESIZE_LANCZOS3, "lanczos3", "cubic is Catmull-Rom, area the box average",
+     GI_RESIZE_LANCZOS3, "lanczos3", "the resampling filter; cubic is Catmull-Rom, area the box average",
      AT(resize.filter), 0},
 
     {GI_OP_CROP, "x", 0, "X", GI_PARAM_INT, GI_PARAM_POSITIONAL, 0, INT32_MAX, 0, NULL, 0, NULL,
