@@ -21,7 +21,11 @@ _KINDS = {"float": "float", "int": "int", "choice": str, "flag": None}
 
 
 def _table(kind: int, **own: _Option) -> Dict[str, _Option]:
-    options = {p["name"]: (p["short"], p["name"], _KINDS[p["type"]])
+    """The operation's options; a number's parser is (kind, its parser), so
+    that the table parses and checks the text, as on the command line."""
+    options = {p["name"]: (p["short"], p["name"],
+                           (kind, _KINDS[p["type"]]) if p["type"] in ("int", "float")
+                           else _KINDS[p["type"]])
                for p in _steps.options(kind)}
     return {**options, **own}
 
@@ -96,6 +100,12 @@ class _Int(int):
 
 
 def _value(cli_name: str, kind: Any, text: str) -> Any:
+    if isinstance(kind, tuple):  # a number of the table: its parse, its check
+        try:
+            _c.op_param(kind[0], cli_name, text, "")
+        except ValueError as e:
+            raise ValueError(f"--{e}") from None
+        kind = kind[1]
     if kind == "float":
         try:
             return _Float(text)

@@ -41,6 +41,8 @@ IMG = np.zeros((6, 5, 3), np.uint8)
     (lambda: gpuimg.pipe(IMG, "blur | median"), ValueError, "no image command 'median'"),
     (lambda: gpuimg.pipe(IMG, "hist | blur"), ValueError, "hist can only be the last step"),
     (lambda: gpuimg.pipe(IMG, "blur --radius"), ValueError, "option '--radius' needs a value"),
+    (lambda: gpuimg.pipe(IMG, "blur --radius x"), ValueError,
+     "pipe: step 1 (blur): --radius 'x': must be an integer from 0 to 1024"),
     (lambda: gpuimg.pipe(IMG, "blur --bogus 1"), ValueError, "unknown option '--bogus'"),
     (lambda: gpuimg.pipe(IMG, "rotate"), ValueError, "missing angle"),
     (lambda: gpuimg.pipe(IMG, "blur 'x"), ValueError, "an unclosed quote"),
