@@ -21,7 +21,12 @@ static const char *const resize_filters[] = {"lanczos3", "lanczos2", "cubic", "l
                                              "nearest", NULL};
 
 /* Grouped by operation, each group in --help's order, which is also the
- * order of gpuimg serve's requests (lib/serve/request.c). */
+ * order of gpuimg serve's requests (lib/serve/request.c). The ranges are
+ * those of 8-bit images; where an image's depth widens one (hist's bins,
+ * sobel's scale and threshold at 16 bits), the operation checks the
+ * wider rule itself. Each row: operation, name, short option, value name,
+ * type, form, min, max, min excluded, choices, default, the default as
+ * help says it, help, where in gi_op, where its "given" flag is. */
 static const gi_op_param table[] = {
     {GI_OP_BLUR, "kernel", 'k', "K", GI_PARAM_CHOICE, GI_PARAM_OPTION, 0, 0, 0, blur_kernels,
      GI_BLUR_GAUSSIAN, "gaussian", "the kernel; box is the (2R+1)^2 mean", AT(blur.kernel), 0},
