@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "mask_parse.h"
+#include "op_options.h"
 #include "options.h"
 #include "run_images.h"
 
@@ -22,15 +23,13 @@ int step_convolve(int argc, char **argv, cli_common *common, gi_op *step, char *
     static parsed_mask masks[GI_MAX_STEPS];
     static int next_mask;
     parsed_mask *mask = &masks[next_mask++ % GI_MAX_STEPS];
-    gi_convolve_params params = {0};
+    gi_op op;
+    gi_op_default(GI_OP_CONVOLVE, &op);
     mask->height = 0;
-    const cli_option own[] = {
-        {"kernel", 'k', "MASK", "the mask: a file, or rows like \"1 2 1; 2 4 2; 1 2 1\"", opt_mask,
-         mask},
-        {"normalize", 'n', NULL, "divide the mask by the sum of its values", opt_flag,
-         &params.normalize},
-        {0},
-    };
+    const gi_op_param *kernel = gi_op_param_find(GI_OP_CONVOLVE, "kernel");
+    cli_option own[OP_OPTIONS_MAX + 2] = {
+        {kernel->name, kernel->short_name, kernel->metavar, kernel->help, opt_mask, mask}};
+    op_options(&op, own + 1);
     static const cli_help help = {
         "usage: gpuimg convolve --kernel MASK [options] IN OUT\n"
         "       gpuimg convolve --kernel MASK [options] -o OUTDIR IN...",
@@ -41,6 +40,7 @@ int step_convolve(int argc, char **argv, cli_common *common, gi_op *step, char *
         "and clamped to 0..255. Rows are separated by ';' or newlines."};
     int rc = cli_parse_command(argc, argv, common, own, 1, &help, files, count);
     if (rc != CLI_RUN) return rc;
+    gi_convolve_params params = op.convolve;
     if (mask->height == 0) return cli_usage_error(common, "--kernel MASK is required");
     if (!(mask->width & 1) || !(mask->height & 1))
         return cli_usage_error(common, "--kernel: the mask is %dx%d; width and height must be odd",

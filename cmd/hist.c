@@ -7,13 +7,9 @@
 #include "commands.h"
 #include "hist.h"
 #include "hist_format.h"
+#include "op_options.h"
 #include "options.h"
 #include "run_images.h"
-
-static int opt_bins(const cli_option *o, const char *arg)
-{
-    return opt_int_range(o, arg, 1, GI_HIST_MAX_BINS);
-}
 
 static int opt_hist_format(const cli_option *o, const char *arg)
 {
@@ -152,9 +148,12 @@ int parse_hist(int argc, char **argv, cli_common *common, hist_settings *s, char
                int *count)
 {
     *s = (hist_settings){GI_HIST_MAX_BINS, HIST_TEXT, 0};
+    gi_op op;
+    gi_op_default(GI_OP_HIST, &op);
+    cli_option bins[OP_OPTIONS_MAX + 1];
+    op_options(&op, bins);
     const cli_option own[] = {
-        {"bins", 'b', "N", "number of bins 1..256; value v falls in bin v * N / 256 (default 256)",
-         opt_bins, &s->bins},
+        bins[0],
         {"format", 'f', "FMT", "text | csv | json (default text)", opt_hist_format, &s->format},
         {"stats", 0, NULL, "add min, max, median, mean and stddev per channel", opt_flag, &s->stats},
         {"auto-orient", 0, NULL, "count the pixels as the Exif Orientation says a viewer shows "
@@ -170,7 +169,9 @@ int parse_hist(int argc, char **argv, cli_common *common, hist_settings *s, char
         "    # channels: r g b\n    value r g b\n    0 1234 567 89\n    ...\n"
         "One line per bin; 'value' is the smallest pixel value in the bin, and\n"
         "each column sums to width * height."};
-    return cli_parse_command(argc, argv, common, own, 0, &help, files, count);
+    int rc = cli_parse_command(argc, argv, common, own, 0, &help, files, count);
+    s->bins = op.bins;
+    return rc;
 }
 
 int cmd_hist(int argc, char **argv)

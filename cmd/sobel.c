@@ -1,30 +1,15 @@
 /* gpuimg sobel: gradient magnitude or a binary edge map. */
 #include "commands.h"
+#include "op_options.h"
 #include "options.h"
 #include "run_images.h"
 
-static int opt_threshold(const cli_option *o, const char *arg)
-{
-    gi_sobel_params *p = o->target;
-    cli_option as_double = *o;
-    as_double.target = &p->threshold;
-    p->use_threshold = 1;
-    return opt_double(&as_double, arg);
-}
-
 int step_sobel(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count)
 {
-    gi_sobel_params params;
-    gi_sobel_params_default(&params);
-    const cli_option own[] = {
-        {"scale", 0, "S", "multiply the magnitude by S >= 0 (default 1)", opt_double_nonneg,
-         &params.scale},
-        {"threshold", 't', "T", "binary edges: 255 where scale * magnitude >= T, else 0",
-         opt_threshold, &params},
-        {"gray", 'g', NULL, "filter luma (77R + 150G + 29B + 128) >> 8; write one channel",
-         opt_flag, &params.gray},
-        {0},
-    };
+    gi_op op;
+    gi_op_default(GI_OP_SOBEL, &op);
+    cli_option own[OP_OPTIONS_MAX + 1];
+    op_options(&op, own);
     static const cli_help help = {
         "usage: gpuimg sobel [options] IN OUT\n"
         "       gpuimg sobel [options] -o OUTDIR IN...",
@@ -32,8 +17,8 @@ int step_sobel(int argc, char **argv, cli_common *common, gi_op *step, char ***f
         "Colour channels are filtered one by one; alpha is copied through."};
     int rc = cli_parse_command(argc, argv, common, own, 1, &help, files, count);
     if (rc != CLI_RUN) return rc;
-    params.border = common->border;
-    *step = (gi_op){.kind = GI_OP_SOBEL, .sobel = params};
+    op.sobel.border = common->border;
+    *step = op;
     return CLI_RUN;
 }
 

@@ -982,6 +982,70 @@ typedef struct gi_op {
 
 #define GI_MAX_STEPS 16 /* steps in one chain */
 
+/* ---------------------------------------------------------------- parameters
+ *
+ * Every parameter of every operation, once: its name, type, range, default
+ * and help sentence, and where it lives in gi_op. The command line's
+ * options and --help, the man page, Python's keywords and gpuimg serve's
+ * requests are all made from this table, and check values with
+ * gi_op_param_check, so that a rule is written once. The operations still
+ * check what they are given (a value may depend on the image, as a 16-bit
+ * image's wider ranges do).
+ */
+typedef enum gi_param_type {
+    GI_PARAM_DOUBLE = 0, /* a finite number: a double in gi_op */
+    GI_PARAM_INT,        /* a whole number: an int */
+    GI_PARAM_CHOICE,     /* one of `choices`, stored as its index: an enum */
+    GI_PARAM_FLAG,       /* on when given: an int, 0 or 1 */
+    GI_PARAM_BORDER,     /* a gi_border: --border and --border-value */
+    GI_PARAM_MASK        /* convolve's mask: width, height and the values */
+} gi_param_type;
+
+typedef enum gi_param_form {
+    GI_PARAM_OPTION = 0, /* --name VALUE (or -s VALUE) */
+    GI_PARAM_POSITIONAL, /* a word before the files: crop's X Y W H */
+    GI_PARAM_OWN         /* the command parses it its own way (the mask, border) */
+} gi_param_form;
+
+typedef struct gi_op_param {
+    gi_op_kind op;
+    const char *name;      /* "sigma": --sigma, and Python's keyword */
+    char short_name;       /* 's' for -s; 0 when none */
+    const char *metavar;   /* "S": what --help shows for the value */
+    gi_param_type type;
+    gi_param_form form;
+    double min, max;       /* DOUBLE and INT: the range, inclusive */
+    int min_exclusive;     /* DOUBLE: min itself is refused (> min) */
+    const char *const *choices; /* CHOICE: the names in enum order, NULL-ended */
+    double default_value;  /* what an unset parameter holds (may be outside the
+                              range: "none given", as radius -1) */
+    const char *default_text; /* the default as the help says it, or NULL */
+    const char *help;
+    size_t offset;         /* of the value in gi_op */
+    size_t given_offset;   /* nonzero: an int in gi_op set to 1 when the
+                              value is given (sobel's use_threshold) */
+} gi_op_param;
+
+/* The parameters of an operation, in the order --help lists them;
+ * *count of them. */
+GI_API const gi_op_param *gi_op_params(gi_op_kind kind, int *count);
+/* The parameter `name` of an operation, or NULL. */
+GI_API const gi_op_param *gi_op_param_find(gi_op_kind kind, const char *name);
+/* Sets a DOUBLE, INT, CHOICE (the index) or FLAG parameter to `value`,
+ * after checking it against the range; `shown` is the value as the user
+ * wrote it, for the message: GI_ERR_INVALID_ARGUMENT with
+ * "sigma '0': must be greater than 0". */
+GI_API gi_status gi_op_param_check(const gi_op_param *p, double value, const char *shown);
+GI_API gi_status gi_op_param_set(const gi_op_param *p, double value, const char *shown, gi_op *op);
+/* Parses `text` (a number, a choice's name; NULL for a flag) as the
+ * parameter and sets it, with gi_op_param_set's checks and messages
+ * ("sigma 'abc': not a number"). */
+GI_API gi_status gi_op_param_parse(const gi_op_param *p, const char *text, gi_op *op);
+/* The value a DOUBLE, INT, CHOICE or FLAG parameter holds in op. */
+GI_API double gi_op_param_get(const gi_op_param *p, const gi_op *op);
+/* An operation with every parameter at its default. */
+GI_API void gi_op_default(gi_op_kind kind, gi_op *op);
+
 /* The size of the chain's result; fails for n outside 1..GI_MAX_STEPS or
  * hist before the last step. */
 GI_API gi_status gi_apply_size(const gi_image *src, const gi_op *steps, int n, int *width, int *height,

@@ -24,6 +24,7 @@ expect box "$gpuimg" blur --kernel ""
 expect --filter "$gpuimg" resize --
 expect lanczos3 "$gpuimg" resize --filter ""
 expect cover "$gpuimg" resize --fit ""
+expect gaussian "$gpuimg" blur -k ""
 expect centre "$gpuimg" crop --gravity ""
 expect centre "$gpuimg" thumbnail --crop ""
 [ "$failed" -eq 0 ] && echo "bash completion: ok"

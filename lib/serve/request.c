@@ -15,48 +15,34 @@ static void put_border(gi__put *w, gi_border b)
     gi__put_u8(w, b.value);
 }
 
+/* A step is its kind, then each parameter of the table of operation
+ * parameters (gpuimg.h, parameters) in the table's order. */
+static void put_param(gi__put *w, const gi_op_param *p, const gi_op *op)
+{
+    const char *at = (const char *)op + p->offset;
+    if (p->given_offset) gi__put_i32(w, *(const int *)((const char *)op + p->given_offset));
+    switch (p->type) {
+    case GI_PARAM_DOUBLE: gi__put_f64(w, *(const double *)at); break;
+    case GI_PARAM_INT:
+    case GI_PARAM_FLAG: gi__put_i32(w, *(const int *)at); break;
+    case GI_PARAM_CHOICE: gi__put_u32(w, (uint32_t)*(const int *)at); break;
+    case GI_PARAM_BORDER: put_border(w, *(const gi_border *)at); break;
+    case GI_PARAM_MASK: {
+        const gi_convolve_params *c = (const gi_convolve_params *)at;
+        gi__put_i32(w, c->width);
+        gi__put_i32(w, c->height);
+        for (int i = 0; i < c->width * c->height; i++) gi__put_f64(w, c->mask[i]);
+        break;
+    }
+    }
+}
+
 static void put_step(gi__put *w, const gi_op *op)
 {
     gi__put_u32(w, (uint32_t)op->kind);
-    switch (op->kind) {
-    case GI_OP_BLUR:
-        gi__put_u32(w, (uint32_t)op->blur.kernel);
-        gi__put_f64(w, op->blur.sigma);
-        gi__put_i32(w, op->blur.radius);
-        put_border(w, op->blur.border);
-        break;
-    case GI_OP_SOBEL:
-        gi__put_f64(w, op->sobel.scale);
-        gi__put_i32(w, op->sobel.use_threshold);
-        gi__put_f64(w, op->sobel.threshold);
-        gi__put_i32(w, op->sobel.gray);
-        put_border(w, op->sobel.border);
-        break;
-    case GI_OP_TRANSFORM: gi__put_u32(w, (uint32_t)op->transform); break;
-    case GI_OP_HIST: gi__put_i32(w, op->bins); break;
-    case GI_OP_CONVOLVE:
-        gi__put_i32(w, op->convolve.width);
-        gi__put_i32(w, op->convolve.height);
-        for (int i = 0; i < op->convolve.width * op->convolve.height; i++)
-            gi__put_f64(w, op->convolve.mask[i]);
-        gi__put_i32(w, op->convolve.normalize);
-        put_border(w, op->convolve.border);
-        break;
-    case GI_OP_RESIZE:
-        gi__put_i32(w, op->resize.width);
-        gi__put_i32(w, op->resize.height);
-        gi__put_f64(w, op->resize.scale);
-        gi__put_u32(w, (uint32_t)op->resize.fit);
-        gi__put_u32(w, (uint32_t)op->resize.filter);
-        break;
-    case GI_OP_CROP:
-        gi__put_i32(w, op->crop.x);
-        gi__put_i32(w, op->crop.y);
-        gi__put_i32(w, op->crop.width);
-        gi__put_i32(w, op->crop.height);
-        gi__put_i32(w, op->crop.centre);
-        break;
-    }
+    int n;
+    const gi_op_param *p = gi_op_params(op->kind, &n);
+    for (int i = 0; i < n; i++) put_param(w, &p[i], op);
 }
 
 int gi__serve_job_encode(const char *command, const char *build, const gi_batch_options *o,
@@ -140,62 +126,61 @@ static gi_border get_border(reader *rd)
 
 /* Masks are counted against the payload as they are read: a mask cannot
  * ask for more doubles than the bytes left could hold. */
+static void get_mask(reader *rd, gi_convolve_params *c, double **masks, size_t *used)
+{
+    int w = get_int_in(rd, 1, GI_CONVOLVE_MAX_SIZE, "mask width");
+    int h = get_int_in(rd, 1, GI_CONVOLVE_MAX_SIZE, "mask height");
+    size_t n = (size_t)w * (size_t)h;
+    check(rd, rd->r.left / 8 >= n, "mask longer than the request");
+    if (rd->why) return;
+    double *grown = realloc(*masks, (*used + n) * sizeof *grown);
+    check(rd, grown != NULL, "out of memory");
+    if (!grown) return;
+    *masks = grown;
+    for (size_t i = 0; i < n; i++) grown[*used + i] = get_finite(rd, "mask value");
+    c->width = w;
+    c->height = h;
+    c->mask = (const double *)(uintptr_t)*used; /* an offset until the end */
+    *used += n;
+}
+
+/* A value of the table's parameter p: within its rule, or its default
+ * (which may mean "not given", as blur's radius -1). */
+static double get_value(reader *rd, const gi_op_param *p)
+{
+    double v;
+    switch (p->type) {
+    case GI_PARAM_DOUBLE: v = gi__get_f64(&rd->r); break;
+    case GI_PARAM_CHOICE: v = gi__get_u32(&rd->r); break;
+    default: v = gi__get_i32(&rd->r); break;
+    }
+    int ok = v == p->default_value || gi_op_param_check(p, v, "") == GI_OK;
+    check(rd, ok, p->name);
+    return ok ? v : p->default_value;
+}
+
+static void get_param(reader *rd, const gi_op_param *p, gi_op *op, double **masks, size_t *used)
+{
+    char *at = (char *)op + p->offset;
+    if (p->given_offset)
+        *(int *)((char *)op + p->given_offset) = get_int_in(rd, 0, 1, "parameter given flag");
+    switch (p->type) {
+    case GI_PARAM_DOUBLE: *(double *)at = get_value(rd, p); break;
+    case GI_PARAM_INT:
+    case GI_PARAM_FLAG:
+    case GI_PARAM_CHOICE: *(int *)at = (int)get_value(rd, p); break;
+    case GI_PARAM_BORDER: *(gi_border *)at = get_border(rd); break;
+    case GI_PARAM_MASK: get_mask(rd, (gi_convolve_params *)at, masks, used); break;
+    }
+}
+
 static void get_step(reader *rd, gi_op *op, double **masks, size_t *used)
 {
     memset(op, 0, sizeof *op);
     op->kind = (gi_op_kind)get_enum(rd, GI_OP_CROP, "step kind");
-    switch (op->kind) {
-    case GI_OP_BLUR:
-        op->blur.kernel = (gi_blur_kernel)get_enum(rd, GI_BLUR_BOX, "blur kernel");
-        op->blur.sigma = get_finite(rd, "blur sigma");
-        op->blur.radius = get_int_in(rd, -1, GI_BLUR_MAX_RADIUS, "blur radius");
-        op->blur.border = get_border(rd);
-        break;
-    case GI_OP_SOBEL:
-        op->sobel.scale = get_finite(rd, "sobel scale");
-        op->sobel.use_threshold = get_int_in(rd, 0, 1, "sobel threshold flag");
-        op->sobel.threshold = get_finite(rd, "sobel threshold");
-        op->sobel.gray = get_int_in(rd, 0, 1, "sobel gray flag");
-        op->sobel.border = get_border(rd);
-        break;
-    case GI_OP_TRANSFORM:
-        op->transform = (gi_transform)get_enum(rd, GI_FLIP_V, "transform");
-        break;
-    case GI_OP_HIST: op->bins = get_int_in(rd, 1, GI_HIST_MAX_BINS, "histogram bins"); break;
-    case GI_OP_CONVOLVE: {
-        int w = get_int_in(rd, 1, GI_CONVOLVE_MAX_SIZE, "mask width");
-        int h = get_int_in(rd, 1, GI_CONVOLVE_MAX_SIZE, "mask height");
-        size_t n = (size_t)w * (size_t)h;
-        check(rd, rd->r.left / 8 >= n, "mask longer than the request");
-        if (rd->why) return;
-        double *grown = realloc(*masks, (*used + n) * sizeof *grown);
-        check(rd, grown != NULL, "out of memory");
-        if (!grown) return;
-        *masks = grown;
-        for (size_t i = 0; i < n; i++) grown[*used + i] = get_finite(rd, "mask value");
-        op->convolve.width = w;
-        op->convolve.height = h;
-        op->convolve.mask = (const double *)(uintptr_t)*used; /* an offset until the end */
-        *used += n;
-        op->convolve.normalize = get_int_in(rd, 0, 1, "normalize flag");
-        op->convolve.border = get_border(rd);
-        break;
-    }
-    case GI_OP_RESIZE:
-        op->resize.width = get_int_in(rd, 0, GI_RESIZE_MAX_SIDE, "resize width");
-        op->resize.height = get_int_in(rd, 0, GI_RESIZE_MAX_SIDE, "resize height");
-        op->resize.scale = get_finite(rd, "resize scale");
-        op->resize.fit = (gi_resize_fit)get_enum(rd, GI_FIT_COVER, "resize fit");
-        op->resize.filter = (gi_resize_filter)get_enum(rd, GI_RESIZE_NEAREST, "resize filter");
-        break;
-    case GI_OP_CROP:
-        op->crop.x = get_int_in(rd, 0, INT32_MAX, "crop x");
-        op->crop.y = get_int_in(rd, 0, INT32_MAX, "crop y");
-        op->crop.width = get_int_in(rd, 0, INT32_MAX, "crop width");
-        op->crop.height = get_int_in(rd, 0, INT32_MAX, "crop height");
-        op->crop.centre = get_int_in(rd, 0, 1, "crop centre flag");
-        break;
-    }
+    int n;
+    const gi_op_param *p = gi_op_params(op->kind, &n);
+    for (int i = 0; i < n && !rd->why; i++) get_param(rd, &p[i], op, masks, used);
 }
 
 static int one_component(const char *name)

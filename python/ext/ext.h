@@ -58,5 +58,7 @@ const gi_metadata *gpx_metadata_of(PyObject *obj);
 PyObject *gpx_pixels_new(gi_image *img); /* takes ownership of img's pixels */
 PyObject *gpx_dlpack_open(PyObject *self, PyObject *capsule);
 PyObject *gpx_batch(PyObject *self, PyObject *args, PyObject *kwargs); /* batch.c */
+PyObject *gpx_op_params(PyObject *self, PyObject *arg);  /* params.c */
+PyObject *gpx_op_param(PyObject *self, PyObject *args);
 
 #endif

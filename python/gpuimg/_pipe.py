@@ -9,28 +9,39 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
 
+from . import _gpuimg as _c
 from . import _steps
 
 # Each command's options: long name -> (short name, Python argument, value
-# parser or None for a flag).
+# parser or None for a flag). An operation's own are its parameters in the
+# library's table (as the command line's are); the rest are parsed by the
+# command in its own way.
 _Option = Tuple[str, str, Any]
+_KINDS = {"float": "float", "int": "int", "choice": str, "flag": None}
+
+
+def _table(kind: int, **own: _Option) -> Dict[str, _Option]:
+    """The operation's options; a number's parser is (kind, its parser), so
+    that the table parses and checks the text, as on the command line."""
+    options = {p["name"]: (p["short"], p["name"],
+                           (kind, _KINDS[p["type"]]) if p["type"] in ("int", "float")
+                           else _KINDS[p["type"]])
+               for p in _steps.options(kind)}
+    return {**options, **own}
+
+
 _IMAGE = {"border": ("", "border_", str), "border-value": ("", "border_value", "int")}
 _COMMANDS: Dict[str, Tuple[Callable, Dict[str, _Option], str]] = {
-    "blur": (_steps.blur, {"sigma": ("s", "sigma", "float"), "radius": ("", "radius", "int"),
-                           "kernel": ("k", "kernel", str), **_IMAGE}, ""),
-    "sobel": (_steps.sobel, {"scale": ("", "scale", "float"),
-                             "threshold": ("t", "threshold", "float"),
-                             "gray": ("g", "gray", None), **_IMAGE}, ""),
+    "blur": (_steps.blur, _table(_c.OP_BLUR, **_IMAGE), ""),
+    "sobel": (_steps.sobel, _table(_c.OP_SOBEL, **_IMAGE), ""),
     "convolve": (_steps.convolve, {"kernel": ("k", "mask", str),
-                                   "normalize": ("n", "normalize", None), **_IMAGE}, ""),
+                                   **_table(_c.OP_CONVOLVE, **_IMAGE)}, ""),
     "transpose": (_steps.transpose, dict(_IMAGE), ""),
     "rotate": (_steps.rotate, dict(_IMAGE), "angle (90, 180 or 270)"),
     "flip": (_steps.flip, dict(_IMAGE), "axis (h or v)"),
-    "resize": (_steps.resize, {"width": ("W", "width", "int"), "height": ("H", "height", "int"),
-                               "size": ("", "size", str), "scale": ("", "scale", "float"),
-                               "fit": ("", "fit", str), "filter": ("", "filter", str)}, ""),
+    "resize": (_steps.resize, _table(_c.OP_RESIZE, size=("", "size", str)), ""),
     "crop": (_steps.crop, {"gravity": ("", "gravity", str)}, "X Y W H (or W H with --gravity)"),
-    "hist": (_steps.hist, {"bins": ("b", "bins", "int")}, ""),
+    "hist": (_steps.hist, _table(_c.OP_HIST), ""),
 }
 _IGNORED = {"border_", "border_value"}  # taken, as alone, by commands that do not filter
 
@@ -89,6 +100,12 @@ class _Int(int):
 
 
 def _value(cli_name: str, kind: Any, text: str) -> Any:
+    if isinstance(kind, tuple):  # a number of the table: its parse, its check
+        try:
+            _c.op_param(kind[0], cli_name, text, "")
+        except ValueError as e:
+            raise ValueError(f"--{e}") from None
+        kind = kind[1]
     if kind == "float":
         try:
             return _Float(text)

@@ -1,6 +1,10 @@
 """Steps: each operation's arguments checked and turned into the tuple the
 extension takes (see ../ext/steps.c), with the CLI's names, defaults and
-messages. Shared by the functions, Context's methods, pipe() and batch()."""
+messages. Shared by the functions, Context's methods, pipe() and batch().
+The operations' ranges and choices are the library's table of parameters
+(gpuimg.h, parameters): param() checks a value with it, so that Python and
+the command line apply the same rule with the same message; Python adds only
+the type checks (TypeError)."""
 
 from __future__ import annotations
 
@@ -35,24 +39,41 @@ def _integer(name: str, value: Any, low: int, high: int) -> int:
     return v
 
 
+def param(kind: int, name: str, value: Any) -> Any:
+    """value, of a number or choice parameter of an operation, checked by
+    the library's table: a float, an int, or a choice's index."""
+    info = _params(kind)[name]
+    if info["type"] == "choice":
+        return _c.op_param(kind, name, value if isinstance(value, str) else str(value), "")
+    if info["type"] == "int":
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+        v = max(min(int(value), 1 << 53), -(1 << 53))  # still out of range, as a double
+        return _c.op_param(kind, name, v, str(value))
+    v = _number(name, value)
+    return _c.op_param(kind, name, v, str(value))
+
+
+_tables: dict = {}
+
+
+def _params(kind: int) -> dict:
+    """The table's parameters of an operation, by name."""
+    t = _tables.get(kind)
+    if t is None:
+        t = _tables[kind] = {p["name"]: p for p in _c.op_params(kind)}
+    return t
+
+
+def options(kind: int) -> list:
+    """The operation's parameters that the command line takes as options."""
+    return [p for p in _params(kind).values() if p["form"] == "option"]
+
+
 def flag(name: str, value: Any) -> bool:
     if isinstance(value, numbers.Integral) or type(value).__name__ == "bool_":
         return bool(value)
     raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
-
-
-def positive(name: str, value: Any) -> float:
-    v = _number(name, value)
-    if not v > 0:
-        raise ValueError(f"{name} '{value}': must be greater than 0")
-    return v
-
-
-def nonnegative(name: str, value: Any) -> float:
-    v = _number(name, value)
-    if v < 0:
-        raise ValueError(f"{name} '{value}': must not be negative")
-    return v
 
 
 def border(mode: Any, value: Any) -> Tuple[int, int]:
@@ -67,14 +88,9 @@ def border(mode: Any, value: Any) -> Tuple[int, int]:
 
 def blur(sigma: float = 1.0, radius: Optional[int] = None, kernel: str = "gaussian",
          border_: str = "mirror", border_value: int = 0) -> Step:
-    s = positive("sigma", sigma)
-    r = -1 if radius is None else _integer("radius", radius, 0, _c.BLUR_MAX_RADIUS)
-    if isinstance(kernel, str) and kernel == "gaussian":
-        k = _c.BLUR_GAUSSIAN
-    elif isinstance(kernel, str) and kernel == "box":
-        k = _c.BLUR_BOX
-    else:
-        raise ValueError(f"kernel '{kernel}': expected gaussian or box")
+    s = param(_c.OP_BLUR, "sigma", sigma)
+    r = -1 if radius is None else param(_c.OP_BLUR, "radius", radius)
+    k = param(_c.OP_BLUR, "kernel", kernel)
     if k == _c.BLUR_GAUSSIAN and _c.blur_radius(k, s, r) < 0:
         raise ValueError(f"sigma {s:g} needs a radius over {_c.BLUR_MAX_RADIUS}; give radius")
     if k == _c.BLUR_BOX and r < 0:
@@ -84,8 +100,8 @@ def blur(sigma: float = 1.0, radius: Optional[int] = None, kernel: str = "gaussi
 
 def sobel(scale: float = 1.0, threshold: Optional[float] = None, gray: bool = False,
           border_: str = "mirror", border_value: int = 0) -> Step:
-    sc = nonnegative("scale", scale)
-    t = 0.0 if threshold is None else _number("threshold", threshold)
+    sc = param(_c.OP_SOBEL, "scale", scale)
+    t = 0.0 if threshold is None else param(_c.OP_SOBEL, "threshold", threshold)
     return (_c.OP_SOBEL, sc, threshold is not None, t, flag("gray", gray)) + border(border_, border_value)
 
 
@@ -112,12 +128,6 @@ def flip(axis: str) -> Step:
     return (_c.OP_TRANSFORM, _AXES[axis])
 
 
-_FILTERS = {"lanczos3": _c.RESIZE_LANCZOS3, "lanczos2": _c.RESIZE_LANCZOS2,
-            "cubic": _c.RESIZE_CUBIC, "linear": _c.RESIZE_LINEAR, "area": _c.RESIZE_AREA,
-            "nearest": _c.RESIZE_NEAREST}
-_FITS = {"inside": _c.FIT_INSIDE, "fill": _c.FIT_FILL, "cover": _c.FIT_COVER}
-
-
 def _box(size: Any) -> Tuple[int, int]:
     """The CLI's --size: "WxH", "N", an integer N or a pair (W, H)."""
     if isinstance(size, str):
@@ -136,21 +146,17 @@ def _box(size: Any) -> Tuple[int, int]:
 
 def resize(width: Optional[int] = None, height: Optional[int] = None, size: Any = None,
            scale: Optional[float] = None, fit: str = "inside", filter: str = "lanczos3") -> Step:
-    w = 0 if width is None else _integer("width", width, 1, _c.RESIZE_MAX_SIDE)
-    h = 0 if height is None else _integer("height", height, 1, _c.RESIZE_MAX_SIDE)
+    w = 0 if width is None else param(_c.OP_RESIZE, "width", width)
+    h = 0 if height is None else param(_c.OP_RESIZE, "height", height)
     if size is not None:
         w, h = _box(size)
-    s = 0.0 if scale is None else positive("scale", scale)
+    s = 0.0 if scale is None else param(_c.OP_RESIZE, "scale", scale)
     if s and (w or h):
         raise ValueError("give scale or a size (width, height, size), not both")
     if not s and not w and not h:
         raise ValueError("give width, height, size or scale")
-    if not isinstance(fit, str) or fit not in _FITS:
-        raise ValueError(f"fit '{fit}': expected inside, fill or cover")
-    if not isinstance(filter, str) or filter not in _FILTERS:
-        raise ValueError(f"filter '{filter}': expected lanczos3, lanczos2, cubic, linear, area "
-                         f"or nearest")
-    return (_c.OP_RESIZE, w, h, s, _FITS[fit], _FILTERS[filter])
+    return (_c.OP_RESIZE, w, h, s, param(_c.OP_RESIZE, "fit", fit),
+            param(_c.OP_RESIZE, "filter", filter))
 
 
 def crop(*box: Any, gravity: Optional[str] = None) -> Step:
@@ -162,13 +168,13 @@ def crop(*box: Any, gravity: Optional[str] = None) -> Step:
         raise ValueError("expected width, height with gravity" if gravity
                          else "expected x, y, width, height")
     names = ("width", "height") if gravity else ("x", "y", "width", "height")
-    v = [_integer(n, b, 0, 2**31 - 1) for n, b in zip(names, box)]
+    v = [param(_c.OP_CROP, n, b) for n, b in zip(names, box)]
     x, y, w, h = ([0, 0] + v) if gravity else v
     return (_c.OP_CROP, x, y, w, h, gravity is not None)
 
 
 def hist(bins: int = 256) -> Step:
-    return (_c.OP_HIST, _integer("bins", bins, 1, _c.HIST_MAX_BINS))
+    return (_c.OP_HIST, param(_c.OP_HIST, "bins", bins))
 
 
 def parse_mask(spec: str) -> list:

@@ -41,6 +41,8 @@ IMG = np.zeros((6, 5, 3), np.uint8)
     (lambda: gpuimg.pipe(IMG, "blur | median"), ValueError, "no image command 'median'"),
     (lambda: gpuimg.pipe(IMG, "hist | blur"), ValueError, "hist can only be the last step"),
     (lambda: gpuimg.pipe(IMG, "blur --radius"), ValueError, "option '--radius' needs a value"),
+    (lambda: gpuimg.pipe(IMG, "blur --radius x"), ValueError,
+     "pipe: step 1 (blur): --radius 'x': must be an integer from 0 to 1024"),
     (lambda: gpuimg.pipe(IMG, "blur --bogus 1"), ValueError, "unknown option '--bogus'"),
     (lambda: gpuimg.pipe(IMG, "rotate"), ValueError, "missing angle"),
     (lambda: gpuimg.pipe(IMG, "blur 'x"), ValueError, "an unclosed quote"),
@@ -140,3 +142,49 @@ def test_closed_context():
 
 def test_sample_loads_after_errors():
     assert gpuimg.load(SAMPLES / "scene.png").shape == (48, 64, 3)
+
+
+
+_COMMAND = {"blur": gpuimg._c.OP_BLUR, "sobel": gpuimg._c.OP_SOBEL,
+            "resize": gpuimg._c.OP_RESIZE, "hist": gpuimg._c.OP_HIST}
+
+
+def _bad_value(p):
+    """A value the table refuses for parameter p, as typed and for Python."""
+    if p["type"] == "choice":
+        return "bogus", "bogus"
+    if p["type"] == "int":
+        return str(int(p["max"]) + 1), int(p["max"]) + 1
+    if p["min"] >= 0:
+        return "-1", -1.0
+    return "abc", None  # any number goes: only words are refused
+
+
+@pytest.mark.parametrize("command", sorted(_COMMAND))
+def test_option_messages_are_the_tables(command, cli):
+    """The library's table of parameters decides a bad value's message, and
+    the CLI, pipe() and the keyword arguments all say it."""
+    kind = _COMMAND[command]
+    options = [p for p in gpuimg._c.op_params(kind) if p["form"] == "option"]
+    assert options, command
+    for p in options:
+        if p["type"] == "flag":
+            continue
+        typed, value = _bad_value(p)
+        # resize's fit and filter are read with a size only
+        extra = ["--scale", "2"] if p["name"] in ("fit", "filter") else []
+        r = cli(command, *extra, f"--{p['name']}", typed, "in.png", "out.png", check=False)
+        assert r.returncode == 2, (command, p["name"], r.stderr)
+        first = r.stderr.splitlines()[0]
+        prefix = f"gpuimg {command}: --"
+        assert first.startswith(prefix), first
+        message = first[len(prefix):]
+        assert message.startswith(f"{p['name']} '{typed}': "), message
+        with pytest.raises(ValueError) as e:
+            gpuimg.pipe(IMG, " ".join([command, *extra, f"--{p['name']}", typed]))
+        assert str(e.value).endswith(f"--{message}"), (str(e.value), message)
+        if value is not None:
+            kwargs = {"scale": 2} if extra else {}
+            with pytest.raises(ValueError) as e:
+                getattr(gpuimg, command)(IMG, **kwargs, **{p["name"]: value})
+            assert str(e.value) == message.replace(f"'{typed}'", f"'{value}'"), str(e.value)
