@@ -1,10 +1,11 @@
 /* test_jpeg_scans_parallel DIR: a progressive file's scans decoded on
  * threads (jpeg_scans_parallel.h). First which scans wait for which, on
  * jpegtran's script and on the reach of an AC first scan past its band;
- * then over every .jpg in DIR (the kinds of tests/gpu/jpegs-exact), whole
- * and cut short in its last scan: read on 1 and on 3 threads, the same
- * verdict and the same coefficients. */
+ * then over every .jpg in DIR (the kinds of tests/gpu/jpegs-exact), whole,
+ * cut short in its last scan and with bytes of its data changed: read on
+ * 1 and on 3 threads, the same verdict and the same coefficients. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/pixel_alloc.h"
@@ -85,6 +86,21 @@ static void check_path(const char *path, void *unused)
     for (size_t cut = size > 64 ? size - 64 : 0; cut < size; cut += 16) {
         snprintf(what, sizeof what, "%s cut at %zu", path, cut);
         check_bytes(what, bytes, cut);
+    }
+    /* bytes changed in the data (markers kept): scans that fail, or
+     * decode to other values, after the markers were read */
+    unsigned seed = (unsigned)size;
+    for (int i = 0; i < 8 && size > 1024; i++) {
+        uint8_t *copy = malloc(size);
+        if (!th_check(copy != NULL, "out of memory")) break;
+        memcpy(copy, bytes, size);
+        seed = seed * 1103515245u + 12345u;
+        size_t p = size / 4 + (seed >> 8) % (size / 2);
+        if (copy[p] != 0xFF && copy[p + 1] != 0x00 && copy[p - 1] != 0xFF)
+            copy[p] = (uint8_t)((seed >> 20) & 0xFE);
+        snprintf(what, sizeof what, "%s with byte %zu changed", path, p);
+        check_bytes(what, copy, size);
+        free(copy);
     }
     gi__pixels_free(bytes);
 }

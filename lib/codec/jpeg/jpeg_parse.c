@@ -297,7 +297,9 @@ static int read_file(parser *ps, uint64_t max_pixels)
         if (!ps->frame && (m == 0xC0 || m == 0xC1 || m == 0xC2)) {
             int r = read_frame(ps, m, max_pixels);
             if (r != GI_JPEG_OK) return r;
-            if (ps->parallel && c->progressive) ps->scans = gi__jpeg_scan_list_new();
+            if (ps->parallel && c->progressive &&
+                c->storage_bytes >= GI_JPEG_SCANS_PARALLEL_MIN_BYTES)
+                ps->scans = gi__jpeg_scan_list_new();
         } else if (ps->frame && m == 0xDA) {
             gi_jpeg_scan sc;
             size_t end;
