@@ -320,7 +320,10 @@ static int read_file(parser *ps, uint64_t max_pixels)
             int r = allocate_storage(c);
             if (r != GI_JPEG_OK) return r;
             if (ps->scans) { /* decoded once the file is read */
-                if (gi__jpeg_scan_list_add(ps->scans, &sc, ps->b, ps->size, ps->at, &end) < 0)
+                /* restart intervals already split each scan over the
+                 * threads, into more parts than scans side by side give */
+                if (sc.restart_interval ||
+                    gi__jpeg_scan_list_add(ps->scans, &sc, ps->b, ps->size, ps->at, &end) < 0)
                     return READ_AGAIN;
                 ps->at = end;
                 continue;

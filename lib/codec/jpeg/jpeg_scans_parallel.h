@@ -10,6 +10,8 @@
  * The parser records the scans as it reads the markers, each with copies
  * of the tables it reads (a later DHT may redefine them), and the scans
  * then run on threads, each as soon as the scans it depends on are done.
+ * (A file with restart intervals splits each scan over the threads
+ * instead: jpeg_entropy.h.)
  *
  * The values are the serial decoder's, since each coefficient sees the
  * same scans in the same order. Where a scan does not decode, or its data
