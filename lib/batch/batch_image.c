@@ -44,6 +44,13 @@ void gi__batch_fail(gi__batch_image *job, const char *fmt, ...)
     gi__batch_release(job);
 }
 
+/* The input's name as the decode's messages give it. */
+static const char *input_name(const gi__batch_image *job)
+{
+    const char *in = job->item->in;
+    return strcmp(in, "-") ? gi_quote_name(in) : "standard input";
+}
+
 /* Adds a stage's time to the item's record. */
 static void add_stage(gi__batch_image *job, gi_stage stage, double ms)
 {
@@ -78,7 +85,6 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
         item_route.encodes_jpeg = exact_jpeg_output(o, job, &unused);
         route = &item_route;
     }
-    const char *in = job->item->in;
     uint8_t *bytes;
     size_t size;
     double start = gi__now_ms();
@@ -88,8 +94,7 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
     add_stage(job, GI_STAGE_READ, read - start);
     char short_note[160] = "";
     if (st == GI_OK) {
-        st = gi__job_decode_routed(&o->job, bytes, size, strcmp(in, "-") ? gi_quote_name(in) : "standard input",
-                                   route, &job->src, &job->coeffs, &job->meta, route_why,
+        st = gi__job_decode_routed(&o->job, bytes, size, input_name(job), route, &job->src, &job->coeffs, &job->meta, route_why,
                                    sizeof route_why);
         if (st == GI_OK && gi__sniff_format(bytes, size) == GI_FORMAT_JPEG)
             gi__jpeg_data_short(bytes, size, short_note, sizeof short_note);
@@ -137,30 +142,32 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
 {
     const int from_jpeg = gi__jpeg_coeffs_present(&job->coeffs);
     const int deferred = job->coeffs.deferred != NULL;
-    int fell_back = 0;
+    int fell_back = GI__DECODED_BY_BACKEND;
     /* An exact JPEG output is encoded where the steps ran if the backend
      * can (on CUDA: only the file's bytes come back; on the CPU, a blur
      * coded as its rows come); the encode stage then writes it. */
     gi__chain_jpeg_out *jpeg_out = exact_jpeg_output(o, job, &job->jpeg_out) ? &job->jpeg_out : NULL;
     gi_status st = from_jpeg
-                       ? gi__job_apply_jpeg(ctx, &o->job, &job->coeffs, &job->meta, &job->dst, NULL,
-                                            jpeg_out, &fell_back)
+                       ? gi__job_apply_jpeg(ctx, &o->job, &job->coeffs, input_name(job), &job->meta,
+                                            &job->dst, NULL, jpeg_out, &fell_back)
                        : gi__job_apply_to_jpeg(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL,
                                                jpeg_out);
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
     gi__jpeg_coeffs_free(&job->coeffs);
     gi__pixels_free(job->in_bytes);
     job->in_bytes = NULL;
+    if (fell_back != GI__DECODED_BY_BACKEND) job->item->decoded_by = gi_last_codec();
     if (st != GI_OK) {
-        gi__batch_fail(job, "%s: %s", gi_quote_name(job->item->in), gi_last_error());
+        /* a refused decode's message names the input, as at the decode */
+        if (fell_back == GI__DECODE_REFUSED) gi__batch_fail(job, "%s", gi_last_error());
+        else gi__batch_fail(job, "%s: %s", gi_quote_name(job->item->in), gi_last_error());
         return -1;
     }
     record_compute(ctx, job, jpeg_out);
     /* The decode's arithmetic half ran where the steps did; its Huffman
      * decoding too where the scans were deferred, unless the device left
      * the file to the CPU's decoder, which then decoded it whole. */
-    if (fell_back) job->item->decoded_by = gi_last_codec();
-    else if (from_jpeg && strcmp(job->item->backend, "cuda") == 0)
+    if (fell_back == GI__DECODED_BY_BACKEND && from_jpeg && strcmp(job->item->backend, "cuda") == 0)
         job->item->decoded_by = deferred ? "gpuimg-jpeg-cuda-huffman" : "gpuimg-jpeg-cuda";
     return 0;
 }

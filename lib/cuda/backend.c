@@ -686,10 +686,12 @@ static gi_status decode_deferred(cuda_state *s, const gi_jpeg_coeffs *c)
     gi_status st = mark(s, MARK_UPLOAD);
     if (st == GI_OK) st = gi__cuda_jpeg_entropy_upload(&s->entropy, c, s->stream);
     if (st == GI_OK) st = mark(s, MARK_KERNEL);
-    int decoded = 0;
-    if (st == GI_OK) st = gi__cuda_jpeg_entropy_decode(&s->entropy, c, s->coeffs.ptr, s->stream, &decoded);
-    if (st == GI_OK && !decoded)
-        st = gi__fail(GI_ERR_DECODE, "the JPEG's scan is left to the CPU's decoder");
+    int outcome = GI_CUDA_JPEG_DAMAGED;
+    if (st == GI_OK) st = gi__cuda_jpeg_entropy_decode(&s->entropy, c, s->coeffs.ptr, s->stream, &outcome);
+    if (st == GI_OK && outcome != GI_CUDA_JPEG_DECODED)
+        st = gi__fail(GI_ERR_DECODE, outcome == GI_CUDA_JPEG_UNSETTLED
+                                         ? "the JPEG's scan did not settle on the device: left to the CPU's decoder"
+                                         : "the JPEG's scan is left to the CPU's decoder");
     return st;
 }
 

@@ -104,10 +104,34 @@ static cudaError_t read_flag(gi__cuda_jpeg_entropy *e, int which, cudaStream_t s
     return err;
 }
 
+/* The rounds a scan may take before it counts as unsettled and the file
+ * goes to the CPU's decoder whole (so the pixels never depend on the
+ * decoder), so that damaged or hostile data cannot hold the device: each
+ * round is a launch over every subsequence and a wait for its flag.
+ *
+ * Chaining alone settles a segment: round r makes its first r + 1 starts
+ * true, so one of S subsequences is settled once round S moves nothing
+ * (S + 1 rounds; S + 2 where an AC refinement's block counts follow). Self-synchronisation does far better: a thread from a
+ * wrong start falls into step within a few codes, tens of bits of its
+ * 4096, so the well-formed scans measured settle in two rounds (the
+ * guesses, then one that moves nothing); each round more stands for a
+ * subsequence that went by without falling into step, which damaged data
+ * may do at every subsequence. An AC refinement falls into step by
+ * chaining alone (its steps depend on the block: jpeg_deferred.h), and is
+ * deferred only with segments of at most GI_JPEG_REFINE_MAX_SUBSEQS
+ * subsequences: up to 10 rounds. So at most 16 rounds a scan: eight times
+ * what well-formed scans need, above what a deferred AC refinement may
+ * need, and the bound baseline scans were measured under. */
+#define MAX_ROUNDS 16
+_Static_assert(GI_JPEG_REFINE_MAX_SUBSEQS + 2 <= MAX_ROUNDS,
+               "a deferred AC refinement settles within the rounds");
+
 /* One scan's rounds and write (see gi_kernels.h) into d_coeffs, the
- * checks' verdict left in the device's bad flag. */
+ * checks' verdict left in the device's bad flag; *unsettled where the
+ * rounds did not settle within MAX_ROUNDS (nothing is written then). */
 static gi_status decode_scan(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
-                             const gi_jpeg_deferred_scan *sc, int16_t *d_coeffs, cudaStream_t cs)
+                             const gi_jpeg_deferred_scan *sc, int16_t *d_coeffs, cudaStream_t cs,
+                             int *unsettled)
 {
     gi_cuda_jpeg_scan s;
     describe(c, sc, e->upload.ptr, &s);
@@ -123,12 +147,10 @@ static gi_status decode_scan(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
         if (err == cudaSuccess) err = cudaMemsetAsync(e->dc_diff.ptr, 0, 4 * (size_t)s.dc_first[4], cs);
     }
     /* Round 0 always moves starts (from guesses) where a segment has more
-     * than one subsequence: the first check is after round 1. Round r
-     * settles at least the first r + 1 starts of each segment, so the
-     * rounds end within one more than a segment's subsequences. */
+     * than one subsequence: the first check is after round 1. */
     int round = 0, settled = 0;
     uint32_t moved = 0;
-    while (err == cudaSuccess && round <= (int)sc->segment_subseqs + 1 && !settled) {
+    while (err == cudaSuccess && round < MAX_ROUNDS && !settled) {
         if (round > 0) err = cudaMemsetAsync(changed, 0, sizeof *changed, cs);
         if (err == cudaSuccess)
             err = gi_cuda_jpeg_entropy_sync(&s, round, states[round & 1], states[(round + 1) & 1],
@@ -141,9 +163,9 @@ static gi_status decode_scan(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
         round++;
     }
     if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG Huffman decode");
-    if (!settled) { /* cannot happen (above); the CPU decodes the file */
-        err = cudaMemsetAsync(bad, 0xff, sizeof *bad, cs);
-        return err == cudaSuccess ? GI_OK : gi__cuda_fail(err, "JPEG Huffman decode");
+    if (!settled) {
+        *unsettled = 1;
+        return GI_OK;
     }
     const unsigned long long *starts = states[round & 1]; /* the last round's `to` */
     err = gi_cuda_jpeg_entropy_write(&s, starts, e->counts.ptr, e->base.ptr, d_coeffs,
@@ -153,10 +175,10 @@ static gi_status decode_scan(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
 }
 
 gi_status gi__cuda_jpeg_entropy_decode(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
-                                       int16_t *d_coeffs, void *stream, int *decoded)
+                                       int16_t *d_coeffs, void *stream, int *outcome)
 {
     cudaStream_t cs = (cudaStream_t)stream;
-    *decoded = 0;
+    *outcome = GI_CUDA_JPEG_DAMAGED;
     gi_status st = gi__cuda_reserve_device(&e->flags, 2 * sizeof(uint32_t), "JPEG Huffman decode");
     if (st == GI_OK) st = gi__cuda_reserve_pinned(&e->host_flags, 2 * sizeof(uint32_t));
     if (st != GI_OK) return st;
@@ -165,13 +187,18 @@ gi_status gi__cuda_jpeg_entropy_decode(gi__cuda_jpeg_entropy *e, const gi_jpeg_c
     if (err == cudaSuccess) err = cudaMemsetAsync(d_coeffs, 0, c->storage_bytes, cs);
     if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG Huffman decode");
     const gi_jpeg_deferred *d = c->deferred;
-    for (int i = 0; i < d->nscans && st == GI_OK; i++)
-        st = decode_scan(e, c, &d->scan[i], d_coeffs, cs);
+    int unsettled = 0;
+    for (int i = 0; i < d->nscans && st == GI_OK && !unsettled; i++)
+        st = decode_scan(e, c, &d->scan[i], d_coeffs, cs, &unsettled);
     if (st != GI_OK) return st;
+    if (unsettled) { /* the scans after it are left undecoded: the CPU decodes them all */
+        *outcome = GI_CUDA_JPEG_UNSETTLED;
+        return GI_OK;
+    }
     uint32_t failed = 1;
     err = read_flag(e, 1, cs, &failed);
     if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG Huffman decode");
-    *decoded = !failed;
+    *outcome = failed ? GI_CUDA_JPEG_DAMAGED : GI_CUDA_JPEG_DECODED;
     return GI_OK;
 }
 

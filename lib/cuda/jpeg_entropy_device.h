@@ -19,13 +19,19 @@ typedef struct gi__cuda_jpeg_entropy {
 gi_status gi__cuda_jpeg_entropy_upload(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
                                        void *stream);
 
+/* What the device made of a file's scans: decoded; or declined, where
+ * the checks found data the CPU's decoder gives up (damaged), or where a
+ * scan's sync rounds did not settle within their bound (jpeg_entropy_device.c:
+ * data that never falls into step, which damaged data may do even where
+ * the CPU's decoder takes it). A declined file is decoded on the CPU. */
+enum { GI_CUDA_JPEG_DECODED, GI_CUDA_JPEG_DAMAGED, GI_CUDA_JPEG_UNSETTLED };
+
 /* Decodes the uploaded scans into d_coeffs (c->storage_bytes of device
- * memory, c's layout), waiting on stream for the rounds and the checks.
- * *decoded: 1, or 0 where the device did not finish it the CPU's way
- * (damaged data): the caller then decodes the file on the CPU. Errors are
- * CUDA's. */
+ * memory, c's layout), waiting on stream for the rounds and the checks,
+ * and says how in *outcome (GI_CUDA_JPEG_*): the caller decodes the file
+ * on the CPU unless GI_CUDA_JPEG_DECODED. Errors are CUDA's. */
 gi_status gi__cuda_jpeg_entropy_decode(gi__cuda_jpeg_entropy *e, const gi_jpeg_coeffs *c,
-                                       int16_t *d_coeffs, void *stream, int *decoded);
+                                       int16_t *d_coeffs, void *stream, int *outcome);
 
 void gi__cuda_jpeg_entropy_free(gi__cuda_jpeg_entropy *e);
 

@@ -193,20 +193,23 @@ gi_status gi__job_apply_to_jpeg(gi_context *ctx, const gi_job *job, const gi_ima
 }
 
 gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,
-                             gi_metadata *meta, gi_image *dst, gi_histogram *hist,
-                             gi__chain_jpeg_out *jpeg_out, int *fell_back)
+                             const char *name, gi_metadata *meta, gi_image *dst,
+                             gi_histogram *hist, gi__chain_jpeg_out *jpeg_out, int *fell_back)
 {
     const job_source from = {NULL, coeffs, jpeg_out};
     gi_status st = apply_job(ctx, job, &from, meta, dst, hist);
-    if (fell_back) *fell_back = 0;
+    int how = GI__DECODED_BY_BACKEND;
+    if (fell_back) *fell_back = how;
     if (st != GI_ERR_DECODE || !coeffs->deferred) return st;
-    if (fell_back) *fell_back = 1;
     /* The backend did not finish the deferred scan the CPU decoder's way
-     * (damaged data, which that decoder leaves to stb; or no device): the
-     * file decodes here as gi_load_memory decodes any file. */
+     * (damaged data, which that decoder leaves to stb; a scan that did not
+     * settle; or no device): the file decodes here as gi_load_memory
+     * decodes any file, and is refused with its message where it refuses. */
     const gi_jpeg_deferred *d = coeffs->deferred;
     gi_image img;
-    st = gi_load_memory(&img, d->file, d->file_size, "JPEG", &job->limits);
+    st = gi_load_memory(&img, d->file, d->file_size, name, &job->limits);
+    how = st == GI_OK ? GI__DECODED_HERE : GI__DECODE_REFUSED;
+    if (fell_back) *fell_back = how;
     if (st == GI_OK) st = gi__job_apply_to_jpeg(ctx, job, &img, meta, dst, hist, jpeg_out);
     gi_image_free(&img);
     return st;
@@ -308,13 +311,16 @@ static gi_status decode_and_apply(gi_context *ctx, const gi_job *job, const void
     gi_status st = gi__job_decode_routed(job, in, in_size, name, &route, &src, &coeffs, meta,
                                          NULL, 0);
     if (st != GI_OK) return st;
-    st = gi__jpeg_coeffs_present(&coeffs) ? gi__job_apply_jpeg(ctx, job, &coeffs, meta, result, hist, jpeg_out, NULL)
-                        : gi__job_apply_to_jpeg(ctx, job, &src, meta, result, hist, jpeg_out);
+    int how = GI__DECODED_BY_BACKEND;
+    st = gi__jpeg_coeffs_present(&coeffs)
+             ? gi__job_apply_jpeg(ctx, job, &coeffs, name, meta, result, hist, jpeg_out, &how)
+             : gi__job_apply_to_jpeg(ctx, job, &src, meta, result, hist, jpeg_out);
     gi__jpeg_coeffs_free(&coeffs);
     gi_image_free(&src);
     if (st != GI_OK) {
         gi_metadata_free(meta);
-        return gi__fail(st, "%s: %s", name, gi_last_error());
+        /* a refused decode names the input already, as it does above */
+        return how == GI__DECODE_REFUSED ? st : gi__fail(st, "%s: %s", name, gi_last_error());
     }
     return GI_OK;
 }

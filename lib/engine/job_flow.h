@@ -24,16 +24,24 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
                                 const gi__jpeg_route *route, gi_image *img,
                                 gi_jpeg_coeffs *coeffs, gi_metadata *meta, char *why,
                                 size_t why_size);
+/* How gi__job_apply_jpeg's deferred scans were decoded: by the backend;
+ * or on the CPU, from the file, where the backend declined them; or not at
+ * all, the CPU refusing the file too: the status and the message are then
+ * the decode's (gi_load_memory's, naming the input), as a decode on the
+ * CPU from the start gives them. */
+enum { GI__DECODED_BY_BACKEND, GI__DECODED_HERE, GI__DECODE_REFUSED };
+
 /* gi_job_apply from a JPEG's coefficients (what gi__job_decode_routed
  * left in *coeffs): the same result and metadata. jpeg_out: NULL, or a
  * request for the result as an exact JPEG file (gi__apply_jpeg); when its
  * bytes come back, *dst holds no pixels to use. A deferred scan the
  * backend does not finish decodes here from its file, as gi_load_memory
- * decodes it; *fell_back (may be NULL) says so (gi_last_codec names the
- * decoder that took it then). */
+ * decodes it (`name`: the input's, as gi__job_decode_routed had it);
+ * *fell_back (may be NULL) says how (GI__DECODED_*; gi_last_codec names
+ * the decoder that took it then). */
 gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_coeffs *coeffs,
-                             gi_metadata *meta, gi_image *dst, gi_histogram *hist,
-                             gi__chain_jpeg_out *jpeg_out, int *fell_back);
+                             const char *name, gi_metadata *meta, gi_image *dst,
+                             gi_histogram *hist, gi__chain_jpeg_out *jpeg_out, int *fell_back);
 /* gi_job_apply with jpeg_out as gi__job_apply_jpeg takes it. */
 gi_status gi__job_apply_to_jpeg(gi_context *ctx, const gi_job *job, const gi_image *src,
                                 gi_metadata *meta, gi_image *dst, gi_histogram *hist,

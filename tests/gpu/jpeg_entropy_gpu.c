@@ -9,8 +9,11 @@
  * decoded on the CPU, and with its scans deferred (jpeg_deferred.h) and
  * decoded on the device. Where the device decodes it, the CPU must have
  * decoded it too, to the same coefficients (every block the arithmetic
- * half reads); where the device declines, the CPU must have given the file
- * up as well (to stb). For files up to a megapixel, a whole job (blur,
+ * half reads); where the device's checks decline it, the CPU must have
+ * given the file up as well (to stb). A scan whose sync rounds do not
+ * settle within their bound is declined too: never for a whole file, and
+ * for a contrived one whose codes never fall into step (made here), after
+ * 16 rounds rather than the 34 chaining would take. For files up to a megapixel, a whole job (blur,
  * JPEG out) on a CUDA context, which takes the deferred route and falls
  * back to the CPU where the device declines, writes the CPU context's
  * bytes, or fails as it does. The device buffers are reused across files
@@ -31,7 +34,8 @@
 #include "base/pixel_alloc.h"
 #include "testimg.h"
 
-static int small_only, files_decoded, files_declined, jobs_compared, progressive_decoded;
+static int small_only, files_decoded, files_declined, files_unsettled, jobs_compared,
+    progressive_decoded;
 static gi_context *cpu_ctx, *cuda_ctx;
 static gi__cuda_jpeg_entropy decoder;
 static cudaStream_t stream;
@@ -39,7 +43,7 @@ static void *d_coeffs;
 static size_t d_bytes;
 
 /* c's deferred scan decoded on the device into host memory `out`;
- * returns 1 (decoded), 0 (declined) or -1 (a CUDA error). */
+ * returns the outcome (GI_CUDA_JPEG_*) or -1 (a CUDA error). */
 static int device_decode(const gi_jpeg_coeffs *c, int16_t *out)
 {
     if (d_bytes < c->storage_bytes) {
@@ -50,13 +54,14 @@ static int device_decode(const gi_jpeg_coeffs *c, int16_t *out)
     }
     /* poison: gi__cuda_jpeg_entropy_decode must zero what it does not write */
     if (cudaMemsetAsync(d_coeffs, 0xA5, c->storage_bytes, stream) != cudaSuccess) return -1;
-    int decoded = 0;
+    int outcome = GI_CUDA_JPEG_DAMAGED;
     gi_status st = gi__cuda_jpeg_entropy_upload(&decoder, c, stream);
-    if (st == GI_OK) st = gi__cuda_jpeg_entropy_decode(&decoder, c, d_coeffs, stream, &decoded);
+    if (st == GI_OK) st = gi__cuda_jpeg_entropy_decode(&decoder, c, d_coeffs, stream, &outcome);
     if (st != GI_OK) return -1;
-    if (decoded && cudaMemcpy(out, d_coeffs, c->storage_bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+    if (outcome == GI_CUDA_JPEG_DECODED &&
+        cudaMemcpy(out, d_coeffs, c->storage_bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
         return -1;
-    return decoded;
+    return outcome;
 }
 
 /* The blocks the arithmetic half reads: the whole MCU grid where the CPU
@@ -107,10 +112,17 @@ static void check_job(const char *what, const uint8_t *bytes, size_t size)
     gi_free(got);
 }
 
-static void check_bytes(const char *what, const uint8_t *bytes, size_t size)
+/* bytes[0..size) decoded both ways; returns the device's outcome
+ * (GI_CUDA_JPEG_*), or -1 where it did not decode there (nothing
+ * deferred, a CUDA error). Where the device decodes the file the CPU has
+ * decoded it to the same coefficients; where the checks decline it the
+ * CPU has given it up; where a scan does not settle, either may hold, and
+ * the job still writes the CPU's bytes. */
+static int check_bytes(const char *what, const uint8_t *bytes, size_t size)
 {
     uint64_t max_pixels = small_only ? 65536 : 1ull << 32;
     gi_jpeg_coeffs cpu, deferred;
+    int outcome = -1;
     int r_cpu = gi__jpeg_read_coeffs(bytes, size, max_pixels, 1, 0, NULL, &cpu);
     int r_def = gi__jpeg_read_coeffs(bytes, size, max_pixels, 1, 1, NULL, &deferred);
     if (r_def != GI_JPEG_OK || !deferred.deferred) {
@@ -118,10 +130,12 @@ static void check_bytes(const char *what, const uint8_t *bytes, size_t size)
         th_check(r_def == r_cpu, "%s: %d with deferral allowed, %d without", what, r_def, r_cpu);
     } else {
         int16_t *got = malloc(deferred.storage_bytes ? deferred.storage_bytes : 1);
-        int decoded = got ? device_decode(&deferred, got) : -1;
+        outcome = got ? device_decode(&deferred, got) : -1;
         char why[200] = "";
-        if (th_check(decoded >= 0, "%s: device decode: %s", what, gi_last_error())) {
-            if (decoded) {
+        if (th_check(outcome >= 0, "%s: device decode: %s", what, gi_last_error())) {
+            if (outcome == GI_CUDA_JPEG_UNSETTLED) {
+                files_unsettled++;
+            } else if (outcome == GI_CUDA_JPEG_DECODED) {
                 files_decoded++;
                 progressive_decoded += deferred.progressive;
                 if (th_check(r_cpu == GI_JPEG_OK, "%s: the device decoded what the CPU gave up",
@@ -140,6 +154,7 @@ static void check_bytes(const char *what, const uint8_t *bytes, size_t size)
     }
     gi__jpeg_coeffs_free(&cpu);
     gi__jpeg_coeffs_free(&deferred);
+    return outcome;
 }
 
 /* The file's scans: where each SOS marker is, where its data starts and
@@ -233,6 +248,63 @@ static void check_damaged(const char *path, const uint8_t *bytes, size_t size)
     free(copy);
 }
 
+/* A well-formed progressive gray JPEG, 1024x1024, of one DC scan whose
+ * codes never fall into step: its DC table has two codes, both of 8 bits
+ * (sizes 0 and 1), the first block's is of size 1 (9 bits) and every
+ * other block's of size 0, so the true codes start 1 bit past a byte and
+ * a thread from any guessed start (4096 bits apart) decodes zeros 8 bits
+ * at a time, never in step: only chaining settles its 32 subsequences, a
+ * round each. Its size in *size; NULL when out of memory. */
+static uint8_t *never_in_step_jpeg(size_t *size)
+{
+    static const uint8_t head[] = {
+        0xFF, 0xD8,                                                 /* SOI */
+        0xFF, 0xC2, 0x00, 0x0B, 8, 0x04, 0x00, 0x04, 0x00, 1, 1, 0x11, 0, /* SOF2 */
+        0xFF, 0xC4, 0x00, 0x15, 0x00, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 1,                                                       /* DHT: DC 0 */
+        0xFF, 0xDA, 0x00, 0x08, 1, 1, 0x00, 0, 0, 0x00};            /* SOS: DC first */
+    const size_t blocks = 128 * 128, data = (9 + 8 * (blocks - 1) + 7) / 8;
+    const size_t dqt = 4 + 1 + 64;
+    uint8_t *b = calloc(sizeof head + dqt + data + 2, 1);
+    if (!b) return NULL;
+    size_t at = 0;
+    memcpy(b, head, 2);
+    at = 2;
+    b[at++] = 0xFF, b[at++] = 0xDB, b[at++] = 0x00, b[at++] = 0x43, b[at++] = 0x00;
+    memset(b + at, 1, 64); /* DQT: every quantizer 1 */
+    at += 64;
+    memcpy(b + at, head + 2, sizeof head - 2);
+    at += sizeof head - 2;
+    /* the first code, 00000001, and its magnitude bit, 1; then zeros (the
+     * other codes); the last byte's 7 bits after the last code are padding */
+    b[at] = 0x01;
+    b[at + 1] = 0x80;
+    b[at + data - 1] |= 0x7F;
+    at += data;
+    b[at++] = 0xFF;
+    b[at++] = 0xD9;
+    *size = at;
+    return b;
+}
+
+/* The scan that never falls into step, above: decoded on the CPU, left
+ * there by the device once its rounds reach their bound (not 33 rounds
+ * later), and a job's bytes the CPU's all the same. */
+static void check_unsettled(void)
+{
+    size_t size;
+    uint8_t *bytes = never_in_step_jpeg(&size);
+    if (!th_check(bytes != NULL, "out of memory")) return;
+    gi_jpeg_coeffs c;
+    if (th_check(gi__jpeg_read_coeffs(bytes, size, 1ull << 32, 1, 0, NULL, &c) == GI_JPEG_OK,
+                 "the scan that never falls into step: not decoded on the CPU"))
+        gi__jpeg_coeffs_free(&c);
+    th_check(check_bytes("the scan that never falls into step", bytes, size) ==
+                 GI_CUDA_JPEG_UNSETTLED,
+             "the scan that never falls into step: settled on the device");
+    free(bytes);
+}
+
 /* One file of a folder: as it is, and damaged (files under 4 MB). */
 static void check_path(const char *path, void *unused)
 {
@@ -240,7 +312,8 @@ static void check_path(const char *path, void *unused)
     uint8_t *bytes;
     size_t size;
     if (!th_check(gi__read_file(path, 1u << 30, &bytes, &size) == GI_OK, "%s: read", path)) return;
-    check_bytes(path, bytes, size);
+    th_check(check_bytes(path, bytes, size) != GI_CUDA_JPEG_UNSETTLED,
+             "%s: a scan did not settle within its rounds", path);
     if (size < (4u << 20)) check_damaged(path, bytes, size);
     gi__pixels_free(bytes);
 }
@@ -263,12 +336,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "contexts: %s\n", gi_last_error());
         return 1;
     }
+    if (!small_only) check_unsettled(); /* a megapixel */
     if (argc < 2) ti_each_jpeg_alternating(EXACT_JPEGS, check_path, NULL);
     for (int i = 1; i < argc; i++) ti_each_jpeg_alternating(argv[i], check_path, NULL);
     th_check(files_decoded > 0, "no scan decoded on the device");
     th_check(progressive_decoded > 0, "no progressive file decoded on the device");
-    printf("%d files decoded on the device (%d progressive), %d declined; %d jobs compared\n",
-           files_decoded, progressive_decoded, files_declined, jobs_compared);
+    printf("%d files decoded on the device (%d progressive), %d declined, %d unsettled; "
+           "%d jobs compared\n",
+           files_decoded, progressive_decoded, files_declined, files_unsettled, jobs_compared);
     gi_context_destroy(cuda_ctx);
     gi_context_destroy(cpu_ctx);
     gi__cuda_jpeg_entropy_free(&decoder);

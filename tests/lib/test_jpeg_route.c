@@ -9,7 +9,8 @@
  * coefficients and computed on a CPU lane, as the bridge lane would, then
  * encoded: the file the pixel route writes; files the entropy half leaves
  * to stb, and the limits and decoders under which it must leave every
- * file to gi_load_memory. */
+ * file to gi_load_memory; a damaged file that stb refuses, refused with
+ * the same reason by a batch whether its scan was deferred or not. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,12 +84,12 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     /* a deferred scan on the CPU backend: the job decodes the file after
      * all, and says so (-v then names the decoder that took it) */
     int fell_back = -1;
-    st = gi__jpeg_coeffs_present(&c) ? gi__job_apply_jpeg(ctx, &job, &c, &meta, &got, NULL, NULL,
-                                                          &fell_back)
+    st = gi__jpeg_coeffs_present(&c) ? gi__job_apply_jpeg(ctx, &job, &c, path, &meta, &got, NULL,
+                                                          NULL, &fell_back)
                    : gi_job_apply(ctx, &job, &img, &meta, &got, NULL);
     if (gi__jpeg_coeffs_present(&c))
-        th_check(fell_back == (c.deferred != NULL), "%s: fell back %d, deferred %d", path,
-                 fell_back, c.deferred != NULL);
+        th_check(fell_back == (c.deferred ? GI__DECODED_HERE : GI__DECODED_BY_BACKEND),
+                 "%s: fell back %d, deferred %d", path, fell_back, c.deferred != NULL);
     gi_metadata_read(bytes, size, &want_meta);
     gi_status st2 = gi_job_apply(ctx, &job, px, &want_meta, &want, NULL);
     if (th_check(st == GI_OK && st2 == GI_OK, "%s: job statuses %d %d", path, st, st2))
@@ -150,6 +151,74 @@ static void check_batch_image(gi_context *ctx, const char *path)
              "%s: the batch image from coefficients wrote other bytes", path);
     gi__pixels_free(a);
     gi__pixels_free(b);
+}
+
+/* A batch image of `in` decoded by the route (NULL: to pixels) and
+ * computed on ctx; its reason where it failed (to free), else NULL. */
+static char *batch_reason(gi_context *ctx, const char *in, const gi__jpeg_route *route)
+{
+    gi_op step = {.kind = GI_OP_SOBEL};
+    gi_sobel_params_default(&step.sobel);
+    gi_batch_options o;
+    gi_batch_options_default(&o);
+    o.job.steps = &step;
+    o.job.n_steps = 1;
+    gi_batch_item item = {.in = (char *)in, .out = "unused.png"};
+    gi__batch_image job = {.item = &item};
+    if (gi__batch_decode(&o, route, &job) == 0) {
+        if (route)
+            th_check(job.coeffs.deferred != NULL, "%s: the damaged copy not deferred", in);
+        gi__batch_compute(ctx, &o, &job);
+    }
+    gi__batch_release(&job);
+    return item.reason;
+}
+
+static int write_bytes(const char *path, const uint8_t *bytes, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t n = fwrite(bytes, 1, size, f);
+    return fclose(f) == 0 && n == size ? 0 : -1;
+}
+
+/* A damaged copy of a baseline file whose markers the entropy half
+ * defers and whose data stb refuses (a run of 0xFE bytes: codes no table
+ * holds): refused with the same reason whether it decodes to pixels or
+ * its scan is deferred and the backend leaves it to the CPU, which then
+ * refuses it as it does any file (the device's declines end there too). */
+static void check_refused_alike(gi_context *ctx, const char *path)
+{
+    uint8_t *bytes;
+    size_t size, sos = 2;
+    if (!th_check(gi__read_file(path, 1u << 30, &bytes, &size) == GI_OK, "%s: read", path)) return;
+    while (sos + 4 < size && !(bytes[sos] == 0xFF && bytes[sos + 1] == 0xDA)) sos++;
+    const size_t data = sos + 2 + ((size_t)bytes[sos + 2] << 8 | bytes[sos + 3]);
+    char name[64];
+    snprintf(name, sizeof name, "test_jpeg_route-%ld-damaged.jpg", (long)getpid());
+    int found = 0;
+    for (size_t at = data + 8; !found && at + 64 < size; at += 29) {
+        uint8_t *copy = malloc(size);
+        if (!th_check(copy != NULL, "out of memory")) break;
+        memcpy(copy, bytes, size);
+        memset(copy + at, 0xFE, 32);
+        gi_image img;
+        found = copy[at - 1] != 0xFF && gi_load_memory(&img, copy, size, "copy", NULL) != GI_OK &&
+                write_bytes(name, copy, size) == 0;
+        if (!found && copy[at - 1] != 0xFF) gi_image_free(&img);
+        free(copy);
+    }
+    const gi__jpeg_route forced = {.on_cuda = 1, .planned = 0, .cores = 1, .lanes = 1};
+    if (th_check(found, "%s: no damaged copy that stb refuses", path)) {
+        char *to_pixels = batch_reason(ctx, name, NULL), *deferred = batch_reason(ctx, name, &forced);
+        th_check(to_pixels && deferred && strcmp(to_pixels, deferred) == 0,
+                 "%s: refused as '%s' decoded to pixels, '%s' deferred", path,
+                 to_pixels ? to_pixels : "(decoded)", deferred ? deferred : "(decoded)");
+        gi_free(to_pixels);
+        gi_free(deferred);
+        remove(name);
+    }
+    gi__pixels_free(bytes);
 }
 
 /* Under these limits every file is gi_load_memory's alone. */
@@ -231,6 +300,11 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int i = 1; i < argc; i++) check_dir(ctx, argv[i]);
+    if (argc > 1) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/i1-q75.jpg", argv[1]);
+        check_refused_alike(ctx[1], path);
+    }
     th_check(files_taken > 0, "no JPEG taken by the entropy half");
     printf("%d files from coefficients, %d left to stb\n", files_taken, files_left);
     gi_context_destroy(ctx[0]);

@@ -9,11 +9,13 @@
 #include "jpeg_entropy.h"
 #include "jpeg_parse.h"
 #include "jpeg_progress.h"
+#include "jpeg_scans_parallel.h"
 #include "jpeg_tables.h"
 #include "base/pixel_alloc.h"
 
-/* read_file's answer where a scan after deferred ones is not deferred:
- * the file is read again without deferral. */
+/* read_file's answer where a scan after deferred ones is not deferred
+ * (the file is read again without deferral), or where the scans recorded
+ * to decode on threads did not decode there (again, serially). */
 #define READ_AGAIN 2
 
 typedef struct {
@@ -27,6 +29,8 @@ typedef struct {
     int restart_interval;
     int threads;
     int defer; /* the scan may be deferred (jpeg_deferred.h) */
+    int parallel; /* a progressive frame's scans may decode on threads */
+    gi_jpeg_scan_list *scans; /* ...and are recorded here to do so */
     gi_jpeg_progress *progress;
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
@@ -293,6 +297,9 @@ static int read_file(parser *ps, uint64_t max_pixels)
         if (!ps->frame && (m == 0xC0 || m == 0xC1 || m == 0xC2)) {
             int r = read_frame(ps, m, max_pixels);
             if (r != GI_JPEG_OK) return r;
+            if (ps->parallel && c->progressive &&
+                c->storage_bytes >= GI_JPEG_SCANS_PARALLEL_MIN_BYTES)
+                ps->scans = gi__jpeg_scan_list_new();
         } else if (ps->frame && m == 0xDA) {
             gi_jpeg_scan sc;
             size_t end;
@@ -312,6 +319,15 @@ static int read_file(parser *ps, uint64_t max_pixels)
             }
             int r = allocate_storage(c);
             if (r != GI_JPEG_OK) return r;
+            if (ps->scans) { /* decoded once the file is read */
+                /* restart intervals already split each scan over the
+                 * threads, into more parts than scans side by side give */
+                if (sc.restart_interval ||
+                    gi__jpeg_scan_list_add(ps->scans, &sc, ps->b, ps->size, ps->at, &end) < 0)
+                    return READ_AGAIN;
+                ps->at = end;
+                continue;
+            }
             if (gi__jpeg_decode_scan(c, &sc, ps->b, ps->size, ps->at, ps->threads, ps->progress,
                                      &end) < 0)
                 return GI_JPEG_NOT_MINE;
@@ -324,6 +340,8 @@ static int read_file(parser *ps, uint64_t max_pixels)
     }
     for (int i = 0; i < c->ncomp; i++)
         if (!ps->scanned[i]) return GI_JPEG_NOT_MINE; /* stb's memory for it is uninitialised */
+    if (ps->scans && gi__jpeg_scan_list_decode(ps->scans, c, ps->b, ps->size, ps->threads) < 0)
+        return READ_AGAIN;
     publish_quant(ps);
     return GI_JPEG_OK;
 }
@@ -333,7 +351,7 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
 {
     parser *ps = malloc(sizeof *ps); /* 40 KB of tables: not on a worker's stack */
     if (!ps) return GI_JPEG_NO_MEMORY;
-    int r;
+    int r, parallel = threads > 1;
     do {
         memset(c, 0, sizeof *c);
         c->adobe_transform = -1;
@@ -343,12 +361,15 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
         ps->c = c;
         ps->threads = threads;
         ps->defer = defer && !progress;
+        ps->parallel = parallel && !ps->defer;
         ps->progress = progress;
         r = read_file(ps, max_pixels);
+        gi__jpeg_scan_list_free(ps->scans);
         if (r == GI_JPEG_OK && c->deferred && gi__jpeg_deferred_finish(c->deferred) < 0)
             r = GI_JPEG_NO_MEMORY;
         if (r == READ_AGAIN) gi__jpeg_coeffs_free(c);
-        defer = 0;
+        if (ps->defer) defer = 0;
+        else parallel = 0;
     } while (r == READ_AGAIN);
     free(ps);
     /* the arithmetic half's workers may still read what was decoded */

@@ -1,0 +1,191 @@
+/* jpeg_scans_parallel.h: a progressive file's independent scans at once. */
+#include "jpeg_scans_parallel.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The most scans a list holds: the dependencies are checked pairwise, and
+ * real files have 6 to 20 scans (jpegtran's script 10, mozjpeg's 9-11). */
+#define MAX_SCANS 64
+#define MAX_THREADS 16
+
+enum { WAITING, RUNNING, DONE };
+
+typedef struct {
+    gi_jpeg_scan sc;    /* its tables point into `tables` */
+    gi_jpeg_huff *tables;
+    size_t at, end;     /* its data, to the 0xFF of the marker after it */
+    int state;
+} scan_job;
+
+struct gi_jpeg_scan_list {
+    scan_job job[MAX_SCANS];
+    int n;
+    /* while the scans run */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    gi_jpeg_coeffs *c;
+    const uint8_t *bytes;
+    size_t size;
+    int failed;
+};
+
+gi_jpeg_scan_list *gi__jpeg_scan_list_new(void)
+{
+    return calloc(1, sizeof(gi_jpeg_scan_list));
+}
+
+void gi__jpeg_scan_list_free(gi_jpeg_scan_list *l)
+{
+    if (!l) return;
+    for (int i = 0; i < l->n; i++) free(l->job[i].tables);
+    free(l);
+}
+
+/* The 0xFF of the marker that ends the data from p: restart markers and
+ * stuffed bytes are data; NULL where the decoder would judge the end
+ * otherwise (fill bytes, which it refuses; no marker). */
+static const uint8_t *data_end(const uint8_t *p, const uint8_t *end)
+{
+    for (;;) {
+        const uint8_t *ff = memchr(p, 0xFF, (size_t)(end - p));
+        if (!ff || ff + 1 >= end) return NULL;
+        uint8_t m = ff[1];
+        if (m == 0xFF) return NULL;
+        if (m != 0x00 && (m < 0xD0 || m > 0xD7)) return ff;
+        p = ff + 2;
+    }
+}
+
+/* Copies of the tables the scan's kind reads into job->tables, job->sc's
+ * pointers moved to them (the others NULL: the kind reads none). */
+static int copy_tables(scan_job *job)
+{
+    gi_jpeg_scan *sc = &job->sc;
+    const int kind = gi__jpeg_scan_kind(1, sc);
+    const int reads_dc = kind == GI_JPEG_DC_FIRST, reads_ac = kind >= GI_JPEG_AC_FIRST;
+    const gi_jpeg_huff *seen[2 * GI_JPEG_MAX_COMPONENTS];
+    int count = 0;
+    job->tables = malloc(sizeof *job->tables * (size_t)(2 * sc->n));
+    if (!job->tables) return -1;
+    for (int i = 0; i < sc->n; i++) {
+        const gi_jpeg_huff **use[2] = {&sc->dc[i], &sc->ac[i]};
+        const int reads[2] = {reads_dc, reads_ac};
+        for (int k = 0; k < 2; k++) {
+            if (!reads[k]) {
+                *use[k] = NULL;
+                continue;
+            }
+            int j = 0;
+            while (j < count && seen[j] != *use[k]) j++;
+            if (j == count) {
+                seen[count] = *use[k];
+                job->tables[count++] = **use[k];
+            }
+            *use[k] = &job->tables[j];
+        }
+    }
+    return 0;
+}
+
+int gi__jpeg_scan_list_add(gi_jpeg_scan_list *l, const gi_jpeg_scan *sc, const uint8_t *bytes,
+                           size_t size, size_t at, size_t *end)
+{
+    if (l->n == MAX_SCANS) return -1;
+    const uint8_t *marker = data_end(bytes + at, bytes + size);
+    if (!marker) return -1;
+    scan_job *job = &l->job[l->n];
+    *job = (scan_job){.sc = *sc, .at = at, .end = (size_t)(marker - bytes)};
+    if (copy_tables(job) < 0) return -1;
+    l->n++;
+    *end = job->end;
+    return 0;
+}
+
+/* The last coefficient (zigzag index) a scan may touch: its band's end,
+ * but an AC first scan's runs may carry a coefficient past Se (damaged
+ * data: stb puts it there, up to index 63), so its band reaches 63. Taking
+ * that as written keeps the scans apart without looking at their data;
+ * it costs little: the luma bands of jpegtran's script wait for each
+ * other, the first being small, and the refinements waited anyway. */
+static int reach(const gi_jpeg_scan *sc)
+{
+    return gi__jpeg_scan_kind(1, sc) == GI_JPEG_AC_FIRST ? 63 : sc->se;
+}
+
+int gi__jpeg_scan_waits_for(const gi_jpeg_scan *b, const gi_jpeg_scan *a)
+{
+    if (reach(b) < a->ss || reach(a) < b->ss) return 0;
+    for (int i = 0; i < b->n; i++)
+        for (int j = 0; j < a->n; j++)
+            if (b->comp[i] == a->comp[j]) return 1;
+    return 0;
+}
+
+/* The first waiting scan whose scans before it that it waits for are
+ * done, or NULL (under the lock). */
+static scan_job *next_ready(gi_jpeg_scan_list *l)
+{
+    for (int b = 0; b < l->n; b++) {
+        if (l->job[b].state != WAITING) continue;
+        int ready = 1;
+        for (int a = 0; a < b && ready; a++)
+            if (l->job[a].state != DONE && gi__jpeg_scan_waits_for(&l->job[b].sc, &l->job[a].sc)) ready = 0;
+        if (ready) return &l->job[b];
+    }
+    return NULL;
+}
+
+static int any_waiting(const gi_jpeg_scan_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->job[i].state == WAITING) return 1;
+    return 0;
+}
+
+static void *run_scans(void *arg)
+{
+    gi_jpeg_scan_list *l = arg;
+    pthread_mutex_lock(&l->lock);
+    while (!l->failed && any_waiting(l)) {
+        scan_job *job = next_ready(l);
+        if (!job) {
+            pthread_cond_wait(&l->changed, &l->lock);
+            continue;
+        }
+        job->state = RUNNING;
+        pthread_mutex_unlock(&l->lock);
+        size_t end = 0;
+        /* one thread a scan: the scans are what runs apart */
+        int ok = gi__jpeg_decode_scan(l->c, &job->sc, l->bytes, l->size, job->at, 1, NULL, &end) == 0 &&
+                 end == job->end;
+        pthread_mutex_lock(&l->lock);
+        job->state = DONE;
+        if (!ok) l->failed = 1;
+        pthread_cond_broadcast(&l->changed);
+    }
+    pthread_mutex_unlock(&l->lock);
+    return NULL;
+}
+
+int gi__jpeg_scan_list_decode(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uint8_t *bytes,
+                              size_t size, int threads)
+{
+    l->c = c;
+    l->bytes = bytes;
+    l->size = size;
+    l->failed = 0;
+    int n = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    if (n > l->n) n = l->n;
+    pthread_mutex_init(&l->lock, NULL);
+    pthread_cond_init(&l->changed, NULL);
+    pthread_t tid[MAX_THREADS];
+    int started = 0;
+    while (started + 1 < n && pthread_create(&tid[started], NULL, run_scans, l) == 0) started++;
+    run_scans(l);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    pthread_cond_destroy(&l->changed);
+    pthread_mutex_destroy(&l->lock);
+    return l->failed ? -1 : 0;
+}
