@@ -31,8 +31,13 @@ const int32_t *gi__jpeg_reduced_table(int n)
                     : &gi__jpeg_reduced_a1[0][0];
 }
 
-void gi__jpeg_reduced_idct(const int16_t *coeffs, const uint16_t quant[64], int nx, int ny,
-                           uint8_t *out, size_t stride)
+/* The reduced IDCT for constant nx and ny (where this is inlined), so
+ * that the sums unroll: a 1x1 or 2x2 block, what a 1/8 shrink makes of
+ * most photos, costs a few multiplies instead of the loops' overhead. */
+static inline __attribute__((always_inline)) void reduced_idct_n(const int16_t *coeffs,
+                                                                 const uint16_t quant[64],
+                                                                 const int nx, const int ny,
+                                                                 uint8_t *out, size_t stride)
 {
     const int32_t *ax = gi__jpeg_reduced_table(nx), *ay = gi__jpeg_reduced_table(ny);
     int32_t f[8][8], g[8][8]; /* f[v][u] dequantized; g[y][u] */
@@ -52,6 +57,41 @@ void gi__jpeg_reduced_idct(const int16_t *coeffs, const uint16_t quant[64], int 
             const int64_t s = ((sum + (1 << 23)) >> 24) + 128;
             out[(size_t)y * stride + x] = (uint8_t)(s < 0 ? 0 : s > 255 ? 255 : s);
         }
+}
+
+/* A row of `blocks` blocks (64 coefficients apart) into their samples
+ * side by side. */
+typedef void (*reduced_idct_fn)(const int16_t *, int blocks, const uint16_t *, uint8_t *, size_t);
+
+#define REDUCED_IDCT(NX, NY)                                                                   \
+    static void reduced_idct_##NX##x##NY(const int16_t *coeffs, int blocks,                    \
+                                         const uint16_t *quant, uint8_t *out, size_t stride)   \
+    {                                                                                          \
+        for (int b = 0; b < blocks; b++)                                                       \
+            reduced_idct_n(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX,        \
+                           stride);                                                            \
+    }
+#define REDUCED_IDCT_ROW(NX) REDUCED_IDCT(NX, 1) REDUCED_IDCT(NX, 2) REDUCED_IDCT(NX, 4) REDUCED_IDCT(NX, 8)
+REDUCED_IDCT_ROW(1)
+REDUCED_IDCT_ROW(2)
+REDUCED_IDCT_ROW(4)
+REDUCED_IDCT_ROW(8)
+
+/* The instance for nx x ny, each 1, 2, 4 or 8. */
+static reduced_idct_fn reduced_idct_for(int nx, int ny)
+{
+#define ROW(NX) {reduced_idct_##NX##x1, reduced_idct_##NX##x2, reduced_idct_##NX##x4, reduced_idct_##NX##x8}
+    static const reduced_idct_fn fns[4][4] = {ROW(1), ROW(2), ROW(4), ROW(8)};
+#undef ROW
+    const int ix = nx >= 8 ? 3 : nx >= 4 ? 2 : nx >= 2 ? 1 : 0;
+    const int iy = ny >= 8 ? 3 : ny >= 4 ? 2 : ny >= 2 ? 1 : 0;
+    return fns[ix][iy];
+}
+
+void gi__jpeg_reduced_idct(const int16_t *coeffs, const uint16_t quant[64], int nx, int ny,
+                           uint8_t *out, size_t stride)
+{
+    reduced_idct_for(nx, ny)(coeffs, 1, quant, out, stride);
 }
 
 int gi__jpeg_shrink_factor(int w, int h, int at_least)
@@ -95,25 +135,39 @@ static int reduce_plane(const gi_jpeg_coeffs *c, int k, int s, reduced_plane *r)
     r->y_den = (long)c->vmax * 8;
     r->samples = malloc(r->pitch * (size_t)r->height);
     if (!r->samples) return -1;
-    for (int by = 0; by < bh; by++) {
-        const int16_t *row = gi__jpeg_block_row(p, by);
-        for (int bx = 0; bx < bw; bx++)
-            gi__jpeg_reduced_idct(row + 64 * (size_t)bx, c->quant[p->tq], r->nx, r->ny,
-                                  r->samples + (size_t)by * r->ny * r->pitch + (size_t)bx * r->nx,
-                                  r->pitch);
-    }
+    const reduced_idct_fn idct = reduced_idct_for(r->nx, r->ny);
+    const uint16_t *quant = c->quant[p->tq];
+    for (int by = 0; by < bh; by++)
+        idct(gi__jpeg_block_row(p, by), bw, quant, r->samples + (size_t)by * r->ny * r->pitch,
+             r->pitch);
     return 0;
 }
 
-/* A component's samples for output row y, x = 0 .. width - 1, into out. */
-static void component_row(const reduced_plane *r, int y, int width, uint8_t *out)
+/* Which sample of its plane's rows each output column reads (x * num /
+ * den, at most the last), computed once: a division per pixel and
+ * component cost more than the reduced IDCT. Returns whether every column
+ * reads its own sample, so that rows need no gathering. */
+static int column_map(const reduced_plane *r, int width, int *map)
 {
-    long sy = y * r->y_num / r->y_den;
-    const uint8_t *row = r->samples + (size_t)(sy < r->height ? sy : r->height - 1) * r->pitch;
+    int identity = 1;
     for (int x = 0; x < width; x++) {
-        long sx = x * r->x_num / r->x_den;
-        out[x] = row[sx < r->width ? sx : r->width - 1];
+        const long sx = x * r->x_num / r->x_den;
+        map[x] = (int)(sx < r->width ? sx : r->width - 1);
+        identity &= map[x] == x;
     }
+    return identity;
+}
+
+/* A component's samples for output row y, x = 0 .. width - 1: the plane's
+ * row itself where the map is the identity, else gathered into out. */
+static const uint8_t *component_row(const reduced_plane *r, const int *map, int identity, int y,
+                                    int width, uint8_t *out)
+{
+    const long sy = y * r->y_num / r->y_den;
+    const uint8_t *row = r->samples + (size_t)(sy < r->height ? sy : r->height - 1) * r->pitch;
+    if (identity) return row;
+    for (int x = 0; x < width; x++) out[x] = row[map[x]];
+    return out;
 }
 
 /* Whether a component's sampling is the frame's largest over 1, 2 or 4. */
@@ -134,23 +188,28 @@ int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s)
     const int w = (c->width + s - 1) / s, h = (c->height + s - 1) / s;
     reduced_plane planes[3] = {{0}};
     uint8_t *rows = malloc(3 * (size_t)w);
+    int *maps = malloc(3 * sizeof(int) * (size_t)w), identity[3] = {0};
     gi_image out = {0};
-    int ok = rows && gi_image_alloc(&out, w, h, c->out_channels) == GI_OK;
-    for (int k = 0; k < used && ok; k++) ok = reduce_plane(c, k, s, &planes[k]) == 0;
+    int ok = rows && maps && gi_image_alloc(&out, w, h, c->out_channels) == GI_OK;
+    for (int k = 0; k < used && ok; k++) {
+        ok = reduce_plane(c, k, s, &planes[k]) == 0;
+        if (ok) identity[k] = column_map(&planes[k], w, maps + (size_t)k * w);
+    }
+    const jpeg_recon_kernels *kernels = gi__jpeg_recon_kernels(); /* asks the CPU: once */
     for (int y = 0; y < h && ok; y++) {
         uint8_t *dst = out.data + (size_t)y * out.stride;
-        if (used == 1 && out.channels == 1) {
-            component_row(&planes[0], y, w, dst);
-            continue;
-        }
-        if (used == 1) { /* a gray plane as RGB, as the full decoder writes it */
-            component_row(&planes[0], y, w, rows);
-            for (int x = 0; x < w; x++) dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = rows[x];
-            continue;
-        }
-        for (int k = 0; k < 3; k++) component_row(&planes[k], y, w, rows + (size_t)k * w);
-        gi__jpeg_recon_kernels()->ycc_to_rgb(dst, rows, rows + w, rows + 2 * (size_t)w, w);
+        const uint8_t *comp[3];
+        for (int k = 0; k < used; k++)
+            comp[k] = component_row(&planes[k], maps + (size_t)k * w, identity[k], y, w,
+                                    rows + (size_t)k * w);
+        if (used == 1 && out.channels == 1)
+            memcpy(dst, comp[0], (size_t)w);
+        else if (used == 1) /* a gray plane as RGB, as the full decoder writes it */
+            for (int x = 0; x < w; x++) dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = comp[0][x];
+        else
+            kernels->ycc_to_rgb(dst, comp[0], comp[1], comp[2], w);
     }
+    free(maps);
     for (int k = 0; k < 3; k++) free(planes[k].samples);
     free(rows);
     if (!ok && out.data) gi_image_free(&out);
