@@ -35,6 +35,8 @@ typedef struct {
      * output position, its taps in groups of 4 (pair_weights) */
     int16_t *pair_q;
     int groups;          /* groups of 4 taps a position has room for */
+    int32_t *pair_first, *pair_count; /* each window without its zero end taps */
+    int narrow;          /* every window has at most 2 taps: 2 positions a pmaddwd */
     int vertical32;      /* the vertical sums fit int32 */
 } resize_job;
 
@@ -117,16 +119,46 @@ static size_t row_padding(int ch, int groups)
     return (size_t)ch * 4 * (size_t)groups + 16;
 }
 
-/* Per position x, its groups of taps as pmaddwd reads them. */
-static int16_t *pair_weights(const gi_resize_axis *ax, int groups)
+/* The horizontal windows without the zero weights at their ends (area's
+ * and the cubic's edges; zero terms add nothing), into the job's
+ * pair_first and pair_count; the groups of 4 taps a window needs at most,
+ * and whether every window has 2 taps or fewer (enlarging with linear or
+ * area). */
+static int trim_windows(resize_job *j)
 {
-    int16_t *w = calloc((size_t)ax->n_out * (size_t)groups * 16, sizeof(int16_t));
-    if (!w) return NULL;
+    const gi_resize_axis *ax = j->ax;
+    j->pair_first = malloc(sizeof(int32_t) * (size_t)ax->n_out);
+    j->pair_count = malloc(sizeof(int32_t) * (size_t)ax->n_out);
+    if (!j->pair_first || !j->pair_count) return -1;
+    int most = 1;
     for (int x = 0; x < ax->n_out; x++) {
         const int32_t *q = ax->q + (size_t)x * ax->taps;
-        for (int k = 0; k < ax->count[x]; k++) {
+        int lead = 0, count = ax->count[x];
+        while (count > 1 && q[lead] == 0) lead++, count--;
+        while (count > 1 && q[lead + count - 1] == 0) count--;
+        j->pair_first[x] = ax->first[x] + lead;
+        j->pair_count[x] = count;
+        if (count > most) most = count;
+    }
+    j->groups = (most + 3) / 4;
+    j->narrow = most <= 2;
+    return 0;
+}
+
+/* Per position x, its trimmed window's taps as pmaddwd reads them: groups
+ * of 4 taps, [q0 q1] x 4 then [q2 q3] x 4; narrow, [q0 q1] x 4 alone, so
+ * that positions x and x + 1 make one 256-bit vector. */
+static int16_t *pair_weights(const resize_job *j)
+{
+    const gi_resize_axis *ax = j->ax;
+    const size_t per = j->narrow ? 8 : (size_t)j->groups * 16;
+    int16_t *w = calloc((size_t)ax->n_out * per, sizeof(int16_t));
+    if (!w) return NULL;
+    for (int x = 0; x < ax->n_out; x++) {
+        const int32_t *q = ax->q + (size_t)x * ax->taps + (j->pair_first[x] - ax->first[x]);
+        for (int k = 0; k < j->pair_count[x]; k++) {
             /* tap k: group k / 4, half (k / 2) % 2, lane k % 2 of each pair */
-            int16_t *half = w + ((size_t)x * groups + (size_t)(k / 4)) * 16 + (k / 2 % 2) * 8;
+            int16_t *half = w + (size_t)x * per + (size_t)(k / 4) * 16 + (k / 2 % 2) * 8;
             for (int c = 0; c < 4; c++) half[2 * c + k % 2] = (int16_t)q[k];
         }
     }
@@ -134,13 +166,29 @@ static int16_t *pair_weights(const gi_resize_axis *ax, int groups)
 }
 
 #if HAVE_PAIR_FILTER
-/* h of one source row (gray or RGB, its bytes with row_padding zero bytes
- * after them) into out; out has room for a 4-lane store past its end. */
-__attribute__((target("avx2"))) static void filter_row_pairs(const resize_job *j,
-                                                             const uint8_t *row, int32_t *out)
+/* The windows' shapes, each with its own loop. */
+enum { NARROW, ONE_GROUP, GROUPS };
+
+/* The 4 int32 lanes of position x (its channels, rounded and shifted)
+ * into out; for RGB lane 3 is overwritten by the next position. */
+__attribute__((target("avx2"))) static inline void store_position(int32_t *out, int x, __m128i sum,
+                                                                  const int ch)
 {
-    const gi_resize_axis *ax = j->ax;
-    const int ch = j->src->channels;
+    if (ch == 3)
+        _mm_storeu_si128((__m128i *)(out + 3 * (size_t)x), sum);
+    else
+        out[x] = _mm_cvtsi128_si32(sum);
+}
+
+/* h of one source row (gray or RGB, its bytes with row_padding zero bytes
+ * after them) into out, which has room for a 4-lane store past its end;
+ * ch and shape constants where this is inlined. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+filter_row_pairs_as(const resize_job *j, const uint8_t *row, int32_t *out, const int ch,
+                    const int shape)
+{
+    const int n_out = j->ax->n_out;
+    const int32_t *first = j->pair_first;
     /* the bytes of pixels 0, 1 (low half) and 2, 3 (high half) into pairs;
      * -1 gives 0 */
     const __m256i pairs =
@@ -148,11 +196,52 @@ __attribute__((target("avx2"))) static void filter_row_pairs(const resize_job *j
                                    9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1)
                 : _mm256_setr_epi8(0, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                    2, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    const __m128i round = _mm_set1_epi32(32);
-    for (int x = 0; x < ax->n_out; x++) {
-        const int groups = (ax->count[x] + 3) / 4;
-        const uint8_t *p = row + (size_t)ax->first[x] * ch;
-        const int16_t *w = j->pair_q + (size_t)x * j->groups * 16;
+    const __m256i round = _mm256_set1_epi32(32);
+    int x = 0;
+    if (shape == NARROW) { /* positions x and x + 1 in the two halves, a pair each */
+        const __m256i both = _mm256_permute2x128_si256(pairs, pairs, 0x00);
+        for (; x + 1 < n_out; x += 2) {
+            const __m128i b0 = _mm_loadu_si128((const __m128i *)(row + (size_t)first[x] * ch));
+            const __m128i b1 = _mm_loadu_si128((const __m128i *)(row + (size_t)first[x + 1] * ch));
+            const __m256i bytes = _mm256_inserti128_si256(_mm256_castsi128_si256(b0), b1, 1);
+            __m256i sum = _mm256_madd_epi16(_mm256_shuffle_epi8(bytes, both),
+                                            _mm256_loadu_si256((const __m256i *)(j->pair_q + 8 * (size_t)x)));
+            sum = _mm256_srai_epi32(_mm256_add_epi32(sum, round), 6);
+            store_position(out, x, _mm256_castsi256_si128(sum), ch);
+            store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
+        }
+        if (x < n_out) {
+            const __m128i bytes = _mm_loadu_si128((const __m128i *)(row + (size_t)first[x] * ch));
+            __m128i sum = _mm_madd_epi16(_mm_shuffle_epi8(bytes, _mm256_castsi256_si128(pairs)),
+                                         _mm_loadu_si128((const __m128i *)(j->pair_q + 8 * (size_t)x)));
+            sum = _mm_srai_epi32(_mm_add_epi32(sum, _mm256_castsi256_si128(round)), 6);
+            store_position(out, x, sum, ch);
+        }
+        return;
+    }
+    const size_t per = (size_t)j->groups * 16;
+    if (shape == ONE_GROUP) { /* two positions, their halves added crosswise */
+        for (; x + 1 < n_out; x += 2) {
+            const __m256i b0 = _mm256_broadcastsi128_si256(
+                _mm_loadu_si128((const __m128i *)(row + (size_t)first[x] * ch)));
+            const __m256i b1 = _mm256_broadcastsi128_si256(
+                _mm_loadu_si128((const __m128i *)(row + (size_t)first[x + 1] * ch)));
+            const __m256i s0 = _mm256_madd_epi16(_mm256_shuffle_epi8(b0, pairs),
+                                                 _mm256_loadu_si256((const __m256i *)(j->pair_q + per * x)));
+            const __m256i s1 = _mm256_madd_epi16(
+                _mm256_shuffle_epi8(b1, pairs),
+                _mm256_loadu_si256((const __m256i *)(j->pair_q + per * (x + 1))));
+            __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(s0, s1, 0x20),
+                                           _mm256_permute2x128_si256(s0, s1, 0x31));
+            sum = _mm256_srai_epi32(_mm256_add_epi32(sum, round), 6);
+            store_position(out, x, _mm256_castsi256_si128(sum), ch);
+            store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
+        }
+    }
+    for (; x < n_out; x++) {
+        const int groups = (j->pair_count[x] + 3) / 4;
+        const uint8_t *p = row + (size_t)first[x] * ch;
+        const int16_t *w = j->pair_q + per * x;
         __m256i acc = _mm256_setzero_si256();
         for (int g = 0; g < groups; g++) {
             const __m256i bytes =
@@ -162,11 +251,23 @@ __attribute__((target("avx2"))) static void filter_row_pairs(const resize_job *j
                                        _mm256_loadu_si256((const __m256i *)(w + 16 * g))));
         }
         __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-        sum = _mm_srai_epi32(_mm_add_epi32(sum, round), 6);
-        if (ch == 3)
-            _mm_storeu_si128((__m128i *)(out + 3 * (size_t)x), sum); /* lane 3 overwritten next */
-        else
-            out[x] = _mm_cvtsi128_si32(sum);
+        sum = _mm_srai_epi32(_mm_add_epi32(sum, _mm256_castsi256_si128(round)), 6);
+        store_position(out, x, sum, ch);
+    }
+}
+
+__attribute__((target("avx2"))) static void filter_row_pairs(const resize_job *j,
+                                                             const uint8_t *row, int32_t *out)
+{
+    const int shape = j->narrow ? NARROW : j->groups == 1 ? ONE_GROUP : GROUPS;
+    if (j->src->channels == 3) {
+        if (shape == NARROW) filter_row_pairs_as(j, row, out, 3, NARROW);
+        else if (shape == ONE_GROUP) filter_row_pairs_as(j, row, out, 3, ONE_GROUP);
+        else filter_row_pairs_as(j, row, out, 3, GROUPS);
+    } else {
+        if (shape == NARROW) filter_row_pairs_as(j, row, out, 1, NARROW);
+        else if (shape == ONE_GROUP) filter_row_pairs_as(j, row, out, 1, ONE_GROUP);
+        else filter_row_pairs_as(j, row, out, 1, GROUPS);
     }
 }
 #endif
@@ -301,15 +402,24 @@ static void resize_row(const resize_job *j, band_state *b, int y)
     const gi_resize_axis *ay = j->ay;
     const size_t n = j->n;
     const int32_t *q = ay->q + (size_t)y * ay->taps;
-    const int first = ay->first[y], count = ay->count[y];
+    const int first = ay->first[y];
+    int count = ay->count[y];
     uint8_t *out = j->dst->data + (size_t)y * j->dst->stride;
     /* rows a window starts past are never needed by this band */
     if (b->next < first) b->next = first;
     const int32_t *rows[count];
     for (int k = 0; k < count; k++) rows[k] = ring_row(j, b, first + k);
+    /* the zero weights at the window's ends (area's and the cubic's
+     * edges) add nothing: their rows are filtered, as the ring walks
+     * every window in order, but not read */
+    int lead = 0;
+    while (count > 1 && q[lead] == 0) lead++, count--;
+    while (count > 1 && q[lead + count - 1] == 0) count--;
+    q += lead;
+    const int32_t *const *used = rows + lead;
 #if HAVE_PAIR_FILTER
     if (j->vertical32) {
-        vertical_row32(rows, q, count, n, out);
+        vertical_row32(used, q, count, n, out);
         return;
     }
 #endif
@@ -318,7 +428,7 @@ static void resize_row(const resize_job *j, band_state *b, int y)
         int64_t *sums = b->sums;
         for (size_t i = i0; i < i1; i++) sums[i] = 0;
         for (int k = 0; k < count; k++) {
-            const int32_t *h = rows[k];
+            const int32_t *h = used[k];
             const int64_t w = q[k];
             for (size_t i = i0; i < i1; i++) sums[i] += w * h[i];
         }
@@ -356,13 +466,18 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
     j.n = (size_t)dst->width * ch;
     j.ring_stride = j.n + 4;
     if (HAVE_PAIR_FILTER && plain && gi__cpu_isa() >= GI__ISA_AVX2) {
-        j.groups = (ax->taps + 3) / 4;
-        if (!(j.pair_q = pair_weights(ax, j.groups)))
+        if (trim_windows(&j) != 0 || !(j.pair_q = pair_weights(&j))) {
+            free(j.pair_first);
+            free(j.pair_count);
+            free(j.pair_q);
             return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize weights");
+        }
         j.vertical32 = vertical_fits_int32(ax, ay);
     }
     const int failed = gi__parallel_rows(gi__cpu_threads(state), dst->height, resize_band, &j);
     free(j.pair_q);
+    free(j.pair_first);
+    free(j.pair_count);
     if (failed) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize row buffers");
     return GI_OK;
 }
