@@ -48,6 +48,7 @@ typedef struct {
     int32_t *premultiplied;
     uint8_t *padded;     /* the row's bytes, row_padding zeros after */
     int64_t *sums;
+    const int32_t **window; /* the ring rows of a vertical window (taps) */
     int next; /* the next source row to filter */
 } band_state;
 
@@ -407,7 +408,7 @@ static void resize_row(const resize_job *j, band_state *b, int y)
     uint8_t *out = j->dst->data + (size_t)y * j->dst->stride;
     /* rows a window starts past are never needed by this band */
     if (b->next < first) b->next = first;
-    const int32_t *rows[count];
+    const int32_t **rows = b->window;
     for (int k = 0; k < count; k++) rows[k] = ring_row(j, b, first + k);
     /* the zero weights at the window's ends (area's and the cubic's
      * edges) add nothing: their rows are filtered, as the ring walks
@@ -442,7 +443,8 @@ static int resize_band(void *arg, int y0, int y1)
     band_state b = {0};
     b.rows = malloc(sizeof(int32_t) * j->ring_stride * (size_t)j->ay->taps);
     b.sums = malloc(sizeof(int64_t) * j->n);
-    int ok = b.rows && b.sums;
+    b.window = malloc(sizeof(*b.window) * (size_t)j->ay->taps);
+    int ok = b.rows && b.sums && b.window;
     if (j->pair_q) {
         const size_t bytes = (size_t)j->src->width * j->src->channels;
         ok = ok && (b.padded = calloc(bytes + row_padding(j->src->channels, j->groups), 1));
@@ -455,6 +457,7 @@ static int resize_band(void *arg, int y0, int y1)
     free(b.premultiplied);
     free(b.padded);
     free(b.sums);
+    free(b.window);
     return ok ? 0 : -1;
 }
 
