@@ -98,18 +98,14 @@ int gi__load_jpeg_rows(const void *bytes, size_t size, const gi_load_limits *lim
 }
 
 /* Shrink-on-load (limits->shrink_to): 1 with *img decoded at the
- * reduced size (or at full size from the coefficients, where no shrink
- * keeps the sides large enough); else 0, to decode as ever. */
+ * reduced size (or at full size, where no shrink keeps the sides large
+ * enough); else 0, to decode as ever. */
 static int load_jpeg_shrunk(gi_image *img, const void *bytes, size_t size,
                             const gi_load_limits *limits)
 {
-    gi_jpeg_coeffs c;
-    if (!gi__load_jpeg_coeffs(bytes, size, limits, 0, &c)) return 0;
-    const int s = gi__jpeg_shrink_factor(c.width, c.height, limits->shrink_to);
-    int ok = s > 1 ? gi__jpeg_image_shrunk(img, &c, s)
-                   : gi__jpeg_image_from_coeffs(img, &c, decode_threads(limits));
-    gi__jpeg_coeffs_free(&c);
-    return ok;
+    return for_exact_decoder(bytes, size, limits) &&
+           gi__jpeg_decode_shrunk(img, bytes, size, limits->max_pixels, decode_threads(limits),
+                                  limits->shrink_to);
 }
 
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const char *name,

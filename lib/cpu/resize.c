@@ -4,27 +4,55 @@
  * rows, as many as a vertical window holds (axis_y.taps): the windows of
  * successive output rows start at non-decreasing source rows, so each
  * source row is filtered once per band, and memory stays at a few rows
- * however large the reduction or the enlargement. */
+ * however large the reduction or the enlargement.
+ *
+ * Gray and RGB, the photos' case, run vectorized (AVX2) with gpuimg.h's
+ * very arithmetic: the horizontal sums through pmaddwd, the vertical sums
+ * in int32 lanes where the weights prove that exact (vertical_fits_int32).
+ * Images with alpha, and CPUs without AVX2, take the scalar loops. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
+#include "base/cpu_isa.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) /* as cpu_isa.c: AVX2 is asked of the CPU there */
+#define HAVE_PAIR_FILTER 1
+#include <immintrin.h>
+#else
+#define HAVE_PAIR_FILTER 0
+#endif
 
 typedef struct {
     const gi_image *src;
     gi_image *dst;
     const gi_resize_axis *ax, *ay;
+    size_t n;            /* samples of an output row (and of a ring row) */
+    size_t ring_stride;  /* between ring rows: n and room for a 4-lane store */
+    /* the vector horizontal pass (gray and RGB with AVX2), else NULL: per
+     * output position, its taps in groups of 4 (pair_weights) */
+    int16_t *pair_q;
+    int groups;          /* groups of 4 taps a position has room for */
+    int32_t *pair_first, *pair_count; /* each window without its zero end taps */
+    int narrow;          /* every window has at most 2 taps: 2 positions a pmaddwd */
+    int vertical32;      /* the vertical sums fit int32 */
 } resize_job;
 
 /* One band's ring of filtered rows (h of gpuimg.h, int32), and the
- * premultiplied source row of an image with alpha. */
+ * source row as the horizontal pass reads it: premultiplied int32
+ * samples (scalar), or its bytes with room to read past (vector). */
 typedef struct {
     int32_t *rows;
     int32_t *premultiplied;
+    uint8_t *padded;     /* the row's bytes, row_padding zeros after */
     int64_t *sums;
+    const int32_t **window; /* the ring rows of a vertical window (taps) */
     int next; /* the next source row to filter */
 } band_state;
+
+/* ---- the horizontal pass, scalar ---- */
 
 /* h of one source row into out (dst->width * ch), ch a constant where
  * this is inlined; u is the row's samples, premultiplied where needed. */
@@ -63,7 +91,7 @@ static void row_samples(const gi_image *src, int y, int32_t *u)
     }
 }
 
-static void filter_row(const resize_job *j, band_state *b, int y, int32_t *out)
+static void filter_row_scalar(const resize_job *j, band_state *b, int y, int32_t *out)
 {
     row_samples(j->src, y, b->premultiplied);
     switch (j->src->channels) {
@@ -73,6 +101,192 @@ static void filter_row(const resize_job *j, band_state *b, int y, int32_t *out)
     default: filter_row_ch(j, b->premultiplied, out, 4); break;
     }
 }
+
+/* ---- the horizontal pass, vector ----
+ *
+ * A group of 4 taps is one pmaddwd: the 4 pixels' bytes shuffled into
+ * int16 lanes as two pairs, [p0c0 p1c0 p0c1 p1c1 p0c2 p1c2 0 0] and the
+ * same of p2 and p3 (gray: [p0 p1 0 ...]), against the weights [q0 q1] x 4
+ * and [q2 q3] x 4, gives each channel's q0 p0 + q1 p1 (+ q2 p2 + q3 p3 in
+ * the other half) in an int32 lane. Taps past a position's count weigh 0
+ * (and read the row's zero padding at its end). Exact: samples (<= 255)
+ * and weights (|q| <= 32767, resize_weights.c) fit int16, and every sum
+ * of a position's products is within 255 * sum |q| <= 255 * 32767 < 2^31,
+ * so the int32 lanes add what gpuimg.h's int32 sum adds. */
+
+/* Bytes past a row's samples that a window's last group may read. */
+static size_t row_padding(int ch, int groups)
+{
+    return (size_t)ch * 4 * (size_t)groups + 16;
+}
+
+/* The horizontal windows without the zero weights at their ends (area's
+ * and the cubic's edges; zero terms add nothing), into the job's
+ * pair_first and pair_count; the groups of 4 taps a window needs at most,
+ * and whether every window has 2 taps or fewer (enlarging with linear or
+ * area). */
+static int trim_windows(resize_job *j)
+{
+    const gi_resize_axis *ax = j->ax;
+    j->pair_first = malloc(sizeof(int32_t) * (size_t)ax->n_out);
+    j->pair_count = malloc(sizeof(int32_t) * (size_t)ax->n_out);
+    if (!j->pair_first || !j->pair_count) return -1;
+    int most = 1;
+    for (int x = 0; x < ax->n_out; x++) {
+        const int32_t *q = ax->q + (size_t)x * ax->taps;
+        int lead = 0, count = ax->count[x];
+        while (count > 1 && q[lead] == 0) lead++, count--;
+        while (count > 1 && q[lead + count - 1] == 0) count--;
+        j->pair_first[x] = ax->first[x] + lead;
+        j->pair_count[x] = count;
+        if (count > most) most = count;
+    }
+    j->groups = (most + 3) / 4;
+    j->narrow = most <= 2;
+    return 0;
+}
+
+/* Per position x, its trimmed window's taps as pmaddwd reads them: groups
+ * of 4 taps, [q0 q1] x 4 then [q2 q3] x 4; narrow, [q0 q1] x 4 alone, so
+ * that positions x and x + 1 make one 256-bit vector. */
+static int16_t *pair_weights(const resize_job *j)
+{
+    const gi_resize_axis *ax = j->ax;
+    const size_t per = j->narrow ? 8 : (size_t)j->groups * 16;
+    int16_t *w = calloc((size_t)ax->n_out * per, sizeof(int16_t));
+    if (!w) return NULL;
+    for (int x = 0; x < ax->n_out; x++) {
+        const int32_t *q = ax->q + (size_t)x * ax->taps + (j->pair_first[x] - ax->first[x]);
+        for (int k = 0; k < j->pair_count[x]; k++) {
+            /* tap k: group k / 4, half (k / 2) % 2, lane k % 2 of each pair */
+            int16_t *half = w + (size_t)x * per + (size_t)(k / 4) * 16 + (k / 2 % 2) * 8;
+            for (int c = 0; c < 4; c++) half[2 * c + k % 2] = (int16_t)q[k];
+        }
+    }
+    return w;
+}
+
+#if HAVE_PAIR_FILTER
+/* The windows' shapes, each with its own loop. */
+enum { NARROW, ONE_GROUP, GROUPS };
+
+/* The 4 int32 lanes of position x (its channels, rounded and shifted)
+ * into out; for RGB lane 3 is overwritten by the next position. */
+__attribute__((target("avx2"))) static inline void store_position(int32_t *out, int x, __m128i sum,
+                                                                  const int ch)
+{
+    if (ch == 3)
+        _mm_storeu_si128((__m128i *)(out + 3 * (size_t)x), sum);
+    else
+        out[x] = _mm_cvtsi128_si32(sum);
+}
+
+/* h of one source row (gray or RGB, its bytes with row_padding zero bytes
+ * after them) into out, which has room for a 4-lane store past its end;
+ * ch and shape constants where this is inlined. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+filter_row_pairs_as(const resize_job *j, const uint8_t *row, int32_t *out, const int ch,
+                    const int shape)
+{
+    const int n_out = j->ax->n_out;
+    const int32_t *first = j->pair_first;
+    /* the bytes of pixels 0, 1 (low half) and 2, 3 (high half) into pairs;
+     * -1 gives 0 */
+    const __m256i pairs =
+        ch == 3 ? _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, 6, -1,
+                                   9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1)
+                : _mm256_setr_epi8(0, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                   2, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i round = _mm256_set1_epi32(32);
+    int x = 0;
+    if (shape == NARROW) { /* positions x and x + 1 in the two halves, a pair each */
+        const __m256i both = _mm256_permute2x128_si256(pairs, pairs, 0x00);
+        for (; x + 1 < n_out; x += 2) {
+            const __m128i b0 = _mm_loadu_si128((const __m128i *)(row + (size_t)first[x] * ch));
+            const __m128i b1 = _mm_loadu_si128((const __m128i *)(row + (size_t)first[x + 1] * ch));
+            const __m256i bytes = _mm256_inserti128_si256(_mm256_castsi128_si256(b0), b1, 1);
+            __m256i sum = _mm256_madd_epi16(_mm256_shuffle_epi8(bytes, both),
+                                            _mm256_loadu_si256((const __m256i *)(j->pair_q + 8 * (size_t)x)));
+            sum = _mm256_srai_epi32(_mm256_add_epi32(sum, round), 6);
+            store_position(out, x, _mm256_castsi256_si128(sum), ch);
+            store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
+        }
+        if (x < n_out) {
+            const __m128i bytes = _mm_loadu_si128((const __m128i *)(row + (size_t)first[x] * ch));
+            __m128i sum = _mm_madd_epi16(_mm_shuffle_epi8(bytes, _mm256_castsi256_si128(pairs)),
+                                         _mm_loadu_si128((const __m128i *)(j->pair_q + 8 * (size_t)x)));
+            sum = _mm_srai_epi32(_mm_add_epi32(sum, _mm256_castsi256_si128(round)), 6);
+            store_position(out, x, sum, ch);
+        }
+        return;
+    }
+    const size_t per = (size_t)j->groups * 16;
+    if (shape == ONE_GROUP) { /* two positions, their halves added crosswise */
+        for (; x + 1 < n_out; x += 2) {
+            const __m256i b0 = _mm256_broadcastsi128_si256(
+                _mm_loadu_si128((const __m128i *)(row + (size_t)first[x] * ch)));
+            const __m256i b1 = _mm256_broadcastsi128_si256(
+                _mm_loadu_si128((const __m128i *)(row + (size_t)first[x + 1] * ch)));
+            const __m256i s0 = _mm256_madd_epi16(_mm256_shuffle_epi8(b0, pairs),
+                                                 _mm256_loadu_si256((const __m256i *)(j->pair_q + per * x)));
+            const __m256i s1 = _mm256_madd_epi16(
+                _mm256_shuffle_epi8(b1, pairs),
+                _mm256_loadu_si256((const __m256i *)(j->pair_q + per * (x + 1))));
+            __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(s0, s1, 0x20),
+                                           _mm256_permute2x128_si256(s0, s1, 0x31));
+            sum = _mm256_srai_epi32(_mm256_add_epi32(sum, round), 6);
+            store_position(out, x, _mm256_castsi256_si128(sum), ch);
+            store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
+        }
+    }
+    for (; x < n_out; x++) {
+        const int groups = (j->pair_count[x] + 3) / 4;
+        const uint8_t *p = row + (size_t)first[x] * ch;
+        const int16_t *w = j->pair_q + per * x;
+        __m256i acc = _mm256_setzero_si256();
+        for (int g = 0; g < groups; g++) {
+            const __m256i bytes =
+                _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + 4 * ch * g)));
+            acc = _mm256_add_epi32(
+                acc, _mm256_madd_epi16(_mm256_shuffle_epi8(bytes, pairs),
+                                       _mm256_loadu_si256((const __m256i *)(w + 16 * g))));
+        }
+        __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        sum = _mm_srai_epi32(_mm_add_epi32(sum, _mm256_castsi256_si128(round)), 6);
+        store_position(out, x, sum, ch);
+    }
+}
+
+__attribute__((target("avx2"))) static void filter_row_pairs(const resize_job *j,
+                                                             const uint8_t *row, int32_t *out)
+{
+    const int shape = j->narrow ? NARROW : j->groups == 1 ? ONE_GROUP : GROUPS;
+    if (j->src->channels == 3) {
+        if (shape == NARROW) filter_row_pairs_as(j, row, out, 3, NARROW);
+        else if (shape == ONE_GROUP) filter_row_pairs_as(j, row, out, 3, ONE_GROUP);
+        else filter_row_pairs_as(j, row, out, 3, GROUPS);
+    } else {
+        if (shape == NARROW) filter_row_pairs_as(j, row, out, 1, NARROW);
+        else if (shape == ONE_GROUP) filter_row_pairs_as(j, row, out, 1, ONE_GROUP);
+        else filter_row_pairs_as(j, row, out, 1, GROUPS);
+    }
+}
+#endif
+
+static void filter_row(const resize_job *j, band_state *b, int y, int32_t *out)
+{
+#if HAVE_PAIR_FILTER
+    if (j->pair_q) {
+        memcpy(b->padded, j->src->data + (size_t)y * j->src->stride,
+               (size_t)j->src->width * j->src->channels);
+        filter_row_pairs(j, b->padded, out);
+        return;
+    }
+#endif
+    filter_row_scalar(j, b, y, out);
+}
+
+/* ---- the vertical pass ---- */
 
 static uint8_t clamp_byte(int64_t v)
 {
@@ -98,8 +312,7 @@ static void finish_row(const int64_t *v, uint8_t *out, int width, int ch)
 /* The ring's row for source row y, filtered now if it is new. */
 static const int32_t *ring_row(const resize_job *j, band_state *b, int y)
 {
-    const size_t n = (size_t)j->dst->width * j->src->channels;
-    int32_t *slot = b->rows + (size_t)(y % j->ay->taps) * n;
+    int32_t *slot = b->rows + (size_t)(y % j->ay->taps) * j->ring_stride;
     if (y >= b->next) {
         filter_row(j, b, y, slot);
         b->next = y + 1;
@@ -107,55 +320,167 @@ static const int32_t *ring_row(const resize_job *j, band_state *b, int y)
     return slot;
 }
 
-/* Samples of a row summed at a time in the vertical pass: their int64
- * sums stay in L1 while every tap's row adds to them (summing whole rows
- * of a 2x enlargement of a photo, 21840 samples, went through L2 for each
- * of the taps). */
+/* Samples of a row summed at a time in the vertical pass: their sums stay
+ * in L1 while every tap's row adds to them (summing whole rows of a 2x
+ * enlargement of a photo, 21840 samples, went through L2 for each of the
+ * taps). */
 #define SPAN 512
+
+/* The sums of position x's positive weights and of its negative ones'
+ * magnitudes. */
+static void weight_sums(const gi_resize_axis *axis, int x, int64_t *positive, int64_t *negative)
+{
+    *positive = *negative = 0;
+    for (int k = 0; k < axis->count[x]; k++) {
+        const int32_t q = axis->q[(size_t)x * axis->taps + k];
+        if (q > 0) *positive += q;
+        else *negative -= q;
+    }
+}
+
+/* Whether the vertical sums of gray or RGB fit int32, so that int32
+ * lanes give gpuimg.h's int64 sums exactly. With P and N a position's
+ * sums of positive weights and of negative ones' magnitudes, a sample u
+ * in 0..255 gives h in -(255 Nx / 64 + 1) .. (255 Px + 32) / 64, and any
+ * partial sum of a vertical window lies within Py hmax + Ny hneg (and
+ * Py hneg + Ny hmax below 0); the rounding adds 2^21. Weights without
+ * negative lobes (area, linear, nearest: 2^14 in all) give at most about
+ * 2^30; lanczos3 (P about 1.2 and N 0.2 times 2^14) about 1.6 2^30. A
+ * resize whose weights pass 2^31 takes the int64 sums. */
+static int vertical_fits_int32(const gi_resize_axis *ax, const gi_resize_axis *ay)
+{
+    int64_t hmax = 0, hneg = 0, p, n;
+    for (int x = 0; x < ax->n_out; x++) {
+        weight_sums(ax, x, &p, &n);
+        if ((255 * p + 32) / 64 > hmax) hmax = (255 * p + 32) / 64;
+        if (255 * n / 64 + 1 > hneg) hneg = 255 * n / 64 + 1;
+    }
+    for (int y = 0; y < ay->n_out; y++) {
+        weight_sums(ay, y, &p, &n);
+        const int64_t above = p * hmax + n * hneg, below = p * hneg + n * hmax;
+        if ((above > below ? above : below) + (1 << 21) > INT32_MAX) return 0;
+    }
+    return 1;
+}
+
+#if HAVE_PAIR_FILTER
+/* An output row of gray or RGB from the ring's rows, its sums in int32
+ * lanes (where vertical_fits_int32 holds), 32 samples at a time: each
+ * tap's rows add into 4 registers, then round, shift and clamp (packs and
+ * packus saturate to 0..255, the clamp). */
+__attribute__((target("avx2"))) static void vertical_row32(const int32_t *const *rows,
+                                                           const int32_t *q, int count, size_t n,
+                                                           uint8_t *out)
+{
+    const __m256i round = _mm256_set1_epi32(1 << 21), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+                          _mm256_setzero_si256()};
+        for (int k = 0; k < count; k++) {
+            const __m256i w = _mm256_set1_epi32(q[k]);
+            const int32_t *h = rows[k] + i;
+            for (int a = 0; a < 4; a++)
+                acc[a] = _mm256_add_epi32(
+                    acc[a], _mm256_mullo_epi32(w, _mm256_loadu_si256((const __m256i *)(h + 8 * a))));
+        }
+        for (int a = 0; a < 4; a++) acc[a] = _mm256_srai_epi32(_mm256_add_epi32(acc[a], round), 22);
+        const __m256i words =
+            _mm256_packus_epi16(_mm256_packs_epi32(acc[0], acc[1]), _mm256_packs_epi32(acc[2], acc[3]));
+        _mm256_storeu_si256((__m256i *)(out + i), _mm256_permutevar8x32_epi32(words, order));
+    }
+    for (; i < n; i++) {
+        int32_t v = 0;
+        for (int k = 0; k < count; k++) v += q[k] * rows[k][i];
+        v = (v + (1 << 21)) >> 22;
+        out[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+}
+#endif
 
 static void resize_row(const resize_job *j, band_state *b, int y)
 {
     const gi_resize_axis *ay = j->ay;
-    const size_t n = (size_t)j->dst->width * j->src->channels;
+    const size_t n = j->n;
     const int32_t *q = ay->q + (size_t)y * ay->taps;
-    const int first = ay->first[y], count = ay->count[y];
+    const int first = ay->first[y];
+    int count = ay->count[y];
+    uint8_t *out = j->dst->data + (size_t)y * j->dst->stride;
     /* rows a window starts past are never needed by this band */
     if (b->next < first) b->next = first;
-    for (int k = 0; k < count; k++) ring_row(j, b, first + k);
+    const int32_t **rows = b->window;
+    for (int k = 0; k < count; k++) rows[k] = ring_row(j, b, first + k);
+    /* the zero weights at the window's ends (area's and the cubic's
+     * edges) add nothing: their rows are filtered, as the ring walks
+     * every window in order, but not read */
+    int lead = 0;
+    while (count > 1 && q[lead] == 0) lead++, count--;
+    while (count > 1 && q[lead + count - 1] == 0) count--;
+    q += lead;
+    const int32_t *const *used = rows + lead;
+#if HAVE_PAIR_FILTER
+    if (j->vertical32) {
+        vertical_row32(used, q, count, n, out);
+        return;
+    }
+#endif
     for (size_t i0 = 0; i0 < n; i0 += SPAN) {
         const size_t i1 = i0 + SPAN < n ? i0 + SPAN : n;
         int64_t *sums = b->sums;
         for (size_t i = i0; i < i1; i++) sums[i] = 0;
         for (int k = 0; k < count; k++) {
-            const int32_t *h = b->rows + (size_t)((first + k) % ay->taps) * n;
+            const int32_t *h = used[k];
             const int64_t w = q[k];
             for (size_t i = i0; i < i1; i++) sums[i] += w * h[i];
         }
     }
-    finish_row(b->sums, j->dst->data + (size_t)y * j->dst->stride, j->dst->width,
-               j->src->channels);
+    finish_row(b->sums, out, j->dst->width, j->src->channels);
 }
 
 static int resize_band(void *arg, int y0, int y1)
 {
     const resize_job *j = arg;
-    const size_t n = (size_t)j->dst->width * j->src->channels;
-    band_state b = {malloc(sizeof(int32_t) * n * (size_t)j->ay->taps),
-                    malloc(sizeof(int32_t) * (size_t)j->src->width * j->src->channels),
-                    malloc(sizeof(int64_t) * n), 0};
-    int ok = b.rows && b.premultiplied && b.sums;
+    band_state b = {0};
+    b.rows = malloc(sizeof(int32_t) * j->ring_stride * (size_t)j->ay->taps);
+    b.sums = malloc(sizeof(int64_t) * j->n);
+    b.window = malloc(sizeof(*b.window) * (size_t)j->ay->taps);
+    int ok = b.rows && b.sums && b.window;
+    if (j->pair_q) {
+        const size_t bytes = (size_t)j->src->width * j->src->channels;
+        ok = ok && (b.padded = calloc(bytes + row_padding(j->src->channels, j->groups), 1));
+    } else {
+        ok = ok && (b.premultiplied = malloc(sizeof(int32_t) * (size_t)j->src->width *
+                                             j->src->channels)) != NULL;
+    }
     for (int y = y0; y < y1 && ok; y++) resize_row(j, &b, y);
     free(b.rows);
     free(b.premultiplied);
+    free(b.padded);
     free(b.sums);
+    free(b.window);
     return ok ? 0 : -1;
 }
 
 gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const gi_resize_axis *ax,
                          const gi_resize_axis *ay)
 {
-    resize_job j = {src, dst, ax, ay};
-    if (gi__parallel_rows(gi__cpu_threads(state), dst->height, resize_band, &j))
-        return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize row buffers");
+    const int ch = src->channels, plain = ch == 1 || ch == 3;
+    resize_job j = {.src = src, .dst = dst, .ax = ax, .ay = ay};
+    j.n = (size_t)dst->width * ch;
+    j.ring_stride = j.n + 4;
+    if (HAVE_PAIR_FILTER && plain && gi__cpu_isa() >= GI__ISA_AVX2) {
+        if (trim_windows(&j) != 0 || !(j.pair_q = pair_weights(&j))) {
+            free(j.pair_first);
+            free(j.pair_count);
+            free(j.pair_q);
+            return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize weights");
+        }
+        j.vertical32 = vertical_fits_int32(ax, ay);
+    }
+    const int failed = gi__parallel_rows(gi__cpu_threads(state), dst->height, resize_band, &j);
+    free(j.pair_q);
+    free(j.pair_first);
+    free(j.pair_count);
+    if (failed) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize row buffers");
     return GI_OK;
 }

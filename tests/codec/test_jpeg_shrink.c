@@ -184,6 +184,18 @@ static void check_file(const char *path, void *arg)
                      full.channels);
             double d = mean_distance(&full, &small, s);
             th_check(d < 5, "%s shrink 1/%d: mean distance %.2f from the box means", path, s, d);
+            /* reduced as the entropy decoding goes (baseline) or from the
+             * whole frame (progressive): the same bytes either way */
+            gi_image whole = {0};
+            char why[128];
+            if (th_check(gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c) &&
+                             gi__jpeg_image_shrunk(&whole, &c, s),
+                         "%s shrink 1/%d from the whole frame's coefficients", path, s))
+                th_check(ti_same(&small, &whole, why, sizeof why),
+                         "%s shrink 1/%d: loaded differs from the whole frame's reduction: %s",
+                         path, s, why);
+            if (whole.data) gi_image_free(&whole);
+            gi__jpeg_coeffs_free(&c);
         } else {
             char why[128];
             th_check(ti_same(&small, &full, why, sizeof why),

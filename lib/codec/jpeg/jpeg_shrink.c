@@ -1,8 +1,18 @@
 /* JPEG shrink-on-load (jpeg_shrink.h): the reduced IDCT into reduced
- * planes, then the components read at their sampling and turned to RGB. */
+ * planes, then the components read at their sampling and turned to RGB.
+ *
+ * A single-scan baseline file is reduced as its entropy decoding goes, a
+ * few MCU rows behind it (jpeg_progress.h's ring, followed on the
+ * decoding thread): its coefficients stay in cache between being decoded
+ * and read, and the frame's coefficient memory (27 MB for a 9 MP 4:2:0
+ * photo, fresh pages the kernel zeroes) is never allocated. The others
+ * (progressive files) are reduced from the whole frame's coefficients. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "jpeg_decode.h"
+#include "jpeg_parse.h"
+#include "jpeg_progress.h"
 #include "jpeg_recon_kernels.h"
 #include "jpeg_recon_plan.h"
 #include "jpeg_shrink.h"
@@ -31,8 +41,13 @@ const int32_t *gi__jpeg_reduced_table(int n)
                     : &gi__jpeg_reduced_a1[0][0];
 }
 
-void gi__jpeg_reduced_idct(const int16_t *coeffs, const uint16_t quant[64], int nx, int ny,
-                           uint8_t *out, size_t stride)
+/* The reduced IDCT for constant nx and ny (where this is inlined), so
+ * that the sums unroll: a 1x1 or 2x2 block, what a 1/8 shrink makes of
+ * most photos, costs a few multiplies instead of the loops' overhead. */
+static inline __attribute__((always_inline)) void reduced_idct_n(const int16_t *coeffs,
+                                                                 const uint16_t quant[64],
+                                                                 const int nx, const int ny,
+                                                                 uint8_t *out, size_t stride)
 {
     const int32_t *ax = gi__jpeg_reduced_table(nx), *ay = gi__jpeg_reduced_table(ny);
     int32_t f[8][8], g[8][8]; /* f[v][u] dequantized; g[y][u] */
@@ -52,6 +67,41 @@ void gi__jpeg_reduced_idct(const int16_t *coeffs, const uint16_t quant[64], int 
             const int64_t s = ((sum + (1 << 23)) >> 24) + 128;
             out[(size_t)y * stride + x] = (uint8_t)(s < 0 ? 0 : s > 255 ? 255 : s);
         }
+}
+
+/* A row of `blocks` blocks (64 coefficients apart) into their samples
+ * side by side. */
+typedef void (*reduced_idct_fn)(const int16_t *, int blocks, const uint16_t *, uint8_t *, size_t);
+
+#define REDUCED_IDCT(NX, NY)                                                                   \
+    static void reduced_idct_##NX##x##NY(const int16_t *coeffs, int blocks,                    \
+                                         const uint16_t *quant, uint8_t *out, size_t stride)   \
+    {                                                                                          \
+        for (int b = 0; b < blocks; b++)                                                       \
+            reduced_idct_n(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX,        \
+                           stride);                                                            \
+    }
+#define REDUCED_IDCT_ROW(NX) REDUCED_IDCT(NX, 1) REDUCED_IDCT(NX, 2) REDUCED_IDCT(NX, 4) REDUCED_IDCT(NX, 8)
+REDUCED_IDCT_ROW(1)
+REDUCED_IDCT_ROW(2)
+REDUCED_IDCT_ROW(4)
+REDUCED_IDCT_ROW(8)
+
+/* The instance for nx x ny, each 1, 2, 4 or 8. */
+static reduced_idct_fn reduced_idct_for(int nx, int ny)
+{
+#define ROW(NX) {reduced_idct_##NX##x1, reduced_idct_##NX##x2, reduced_idct_##NX##x4, reduced_idct_##NX##x8}
+    static const reduced_idct_fn fns[4][4] = {ROW(1), ROW(2), ROW(4), ROW(8)};
+#undef ROW
+    const int ix = nx >= 8 ? 3 : nx >= 4 ? 2 : nx >= 2 ? 1 : 0;
+    const int iy = ny >= 8 ? 3 : ny >= 4 ? 2 : ny >= 2 ? 1 : 0;
+    return fns[ix][iy];
+}
+
+void gi__jpeg_reduced_idct(const int16_t *coeffs, const uint16_t quant[64], int nx, int ny,
+                           uint8_t *out, size_t stride)
+{
+    reduced_idct_for(nx, ny)(coeffs, 1, quant, out, stride);
 }
 
 int gi__jpeg_shrink_factor(int w, int h, int at_least)
@@ -80,7 +130,8 @@ int gi__jpeg_reduced_size(int factor, int s)
     return n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
 }
 
-static int reduce_plane(const gi_jpeg_coeffs *c, int k, int s, reduced_plane *r)
+/* Component k's plane for shrink s, its samples allocated, none made. */
+static int plane_begin(const gi_jpeg_coeffs *c, int k, int s, reduced_plane *r)
 {
     const gi_jpeg_plane *p = &c->plane[k];
     const int bw = (p->width + 7) / 8, bh = (p->height + 7) / 8;
@@ -94,26 +145,48 @@ static int reduce_plane(const gi_jpeg_coeffs *c, int k, int s, reduced_plane *r)
     r->y_num = (long)s * p->v * r->ny;
     r->y_den = (long)c->vmax * 8;
     r->samples = malloc(r->pitch * (size_t)r->height);
-    if (!r->samples) return -1;
-    for (int by = 0; by < bh; by++) {
-        const int16_t *row = gi__jpeg_block_row(p, by);
-        for (int bx = 0; bx < bw; bx++)
-            gi__jpeg_reduced_idct(row + 64 * (size_t)bx, c->quant[p->tq], r->nx, r->ny,
-                                  r->samples + (size_t)by * r->ny * r->pitch + (size_t)bx * r->nx,
-                                  r->pitch);
-    }
-    return 0;
+    return r->samples ? 0 : -1;
 }
 
-/* A component's samples for output row y, x = 0 .. width - 1, into out. */
-static void component_row(const reduced_plane *r, int y, int width, uint8_t *out)
+/* The samples of component k's block rows by0 .. by1 - 1 (those past its
+ * defined blocks left out). */
+static void plane_reduce(const gi_jpeg_coeffs *c, int k, reduced_plane *r, int by0, int by1)
 {
-    long sy = y * r->y_num / r->y_den;
-    const uint8_t *row = r->samples + (size_t)(sy < r->height ? sy : r->height - 1) * r->pitch;
+    const gi_jpeg_plane *p = &c->plane[k];
+    const int bw = (p->width + 7) / 8, bh = (p->height + 7) / 8;
+    const reduced_idct_fn idct = reduced_idct_for(r->nx, r->ny);
+    const uint16_t *quant = c->quant[p->tq];
+    if (by1 > bh) by1 = bh;
+    for (int by = by0; by < by1; by++)
+        idct(gi__jpeg_block_row(p, by), bw, quant, r->samples + (size_t)by * r->ny * r->pitch,
+             r->pitch);
+}
+
+/* Which sample of its plane's rows each output column reads (x * num /
+ * den, at most the last), computed once: a division per pixel and
+ * component cost more than the reduced IDCT. Returns whether every column
+ * reads its own sample, so that rows need no gathering. */
+static int column_map(const reduced_plane *r, int width, int *map)
+{
+    int identity = 1;
     for (int x = 0; x < width; x++) {
-        long sx = x * r->x_num / r->x_den;
-        out[x] = row[sx < r->width ? sx : r->width - 1];
+        const long sx = x * r->x_num / r->x_den;
+        map[x] = (int)(sx < r->width ? sx : r->width - 1);
+        identity &= map[x] == x;
     }
+    return identity;
+}
+
+/* A component's samples for output row y, x = 0 .. width - 1: the plane's
+ * row itself where the map is the identity, else gathered into out. */
+static const uint8_t *component_row(const reduced_plane *r, const int *map, int identity, int y,
+                                    int width, uint8_t *out)
+{
+    const long sy = y * r->y_num / r->y_den;
+    const uint8_t *row = r->samples + (size_t)(sy < r->height ? sy : r->height - 1) * r->pitch;
+    if (identity) return row;
+    for (int x = 0; x < width; x++) out[x] = row[map[x]];
+    return out;
 }
 
 /* Whether a component's sampling is the frame's largest over 1, 2 or 4. */
@@ -122,38 +195,152 @@ static int power_of_two_factor(int max, int f)
     return max % f == 0 && (max / f == 1 || max / f == 2 || max / f == 4);
 }
 
-int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s)
+/* The components the shrunk image reads, or 0 for a file it does not
+ * take (not gray or YCbCr; chroma at 1/3, rare, would land between
+ * pixels). */
+static int shrinkable_components(const gi_jpeg_coeffs *c)
 {
     const gi_jpeg_colour_mode mode = gi__jpeg_colour_mode(c);
-    if ((mode != GI_JPEG_GRAY && mode != GI_JPEG_YCC) || !c->storage) return 0;
+    if (mode != GI_JPEG_GRAY && mode != GI_JPEG_YCC) return 0;
     const int used = gi__jpeg_components_used(mode);
-    for (int k = 0; k < used; k++) /* chroma at 1/3 (rare) would land between pixels */
+    for (int k = 0; k < used; k++)
         if (!power_of_two_factor(c->hmax, c->plane[k].h) ||
             !power_of_two_factor(c->vmax, c->plane[k].v))
             return 0;
+    return used;
+}
+
+/* The image of `used` reduced planes, at 1/s of c's size, into *img. */
+static int image_from_planes(gi_image *img, const gi_jpeg_coeffs *c, const reduced_plane *planes,
+                             int used, int s)
+{
     const int w = (c->width + s - 1) / s, h = (c->height + s - 1) / s;
-    reduced_plane planes[3] = {{0}};
     uint8_t *rows = malloc(3 * (size_t)w);
+    int *maps = malloc(3 * sizeof(int) * (size_t)w), identity[3] = {0};
     gi_image out = {0};
-    int ok = rows && gi_image_alloc(&out, w, h, c->out_channels) == GI_OK;
-    for (int k = 0; k < used && ok; k++) ok = reduce_plane(c, k, s, &planes[k]) == 0;
+    const int ok = rows && maps && gi_image_alloc(&out, w, h, c->out_channels) == GI_OK;
+    for (int k = 0; k < used && ok; k++)
+        identity[k] = column_map(&planes[k], w, maps + (size_t)k * w);
+    const jpeg_recon_kernels *kernels = gi__jpeg_recon_kernels(); /* asks the CPU: once */
     for (int y = 0; y < h && ok; y++) {
         uint8_t *dst = out.data + (size_t)y * out.stride;
-        if (used == 1 && out.channels == 1) {
-            component_row(&planes[0], y, w, dst);
-            continue;
-        }
-        if (used == 1) { /* a gray plane as RGB, as the full decoder writes it */
-            component_row(&planes[0], y, w, rows);
-            for (int x = 0; x < w; x++) dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = rows[x];
-            continue;
-        }
-        for (int k = 0; k < 3; k++) component_row(&planes[k], y, w, rows + (size_t)k * w);
-        gi__jpeg_recon_kernels()->ycc_to_rgb(dst, rows, rows + w, rows + 2 * (size_t)w, w);
+        const uint8_t *comp[3];
+        for (int k = 0; k < used; k++)
+            comp[k] = component_row(&planes[k], maps + (size_t)k * w, identity[k], y, w,
+                                    rows + (size_t)k * w);
+        if (used == 1 && out.channels == 1)
+            memcpy(dst, comp[0], (size_t)w);
+        else if (used == 1) /* a gray plane as RGB, as the full decoder writes it */
+            for (int x = 0; x < w; x++) dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = comp[0][x];
+        else
+            kernels->ycc_to_rgb(dst, comp[0], comp[1], comp[2], w);
     }
-    for (int k = 0; k < 3; k++) free(planes[k].samples);
+    free(maps);
     free(rows);
-    if (!ok && out.data) gi_image_free(&out);
     if (ok) *img = out;
+    return ok;
+}
+
+static void planes_free(reduced_plane *planes)
+{
+    for (int k = 0; k < 3; k++) free(planes[k].samples);
+}
+
+int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s)
+{
+    const int used = shrinkable_components(c);
+    if (!used || !c->storage) return 0;
+    reduced_plane planes[3] = {{0}};
+    int ok = 1;
+    for (int k = 0; k < used && ok; k++) {
+        ok = plane_begin(c, k, s, &planes[k]) == 0;
+        if (ok) plane_reduce(c, k, &planes[k], 0, c->plane[k].blocks_h);
+    }
+    ok = ok && image_from_planes(img, c, planes, used, s);
+    planes_free(planes);
+    return ok;
+}
+
+/* ---- reduced as the entropy decoding goes ---- */
+
+typedef struct {
+    gi_jpeg_progress progress;
+    const gi_jpeg_coeffs *c;
+    int at_least;
+    int s, used;      /* set when the scan is followed */
+    int declined;     /* the file is not shrunk: decoded as ever */
+    int reduced;      /* MCU rows made into samples */
+    reduced_plane planes[3];
+} shrinker;
+
+/* jpeg_progress.h's ready: the scan is followed when the file is shrunk. */
+static int shrink_ready(void *arg, const gi_jpeg_coeffs *c)
+{
+    shrinker *sh = arg;
+    sh->c = c;
+    sh->used = shrinkable_components(c);
+    sh->s = gi__jpeg_shrink_factor(c->width, c->height, sh->at_least);
+    if (!sh->used || sh->s < 2) {
+        sh->declined = 1;
+        return -1;
+    }
+    for (int k = 0; k < sh->used; k++)
+        if (plane_begin(c, k, sh->s, &sh->planes[k]) != 0) return -1;
+    return 0;
+}
+
+/* jpeg_progress.h's help, on the entropy half's own thread while its ring
+ * is full (and once at the end): reduces the MCU rows published so far
+ * and frees their slots. */
+static int shrink_help(void *arg, int published)
+{
+    shrinker *sh = arg;
+    if (published <= sh->reduced) return 0;
+    for (int k = 0; k < sh->used; k++) {
+        const int v = sh->c->plane[k].v;
+        plane_reduce(sh->c, k, &sh->planes[k], sh->reduced * v, published * v);
+    }
+    sh->reduced = published;
+    gi__jpeg_progress_free(&sh->progress, published);
+    return 1;
+}
+
+/* From the whole frame's coefficients: shrunk, or at full size where no
+ * shrink keeps the sides large enough. */
+static int from_coeffs(gi_image *img, const gi_jpeg_coeffs *c, int at_least, int threads)
+{
+    const int s = gi__jpeg_shrink_factor(c->width, c->height, at_least);
+    return s > 1 ? gi__jpeg_image_shrunk(img, c, s) : gi__jpeg_image_from_coeffs(img, c, threads);
+}
+
+int gi__jpeg_decode_shrunk(gi_image *img, const uint8_t *bytes, size_t size, uint64_t max_pixels,
+                           int threads, int at_least)
+{
+    shrinker sh = {.at_least = at_least};
+    if (gi__jpeg_progress_init(&sh.progress, shrink_ready, &sh) != 0) return 0;
+    sh.progress.ring_output_rows = 1; /* the fewest MCU rows: each is reduced as it comes */
+    sh.progress.help = shrink_help;
+    gi_jpeg_coeffs c;
+    const int r = gi__jpeg_read_coeffs(bytes, size, max_pixels, threads, 0, &sh.progress, &c);
+    gi__jpeg_progress_close(&sh.progress);
+    int ok = 0;
+    if (sh.progress.started) {
+        /* the last rows; the colour mode once more (a segment after the
+         * scan may change it: then the caller decodes as ever) */
+        ok = r == GI_JPEG_OK && (shrink_help(&sh, c.mcus_y), shrinkable_components(&c) == sh.used) &&
+             image_from_planes(img, &c, sh.planes, sh.used, sh.s);
+        gi__jpeg_coeffs_free(&c);
+    } else if (r == GI_JPEG_OK) { /* a scan not followed (progressive, or a small frame) */
+        ok = from_coeffs(img, &c, at_least, threads);
+        gi__jpeg_coeffs_free(&c);
+    } else if (sh.progress.ring_used && !sh.declined &&
+               gi__jpeg_read_coeffs(bytes, size, max_pixels, threads, 0, NULL, &c) == GI_JPEG_OK) {
+        /* the ring was kept for a scan decoded otherwise (split at its
+         * restarts on more threads): the whole frame's coefficients */
+        ok = from_coeffs(img, &c, at_least, threads);
+        gi__jpeg_coeffs_free(&c);
+    }
+    planes_free(sh.planes);
+    gi__jpeg_progress_destroy(&sh.progress);
     return ok;
 }

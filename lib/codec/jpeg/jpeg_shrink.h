@@ -55,4 +55,13 @@ int gi__jpeg_shrink_factor(int w, int h, int at_least);
  * file is not one of those above, or memory ran out. */
 int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s);
 
+/* The file decoded for shrink_to = at_least (gi_load_limits): shrunk by
+ * the largest s that keeps both sides at least at_least, or at full size
+ * where none does; a single-scan baseline file reduced as its entropy
+ * decoding goes. Returns 1 with *img made; 0 with *img untouched when the
+ * file is to be decoded as ever (not one of those above, not the exact
+ * decoder's, a full-size baseline file, or memory ran out). */
+int gi__jpeg_decode_shrunk(gi_image *img, const uint8_t *bytes, size_t size, uint64_t max_pixels,
+                           int threads, int at_least);
+
 #endif
