@@ -35,23 +35,27 @@ __device__ void source_of(const pixel16_args &a, int x, int y, int *sx, int *sy)
     }
 }
 
+/* Rows stride by the grid's height, which is capped at 65535 blocks. */
 template <int C> __global__ void transform16_kernel(pixel16_args a)
 {
-    const int x = blockIdx.x * BLOCK_W + threadIdx.x, y = blockIdx.y * BLOCK_H + threadIdx.y;
-    if (x >= a.out_width || y >= a.out_height) return;
-    int sx, sy;
-    source_of(a, x, y, &sx, &sy);
-    const uint16_t *in = (const uint16_t *)(a.src + (size_t)sy * a.src_pitch) + (size_t)sx * C;
-    uint16_t *out = (uint16_t *)(a.dst + (size_t)y * a.dst_pitch) + (size_t)x * C;
+    const int x = blockIdx.x * BLOCK_W + threadIdx.x;
+    if (x >= a.out_width) return;
+    for (int y = blockIdx.y * BLOCK_H + threadIdx.y; y < a.out_height; y += gridDim.y * BLOCK_H) {
+        int sx, sy;
+        source_of(a, x, y, &sx, &sy);
+        const uint16_t *in = (const uint16_t *)(a.src + (size_t)sy * a.src_pitch) + (size_t)sx * C;
+        uint16_t *out = (uint16_t *)(a.dst + (size_t)y * a.dst_pitch) + (size_t)x * C;
 #pragma unroll
-    for (int c = 0; c < C; c++) out[c] = in[c];
+        for (int c = 0; c < C; c++) out[c] = in[c];
+    }
 }
 
 template <int C> cudaError_t launch(const pixel16_args &a, cudaStream_t stream)
 {
     const dim3 block(BLOCK_W, BLOCK_H);
-    const dim3 grid((a.out_width + BLOCK_W - 1) / BLOCK_W, (a.out_height + BLOCK_H - 1) / BLOCK_H);
-    if (grid.y > 65535) return cudaErrorInvalidValue;
+    const unsigned row_blocks = (unsigned)((a.out_height + BLOCK_H - 1) / BLOCK_H);
+    const dim3 grid((unsigned)((a.out_width + BLOCK_W - 1) / BLOCK_W),
+                    row_blocks < 65535u ? row_blocks : 65535u);
     transform16_kernel<C><<<grid, block, 0, stream>>>(a);
     return cudaGetLastError();
 }
