@@ -46,7 +46,7 @@ static void *worker(void *arg)
         int i = next_input++;
         pthread_mutex_unlock(&lock);
         if (i >= n_inputs) return NULL;
-        gi_histogram h;
+        static gi_histogram h; /* 2 MiB each: not on the stack */
         if (gi_job_run_memory(ctx, &job, inputs[i].bytes, inputs[i].size, inputs[i].name, NULL,
                               NULL, &h) != GI_OK) {
             fprintf(stderr, "jpeg_device_decode: %s\n", gi_last_error());

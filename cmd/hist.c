@@ -25,13 +25,19 @@ static int opt_hist_format(const cli_option *o, const char *arg)
 }
 
 /* The report text of `hist` (bins as asked) and, with --stats, `full`
- * (256 bins), for a width x height image. */
+ * (one bin per value: 256, or 65536 at 16 bits), for a width x height
+ * image. */
 static gi_status format_report(const hist_settings *s, const char *source, int width, int height,
                                const gi_histogram *hist, const gi_histogram *full, char **text,
                                size_t *size)
 {
     gi_channel_stats stats[4];
-    for (int c = 0; s->stats && c < hist->channels; c++) gi_hist_stats(full->counts[c], &stats[c]);
+    for (int c = 0; s->stats && c < hist->channels; c++) {
+        if (full->depth == 16)
+            gi_hist_stats16(full->counts[c], &stats[c]);
+        else
+            gi_hist_stats(full->counts[c], &stats[c]);
+    }
     hist_report report = {source, width, height, hist, s->stats ? stats : NULL};
     FILE *mem = open_memstream(text, size);
     if (!mem) return GI_ERR_NO_MEMORY;
@@ -39,15 +45,20 @@ static gi_status format_report(const hist_settings *s, const char *source, int w
     return fclose(mem) == 0 ? GI_OK : GI_ERR_NO_MEMORY;
 }
 
-/* Counts (and with --stats, full 256-bin statistics) into a report text. */
+/* Counts (and with --stats, statistics from one bin per value) into a
+ * report text. The histograms (2 MiB each) live on the heap. */
 static gi_status compute_report(gi_context *ctx, const gi_image *img, const hist_settings *s,
                                 const char *source, char **text, size_t *size)
 {
-    gi_histogram hist, full;
-    gi_status st = gi_hist(ctx, img, s->bins, &hist);
-    if (st == GI_OK && s->stats) st = gi_hist(ctx, img, GI_HIST_MAX_BINS, &full);
-    return st == GI_OK ? format_report(s, source, img->width, img->height, &hist, &full, text, size)
-                       : st;
+    gi_histogram *hists = malloc(2 * sizeof *hists);
+    if (!hists) return GI_ERR_NO_MEMORY;
+    const int values = img->depth == 16 ? 65536 : 256;
+    gi_status st = gi_hist(ctx, img, s->bins, &hists[0]);
+    if (st == GI_OK && s->stats) st = gi_hist(ctx, img, values, &hists[1]);
+    if (st == GI_OK)
+        st = format_report(s, source, img->width, img->height, &hists[0], &hists[1], text, size);
+    free(hists);
+    return st;
 }
 
 /* The image the histogram counts: the input as stored (as a viewer shows
@@ -79,18 +90,20 @@ static gi_status report_streamed(const cli_common *c, const hist_settings *s, co
                                  const gi_load_limits *limits, int orient, int n_before,
                                  char **text, size_t *size)
 {
-    if (orient || n_before > 0 || c->device == GI_DEVICE_CUDA) return GI_OK;
-    const int bins[2] = {s->bins, GI_HIST_MAX_BINS};
-    gi_histogram hists[2];
-    int width, height, counted;
-    gi_status st = gi_hist_file_streamed(in, limits, bins, s->stats ? 2 : 1, hists, &width,
-                                         &height, &counted);
+    if (orient || n_before > 0 || c->device == GI_DEVICE_CUDA || s->bins > 256) return GI_OK;
+    const int bins[2] = {s->bins, 256}; /* a JPEG is 8-bit */
+    gi_histogram *hists = malloc(2 * sizeof *hists);
+    int width, height, counted = 0;
+    gi_status st = hists ? gi_hist_file_streamed(in, limits, bins, s->stats ? 2 : 1, hists, &width,
+                                                 &height, &counted)
+                         : GI_ERR_NO_MEMORY;
     if (st == GI_OK && counted) {
         if (c->verbosity >= 2)
             fprintf(stderr, "gpuimg %s: %s: on cpu, counted as it was decoded\n", c->command,
                     gi_quote_name(in));
         st = format_report(s, in, width, height, &hists[0], &hists[1], text, size);
     }
+    free(hists);
     if (st != GI_OK)
         fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(in), gi_strerror(st));
     return st;
@@ -147,7 +160,7 @@ int hist_file(const cli_common *c, const hist_settings *s, const char *in, const
 int parse_hist(int argc, char **argv, cli_common *common, hist_settings *s, char ***files,
                int *count)
 {
-    *s = (hist_settings){GI_HIST_MAX_BINS, HIST_TEXT, 0};
+    *s = (hist_settings){256, HIST_TEXT, 0};
     gi_op op;
     gi_op_default(GI_OP_HIST, &op);
     cli_option bins[OP_OPTIONS_MAX + 1];

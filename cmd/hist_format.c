@@ -6,10 +6,11 @@
 static const char *const channel_names[4][4] = {
     {"gray"}, {"gray", "alpha"}, {"r", "g", "b"}, {"r", "g", "b", "a"}};
 
-/* The smallest pixel value that falls in bin b. */
-static int bin_value(int b, int bins)
+/* The smallest pixel value that falls in bin b (of 2^depth values). */
+static long bin_value(long b, const gi_histogram *h)
 {
-    return (b * 256 + bins - 1) / bins;
+    const long values = h->depth == 16 ? 65536 : 256;
+    return (b * values + h->bins - 1) / h->bins;
 }
 
 static void write_stat_lines(FILE *out, const hist_report *r)
@@ -32,7 +33,7 @@ static void write_stat_lines(FILE *out, const hist_report *r)
 static void write_rows(FILE *out, const gi_histogram *h, char sep)
 {
     for (int b = 0; b < h->bins; b++) {
-        fprintf(out, "%d", bin_value(b, h->bins));
+        fprintf(out, "%ld", bin_value(b, h));
         for (int c = 0; c < h->channels; c++)
             fprintf(out, "%c%llu", sep, (unsigned long long)h->counts[c][b]);
         fputc('\n', out);
@@ -78,7 +79,7 @@ static void write_json(FILE *out, const hist_report *r)
             r->width, r->height, h->bins);
     for (int c = 0; c < h->channels; c++) fprintf(out, "%s\"%s\"", c ? ", " : "", names[c]);
     fputs("],\n  \"values\": [", out);
-    for (int b = 0; b < h->bins; b++) fprintf(out, "%s%d", b ? ", " : "", bin_value(b, h->bins));
+    for (int b = 0; b < h->bins; b++) fprintf(out, "%s%ld", b ? ", " : "", bin_value(b, h));
     fputs("],\n  \"counts\": {", out);
     for (int c = 0; c < h->channels; c++) {
         fprintf(out, "%s\n    \"%s\": [", c ? "," : "", names[c]);

@@ -34,11 +34,14 @@ struct ssim_consts {
 
 /* ---------------------------------------------------------------- counts */
 
+/* T: the sample, uint8_t or uint16_t (gpuimg.h's 8- and 16-bit rules are
+ * the same formulas on either). */
+template <typename T>
 __global__ void __launch_bounds__(GI_COMPARE_STATS_THREADS)
 row_stats(const uint8_t *e, size_t e_pitch, const uint8_t *a, size_t a_pitch, int width,
           int channels, int tolerance, gi_cuda_compare_row *rows)
 {
-    const uint8_t *re = e + blockIdx.x * e_pitch, *ra = a + blockIdx.x * a_pitch;
+    const T *re = (const T *)(e + blockIdx.x * e_pitch), *ra = (const T *)(a + blockIdx.x * a_pitch);
     unsigned long long sum_abs = 0, sum_sq = 0;
     unsigned int different = 0, max_abs[4] = {0, 0, 0, 0};
     for (int x = threadIdx.x; x < width; x += blockDim.x) {
@@ -46,7 +49,7 @@ row_stats(const uint8_t *e, size_t e_pitch, const uint8_t *a, size_t a_pitch, in
         for (int c = 0; c < channels; c++) {
             const int d = abs((int)re[(size_t)x * channels + c] - (int)ra[(size_t)x * channels + c]);
             sum_abs += (unsigned)d;
-            sum_sq += (unsigned)(d * d);
+            sum_sq += (unsigned long long)d * (unsigned long long)d;
             max_abs[c] = max(max_abs[c], (unsigned)d);
             over |= d > tolerance;
         }
@@ -67,7 +70,7 @@ row_stats(const uint8_t *e, size_t e_pitch, const uint8_t *a, size_t a_pitch, in
     }
     if (t == 0) {
         gi_cuda_compare_row r = {s_abs[0], s_sq[0], s_diff[0], {0, 0, 0, 0}};
-        for (int c = 0; c < 4; c++) r.max_abs[c] = (unsigned char)s_max[c][0];
+        for (int c = 0; c < 4; c++) r.max_abs[c] = (unsigned short)s_max[c][0];
         rows[blockIdx.x] = r;
     }
 }
@@ -98,8 +101,9 @@ __device__ double ssim_of(const double m[Q_COUNT], const ssim_consts &k)
 }
 
 /* The tile of counted pixels whose top row is Y, channel c. */
-__device__ void ssim_tile(const ssim_args &g, const ssim_consts &k, int c, int Y, uint8_t (*te)[IN_W],
-                          uint8_t (*ta)[IN_W], double (*h)[IN_H][TW])
+template <typename T>
+__device__ void ssim_tile(const ssim_args &g, const ssim_consts &k, int c, int Y, T (*te)[IN_W],
+                          T (*ta)[IN_W], double (*h)[IN_H][TW])
 {
     const int tx = threadIdx.x, ty = threadIdx.y, t = ty * TW + tx;
     const int X = g.x0 + blockIdx.x * TW;
@@ -108,8 +112,8 @@ __device__ void ssim_tile(const ssim_args &g, const ssim_consts &k, int c, int Y
         const int r = i / IN_W, col = i % IN_W;
         const int y = gi_border_map((long long)Y + r - R, g.height, GI_BORDER_REFLECT);
         const int x = gi_border_map((long long)X + col - R, g.width, GI_BORDER_REFLECT);
-        const uint8_t ve = g.e[(size_t)y * g.e_pitch + (size_t)x * g.channels + c];
-        const uint8_t va = g.a[(size_t)y * g.a_pitch + (size_t)x * g.channels + c];
+        const T ve = ((const T *)(g.e + (size_t)y * g.e_pitch))[(size_t)x * g.channels + c];
+        const T va = ((const T *)(g.a + (size_t)y * g.a_pitch))[(size_t)x * g.channels + c];
         te[r][col] = ve, ta[r][col] = va;
         differs |= ve != va;
     }
@@ -153,13 +157,13 @@ __device__ void ssim_tile(const ssim_args &g, const ssim_consts &k, int c, int Y
 }
 
 /* Grid: segments x (row tiles, strided) x channels. */
-__global__ void __launch_bounds__(TW * TH) ssim_tiles(ssim_args g, ssim_consts k)
+template <typename T> __global__ void __launch_bounds__(TW * TH) ssim_tiles(ssim_args g, ssim_consts k)
 {
-    __shared__ uint8_t te[IN_H][IN_W], ta[IN_H][IN_W];
+    __shared__ T te[IN_H][IN_W], ta[IN_H][IN_W];
     __shared__ double h[Q_COUNT][IN_H][TW];
     const int row_tiles = (g.y1 - g.y0 + TH - 1) / TH;
     for (int by = blockIdx.y; by < row_tiles; by += gridDim.y)
-        ssim_tile(g, k, blockIdx.z, g.y0 + by * TH, te, ta, h);
+        ssim_tile<T>(g, k, blockIdx.z, g.y0 + by * TH, te, ta, h);
 }
 
 __global__ void row_sums(const double *segment_sums, int segments, int height, int channels,
@@ -178,7 +182,8 @@ __global__ void row_sums(const double *segment_sums, int segments, int height, i
 } // namespace
 
 static_assert(TW == GI_WARP && TW == GI_SSIM_SEGMENT, "a tile row is one warp and one segment");
-static_assert(GI_SSIM_SMEM <= 48 * 1024, "SSIM tile fits the default shared limit");
+static_assert(GI_SSIM_SMEM + (size_t)2 * IN_H * IN_W <= 48 * 1024,
+              "SSIM tile of 16-bit samples fits the default shared limit");
 
 extern "C" size_t gi_cuda_compare_scratch_bytes(int width, int height, int channels)
 {
@@ -191,13 +196,18 @@ extern "C" cudaError_t gi_cuda_compare(const uint8_t *e, size_t e_pitch, const u
                                        int tolerance, const double *weights, double c1, double c2,
                                        int x0, int x1, int y0, int y1, gi_cuda_compare_row *rows,
                                        double *row_ssim, void *scratch, size_t scratch_bytes,
-                                       cudaStream_t stream)
+                                       int depth, cudaStream_t stream)
 {
+    const bool wide = depth == 16;
     if (channels < 1 || channels > 4 || width < 1 || height < 1 || x0 < 0 || x1 > width ||
         x0 >= x1 || y0 < 0 || y1 > height || y0 >= y1)
         return cudaErrorInvalidValue;
-    row_stats<<<height, GI_COMPARE_STATS_THREADS, 0, stream>>>(e, e_pitch, a, a_pitch, width,
-                                                               channels, tolerance, rows);
+    if (wide)
+        row_stats<uint16_t><<<height, GI_COMPARE_STATS_THREADS, 0, stream>>>(
+            e, e_pitch, a, a_pitch, width, channels, tolerance, rows);
+    else
+        row_stats<uint8_t><<<height, GI_COMPARE_STATS_THREADS, 0, stream>>>(
+            e, e_pitch, a, a_pitch, width, channels, tolerance, rows);
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess || !weights) return err;
 
@@ -211,7 +221,10 @@ extern "C" cudaError_t gi_cuda_compare(const uint8_t *e, size_t e_pitch, const u
     const int row_tiles = (y1 - y0 + TH - 1) / TH;
     const dim3 tiles((unsigned)g.segments, (unsigned)(row_tiles < 65535 ? row_tiles : 65535),
                      (unsigned)channels);
-    ssim_tiles<<<tiles, dim3(TW, TH), 0, stream>>>(g, k);
+    if (wide)
+        ssim_tiles<uint16_t><<<tiles, dim3(TW, TH), 0, stream>>>(g, k);
+    else
+        ssim_tiles<uint8_t><<<tiles, dim3(TW, TH), 0, stream>>>(g, k);
     err = cudaGetLastError();
     if (err != cudaSuccess) return err;
     const long long jobs = (long long)(y1 - y0) * channels;

@@ -44,11 +44,23 @@ cudaError_t gi_cuda_transform(const uint8_t *src, size_t src_pitch, uint8_t *dst
                               size_t dst_pitch, int width, int height,
                               int channels, int transform, cudaStream_t stream);
 
+/* The same on 16-bit samples (pixels of 2 * channels bytes). */
+cudaError_t gi_cuda_transform16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
+                                size_t dst_pitch, int width, int height, int channels,
+                                int transform, cudaStream_t stream);
+
 /* counts: device array of 4 * 256 unsigned long long, zeroed by the
  * launcher; channel c's bin b lands at counts[c * 256 + b]. */
 cudaError_t gi_cuda_hist(const uint8_t *src, size_t src_pitch, int width,
                          int height, int channels, int bins,
                          unsigned long long *counts, cudaStream_t stream);
+
+/* The same for 16-bit samples (bin = v * bins / 65536, bins 1..65536):
+ * counts, a device array of channels * bins, zeroed by the launcher;
+ * channel c's bin b lands at counts[c * bins + b]. */
+cudaError_t gi_cuda_hist16(const uint8_t *src, size_t src_pitch, int width, int height,
+                           int channels, int bins, unsigned long long *counts,
+                           cudaStream_t stream);
 
 /* Correlation with an odd mask (gpuimg.h, convolve): q is a host array of
  * mask_h rows of mask_w integers (odd, 1..31), shift 0..30; out =
@@ -71,7 +83,14 @@ cudaError_t gi_cuda_resize(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                            int taps_x, const int32_t *first_y, const int32_t *count_y,
                            const int32_t *q_y, int taps_y, int32_t *h, cudaStream_t stream);
 
-/* Comparison (gpuimg.h, compare). row_stats: the integer measures of row y
+/* The same on 16-bit samples; h: in_h * out_w * channels int64. */
+cudaError_t gi_cuda_resize16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
+                             size_t dst_pitch, int in_h, int out_w, int out_h, int channels,
+                             const int32_t *first_x, const int32_t *count_x, const int32_t *q_x,
+                             int taps_x, const int32_t *first_y, const int32_t *count_y,
+                             const int32_t *q_y, int taps_y, long long *h, cudaStream_t stream);
+
+/* Comparison (gpuimg.h, compare) of images of `depth` bits. row_stats: the integer measures of row y
  * land in rows[y] (device, height entries), written by one block each.
  * With weights (host, 2 * GI_SSIM_RADIUS + 1 doubles) SSIM too: for
  * channel c and each row y in [y0, y1), row_ssim[c * height + y] (device)
@@ -80,14 +99,14 @@ cudaError_t gi_cuda_resize(const uint8_t *src, size_t src_pitch, uint8_t *dst,
 typedef struct gi_cuda_compare_row {
     unsigned long long sum_abs, sum_sq;
     unsigned int different_pixels;
-    unsigned char max_abs[4];
+    unsigned short max_abs[4];
 } gi_cuda_compare_row;
 size_t gi_cuda_compare_scratch_bytes(int width, int height, int channels);
 cudaError_t gi_cuda_compare(const uint8_t *e, size_t e_pitch, const uint8_t *a, size_t a_pitch,
                             int width, int height, int channels, int tolerance,
                             const double *weights, double c1, double c2, int x0, int x1, int y0,
                             int y1, gi_cuda_compare_row *rows, double *row_ssim, void *scratch,
-                            size_t scratch_bytes, cudaStream_t stream);
+                            size_t scratch_bytes, int depth, cudaStream_t stream);
 
 /* The exact JPEG decoder's arithmetic half (lib/codec/jpeg/jpeg_reconstruct.h,
  * whose CPU version these match byte for byte). */

@@ -41,7 +41,7 @@ template <int C> struct counter {
 
     __device__ __forceinline__ uint32_t *at(int c, uint32_t v) const
     {
-        return (uint32_t *)(table + ((uint32_t)c * GI_HIST_MAX_BINS * SLOTS<C> * 4 + v * SLOTS<C> * 4 +
+        return (uint32_t *)(table + ((uint32_t)c * GI_HIST_VALUES * SLOTS<C> * 4 + v * SLOTS<C> * 4 +
                                      lane_bytes));
     }
     /* byte k of word w, channel k % C (k counts from a chunk start) */
@@ -122,7 +122,7 @@ template <int C>
 __global__ void __launch_bounds__(NT, MIN_BLOCKS<C>) hist_kernel(hist_args a)
 {
     extern __shared__ __align__(16) uint8_t hist_table[];
-    constexpr int TABLE_WORDS = C * GI_HIST_MAX_BINS * SLOTS<C>;
+    constexpr int TABLE_WORDS = C * GI_HIST_VALUES * SLOTS<C>;
     for (int i = threadIdx.x; i < TABLE_WORDS / 4; i += NT) ((uint4 *)hist_table)[i] = make_uint4(0, 0, 0, 0);
     const int lane = threadIdx.x % GI_WARP, warp = threadIdx.x / GI_WARP;
     const counter<C> ct = {hist_table, (uint32_t)(lane + (C == 1 ? GI_WARP * (warp & 1) : 0)) * 4};
@@ -146,13 +146,13 @@ __global__ void __launch_bounds__(NT, MIN_BLOCKS<C>) hist_kernel(hist_args a)
 
     /* fold: thread (c, v) sums its slots, starting at slot v so a warp's
      * 32 reads hit 32 banks */
-    for (int i = threadIdx.x; i < C * GI_HIST_MAX_BINS; i += NT) {
-        const int c = i / GI_HIST_MAX_BINS, v = i % GI_HIST_MAX_BINS;
+    for (int i = threadIdx.x; i < C * GI_HIST_VALUES; i += NT) {
+        const int c = i / GI_HIST_VALUES, v = i % GI_HIST_VALUES;
         const uint32_t *slots = (const uint32_t *)hist_table + i * SLOTS<C>;
         unsigned long long total = 0;
 #pragma unroll 8
         for (int j = 0; j < SLOTS<C>; j++) total += slots[(j + v) % SLOTS<C>];
-        if (total) atomicAdd(&a.counts[c * GI_HIST_MAX_BINS + v * a.bins / 256], total);
+        if (total) atomicAdd(&a.counts[c * GI_HIST_VALUES + v * a.bins / 256], total);
     }
 }
 
@@ -195,7 +195,7 @@ extern "C" cudaError_t gi_cuda_hist(const uint8_t *src, size_t src_pitch, int wi
                                     int channels, int bins, unsigned long long *counts,
                                     cudaStream_t stream)
 {
-    if (channels < 1 || channels > 4 || bins < 1 || bins > GI_HIST_MAX_BINS || width < 1 || height < 1)
+    if (channels < 1 || channels > 4 || bins < 1 || bins > GI_HIST_VALUES || width < 1 || height < 1)
         return cudaErrorInvalidValue;
     hist_args a = {src, src_pitch, (size_t)width * channels, height, bins, false, counts};
     /* packed rows: one long row, while its chunks fit 32-bit indices */
@@ -208,7 +208,7 @@ extern "C" cudaError_t gi_cuda_hist(const uint8_t *src, size_t src_pitch, int wi
     int device;
     cudaError_t e = cudaGetDevice(&device);
     if (e == cudaSuccess)
-        e = cudaMemsetAsync(counts, 0, sizeof(unsigned long long) * 4 * GI_HIST_MAX_BINS, stream);
+        e = cudaMemsetAsync(counts, 0, sizeof(unsigned long long) * 4 * GI_HIST_VALUES, stream);
     if (e != cudaSuccess) return e;
     switch (channels) {
     case 1: return launch<1>(a, device, stream);

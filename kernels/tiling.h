@@ -161,14 +161,15 @@ static_assert(GI_XT_ROWS * (GI_XT_COLS / 4 + 1) * 4 <= 48 * 1024, "transpose til
  * so a chunk starts on channel 0), and loads the next step's chunks before
  * it counts the current ones. Three blocks of GI_HIST_THREADS fit an SM with
  * one or two channels (64 KB of counters each, at most 42 registers). */
+#define GI_HIST_VALUES 256 /* an 8-bit sample's values (hist16.cu counts 16-bit ones) */
 #define GI_HIST_THREADS 512
 #define GI_HIST_UNROLL 2
 #define GI_HIST_SLOTS(c) ((c) == 1 ? 64 : 32)
-#define GI_HIST_SMEM(c) ((size_t)(c) * GI_HIST_MAX_BINS * GI_HIST_SLOTS(c) * 4)
+#define GI_HIST_SMEM(c) ((size_t)(c) * GI_HIST_VALUES * GI_HIST_SLOTS(c) * 4)
 
 static_assert(GI_HIST_SLOTS(1) * 4 == 256, "one channel: a counter row is 256 bytes (byte_perm address)");
 static_assert(GI_HIST_THREADS / GI_WARP % 2 == 0, "warp parity splits the warps evenly");
-static_assert(GI_HIST_THREADS >= GI_HIST_MAX_BINS, "one merging thread per value");
+static_assert(GI_HIST_THREADS >= GI_HIST_VALUES, "one merging thread per value");
 
 /* ---------------------------------------------------------------- compare */
 

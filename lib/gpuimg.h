@@ -572,6 +572,7 @@ GI_API gi_status gi_convolve(gi_context *ctx, const gi_image *src, gi_image *dst
  *   rotate270  out(x, y) = in(w-1-y, x)           out is h x w
  *   flip_h     out(x, y) = in(w-1-x, y)           mirror left-right
  *   flip_v     out(x, y) = in(x, h-1-y)           upside down
+ * 16-bit images move the same way: a pixel's samples, unchanged.
  */
 typedef enum gi_transform {
     GI_TRANSPOSE = 0,
@@ -626,6 +627,14 @@ GI_API gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
  * stored (gamma-encoded, as libvips, Pillow and OpenCV do by default).
  * Gray and RGB samples are within 0.5 + 1/64 of the same computation in
  * exact arithmetic, alpha and colour are its exact value rounded.
+ * 16 BITS: the same weights and formulas with 65535 for 255 in the clamps,
+ * and h an int64 everywhere (c * a times the weights passes 2^31):
+ *   plain       out = clamp((v + 2^21) >> 22, 0, 65535)
+ *   alpha       out = clamp((va + 2^27) >> 28, 0, 65535)
+ *   colour      out = va <= 0 || vc <= 0 ? 0 : min(65535, (vc + va / 2) / va)
+ * every sum an exact int64 (|v| < 2^61), so the same bounds hold: gray and
+ * RGB within 0.5 + 1/64 of exact arithmetic, alpha correctly rounded
+ * (halves up), colour the exact quotient rounded (within 0.5 + 1 / va).
  *
  * The output's size, for a source of w0 x h0:
  *   scale > 0          round(w0 * scale) x round(h0 * scale)
@@ -684,7 +693,7 @@ GI_API gi_status gi_resize(gi_context *ctx, const gi_image *src, gi_image *dst,
 /* ---------------------------------------------------------------- crop
  *
  * out(x, y) = in(x0 + x, y0 + y): a rectangle of the source, its samples
- * unchanged. width or height 0 reaches the source's right or bottom edge,
+ * unchanged (8 or 16 bits). width or height 0 reaches the source's right or bottom edge,
  * so a zeroed gi_crop_params is the whole image (what `gpuimg convert`
  * runs). With centre, x and y are ignored and the rectangle is centred:
  * x0 = (w0 - width) / 2 (integer division), y0 alike, and a rectangle
@@ -798,13 +807,18 @@ GI_API int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *
 /* ---------------------------------------------------------------- hist
  *
  * counts[c][b] = number of pixels whose channel c falls in bin b, where
- * bin = v * bins / 256 (integer division), bins 1..256. Each channel's
- * counts sum to width * height.
+ *   8 bits:  bin = v * bins / 256     (integer division), bins 1..256
+ *   16 bits: bin = v * bins / 65536   (integer division), bins 1..65536
+ * so 256 bins of a 16-bit image span 0..65535, 256 values each. Each
+ * channel's counts sum to width * height; every other entry of counts
+ * (past `bins` or `channels`) is 0. A gi_histogram is 2 MiB: keep it off
+ * small stacks.
  */
-#define GI_HIST_MAX_BINS 256
+#define GI_HIST_MAX_BINS 65536
 typedef struct gi_histogram {
     int channels;
     int bins;
+    int depth;      /* of the image counted: 8 or 16 */
     uint64_t counts[4][GI_HIST_MAX_BINS];
 } gi_histogram;
 GI_API gi_status gi_hist(gi_context *ctx, const gi_image *src, int bins,
@@ -812,13 +826,21 @@ GI_API gi_status gi_hist(gi_context *ctx, const gi_image *src, int bins,
 
 /* Statistics of one channel from its 256-bin histogram. median is the
  * smallest value v with at least ceil(n/2) samples <= v. stddev is the
- * population standard deviation. */
+ * population standard deviation. From the exact integer sums n, S = sum v
+ * and Q = sum v^2: mean = S / n and variance = Q / n - mean^2 in double
+ * (each sum exact in a double below 2^53: 8-bit images under 2^37
+ * samples). */
 typedef struct gi_channel_stats {
     int min, max, median;
     double mean, stddev;
 } gi_channel_stats;
-GI_API void gi_hist_stats(const uint64_t counts256[GI_HIST_MAX_BINS],
-                   gi_channel_stats *stats);
+GI_API void gi_hist_stats(const uint64_t counts256[256], gi_channel_stats *stats);
+/* The same for a 16-bit image from its 65536-bin histogram (one bin per
+ * value), where Q outgrows a double's 2^53: n, S and Q are exact integers,
+ * mean = S / n correctly rounded (S < 2^53), and variance = (n Q - S^2) /
+ * n^2, its numerator exact in 128 bits, then one division (within 2 ulp
+ * of exact). min, max and median are exact. */
+GI_API void gi_hist_stats16(const uint64_t counts65536[65536], gi_channel_stats *stats);
 
 /* ---------------------------------------------------------------- compare
  *
@@ -858,6 +880,13 @@ GI_API void gi_hist_stats(const uint64_t counts256[GI_HIST_MAX_BINS],
  *     direction: the mean covers every column (or row), and the filter
  *     reads outside by reflection as everywhere. So a 1x1 image has S of
  *     its one pixel: 1 when equal.
+ * 16 BITS: both images must have the same depth (else
+ *   GI_ERR_INVALID_ARGUMENT). Everything above holds with the 16-bit range:
+ *   premultiplied colour (v * A + 32767) / 65535 (v A / 65535 correctly
+ *   rounded: 65535 is odd, so no exact halves), tolerance 0..65535, PSNR
+ *   10 log10(65535^2 / mse), SSIM with C1 = (0.01 * 65535)^2 and C2 =
+ *   (0.03 * 65535)^2 (scikit-image's data_range=65535). The sums stay
+ *   exact: d^2 < 2^32, so sum_squared_diff holds 2^32 samples.
  * DETERMINISM: the sums of S are added in a fixed order on every backend:
  * each row in segments of GI_SSIM_SEGMENT pixels from the first counted
  * column, each segment pairwise (lane i += lane i + h for h = 16, 8, 4, 2,
@@ -871,7 +900,8 @@ GI_API void gi_hist_stats(const uint64_t counts256[GI_HIST_MAX_BINS],
 #define GI_SSIM_SEGMENT 32
 
 typedef struct gi_compare_params {
-    int tolerance; /* 0..255, default 0: samples within it count as equal */
+    int tolerance; /* 0..255 (16 bits: 0..65535), default 0: samples within it
+                      count as equal */
     int ssim;      /* 1 (default): compute SSIM; 0: skip it (ssim fields 0) */
     int straight_alpha; /* 0 (default): colour premultiplied by alpha; 1: as stored */
 } gi_compare_params;

@@ -98,10 +98,13 @@ group_exit_codes() {
         expect_usage blur $bad "$scene" "$tmp/x.png"
     done
     for bad in "sobel --scale -1" "sobel --threshold abc" "rotate 45" "rotate" "flip x" \
-        "flip" "hist --bins 0" "hist --bins 257" "hist --format xml"; do
+        "flip" "hist --bins 0" "hist --bins 65537" "hist --format xml"; do
         # shellcheck disable=SC2086
         expect_usage $bad "$scene" "$tmp/x.png"
     done
+    # 257 bins parse (a 16-bit image takes up to 65536), but not for an 8-bit image
+    expect 1 hist --bins 257 "$scene" "$tmp/x.txt"
+    check "257 bins of an 8-bit image: not refused by name" has "must be 1..256 for an 8-bit image" "$tmp/err"
     expect_usage transpose "$scene" "$tmp/x.png" "$tmp/y.png"
     check "usage errors created an output" [ ! -e "$tmp/x.png" ]
 

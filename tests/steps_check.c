@@ -94,7 +94,7 @@ void sc_check_chain(gi_context *ctx, const char *what, const gi_image *src, cons
         return;
     int hist = steps[n - 1].kind == GI_OP_HIST;
     gi_image chained = ti_blank(w, h, ch), stepwise = {0};
-    gi_histogram hc, hs;
+    static gi_histogram hc, hs; /* 2 MiB each: not on the stack */
     memset(&hc, 0xA5, sizeof hc); /* poisoned: every count must be written */
     memset(&hs, 0, sizeof hs);
     gi_status a = gi_apply(ctx, src, steps, n, hist ? NULL : &chained, hist ? &hc : NULL);

@@ -45,7 +45,7 @@ static inline void gi__ssim_span(int n, int *first, int *end)
 }
 
 /* A comparison as lib/engine/compare.c hands it to a backend: images of the same
- * shape, tolerance 0..255, and for SSIM the 2 * GI_SSIM_RADIUS + 1 weights
+ * shape and depth, tolerance 0..255 (0..65535 at 16 bits), and for SSIM the 2 * GI_SSIM_RADIUS + 1 weights
  * (NULL: no SSIM) with the constants C1 and C2, and row_ssim, channels *
  * height doubles: row y of channel c (y in its gi__ssim_span) gets at
  * [c * height + y] the sum of S over the row's counted columns, added in

@@ -29,27 +29,37 @@ static int within_limit(const gi_compare_files_options *o, const gi_compare_resu
                              : (double)r->different_pixels <= o->max_different;
 }
 
+/* Sample i of a row, 8- or 16-bit. */
+static int sample_at(const uint8_t *row, size_t i, int wide)
+{
+    return wide ? ((const uint16_t *)row)[i] : row[i];
+}
+
 /* The expected image faded to light gray, differing pixels in red, from
- * dark (a difference just over the tolerance) to full red (255). */
+ * dark (a difference just over the tolerance) to full red (the largest).
+ * An 8-bit picture: 16-bit samples and differences are scaled by 255 /
+ * 65535 for it (the tolerance is the comparison's, on their range). */
 static gi_status write_diff_picture(const gi_image *e, const gi_image *a, int tolerance,
                                     const char *path)
 {
     gi_image out;
     gi_status st = gi_image_alloc(&out, e->width, e->height, 3);
     if (st != GI_OK) return st;
-    const int ch = e->channels;
+    const int ch = e->channels, wide = e->depth == 16, scale = wide ? 257 : 1;
     for (int y = 0; y < e->height; y++) {
         const uint8_t *re = e->data + (size_t)y * e->stride, *ra = a->data + (size_t)y * a->stride;
         uint8_t *o = out.data + (size_t)y * out.stride;
-        for (int x = 0; x < e->width; x++, re += ch, ra += ch, o += 3) {
-            int d = 0;
+        for (int x = 0; x < e->width; x++, o += 3) {
+            int d = 0, v[3];
             for (int c = 0; c < ch; c++) {
-                int dc = abs(re[c] - ra[c]);
+                const size_t i = (size_t)x * ch + c;
+                const int ve = sample_at(re, i, wide), dc = abs(ve - sample_at(ra, i, wide));
                 d = dc > d ? dc : d;
+                if (c < 3) v[c] = ve / scale;
             }
-            int luma = ch >= 3 ? (77 * re[0] + 150 * re[1] + 29 * re[2] + 128) >> 8 : re[0];
+            int luma = ch >= 3 ? (77 * v[0] + 150 * v[1] + 29 * v[2] + 128) >> 8 : v[0];
             int gray = 160 + luma / 4;
-            o[0] = (uint8_t)(d > tolerance ? 128 + d / 2 : gray);
+            o[0] = (uint8_t)(d > tolerance ? 128 + d / scale / 2 : gray);
             o[1] = o[2] = (uint8_t)(d > tolerance ? 0 : gray);
         }
     }
@@ -83,10 +93,12 @@ static int make_parents(const char *path)
 static void compare_loaded(gi_context *ctx, const gi_compare_files_options *o, gi_image *e,
                            gi_image *a, gi_file_pair *p)
 {
-    if (e->width != a->width || e->height != a->height || e->channels != a->channels) {
+    if (e->width != a->width || e->height != a->height || e->channels != a->channels ||
+        gi_image_sample_bytes(e) != gi_image_sample_bytes(a)) {
         p->status = GI_PAIR_SHAPE;
-        snprintf(p->detail, sizeof p->detail, "%dx%d with %d channels vs %dx%d with %d", e->width,
-                 e->height, e->channels, a->width, a->height, a->channels);
+        snprintf(p->detail, sizeof p->detail, "%dx%d with %d channels of %d bits vs %dx%d with %d"
+                 " of %d", e->width, e->height, e->channels, 8 * gi_image_sample_bytes(e),
+                 a->width, a->height, a->channels, 8 * gi_image_sample_bytes(a));
         return;
     }
     /* the samples the comparison sees make the diff picture too */

@@ -14,9 +14,12 @@
 #include "base/pixel_alloc.h"
 #include "work_estimate.h"
 
+/* A JPEG's samples are 8-bit: one counter per value. */
+#define VALUES 256
+
 typedef struct {
     int workers;
-    uint64_t (*counts)[4][GI_HIST_MAX_BINS]; /* one set per decoding thread */
+    uint64_t (*counts)[4][VALUES]; /* one set per decoding thread */
     int width, height, channels;
 } counter;
 
@@ -48,10 +51,11 @@ static void fill(const counter *cn, const int *bins, int n_bins, gi_histogram *h
         memset(&hists[i], 0, sizeof hists[i]);
         hists[i].channels = cn->channels;
         hists[i].bins = bins[i];
+        hists[i].depth = 8;
         for (int w = 0; w < cn->workers; w++)
             for (int ch = 0; ch < cn->channels; ch++)
-                for (int v = 0; v < GI_HIST_MAX_BINS; v++)
-                    hists[i].counts[ch][v * bins[i] / GI_HIST_MAX_BINS] += cn->counts[w][ch][v];
+                for (int v = 0; v < VALUES; v++)
+                    hists[i].counts[ch][v * bins[i] / VALUES] += cn->counts[w][ch][v];
     }
 }
 
@@ -63,9 +67,9 @@ gi_status gi_hist_file_streamed(const char *path, const gi_load_limits *limits, 
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_hist_file_streamed: no file, bins or histograms");
     *counted = 0;
     for (int i = 0; i < n_bins; i++)
-        if (bins[i] < 1 || bins[i] > GI_HIST_MAX_BINS)
-            return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d bins: must be 1..%d", bins[i],
-                            GI_HIST_MAX_BINS);
+        if (bins[i] < 1 || bins[i] > VALUES)
+            return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d bins: must be 1..%d for an 8-bit image",
+                            bins[i], VALUES);
     gi_load_limits defaults;
     if (!limits) {
         gi_load_limits_default(&defaults);

@@ -33,6 +33,9 @@ gi_status gi__cpu_convolve(void *state, const gi_image *src, gi_image *dst,
                            const gi_convolve_weights *w, gi_border border);
 gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const gi_resize_axis *ax,
                          const gi_resize_axis *ay);
+/* ...and of a 16-bit image (resize16.c). */
+gi_status gi__cpu_resize16(void *state, const gi_image *src, gi_image *dst,
+                           const gi_resize_axis *ax, const gi_resize_axis *ay);
 gi_status gi__cpu_crop(void *state, const gi_image *src, gi_image *dst, int x0, int y0);
 gi_status gi__cpu_compare(void *state, const gi__compare_call *c, gi__compare_sums *sums);
 /* SSIM's per-row sums into c->row_ssim (ssim.c) on up to `threads`
@@ -40,8 +43,10 @@ gi_status gi__cpu_compare(void *state, const gi__compare_call *c, gi__compare_su
  * set. Returns -1 when memory runs out. */
 int gi__cpu_ssim(int threads, const gi__compare_call *c, const uint8_t *row_differs);
 gi_status gi__cpu_hist(void *state, const gi_image *src, int bins, gi_histogram *out);
+/* ...and of a 16-bit image (hist16.c). */
+gi_status gi__cpu_hist16(void *state, const gi_image *src, int bins, gi_histogram *out);
 /* Adds src's 256-bin counts per channel to counts, on the calling thread:
  * a streamed histogram's band at a time (lib/batch/hist_stream.c). */
-void gi__cpu_hist_add(const gi_image *src, uint64_t counts[4][GI_HIST_MAX_BINS]);
+void gi__cpu_hist_add(const gi_image *src, uint64_t counts[4][256]);
 
 #endif

@@ -13,7 +13,8 @@ typedef struct {
 static int crop_band(void *arg, int y0, int y1)
 {
     const crop_job *j = arg;
-    const size_t ch = (size_t)j->src->channels, row = (size_t)j->dst->width * ch;
+    const size_t ch = (size_t)j->src->channels * (size_t)gi_image_sample_bytes(j->src);
+    const size_t row = (size_t)j->dst->width * ch;
     for (int y = y0; y < y1; y++)
         memcpy(j->dst->data + (size_t)y * j->dst->stride,
                j->src->data + (size_t)(j->y0 + y) * j->src->stride + (size_t)j->x0 * ch, row);

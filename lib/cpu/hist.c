@@ -143,13 +143,14 @@ gi_status gi__cpu_hist(void *state, const gi_image *src, int bins, gi_histogram 
     memset(out, 0, sizeof *out);
     out->channels = src->channels;
     out->bins = bins;
+    out->depth = 8;
     /* one band per thread (as many rows as threads, at most) */
     gi__parallel_rows(threads, threads < src->height ? threads : src->height, hist_thread, &j);
     pthread_mutex_destroy(&j.lock);
     return GI_OK;
 }
 
-void gi__cpu_hist_add(const gi_image *src, uint64_t counts[4][GI_HIST_MAX_BINS])
+void gi__cpu_hist_add(const gi_image *src, uint64_t counts[4][256])
 {
     subtables t;
     memset(t, 0, sizeof t);

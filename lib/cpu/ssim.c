@@ -72,26 +72,47 @@ static int band_alloc(ssim_band *b, int ch)
     return 0;
 }
 
+/* Sample i of a row, 8-bit or (wide) 16-bit. */
+static inline __attribute__((always_inline)) double sample_of(const uint8_t *row, size_t i,
+                                                              const int wide)
+{
+    return wide ? ((const uint16_t *)row)[i] : row[i];
+}
+
 /* The samples of source row y that strip st reads, columns x - R to
- * x + cols + R - 1 by the reflect rule, as doubles. */
-static void load_row(ssim_band *b, const ssim_job *j, const strip *st, int y)
+ * x + cols + R - 1 by the reflect rule, as doubles; wide (16-bit) a
+ * constant where this is inlined. */
+static inline __attribute__((always_inline)) void load_row_as(ssim_band *b, const ssim_job *j,
+                                                              const strip *st, int y,
+                                                              const int wide)
 {
     const gi_image *e = j->c->expected, *a = j->c->actual;
     const int ch = e->channels, first = st->x - R, count = st->cols + 2 * R;
     const uint8_t *re = e->data + (size_t)y * e->stride, *ra = a->data + (size_t)y * a->stride;
     if (first >= 0 && first + count <= e->width) { /* no column outside: one run */
         const size_t n = (size_t)count * ch, at = (size_t)first * ch;
-        for (size_t i = 0; i < n; i++) b->e[i] = re[at + i], b->a[i] = ra[at + i];
+        for (size_t i = 0; i < n; i++)
+            b->e[i] = sample_of(re, at + i, wide), b->a[i] = sample_of(ra, at + i, wide);
         return;
     }
     for (int i = 0; i < count; i++) {
         const size_t at = (size_t)gi_border_index(first + i, e->width, GI_BORDER_REFLECT) * ch;
-        for (int c = 0; c < ch; c++) b->e[i * ch + c] = re[at + c], b->a[i * ch + c] = ra[at + c];
+        for (int c = 0; c < ch; c++)
+            b->e[i * ch + c] = sample_of(re, at + c, wide),
+            b->a[i * ch + c] = sample_of(ra, at + c, wide);
     }
 }
 
+static void load_row(ssim_band *b, const ssim_job *j, const strip *st, int y)
+{
+    if (j->c->expected->depth == 16)
+        load_row_as(b, j, st, y, 1);
+    else
+        load_row_as(b, j, st, y, 0);
+}
+
 /* out[q][i] = sum_k w[k] * q(i + k * ch), taps added in order from 0. The
- * products e*e, a*a and e*a of 8-bit samples are exact in doubles, so
+ * products e*e, a*a and e*a of 8- and 16-bit samples are exact in doubles, so
  * forming them here gives the bits of forming them first (forming them
  * once per sample instead costs more in loads than it saves in
  * multiplies). The sums start at tap 0's product rather than at 0 + it:

@@ -29,11 +29,18 @@ typedef struct {
     ptrdiff_t dx, dy;      /* source bytes per output column, per output row */
 } transform_job;
 
+/* A pixel's bytes: the permutations move whole pixels, so a 16-bit pixel
+ * of c channels moves as an 8-bit one of 2c bytes would. */
+static int pixel_bytes(const gi_image *img)
+{
+    return img->channels * gi_image_sample_bytes(img);
+}
+
 /* The source steps of each transform, from the formulas in gpuimg.h. */
 static void source_map(transform_job *j, gi_transform t)
 {
     const gi_image *s = j->src;
-    const ptrdiff_t ch = s->channels, row = (ptrdiff_t)s->stride;
+    const ptrdiff_t ch = pixel_bytes(s), row = (ptrdiff_t)s->stride;
     const ptrdiff_t last_row = (ptrdiff_t)(s->height - 1) * row, last_col = (s->width - 1) * ch;
     switch (t) {
     case GI_TRANSPOSE: j->dx = row, j->dy = ch, j->origin = s->data; break;
@@ -45,8 +52,8 @@ static void source_map(transform_job *j, gi_transform t)
     }
 }
 
-/* Output rows [y0, y1), columns [x0, x1), a pixel at a time (ch a
- * constant where this is inlined). A 3-byte pixel moves as 4 bytes, one
+/* Output rows [y0, y1), columns [x0, x1), a pixel of ch bytes at a time
+ * (ch a constant where this is inlined). A 3-byte pixel moves as 4 bytes, one
  * load and one store instead of two each: the next pixel's store, made
  * after it, overwrites the fourth byte. A row's last pixel moves 3, and
  * so does every pixel of a row whose loads could pass the source's last
@@ -123,7 +130,8 @@ static void transpose_gray(const transform_job *j, int y0, int y1, int x0, int x
     copy_pixels(j, yb, y1, x0, x1, 1);
 }
 
-/* Output rows [y0, y1) with ch a constant where this is inlined. */
+/* Output rows [y0, y1) with ch, the pixel's bytes, a constant where this
+ * is inlined. */
 static inline __attribute__((always_inline)) void permute_band(const transform_job *j, int y0,
                                                                int y1, const int ch)
 {
@@ -144,11 +152,13 @@ static inline __attribute__((always_inline)) void permute_band(const transform_j
 static int transform_band(void *arg, int y0, int y1)
 {
     const transform_job *j = arg;
-    switch (j->src->channels) {
+    switch (pixel_bytes(j->src)) {
     case 1: permute_band(j, y0, y1, 1); break;
     case 2: permute_band(j, y0, y1, 2); break;
     case 3: permute_band(j, y0, y1, 3); break;
-    default: permute_band(j, y0, y1, 4); break;
+    case 4: permute_band(j, y0, y1, 4); break;
+    case 6: permute_band(j, y0, y1, 6); break;
+    default: permute_band(j, y0, y1, 8); break;
     }
     return 0;
 }

@@ -29,7 +29,8 @@
 
 /* Device rows start on this boundary so the kernels' wide accesses line up. */
 #define ROW_ALIGN 256
-#define COUNTS_BYTES (sizeof(unsigned long long) * 4 * GI_HIST_MAX_BINS)
+/* An 8-bit histogram's counts as hist.cu leaves them: [4][256]. */
+#define COUNTS_BYTES_8 (sizeof(unsigned long long) * 4 * 256)
 
 typedef gi__cuda_buffer buffer;
 
@@ -45,7 +46,7 @@ typedef struct {
     cudaEvent_t marks[MARK_COUNT];
     double stage_in_ms, stage_out_ms; /* host copies into and out of pinned memory */
     gi_op_times times;               /* of the last operation */
-    unsigned long long counts[4 * GI_HIST_MAX_BINS]; /* a histogram, downloaded */
+    unsigned long long counts[4 * GI_HIST_MAX_BINS]; /* a histogram, downloaded (2 MiB) */
     gi__cuda_jpeg_encoder encoder;   /* results that leave as JPEG files */
     gi__cuda_jpeg_entropy entropy;   /* deferred scans' Huffman decoding */
 } cuda_state;
@@ -72,10 +73,23 @@ static gi_status mark(cuda_state *s, int which)
     return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "cudaEventRecord");
 }
 
+/* Bytes per sample (this module links none of libgpuimg's insides, so it
+ * reads the depth itself): 2 at 16 bits, else 1. */
+static size_t sample_bytes(const gi_image *img)
+{
+    return img->depth == 16 ? 2 : 1;
+}
+
+/* The bytes of one of the image's rows, packed. */
+static size_t row_bytes(const gi_image *img)
+{
+    return (size_t)img->width * (size_t)img->channels * sample_bytes(img);
+}
+
 /* Copies the image's rows into a pinned stage, packed. */
 static void pack_rows(const gi_image *img, uint8_t *stage)
 {
-    const size_t row = (size_t)img->width * img->channels;
+    const size_t row = row_bytes(img);
     if (img->stride == row) memcpy(stage, img->data, row * img->height);
     else
         for (int y = 0; y < img->height; y++)
@@ -86,7 +100,7 @@ static void pack_rows(const gi_image *img, uint8_t *stage)
 static gi_status queue_copy_up(cuda_state *s, const gi_image *img, const uint8_t *stage,
                                const device_image *d)
 {
-    const size_t row = (size_t)img->width * img->channels;
+    const size_t row = row_bytes(img);
     cudaError_t e = cudaMemcpy2DAsync(d->data, d->pitch, stage, row, row, img->height,
                                       cudaMemcpyHostToDevice, s->stream);
     return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "upload");
@@ -249,6 +263,9 @@ static cudaError_t launch_transform(const image_op *op, const gi_image *src,
 {
     (void)scratch;
     (void)scratch_bytes;
+    if (src->depth == 16)
+        return gi_cuda_transform16(in->data, in->pitch, out->data, out->pitch, src->width,
+                                   src->height, src->channels, op->transform, stream);
     return gi_cuda_transform(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
                              src->channels, op->transform, stream);
 }
@@ -265,8 +282,19 @@ static cudaError_t launch_hist(const image_op *op, const gi_image *src, const de
 {
     (void)scratch;
     (void)scratch_bytes;
+    if (src->depth == 16)
+        return gi_cuda_hist16(in->data, in->pitch, src->width, src->height, src->channels,
+                              op->bins, (unsigned long long *)out->data, stream);
     return gi_cuda_hist(in->data, in->pitch, src->width, src->height, src->channels, op->bins,
                         (unsigned long long *)out->data, stream);
+}
+
+/* The bytes of a hist step's counts (unpack_counts): hist.cu's [4][256] at
+ * 8 bits, hist16.cu's [channels][bins] at 16. */
+static size_t counts_bytes(const gi__op_call *c)
+{
+    return c->src->depth == 16 ? sizeof(unsigned long long) * (size_t)c->src->channels * c->bins
+                               : COUNTS_BYTES_8;
 }
 
 /* The histogram reads the image packed (pitch = row), which lets the kernel
@@ -334,6 +362,11 @@ static cudaError_t launch_resize(const image_op *op, const gi_image *src, const 
     if (e == cudaSuccess) e = upload_axis(ay, wy, stream);
     if (e != cudaSuccess) return e;
     const size_t nx = (size_t)ax->n_out, ny = (size_t)ay->n_out;
+    if (src->depth == 16)
+        return gi_cuda_resize16(in->data, in->pitch, out->data, out->pitch, src->height,
+                                ax->n_out, ay->n_out, src->channels, wx, wx + nx, wx + 2 * nx,
+                                ax->taps, wy, wy + ny, wy + 2 * ny, ay->taps, (long long *)h,
+                                stream);
     return gi_cuda_resize(in->data, in->pitch, out->data, out->pitch, src->height, ax->n_out,
                           ay->n_out, src->channels, wx, wx + nx, wx + 2 * nx, ax->taps, wy,
                           wy + ny, wy + 2 * ny, ay->taps, h, stream);
@@ -343,7 +376,9 @@ static gi_status resize_op(const gi_image *src, const gi_resize_axis *ax, const 
                            image_op *op)
 {
     size_t rows = 0;
-    if (gi__mul_size((size_t)ax->n_out * src->channels * sizeof(int32_t), (size_t)src->height,
+    /* the rows' pass keeps int32 sums, int64 at 16 bits (gpuimg.h) */
+    const size_t sum_bytes = src->depth == 16 ? sizeof(int64_t) : sizeof(int32_t);
+    if (gi__mul_size((size_t)ax->n_out * src->channels * sum_bytes, (size_t)src->height,
                      &rows) ||
         rows > SIZE_MAX / 2)
         return gi__fail(GI_ERR_TOO_LARGE, "resize of a %dx%d image needs too much scratch memory",
@@ -359,7 +394,7 @@ static cudaError_t launch_crop(const image_op *op, const gi_image *src, const de
                                const device_image *out, void *scratch, size_t scratch_bytes,
                                cudaStream_t stream)
 {
-    const size_t ch = (size_t)src->channels;
+    const size_t ch = (size_t)src->channels * sample_bytes(src);
     (void)scratch;
     (void)scratch_bytes;
     return cudaMemcpy2DAsync(out->data, out->pitch,
@@ -390,7 +425,7 @@ typedef struct {
 static gi_status compare_stage(cuda_state *s, const gi__compare_call *c, compare_layout *l)
 {
     const gi_image *img = c->expected;
-    const size_t row = (size_t)img->width * img->channels, packed = row * img->height;
+    const size_t row = row_bytes(img), packed = row * img->height;
     size_t pitch, one = 0, scratch = 0;
     gi__ssim_span(img->width, &l->x0, &l->x1);
     gi__ssim_span(img->height, &l->y0, &l->y1);
@@ -462,7 +497,8 @@ static gi_status cuda_compare(void *state, const gi__compare_call *c, gi__compar
         cudaError_t e = gi_cuda_compare(l.e.data, l.e.pitch, l.a.data, l.a.pitch, img->width,
                                         img->height, img->channels, c->tolerance, c->weights,
                                         c->c1, c->c2, l.x0, l.x1, l.y0, l.y1, rows, row_ssim,
-                                        s->scratch.ptr, s->scratch.bytes, s->stream);
+                                        s->scratch.ptr, s->scratch.bytes,
+                                        8 * (int)sample_bytes(img), s->stream);
         if (e != cudaSuccess) st = gi__cuda_fail(e, "compare");
     }
     if (st == GI_OK) st = mark(s, MARK_DOWNLOAD);
@@ -520,7 +556,7 @@ static gi_status chain_source(cuda_state *s, const gi__chain *ch, const image_op
         gi_status st = mark(s, MARK_UPLOAD);
         return st == GI_OK ? mark(s, MARK_KERNEL) : st;
     }
-    const size_t row = (size_t)src->width * src->channels;
+    const size_t row = row_bytes(src);
     size_t bytes = 0;
     gi_status st = device_layout(row, src->height, op->in_align, &in->pitch, &bytes);
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->src, bytes, op->name);
@@ -537,7 +573,7 @@ static gi_status step_output(cuda_state *s, const gi__chain *ch, int i, const im
                              device_job *j)
 {
     const gi__op_call *c = &ch->steps[i];
-    j->out_row = c->kind == GI_OP_HIST ? COUNTS_BYTES : (size_t)c->dst->width * c->dst->channels;
+    j->out_row = c->kind == GI_OP_HIST ? counts_bytes(c) : row_bytes(c->dst);
     j->out_rows = c->kind == GI_OP_HIST ? 1 : c->dst->height;
     if (i + 1 == ch->n && ch->dst_where == GI__DEVICE && c->kind != GI_OP_HIST) {
         j->out = on_device(c->dst);
@@ -574,15 +610,18 @@ static gi_status queue_steps(cuda_state *s, const gi__chain *ch, int placed, dev
     return st;
 }
 
-/* The histogram's counts, downloaded as one row of bytes, into out. */
+/* The histogram's counts, downloaded as one row of bytes, into out:
+ * [4][256] at 8 bits, [channels][bins] at 16 (counts_bytes). */
 static void unpack_counts(const unsigned long long *counts, const gi__op_call *c,
                           gi_histogram *out)
 {
+    const int wide = c->src->depth == 16, stride = wide ? c->bins : 256;
     memset(out, 0, sizeof *out);
     out->channels = c->src->channels;
     out->bins = c->bins;
+    out->depth = wide ? 16 : 8;
     for (int ch = 0; ch < c->src->channels; ch++)
-        for (int b = 0; b < c->bins; b++) out->counts[ch][b] = counts[ch * GI_HIST_MAX_BINS + b];
+        for (int b = 0; b < c->bins; b++) out->counts[ch][b] = counts[(size_t)ch * stride + b];
 }
 
 /* The pinned stage of the chain's result, reserved before anything is
@@ -592,10 +631,9 @@ static gi_status reserve_result_stage(cuda_state *s, const gi__chain *ch)
 {
     const gi__op_call *last = &ch->steps[ch->n - 1];
     s->stage_out_ms = 0;
-    if (last->kind == GI_OP_HIST) return gi__cuda_reserve_pinned(&s->stage_out, COUNTS_BYTES);
+    if (last->kind == GI_OP_HIST) return gi__cuda_reserve_pinned(&s->stage_out, counts_bytes(last));
     if (ch->dst_where == GI__DEVICE || ch->jpeg_out) return GI_OK;
-    return gi__cuda_reserve_pinned(&s->stage_out, (size_t)last->dst->width * last->dst->channels *
-                                             (size_t)last->dst->height);
+    return gi__cuda_reserve_pinned(&s->stage_out, row_bytes(last->dst) * (size_t)last->dst->height);
 }
 
 /* The result encoded as a JPEG file on the device (backend.h,
@@ -637,7 +675,7 @@ static gi_status run_steps(cuda_state *s, const gi__chain *ch, int placed, gi_st
     device_job j;
     if (st == GI_OK) st = queue_steps(s, ch, placed, &j);
     if (last->kind == GI_OP_HIST) {
-        st = fetch(s, &j, st, s->counts, COUNTS_BYTES);
+        st = fetch(s, &j, st, s->counts, counts_bytes(last));
         if (st == GI_OK) unpack_counts(s->counts, last, last->hist);
         return st;
     }

@@ -9,7 +9,12 @@
 #include "ops.h"
 
 #define SSIM_SIGMA 1.5
-#define SSIM_PEAK 255.0 /* also PSNR's peak */
+
+/* The largest sample: SSIM's data range and PSNR's peak. */
+static double peak_of(const gi_image *img)
+{
+    return img->depth == 16 ? 65535.0 : 255.0;
+}
 
 /* The call and the sums it fills travel together through gi__dispatch. */
 typedef struct {
@@ -29,10 +34,29 @@ static int premultiplies(const gi_image *img, const gi_compare_params *p)
     return !p->straight_alpha && (img->channels == 2 || img->channels == 4);
 }
 
+/* gpuimg.h at 16 bits: v A / 65535 rounded to nearest (never a half:
+ * 65535 is odd). */
+static void premultiply16(gi_image *img)
+{
+    const int ch = img->channels;
+    for (int y = 0; y < img->height; y++) {
+        uint16_t *px = (uint16_t *)(img->data + (size_t)y * img->stride);
+        for (int x = 0; x < img->width; x++, px += ch) {
+            const uint32_t alpha = px[ch - 1];
+            for (int c = 0; c < ch - 1; c++)
+                px[c] = (uint16_t)((px[c] * alpha + 32767) / 65535);
+        }
+    }
+}
+
 void gi__compare_premultiply(gi_image *img, const gi_compare_params *p)
 {
     if (!premultiplies(img, p)) return;
     const int ch = img->channels;
+    if (img->depth == 16) {
+        premultiply16(img);
+        return;
+    }
     for (int y = 0; y < img->height; y++) {
         uint8_t *px = img->data + (size_t)y * img->stride;
         for (int x = 0; x < img->width; x++, px += ch) {
@@ -76,8 +100,15 @@ static gi_status check_pair(const gi_image *e, const gi_image *a, const gi_compa
         return gi__fail(GI_ERR_INVALID_ARGUMENT,
                         "expected is %dx%d with %d channels, actual %dx%d with %d", e->width,
                         e->height, e->channels, a->width, a->height, a->channels);
-    if (p->tolerance < 0 || p->tolerance > 255)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "tolerance %d: must be 0..255", p->tolerance);
+    if (gi_image_sample_bytes(e) != gi_image_sample_bytes(a))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT,
+                        "expected is %d-bit and actual %d-bit: compare images of one depth"
+                        " (gi_convert_depth changes it)",
+                        8 * gi_image_sample_bytes(e), 8 * gi_image_sample_bytes(a));
+    const int top = (int)peak_of(e);
+    if (p->tolerance < 0 || p->tolerance > top)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "tolerance %d: must be 0..%d", p->tolerance,
+                        top);
     return GI_OK;
 }
 
@@ -107,6 +138,7 @@ static void finish_ssim(const gi_image *img, const double *row_ssim, gi_compare_
 
 static void finish_result(const gi_image *img, const gi__compare_sums *s, gi_compare_result *r)
 {
+    const double peak = peak_of(img);
     const double samples = (double)r->pixels * img->channels;
     r->different_pixels = s->different_pixels;
     r->different_percent = 100.0 * (double)s->different_pixels / (double)r->pixels;
@@ -115,7 +147,7 @@ static void finish_result(const gi_image *img, const gi__compare_sums *s, gi_com
     r->sum_squared_diff = s->sum_sq;
     r->mean_abs_diff = (double)s->sum_abs / samples;
     r->mse = (double)s->sum_sq / samples;
-    r->psnr = s->sum_sq == 0 ? INFINITY : 10.0 * log10(SSIM_PEAK * SSIM_PEAK / r->mse);
+    r->psnr = s->sum_sq == 0 ? INFINITY : 10.0 * log10(peak * peak / r->mse);
 }
 
 gi_status gi_compare(gi_context *ctx, const gi_image *expected, const gi_image *actual,
@@ -142,9 +174,9 @@ gi_status gi_compare(gi_context *ctx, const gi_image *expected, const gi_image *
     }
     double weights[2 * GI_SSIM_RADIUS + 1];
     ssim_weights(weights);
+    const double peak = peak_of(expected);
     compare_job job = {{expected, actual, p->tolerance, p->ssim ? weights : NULL,
-                        (0.01 * SSIM_PEAK) * (0.01 * SSIM_PEAK),
-                        (0.03 * SSIM_PEAK) * (0.03 * SSIM_PEAK), NULL},
+                        (0.01 * peak) * (0.01 * peak), (0.03 * peak) * (0.03 * peak), NULL},
                        {0}};
     if (p->ssim) {
         job.call.row_ssim = calloc((size_t)expected->channels * expected->height, sizeof(double));

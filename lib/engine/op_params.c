@@ -51,7 +51,8 @@ static const gi_op_param table[] = {
      GI_TRANSPOSE, NULL, "the permutation: the command's name and its word", AT(transform), 0},
 
     {GI_OP_HIST, "bins", 'b', "N", GI_PARAM_INT, GI_PARAM_OPTION, 1, GI_HIST_MAX_BINS, 0, NULL,
-     GI_HIST_MAX_BINS, "256", "number of bins; value v falls in bin v * N / 256", AT(bins), 0},
+     256, "256", "number of bins: 1..256 for 8-bit images, 1..65536 for 16-bit ones; value v"
+     " falls in bin v * N / 256 (16 bits: v * N / 65536)", AT(bins), 0},
 
     {GI_OP_CONVOLVE, "kernel", 'k', "MASK", GI_PARAM_MASK, GI_PARAM_OWN, 1, GI_CONVOLVE_MAX_SIZE,
      0, NULL, 0, NULL, "the mask: a file, or rows like \"1 2 1; 2 4 2; 1 2 1\"", AT(convolve), 0},

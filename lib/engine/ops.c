@@ -211,13 +211,13 @@ static gi_status resolve_crop(gi__resolved_op *r)
 static int takes_16_bits(gi_op_kind kind)
 {
     switch (kind) {
-    case GI_OP_BLUR:
-    case GI_OP_SOBEL:
-    case GI_OP_CONVOLVE:
     case GI_OP_TRANSFORM:
     case GI_OP_HIST:
     case GI_OP_RESIZE:
-    case GI_OP_CROP: return 0;
+    case GI_OP_CROP: return 1;
+    case GI_OP_BLUR:
+    case GI_OP_SOBEL:
+    case GI_OP_CONVOLVE: return 0;
     }
     return 0;
 }
@@ -240,12 +240,15 @@ static gi_status resolve_kind(gi__resolved_op *r)
             return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown transform %d", (int)r->op.transform);
         r->call.transform = r->op.transform;
         return GI_OK;
-    case GI_OP_HIST:
-        if (r->op.bins < 1 || r->op.bins > GI_HIST_MAX_BINS)
-            return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d bins: must be 1..%d", r->op.bins,
-                            GI_HIST_MAX_BINS);
+    case GI_OP_HIST: {
+        /* one bin per value at most (gpuimg.h, hist) */
+        const int values = r->call.src && r->call.src->depth == 16 ? 65536 : 256;
+        if (r->op.bins < 1 || r->op.bins > values)
+            return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d bins: must be 1..%d for %s image",
+                            r->op.bins, values, values == 256 ? "an 8-bit" : "a 16-bit");
         r->call.bins = r->op.bins;
         return GI_OK;
+    }
     }
     return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)r->op.kind);
 }

@@ -20,10 +20,14 @@ gi__plan_job gi__plan_job_of_chain(const gi__chain *chain)
         j.steps[i] = (gi__plan_step){c->kind, taps_of(c), c->src->width, c->src->height,
                                      c->src->channels};
     }
+    /* what comes back: the counts as the CUDA backend downloads them
+     * ([4][256] at 8 bits, [channels][bins] at 16), or the pixels */
     const gi__op_call *last = &chain->steps[chain->n - 1];
-    j.out_bytes = last->kind == GI_OP_HIST
-                      ? 8.0 * 4 * GI_HIST_MAX_BINS
-                      : (double)last->dst->width * last->dst->height * last->dst->channels;
+    const int wide = last->src->depth == 16;
+    j.out_bytes = last->kind != GI_OP_HIST ? (double)last->dst->width * last->dst->height *
+                                                 last->dst->channels * (wide ? 2 : 1)
+                  : wide ? 8.0 * last->src->channels * last->bins
+                         : 8.0 * 4 * 256;
     return j;
 }
 
@@ -60,7 +64,7 @@ gi_status gi__plan_job_of_hint(const gi_plan_hint *h, gi__plan_job *j)
         size.channels = ch;
     }
     j->out_bytes = h->steps[h->n_steps - 1].kind == GI_OP_HIST
-                       ? 8.0 * 4 * GI_HIST_MAX_BINS
+                       ? 8.0 * 4 * 256
                        : (double)size.width * size.height * size.channels;
     return GI_OK;
 }

@@ -127,12 +127,16 @@ static PyObject *context_apply(PyObject *op, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOO:apply", &src_obj, &steps_obj, &alloc)) return NULL;
     gpx_host_image src, dst;
     gpx_steps steps;
+    gi_histogram *hist = NULL; /* 2 MiB: on the heap */
     if (gpx_host_image_get(src_obj, 0, "image", &src)) return NULL;
     if (gpx_steps_parse(steps_obj, &steps)) goto release_src;
     int w, h, c;
     if (result_size(&src.img, &steps, &w, &h, &c)) goto release_steps;
-    gi_histogram hist;
     const int is_hist = ends_in_hist(&steps);
+    if (is_hist && !(hist = PyMem_RawMalloc(sizeof *hist))) {
+        PyErr_NoMemory();
+        goto release_steps;
+    }
     if (!is_hist) {
         out = PyObject_CallFunction(alloc, "((iii)i)", h, w, c, src.img.depth == 16 ? 16 : 8);
         if (!out) goto release_steps;
@@ -142,7 +146,7 @@ static PyObject *context_apply(PyObject *op, PyObject *args)
     if (!ctx) goto release_dst;
     gi_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = gi_apply(ctx, &src.img, steps.ops, steps.n, is_hist ? NULL : &dst.img, &hist);
+    st = gi_apply(ctx, &src.img, steps.ops, steps.n, is_hist ? NULL : &dst.img, hist);
     PyThread_release_lock(self->lock);
     Py_END_ALLOW_THREADS
     if (!is_hist) gpx_host_image_release(&dst);
@@ -150,13 +154,14 @@ static PyObject *context_apply(PyObject *op, PyObject *args)
         gpx_raise(st);
         goto fail;
     }
-    if (is_hist) out = hist_result(&hist);
+    if (is_hist) out = hist_result(hist);
     goto release_steps;
 release_dst:
     if (!is_hist) gpx_host_image_release(&dst);
 fail:
     Py_CLEAR(out);
 release_steps:
+    PyMem_RawFree(hist);
     gpx_steps_free(&steps);
 release_src:
     gpx_host_image_release(&src);
@@ -192,12 +197,16 @@ static PyObject *context_apply_device(PyObject *op, PyObject *args)
     PyObject *src_obj, *steps_obj, *alloc, *got = NULL, *out = NULL;
     gi_image src, dst = {0};
     gpx_steps steps;
+    gi_histogram *hist = NULL; /* 2 MiB: on the heap */
     if (!PyArg_ParseTuple(args, "OOO:apply_device", &src_obj, &steps_obj, &alloc)) return NULL;
     if (device_image(src_obj, "image", &src) || gpx_steps_parse(steps_obj, &steps)) return NULL;
     int w, h, c;
     if (result_size(&src, &steps, &w, &h, &c)) goto done;
-    gi_histogram hist;
     const int is_hist = ends_in_hist(&steps);
+    if (is_hist && !(hist = PyMem_RawMalloc(sizeof *hist))) {
+        PyErr_NoMemory();
+        goto done;
+    }
     if (!is_hist) {
         unsigned long long address;
         Py_ssize_t stride;
@@ -220,18 +229,19 @@ static PyObject *context_apply_device(PyObject *op, PyObject *args)
     if (!ctx) goto fail;
     gi_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = gi_apply_device(ctx, &src, steps.ops, steps.n, is_hist ? NULL : &dst, &hist);
+    st = gi_apply_device(ctx, &src, steps.ops, steps.n, is_hist ? NULL : &dst, hist);
     PyThread_release_lock(self->lock);
     Py_END_ALLOW_THREADS
     if (st != GI_OK) {
         gpx_raise(st);
         goto fail;
     }
-    if (is_hist) out = hist_result(&hist);
+    if (is_hist) out = hist_result(hist);
     goto done;
 fail:
     Py_CLEAR(out);
 done:
+    PyMem_RawFree(hist);
     Py_XDECREF(got);
     gpx_steps_free(&steps);
     return out;

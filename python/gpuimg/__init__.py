@@ -225,7 +225,7 @@ def thumbnail(source: Union[PathLike, Image], size: Any, crop: str = "none",
 
 def hist(img: Image, bins: int = 256, device: Device = "auto") -> _np.ndarray:
     """gpuimg hist: counts[c, b] = the pixels whose channel c falls in bin
-    b = v * bins // 256; an int64 array (channels, bins)."""
+    b = v * bins // 256 (// 65536 for 16-bit images); an int64 array (channels, bins)."""
     return _run(img, [_steps.hist(bins)], device)
 
 

@@ -38,7 +38,7 @@ static void refusals(void)
     th_check(refused(gi_apply_device(cpu, &aligned, &flip, 1, &odd_stride, NULL), "destination"),
              "an unaligned destination stride: %s", gi_last_error());
     gi_op hist = {.kind = GI_OP_HIST, .bins = 256};
-    gi_histogram h;
+    static gi_histogram h; /* 2 MiB each: not on the stack */
     th_check(refused(gi_apply_device(cpu, &aligned, &hist, 1, NULL, &h), "CUDA context"),
              "hist needs no destination, still a CUDA context: %s", gi_last_error());
     ti_free(&src);
@@ -70,7 +70,7 @@ static void one_chain(gi_context *gpu, gi_context *cpu, int t)
     int w, h, ch;
     gi_apply_size(&src, steps, n, &w, &h, &ch);
     gi_image want = ti_blank(w, h, ch), got = ti_blank(w, h, ch);
-    gi_histogram want_h, got_h;
+    static gi_histogram want_h, got_h; /* 2 MiB each: not on the stack */
     int is_hist = steps[n - 1].kind == GI_OP_HIST;
     gi_status st = gi_apply(cpu, &src, steps, n, &want, &want_h);
     gi_image dsrc = to_device(&src), ddst = to_device(&want);

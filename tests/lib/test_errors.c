@@ -54,7 +54,7 @@ static void check_shapes(void)
     gi_image one = ti_blank(6, 4, 1), swapped = ti_blank(4, 6, 3), bad_stride = src;
     gi_blur_params bp;
     gi_sobel_params sp;
-    gi_histogram hist;
+    static gi_histogram hist; /* 2 MiB each: not on the stack */
     gi_blur_params_default(&bp);
     gi_sobel_params_default(&sp);
     bad_stride.stride = 17; /* < 6 * 3 */

@@ -37,7 +37,7 @@ static void check_chain(gi_context *ctx, const char *path, const char *what, con
     const int hist = steps[n - 1].kind == GI_OP_HIST;
     gi_image want = {0}, got = {0};
     char why[200] = "";
-    gi_histogram want_h, got_h;
+    static gi_histogram want_h, got_h; /* 2 MiB each: not on the stack */
     memset(&want_h, 0, sizeof want_h);
     memset(&got_h, 0, sizeof got_h);
     if (!hist && (gi_image_alloc(&want, w, h, ch) != GI_OK || gi_image_alloc(&got, w, h, ch) != GI_OK)) {

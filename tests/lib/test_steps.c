@@ -32,7 +32,7 @@ static void refusals(gi_context *ctx)
     gi_op steps[GI_MAX_STEPS + 1];
     for (int i = 0; i <= GI_MAX_STEPS; i++) steps[i] = (gi_op){.kind = GI_OP_TRANSFORM,
                                                               .transform = GI_FLIP_H};
-    gi_histogram h;
+    static gi_histogram h; /* 2 MiB each: not on the stack */
     th_check(gi_apply(ctx, &src, steps, 0, &dst, NULL) == GI_ERR_INVALID_ARGUMENT, "0 steps");
     th_check(gi_apply(ctx, &src, steps, GI_MAX_STEPS + 1, &dst, NULL) == GI_ERR_INVALID_ARGUMENT,
              "too many steps");
@@ -92,7 +92,7 @@ static void job_matches_by_hand(gi_context *ctx)
     gi_load_memory(&b, other, other_size, NULL, NULL);
     th_check(ti_same(&a, &b, NULL, 0), "PNG settings change bytes, not pixels");
 
-    gi_histogram h;
+    static gi_histogram h; /* 2 MiB each: not on the stack */
     steps[1] = (gi_op){.kind = GI_OP_HIST, .bins = 16};
     th_check(gi_job_run_memory(ctx, &job, in, in_size, "mem", NULL, NULL, &h) == GI_OK &&
                  h.channels == 1 && h.bins == 16,

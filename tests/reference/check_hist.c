@@ -13,7 +13,7 @@ static gi_histogram hist, want_hist;
 
 static void hist_case(gi_context *ctx, const gi_image *src, int bins)
 {
-    uint64_t want[4][GI_HIST_MAX_BINS];
+    static uint64_t want[4][GI_HIST_MAX_BINS]; /* 2 MiB: not on the stack */
     const char *what = "";
     int wrong_bin = -1, wrong_c = 0;
     memset(&hist, 0xff, sizeof hist);

@@ -61,7 +61,7 @@ static gi_image run(gi_context *ctx, const gi_image *src, int op)
         out = ti_blank(src->width, src->height, src->channels);
         th_check(gi_convolve(ctx, src, &out, &p) == GI_OK, "convolve: %s", gi_last_error());
     } else {
-        gi_histogram hist;
+        static gi_histogram hist; /* 2 MiB each: not on the stack */
         memset(&hist, 0, sizeof hist);
         th_check(gi_hist(ctx, src, 256, &hist) == GI_OK, "hist: %s", gi_last_error());
         out = ti_blank((int)sizeof hist.counts, 1, 1);

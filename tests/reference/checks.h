@@ -26,6 +26,12 @@ void check_compare(gi_context *ctx);
 void check_resize(gi_context *ctx);
 void check_resize_size(gi_context *ctx);
 void check_crop(gi_context *ctx);
+/* 16-bit images, on CPU contexts of 1 and 3 threads of their own. */
+void check_transform16(gi_context *ctx);
+void check_crop16(gi_context *ctx);
+void check_resize16(gi_context *ctx);
+void check_compare16(gi_context *ctx);
+void check_hist16(gi_context *ctx);
 /* Makes its own contexts with 1, 2, 3 and 7 threads; ignores ctx. */
 void check_threads(gi_context *ctx);
 

@@ -43,6 +43,9 @@ static const struct {
     {"threads", check_threads},      {"compare", check_compare},
     {"resize", check_resize},        {"resize-size", check_resize_size},
     {"crop", check_crop},
+    {"transform16", check_transform16}, {"crop16", check_crop16},
+    {"resize16", check_resize16},       {"compare16", check_compare16},
+    {"hist16", check_hist16},
 };
 #define NGROUPS (sizeof groups / sizeof *groups)
 
