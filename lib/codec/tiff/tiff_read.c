@@ -102,8 +102,8 @@ static gi_status read_layout(TIFF *tif, const char *name, const gi_load_limits *
     }
     const int colour = p->photometric == PHOTOMETRIC_RGB ? 3 : 1;
     if (p->samples != colour && !(p->samples == colour + 1 && extra_count == 1))
-        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a %s TIFF of %u samples a pixel (%u extra) is "
-                        "not supported (%s)", name, colour == 3 ? "RGB" : "gray", p->samples,
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: %s TIFF of %u samples a pixel (%u extra) is "
+                        "not supported (%s)", name, colour == 3 ? "an RGB" : "a gray", p->samples,
                         extra_count, colour == 3 ? "3, or 4 with alpha" : "1, or 2 with alpha");
     p->channels = p->samples;
     p->associated = p->samples > colour && extra && extra[0] == EXTRASAMPLE_ASSOCALPHA;
