@@ -397,6 +397,23 @@ static void check_metadata(void)
     gi_image_free(&img);
 }
 
+/* A failed TIFF save names the file, then the encoder's reason, whole
+ * (the reason wrapped in the message, not overwritten by it). */
+static void check_save_failure(void)
+{
+    gi_image img;
+    gi_image_alloc(&img, 2, 2, 3);
+    img.channels = 5;
+    char path[320], want[400];
+    snprintf(path, sizeof path, "%s/five.tif", tmpdir);
+    snprintf(want, sizeof want, "%s: cannot encode a 2x2x5 8-bit image as TIFF", path);
+    gi_status st = gi_save_file(&img, path, NULL);
+    th_check(st == GI_ERR_INVALID_ARGUMENT && strcmp(gi_last_error(), want) == 0,
+             "saving 5 channels as TIFF: %d \"%s\", want \"%s\"", (int)st, gi_last_error(), want);
+    img.channels = 3;
+    gi_image_free(&img);
+}
+
 /* Damaged and lying files fail with a message naming the input, never
  * crash (the sanitizer builds and valgrind watch the reads). */
 static void check_damaged(void)
@@ -453,6 +470,7 @@ int main(void)
             for (int depth = 8; depth <= 16; depth += 8)
                 check_round_trip(sizes[s][0], sizes[s][1], ch, depth);
     check_metadata();
+    check_save_failure();
     check_damaged();
     char path[320];
     snprintf(path, sizeof path, "%s/variant.tif", tmpdir);
