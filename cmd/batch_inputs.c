@@ -27,7 +27,7 @@ typedef struct {
 
 
 /* The file name extension of each output format (gi_format's order). */
-static const char *const format_extension[] = {"", "png", "jpg", "pnm", "pam"};
+static const char *const format_extension[] = {"", "png", "jpg", "pnm", "pam", "tif"};
 
 /* How many bytes of out_rel to keep, and the extension to put after them:
  * with --format, an output whose name says another format gets the

@@ -54,8 +54,9 @@ static void print_main_help(FILE *out)
                  "       gpuimg help COMMAND | --help | --version\n\nCommands:\n");
     for (int i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nEvery command takes --help. Images are PNG, JPEG or Netpbm (PBM, PGM, PPM\n"
-                 "and PAM: .pnm .pgm .ppm .pam, --format pnm|pam); '-' is standard input or output.\n"
+    fprintf(out, "\nEvery command takes --help. Images are PNG, JPEG, Netpbm (PBM, PGM, PPM\n"
+                 "and PAM: .pnm .pgm .ppm .pam, --format pnm|pam) or TIFF (.tif .tiff, --format\n"
+                 "tiff); '-' is standard input or output.\n"
                  "Standard input may hold a stream of PNM/PAM images, one after another, as\n"
                  "ffmpeg -f image2pipe -vcodec ppm writes: each is processed in turn and the\n"
                  "output gets as many, in order (an image that fails ends the stream: the ones\n"

@@ -163,7 +163,8 @@ static int opt_image_format(const cli_option *o, const char *arg)
              strcasecmp(arg, "pgm") == 0)
         *f = GI_FORMAT_PNM;
     else if (strcasecmp(arg, "pam") == 0) *f = GI_FORMAT_PAM;
-    else return invalid(o, arg, "expected png, jpeg, pnm (ppm, pgm) or pam");
+    else if (strcasecmp(arg, "tiff") == 0 || strcasecmp(arg, "tif") == 0) *f = GI_FORMAT_TIFF;
+    else return invalid(o, arg, "expected png, jpeg, pnm (ppm, pgm), pam or tiff");
     return 0;
 }
 

@@ -57,7 +57,7 @@ static int format_contradicts(const cli_common *c, const char *path)
 
 static int format_contradiction_error(const cli_common *c, const char *path)
 {
-    static const char *const names[] = {"auto", "png", "jpeg", "pnm", "pam"};
+    static const char *const names[] = {"auto", "png", "jpeg", "pnm", "pam", "tiff"};
     return cli_usage_error(c, "--format %s contradicts the output name '%s': --format applies "
                            "only where the name has no known extension (or is '-')",
                            names[c->format], path);

@@ -181,12 +181,34 @@ GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
  *   none); GI_FORMAT_PAM writes P7 with every channel and its TUPLTYPE.
  *   Both use maxval 255 for an 8-bit image, 65535 (big-endian samples)
  *   for a 16-bit one. */
+
+/* TIFF (builds with libtiff; without it, GI_ERR_UNSUPPORTED "this build
+ * has no TIFF support")
+ *   Read: the first page (gpuimg -v says when there are more), 8 or 16
+ *   bits a sample as stored (16-bit samples in host byte order), gray
+ *   (MinIsBlack, or MinIsWhite turned into it: v -> max - v), gray+alpha,
+ *   RGB or RGBA; uncompressed, LZW, deflate (Adobe's and the old code)
+ *   or PackBits, with or without a predictor; strips or tiles; either
+ *   byte order; contiguous or separate planes. The one extra sample is
+ *   alpha: unassociated, or of unspecified meaning, read as it is;
+ *   associated (premultiplied) colour is divided by alpha, correctly
+ *   rounded, halves up, with max = 255 or 65535:
+ *       c = a == 0 ? 0 : min(max, (c * max + a / 2) / a)
+ *   Palette, bilevel (1-bit), floating-point or signed samples, CMYK,
+ *   YCbCr, JPEG and other compressions, and more than one extra sample
+ *   fail with GI_ERR_UNSUPPORTED naming the property.
+ *   Written: 8 or 16 bits as the image is, gray, gray+alpha, RGB or RGBA
+ *   (alpha an unassociated extra sample), deflate with the horizontal
+ *   predictor in strips of about 256 KiB (BigTIFF past 3 GiB of samples);
+ *   the ICC profile and XMP packet of the metadata in their tags (Exif
+ *   is left out: gi_metadata_unwritable says so). */
 typedef enum gi_format {
     GI_FORMAT_AUTO = 0, /* from the file name's extension */
     GI_FORMAT_PNG,
     GI_FORMAT_JPEG,
     GI_FORMAT_PNM,      /* P5 or P6 by channel count (.pnm .pgm .ppm) */
-    GI_FORMAT_PAM       /* P7 (.pam) */
+    GI_FORMAT_PAM,      /* P7 (.pam) */
+    GI_FORMAT_TIFF      /* .tif .tiff */
 } gi_format;
 
 /* The codec that took the calling thread's last image decode or encode
@@ -196,7 +218,7 @@ typedef enum gi_format {
  * pixels: docs/jpeg-decoder.md), "gpuimg-jpeg-cuda" (a job's JPEG output
  * made by the exact writer on the GPU), "libdeflate" (the fast PNG
  * decoder of builds with libdeflate, which decodes 8-bit, non-interlaced
- * PNGs to stb's very pixels) or "pnm"; "" before the first. */
+ * PNGs to stb's very pixels), "pnm" or "libtiff"; "" before the first. */
 GI_API const char *gi_last_codec(void);
 
 /* Limits checked before any large allocation, and a JPEG decode's threads. */
@@ -224,7 +246,7 @@ GI_API void gi_load_limits_default(gi_load_limits *limits);
 /* The metadata that travels with an image file; see METADATA below. */
 typedef struct gi_metadata gi_metadata;
 
-/* Decodes PNG, JPEG or Netpbm, told apart by their first bytes (limits
+/* Decodes PNG, JPEG, Netpbm or TIFF, told apart by their first bytes (limits
  * NULL = defaults). The image keeps the channel count stored in the file
  * (palette PNGs become RGB or RGBA, an index past the palette's end
  * opaque black; bitmaps gray) and its depth (16-bit PNGs and PNMs of
@@ -315,7 +337,7 @@ GI_API void gi_save_options_default(gi_save_options *opts);
 GI_API int gi_png_deflate_is_libdeflate(void);
 
 /* Picks the format from a path's extension (.png .jpg .jpeg, .pnm .pgm
- * .ppm for GI_FORMAT_PNM, .pam, any case).
+ * .ppm for GI_FORMAT_PNM, .pam, .tif .tiff, any case).
  * Returns GI_FORMAT_AUTO when the extension is none of those. */
 GI_API gi_format gi_format_from_path(const char *path);
 

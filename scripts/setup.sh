@@ -5,9 +5,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-# python3-dev, numpy and pytest: the Python package (python/) and its tests
+# libtiff-dev: TIFF files (optional at build time: without it they are
+# refused). python3-dev, numpy and pytest: the Python package (python/) and its tests
 # (meson test --suite python); without them the C build goes on alone.
-packages="meson ninja-build gcc pkg-config libstb-dev libdeflate-dev python3-dev python3-numpy python3-pytest"
+packages="meson ninja-build gcc pkg-config libstb-dev libdeflate-dev libtiff-dev python3-dev python3-numpy python3-pytest"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,6 +1,7 @@
 /* Status phrases and the per-thread failure detail behind gi_last_error(). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gi_error.h"
 
@@ -30,9 +31,14 @@ const char *gi_last_error(void)
 
 gi_status gi__fail(gi_status status, const char *fmt, ...)
 {
+    /* Formatted apart, then copied: a message may wrap the one before it
+     * (gi__fail(st, "%s: %s", path, gi_last_error())), whose bytes
+     * vsnprintf would otherwise overwrite while reading them. */
+    char text[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    memcpy(last_error, text, sizeof text);
     return status;
 }

@@ -12,6 +12,7 @@
 #include "batch_files.h"
 #include "codec/file_io.h"
 #include "codec/image_io.h"
+#include "codec/tiff/gi_tiff.h"
 #include "engine/job_flow.h"
 #include "base/pixel_alloc.h"
 
@@ -98,6 +99,8 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
                                    sizeof route_why);
         if (st == GI_OK && gi__sniff_format(bytes, size) == GI_FORMAT_JPEG)
             gi__jpeg_data_short(bytes, size, short_note, sizeof short_note);
+        if (st == GI_OK && gi__sniff_format(bytes, size) == GI_FORMAT_TIFF)
+            gi__tiff_pages_note(bytes, size, short_note, sizeof short_note);
         /* a deferred scan reads the file until the compute is done */
         if (job->coeffs.deferred) job->in_bytes = bytes;
         else gi__pixels_free(bytes);

@@ -1,4 +1,4 @@
-/* Signatures (PNG, JPEG, Netpbm) and the PNG chunk walk that image_io.c needs before decoding. */
+/* Signatures (PNG, JPEG, Netpbm, TIFF) and the PNG chunk walk that image_io.c needs before decoding. */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +12,9 @@ gi_format gi__sniff_format(const uint8_t *bytes, size_t size)
     if (size >= 8 && memcmp(bytes, png_signature, 8) == 0) return GI_FORMAT_PNG;
     if (size >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) return GI_FORMAT_JPEG;
     if (gi__pnm_sniff(bytes, size)) return GI_FORMAT_PNM;
+    if (size >= 4 && (memcmp(bytes, "II*\0", 4) == 0 || memcmp(bytes, "MM\0*", 4) == 0 ||
+                      memcmp(bytes, "II+\0", 4) == 0 || memcmp(bytes, "MM\0+", 4) == 0))
+        return GI_FORMAT_TIFF; /* classic TIFF or BigTIFF, either byte order */
     return GI_FORMAT_AUTO;
 }
 

@@ -7,8 +7,8 @@
 
 #include "gpuimg.h"
 
-/* GI_FORMAT_PNG, GI_FORMAT_JPEG or GI_FORMAT_PNM (any Netpbm, PAM too) by
- * signature, else GI_FORMAT_AUTO. */
+/* GI_FORMAT_PNG, GI_FORMAT_JPEG, GI_FORMAT_PNM (any Netpbm, PAM too) or
+ * GI_FORMAT_TIFF (BigTIFF too) by signature, else GI_FORMAT_AUTO. */
 gi_format gi__sniff_format(const uint8_t *bytes, size_t size);
 
 /* Reads a PNG's IHDR size and whether a tRNS chunk (transparency that stb

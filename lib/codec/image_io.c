@@ -2,7 +2,8 @@
  * stb_impl.c), but for the files that the exact JPEG decoder
  * (jpeg_decode.c) and the fast PNG decoder (png_fast.c) take, with stb's
  * very pixels; PNG and JPEG written by png_write.c and jpeg_write.c, with
- * stb_image_write's very bytes; Netpbm through pnm.c. */
+ * stb_image_write's very bytes; Netpbm through pnm.c; TIFF through libtiff
+ * (tiff/). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "codec/png/png_fast.h"
 #include "codec/png/png_write.h"
 #include "codec/pnm/pnm.h"
+#include "codec/tiff/gi_tiff.h"
 #include "codec/jpeg/jpeg_shrink.h"
 
 void gi_load_limits_default(gi_load_limits *limits)
@@ -127,6 +129,10 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
         size_t used;
         return gi__pnm_decode(img, bytes, size, &used, name, limits);
     }
+    if (format == GI_FORMAT_TIFF) {
+        last_codec = "libtiff";
+        return gi__tiff_decode(img, bytes, size, name, limits);
+    }
     const char *kind = format == GI_FORMAT_PNG ? "PNG" : "JPEG";
     if (format == GI_FORMAT_AUTO)
         return gi__fail(GI_ERR_DECODE, "%s: not a PNG, JPEG or PNM/PAM file", name);
@@ -226,6 +232,7 @@ gi_format gi_format_from_path(const char *path)
         strcasecmp(dot, ".ppm") == 0)
         return GI_FORMAT_PNM;
     if (strcasecmp(dot, ".pam") == 0) return GI_FORMAT_PAM;
+    if (strcasecmp(dot, ".tif") == 0 || strcasecmp(dot, ".tiff") == 0) return GI_FORMAT_TIFF;
     return GI_FORMAT_AUTO;
 }
 
@@ -274,7 +281,7 @@ static int is_netpbm(gi_format format)
 static const char *format_name(gi_format format)
 {
     return format == GI_FORMAT_PNG ? "PNG" : format == GI_FORMAT_JPEG ? "JPEG"
-           : format == GI_FORMAT_PNM ? "PNM" : "PAM";
+           : format == GI_FORMAT_PNM ? "PNM" : format == GI_FORMAT_PAM ? "PAM" : "TIFF";
 }
 
 static int jpeg_quality(const gi_save_options *opts)
@@ -284,8 +291,9 @@ static int jpeg_quality(const gi_save_options *opts)
 
 static gi_status check_save_options(const gi_save_options *opts)
 {
-    if (opts->format < GI_FORMAT_PNG || opts->format > GI_FORMAT_PAM)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "no output format given (png, jpeg, pnm or pam)");
+    if (opts->format < GI_FORMAT_PNG || opts->format > GI_FORMAT_TIFF)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "no output format given (png, jpeg, pnm, pam "
+                        "or tiff)");
     int quality = jpeg_quality(opts);
     if (quality < 1 || quality > 100)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "JPEG quality %d: must be 1..100", quality);
@@ -339,6 +347,10 @@ static gi_status with_metadata(uint8_t *data, size_t length, const gi_save_optio
 static gi_status encode_at_depth(const gi_image *img, const gi_save_options *opts,
                                  uint8_t **bytes, size_t *size)
 {
+    if (opts->format == GI_FORMAT_TIFF) { /* the metadata goes in as the file is written */
+        last_codec = "libtiff";
+        return gi__tiff_encode(img, opts->metadata, bytes, size);
+    }
     int quality = jpeg_quality(opts), level, filter;
     png_settings(opts, &level, &filter);
     if (!is_netpbm(opts->format) && img->stride > (size_t)INT_MAX)
@@ -407,7 +419,7 @@ gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_opt
     if (resolved.format == GI_FORMAT_AUTO) resolved.format = gi_format_from_path(path);
     if (resolved.format == GI_FORMAT_AUTO)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: cannot tell the format from the name (use "
-                        ".png, .jpg, .pnm, .pam or --format)", gi_quote_name(path));
+                        ".png, .jpg, .pnm, .pam, .tif or --format)", gi_quote_name(path));
     gi_status st = check_save_options(&resolved);
     if (st != GI_OK) return gi__fail(st, "%s: %s", gi_quote_name(path), gi_last_error());
     if (is_netpbm(resolved.format)) {

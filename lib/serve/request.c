@@ -227,7 +227,7 @@ gi_status gi__serve_job_decode(const uint8_t *payload, size_t size, int n_fds, g
     j->limits.max_input_bytes = gi__get_u64(&rd.r);
     j->limits.max_pixels = gi__get_u64(&rd.r);
     j->limits.shrink_to = get_int_in(&rd, 0, GI_RESIZE_MAX_SIDE, "shrink-on-load size");
-    j->save.format = (gi_format)get_enum(&rd, GI_FORMAT_PAM, "output format");
+    j->save.format = (gi_format)get_enum(&rd, GI_FORMAT_TIFF, "output format");
     j->save.jpeg_quality = get_int_in(&rd, 1, 100, "jpeg quality");
     j->save.png_level = get_int_in(&rd, 0, 12, "png level");
     j->save.png_filter = (gi_png_filter)get_enum(&rd, GI_PNG_FILTER_PAETH, "png filter");

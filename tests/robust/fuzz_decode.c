@@ -23,7 +23,8 @@ static void check_image(const gi_image *img)
 {
     FUZZ_REQUIRE(img->width >= 1 && img->height >= 1 && img->channels >= 1 && img->channels <= 4);
     FUZZ_REQUIRE((uint64_t)img->width * (uint64_t)img->height <= FUZZ_MAX_PIXELS);
-    FUZZ_REQUIRE(img->stride == (size_t)img->width * (size_t)img->channels);
+    FUZZ_REQUIRE(img->stride == (size_t)img->width * (size_t)img->channels *
+                               (size_t)gi_image_sample_bytes(img));
     /* Read every byte: a short buffer or uninitialised pixels show here. */
     unsigned sum = 0;
     for (size_t i = 0; i < img->stride * (size_t)img->height; i++) sum += img->data[i];

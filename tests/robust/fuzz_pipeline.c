@@ -199,7 +199,7 @@ static int same_colour(const gi_image *back, const gi_image *img)
  * encoded (PNM: without alpha), a JPEG to three channels. */
 static void encode(params *r, const gi_image *img)
 {
-    gi_save_options opts = {.format = (gi_format)(next_byte(r) % 6), /* 0, 5: invalid */
+    gi_save_options opts = {.format = (gi_format)(next_byte(r) % 7), /* 0, 6: invalid */
                             .jpeg_quality = next_byte(r) % 104};
     opts.png_level = 1 + next_byte(r) % 12;
     opts.png_filter = (gi_png_filter)(next_byte(r) % 6 + GI_PNG_FILTER_AUTO); /* auto, then the five */
@@ -209,7 +209,8 @@ static void encode(params *r, const gi_image *img)
     gi_image back;
     FUZZ_REQUIRE(gi_load_memory(&back, bytes, size, "encoded", NULL) == GI_OK);
     FUZZ_REQUIRE(back.width == img->width && back.height == img->height);
-    if (opts.format == GI_FORMAT_PNG || opts.format == GI_FORMAT_PAM)
+    if (opts.format == GI_FORMAT_PNG || opts.format == GI_FORMAT_PAM ||
+        opts.format == GI_FORMAT_TIFF)
         FUZZ_REQUIRE(same_pixels(&back, img));
     else if (opts.format == GI_FORMAT_PNM) FUZZ_REQUIRE(same_colour(&back, img));
     else FUZZ_REQUIRE(back.channels == 3);

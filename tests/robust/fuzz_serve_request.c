@@ -46,7 +46,7 @@ static void check_job(const gi__serve_job *job, int n_fds)
     FUZZ_REQUIRE(job->opts.job.n_steps >= 1 && job->opts.job.n_steps <= GI_MAX_STEPS);
     for (int i = 0; i < job->opts.job.n_steps; i++) check_step(&job->opts.job.steps[i]);
     FUZZ_REQUIRE((unsigned)job->opts.device <= GI_DEVICE_CUDA);
-    FUZZ_REQUIRE((unsigned)job->opts.job.save.format <= GI_FORMAT_PAM);
+    FUZZ_REQUIRE((unsigned)job->opts.job.save.format <= GI_FORMAT_TIFF);
     FUZZ_REQUIRE(job->n_items >= 1 && job->n_items <= GI__SERVE_MAX_ITEMS);
     for (size_t i = 0; i < job->n_items; i++) {
         const gi__serve_item *it = &job->items[i];

@@ -1,7 +1,7 @@
 #!/bin/sh
 # fuzz_smoke.sh [SECONDS [BUILDDIR]]
 #
-# For each libFuzzer target (decode, jpeg_diff, pipeline, options, serve_request) in BUILDDIR
+# For each libFuzzer target (decode, jpeg_diff, pipeline, options, serve_request, tiff) in BUILDDIR
 # (default build-fuzz, configured with -Dfuzz=enabled): replays
 # tests/robust/regressions/TARGET/, then fuzzes for SECONDS (default 60;
 # 0 = replay only) on one core, from the seeds make_seeds.py writes and the
@@ -14,7 +14,7 @@ set -u
 secs=${1:-60}
 build=${2:-build-fuzz}
 here=$(cd "$(dirname "$0")" && pwd)
-targets="decode jpeg_diff pipeline options serve_request"
+targets="decode jpeg_diff pipeline options serve_request tiff"
 for t in $targets; do
     [ -x "$build/tests/robust/fuzz_$t" ] || {
         echo "skip: $build/tests/robust/fuzz_$t not built (setup with -Dfuzz=enabled, CC=clang)"

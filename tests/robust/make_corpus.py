@@ -15,6 +15,7 @@ here. Makers:
     tinyjpeg SCAN-HEX [KEY=N...] a 64x8 JPEG with these scan bytes (see tinyjpeg)
     png KEY=VALUE...             a PNG written here (see png_case)
     pnm KEY=VALUE...             a Netpbm image written here (see pnm_case)
+    tiff KEY=VALUE...            a TIFF written here by tinytiff.py (see tiff_case)
     jpeg CJPEG-OPTIONS...        cjpeg of a test picture; pixels from djpeg
     cmyk                         convert -colorspace CMYK; pixels from convert
     truncate SRC AT              the first AT bytes of SRC
@@ -39,6 +40,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tinypng  # noqa: E402
+import tinytiff  # noqa: E402
 
 JPEG_MARKERS = {'SOF0': 0xc0, 'SOF2': 0xc2, 'DHT': 0xc4, 'DQT': 0xdb, 'SOS': 0xda,
                 'DRI': 0xdd, 'EOI': 0xd9, 'APP0': 0xe0}
@@ -152,6 +154,43 @@ def pnm_case(args):
     pixels = [(1 - v) * 255 if kind in (1, 4) else (v * top + maxval // 2) // maxval
               for r in rows for v in r]
     return data, (width, height, depth, pixels, top)
+
+
+def tiff_case(args):
+    """tiff size=WxH ch=1..4 bits=8|16 comp=1|8|32773 rows=N (a strip)
+    be=1 (big-endian) pages=N photometric=N extra=N (ExtraSamples), and
+    tag=TAG:TYPE:V,V,... (3 SHORT, 4 LONG) to add or replace an entry, or
+    tag=TAG:- to leave it out. The pixels a correct reader gives, for
+    8-bit files whose tags tell the truth (gray or RGB, no tag=)."""
+    o, tags = {}, {}
+    for a in args:
+        key, value = a.split('=', 1)
+        if key != 'tag':
+            o[key] = value
+            continue
+        parts = value.split(':')
+        tags[int(parts[0])] = (None, None) if parts[1] == '-' else (
+            int(parts[1]), [int(v, 0) for v in parts[2].split(',')])
+    if o.get('photometric') == '3':  # a palette has its colour map
+        tags.setdefault(320, (3, [i * 257 for i in range(256)] * 3))
+    width, height = map(int, o.get('size', '13x7').split('x'))
+    ch, bits = int(o.get('ch', '3')), int(o.get('bits', '8'))
+    maxval = (1 << bits) - 1
+    pages = []
+    for page in range(int(o.get('pages', '1'))):
+        samples = [(sample(x, y, c, maxval) + page) & maxval
+                   for y in range(height) for x in range(width) for c in range(ch)]
+        p = {'width': width, 'height': height, 'channels': ch, 'bits': bits, 'samples': samples,
+             'compression': int(o.get('comp', '1')), 'rows_per_strip': int(o.get('rows', height)),
+             'tags': tags}
+        for key in ('photometric', 'extra'):
+            if key in o:
+                p[key] = int(o[key])
+        pages.append(p)
+    data = tinytiff.encode(pages, o.get('be') == '1')
+    if tags or bits != 8 or 'photometric' in o or 'extra' in o:
+        return data, None
+    return data, (width, height, ch, bytes(pages[0]['samples']))
 
 
 def expected_png(rows, width, height, colour, depth, palette, trns):
@@ -391,6 +430,8 @@ def make(maker, args, samples, outdir, cases):
         return png_case(args)
     if maker == 'pnm':
         return pnm_case(args)
+    if maker == 'tiff':
+        return tiff_case(args)
     if maker == 'jpeg':
         return jpeg_case(args)
     if maker == 'cmyk':

@@ -8,12 +8,17 @@ targets, one folder each under OUTDIR:
   pipeline/  the same images behind each parameter block of PARAMS
   options/   the argument lists of ARGS, NUL-separated, after a first byte
              that picks whether the image options are in the table
+  tiff/      the TIFF files among them, and TIFFs of tinytiff.py (16 bits,
+             big-endian, deflate, PackBits, pages)
   serve_request/  the jobs kept in regressions/serve_request (a valid job
              is too long a format to write here twice: serve_probe job-seed
              wrote them)
 """
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tinytiff  # noqa: E402
 
 PARAM_BYTES = 48  # fuzz_pipeline.c
 # Parameter blocks: all zeros (the first choice of everything), typical
@@ -56,6 +61,14 @@ def main(outdir, samples, corpus=None):
         write(os.path.join(outdir, 'decode'), name, data)
         if data.startswith(b'\xff\xd8'):
             write(os.path.join(outdir, 'jpeg_diff'), name, data)
+        if data[:4] in (b'II*\0', b'MM\0*'):
+            write(os.path.join(outdir, 'tiff'), name, data)
+    for ch in range(1, 5):
+        for bits, comp, big, pages in ((8, 1, False, 1), (16, 8, True, 1), (8, 32773, False, 2)):
+            page = {'width': 5, 'height': 3, 'channels': ch, 'bits': bits, 'compression': comp,
+                    'rows_per_strip': 2, 'samples': [i * 37 % 256 for i in range(15 * ch)]}
+            write(os.path.join(outdir, 'tiff'), 'tiny-%d-%d-%d-%d.tif' % (ch, bits, comp, pages),
+                  tinytiff.encode([page] * pages, big))
         for i, block in enumerate(PARAMS):
             write(os.path.join(outdir, 'pipeline'), '%d-%s' % (i, name), block + data)
     for i, args in enumerate(ARGS):

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codec/format_sniff.h"
+#include "codec/tiff/gi_tiff.h"
 #include "base/gi_error.h"
 #include "metadata.h"
 
@@ -266,6 +267,7 @@ gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out)
     gi_format format = bytes ? gi__sniff_format(bytes, size) : GI_FORMAT_AUTO;
     int rc = format == GI_FORMAT_PNG    ? read_png(out, bytes, size)
              : format == GI_FORMAT_JPEG ? read_jpeg(out, bytes, size)
+             : format == GI_FORMAT_TIFF ? gi__tiff_metadata_read(bytes, size, out)
                                         : 0;
     if (rc == 0) return GI_OK;
     gi_metadata_free(out);

@@ -52,9 +52,17 @@ int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, si
 {
     const char *parts[5];
     int n = 0;
-    const char *container = format == GI_FORMAT_JPEG ? "JPEG" : "Netpbm";
-    if (format != GI_FORMAT_PNG && format != GI_FORMAT_JPEG && !gi_metadata_empty(m))
+    const char *container = format == GI_FORMAT_JPEG ? "JPEG"
+                            : format == GI_FORMAT_TIFF ? "TIFF" : "Netpbm";
+    if (format != GI_FORMAT_PNG && format != GI_FORMAT_JPEG && format != GI_FORMAT_TIFF &&
+        !gi_metadata_empty(m))
         parts[n++] = "all metadata";
+    if (format == GI_FORMAT_TIFF) { /* the writer keeps the ICC profile and XMP alone */
+        if (m->exif) parts[n++] = "Exif";
+        if (m->has_srgb) parts[n++] = "PNG sRGB";
+        if (m->gamma) parts[n++] = "PNG gAMA";
+        if (m->has_chrm) parts[n++] = "PNG cHRM";
+    }
     if (format == GI_FORMAT_JPEG) {
         if (m->exif && m->exif_size > EXIF_MAX) parts[n++] = "Exif over 64 KB";
         if (m->xmp && m->xmp_size > XMP_MAX) parts[n++] = "XMP over 64 KB";

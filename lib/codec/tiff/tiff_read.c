@@ -1,0 +1,299 @@
+/* The first page of a TIFF, decoded by libtiff strip by strip or tile by
+ * tile into an 8- or 16-bit gi_image (gpuimg.h, TIFF). Every tag is
+ * checked before the image is allocated: what gpuimg cannot represent
+ * exactly is refused, naming the property. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gi_tiff.h"
+#include "tiff_memory.h"
+#include "base/gi_error.h"
+
+int gi__tiff_available(void)
+{
+    return 1;
+}
+
+/* What the first page holds, from its tags. */
+typedef struct {
+    uint32_t width, height;
+    uint16_t bits, samples, photometric, planar, compression, sample_format;
+    int channels;        /* = samples: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    int associated;      /* the alpha is premultiplied (ExtraSamples 1) */
+    int tiled;
+    uint32_t tile_w, tile_h, rows_per_strip;
+} page_layout;
+
+/* libtiff allocates at most this much at once: enough for any tag array or
+ * compressed strip of a file of `size` bytes, far less than a lying header
+ * would ask for. */
+static size_t libtiff_alloc_limit(size_t size)
+{
+    size_t floor = 64u << 20;
+    return size < floor / 2 ? floor : size > SIZE_MAX / 2 ? SIZE_MAX / 2 : 2 * size;
+}
+
+static const char *compression_name(uint16_t c)
+{
+    switch (c) {
+    case COMPRESSION_JPEG: return "JPEG";
+    case COMPRESSION_OJPEG: return "old-style JPEG";
+    case COMPRESSION_CCITTRLE: case COMPRESSION_CCITTFAX3: case COMPRESSION_CCITTFAX4:
+        return "CCITT fax";
+    case COMPRESSION_LZMA: return "LZMA";
+    case COMPRESSION_ZSTD: return "Zstandard";
+    case COMPRESSION_WEBP: return "WebP";
+    case COMPRESSION_JBIG: return "JBIG";
+    default: return "unknown";
+    }
+}
+
+/* Reads and checks the tags; GI_OK, or the failure naming `name` and the
+ * property gpuimg does not read. */
+static gi_status read_layout(TIFF *tif, const char *name, const gi_load_limits *limits,
+                             page_layout *p)
+{
+    memset(p, 0, sizeof *p);
+    uint16_t extra_count = 0, *extra = NULL;
+    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &p->width) ||
+        !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &p->height))
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (no image width or length)", name);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &p->bits);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &p->samples);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &p->planar);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &p->compression);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &p->sample_format);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
+    if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &p->photometric))
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (no photometric interpretation)",
+                        name);
+    switch (p->photometric) {
+    case PHOTOMETRIC_MINISBLACK: case PHOTOMETRIC_MINISWHITE: case PHOTOMETRIC_RGB: break;
+    case PHOTOMETRIC_PALETTE:
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a palette (colour-mapped) TIFF is not supported",
+                        name);
+    case PHOTOMETRIC_SEPARATED:
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a CMYK (separated) TIFF is not supported", name);
+    case PHOTOMETRIC_YCBCR:
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a YCbCr TIFF is not supported%s", name,
+                        p->compression == COMPRESSION_JPEG ? " (JPEG-compressed)" : "");
+    default:
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: TIFF photometric interpretation %u is not "
+                        "supported (gray and RGB are)", name, p->photometric);
+    }
+    if (p->sample_format == SAMPLEFORMAT_IEEEFP)
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a TIFF of %u-bit floating-point samples is not "
+                        "supported", name, p->bits);
+    if (p->sample_format != SAMPLEFORMAT_UINT)
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a TIFF of signed or complex samples (sample "
+                        "format %u) is not supported", name, p->sample_format);
+    if (p->bits != 8 && p->bits != 16)
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a TIFF of %u-bit samples is not supported (8 "
+                        "and 16 are)", name, p->bits);
+    switch (p->compression) {
+    case COMPRESSION_NONE: case COMPRESSION_LZW: case COMPRESSION_ADOBE_DEFLATE:
+    case COMPRESSION_DEFLATE: case COMPRESSION_PACKBITS: break;
+    default:
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: TIFF compression %u (%s) is not supported "
+                        "(none, LZW, deflate and PackBits are)", name, p->compression,
+                        compression_name(p->compression));
+    }
+    const int colour = p->photometric == PHOTOMETRIC_RGB ? 3 : 1;
+    if (p->samples != colour && !(p->samples == colour + 1 && extra_count == 1))
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: %s TIFF of %u samples a pixel (%u extra) is "
+                        "not supported (%s)", name, colour == 3 ? "an RGB" : "a gray", p->samples,
+                        extra_count, colour == 3 ? "3, or 4 with alpha" : "1, or 2 with alpha");
+    p->channels = p->samples;
+    p->associated = p->samples > colour && extra && extra[0] == EXTRASAMPLE_ASSOCALPHA;
+    if (p->planar != PLANARCONFIG_CONTIG && p->planar != PLANARCONFIG_SEPARATE)
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (planar configuration %u)", name,
+                        p->planar);
+    if (p->width == 0 || p->height == 0)
+        return gi__fail(GI_ERR_DECODE, "%s: a %ux%u TIFF has no pixels", name, p->width,
+                        p->height);
+    if (p->width > INT_MAX || p->height > INT_MAX ||
+        (uint64_t)p->width * p->height > limits->max_pixels)
+        return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name,
+                        p->width, p->height, (unsigned long long)limits->max_pixels);
+    p->tiled = TIFFIsTiled(tif);
+    if (p->tiled) {
+        if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &p->tile_w) ||
+            !TIFFGetField(tif, TIFFTAG_TILELENGTH, &p->tile_h) || p->tile_w == 0 || p->tile_h == 0)
+            return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (no tile size)", name);
+        /* A tile may overhang the image, but not by more than a tile of
+         * 1024 pixels a side would: a lying tile size cannot make a small
+         * file allocate gigabytes. */
+        if (p->tile_w > (p->width > 1024 ? p->width : 1024) + 15 ||
+            p->tile_h > (p->height > 1024 ? p->height : 1024) + 15)
+            return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (tiles of %ux%u for an "
+                            "image of %ux%u)", name, p->tile_w, p->tile_h, p->width, p->height);
+    } else {
+        TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &p->rows_per_strip);
+        if (p->rows_per_strip == 0 || p->rows_per_strip > p->height)
+            p->rows_per_strip = p->height;
+    }
+    return GI_OK;
+}
+
+/* Copies a decoded block (a strip, or a tile) into the image: `rows` rows
+ * of `cols` pixels at (x, y), `in_stride` bytes apart. Contiguous blocks
+ * hold every channel; a separate plane's block holds channel `plane`. */
+static void place_block(gi_image *img, const page_layout *p, const uint8_t *block,
+                        size_t in_stride, uint32_t x, uint32_t y, uint32_t cols, uint32_t rows,
+                        int plane)
+{
+    const size_t sb = p->bits / 8, ch = (size_t)p->channels;
+    for (uint32_t r = 0; r < rows; r++) {
+        const uint8_t *in = block + r * in_stride;
+        uint8_t *out = img->data + (size_t)(y + r) * img->stride + (size_t)x * ch * sb;
+        if (plane < 0) {
+            memcpy(out, in, (size_t)cols * ch * sb);
+            continue;
+        }
+        out += (size_t)plane * sb;
+        for (uint32_t c = 0; c < cols; c++, in += sb, out += ch * sb) memcpy(out, in, sb);
+    }
+}
+
+static gi_status read_strips(TIFF *tif, const page_layout *p, gi_image *img, uint8_t *buf,
+                             size_t row_bytes, const char *name, const char *why)
+{
+    const int planes = p->planar == PLANARCONFIG_SEPARATE ? p->channels : 1;
+    const uint32_t per_plane = (p->height - 1) / p->rows_per_strip + 1;
+    for (int plane = 0; plane < planes; plane++)
+        for (uint32_t s = 0; s < per_plane; s++) {
+            const uint32_t y = s * p->rows_per_strip;
+            const uint32_t rows = p->height - y < p->rows_per_strip ? p->height - y
+                                                                    : p->rows_per_strip;
+            const tmsize_t want = (tmsize_t)(rows * row_bytes);
+            const uint32_t index = (uint32_t)plane * per_plane + s;
+            if (TIFFReadEncodedStrip(tif, index, buf, want) != want)
+                return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (strip %u: %s)", name,
+                                index, *why ? why : "short or damaged");
+            place_block(img, p, buf, row_bytes, 0, y, p->width, rows,
+                        planes > 1 ? plane : -1);
+        }
+    return GI_OK;
+}
+
+static gi_status read_tiles(TIFF *tif, const page_layout *p, gi_image *img, uint8_t *buf,
+                            size_t row_bytes, const char *name, const char *why)
+{
+    const int planes = p->planar == PLANARCONFIG_SEPARATE ? p->channels : 1;
+    const tmsize_t want = (tmsize_t)(row_bytes * p->tile_h);
+    for (int plane = 0; plane < planes; plane++)
+        for (uint32_t y = 0; y < p->height; y += p->tile_h)
+            for (uint32_t x = 0; x < p->width; x += p->tile_w) {
+                const uint32_t tile = TIFFComputeTile(tif, x, y, 0, (uint16_t)plane);
+                if (TIFFReadEncodedTile(tif, tile, buf, want) != want)
+                    return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (tile %u: %s)", name,
+                                    tile, *why ? why : "short or damaged");
+                const uint32_t cols = p->width - x < p->tile_w ? p->width - x : p->tile_w;
+                const uint32_t rows = p->height - y < p->tile_h ? p->height - y : p->tile_h;
+                place_block(img, p, buf, row_bytes, x, y, cols, rows,
+                            planes > 1 ? plane : -1);
+            }
+    return GI_OK;
+}
+
+/* MinIsWhite gray becomes MinIsBlack (v -> max - v); premultiplied
+ * colour is divided by alpha as gpuimg.h defines. */
+static void to_plain_samples(gi_image *img, const page_layout *p)
+{
+    const uint32_t max = p->bits == 16 ? 65535 : 255;
+    const int ch = p->channels, colour = ch >= 3 ? 3 : 1;
+    const int invert = p->photometric == PHOTOMETRIC_MINISWHITE;
+    if (!invert && !p->associated) return;
+    for (int y = 0; y < img->height; y++) {
+        uint8_t *row8 = img->data + (size_t)y * img->stride;
+        uint16_t *row16 = (uint16_t *)row8;
+        for (size_t i = 0; i < (size_t)img->width * ch; i += (size_t)ch) {
+            uint32_t a = ch > colour ? (p->bits == 16 ? row16[i + colour] : row8[i + colour]) : max;
+            for (int c = 0; c < colour; c++) {
+                uint32_t v = p->bits == 16 ? row16[i + c] : row8[i + c];
+                if (invert) v = max - v;
+                if (p->associated) v = a == 0 ? 0 : (v * max + a / 2) / a;
+                if (v > max) v = max;
+                if (p->bits == 16) row16[i + c] = (uint16_t)v;
+                else row8[i + c] = (uint8_t)v;
+            }
+        }
+    }
+}
+
+gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, const char *name,
+                          const gi_load_limits *limits)
+{
+    memset(img, 0, sizeof *img);
+    gi_tiff_memory m;
+    TIFF *tif = gi__tiff_open_read(&m, bytes, size, libtiff_alloc_limit(size));
+    if (!tif) return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (%s)", name, m.error);
+    page_layout p;
+    gi_status st = read_layout(tif, name, limits, &p);
+    if (st != GI_OK) {
+        TIFFClose(tif);
+        return st;
+    }
+    /* One block's bytes: a strip of rows_per_strip rows, or a tile. */
+    const int planes = p.planar == PLANARCONFIG_SEPARATE ? p.channels : 1;
+    const size_t row_bytes =
+        (size_t)(p.tiled ? p.tile_w : p.width) * (size_t)(p.channels / planes) * (p.bits / 8);
+    const size_t block = row_bytes * (p.tiled ? p.tile_h : p.rows_per_strip);
+    uint8_t *buf = malloc(block);
+    if (!buf || gi_image_alloc_depth(img, (int)p.width, (int)p.height, p.channels, p.bits) != GI_OK) {
+        free(buf);
+        TIFFClose(tif);
+        return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory for a %ux%u TIFF", name, p.width,
+                        p.height);
+    }
+    st = p.tiled ? read_tiles(tif, &p, img, buf, row_bytes, name, m.error)
+                 : read_strips(tif, &p, img, buf, row_bytes, name, m.error);
+    free(buf);
+    TIFFClose(tif);
+    if (st != GI_OK) {
+        gi_image_free(img);
+        return st;
+    }
+    to_plain_samples(img, &p);
+    return GI_OK;
+}
+
+int gi__tiff_pages_note(const uint8_t *bytes, size_t size, char *note, size_t note_size)
+{
+    gi_tiff_memory m;
+    TIFF *tif = gi__tiff_open_read(&m, bytes, size, libtiff_alloc_limit(size));
+    if (!tif) return 0;
+    tdir_t pages = TIFFNumberOfDirectories(tif);
+    TIFFClose(tif);
+    if (pages < 2) return 0;
+    snprintf(note, note_size, "the TIFF has %u pages; only the first was read", (unsigned)pages);
+    return 1;
+}
+
+int gi__tiff_metadata_read(const uint8_t *bytes, size_t size, gi_metadata *out)
+{
+    gi_tiff_memory m;
+    TIFF *tif = gi__tiff_open_read(&m, bytes, size, libtiff_alloc_limit(size));
+    if (!tif) return 0;
+    uint32_t n = 0;
+    const void *data = NULL;
+    int failed = 0;
+    /* the tag's bytes as stored: the ICC profile, the XMP packet */
+    if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &n, &data) && n > 0 && n <= GI_METADATA_MAX_BYTES) {
+        if ((out->icc = malloc(n))) {
+            memcpy(out->icc, data, n);
+            out->icc_size = n;
+        } else failed = 1;
+    }
+    n = 0;
+    if (TIFFGetField(tif, TIFFTAG_XMLPACKET, &n, &data) && n > 0 && n <= GI_METADATA_MAX_BYTES) {
+        if ((out->xmp = malloc(n))) {
+            memcpy(out->xmp, data, n);
+            out->xmp_size = n;
+        } else failed = 1;
+    }
+    TIFFClose(tif);
+    return failed ? -1 : 0;
+}

@@ -1,0 +1,103 @@
+#!/bin/sh
+# check_tiff_cli.sh GPUIMG IMGCMP SAMPLES: TIFF through the gpuimg command.
+# PNG -> TIFF -> PNG gives the same pixels (every sample, .tif and .tiff,
+# --format tiff to standard output and back from standard input); a blur
+# of a TIFF equals the blur of its PNG; what gpuimg writes is deflate with
+# the horizontal predictor and reads back (tinytiff.py) to the same
+# samples; a 16-bit TIFF is converted at 16 bits or refused, never cut to
+# 8; -v counts a multi-page file's pages; a palette TIFF is refused
+# naming the file. Exit 77 in a build without TIFF support.
+set -u
+gpuimg=$1 imgcmp=$2 samples=$3
+here=$(cd "$(dirname "$0")" && pwd)
+tiny="$here/../robust/tinytiff.py"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+unset GPUIMG_DEVICE GPUIMG_MAX_PIXELS
+failed=0
+fail() {
+    echo "FAIL: $*"
+    failed=1
+}
+
+if ! "$gpuimg" convert "$samples/scene.png" "$tmp/probe.tif" 2>"$tmp/err"; then
+    if grep -q 'no TIFF support' "$tmp/err"; then
+        echo "skip: this build has no TIFF support"
+        exit 77
+    fi
+    fail "convert to TIFF: $(cat "$tmp/err")"
+fi
+command -v python3 >/dev/null || { echo "skip: python3 not found"; exit 77; }
+
+for s in scene alpha gray_alpha edge_line; do
+    "$gpuimg" convert "$samples/$s.png" "$tmp/$s.tif" &&
+        "$gpuimg" convert "$tmp/$s.tif" "$tmp/$s.png" &&
+        "$imgcmp" "$samples/$s.png" "$tmp/$s.png" ||
+        fail "$s: PNG -> TIFF -> PNG changed the pixels"
+    "$gpuimg" convert "$samples/$s.png" "$tmp/$s.tiff" && cmp -s "$tmp/$s.tif" "$tmp/$s.tiff" ||
+        fail "$s: .tiff differs from .tif"
+    # what was written: deflate, predictor 2, the PNG's samples
+    python3 - "$tiny" "$tmp/$s.tif" <<'PY' || fail "$s: the TIFF written is not deflate with the predictor"
+import sys, os
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import tinytiff
+w, h, ch, bits, samples, comp, predictor = tinytiff.read(open(sys.argv[2], 'rb').read())
+sys.exit(0 if comp == 8 and predictor == 2 and bits == 8 and len(samples) == w * h * ch else 1)
+PY
+done
+
+"$gpuimg" convert --format tiff "$samples/alpha.png" - >"$tmp/stdout.tif" &&
+    cmp -s "$tmp/stdout.tif" "$tmp/alpha.tif" || fail "--format tiff to standard output"
+"$gpuimg" convert - "$tmp/stdin.png" <"$tmp/alpha.tif" && "$imgcmp" "$samples/alpha.png" "$tmp/stdin.png" ||
+    fail "a TIFF on standard input"
+
+"$gpuimg" blur --sigma 2 "$samples/scene.png" "$tmp/blur-png.png" &&
+    "$gpuimg" blur --sigma 2 "$tmp/scene.tif" "$tmp/blur-tif.tif" &&
+    "$imgcmp" "$tmp/blur-png.png" "$tmp/blur-tif.tif" || fail "blur of a TIFF differs from blur of its PNG"
+
+# 16 bits: a big-endian uncompressed file in, the same samples out, or a
+# refusal that names the operation's 16-bit limit
+python3 - "$tiny" "$tmp/deep.tif" <<'PY' || fail "could not write the 16-bit TIFF"
+import sys, os
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import tinytiff
+w, h, ch = 7, 5, 3
+samples = [(x * 9973 + y * 40503 + c * 257) % 65536 for y in range(h) for x in range(w) for c in range(ch)]
+open(sys.argv[2], 'wb').write(tinytiff.encode([{'width': w, 'height': h, 'channels': ch, 'bits': 16,
+                                                'samples': samples}], big_endian=True))
+PY
+if "$gpuimg" convert "$tmp/deep.tif" "$tmp/deep-out.tif" 2>"$tmp/err"; then
+    python3 - "$tiny" "$tmp/deep.tif" "$tmp/deep-out.tif" <<'PY' || fail "16-bit convert changed the samples"
+import sys, os
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import tinytiff
+a = tinytiff.read(open(sys.argv[2], 'rb').read())
+b = tinytiff.read(open(sys.argv[3], 'rb').read())
+sys.exit(0 if a[:5] == b[:5] else 1)
+PY
+else
+    grep -q '16-bit image is not supported' "$tmp/err" || fail "16-bit convert: $(cat "$tmp/err")"
+fi
+
+python3 - "$tiny" "$tmp/pages.tif" "$tmp/palette.tif" <<'PY' || fail "could not write the test TIFFs"
+import sys, os
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import tinytiff
+page = {'width': 4, 'height': 3, 'channels': 1, 'bits': 8, 'samples': list(range(12))}
+open(sys.argv[2], 'wb').write(tinytiff.encode([page, page, page, page]))
+page['photometric'] = 3
+page['tags'] = {320: (3, [0] * 768)}
+open(sys.argv[3], 'wb').write(tinytiff.encode([page]))
+PY
+"$gpuimg" convert -v "$tmp/pages.tif" "$tmp/pages.png" 2>"$tmp/err" &&
+    grep -q 'the TIFF has 4 pages; only the first was read' "$tmp/err" ||
+    fail "-v of a 4-page TIFF: $(cat "$tmp/err")"
+"$gpuimg" convert "$tmp/pages.tif" "$tmp/pages.png" 2>"$tmp/err" && [ ! -s "$tmp/err" ] ||
+    fail "a 4-page TIFF without -v: $(cat "$tmp/err")"
+"$gpuimg" convert "$tmp/palette.tif" "$tmp/palette.png" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "palette.tif.*palette" "$tmp/err" &&
+    [ ! -e "$tmp/palette.png" ] || fail "palette TIFF: exit $rc, $(cat "$tmp/err")"
+
+[ "$failed" -eq 0 ] && echo "ok: TIFF through the command"
+exit "$failed"

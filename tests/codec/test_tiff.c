@@ -1,0 +1,483 @@
+/* TIFF: round trips through gi_encode and gi_load_memory (8 and 16 bits,
+ * 1-4 channels, odd sizes, ICC and XMP), every layout libtiff writes that
+ * gpuimg reads (compressions, predictor, strips and tiles, byte orders,
+ * planar configurations, MinIsWhite, extra samples, several pages),
+ * what is refused and why, and damaged files. In a build without
+ * libtiff: the refusal, then skipped (77). */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gpuimg.h>
+
+#ifndef GPUIMG_HAVE_LIBTIFF
+int main(void)
+{
+    static const uint8_t header[8] = {'I', 'I', 42, 0, 8, 0, 0, 0};
+    gi_image img;
+    gi_status st = gi_load_memory(&img, header, sizeof header, "mem.tif", NULL);
+    th_check(st == GI_ERR_UNSUPPORTED && strstr(gi_last_error(), "mem.tif") &&
+                 strstr(gi_last_error(), "no TIFF support"),
+             "a build without libtiff: \"%s\"", gi_last_error());
+    if (th_finish() != 0) return 1;
+    printf("skip: this build has no libtiff\n");
+    return 77;
+}
+#else
+
+#include <tiffio.h>
+
+#include "codec/tiff/gi_tiff.h"
+
+static char tmpdir[256];
+
+/* A sample of (x, y, c) at `bits`, from a pattern that differs between
+ * neighbours and channels and spans the whole range. */
+static uint32_t pattern(int x, int y, int c, int bits)
+{
+    uint32_t v = (uint32_t)(x * 2654435761u) ^ (uint32_t)(y * 40503u + c * 977u) ^ (uint32_t)(x * y);
+    return bits == 16 ? (v ^ v >> 16) & 0xFFFF : (v ^ v >> 8 ^ v >> 16) & 0xFF;
+}
+
+typedef struct {
+    int w, h, samples, bits;
+    uint16_t compression, predictor, photometric, planar, extra; /* extra: ExtraSamples value */
+    int tile;          /* tile side (multiple of 16), 0 for strips */
+    int rows;          /* rows per strip, 0: libtiff's default */
+    int big_endian;
+    int pages;         /* 0 or 1: one page */
+    uint16_t sample_format;
+} layout;
+
+/* The file libtiff writes for `l`, its bytes malloc'ed into *size. Page k
+ * holds pattern(x, y, c) + k. */
+static uint8_t *write_tiff(const layout *l, size_t *size)
+{
+    char path[320];
+    snprintf(path, sizeof path, "%s/variant.tif", tmpdir);
+    TIFF *tif = TIFFOpen(path, l->big_endian ? "wb" : "wl");
+    if (!tif) return NULL;
+    const int planes = l->planar == PLANARCONFIG_SEPARATE ? l->samples : 1;
+    const int per = l->samples / planes, sb = (l->bits + 7) / 8;
+    /* bytes a block row: whole bytes, or packed bits (left zero) */
+    const size_t bits_row = l->bits < 8 ? 1 : 0;
+    for (int page = 0; page < (l->pages > 1 ? l->pages : 1); page++) {
+        TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)l->w);
+        TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)l->h);
+        TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)l->bits);
+        TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)l->samples);
+        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, l->photometric);
+        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, l->planar ? l->planar : PLANARCONFIG_CONTIG);
+        TIFFSetField(tif, TIFFTAG_COMPRESSION, l->compression);
+        if (l->sample_format) TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, l->sample_format);
+        if (l->predictor) TIFFSetField(tif, TIFFTAG_PREDICTOR, l->predictor);
+        int colour = l->photometric == PHOTOMETRIC_RGB ? 3 : 1;
+        if (l->samples > colour) {
+            uint16_t extra[4] = {l->extra, l->extra, l->extra, l->extra};
+            TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)(l->samples - colour), extra);
+        }
+        if (l->pages > 1) {
+            TIFFSetField(tif, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
+            TIFFSetField(tif, TIFFTAG_PAGENUMBER, (uint16_t)page, (uint16_t)l->pages);
+        }
+        const int bw = l->tile ? l->tile : l->w;
+        const int bh = l->tile ? l->tile : l->rows ? l->rows : l->h;
+        if (l->tile) {
+            TIFFSetField(tif, TIFFTAG_TILEWIDTH, (uint32_t)l->tile);
+            TIFFSetField(tif, TIFFTAG_TILELENGTH, (uint32_t)l->tile);
+        } else {
+            TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, (uint32_t)bh);
+        }
+        if (l->photometric == PHOTOMETRIC_PALETTE) {
+            static uint16_t map[3][256];
+            TIFFSetField(tif, TIFFTAG_COLORMAP, map[0], map[1], map[2]);
+        }
+        uint8_t *block = calloc((size_t)bw * bh * per * sb, 1);
+        uint32_t index = 0;
+        for (int plane = 0; plane < planes; plane++)
+            for (int y0 = 0; y0 < l->h; y0 += bh)
+                for (int x0 = 0; x0 < (l->tile ? l->w : 1); x0 += bw) {
+                    int rows = l->tile ? bh : (l->h - y0 < bh ? l->h - y0 : bh);
+                    memset(block, 0, (size_t)bw * bh * per * sb);
+                    for (int y = 0; y < rows; y++)
+                        for (int x = 0; x < bw; x++)
+                            for (int k = 0; k < per && !bits_row; k++) {
+                                int c = planes > 1 ? plane : k;
+                                uint32_t v = x0 + x < l->w && y0 + y < l->h
+                                                 ? pattern(x0 + x, y0 + y, c, l->bits) + page
+                                                 : 0;
+                                size_t at = ((size_t)y * bw + x) * per + k;
+                                if (sb == 2) ((uint16_t *)block)[at] = (uint16_t)v;
+                                else block[at] = (uint8_t)v;
+                            }
+                    tmsize_t n = bits_row ? (tmsize_t)((bw * per * l->bits + 7) / 8) * rows
+                                          : (tmsize_t)bw * rows * per * sb;
+                    if (l->tile) TIFFWriteEncodedTile(tif, index++, block, n);
+                    else TIFFWriteEncodedStrip(tif, index++, block, n);
+                }
+        free(block);
+        TIFFWriteDirectory(tif);
+    }
+    TIFFClose(tif);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    *size = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *bytes = malloc(*size);
+    if (fread(bytes, 1, *size, f) != *size) {
+        free(bytes);
+        bytes = NULL;
+    }
+    fclose(f);
+    return bytes;
+}
+
+static uint32_t sample_at(const gi_image *img, int x, int y, int c)
+{
+    const uint8_t *row = img->data + (size_t)y * img->stride;
+    return img->depth == 16 ? ((const uint16_t *)row)[(size_t)x * img->channels + c]
+                            : row[(size_t)x * img->channels + c];
+}
+
+/* What gpuimg must give for pattern pixels stored as `l`. */
+static uint32_t expected(const layout *l, int x, int y, int c)
+{
+    const uint32_t max = l->bits == 16 ? 65535 : 255;
+    const int colour = l->photometric == PHOTOMETRIC_RGB ? 3 : 1;
+    uint32_t v = pattern(x, y, c, l->bits) & max;
+    if (c >= colour) return v;
+    if (l->photometric == PHOTOMETRIC_MINISWHITE) v = max - v;
+    if (l->samples > colour && l->extra == EXTRASAMPLE_ASSOCALPHA) {
+        uint32_t a = pattern(x, y, colour, l->bits) & max;
+        v = a == 0 ? 0 : (v * max + a / 2) / a;
+        if (v > max) v = max;
+    }
+    return v;
+}
+
+static const char *describe(const layout *l)
+{
+    static char s[200];
+    snprintf(s, sizeof s, "%dx%d %d samples %d-bit compression %u predictor %u photometric %u "
+             "planar %u extra %u tile %d rows %d %s-endian", l->w, l->h, l->samples, l->bits,
+             l->compression, l->predictor, l->photometric, l->planar, l->extra, l->tile, l->rows,
+             l->big_endian ? "big" : "little");
+    return s;
+}
+
+static void check_variant(const layout *l)
+{
+    size_t size;
+    uint8_t *bytes = write_tiff(l, &size);
+    if (!th_check(bytes != NULL, "libtiff could not write %s", describe(l))) return;
+    gi_image img;
+    gi_status st = gi_load_memory(&img, bytes, size, "mem.tif", NULL);
+    if (th_check(st == GI_OK, "%s: %s", describe(l), gi_last_error()) &&
+        th_check(img.width == l->w && img.height == l->h && img.channels == l->samples &&
+                     img.depth == l->bits,
+                 "%s: %dx%dx%d at %d bits", describe(l), img.width, img.height, img.channels,
+                 img.depth)) {
+        int bad = 0;
+        for (int y = 0; y < l->h && !bad; y++)
+            for (int x = 0; x < l->w && !bad; x++)
+                for (int c = 0; c < l->samples && !bad; c++)
+                    bad = !th_check(sample_at(&img, x, y, c) == expected(l, x, y, c),
+                                    "%s: (%d,%d) channel %d is %u, want %u", describe(l), x, y,
+                                    c, sample_at(&img, x, y, c), expected(l, x, y, c));
+    }
+    gi_image_free(&img);
+    free(bytes);
+}
+
+static void check_layouts(void)
+{
+    static const uint16_t compressions[] = {COMPRESSION_NONE, COMPRESSION_LZW,
+                                            COMPRESSION_ADOBE_DEFLATE, COMPRESSION_DEFLATE,
+                                            COMPRESSION_PACKBITS};
+    for (size_t k = 0; k < sizeof compressions / sizeof *compressions; k++)
+        for (int bits = 8; bits <= 16; bits += 8)
+            for (int samples = 1; samples <= 4; samples++)
+                for (int shape = 0; shape < 4; shape++)
+                    for (int big = 0; big <= 1; big++) {
+                        layout l = {.w = 37, .h = 19, .samples = samples, .bits = bits,
+                                    .compression = compressions[k],
+                                    .photometric = samples >= 3 ? PHOTOMETRIC_RGB
+                                                                : PHOTOMETRIC_MINISBLACK,
+                                    .planar = shape & 1 ? PLANARCONFIG_SEPARATE
+                                                        : PLANARCONFIG_CONTIG,
+                                    .extra = EXTRASAMPLE_UNASSALPHA,
+                                    .tile = shape & 2 ? 16 : 0, .rows = 5, .big_endian = big};
+                        /* the horizontal predictor where it applies */
+                        if (compressions[k] == COMPRESSION_LZW ||
+                            compressions[k] == COMPRESSION_ADOBE_DEFLATE)
+                            l.predictor = big ? PREDICTOR_HORIZONTAL : PREDICTOR_NONE;
+                        check_variant(&l);
+                    }
+    /* MinIsWhite, premultiplied alpha, an extra sample of no stated meaning,
+     * one strip, strips of one row */
+    layout l = {.w = 23, .h = 11, .samples = 1, .bits = 8, .compression = COMPRESSION_NONE,
+                .photometric = PHOTOMETRIC_MINISWHITE, .planar = PLANARCONFIG_CONTIG};
+    check_variant(&l);
+    l.bits = 16;
+    check_variant(&l);
+    l.samples = 2;
+    l.extra = EXTRASAMPLE_ASSOCALPHA;
+    check_variant(&l);
+    l = (layout){.w = 23, .h = 11, .samples = 4, .bits = 8, .compression = COMPRESSION_LZW,
+                 .photometric = PHOTOMETRIC_RGB, .planar = PLANARCONFIG_CONTIG,
+                 .extra = EXTRASAMPLE_ASSOCALPHA};
+    check_variant(&l);
+    l.bits = 16;
+    check_variant(&l);
+    l.extra = EXTRASAMPLE_UNSPECIFIED;
+    check_variant(&l);
+    l.rows = 1;
+    check_variant(&l);
+    l.rows = 1000;
+    check_variant(&l);
+}
+
+/* Several pages: the first is read, and the note counts them. */
+static void check_pages(void)
+{
+    layout l = {.w = 9, .h = 7, .samples = 3, .bits = 8, .compression = COMPRESSION_LZW,
+                .photometric = PHOTOMETRIC_RGB, .planar = PLANARCONFIG_CONTIG, .pages = 3};
+    check_variant(&l);
+    size_t size;
+    uint8_t *bytes = write_tiff(&l, &size);
+    char note[120] = "";
+    th_check(bytes && gi__tiff_pages_note(bytes, size, note, sizeof note) == 1 &&
+                 strstr(note, "3 pages") && strstr(note, "first"),
+             "pages note: \"%s\"", note);
+    free(bytes);
+    l.pages = 1;
+    bytes = write_tiff(&l, &size);
+    th_check(bytes && gi__tiff_pages_note(bytes, size, note, sizeof note) == 0,
+             "a one-page TIFF has a pages note");
+    free(bytes);
+}
+
+static void expect_refused(const layout *l, gi_status want, const char *phrase)
+{
+    size_t size;
+    uint8_t *bytes = write_tiff(l, &size);
+    if (!th_check(bytes != NULL, "libtiff could not write %s", describe(l))) return;
+    gi_image img;
+    gi_status st = gi_load_memory(&img, bytes, size, "mem.tif", NULL);
+    th_check(st == want && !img.data && strstr(gi_last_error(), "mem.tif") &&
+                 strstr(gi_last_error(), phrase),
+             "%s: status %d \"%s\", want %d with \"%s\"", describe(l), (int)st, gi_last_error(),
+             (int)want, phrase);
+    free(bytes);
+}
+
+static void check_refusals(void)
+{
+    layout l = {.w = 8, .h = 4, .samples = 1, .bits = 8, .compression = COMPRESSION_NONE,
+                .photometric = PHOTOMETRIC_PALETTE, .planar = PLANARCONFIG_CONTIG};
+    /* libtiff writes no colour map unless given one; the photometric alone
+     * is refused before it matters */
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "palette");
+    l.photometric = PHOTOMETRIC_MINISBLACK;
+    l.bits = 1;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "1-bit");
+    l.bits = 32;
+    l.sample_format = SAMPLEFORMAT_IEEEFP;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "32-bit floating-point");
+    l.bits = 16;
+    l.sample_format = SAMPLEFORMAT_INT;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "signed");
+    l.sample_format = 0;
+    l.bits = 8;
+    l.samples = 4;
+    l.photometric = PHOTOMETRIC_SEPARATED;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "CMYK");
+    l.samples = 3;
+    l.photometric = PHOTOMETRIC_YCBCR;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "YCbCr");
+    l.photometric = PHOTOMETRIC_RGB;
+    l.samples = 5;
+    l.extra = EXTRASAMPLE_UNASSALPHA;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "5 samples");
+    if (TIFFIsCODECConfigured(COMPRESSION_JPEG)) {
+        l = (layout){.w = 16, .h = 16, .samples = 3, .bits = 8, .compression = COMPRESSION_JPEG,
+                     .photometric = PHOTOMETRIC_YCBCR, .planar = PLANARCONFIG_CONTIG};
+        expect_refused(&l, GI_ERR_UNSUPPORTED, "YCbCr");
+        l.photometric = PHOTOMETRIC_RGB;
+        expect_refused(&l, GI_ERR_UNSUPPORTED, "compression 7 (JPEG)");
+    }
+}
+
+/* gi_encode's TIFF comes back sample for sample, with its depth. */
+static void check_round_trip(int w, int h, int ch, int depth)
+{
+    gi_image src, back;
+    if (!th_check(gi_image_alloc_depth(&src, w, h, ch, depth) == GI_OK, "alloc")) return;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < ch; c++) {
+                uint8_t *row = src.data + (size_t)y * src.stride;
+                uint32_t v = pattern(x, y, c, depth);
+                if (depth == 16) ((uint16_t *)row)[x * ch + c] = (uint16_t)v;
+                else row[x * ch + c] = (uint8_t)v;
+            }
+    gi_save_options opts = {.format = GI_FORMAT_TIFF};
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    if (th_check(gi_encode(&src, &opts, &bytes, &size) == GI_OK, "encode %dx%dx%d/%d: %s", w, h,
+                 ch, depth, gi_last_error()) &&
+        th_check(strcmp(gi_last_codec(), "libtiff") == 0, "encoded by %s", gi_last_codec()) &&
+        th_check(gi_load_memory(&back, bytes, size, "mem.tif", NULL) == GI_OK, "decode: %s",
+                 gi_last_error())) {
+        int same = back.width == w && back.height == h && back.channels == ch &&
+                   back.depth == depth;
+        for (int y = 0; y < h && same; y++)
+            same = memcmp(back.data + (size_t)y * back.stride, src.data + (size_t)y * src.stride,
+                          (size_t)w * ch * depth / 8) == 0;
+        th_check(same, "round trip %dx%dx%d at %d bits: %dx%dx%d at %d bits or other samples",
+                 w, h, ch, depth, back.width, back.height, back.channels, back.depth);
+        gi_image_free(&back);
+    }
+    /* the file itself: deflate, the predictor, alpha unassociated */
+    char path[320];
+    snprintf(path, sizeof path, "%s/written.tif", tmpdir);
+    FILE *f = fopen(path, "wb");
+    if (f && bytes) fwrite(bytes, 1, size, f);
+    if (f) fclose(f);
+    TIFF *tif = TIFFOpen(path, "r");
+    uint16_t compression = 0, predictor = 0, count = 0, *extra = NULL;
+    if (th_check(tif != NULL, "libtiff cannot open what gpuimg wrote")) {
+        TIFFGetField(tif, TIFFTAG_COMPRESSION, &compression);
+        TIFFGetField(tif, TIFFTAG_PREDICTOR, &predictor);
+        TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, &count, &extra);
+        th_check(compression == COMPRESSION_ADOBE_DEFLATE && predictor == PREDICTOR_HORIZONTAL &&
+                     count == (ch == 2 || ch == 4) &&
+                     (!count || extra[0] == EXTRASAMPLE_UNASSALPHA),
+                 "written with compression %u predictor %u, %u extra samples", compression,
+                 predictor, count);
+        TIFFClose(tif);
+    }
+    gi_free(bytes);
+    gi_image_free(&src);
+}
+
+/* The ICC profile and XMP packet go into their tags and come back; Exif
+ * is left out, and gi_metadata_unwritable says so. */
+static void check_metadata(void)
+{
+    gi_image img;
+    gi_image_alloc(&img, 3, 2, 3);
+    memset(img.data, 40, 18);
+    uint8_t icc[300], exif[8] = {'I', 'I', 42, 0, 8, 0, 0, 0};
+    for (int i = 0; i < 300; i++) icc[i] = (uint8_t)(i * 7);
+    char xmp[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"></x:xmpmeta>";
+    gi_metadata m = {.icc = icc, .icc_size = sizeof icc, .xmp = (uint8_t *)xmp,
+                     .xmp_size = strlen(xmp), .exif = exif, .exif_size = 8, .orientation = 1};
+    char why[200];
+    th_check(gi_metadata_unwritable(&m, GI_FORMAT_TIFF, why, sizeof why) == 1 &&
+                 strstr(why, "Exif") && strstr(why, "TIFF"),
+             "unwritable in TIFF: \"%s\"", why);
+    gi_save_options opts = {.format = GI_FORMAT_TIFF, .metadata = &m};
+    uint8_t *bytes;
+    size_t size;
+    gi_metadata back;
+    if (th_check(gi_encode(&img, &opts, &bytes, &size) == GI_OK, "encode: %s", gi_last_error())) {
+        th_check(gi_metadata_read(bytes, size, &back) == GI_OK && back.icc_size == sizeof icc &&
+                     memcmp(back.icc, icc, sizeof icc) == 0 && back.xmp_size == strlen(xmp) &&
+                     memcmp(back.xmp, xmp, strlen(xmp)) == 0 && !back.exif,
+                 "metadata back from TIFF: icc %zu xmp %zu exif %zu", back.icc_size,
+                 back.xmp_size, back.exif_size);
+        gi_metadata_free(&back);
+        gi_free(bytes);
+    }
+    gi_image_free(&img);
+}
+
+/* A failed TIFF save names the file, then the encoder's reason, whole
+ * (the reason wrapped in the message, not overwritten by it). */
+static void check_save_failure(void)
+{
+    gi_image img;
+    gi_image_alloc(&img, 2, 2, 3);
+    img.channels = 5;
+    char path[320], want[400];
+    snprintf(path, sizeof path, "%s/five.tif", tmpdir);
+    snprintf(want, sizeof want, "%s: cannot encode a 2x2x5 8-bit image as TIFF", path);
+    gi_status st = gi_save_file(&img, path, NULL);
+    th_check(st == GI_ERR_INVALID_ARGUMENT && strcmp(gi_last_error(), want) == 0,
+             "saving 5 channels as TIFF: %d \"%s\", want \"%s\"", (int)st, gi_last_error(), want);
+    img.channels = 3;
+    gi_image_free(&img);
+}
+
+/* Damaged and lying files fail with a message naming the input, never
+ * crash (the sanitizer builds and valgrind watch the reads). */
+static void check_damaged(void)
+{
+    layout l = {.w = 40, .h = 30, .samples = 3, .bits = 16, .compression = COMPRESSION_LZW,
+                .photometric = PHOTOMETRIC_RGB, .planar = PLANARCONFIG_CONTIG, .rows = 4};
+    size_t size;
+    uint8_t *bytes = write_tiff(&l, &size);
+    if (!bytes) return;
+    int failed = 0, named = 0;
+    for (size_t cut = 0; cut < size; cut += 1 + cut / 16) {
+        gi_image img;
+        gi_status st = gi_load_memory(&img, bytes, cut, "cut.tif", NULL);
+        if (st != GI_OK) {
+            failed++;
+            named += strstr(gi_last_error(), "cut.tif") != NULL;
+        }
+        gi_image_free(&img);
+    }
+    th_check(failed > 0 && named == failed, "truncated copies: %d failed, %d named the file",
+             failed, named);
+    /* the image is over the pixel limit: refused from the header */
+    gi_load_limits limits;
+    gi_load_limits_default(&limits);
+    limits.max_pixels = 40 * 29;
+    gi_image img;
+    gi_status st = gi_load_memory(&img, bytes, size, "big.tif", &limits);
+    th_check(st == GI_ERR_TOO_LARGE && strstr(gi_last_error(), "big.tif") &&
+                 strstr(gi_last_error(), "40x30"),
+             "over the pixel limit: %d \"%s\"", (int)st, gi_last_error());
+    /* every byte of the first 200 flipped in turn: decodes or fails, naming it */
+    for (size_t at = 0; at < size && at < 200; at++) {
+        bytes[at] ^= 0x5A;
+        st = gi_load_memory(&img, bytes, size, "flip.tif", NULL);
+        if (st != GI_OK) th_check(strstr(gi_last_error(), "flip.tif") != NULL, "\"%s\"",
+                                  gi_last_error());
+        gi_image_free(&img);
+        bytes[at] ^= 0x5A;
+    }
+    free(bytes);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/gpuimg-test-tiff-XXXXXX");
+    if (!mkdtemp(tmpdir)) return 1;
+    TIFFSetWarningHandler(NULL); /* libtiff's notes on the files written here */
+    check_layouts();
+    check_pages();
+    check_refusals();
+    const int sizes[][2] = {{1, 1}, {13, 7}, {301, 299}, {2, 1000}};
+    for (int s = 0; s < 4; s++)
+        for (int ch = 1; ch <= 4; ch++)
+            for (int depth = 8; depth <= 16; depth += 8)
+                check_round_trip(sizes[s][0], sizes[s][1], ch, depth);
+    check_metadata();
+    check_save_failure();
+    check_damaged();
+    char path[320];
+    snprintf(path, sizeof path, "%s/variant.tif", tmpdir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/written.tif", tmpdir);
+    unlink(path);
+    rmdir(tmpdir);
+    return th_finish();
+}
+#endif
