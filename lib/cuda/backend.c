@@ -66,6 +66,13 @@ static gi_status device_layout(size_t row, int rows, size_t align, size_t *pitch
     return GI_OK;
 }
 
+/* Bytes of one row of img's samples, packed: every device image and stage
+ * is laid out by it, so 16-bit images take twice an 8-bit one's. */
+static size_t row_bytes(const gi_image *img)
+{
+    return (size_t)img->width * img->channels * (size_t)gi_image_sample_bytes(img);
+}
+
 static gi_status mark(cuda_state *s, int which)
 {
     cudaError_t e = cudaEventRecord(s->marks[which], s->stream);
@@ -75,7 +82,7 @@ static gi_status mark(cuda_state *s, int which)
 /* Copies the image's rows into a pinned stage, packed. */
 static void pack_rows(const gi_image *img, uint8_t *stage)
 {
-    const size_t row = (size_t)img->width * img->channels;
+    const size_t row = row_bytes(img);
     if (img->stride == row) memcpy(stage, img->data, row * img->height);
     else
         for (int y = 0; y < img->height; y++)
@@ -86,7 +93,7 @@ static void pack_rows(const gi_image *img, uint8_t *stage)
 static gi_status queue_copy_up(cuda_state *s, const gi_image *img, const uint8_t *stage,
                                const device_image *d)
 {
-    const size_t row = (size_t)img->width * img->channels;
+    const size_t row = row_bytes(img);
     cudaError_t e = cudaMemcpy2DAsync(d->data, d->pitch, stage, row, row, img->height,
                                       cudaMemcpyHostToDevice, s->stream);
     return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "upload");
@@ -208,15 +215,17 @@ static cudaError_t launch_blur(const image_op *op, const gi_image *src, const de
                                const device_image *out, void *scratch, size_t scratch_bytes,
                                cudaStream_t stream)
 {
-    return gi_cuda_blur(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
-                        src->channels, op->weights, op->radius, op->border.mode, op->border.value,
-                        scratch, scratch_bytes, stream);
+    return (src->depth == 16 ? gi_cuda_blur16 : gi_cuda_blur)(
+        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels,
+        op->weights, op->radius, op->border.mode, op->border.value, scratch, scratch_bytes, stream);
 }
 
 static gi_status blur_op(const gi_image *src, const int32_t *weights, int radius, gi_border border,
                          image_op *op)
 {
-    size_t scratch = gi_cuda_blur_scratch_bytes(src->width, src->height, src->channels, radius);
+    size_t scratch = src->depth == 16
+                         ? gi_cuda_blur16_scratch_bytes(src->width, src->height, src->channels)
+                         : gi_cuda_blur_scratch_bytes(src->width, src->height, src->channels, radius);
     if (scratch == SIZE_MAX)
         return gi__fail(GI_ERR_TOO_LARGE, "blur of a %dx%d image needs too much scratch memory",
                         src->width, src->height);
@@ -233,9 +242,9 @@ static cudaError_t launch_sobel(const image_op *op, const gi_image *src, const d
     const gi_sobel_params *p = op->sobel;
     (void)scratch;
     (void)scratch_bytes;
-    return gi_cuda_sobel(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
-                         src->channels, p->scale, p->use_threshold, p->threshold, p->gray,
-                         p->border.mode, p->border.value, stream);
+    return (src->depth == 16 ? gi_cuda_sobel16 : gi_cuda_sobel)(
+        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels,
+        p->scale, p->use_threshold, p->threshold, p->gray, p->border.mode, p->border.value, stream);
 }
 
 static image_op sobel_op(const gi_sobel_params *p)
@@ -283,9 +292,9 @@ static cudaError_t launch_convolve(const image_op *op, const gi_image *src,
     const gi_convolve_weights *w = op->mask;
     (void)scratch;
     (void)scratch_bytes;
-    return gi_cuda_convolve(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
-                            src->channels, w->q, w->width, w->height, w->shift, op->border.mode,
-                            op->border.value, stream);
+    return (src->depth == 16 ? gi_cuda_convolve16 : gi_cuda_convolve)(
+        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels, w->q,
+        w->width, w->height, w->shift, op->border.mode, op->border.value, stream);
 }
 
 static image_op convolve_op(const gi_convolve_weights *w, gi_border border)
@@ -359,7 +368,7 @@ static cudaError_t launch_crop(const image_op *op, const gi_image *src, const de
                                const device_image *out, void *scratch, size_t scratch_bytes,
                                cudaStream_t stream)
 {
-    const size_t ch = (size_t)src->channels;
+    const size_t ch = (size_t)src->channels * (size_t)gi_image_sample_bytes(src); /* bytes a pixel */
     (void)scratch;
     (void)scratch_bytes;
     return cudaMemcpy2DAsync(out->data, out->pitch,
@@ -390,7 +399,7 @@ typedef struct {
 static gi_status compare_stage(cuda_state *s, const gi__compare_call *c, compare_layout *l)
 {
     const gi_image *img = c->expected;
-    const size_t row = (size_t)img->width * img->channels, packed = row * img->height;
+    const size_t row = row_bytes(img), packed = row * img->height;
     size_t pitch, one = 0, scratch = 0;
     gi__ssim_span(img->width, &l->x0, &l->x1);
     gi__ssim_span(img->height, &l->y0, &l->y1);
@@ -520,7 +529,7 @@ static gi_status chain_source(cuda_state *s, const gi__chain *ch, const image_op
         gi_status st = mark(s, MARK_UPLOAD);
         return st == GI_OK ? mark(s, MARK_KERNEL) : st;
     }
-    const size_t row = (size_t)src->width * src->channels;
+    const size_t row = row_bytes(src);
     size_t bytes = 0;
     gi_status st = device_layout(row, src->height, op->in_align, &in->pitch, &bytes);
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->src, bytes, op->name);
@@ -537,7 +546,7 @@ static gi_status step_output(cuda_state *s, const gi__chain *ch, int i, const im
                              device_job *j)
 {
     const gi__op_call *c = &ch->steps[i];
-    j->out_row = c->kind == GI_OP_HIST ? COUNTS_BYTES : (size_t)c->dst->width * c->dst->channels;
+    j->out_row = c->kind == GI_OP_HIST ? COUNTS_BYTES : row_bytes(c->dst);
     j->out_rows = c->kind == GI_OP_HIST ? 1 : c->dst->height;
     if (i + 1 == ch->n && ch->dst_where == GI__DEVICE && c->kind != GI_OP_HIST) {
         j->out = on_device(c->dst);
@@ -594,8 +603,7 @@ static gi_status reserve_result_stage(cuda_state *s, const gi__chain *ch)
     s->stage_out_ms = 0;
     if (last->kind == GI_OP_HIST) return gi__cuda_reserve_pinned(&s->stage_out, COUNTS_BYTES);
     if (ch->dst_where == GI__DEVICE || ch->jpeg_out) return GI_OK;
-    return gi__cuda_reserve_pinned(&s->stage_out, (size_t)last->dst->width * last->dst->channels *
-                                             (size_t)last->dst->height);
+    return gi__cuda_reserve_pinned(&s->stage_out, row_bytes(last->dst) * (size_t)last->dst->height);
 }
 
 /* The result encoded as a JPEG file on the device (backend.h,

@@ -164,7 +164,8 @@ static gi_status resolve_convolve(gi__resolved_op *r)
     if (!r->mask) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate convolution weights");
     r->call.mask = r->mask;
     r->call.border = r->op.convolve.border;
-    return gi_convolve_quantize(&r->op.convolve, r->mask);
+    const int depth = r->call.src && r->call.src->depth == 16 ? 16 : 8;
+    return gi_convolve_quantize_depth(&r->op.convolve, depth, r->mask);
 }
 
 static gi_status resolve_resize(gi__resolved_op *r)
@@ -213,7 +214,7 @@ static int takes_16_bits(gi_op_kind kind)
     switch (kind) {
     case GI_OP_BLUR:
     case GI_OP_SOBEL:
-    case GI_OP_CONVOLVE:
+    case GI_OP_CONVOLVE: return 1;
     case GI_OP_TRANSFORM:
     case GI_OP_HIST:
     case GI_OP_RESIZE:

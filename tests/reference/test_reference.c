@@ -43,6 +43,8 @@ static const struct {
     {"threads", check_threads},      {"compare", check_compare},
     {"resize", check_resize},        {"resize-size", check_resize_size},
     {"crop", check_crop},
+    {"blur16", check_blur16},        {"sobel16", check_sobel16},
+    {"convolve16", check_convolve16}, {"threads16", check_threads16},
 };
 #define NGROUPS (sizeof groups / sizeof *groups)
 
