@@ -66,11 +66,18 @@ static gi_status device_layout(size_t row, int rows, size_t align, size_t *pitch
     return GI_OK;
 }
 
+/* Bytes of one sample of img (gi_image_sample_bytes, which this library,
+ * loaded on its own, cannot call). */
+static size_t sample_bytes(const gi_image *img)
+{
+    return img->depth == 16 ? 2 : 1;
+}
+
 /* Bytes of one row of img's samples, packed: every device image and stage
  * is laid out by it, so 16-bit images take twice an 8-bit one's. */
 static size_t row_bytes(const gi_image *img)
 {
-    return (size_t)img->width * img->channels * (size_t)gi_image_sample_bytes(img);
+    return (size_t)img->width * img->channels * sample_bytes(img);
 }
 
 static gi_status mark(cuda_state *s, int which)
@@ -368,7 +375,7 @@ static cudaError_t launch_crop(const image_op *op, const gi_image *src, const de
                                const device_image *out, void *scratch, size_t scratch_bytes,
                                cudaStream_t stream)
 {
-    const size_t ch = (size_t)src->channels * (size_t)gi_image_sample_bytes(src); /* bytes a pixel */
+    const size_t ch = (size_t)src->channels * sample_bytes(src); /* bytes a pixel */
     (void)scratch;
     (void)scratch_bytes;
     return cudaMemcpy2DAsync(out->data, out->pitch,
