@@ -19,7 +19,7 @@ int step_sobel(int argc, char **argv, cli_common *common, gi_op *step, char ***f
     const cli_option own[] = {
         {"scale", 0, "S", "multiply the magnitude by S >= 0 (default 1)", opt_double_nonneg,
          &params.scale},
-        {"threshold", 't', "T", "binary edges: 255 where scale * magnitude >= T, else 0",
+        {"threshold", 't', "T", "binary edges: 255 (65535 at 16 bits) where scale * magnitude >= T, else 0",
          opt_threshold, &params},
         {"gray", 'g', NULL, "filter luma (77R + 150G + 29B + 128) >> 8; write one channel",
          opt_flag, &params.gray},
@@ -29,6 +29,7 @@ int step_sobel(int argc, char **argv, cli_common *common, gi_op *step, char ***f
         "usage: gpuimg sobel [options] IN OUT\n"
         "       gpuimg sobel [options] -o OUTDIR IN...",
         "3x3 Sobel edges: out = min(255, round(scale * sqrt(gx^2 + gy^2))).\n"
+        "16-bit images keep their range: min(65535, ...), and T in 16-bit units.\n"
         "Colour channels are filtered one by one; alpha is copied through."};
     int rc = cli_parse_command(argc, argv, common, own, 1, &help, files, count);
     if (rc != CLI_RUN) return rc;
