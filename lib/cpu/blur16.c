@@ -16,6 +16,7 @@
 
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
+#include "blur16_finish.h"
 #include "cpu_simd.h"
 
 #define RING_BUDGET (512u << 10) /* bytes of ring per thread: about half an L2 */
@@ -113,7 +114,22 @@ static void weighted_sum(const int32_t *w, int R, const double *const *rows, siz
         double *s = sum + i0;
         const double centre = (double)w[R], *mid = rows[R] + i0;
         for (size_t i = 0; i < m; i++) s[i] = centre * mid[i];
-        for (int k = 1; k <= R; k++) {
+        int k = 1;
+        /* four pairs of taps per pass over s: its loads and stores, not
+         * the arithmetic, bounded one pair a pass (every order of the
+         * additions gives the same exact sum) */
+        for (; k + 3 <= R; k += 4) {
+            const double w1 = (double)w[R + k], w2 = (double)w[R + k + 1];
+            const double w3 = (double)w[R + k + 2], w4 = (double)w[R + k + 3];
+            const double *a1 = rows[R - k] + i0, *b1 = rows[R + k] + i0;
+            const double *a2 = rows[R - k - 1] + i0, *b2 = rows[R + k + 1] + i0;
+            const double *a3 = rows[R - k - 2] + i0, *b3 = rows[R + k + 2] + i0;
+            const double *a4 = rows[R - k - 3] + i0, *b4 = rows[R + k + 3] + i0;
+            for (size_t i = 0; i < m; i++)
+                s[i] += (w1 * (a1[i] + b1[i]) + w2 * (a2[i] + b2[i])) +
+                        (w3 * (a3[i] + b3[i]) + w4 * (a4[i] + b4[i]));
+        }
+        for (; k <= R; k++) {
             const double wk = (double)w[R + k];
             const double *a = rows[R - k] + i0, *b = rows[R + k] + i0;
             for (size_t i = 0; i < m; i++) s[i] += wk * (a[i] + b[i]);
@@ -164,31 +180,26 @@ static void finish_plain(const double *v, size_t n, uint16_t *out)
     for (size_t i = 0; i < n; i++) out[i] = (uint16_t)floor((v[i] + 0x1p23) * 0x1p-24);
 }
 
-/* min(65535, (vc 2^16 + va / 2) / va), 0 where va = 0: the quotient from
- * a double estimate, within 2^-35 of the exact one (n < 2^64, va < 2^48
- * exact), so its truncation is off by at most 1, and one integer step
- * with the remainder corrects it. */
-static uint16_t finish_colour(uint64_t vc, uint64_t va)
-{
-    if (!va) return 0;
-    const uint64_t n = (vc << 16) + (va >> 1);
-    const double e = (double)n / (double)va;
-    if (e >= 65536.0) return 65535;
-    uint64_t q = (uint64_t)e;
-    const int64_t r = (int64_t)(n - q * va); /* the true remainder: |r| < 2 va */
-    if (r < 0) q--;
-    else if ((uint64_t)r >= va) q++;
-    return (uint16_t)(q > 65535 ? 65535 : q);
-}
+/* The outputs of `pixels` premultiplied pixels of CH channels from their
+ * vertical sums: colour as above, alpha (va + 2^31) >> 32. */
+#define FINISH_PREMULTIPLIED(CH)                                                        \
+    GI_VECTOR_CLONES                                                                    \
+    static void finish_premultiplied##CH(const double *v, size_t pixels, uint16_t *out) \
+    {                                                                                   \
+        for (size_t p = 0; p < pixels; p++) {                                           \
+            const double va = v[p * CH + CH - 1];                                       \
+            for (int c = 0; c < CH - 1; c++)                                            \
+                out[p * CH + c] = (uint16_t)blur16_finish_colour(v[p * CH + c], va);           \
+            out[p * CH + CH - 1] = (uint16_t)floor((va + 0x1p31) * 0x1p-32);            \
+        }                                                                               \
+    }
+FINISH_PREMULTIPLIED(2)
+FINISH_PREMULTIPLIED(4)
 
 static void finish_premultiplied(const double *v, int ch, size_t pixels, uint16_t *out)
 {
-    for (size_t p = 0; p < pixels; p++) {
-        const double *s = v + p * ch;
-        const uint64_t va = (uint64_t)s[ch - 1];
-        for (int c = 0; c < ch - 1; c++) out[p * ch + c] = finish_colour((uint64_t)s[c], va);
-        out[p * ch + ch - 1] = (uint16_t)((va + (1ull << 31)) >> 32);
-    }
+    if (ch == 2) finish_premultiplied2(v, pixels, out);
+    else finish_premultiplied4(v, pixels, out);
 }
 
 /* Output row y, columns [x0, x1), from the ring. */
