@@ -311,7 +311,7 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          "    mirror     cb|abcd|cb  also 'reflect101' (OpenCV BORDER_REFLECT_101)\n"
          "    wrap       cd|abcd|ab  also 'periodic', 'tile'",
          opt_border, &c->border},
-        {"border-value", 0, "V", "value (0..255) of outside pixels in zero mode (default 0)",
+        {"border-value", 0, "V", "value (0..255) of outside pixels in zero mode (default 0; times 257 at 16 bits)",
          opt_border_value, &c->border},
         {"auto-orient", 0, NULL, "turn the pixels as the Exif Orientation says a viewer shows "
          "them, and write Orientation 1 (or $GPUIMG_AUTO_ORIENT=1). Without it the pixels stay "

@@ -14,6 +14,7 @@ int step_sobel(int argc, char **argv, cli_common *common, gi_op *step, char ***f
         "usage: gpuimg sobel [options] IN OUT\n"
         "       gpuimg sobel [options] -o OUTDIR IN...",
         "3x3 Sobel edges: out = min(255, round(scale * sqrt(gx^2 + gy^2))).\n"
+        "16-bit images keep their range: min(65535, ...), and T in 16-bit units.\n"
         "Colour channels are filtered one by one; alpha is copied through."};
     int rc = cli_parse_command(argc, argv, common, own, 1, &help, files, count);
     if (rc != CLI_RUN) return rc;

@@ -39,6 +39,27 @@ cudaError_t gi_cuda_sobel(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                           int gray, int border_mode, int border_value,
                           cudaStream_t stream);
 
+/* The same three for 16-bit images (uint16 samples; pitches in bytes),
+ * as gpuimg.h defines them at 16 bits: border_value is the 8-bit border
+ * value (an outside sample is border_value * 257); the blur's scratch is
+ * gi_cuda_blur16_scratch_bytes; q and shift as gi_convolve_quantize_depth
+ * makes them for 16 bits (65535 * sum|q| <= 2^52, shift 0..30). */
+size_t gi_cuda_blur16_scratch_bytes(int width, int height, int channels);
+cudaError_t gi_cuda_blur16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
+                           size_t dst_pitch, int width, int height, int channels,
+                           const int32_t *weights, int radius, int border_mode,
+                           int border_value, void *scratch, size_t scratch_bytes,
+                           cudaStream_t stream);
+cudaError_t gi_cuda_sobel16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
+                            size_t dst_pitch, int width, int height, int channels,
+                            double scale, int use_threshold, double threshold,
+                            int gray, int border_mode, int border_value,
+                            cudaStream_t stream);
+cudaError_t gi_cuda_convolve16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
+                               size_t dst_pitch, int width, int height, int channels,
+                               const int32_t *q, int mask_w, int mask_h, int shift,
+                               int border_mode, int border_value, cudaStream_t stream);
+
 /* transform: a gi_transform value; width/height are the source's. */
 cudaError_t gi_cuda_transform(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                               size_t dst_pitch, int width, int height,

@@ -508,6 +508,20 @@ GI_API gi_status gi_cuda_device_info(int index, int measure_bandwidth,
  *   colour      out    = va == 0 ? 0 : min(255, (vc + va / 2) / va)
  * where vc, va are the vertical sums of that colour and of alpha.
  * Each result is within 1 of the same computation in exact arithmetic.
+ *
+ * At 16 bits (u <= 65535; in zero mode an outside sample is value * 257):
+ *   plain       h, v and out as above (h < 2^24 and v < 2^40: 64-bit sums)
+ *   with alpha  colour  h = (sum_k w[k] * c a + 2^15) >> 16   (< 2^32)
+ *               alpha   h =  sum_k w[k] * a                   (< 2^32, exact)
+ *               vc, va  = sum_k w[k] * h                      (< 2^48)
+ *               colour  out = va == 0 ? 0
+ *                             : min(65535, (vc * 2^16 + va / 2) / va)
+ *               alpha   out = (va + 2^31) >> 32
+ * Plain samples are within 1/2 + 1/512 of the exact blur (the correctly
+ * rounded value but where it lies within 1/512 of a half), alpha is the
+ * correctly rounded value (halves up), and a colour is within 1/2 +
+ * 1/(2 A) of the exact weighted mean, A the exact blurred alpha in
+ * samples: within 1 wherever A >= 1.
  */
 typedef enum gi_blur_kernel { GI_BLUR_GAUSSIAN = 0, GI_BLUR_BOX } gi_blur_kernel;
 
@@ -538,6 +552,11 @@ GI_API gi_status gi_blur(gi_context *ctx, const gi_image *src, gi_image *dst,
  * Colour channels are filtered one by one and alpha is copied through.
  * gray = 1 first converts to luma, Y = (77 R + 150 G + 29 B + 128) >> 8
  * (gray inputs are used as they are), and writes one channel.
+ * At 16 bits the same in the 16-bit range (|gx|, |gy| < 2^18): magnitude
+ * out = min(65535, floor(scale * m + 0.5)), threshold out = scale * m >=
+ * threshold ? 65535 : 0 (threshold in 16-bit units), the same luma, and in
+ * zero mode an outside sample is value * 257. Every output is the double
+ * formula's, so the magnitude is correctly rounded (halves up).
  */
 typedef struct gi_sobel_params {
     double scale;      /* finite, >= 0, default 1 */
@@ -565,6 +584,14 @@ GI_API gi_status gi_sobel(gi_context *ctx, const gi_image *src, gi_image *dst,
  * q and S; a mask that does not fit even at S = 0 (255 * sum|round(m)| >
  * 2^30) is refused.
  * normalize divides m by its sum first (refused when the sum is 0).
+ * At 16 bits: S is the largest in 0..30 with every |q| < 2^31 and
+ * 65535 * sum|q| <= 2^52, the sum is exact (64-bit), out = clamp((sum q *
+ * v + 2^(S-1)) >> S, 0, 65535), and in zero mode an outside sample is
+ * value * 257. Every mask accepted at 8 bits is accepted at 16. The result
+ * is within 1/2 + 65535 * sum|q - m 2^S| / 2^S of the clamped exact
+ * correlation (the quantization error: at most taps * 65535 / 2^(S+1),
+ * below 1/32 where S = 30, as for masks with values within +-2 and
+ * sum|m| <= 64).
  */
 #define GI_CONVOLVE_MAX_SIZE 31
 typedef struct gi_convolve_params {
@@ -581,6 +608,9 @@ typedef struct gi_convolve_weights {
 } gi_convolve_weights;
 
 GI_API gi_status gi_convolve_quantize(const gi_convolve_params *p, gi_convolve_weights *out);
+/* The same for images of `depth` bits (8: gi_convolve_quantize; 16: above). */
+GI_API gi_status gi_convolve_quantize_depth(const gi_convolve_params *p, int depth,
+                                            gi_convolve_weights *out);
 /* dst: same size and channels as src. */
 GI_API gi_status gi_convolve(gi_context *ctx, const gi_image *src, gi_image *dst,
                       const gi_convolve_params *p);

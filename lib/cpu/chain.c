@@ -9,14 +9,19 @@
 
 gi_status gi__cpu_run_step(void *state, const gi__op_call *c)
 {
+    const int deep = c->src->depth == 16;
     switch (c->kind) {
-    case GI_OP_BLUR: return gi__cpu_blur(state, c->src, c->dst, c->weights, c->radius, c->border);
-    case GI_OP_SOBEL: return gi__cpu_sobel(state, c->src, c->dst, c->sobel);
+    case GI_OP_BLUR:
+        return (deep ? gi__cpu_blur16 : gi__cpu_blur)(state, c->src, c->dst, c->weights, c->radius,
+                                                      c->border);
+    case GI_OP_SOBEL: return (deep ? gi__cpu_sobel16 : gi__cpu_sobel)(state, c->src, c->dst, c->sobel);
     case GI_OP_TRANSFORM: return gi__cpu_transform(state, c->src, c->dst, c->transform);
     case GI_OP_HIST:
         return c->src->depth == 16 ? gi__cpu_hist16(state, c->src, c->bins, c->hist)
                                    : gi__cpu_hist(state, c->src, c->bins, c->hist);
-    case GI_OP_CONVOLVE: return gi__cpu_convolve(state, c->src, c->dst, c->mask, c->border);
+    case GI_OP_CONVOLVE:
+        return (deep ? gi__cpu_convolve16 : gi__cpu_convolve)(state, c->src, c->dst, c->mask,
+                                                              c->border);
     case GI_OP_RESIZE:
         return c->src->depth == 16 ? gi__cpu_resize16(state, c->src, c->dst, c->axis_x, c->axis_y)
                                    : gi__cpu_resize(state, c->src, c->dst, c->axis_x, c->axis_y);

@@ -28,6 +28,14 @@ gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const in
 gi_status gi__cpu_blur_to_jpeg(void *state, const gi__op_call *c, gi__chain_jpeg_out *out);
 gi_status gi__cpu_sobel(void *state, const gi_image *src, gi_image *dst,
                         const gi_sobel_params *p);
+/* The same three at 16 bits (blur16.c, sobel16.c, convolve16.c); w is
+ * quantized for 16 bits. */
+gi_status gi__cpu_blur16(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
+                         int radius, gi_border border);
+gi_status gi__cpu_sobel16(void *state, const gi_image *src, gi_image *dst,
+                          const gi_sobel_params *p);
+gi_status gi__cpu_convolve16(void *state, const gi_image *src, gi_image *dst,
+                             const gi_convolve_weights *w, gi_border border);
 gi_status gi__cpu_transform(void *state, const gi_image *src, gi_image *dst, gi_transform t);
 gi_status gi__cpu_convolve(void *state, const gi_image *src, gi_image *dst,
                            const gi_convolve_weights *w, gi_border border);

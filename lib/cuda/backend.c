@@ -67,23 +67,24 @@ static gi_status device_layout(size_t row, int rows, size_t align, size_t *pitch
     return GI_OK;
 }
 
-static gi_status mark(cuda_state *s, int which)
-{
-    cudaError_t e = cudaEventRecord(s->marks[which], s->stream);
-    return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "cudaEventRecord");
-}
-
-/* Bytes per sample (this module links none of libgpuimg's insides, so it
- * reads the depth itself): 2 at 16 bits, else 1. */
+/* Bytes of one sample of img (gi_image_sample_bytes, which this library,
+ * loaded on its own, cannot call). */
 static size_t sample_bytes(const gi_image *img)
 {
     return img->depth == 16 ? 2 : 1;
 }
 
-/* The bytes of one of the image's rows, packed. */
+/* Bytes of one row of img's samples, packed: every device image and stage
+ * is laid out by it, so 16-bit images take twice an 8-bit one's. */
 static size_t row_bytes(const gi_image *img)
 {
-    return (size_t)img->width * (size_t)img->channels * sample_bytes(img);
+    return (size_t)img->width * img->channels * sample_bytes(img);
+}
+
+static gi_status mark(cuda_state *s, int which)
+{
+    cudaError_t e = cudaEventRecord(s->marks[which], s->stream);
+    return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "cudaEventRecord");
 }
 
 /* Copies the image's rows into a pinned stage, packed. */
@@ -222,15 +223,17 @@ static cudaError_t launch_blur(const image_op *op, const gi_image *src, const de
                                const device_image *out, void *scratch, size_t scratch_bytes,
                                cudaStream_t stream)
 {
-    return gi_cuda_blur(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
-                        src->channels, op->weights, op->radius, op->border.mode, op->border.value,
-                        scratch, scratch_bytes, stream);
+    return (src->depth == 16 ? gi_cuda_blur16 : gi_cuda_blur)(
+        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels,
+        op->weights, op->radius, op->border.mode, op->border.value, scratch, scratch_bytes, stream);
 }
 
 static gi_status blur_op(const gi_image *src, const int32_t *weights, int radius, gi_border border,
                          image_op *op)
 {
-    size_t scratch = gi_cuda_blur_scratch_bytes(src->width, src->height, src->channels, radius);
+    size_t scratch = src->depth == 16
+                         ? gi_cuda_blur16_scratch_bytes(src->width, src->height, src->channels)
+                         : gi_cuda_blur_scratch_bytes(src->width, src->height, src->channels, radius);
     if (scratch == SIZE_MAX)
         return gi__fail(GI_ERR_TOO_LARGE, "blur of a %dx%d image needs too much scratch memory",
                         src->width, src->height);
@@ -247,9 +250,9 @@ static cudaError_t launch_sobel(const image_op *op, const gi_image *src, const d
     const gi_sobel_params *p = op->sobel;
     (void)scratch;
     (void)scratch_bytes;
-    return gi_cuda_sobel(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
-                         src->channels, p->scale, p->use_threshold, p->threshold, p->gray,
-                         p->border.mode, p->border.value, stream);
+    return (src->depth == 16 ? gi_cuda_sobel16 : gi_cuda_sobel)(
+        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels,
+        p->scale, p->use_threshold, p->threshold, p->gray, p->border.mode, p->border.value, stream);
 }
 
 static image_op sobel_op(const gi_sobel_params *p)
@@ -311,9 +314,9 @@ static cudaError_t launch_convolve(const image_op *op, const gi_image *src,
     const gi_convolve_weights *w = op->mask;
     (void)scratch;
     (void)scratch_bytes;
-    return gi_cuda_convolve(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
-                            src->channels, w->q, w->width, w->height, w->shift, op->border.mode,
-                            op->border.value, stream);
+    return (src->depth == 16 ? gi_cuda_convolve16 : gi_cuda_convolve)(
+        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels, w->q,
+        w->width, w->height, w->shift, op->border.mode, op->border.value, stream);
 }
 
 static image_op convolve_op(const gi_convolve_weights *w, gi_border border)

@@ -40,7 +40,7 @@ static const gi_op_param table[] = {
     {GI_OP_SOBEL, "scale", 0, "S", GI_PARAM_DOUBLE, GI_PARAM_OPTION, 0, INFINITY, 0, NULL, 1, "1",
      "multiply the magnitude by S", AT(sobel.scale), 0},
     {GI_OP_SOBEL, "threshold", 't', "T", GI_PARAM_DOUBLE, GI_PARAM_OPTION, -INFINITY, INFINITY, 0, NULL,
-     0, NULL, "binary edges: 255 where scale * magnitude >= T, else 0", AT(sobel.threshold),
+     0, NULL, "binary edges: 255 (65535 at 16 bits) where scale * magnitude >= T, else 0", AT(sobel.threshold),
      AT(sobel.use_threshold)},
     {GI_OP_SOBEL, "gray", 'g', NULL, GI_PARAM_FLAG, GI_PARAM_OPTION, 0, 1, 0, NULL, 0, NULL,
      "filter luma (77R + 150G + 29B + 128) >> 8; write one channel", AT(sobel.gray), 0},

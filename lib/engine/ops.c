@@ -164,7 +164,8 @@ static gi_status resolve_convolve(gi__resolved_op *r)
     if (!r->mask) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate convolution weights");
     r->call.mask = r->mask;
     r->call.border = r->op.convolve.border;
-    return gi_convolve_quantize(&r->op.convolve, r->mask);
+    const int depth = r->call.src && r->call.src->depth == 16 ? 16 : 8;
+    return gi_convolve_quantize_depth(&r->op.convolve, depth, r->mask);
 }
 
 static gi_status resolve_resize(gi__resolved_op *r)
@@ -206,29 +207,11 @@ static gi_status resolve_crop(gi__resolved_op *r)
     return GI_OK;
 }
 
-/* Whether an operation takes 16-bit images: each kind does once both
- * backends compute it at 16 bits, byte for byte alike. */
-static int takes_16_bits(gi_op_kind kind)
-{
-    switch (kind) {
-    case GI_OP_TRANSFORM:
-    case GI_OP_HIST:
-    case GI_OP_RESIZE:
-    case GI_OP_CROP: return 1;
-    case GI_OP_BLUR:
-    case GI_OP_SOBEL:
-    case GI_OP_CONVOLVE: return 0;
-    }
-    return 0;
-}
-
 static gi_status resolve_kind(gi__resolved_op *r)
 {
     static const char *const names[] = {"blur", "sobel", "transform", "hist", "convolve",
                                         "resize", "crop"};
     r->call.name = (unsigned)r->op.kind <= GI_OP_CROP ? names[r->op.kind] : "?";
-    if (r->call.src && r->call.src->depth == 16 && !takes_16_bits(r->op.kind))
-        return gi__fail(GI_ERR_UNSUPPORTED, "%s of a 16-bit image is not supported", r->call.name);
     switch (r->op.kind) {
     case GI_OP_BLUR: return resolve_blur(r);
     case GI_OP_SOBEL: return resolve_sobel(r);

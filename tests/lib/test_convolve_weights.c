@@ -243,6 +243,53 @@ static void check_refused(void)
     expect_refused(&p, "normalize 1 -1 1e-9");
 }
 
+/* At 16 bits: S is the largest in 0..30 with every |q| < 2^31 and
+ * 65535 * sum|q| <= 2^52; every mask 8 bits accepts is accepted; other
+ * depths are refused. */
+static void check_depth16(void)
+{
+    gi_convolve_weights w16 = {0};
+    gi_convolve_params p = params(3, 3, 1);
+    fill(9, 1);
+    th_check(gi_convolve_quantize_depth(&p, 16, &w16) == GI_OK && w16.shift == 30 &&
+                 w16.q[4] == 119304647, /* round(2^30 / 9) */
+             "ones 3x3 normalized at 16 bits: S = %d, q = %d", w16.shift, w16.q[4]);
+    p = params(1, 1, 0);
+    fill(1, 2.5);
+    th_check(gi_convolve_quantize_depth(&p, 16, &w16) == GI_OK && w16.shift == 29,
+             "1x1 of 2.5 at 16 bits: S = %d (|q| < 2^31 keeps it below 30)", w16.shift);
+    fill(1, 4210752); /* the largest 8 bits accepts */
+    th_check(gi_convolve_quantize_depth(&p, 16, &w16) == GI_OK && w16.shift == 8 &&
+                 w16.q[0] == 4210752 << 8,
+             "1x1 of 4210752 at 16 bits: S = %d, q = %d (%s)", w16.shift, w16.q[0], gi_last_error());
+    fill(MAX_TAPS, 4400);
+    p = params(31, 31, 0);
+    th_check(gi_convolve_quantize_depth(&p, 16, &w16) == GI_OK && w16.shift >= 0,
+             "31x31 of 4400 at 16 bits: refused (%s)", gi_last_error());
+    for (int k = 0; k < MAX_TAPS; k++) mask[k] = th_rand_double(-3, 3);
+    for (int trial = 0; trial < 50; trial++) {
+        const int w = 2 * th_rand_int(0, 15) + 1, h = 2 * th_rand_int(0, 15) + 1;
+        p = params(w, h, 0);
+        if (!th_check(gi_convolve_quantize_depth(&p, 16, &w16) == GI_OK, "%dx%d: %s", w, h,
+                      gi_last_error()))
+            continue;
+        double sum = 0;
+        for (int k = 0; k < w * h; k++) sum += fabs((double)w16.q[k]);
+        const double next = 2 * sum + w * h; /* sum|q| at S + 1, at most */
+        th_check(65535 * sum <= 0x1p52 && (w16.shift == 30 || 65535 * next > 0x1p52 ||
+                                           2 * 3.0 * ldexp(1, w16.shift) >= 0x1p31),
+                 "%dx%d at 16 bits: S = %d, sum|q| = %g", w, h, w16.shift, sum);
+    }
+    p = params(3, 3, 0);
+    fill(9, 1);
+    th_check(gi_convolve_quantize_depth(&p, 12, &w16) == GI_ERR_INVALID_ARGUMENT,
+             "depth 12 accepted");
+    th_check(gi_convolve_quantize_depth(&p, 8, &w16) == GI_OK &&
+                 gi_convolve_quantize(&p, &weights) == GI_OK && w16.shift == weights.shift &&
+                 w16.q[0] == weights.q[0],
+             "depth 8 differs from gi_convolve_quantize");
+}
+
 int main(void)
 {
     th_seed();
@@ -251,5 +298,6 @@ int main(void)
     check_symmetry();
     check_rounding_mode();
     check_refused();
+    check_depth16();
     return th_finish();
 }

@@ -34,5 +34,10 @@ void check_compare16(gi_context *ctx);
 void check_hist16(gi_context *ctx);
 /* Makes its own contexts with 1, 2, 3 and 7 threads; ignores ctx. */
 void check_threads(gi_context *ctx);
+/* 16-bit images (check_filter16.c); threads16 makes its own contexts. */
+void check_blur16(gi_context *ctx);
+void check_sobel16(gi_context *ctx);
+void check_convolve16(gi_context *ctx);
+void check_threads16(gi_context *ctx);
 
 #endif

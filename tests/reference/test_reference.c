@@ -46,6 +46,8 @@ static const struct {
     {"transform16", check_transform16}, {"crop16", check_crop16},
     {"resize16", check_resize16},       {"compare16", check_compare16},
     {"hist16", check_hist16},
+    {"blur16", check_blur16},        {"sobel16", check_sobel16},
+    {"convolve16", check_convolve16}, {"threads16", check_threads16},
 };
 #define NGROUPS (sizeof groups / sizeof *groups)
 

@@ -1,0 +1,29 @@
+/* The 16-bit premultiplied blur's colour (gpuimg.h) from exact vertical
+ * sums held in doubles, without 64-bit integers, so that blur16.c's loop
+ * vectorizes; tests/cpu/test_blur16_finish.c checks it against the integer
+ * formula where the estimate is off by one either way. */
+#ifndef GI_BLUR16_FINISH_H
+#define GI_BLUR16_FINISH_H
+
+#include <math.h>
+
+/* min(65535, floor((vc 2^16 + floor(va / 2)) / va)), 0 where va = 0, all
+ * in doubles so that it vectorizes. vc, va < 2^48 are exact; the estimate
+ * e of the quotient Q is within 2^-35 of it (n = vc 2^16 + floor(va / 2)
+ * rounds once, the division once; Q < 65536 wherever e < 65536, rounding
+ * being monotone), so q = floor(e) is Q - 1, Q or Q + 1, and the exact
+ * remainder r = n - q va says which: with va = vh + vl (vh its bits from
+ * 2^24 up), q vh and q vl are exact (40 bits at most), vc 2^16 - q vh is
+ * an integer below 2^50 (so exact), and so are the other terms. */
+static inline double blur16_finish_colour(double vc, double va)
+{
+    const double t = vc * 65536.0, hv = floor(va * 0.5);
+    const double e = (t + hv) / va;
+    const double q = floor(e < 65536.0 ? e : 65536.0);
+    const double vh = floor(va * 0x1p-24) * 0x1p24, vl = va - vh;
+    const double r = (t - q * vh) + (hv - q * vl);
+    const double exact = q + (r >= va ? 1.0 : 0.0) - (r < 0 ? 1.0 : 0.0);
+    return va == 0 ? 0.0 : e >= 65536.0 || exact > 65535.0 ? 65535.0 : exact;
+}
+
+#endif

@@ -1,0 +1,76 @@
+/* The 16-bit premultiplied blur's colour in doubles (lib/cpu/blur16_finish.h)
+ * against gpuimg.h's integer formula, min(65535, (vc 2^16 + va / 2) / va),
+ * on every kind of input it can see: random sums, quotients a hair below
+ * and at integers (n = q va - 1, q va, q va + va - 1, where the double
+ * estimate rounds across the integer and the remainder must correct it),
+ * alpha sums from 1 to 2^48 - 1, colour past 65535 and va = 0. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "harness.h"
+#include "cpu/blur16_finish.h"
+
+static uint64_t formula(uint64_t vc, uint64_t va)
+{
+    if (!va) return 0;
+    const uint64_t q = ((vc << 16) + va / 2) / va;
+    return q > 65535 ? 65535 : q;
+}
+
+static long bad;
+
+static void check(uint64_t vc, uint64_t va)
+{
+    const uint64_t want = formula(vc, va);
+    const double got = blur16_finish_colour((double)vc, (double)va);
+    if (got != (double)want && bad++ < 10)
+        th_check(0, "vc = %llu, va = %llu: got %.0f, want %llu", (unsigned long long)vc,
+                 (unsigned long long)va, got, (unsigned long long)want);
+}
+
+/* m with m (2q - 1) = 1 mod 2^16 (2q - 1 is odd). */
+static uint64_t inverse_odd(uint64_t odd)
+{
+    uint64_t x = 1;
+    for (int k = 0; k < 5; k++) x *= 2 - odd * x; /* Newton: bits double each step */
+    return x & 0xFFFF;
+}
+
+int main(void)
+{
+    th_seed();
+    const uint64_t limit = (1ull << 48) - 1;
+    for (long t = 0; t < 2000000; t++) {
+        const uint64_t va = th_rand64() >> (16 + th_rand_int(0, 47));
+        const uint64_t vc = va ? th_rand64() % (va / 65536 * 65535 + (1u << 15) + 1) : th_rand64() >> 40;
+        check(vc > limit ? limit : vc, va);
+    }
+    /* n = vc 2^16 + m around q va with va = 2m even: n = q va + d needs
+     * m (2q - 1) + d = 0 mod 2^16, so m is fixed mod 2^16 for each d. */
+    for (long t = 0; t < 2000000; t++) {
+        const uint64_t q = (uint64_t)th_rand_int(1, 65535);
+        const int64_t ds[3] = {-1, 0, 1};
+        const int64_t d = ds[t % 3];
+        const uint64_t base = (uint64_t)(-d) * inverse_odd(2 * q - 1) & 0xFFFF;
+        const int top = th_rand_int(17, 46) - 16; /* va up to 2^47 */
+        const uint64_t m = base + ((th_rand64() >> (64 - top)) << 16);
+        const uint64_t va = 2 * m;
+        if (!va || va > limit) continue;
+        const uint64_t n = q * va + (uint64_t)d;
+        if ((n - m) % 65536) continue;
+        const uint64_t vc = (n - m) >> 16;
+        if (vc <= limit) check(vc, va);
+        if (vc + 1 <= limit) check(vc + 1, va);
+        if (vc >= 1) check(vc - 1, va);
+    }
+    for (uint64_t va = 1; va < 70000; va++) { /* small alpha, colour up to past 65535 */
+        check(0, va);
+        check(va / 65536 * 65535 + (1u << 15), va);
+        check(limit, va);
+    }
+    check(0, 0);
+    check(12345, 0);
+    check(limit / 65536 * 65535, limit);
+    th_check(bad == 0, "%ld inputs off the formula", bad);
+    return th_finish();
+}
