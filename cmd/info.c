@@ -11,7 +11,7 @@
  * whole start-up a process pays (the library times it). */
 static void print_startup(void)
 {
-    gi_context_options opts = {GI_DEVICE_CUDA, 0};
+    gi_context_options opts = {GI_DEVICE_CUDA, 0, 0};
     gi_context *ctx;
     if (gi_context_create(&ctx, &opts) != GI_OK) return; /* print_devices says why */
     printf("cuda start-up: %.0f ms (driver, device, context, kernel probe)\n",

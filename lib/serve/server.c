@@ -45,9 +45,11 @@ typedef struct {
     const gi_serve_options *o;
     const char *device; /* "cuda" when CUDA was started, else "cpu" */
     /* One warm context per job slot, lent to the batches of the server's
-     * device (gi_batch_options.context); busy while a batch holds it. */
+     * device (gi_batch_options.context); busy while a batch holds it. The
+     * slots take the chosen GPUs in turn: slot i runs on gpu_of[i]. */
     gi_context *warm[MAX_JOBS];
     char busy[MAX_JOBS];
+    int gpu_of[MAX_JOBS];
     pthread_mutex_t lock;
     pthread_cond_t changed; /* a turn, a client gone, shutting down (CLOCK_MONOTONIC) */
     waiter *queue;          /* the jobs waiting, first come first */
@@ -129,6 +131,24 @@ static void leave_queue(server *srv, waiter *me)
  * compute with a thread per core, N threads a core (the batch engine
  * shares the cores out among its lanes likewise). A job that starts alone
  * has them all; the jobs that were running keep their share until they end. */
+/* The free slot whose GPU runs the fewest jobs (the first at a tie), so
+ * that calls at once spread over the GPUs (under the lock). */
+static int least_busy_slot(const server *srv)
+{
+    int best = -1, best_load = 0;
+    for (int slot = 0; slot < srv->jobs && slot < MAX_JOBS; slot++) {
+        if (srv->busy[slot]) continue;
+        int load = 0;
+        for (int other = 0; other < srv->jobs; other++)
+            load += srv->busy[other] && srv->gpu_of[other] == srv->gpu_of[slot];
+        if (best < 0 || load < best_load) {
+            best = slot;
+            best_load = load;
+        }
+    }
+    return best < 0 ? 0 : best; /* never: the caller saw a free slot */
+}
+
 static int take_turn(server *srv, int *cores)
 {
     struct timespec deadline;
@@ -151,7 +171,7 @@ static int take_turn(server *srv, int *cores)
     int slot = srv->stopping ? TURN_STOPPING : TURN_TIMED_OUT;
     if (!srv->stopping && ready) {
         srv->running++;
-        for (slot = 0; srv->busy[slot]; slot++) continue; /* running <= jobs: one is free */
+        slot = least_busy_slot(srv); /* running <= jobs: one is free */
         srv->busy[slot] = 1;
         *cores = srv->cores / srv->running > 1 ? srv->cores / srv->running : 1;
     }
@@ -470,18 +490,21 @@ static void raise_fd_limit(void)
  * (take_turn): with every core a photo's blur is faster on the CPU (7 ms
  * against 14 on the H200 machine), so CUDA never started, and under load
  * each job, on its one core, blurred on the CPU in 120 ms. A lone job
- * still plans on its own share and may take the CPU. Returns whether
- * CUDA runs in them. */
+ * still plans on its own share and may take the CPU. With several GPUs
+ * chosen the slots take them in turn. Returns whether CUDA runs in them. */
 static int warm_up(server *srv, gi_device device, int jobs)
 {
-    int gpu = device != GI_DEVICE_CPU && gi_cuda_compiled() && gi_cuda_device_count(NULL) > 0;
+    gi_gpus gpus = {0};
+    int gpu = device != GI_DEVICE_CPU && gi_cuda_compiled() &&
+              gi_gpus_resolve(&srv->o->gpus, &gpus) == GI_OK;
     gi_op blur = {.kind = GI_OP_BLUR};
     gi_blur_params_default(&blur.blur);
     gi_plan_hint photo = {.images = 1000, .steps = &blur, .n_steps = 1, .width = 4000,
                           .height = 3000, .channels = 3};
     int started = 0;
     for (int i = 0; i < jobs; i++) {
-        gi_context_options co = {device, 0};
+        srv->gpu_of[i] = gpu ? gpus.index[i % gpus.count] : 0;
+        gi_context_options co = {device, 0, srv->gpu_of[i]};
         if (gi_context_create(&srv->warm[i], &co) != GI_OK) {
             srv->warm[i] = NULL;
             continue;

@@ -200,7 +200,7 @@ static void check_parse(void)
     const char *none[] = {NULL};
     th_check(parse(none, &o) == GI_OK && o.isa_cap == GI__ISA_AVX512 && !o.generic_kernels &&
                  o.jpeg_arithmetic == GI__FORCE_NONE && o.jpeg_entropy == GI__FORCE_NONE &&
-                 !o.fail_device_alloc,
+                 !o.fail_device_alloc && o.fail_gpu == -1,
              "the defaults");
     static const struct {
         const char *word;
@@ -217,9 +217,10 @@ static void check_parse(void)
                  "%s: cap %d generic %d", var, (int)o.isa_cap, o.generic_kernels);
     }
     const char *set[] = {"GPUIMG_JPEG_ARITHMETIC=gpu", "GPUIMG_JPEG_ENTROPY=cpu",
-                         "GPUIMG_TEST_FAIL_DEVICE_ALLOC=1", "GPUIMG_CPU_ISA=", NULL};
+                         "GPUIMG_TEST_FAIL_DEVICE_ALLOC=1", "GPUIMG_CPU_ISA=",
+                         "GPUIMG_TEST_FAIL_GPU=1", NULL};
     th_check(parse(set, &o) == GI_OK && o.jpeg_arithmetic == GI__FORCE_GPU &&
-                 o.jpeg_entropy == GI__FORCE_CPU && o.fail_device_alloc &&
+                 o.jpeg_entropy == GI__FORCE_CPU && o.fail_device_alloc && o.fail_gpu == 1 &&
                  o.isa_cap == GI__ISA_AVX512,
              "values set (an empty one unset)");
     const char *set2[] = {"GPUIMG_JPEG_ARITHMETIC=cpu", "GPUIMG_JPEG_ENTROPY=gpu",
@@ -230,13 +231,15 @@ static void check_parse(void)
     /* every variable's bad value is refused, by name, with the defaults kept */
     static const char *const bad[] = {"GPUIMG_CPU_ISA=sse4", "GPUIMG_JPEG_ARITHMETIC=GPU",
                                       "GPUIMG_JPEG_ENTROPY=device",
-                                      "GPUIMG_TEST_FAIL_DEVICE_ALLOC=yes"};
+                                      "GPUIMG_TEST_FAIL_DEVICE_ALLOC=yes",
+                                      "GPUIMG_TEST_FAIL_GPU=-1"};
     for (int i = 0; i < GI__OVERRIDE_COUNT; i++) {
         const char *good = i == 2 ? "GPUIMG_JPEG_ARITHMETIC=gpu" : "GPUIMG_JPEG_ENTROPY=cpu";
         const char *vars[] = {good, bad[i], NULL};
         char want[80];
         const char *eq = strchr(bad[i], '=');
-        snprintf(want, sizeof want, "%.*s '%s': not one of ", (int)(eq - bad[i]), bad[i], eq + 1);
+        snprintf(want, sizeof want, "%.*s '%s': %s", (int)(eq - bad[i]), bad[i], eq + 1,
+                 i == 4 ? "not a GPU index" : "not one of ");
         gi_status st = parse(vars, &o);
         th_check(st == GI_ERR_INVALID_ARGUMENT && strncmp(gi_last_error(), want, strlen(want)) == 0 &&
                      o.jpeg_entropy == GI__FORCE_NONE && o.jpeg_arithmetic == GI__FORCE_NONE &&
