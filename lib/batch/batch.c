@@ -568,8 +568,8 @@ static gi__batch_image *take_job(pipeline *p, compute_lane *lane)
     return g == lane->gpu ? queue_pop(&p->decoded) : NULL;
 }
 
-/* Whether a GPU other than g has lanes open or opening, and has not failed
- * (under the lock). */
+/* Whether a GPU other than g (-1: any GPU) has lanes open or opening, and
+ * has not failed (under the lock). */
 static int other_gpu_left(const pipeline *p, int g)
 {
     for (int h = 0; h < p->n_gpus; h++)
@@ -577,12 +577,13 @@ static int other_gpu_left(const pipeline *p, int g)
     return 0;
 }
 
-/* A lane of a failed GPU when no other GPU is left (under the lock): it
- * leaves its GPU and, under AUTO, goes on on the CPU; else it fails the
- * images left with the GPU's failure (compute without a context). */
+/* A lane of a failed GPU (or of one that did not open) when no other GPU
+ * is left (under the lock): it leaves its GPU and, under AUTO, goes on on
+ * the CPU; else it fails the images left with the GPU's failure (compute
+ * without a context). */
 static void take_over(pipeline *p, compute_lane *lane)
 {
-    p->gpus[lane->gpu].open--;
+    if (lane->joined) p->gpus[lane->gpu].open--;
     lane->joined = 0;
     lane->gpu = -1;
     snprintf(lane->why, sizeof lane->why, "%s", p->lost_why);
@@ -646,10 +647,11 @@ static void *compute_worker(void *arg)
         gi__batch_image *job = NULL;
         if (lane->bridge && (p->lane_warm || p->lanes_on_cpu || !lane->ctx)) {
             break;
-        } else if (!lane->bridge && lane->gpu > 0 && !lane->ctx) {
-            break; /* another GPU's lane that could not open: the others compute */
-        } else if (!lane->bridge && lane->gpu >= 0 && p->gpu_failed[lane->gpu]) {
-            if (other_gpu_left(p, lane->gpu)) break;
+        } else if (!lane->bridge && lane->gpu >= 0 &&
+                   (p->gpu_failed[lane->gpu] || (lane->gpu > 0 && !lane->ctx))) {
+            /* its GPU failed (the others compute), or it did not open (the
+             * others, its GPU's included, compute) */
+            if (other_gpu_left(p, p->gpu_failed[lane->gpu] ? lane->gpu : -1)) break;
             take_over(p, lane);
         } else if (p->decoded.count && queue_has_room(&p->computed) &&
                    (job = take_job(p, lane)) != NULL) {
@@ -713,6 +715,9 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
     if (workers_started && p->shape.bridge_cpu_threads &&
         pthread_create(&ids[started], NULL, compute_worker, &bridge) == 0)
         started++;
+    pthread_mutex_lock(&p->lock); /* lanes that never started never open */
+    p->gpu_opening[0] -= lane_count - lanes_started;
+    pthread_mutex_unlock(&p->lock);
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
     free(ids);
     p->threads = started + p->more_started;

@@ -165,6 +165,68 @@ static void check_jpeg_arithmetic(void)
     th_check(!gi__route_defers_entropy(&entropy), "GPUIMG_JPEG_ENTROPY=cpu: on the codec workers");
 }
 
+/* ---------------------------------------------------------------- GPUs */
+
+/* A batch's image goes to the GPU that finishes it first. */
+static void check_gpu_route(void)
+{
+    char why[200];
+    gi__gpu_load one[1] = {{.index = 3, .rate = 1, .queued = 50, .free_lanes = 0, .open = 4}};
+    th_check(gi__route_gpu(one, 1, 12, why, sizeof why) == 0 &&
+                 strcmp(why, "gpu 3: the batch's only GPU") == 0,
+             "one GPU takes every image, busy or not: \"%s\"", why);
+    gi__gpu_load two[2] = {{.index = 0, .rate = 1, .free_lanes = 4, .open = 4},
+                           {.index = 1, .rate = 1, .free_lanes = 4, .open = 4}};
+    th_check(gi__route_gpu(two, 2, 12, why, sizeof why) == 0, "equal and idle: the first");
+    two[0].queued = 12;
+    two[0].free_lanes = 3;
+    th_check(gi__route_gpu(two, 2, 12, why, sizeof why) == 1 &&
+                 strncmp(why, "gpu 1: finishes it first (0.0 MP queued", 39) == 0,
+             "equal GPUs: the least loaded: \"%s\"", why);
+    two[1].queued = 12;
+    two[1].free_lanes = 0;
+    th_check(gi__route_gpu(two, 2, 12, why, sizeof why) == 0,
+             "equal work queued: the one with a free lane");
+    /* a GPU twice as fast finishes 24 MP queued plus 12 before one with
+     * 12 queued does (18 against 24) */
+    gi__gpu_load mixed[2] = {{.index = 0, .rate = 2, .queued = 24, .free_lanes = 0, .open = 4},
+                             {.index = 1, .rate = 1, .queued = 12, .free_lanes = 2, .open = 4}};
+    th_check(gi__route_gpu(mixed, 2, 12, why, sizeof why) == 0,
+             "the faster GPU, busy, before the slower one, free");
+    mixed[0].queued = 40; /* 26 against 24 */
+    th_check(gi__route_gpu(mixed, 2, 12, why, sizeof why) == 1, "the slower GPU once it finishes first");
+    mixed[1].open = 0;
+    th_check(gi__route_gpu(mixed, 2, 12, why, sizeof why) == 0, "a GPU not open takes nothing");
+    mixed[0].open = 0;
+    th_check(gi__route_gpu(mixed, 2, 12, why, sizeof why) == -1, "no GPU open: none");
+    th_check(gi__plan_gpu_rate(132) == 1 && gi__plan_gpu_rate(66) == 0.5 && gi__plan_gpu_rate(0) == 1,
+             "rates against the reference's 132 multiprocessors");
+}
+
+/* --gpus and GPUIMG_GPUS's parser (gpuimg.h, gi_gpus_parse). */
+static void check_gpus_parse(void)
+{
+    static const struct {
+        const char *text;
+        int count, index[4];
+    } good[] = {{"all", 0, {0}}, {"2", 1, {2}}, {"0,2", 2, {0, 2}}, {"0-3", 4, {0, 1, 2, 3}},
+                {"3,1", 2, {3, 1}}, {"1-2,0", 3, {1, 2, 0}}, {"63", 1, {63}}};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        gi_gpus g;
+        int same = gi_gpus_parse(good[i].text, &g) == GI_OK && g.count == good[i].count;
+        for (int k = 0; same && k < g.count; k++) same = g.index[k] == good[i].index[k];
+        th_check(same, "'%s': %d GPUs", good[i].text, g.count);
+    }
+    static const char *const bad[] = {"", "x", "-1", "0,,1", "1,1", "64", "3-1", "0,", ",0",
+                                      "1.5", "0-", "0-2,1", "ALL", " 1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        gi_gpus g = {.count = 5};
+        th_check(gi_gpus_parse(bad[i], &g) == GI_ERR_INVALID_ARGUMENT && g.count == 0 &&
+                     *gi_last_error(),
+                 "'%s' accepted", bad[i]);
+    }
+}
+
 /* ---------------------------------------------------------------- overrides */
 
 /* A fake environment of NAME=VALUE strings that counts its look-ups. */
@@ -288,6 +350,8 @@ int main(int argc, char **argv)
     check_retries();
     check_jpeg_route();
     check_jpeg_arithmetic();
+    check_gpu_route();
+    check_gpus_parse();
     check_parse();
     check_read_once();
     return th_finish();
