@@ -43,7 +43,7 @@ typedef struct waiter {
 
 typedef struct {
     const gi_serve_options *o;
-    const char *device; /* "cuda" when CUDA was started, else "cpu" */
+    char device[200]; /* "cuda, gpus 0 1" when CUDA was started, else "cpu" */
     /* One warm context per job slot, lent to the batches of the server's
      * device (gi_batch_options.context); busy while a batch holds it. The
      * slots take the chosen GPUs in turn: slot i runs on gpu_of[i]. */
@@ -364,7 +364,7 @@ static void serve_job(client *c, const gi__frame *f)
 static void info_text(server *srv, char *text, size_t size)
 {
     pthread_mutex_lock(&srv->lock);
-    snprintf(text, size, "pid %ld, device %s, jobs served %lu, running %d, waiting %d, clients %d",
+    snprintf(text, size, "pid %ld, device %.200s, jobs served %lu, running %d, waiting %d, clients %d",
              (long)getpid(), srv->device, srv->served, srv->running, srv->waiting,
              srv->clients - 1);
     pthread_mutex_unlock(&srv->lock);
@@ -491,8 +491,9 @@ static void raise_fd_limit(void)
  * against 14 on the H200 machine), so CUDA never started, and under load
  * each job, on its one core, blurred on the CPU in 120 ms. A lone job
  * still plans on its own share and may take the CPU. With several GPUs
- * chosen the slots take them in turn. Returns whether CUDA runs in them. */
-static int warm_up(server *srv, gi_device device, int jobs)
+ * chosen the slots take them in turn. Says in srv->device whether CUDA
+ * runs in them, and on which GPUs. */
+static void warm_up(server *srv, gi_device device, int jobs)
 {
     gi_gpus gpus = {0};
     int gpu = device != GI_DEVICE_CPU && gi_cuda_compiled() &&
@@ -513,7 +514,11 @@ static int warm_up(server *srv, gi_device device, int jobs)
         if (gpu && device == GI_DEVICE_AUTO) (void)gi_context_plan_hint(srv->warm[i], &photo);
         started |= gpu && strcmp(gi_context_backend(srv->warm[i]), "cuda") == 0;
     }
-    return started;
+    snprintf(srv->device, sizeof srv->device, "%s", started ? "cuda, gpus" : "cpu");
+    for (int k = 0; started && k < gpus.count && k < jobs; k++) {
+        size_t n = strlen(srv->device);
+        snprintf(srv->device + n, sizeof srv->device - n, " %d", gpus.index[k]);
+    }
 }
 
 static int should_stop(server *srv)
@@ -547,7 +552,7 @@ gi_status gi_serve_run(const gi_serve_options *opts)
     raise_fd_limit();
     server srv = {.o = &o, .jobs = o.jobs, .cores = gi__cpu_count(), .last_activity = now_s()};
     (void)gi__serve_build_id(srv.build, sizeof srv.build);
-    srv.device = warm_up(&srv, o.device, o.jobs) ? "cuda" : "cpu";
+    warm_up(&srv, o.device, o.jobs);
     pthread_mutex_init(&srv.lock, NULL);
     pthread_condattr_t monotonic;
     pthread_condattr_init(&monotonic);
