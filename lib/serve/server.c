@@ -547,6 +547,10 @@ gi_status gi_serve_run(const gi_serve_options *opts)
     if (o.max_clients <= 0) o.max_clients = 64;
     if (o.max_wait_s <= 0) o.max_wait_s = 2;
     if (o.max_wait_s > 1e6) o.max_wait_s = 1e6; /* a deadline that fits a timespec */
+    gi_gpus named; /* GPUs named one by one must exist (else slots would use GPU 0) */
+    if (o.device != GI_DEVICE_CPU && o.gpus.count && gi_cuda_compiled() &&
+        gi_gpus_resolve(&o.gpus, &named) == GI_ERR_INVALID_ARGUMENT)
+        return GI_ERR_INVALID_ARGUMENT;
     int listen_fd = gi__serve_listen(o.socket_path);
     if (listen_fd < 0) return GI_ERR_IO;
     raise_fd_limit();
