@@ -108,9 +108,9 @@ typedef struct pipeline {
     int gpu_busy[GI_MAX_GPUS], gpu_opening[GI_MAX_GPUS], gpu_failed[GI_MAX_GPUS];
     int n_gpus;
     char lost_why[600];  /* the last GPU failure */
-    compute_lane *more_lanes; /* the lanes of gpus[1..n_gpus) */
-    pthread_t *more_ids;
-    int more_started;
+    compute_lane *more_lanes; /* the lanes of gpus[1..n_gpus), more_count of them */
+    pthread_t *more_ids;      /* the threads of those that started */
+    int more_count, more_started;
     double waited_ms;    /* every thread's time in wait_for_change, summed */
     int threads;         /* the threads that ran (the calling thread alone: 0) */
 } pipeline;
@@ -446,22 +446,23 @@ static void add_gpu_lanes(pipeline *p)
     if (p->opts->context || p->shape.codec_workers == 0 ||
         gi_gpus_resolve(&p->opts->gpus, &chosen) != GI_OK)
         return;
-    if (gi_cuda_device_info(p->gpus[0].index, 0, &info) == GI_OK)
-        p->gpus[0].rate = gi__plan_gpu_rate(info.multiprocessors);
     gi__gpu_load more[GI_MAX_GPUS];
     int n = 0;
-    for (int k = 0; k < chosen.count; k++) {
-        if (chosen.index[k] == p->gpus[0].index) continue;
-        more[n] = (gi__gpu_load){.index = chosen.index[k], .rate = 1};
-        if (gi_cuda_device_info(chosen.index[k], 0, &info) == GI_OK)
-            more[n].rate = gi__plan_gpu_rate(info.multiprocessors);
-        n++;
-    }
+    for (int k = 0; k < chosen.count; k++)
+        if (chosen.index[k] != p->gpus[0].index)
+            more[n++] = (gi__gpu_load){.index = chosen.index[k], .rate = 1};
     const int per_gpu = p->shape.lanes;
     if (n == 0 || !(p->more_lanes = calloc((size_t)n * per_gpu, sizeof *p->more_lanes)) ||
         !(p->more_ids = calloc((size_t)n * per_gpu, sizeof *p->more_ids)))
         return;
+    for (int k = 0; k < n; k++)
+        if (gi_cuda_device_info(more[k].index, 0, &info) == GI_OK)
+            more[k].rate = gi__plan_gpu_rate(info.multiprocessors);
+    double first_rate = 1;
+    if (gi_cuda_device_info(p->gpus[0].index, 0, &info) == GI_OK)
+        first_rate = gi__plan_gpu_rate(info.multiprocessors);
     pthread_mutex_lock(&p->lock);
+    p->gpus[0].rate = first_rate;
     for (int k = 0; k < n; k++) {
         p->gpus[1 + k] = more[k];
         p->gpu_opening[1 + k] = per_gpu;
@@ -470,7 +471,8 @@ static void add_gpu_lanes(pipeline *p)
     p->decoded.limit += (size_t)n * per_gpu;
     p->computed.limit += (size_t)n * per_gpu;
     pthread_mutex_unlock(&p->lock);
-    for (int i = 0; i < n * per_gpu; i++) {
+    p->more_count = n * per_gpu;
+    for (int i = 0; i < p->more_count; i++) {
         compute_lane *lane = &p->more_lanes[i];
         *lane = (compute_lane){.p = p, .gpu = 1 + i / per_gpu};
         if (pthread_create(&p->more_ids[p->more_started], NULL, compute_worker, lane) == 0) {
@@ -534,13 +536,13 @@ static void open_lane(pipeline *p, compute_lane *lane)
     } else if (p->count) {
         plan_lane(p, lane);
     }
-    if (lane == first && lane->ctx && p->lanes_on_cuda) add_gpu_lanes(p);
     if (lane == first) {
         pthread_mutex_lock(&p->lock);
         p->first_lane_open = 1;
         pthread_cond_broadcast(&p->changed);
         pthread_mutex_unlock(&p->lock);
     }
+    if (lane == first && lane->ctx && p->lanes_on_cuda) add_gpu_lanes(p);
 }
 
 /* The megapixels of a job's work, as the GPUs' queues count it. */
@@ -857,9 +859,10 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
      * left to encode), two per lane and the computed queue. */
     int workers = p.shape.codec_workers, lane_count = p.shape.lanes;
     /* Each GPU after the first adds its lanes' share (add_gpu_lanes), for
-     * which the rings leave room, and for a job a lost GPU hands back. */
+     * which the rings leave room, and for the jobs failed GPUs hand back
+     * past the limit (one a lane at most). */
     size_t decoded_cap = (size_t)workers / 2 + lane_count, computed_cap = lane_count + 1;
-    size_t spare = opts->device == GI_DEVICE_CPU ? 1 : (size_t)lane_count * GI_MAX_GPUS + 1;
+    size_t spare = opts->device == GI_DEVICE_CPU ? 1 : (size_t)lane_count * GI_MAX_GPUS * 2 + 1;
     int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap, spare) == 0 &&
                    queue_init(&p.computed, computed_cap, spare) == 0;
     if (threaded) order_items(&p);
@@ -873,7 +876,7 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     pthread_mutex_destroy(&p.lock);
     for (int i = 0; i < lane_count; i++)
         if (lanes[i].ctx != opts->context) gi_context_destroy(lanes[i].ctx);
-    for (int i = 0; i < p.more_started; i++) gi_context_destroy(p.more_lanes[i].ctx);
+    for (int i = 0; i < p.more_count; i++) gi_context_destroy(p.more_lanes[i].ctx);
     free(p.more_lanes);
     free(p.more_ids);
     free(lanes);
