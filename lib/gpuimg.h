@@ -1148,7 +1148,9 @@ typedef struct gi_batch_item {
     /* The texts below are the library's, valid during on_item only, and ""
      * at any other time: a batch keeps no text for an item that has ended,
      * so that its memory does not grow with the number of items. */
-    const char *choice;        /* the device and why (gi_context_last_choice) */
+    const char *choice;        /* the device and why (gi_context_last_choice); on
+                                  CUDA in a batch, first its GPU and why: "gpu 1:
+                                  finishes it first (...); ..." */
     const char *note;          /* why the steps fell back to the CPU, or "" */
     const char *metadata_note; /* metadata dropped on reading or left out on
                                   writing, and why, or "" */

@@ -508,6 +508,8 @@ group_device_gpus() {
                 same_file "$tmp/gpus-$value/$f" "$tmp/gpus-cpu/$f"
         done
     done
+    expect 0 --gpus 0 blur "$scene" "$tmp/g0.png"
+    check "--gpus 0 before the command differs" same_image "$tmp/g0.png" "$tmp/ref.png"
     GPUIMG_GPUS=0 "$gpuimg" blur "$scene" "$tmp/e.png" 2>"$tmp/err"
     check "GPUIMG_GPUS=0 differs from the default" same_image "$tmp/e.png" "$tmp/ref.png"
     expect 0 blur --device cpu --gpus 63 "$scene" "$tmp/f.png"
