@@ -658,8 +658,8 @@ static void *compute_worker(void *arg)
         } else if (p->decoded.count && queue_has_room(&p->computed) &&
                    (job = take_job(p, lane)) != NULL) {
             run_job(p, lane, job);
-        } else if (decoding_done(p)) {
-            break;
+        } else if (decoding_done(p) && (lane->bridge || p->computed.reserved == 0)) {
+            break; /* a lane stays while others compute: a GPU that fails hands back */
         } else {
             wait_for_change(p);
         }

@@ -339,6 +339,31 @@ static void check_bad_environment(void)
     th_check(gi__process_overrides()->isa_cap == GI__ISA_AVX512, "the defaults meanwhile");
 }
 
+/* A context's GPU and a batch's list of GPUs are checked (after
+ * check_read_once: creating a context reads the environment). */
+static void check_gpu_options(void)
+{
+    gi_context *ctx = NULL;
+    gi_context_options opts = {GI_DEVICE_CPU, 1, -1};
+    th_check(gi_context_create(&ctx, &opts) == GI_ERR_INVALID_ARGUMENT && !ctx, "gpu -1 accepted");
+    opts.gpu = GI_MAX_GPUS;
+    th_check(gi_context_create(&ctx, &opts) == GI_ERR_INVALID_ARGUMENT && !ctx, "gpu 64 accepted");
+    opts.gpu = 3; /* the CPU: no GPU is asked for */
+    th_check(gi_context_create(&ctx, &opts) == GI_OK, "gpu 3 of a CPU context: %s", gi_last_error());
+    gi_context_destroy(ctx);
+    gi_op blur = {.kind = GI_OP_BLUR};
+    gi_blur_params_default(&blur.blur);
+    gi_batch_options batch;
+    gi_batch_options_default(&batch);
+    batch.job.steps = &blur;
+    batch.job.n_steps = 1;
+    th_check(gi_batch_run(&batch, NULL, 0) == GI_OK, "an empty batch: %s", gi_last_error());
+    batch.gpus.count = GI_MAX_GPUS + 1;
+    th_check(gi_batch_run(&batch, NULL, 0) == GI_ERR_INVALID_ARGUMENT &&
+                 strstr(gi_last_error(), "gpus: count 65"),
+             "65 GPUs accepted: %s", gi_last_error());
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "bad-env") == 0) {
@@ -354,5 +379,6 @@ int main(int argc, char **argv)
     check_gpus_parse();
     check_parse();
     check_read_once();
+    check_gpu_options();
     return th_finish();
 }
