@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     job.n_steps = 1;
     job.strip = 1;
     gi_context *ctx[256];
-    gi_context_options opts = {GI_DEVICE_CUDA, 0};
+    gi_context_options opts = {GI_DEVICE_CUDA, 0, 0};
     for (int t = 0; t < threads; t++)
         if (gi_context_create(&ctx[t], &opts) != GI_OK) {
             fprintf(stderr, "jpeg_device_decode: %s\n", gi_last_error());

@@ -98,7 +98,8 @@ static int cmd_version(int argc, char **argv)
  * the command after the value. */
 static int takes_value(const char *arg)
 {
-    return strcmp(arg, "--device") == 0 || strcmp(arg, "-j") == 0 || strcmp(arg, "--jobs") == 0;
+    return strcmp(arg, "--device") == 0 || strcmp(arg, "--gpus") == 0 || strcmp(arg, "-j") == 0 ||
+           strcmp(arg, "--jobs") == 0;
 }
 
 /* Global options may come before the command (`gpuimg -v blur ...`); they

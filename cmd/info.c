@@ -11,7 +11,7 @@
  * whole start-up a process pays (the library times it). */
 static void print_startup(void)
 {
-    gi_context_options opts = {GI_DEVICE_CUDA, 0};
+    gi_context_options opts = {GI_DEVICE_CUDA, 0, 0};
     gi_context *ctx;
     if (gi_context_create(&ctx, &opts) != GI_OK) return; /* print_devices says why */
     printf("cuda start-up: %.0f ms (driver, device, context, kernel probe)\n",
@@ -40,6 +40,21 @@ static void print_devices(int measure)
     }
 }
 
+/* The GPUs a batch would spread its images over (--gpus, GPUIMG_GPUS). */
+static void print_batch_gpus(const cli_common *c)
+{
+    gi_gpus gpus;
+    gi_status st = gi_gpus_resolve(&c->gpus, &gpus);
+    if (st == GI_ERR_NO_DEVICE) return; /* print_devices said why */
+    if (st != GI_OK) {
+        printf("batch gpus: none (%s)\n", gi_last_error());
+        return;
+    }
+    printf("batch gpus:");
+    for (int k = 0; k < gpus.count; k++) printf(" %d", gpus.index[k]);
+    printf(" (%s)\n", c->gpus.count ? "chosen by --gpus or GPUIMG_GPUS" : "every visible GPU");
+}
+
 /* Whether a `gpuimg serve` answers, its device and the jobs it served. */
 static void print_server(const cli_common *c)
 {
@@ -61,9 +76,10 @@ int cmd_info(int argc, char **argv)
     };
     static const cli_help help = {
         "usage: gpuimg info [options]",
-        "Prints the version, the backends, each GPU (name, compute capability,\n"
-        "memory, measured device-copy bandwidth), the CUDA start-up time measured\n"
-        "in this process, and CPU threads."};
+        "Prints the version, the backends, each GPU (its index, name, compute\n"
+        "capability, memory, measured device-copy bandwidth), the GPUs a batch\n"
+        "spreads its images over (--gpus), the CUDA start-up time measured in this\n"
+        "process, and CPU threads."};
     char **rest;
     int count;
     int rc = cli_parse_command(argc, argv, &common, own, 0, &help, &rest, &count);
@@ -75,6 +91,7 @@ int cmd_info(int argc, char **argv)
     printf("cpu threads: %ld\n", cores < 1 ? 1 : cores);
     if (gi_cuda_compiled()) print_startup();
     print_devices(!quick);
+    if (gi_cuda_compiled()) print_batch_gpus(&common);
     print_server(&common);
     return EXIT_OK;
 }

@@ -133,6 +133,16 @@ static int opt_device(const cli_option *o, const char *arg)
     return invalid(o, arg, "expected auto, cpu or cuda");
 }
 
+/* --gpus all|N|LIST: indices among the visible GPUs (checked against
+ * them where a run may use the GPU: gi_batch_run, gi_context_create). */
+static int opt_gpus(const cli_option *o, const char *arg)
+{
+    if (gi_gpus_parse(arg, o->target) == GI_OK) return 0;
+    char why[300];
+    snprintf(why, sizeof why, "%s", gi_last_error());
+    return invalid(o, arg, why);
+}
+
 static int opt_jobs(const cli_option *o, const char *arg)
 {
     return opt_int_range(o, arg, 1, 256);
@@ -252,6 +262,7 @@ int cli_apply_environment(cli_common *c)
 {
     const cli_option env[] = {
         {"GPUIMG_DEVICE", 0, NULL, NULL, opt_device, &c->device},
+        {"GPUIMG_GPUS", 0, NULL, NULL, opt_gpus, &c->gpus},
         {"GPUIMG_MAX_PIXELS", 0, NULL, NULL, opt_limit, &c->limits.max_pixels},
         {"GPUIMG_AUTO_ORIENT", 0, NULL, NULL, env_auto_orient, &c->auto_orient},
         {"GPUIMG_DEPTH", 0, NULL, NULL, opt_depth, &c->depth},
@@ -279,6 +290,9 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          &c->verbosity},
         {"device", 0, "DEV", "auto | cpu | cuda (default auto, or $GPUIMG_DEVICE)", opt_device,
          &c->device},
+        {"gpus", 0, "LIST", "all | N | a list such as 0,2 or 0-3: the GPUs a batch spreads "
+         "its images over (default all, or $GPUIMG_GPUS); a single image runs on the first",
+         opt_gpus, &c->gpus},
         {"jobs", 'j', "N", "images decoded and encoded at once (default: one per core)",
          opt_jobs, &c->jobs},
         {"max-pixels", 0, "N", "refuse images with more pixels, read from the header before "

@@ -27,6 +27,7 @@ typedef struct cli_common {
     const char *help_command; /* the command whose --help to point to */
     int verbosity; /* 0 = -q, 1 = normal, 2 = -v */
     gi_device device;
+    gi_gpus gpus;  /* --gpus or GPUIMG_GPUS; count 0 = all */
     int jobs;      /* 0 = one per core */
     int help;
     gi_border border;
@@ -50,8 +51,8 @@ typedef struct cli_common {
 void cli_common_init(cli_common *c, const char *command);
 
 /* The GPUIMG_* environment variables, each checked as its option is (and
- * with its message, naming the variable): GPUIMG_DEVICE, GPUIMG_MAX_PIXELS,
- * GPUIMG_AUTO_ORIENT and GPUIMG_DEPTH into c; GPUIMG_CPU_ISA, GPUIMG_JPEG_ARITHMETIC and
+ * with its message, naming the variable): GPUIMG_DEVICE, GPUIMG_GPUS,
+ * GPUIMG_MAX_PIXELS, GPUIMG_AUTO_ORIENT and GPUIMG_DEPTH into c; GPUIMG_CPU_ISA, GPUIMG_JPEG_ARITHMETIC and
  * GPUIMG_JPEG_ENTROPY only checked (the library reads them). An empty
  * variable counts as unset. cli_parse calls it before reading the options,
  * which override it. Returns 0, or -1 after printing why. */

@@ -19,7 +19,7 @@ static volatile sig_atomic_t stop_requested;
 
 gi_context *open_context(const cli_common *common, int cpu_threads)
 {
-    gi_context_options opts = {common->device, cpu_threads};
+    gi_context_options opts = {common->device, cpu_threads, common->gpus.count ? common->gpus.index[0] : 0};
     gi_context *ctx;
     gi_status st = gi_context_create(&ctx, &opts);
     if (st != GI_OK) {
@@ -120,6 +120,7 @@ static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, i
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;
+    o.gpus = c->gpus;
     o.output_root = c->output_dir;
     o.skip_existing = c->skip_existing;
     o.stop = &stop_requested;

@@ -86,7 +86,8 @@ int cmd_serve(int argc, char **argv)
     /* A client's standard output that closes fails that write, not us. */
     signal(SIGPIPE, SIG_IGN);
     gi_serve_options o = {socket, common.jobs, max_clients, max_wait, idle_exit, common.device,
-                          &stop_requested, common.verbosity >= 2 ? print_line : NULL, NULL};
+                          &stop_requested, common.verbosity >= 2 ? print_line : NULL, NULL,
+                          common.gpus};
     if (gi_serve_run(&o) != GI_OK) {
         fprintf(stderr, "gpuimg serve: %s\n", gi_last_error());
         return EXIT_FAIL;

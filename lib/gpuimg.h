@@ -100,7 +100,9 @@ GI_API void gi_free(void *buffer);
  * first call that needs them: GPUIMG_CPU_ISA (generic, base, avx2,
  * avxvnni, avx512: the widest CPU instruction set used), GPUIMG_JPEG_ARITHMETIC
  * and GPUIMG_JPEG_ENTROPY (cpu, gpu: where a JPEG's decoding runs when its
- * steps run on CUDA, for measuring), GPUIMG_TEST_FAIL_DEVICE_ALLOC (0, 1).
+ * steps run on CUDA, for measuring), GPUIMG_TEST_FAIL_DEVICE_ALLOC (0, 1),
+ * GPUIMG_TEST_FAIL_GPU (an index: that GPU fails every chain after its
+ * first, with GI_ERR_DEVICE, so that tests reach a batch's lost GPU).
  * GI_OK, or GI_ERR_INVALID_ARGUMENT naming the first variable whose value
  * is none of those; gi_context_create fails the same way, and until then
  * such a variable has its default. */
@@ -418,6 +420,12 @@ typedef struct gi_context gi_context;
 typedef struct gi_context_options {
     gi_device device;
     int cpu_threads; /* 0 = one per online core */
+    /* The GPU its CUDA backend runs on: an index among the visible devices
+     * (CUDA_VISIBLE_DEVICES chooses and orders them), as gi_cuda_device_info
+     * numbers them; 0 = the first. An index with no device fails
+     * gi_context_create with GI_ERR_INVALID_ARGUMENT under CUDA (AUTO: the
+     * CPU runs, and gi_context_fallback_reason says why). */
+    int gpu;
 } gi_context_options;
 GI_API void gi_context_options_default(gi_context_options *opts);
 
@@ -488,6 +496,22 @@ typedef struct gi_device_info {
 /* Fills `info` for GPU `index`; measure_bandwidth times a 256 MiB copy. */
 GI_API gi_status gi_cuda_device_info(int index, int measure_bandwidth,
                               gi_device_info *info);
+
+/* A choice of GPUs: indices among the visible devices, each once, in the
+ * order given; count 0 means every visible GPU. */
+#define GI_MAX_GPUS 64
+typedef struct gi_gpus {
+    int count;
+    int index[GI_MAX_GPUS];
+} gi_gpus;
+/* "all", or a comma-separated list of indices and ranges: "0", "1,3",
+ * "0-3". GI_ERR_INVALID_ARGUMENT with a message saying what is wrong
+ * (*out is then left empty, meaning all). */
+GI_API gi_status gi_gpus_parse(const char *text, gi_gpus *out);
+/* The GPUs `chosen` names, checked against gi_cuda_device_count: every
+ * visible one for count 0. GI_ERR_NO_DEVICE when there is none,
+ * GI_ERR_INVALID_ARGUMENT naming an index with no device. */
+GI_API gi_status gi_gpus_resolve(const gi_gpus *chosen, gi_gpus *out);
 
 /* ---------------------------------------------------------------- blur
  *
@@ -1309,7 +1333,9 @@ typedef struct gi_batch_item {
     /* The texts below are the library's, valid during on_item only, and ""
      * at any other time: a batch keeps no text for an item that has ended,
      * so that its memory does not grow with the number of items. */
-    const char *choice;        /* the device and why (gi_context_last_choice) */
+    const char *choice;        /* the device and why (gi_context_last_choice); on
+                                  CUDA in a batch, first its GPU and why: "gpu 1:
+                                  finishes it first (...); ..." */
     const char *note;          /* why the steps fell back to the CPU, or "" */
     const char *metadata_note; /* metadata dropped on reading or left out on
                                   writing, and why, or "" */
@@ -1352,6 +1378,14 @@ typedef struct gi_batch_options {
      * threads, never destroyed by it.
      * NULL: every lane creates its own. */
     gi_context *context;
+    /* The GPUs whose lanes compute when the batch runs on CUDA (asked
+     * for, or AUTO's plan): `lanes` lanes on each, each lane with its own
+     * stream and pinned staging, the codec workers shared. An image goes to
+     * the GPU that will finish it first (its queued work over its rate).
+     * A GPU that fails hands its images to the others (under AUTO, to the
+     * CPU when none is left). count 0: every visible GPU. With `context`
+     * set, that context's GPU alone. */
+    gi_gpus gpus;
 } gi_batch_options;
 typedef struct gi_batch_waits {
     double waited_ms; /* summed over the threads */

@@ -489,6 +489,43 @@ group_files() {
     check "JPEG input transposed to PNG" is_png "$tmp/t.png"
 }
 
+# --gpus and GPUIMG_GPUS: every malformed list refused by the same parser,
+# naming its source; good lists run (on the CPU where no GPU is).
+group_device_gpus() {
+    for value in x -1 0,,1 1,1 64 3-1 0, ,0 1.5 0-; do
+        expect_usage blur --gpus "$value" "$scene" "$tmp/x.png"
+        check "--gpus '$value': no message naming --gpus" has "^gpuimg blur: --gpus '$value': " "$tmp/err"
+        env_usage GPUIMG_GPUS "$value" --gpus blur "$scene" "$tmp/x.png"
+    done
+    check "a bad --gpus created an output" [ ! -e "$tmp/x.png" ]
+    mkdir -p "$tmp/gpus-in"
+    cp "$scene" "$tmp/gpus-in/a.png"
+    cp "$samples/scene.jpg" "$tmp/gpus-in/b.jpg"
+    cp "$samples/alpha.png" "$tmp/gpus-in/c.png"
+    "$gpuimg" blur --device cpu -o "$tmp/gpus-cpu" "$tmp/gpus-in"/* 2>"$tmp/err"
+    # without a GPU any list runs on the CPU; with one, indices must exist
+    lists="all 0 0,1 0-3"
+    has_cuda_device && lists="all 0"
+    for value in $lists; do
+        expect 0 blur --gpus "$value" -o "$tmp/gpus-$value" "$tmp/gpus-in"/*
+        for f in a.png b.jpg c.png; do
+            check "--gpus $value: $f differs from --device cpu" \
+                same_file "$tmp/gpus-$value/$f" "$tmp/gpus-cpu/$f"
+        done
+    done
+    expect 0 --gpus 0 blur "$scene" "$tmp/g0.png"
+    check "--gpus 0 before the command differs" same_image "$tmp/g0.png" "$tmp/ref.png"
+    GPUIMG_GPUS=0 "$gpuimg" blur "$scene" "$tmp/e.png" 2>"$tmp/err"
+    check "GPUIMG_GPUS=0 differs from the default" same_image "$tmp/e.png" "$tmp/ref.png"
+    expect 0 blur --device cpu --gpus 63 "$scene" "$tmp/f.png"
+    if has_cuda_device; then
+        expect 1 blur --device cuda --gpus 63 "$scene" "$tmp/x.png"
+        check "--gpus 63: the message does not say how many GPUs are visible" \
+            has "GPU 63: [0-9]* GPUs\? \(is\|are\) visible" "$tmp/err"
+        check "--gpus 63 created an output" [ ! -e "$tmp/x.png" ]
+    fi
+}
+
 group_device() {
     "$gpuimg" blur "$scene" "$tmp/ref.png"
     expect 0 --device cpu blur "$scene" "$tmp/a.png"
@@ -500,7 +537,7 @@ group_device() {
     # the environment's values are checked, the bad one named, nothing run
     for var in GPUIMG_DEVICE=gpu GPUIMG_MAX_PIXELS=lots GPUIMG_AUTO_ORIENT=yes \
                GPUIMG_CPU_ISA=sse9 GPUIMG_JPEG_ARITHMETIC=both GPUIMG_JPEG_ENTROPY=device \
-               GPUIMG_TEST_FAIL_DEVICE_ALLOC=on; do
+               GPUIMG_TEST_FAIL_DEVICE_ALLOC=on GPUIMG_GPUS=first GPUIMG_TEST_FAIL_GPU=one; do
         env "$var" "$gpuimg" blur "$scene" "$tmp/x.png" >"$tmp/out" 2>"$tmp/err"
         rc=$?
         check "$var: exit $rc, want 2" [ "$rc" -eq 2 ]
@@ -512,6 +549,7 @@ group_device() {
     expect 0 blur -j 1 "$scene" "$tmp/j1.png"
     expect 0 blur -j 3 "$scene" "$tmp/j3.png"
     check "-j 1 and -j 3 differ" same_image "$tmp/j1.png" "$tmp/j3.png"
+    group_device_gpus
     if has_cuda_device; then
         expect 0 blur --device cuda "$scene" "$tmp/g.png"
         check "--device cuda differs from the CPU" same_image "$tmp/g.png" "$tmp/ref.png"

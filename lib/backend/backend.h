@@ -139,12 +139,14 @@ gi_status gi__cpu_backend_create(int threads, const gi__backend_ops **ops,
 /* Its thread count from the next call on (0: one per core). */
 void gi__cpu_backend_set_threads(void *state, int threads);
 
-/* CUDA backend. Returns GI_ERR_NO_DEVICE (with a detail saying why) when
+/* CUDA backend on GPU `device` (an index among the visible devices).
+ * Returns GI_ERR_NO_DEVICE (with a detail saying why) when
  * the library was built without CUDA, no device is present, the driver is
- * too old or the backend's library cannot be loaded. Defined in
+ * too old or the backend's library cannot be loaded; GI_ERR_INVALID_ARGUMENT
+ * when `device` is none of the visible ones. Defined in
  * lib/cuda/backend.c; where that is a library of its own, libgpuimg has
  * stand-ins that load it (module_loader.c); absent.c in CPU-only builds. */
-gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state);
+gi_status gi__cuda_backend_create(int device, const gi__backend_ops **ops, void **state);
 /* Pins the CUDA backend's staging buffers for a source and a result of
  * these sizes now, rather than at the first image that needs them. */
 gi_status gi__cuda_backend_reserve(void *state, size_t in_bytes, size_t out_bytes);

@@ -10,7 +10,7 @@
 
 const char *const gi__override_names[GI__OVERRIDE_COUNT] = {
     "GPUIMG_CPU_ISA", "GPUIMG_JPEG_ARITHMETIC", "GPUIMG_JPEG_ENTROPY",
-    "GPUIMG_TEST_FAIL_DEVICE_ALLOC"};
+    "GPUIMG_TEST_FAIL_DEVICE_ALLOC", "GPUIMG_TEST_FAIL_GPU"};
 
 /* One variable's values, each with the number it stands for. */
 typedef struct {
@@ -43,25 +43,43 @@ static int parse_choice(const char *name, const char *value, const choice *choic
     return -1;
 }
 
+/* A GPU index 0..63 into *out (left alone when unset); -1 and a message
+ * naming the variable when it is none. */
+static int parse_gpu_index(const char *name, const char *value, int *out)
+{
+    if (!value || !*value) return 0;
+    char *end;
+    long v = strtol(value, &end, 10);
+    if (end == value || *end || value[0] == '-' || value[0] == '+' || v > 63) {
+        gi__fail(GI_ERR_INVALID_ARGUMENT, "%s '%.60s': not a GPU index (0 to 63)", name, value);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 gi_status gi__overrides_parse(const char *(*lookup)(const char *name, void *user), void *user,
                               gi__overrides *out)
 {
     const char *value[GI__OVERRIDE_COUNT];
     for (int i = 0; i < GI__OVERRIDE_COUNT; i++) value[i] = lookup(gi__override_names[i], user);
-    int isa = GI__ISA_AVX512, arithmetic = GI__FORCE_NONE, entropy = GI__FORCE_NONE, fail = 0;
+    int isa = GI__ISA_AVX512, arithmetic = GI__FORCE_NONE, entropy = GI__FORCE_NONE, fail = 0,
+        fail_gpu = -1;
     int bad = parse_choice(gi__override_names[0], value[0], isa_choices, &isa);
     bad = bad || parse_choice(gi__override_names[1], value[1], place_choices, &arithmetic);
     bad = bad || parse_choice(gi__override_names[2], value[2], place_choices, &entropy);
     bad = bad || parse_choice(gi__override_names[3], value[3], flag_choices, &fail);
+    bad = bad || parse_gpu_index(gi__override_names[4], value[4], &fail_gpu);
     if (bad) { /* the defaults throughout: a half-read environment would mislead */
-        *out = (gi__overrides){.isa_cap = GI__ISA_AVX512};
+        *out = (gi__overrides){.isa_cap = GI__ISA_AVX512, .fail_gpu = -1};
         return GI_ERR_INVALID_ARGUMENT;
     }
     *out = (gi__overrides){.isa_cap = (gi__isa)isa,
                            .generic_kernels = value[0] && strcmp(value[0], "generic") == 0,
                            .jpeg_arithmetic = (gi__force)arithmetic,
                            .jpeg_entropy = (gi__force)entropy,
-                           .fail_device_alloc = fail};
+                           .fail_device_alloc = fail,
+                           .fail_gpu = fail_gpu};
     return GI_OK;
 }
 

@@ -35,11 +35,15 @@ typedef struct gi__overrides {
     /* GPUIMG_TEST_FAIL_DEVICE_ALLOC=0|1: 1 fails every device allocation,
      * so that tests reach the out-of-memory paths */
     int fail_device_alloc;
+    /* GPUIMG_TEST_FAIL_GPU=N: the CUDA backend on GPU N fails every chain
+     * after its first (GI_ERR_DEVICE), as a GPU lost mid-batch would, so
+     * that tests reach the batch's hand-over; -1 (unset): none */
+    int fail_gpu;
 } gi__overrides;
 
 /* The names, in the order gi__overrides_parse looks them up. */
 extern const char *const gi__override_names[];
-enum { GI__OVERRIDE_COUNT = 4 };
+enum { GI__OVERRIDE_COUNT = 5 };
 
 /* Parses the variables as `lookup` gives them (NULL: unset; "" counts as
  * unset too), each looked up once, into *out: the defaults for those

@@ -12,6 +12,17 @@
  * Several lanes let one image's copies overlap another's kernels. The CPU
  * backend runs in the same engine, its lanes using the cores' threads.
  *
+ * Every GPU of the batch (gi_batch_options.gpus) has lanes of its own. The
+ * first lanes run on the first GPU; once their context runs the batch on
+ * CUDA (asked for, or AUTO's plan), the first lane opens as many lanes on
+ * each other GPU, the codec workers serving them all. A lane takes the next
+ * decoded image only when its GPU is the one that finishes it first
+ * (route.h, gi__route_gpu: queued work over rate; equal GPUs, the least
+ * loaded), so one GPU runs the same code with a route of one. A lane whose
+ * GPU fails hands its image back to the queue, and the GPU's lanes stop;
+ * when no other GPU is left, they go on on the CPU under AUTO (or fail the
+ * images left, naming the failure, under CUDA).
+ *
  * Starting CUDA takes a few hundred milliseconds, in which the decoded
  * queue fills and the codec workers would stand idle. Under AUTO the lanes
  * plan from the first input's header and the number of items (the cost
@@ -51,6 +62,8 @@
 typedef struct {
     gi__batch_image **jobs;
     size_t cap, head, count, reserved;
+    size_t limit;     /* the jobs it holds at most (<= cap, which leaves room for a
+                         job a lost GPU hands back); raised as GPUs add lanes */
 } job_queue;
 
 typedef struct {
@@ -58,6 +71,10 @@ typedef struct {
     char why[600];    /* ...and why */
     struct pipeline *p;
     int bridge;       /* the CPU lane that serves while CUDA starts */
+    int gpu;          /* its GPU's position in pipeline.gpus; -1: none (a lane that
+                         took over on the CPU) */
+    int joined;       /* counted among its GPU's open lanes */
+    char gpu_why[200];/* why its GPU took the image it computes */
 } compute_lane;
 
 /* The shape of a run: options resolved against the cores and the items. */
@@ -84,24 +101,45 @@ typedef struct pipeline {
     int lanes_on_cpu;    /* the lanes' plan chose the CPU: no bridge needed */
     int lanes_on_cuda;   /* ...or CUDA: JPEGs may decode to coefficients */
     int encoding;        /* codec workers encoding an image */
+    /* The GPUs whose lanes compute: [0] the first lanes' (route.h's view:
+     * its index, rate, queued work and open lanes), with for each the
+     * lanes computing, those still opening and whether it failed. */
+    gi__gpu_load gpus[GI_MAX_GPUS];
+    int gpu_busy[GI_MAX_GPUS], gpu_opening[GI_MAX_GPUS], gpu_failed[GI_MAX_GPUS];
+    int n_gpus;
+    char lost_why[600];  /* the last GPU failure */
+    compute_lane *more_lanes; /* the lanes of gpus[1..n_gpus), more_count of them */
+    pthread_t *more_ids;      /* the threads of those that started */
+    int more_count, more_started;
     double waited_ms;    /* every thread's time in wait_for_change, summed */
     int threads;         /* the threads that ran (the calling thread alone: 0) */
 } pipeline;
 
-static int queue_init(job_queue *q, size_t cap)
+/* A ring of `limit` jobs, with room for `spare` more (the images that
+ * lanes opened later may hold, or hand back). */
+static int queue_init(job_queue *q, size_t limit, size_t spare)
 {
-    *q = (job_queue){.jobs = calloc(cap, sizeof *q->jobs), .cap = cap};
+    *q = (job_queue){.jobs = calloc(limit + spare, sizeof *q->jobs), .cap = limit + spare,
+                     .limit = limit};
     return q->jobs ? 0 : -1;
 }
 
 static int queue_has_room(const job_queue *q)
 {
-    return q->count + q->reserved < q->cap;
+    return q->count + q->reserved < q->limit;
 }
 
 static void queue_push(job_queue *q, gi__batch_image *job)
 {
     q->jobs[(q->head + q->count++) % q->cap] = job;
+}
+
+/* Puts a job back at the head: the next one a lane takes. */
+static void queue_push_front(job_queue *q, gi__batch_image *job)
+{
+    q->head = (q->head + q->cap - 1) % q->cap;
+    q->jobs[q->head] = job;
+    q->count++;
 }
 
 static gi__batch_image *queue_pop(job_queue *q)
@@ -264,16 +302,26 @@ static gi__batch_image *start_job(pipeline *p, gi_batch_item *it, const gi__jpeg
     return NULL;
 }
 
+/* 0 when computed, -1 when failed (settle it), 1 when the lane's GPU
+ * failed and the job, untouched, is to go to another device (in a
+ * pipeline only: one image in turn has no other lane to go to). */
 static int compute(pipeline *p, compute_lane *lane, gi__batch_image *job)
 {
     if (!lane->ctx) {
         gi__batch_fail(job, "%s: %s", gi_quote_name(job->item->in), lane->why);
         return -1;
     }
-    int rc = gi__batch_compute(lane->ctx, p->opts, job);
+    const int hand_back = lane->gpu >= 0 && !lane->bridge && p->shape.codec_workers > 0;
+    int rc = gi__batch_compute(lane->ctx, p->opts, job, hand_back);
     if (rc == 0 && lane->bridge)
         snprintf(job->notes.choice, sizeof job->notes.choice,
                  "cpu: the bridge lane, while CUDA starts");
+    if (rc == 0 && !lane->bridge && lane->gpu >= 0 && strcmp(job->item->backend, "cuda") == 0) {
+        char choice[sizeof job->notes.choice];
+        snprintf(choice, sizeof choice, "%s", job->notes.choice);
+        snprintf(job->notes.choice, sizeof job->notes.choice, "%.199s; %.390s", lane->gpu_why,
+                 choice);
+    }
     return rc;
 }
 
@@ -346,7 +394,7 @@ static void *codec_worker(void *arg)
  * no image: the lanes compute them all. */
 static void open_bridge(pipeline *p, compute_lane *lane)
 {
-    gi_context_options opts = {GI_DEVICE_CPU, p->shape.bridge_cpu_threads};
+    gi_context_options opts = {GI_DEVICE_CPU, p->shape.bridge_cpu_threads, 0};
     if (gi_context_create(&lane->ctx, &opts) != GI_OK) lane->ctx = NULL;
 }
 
@@ -356,7 +404,8 @@ static void open_bridge(pipeline *p, compute_lane *lane)
  * the default device plans before any decoding:
  * one image's CUDA start-up, when the plan wants CUDA, then overlaps its
  * decoding; in a batch the lane waits for the device its plan chose while
- * the bridge lane computes, and when that is the CPU the bridge stops. */
+ * the bridge lane computes, and when that is the CPU the bridge stops.
+ * The first GPU's lanes set the batch's plan; another GPU's only hint. */
 static void plan_lane(pipeline *p, compute_lane *lane)
 {
     const size_t mid = p->count / 2;
@@ -375,7 +424,7 @@ static void plan_lane(pipeline *p, compute_lane *lane)
     gi_format out = p->opts->job.save.format;
     if (out == GI_FORMAT_AUTO && median->out) out = gi_format_from_path(median->out);
     gi__context_hint_files(lane->ctx, size.format == GI_FORMAT_JPEG, out == GI_FORMAT_JPEG);
-    if (gi_context_plan_hint(lane->ctx, &hint) != GI_OK || single) return;
+    if (gi_context_plan_hint(lane->ctx, &hint) != GI_OK || single || lane->gpu != 0) return;
     const int on_cpu = strcmp(gi_context_backend(lane->ctx), "cpu") == 0;
     pthread_mutex_lock(&p->lock);
     if (on_cpu) p->lanes_on_cpu = 1;
@@ -384,12 +433,89 @@ static void plan_lane(pipeline *p, compute_lane *lane)
     pthread_mutex_unlock(&p->lock);
 }
 
+static void *compute_worker(void *arg);
+
+/* The GPUs of the batch besides the first, with their rates, and their
+ * lanes started (by the first lane, once the batch runs on CUDA): lanes
+ * per GPU as on the first. A GPU that cannot be had is left out; an
+ * explicit list was checked by gi_batch_run. */
+static void add_gpu_lanes(pipeline *p)
+{
+    gi_gpus chosen;
+    gi_device_info info;
+    if (p->opts->context || p->shape.codec_workers == 0 ||
+        gi_gpus_resolve(&p->opts->gpus, &chosen) != GI_OK)
+        return;
+    gi__gpu_load more[GI_MAX_GPUS];
+    int n = 0;
+    for (int k = 0; k < chosen.count; k++)
+        if (chosen.index[k] != p->gpus[0].index)
+            more[n++] = (gi__gpu_load){.index = chosen.index[k], .rate = 1};
+    const int per_gpu = p->shape.lanes;
+    if (n == 0 || !(p->more_lanes = calloc((size_t)n * per_gpu, sizeof *p->more_lanes)) ||
+        !(p->more_ids = calloc((size_t)n * per_gpu, sizeof *p->more_ids)))
+        return;
+    for (int k = 0; k < n; k++)
+        if (gi_cuda_device_info(more[k].index, 0, &info) == GI_OK)
+            more[k].rate = gi__plan_gpu_rate(info.multiprocessors);
+    double first_rate = 1;
+    if (gi_cuda_device_info(p->gpus[0].index, 0, &info) == GI_OK)
+        first_rate = gi__plan_gpu_rate(info.multiprocessors);
+    pthread_mutex_lock(&p->lock);
+    p->gpus[0].rate = first_rate;
+    for (int k = 0; k < n; k++) {
+        p->gpus[1 + k] = more[k];
+        p->gpu_opening[1 + k] = per_gpu;
+    }
+    p->n_gpus = 1 + n;
+    p->decoded.limit += (size_t)n * per_gpu;
+    p->computed.limit += (size_t)n * per_gpu;
+    pthread_mutex_unlock(&p->lock);
+    p->more_count = n * per_gpu;
+    for (int i = 0; i < p->more_count; i++) {
+        compute_lane *lane = &p->more_lanes[i];
+        *lane = (compute_lane){.p = p, .gpu = 1 + i / per_gpu};
+        if (pthread_create(&p->more_ids[p->more_started], NULL, compute_worker, lane) == 0) {
+            p->more_started++;
+            continue;
+        }
+        pthread_mutex_lock(&p->lock); /* a lane that never starts never opens */
+        p->gpu_opening[lane->gpu]--;
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+/* A lane of a GPU after the first: a context of the batch's device on
+ * that GPU, which must run on CUDA (under AUTO, a GPU that cannot start
+ * leaves its lanes closed rather than computing on the CPU beside it). */
+static void open_gpu_lane(pipeline *p, compute_lane *lane)
+{
+    gi_context_options opts = {p->opts->device, p->shape.lane_cpu_threads,
+                               p->gpus[lane->gpu].index};
+    if (gi_context_create(&lane->ctx, &opts) != GI_OK) {
+        lane->ctx = NULL;
+        snprintf(lane->why, sizeof lane->why, "%s", gi_last_error());
+        return;
+    }
+    plan_lane(p, lane);
+    if (strcmp(gi_context_backend(lane->ctx), "cuda") != 0) {
+        snprintf(lane->why, sizeof lane->why, "GPU %d: %s", opts.gpu,
+                 gi_context_fallback_reason(lane->ctx));
+        gi_context_destroy(lane->ctx);
+        lane->ctx = NULL;
+    }
+}
+
 /* Opens a lane's context on the lane's own thread, so that CUDA starts
  * while the codec workers decode. The other lanes wait for the first one:
  * when it fails they all fail the same way, and that is reported once. */
 static void open_lane(pipeline *p, compute_lane *lane)
 {
     compute_lane *first = &p->lanes[0];
+    if (lane->gpu > 0) {
+        open_gpu_lane(p, lane);
+        return;
+    }
     if (lane != first) {
         pthread_mutex_lock(&p->lock);
         while (!p->first_lane_open) wait_for_change(p);
@@ -399,7 +525,7 @@ static void open_lane(pipeline *p, compute_lane *lane)
             return;
         }
     }
-    gi_context_options opts = {p->opts->device, p->shape.lane_cpu_threads};
+    gi_context_options opts = {p->opts->device, p->shape.lane_cpu_threads, p->gpus[0].index};
     if (lane == first && p->opts->context) {
         lane->ctx = p->opts->context; /* lent: the batch does not destroy it */
         gi__context_set_cpu_threads(lane->ctx, p->shape.lane_cpu_threads);
@@ -416,6 +542,93 @@ static void open_lane(pipeline *p, compute_lane *lane)
         pthread_cond_broadcast(&p->changed);
         pthread_mutex_unlock(&p->lock);
     }
+    if (lane == first && lane->ctx && p->lanes_on_cuda) add_gpu_lanes(p);
+}
+
+/* The megapixels of a job's work, as the GPUs' queues count it. */
+static double job_work(const gi__batch_image *job)
+{
+    return (double)job->src.width * job->src.height / 1e6;
+}
+
+/* The next decoded job for this lane (under the lock), or NULL: the
+ * bridge takes one the CPU computes at its pace; a GPU's lane the head
+ * when its GPU finishes it first (lane->gpu_why says why); a lane without
+ * a GPU or a context, the head. */
+static gi__batch_image *take_job(pipeline *p, compute_lane *lane)
+{
+    if (lane->bridge) return queue_take_for_cpu(&p->decoded);
+    if (lane->gpu < 0 || !lane->ctx) return queue_pop(&p->decoded);
+    gi__gpu_load loads[GI_MAX_GPUS];
+    for (int g = 0; g < p->n_gpus; g++) {
+        loads[g] = p->gpus[g];
+        loads[g].free_lanes = p->gpus[g].open - p->gpu_busy[g];
+        if (p->gpu_failed[g]) loads[g].open = 0;
+    }
+    const gi__batch_image *next = p->decoded.jobs[p->decoded.head];
+    int g = gi__route_gpu(loads, p->n_gpus, job_work(next), lane->gpu_why, sizeof lane->gpu_why);
+    return g == lane->gpu ? queue_pop(&p->decoded) : NULL;
+}
+
+/* Whether a GPU other than g (-1: any GPU) has lanes open or opening, and
+ * has not failed (under the lock). */
+static int other_gpu_left(const pipeline *p, int g)
+{
+    for (int h = 0; h < p->n_gpus; h++)
+        if (h != g && !p->gpu_failed[h] && p->gpus[h].open + p->gpu_opening[h] > 0) return 1;
+    return 0;
+}
+
+/* A lane of a failed GPU (or of one that did not open) when no other GPU
+ * is left (under the lock): it leaves its GPU and, under AUTO, goes on on
+ * the CPU; else it fails the images left with the GPU's failure (compute
+ * without a context). */
+static void take_over(pipeline *p, compute_lane *lane)
+{
+    if (lane->joined) p->gpus[lane->gpu].open--;
+    lane->joined = 0;
+    lane->gpu = -1;
+    snprintf(lane->why, sizeof lane->why, "%s", p->lost_why);
+    pthread_mutex_unlock(&p->lock);
+    if (lane->ctx != p->opts->context) gi_context_destroy(lane->ctx);
+    lane->ctx = NULL;
+    gi_context_options cpu = {GI_DEVICE_CPU, p->shape.lane_cpu_threads, 0};
+    if (p->opts->device == GI_DEVICE_AUTO && gi_context_create(&lane->ctx, &cpu) != GI_OK)
+        lane->ctx = NULL;
+    pthread_mutex_lock(&p->lock);
+}
+
+/* Computes a job taken from the queue (the lock held on entry and exit),
+ * counting it in its GPU's queue meanwhile; a job whose GPU failed goes
+ * back to the head of the queue. */
+static void run_job(pipeline *p, compute_lane *lane, gi__batch_image *job)
+{
+    const int g = lane->bridge ? -1 : lane->gpu;
+    const double work = job_work(job);
+    if (g >= 0) {
+        p->gpus[g].queued += work;
+        p->gpu_busy[g]++;
+    }
+    p->computed.reserved++;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+    int rc = compute(p, lane, job);
+    if (rc < 0) settle(p, job);
+    pthread_mutex_lock(&p->lock);
+    p->computed.reserved--;
+    if (g >= 0) {
+        p->gpus[g].queued -= work;
+        p->gpu_busy[g]--;
+    }
+    if (rc > 0) {
+        p->gpu_failed[g] = 1;
+        snprintf(p->lost_why, sizeof p->lost_why, "%s", gi_last_error());
+        queue_push_front(&p->decoded, job);
+    } else {
+        if (!lane->bridge) p->lane_warm = 1;
+        if (rc == 0) queue_push(&p->computed, job);
+    }
+    pthread_cond_broadcast(&p->changed);
 }
 
 static void *compute_worker(void *arg)
@@ -425,31 +638,37 @@ static void *compute_worker(void *arg)
     if (lane->bridge) open_bridge(p, lane);
     else open_lane(p, lane);
     pthread_mutex_lock(&p->lock);
+    if (!lane->bridge) {
+        p->gpu_opening[lane->gpu]--;
+        lane->joined = lane->ctx != NULL;
+        p->gpus[lane->gpu].open += lane->joined;
+        if (lane->gpu > 0 && !lane->ctx && !*p->lost_why) /* a GPU that did not open */
+            snprintf(p->lost_why, sizeof p->lost_why, "%s", lane->why);
+    }
     for (;;) {
         gi__batch_image *job = NULL;
         if (lane->bridge && (p->lane_warm || p->lanes_on_cpu || !lane->ctx)) {
             break;
+        } else if (!lane->bridge && lane->gpu >= 0 &&
+                   (p->gpu_failed[lane->gpu] || (lane->gpu > 0 && !lane->ctx))) {
+            /* its GPU failed (the others compute), or it did not open (the
+             * others, its GPU's included, compute) */
+            if (other_gpu_left(p, p->gpu_failed[lane->gpu] ? lane->gpu : -1)) break;
+            take_over(p, lane);
         } else if (p->decoded.count && queue_has_room(&p->computed) &&
-                   (job = lane->bridge ? queue_take_for_cpu(&p->decoded)
-                                       : queue_pop(&p->decoded)) != NULL) {
-            p->computed.reserved++;
-            pthread_cond_broadcast(&p->changed);
-            pthread_mutex_unlock(&p->lock);
-            int failed = compute(p, lane, job);
-            if (failed) settle(p, job);
-            pthread_mutex_lock(&p->lock);
-            p->computed.reserved--;
-            if (!lane->bridge) p->lane_warm = 1;
-            if (!failed) queue_push(&p->computed, job);
-            pthread_cond_broadcast(&p->changed);
-        } else if (decoding_done(p)) {
-            break;
+                   (job = take_job(p, lane)) != NULL) {
+            run_job(p, lane, job);
+        } else if (decoding_done(p) && (lane->bridge || p->computed.reserved == 0)) {
+            break; /* a lane stays while others compute: a GPU that fails hands back */
         } else {
             wait_for_change(p);
         }
     }
+    if (lane->joined) p->gpus[lane->gpu].open--;
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
+    if (lane == &p->lanes[0])
+        for (int i = 0; i < p->more_started; i++) pthread_join(p->more_ids[i], NULL);
     return NULL;
 }
 
@@ -498,9 +717,12 @@ static int run_threaded(pipeline *p, compute_lane *lanes, int lane_count, int wo
     if (workers_started && p->shape.bridge_cpu_threads &&
         pthread_create(&ids[started], NULL, compute_worker, &bridge) == 0)
         started++;
+    pthread_mutex_lock(&p->lock); /* lanes that never started never open */
+    p->gpu_opening[0] -= lane_count - lanes_started;
+    pthread_mutex_unlock(&p->lock);
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
     free(ids);
-    p->threads = started;
+    p->threads = started + p->more_started;
     gi_context_destroy(bridge.ctx);
     if (workers_started) return 0;
     p->next = 0;
@@ -598,6 +820,15 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     if (opts->codec_workers < 0 || opts->lanes < 0 || opts->lane_cpu_threads < 0 ||
         opts->cores < 0)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "negative worker, lane, thread or core count");
+    if (opts->gpus.count < 0 || opts->gpus.count > GI_MAX_GPUS)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "gpus: count %d is not 0..%d", opts->gpus.count,
+                        GI_MAX_GPUS);
+    /* GPUs named one by one must exist (where the batch may use them):
+     * every image would fail, or silently leave a GPU out, otherwise. */
+    gi_gpus named;
+    if (opts->gpus.count && opts->device != GI_DEVICE_CPU && gi_cuda_compiled() &&
+        gi_gpus_resolve(&opts->gpus, &named) == GI_ERR_INVALID_ARGUMENT)
+        return GI_ERR_INVALID_ARGUMENT;
     const batch_shape shape = shape_of(opts, count);
     /* One image: its decode may take the cores the pipeline leaves idle. */
     gi_batch_options one = *opts;
@@ -612,7 +843,12 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     compute_lane *lanes = calloc((size_t)shape.lanes, sizeof *lanes);
     if (!lanes) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate %d compute lanes", shape.lanes);
     pipeline p = {.opts = opts, .shape = shape, .items = items, .count = count,
-                  .lanes = lanes};
+                  .lanes = lanes, .n_gpus = 1};
+    /* The first lanes' GPU: the lent context's, else the first named */
+    p.gpus[0] = (gi__gpu_load){.rate = 1,
+                               .index = opts->context ? opts->context->gpu
+                                        : opts->gpus.count ? opts->gpus.index[0] : 0};
+    p.gpu_opening[0] = shape.lanes;
     lanes[0].p = &p;
     pthread_mutex_init(&p.lock, NULL);
     pthread_mutex_init(&p.report_lock, NULL);
@@ -622,9 +858,13 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
      * (which also caps the decodes under way, so that some workers are
      * left to encode), two per lane and the computed queue. */
     int workers = p.shape.codec_workers, lane_count = p.shape.lanes;
+    /* Each GPU after the first adds its lanes' share (add_gpu_lanes), for
+     * which the rings leave room, and for the jobs failed GPUs hand back
+     * past the limit (one a lane at most). */
     size_t decoded_cap = (size_t)workers / 2 + lane_count, computed_cap = lane_count + 1;
-    int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap) == 0 &&
-                   queue_init(&p.computed, computed_cap) == 0;
+    size_t spare = opts->device == GI_DEVICE_CPU ? 1 : (size_t)lane_count * GI_MAX_GPUS * 2 + 1;
+    int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap, spare) == 0 &&
+                   queue_init(&p.computed, computed_cap, spare) == 0;
     if (threaded) order_items(&p);
     if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) run_in_turn(&p, &lanes[0]);
     if (opts->waits) *opts->waits = (gi_batch_waits){p.waited_ms, p.threads};
@@ -636,6 +876,9 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     pthread_mutex_destroy(&p.lock);
     for (int i = 0; i < lane_count; i++)
         if (lanes[i].ctx != opts->context) gi_context_destroy(lanes[i].ctx);
+    for (int i = 0; i < p.more_count; i++) gi_context_destroy(p.more_lanes[i].ctx);
+    free(p.more_lanes);
+    free(p.more_ids);
     free(lanes);
     return GI_OK;
 }

@@ -141,7 +141,8 @@ static void record_compute(gi_context *ctx, gi__batch_image *job, const gi__chai
     snprintf(job->notes.note, sizeof job->notes.note, "%s", gi_context_last_fallback(ctx));
 }
 
-int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job)
+int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job,
+                      int hand_back)
 {
     const int from_jpeg = gi__jpeg_coeffs_present(&job->coeffs);
     const int deferred = job->coeffs.deferred != NULL;
@@ -155,6 +156,12 @@ int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_imag
                                             &job->dst, NULL, jpeg_out, &fell_back)
                        : gi__job_apply_to_jpeg(ctx, &o->job, &job->src, &job->meta, &job->dst, NULL,
                                                jpeg_out);
+    if (st == GI_ERR_DEVICE && hand_back) {
+        gi_image_free(&job->dst);
+        free(job->jpeg_out.bytes);
+        job->jpeg_out.bytes = NULL;
+        return 1;
+    }
     gi_image_free(&job->src); /* not needed any more: keep memory flat */
     gi__jpeg_coeffs_free(&job->coeffs);
     gi__pixels_free(job->in_bytes);

@@ -10,7 +10,7 @@
 /* The texts of an item (gi_batch_item.choice, ...), held while its image
  * is in flight and lent to the item during on_item only. */
 typedef struct {
-    char choice[300];
+    char choice[600];   /* its GPU's choice, then its context's */
     char note[600];
     char metadata_note[600];
     char codecs_note[200];
@@ -34,7 +34,11 @@ typedef struct {
  * half to the compute lane's device; the compute runs it there. */
 int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
                      gi__batch_image *job);
-int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job);
+/* gi__batch_compute returns 1 instead where `hand_back` is set and the
+ * device failed (GI_ERR_DEVICE): the job keeps its input, untouched, for
+ * another device, and gi_last_error() says what failed. */
+int gi__batch_compute(gi_context *ctx, const gi_batch_options *o, gi__batch_image *job,
+                      int hand_back);
 /* Writes atomically, making the directories below o->output_root first. */
 int gi__batch_encode(const gi_batch_options *o, gi__batch_image *job);
 

@@ -152,7 +152,7 @@ typedef struct {
 static void *compare_worker(void *arg)
 {
     pair_queue *q = arg;
-    gi_context_options copts = {q->opts->device, q->cpu_threads};
+    gi_context_options copts = {q->opts->device, q->cpu_threads, 0};
     gi_context *ctx = NULL;
     gi_status made = gi_context_create(&ctx, &copts);
     char why[600];

@@ -221,7 +221,7 @@ static void compute(stream *s, frame *end)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = s->opts->cpu_threads ? s->opts->cpu_threads : cores < 1 ? 1 : (int)cores;
-    gi_context_options copts = {s->opts->device, threads};
+    gi_context_options copts = {s->opts->device, threads, 0};
     gi_context *ctx;
     gi_status st = gi_context_create(&ctx, &copts);
     if (st == GI_OK) {

@@ -5,8 +5,9 @@
 #include "base/gi_error.h"
 #include "jpeg_device.h"
 
-gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
+gi_status gi__cuda_backend_create(int device, const gi__backend_ops **ops, void **state)
 {
+    (void)device;
     (void)ops;
     (void)state;
     return gi__fail(GI_ERR_NO_DEVICE, "built without CUDA");

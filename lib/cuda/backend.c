@@ -25,6 +25,7 @@
 #include "jpeg_device.h"
 #include "jpeg_encode_device.h"
 #include "jpeg_entropy_device.h"
+#include "base/overrides.h"
 #include "base/pixel_alloc.h"
 
 /* Device rows start on this boundary so the kernels' wide accesses line up. */
@@ -38,7 +39,8 @@ typedef gi__cuda_buffer buffer;
 enum { MARK_UPLOAD, MARK_KERNEL, MARK_DOWNLOAD, MARK_DONE, MARK_COUNT };
 
 typedef struct {
-    int device;
+    int device;                      /* its GPU: an index among the visible devices */
+    long chains;                     /* chains run (GPUIMG_TEST_FAIL_GPU counts them) */
     cudaStream_t stream;
     buffer src, dst, mid, scratch;   /* device: source, results (ping-pong), scratch */
     buffer coeffs, planes;           /* device: a JPEG's coefficients, its component planes */
@@ -690,11 +692,24 @@ static gi_status run_steps(cuda_state *s, const gi__chain *ch, int placed, gi_st
     return st == GI_OK ? record_times(s) : st;
 }
 
+/* Makes s's GPU the calling thread's current device before a chain (the
+ * current device is per thread, and the threads that run a context come
+ * and go). GPUIMG_TEST_FAIL_GPU makes its GPU fail here after its first
+ * chain, as a GPU lost mid-batch would. */
+static gi_status use_device(cuda_state *s)
+{
+    if (gi__process_overrides()->fail_gpu == s->device && s->chains++ > 0)
+        return gi__fail(GI_ERR_DEVICE, "GPU %d failed (GPUIMG_TEST_FAIL_GPU=%d)", s->device,
+                        s->device);
+    cudaError_t e = cudaSetDevice(s->device);
+    return e == cudaSuccess ? GI_OK : gi__cuda_fail(e, "cudaSetDevice");
+}
+
 static gi_status cuda_run_chain(void *state, const gi__chain *ch)
 {
     cuda_state *s = state;
-    cudaError_t e = cudaSetDevice(s->device);
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
+    gi_status ready = use_device(s);
+    if (ready != GI_OK) return ready;
     return run_steps(s, ch, 0, reserve_result_stage(s, ch));
 }
 
@@ -771,8 +786,8 @@ static gi_status cuda_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
                                           const gi__chain *chain)
 {
     cuda_state *s = state;
-    cudaError_t e = cudaSetDevice(s->device);
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
+    gi_status ready = use_device(s);
+    if (ready != GI_OK) return ready;
     if (c->storage_bytes == 0)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "a JPEG without coefficients");
     size_t pitch = 0;
@@ -830,6 +845,8 @@ static const gi__backend_ops cuda_ops = {
 gi_status gi__cuda_backend_reserve(void *state, size_t in_bytes, size_t out_bytes)
 {
     cuda_state *s = state;
+    cudaError_t e = cudaSetDevice(s->device);
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
     gi_status st = gi__cuda_reserve_pinned(&s->stage_in, in_bytes);
     return st == GI_OK ? gi__cuda_reserve_pinned(&s->stage_out, out_bytes) : st;
 }
@@ -850,13 +867,17 @@ static void pin_unmap(void *p)
     if (cudaFreeHost(p) != cudaSuccess) cudaGetLastError();
 }
 
-gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
+gi_status gi__cuda_backend_create(int device, const gi__backend_ops **ops, void **state)
 {
     const char *why;
-    if (gi_cuda_device_count(&why) == 0) return gi__fail(GI_ERR_NO_DEVICE, "%s", why);
-    int device;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaGetDevice");
+    int n = gi_cuda_device_count(&why);
+    if (n == 0) return gi__fail(GI_ERR_NO_DEVICE, "%s", why);
+    if (device < 0 || device >= n)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "GPU %d: %d GPU%s visible (indices 0 to %d)",
+                        device, n, n == 1 ? " is" : "s are", n - 1);
+    /* The stream, the events and the probe belong to the current device. */
+    cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess) return gi__cuda_fail(e, "cudaSetDevice");
     e = gi_cuda_kernels_probe();
     if (e != cudaSuccess) {
         cudaGetLastError();

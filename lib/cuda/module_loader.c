@@ -17,7 +17,7 @@
 #define MODULE_NAME "libgpuimg-cuda.so"
 
 static struct {
-    gi_status (*backend_create)(const gi__backend_ops **ops, void **state);
+    gi_status (*backend_create)(int device, const gi__backend_ops **ops, void **state);
     gi_status (*backend_reserve)(void *state, size_t in_bytes, size_t out_bytes);
     int (*device_count)(const char **why);
     gi_status (*device_info)(int index, int measure_bandwidth, gi_device_info *info);
@@ -79,10 +79,10 @@ static int loaded(void)
     return module.backend_create != NULL;
 }
 
-gi_status gi__cuda_backend_create(const gi__backend_ops **ops, void **state)
+gi_status gi__cuda_backend_create(int device, const gi__backend_ops **ops, void **state)
 {
     if (!loaded()) return gi__fail(GI_ERR_NO_DEVICE, "%s", why_not);
-    return module.backend_create(ops, state);
+    return module.backend_create(device, ops, state);
 }
 
 gi_status gi__cuda_backend_reserve(void *state, size_t in_bytes, size_t out_bytes)

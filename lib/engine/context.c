@@ -18,6 +18,7 @@ void gi_context_options_default(gi_context_options *opts)
 {
     opts->device = GI_DEVICE_AUTO;
     opts->cpu_threads = 0;
+    opts->gpu = 0;
 }
 
 gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **state)
@@ -63,7 +64,7 @@ static int cpu_lanes_of(const gi_context *ctx)
 
 static void start_cuda_here(gi_context *ctx)
 {
-    ctx->cuda_status = gi__cuda_backend_create(&ctx->cuda_ops, &ctx->cuda_state);
+    ctx->cuda_status = gi__cuda_backend_create(ctx->gpu, &ctx->cuda_ops, &ctx->cuda_state);
     /* Pinning is the one slow allocation (tens of ms for a photo); done
      * here it overlaps the decoding too. Should it fail, the first image
      * tries again and reports it. */
@@ -251,7 +252,8 @@ gi_status gi_context_create(gi_context **out, const gi_context_options *opts)
         opts = &defaults;
     }
     *out = NULL;
-    if ((unsigned)opts->device > GI_DEVICE_CUDA || opts->cpu_threads < 0)
+    if ((unsigned)opts->device > GI_DEVICE_CUDA || opts->cpu_threads < 0 || opts->gpu < 0 ||
+        opts->gpu >= GI_MAX_GPUS)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "invalid context options");
     gi_status env = gi_check_environment();
     if (env != GI_OK) return env;
@@ -259,6 +261,7 @@ gi_status gi_context_create(gi_context **out, const gi_context_options *opts)
     if (!ctx) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate a context");
     ctx->requested = opts->device;
     ctx->cpu_threads = opts->cpu_threads;
+    ctx->gpu = opts->gpu;
     ctx->images_left = 1;
     /* Asking whether CUDA was built in calls nothing of CUDA. */
     ctx->cuda = gi_cuda_compiled() ? GI__CUDA_COLD : GI__CUDA_ABSENT;

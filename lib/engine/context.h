@@ -13,6 +13,7 @@
 struct gi_context {
     gi_device requested;
     int cpu_threads;
+    int gpu;                    /* the GPU its CUDA backend runs on (gi_context_options) */
     const gi__backend_ops *ops; /* the settled backend (gi_context_backend, benchmarks) */
     void *state;
     const gi__backend_ops *cpu_ops; /* created on first use */

@@ -239,3 +239,8 @@ int gi__plan_jpeg_route(const gi__jpeg_route_input *in, const gi__device_costs *
              "the %s", gpu ? "GPU" : "CPU", gpu ? ms1 : ms0, gpu ? ms0 : ms1, gpu ? "CPU" : "GPU");
     return gpu;
 }
+
+double gi__plan_gpu_rate(int multiprocessors)
+{
+    return multiprocessors > 0 ? multiprocessors / 132.0 : 1.0;
+}

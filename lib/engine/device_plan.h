@@ -108,6 +108,13 @@ typedef struct gi__plan {
 
 void gi__plan_device(const gi__plan_input *in, const gi__device_costs *costs, gi__plan *out);
 
+/* A GPU's speed against the reference machine's (1: the same), for
+ * spreading a batch over GPUs (route.h, gi__route_gpu): the kernels, the
+ * device codecs and their launches are measured on the reference's H100
+ * with its 132 multiprocessors, and scale with a GPU's multiprocessors;
+ * 0 (unknown) counts as the reference's. */
+double gi__plan_gpu_rate(int multiprocessors);
+
 /* A JPEG whose steps run on CUDA (the lane's context is CUDA's): whether
  * its arithmetic half runs there too, the codec worker decoding only to
  * coefficients (route 1), or on the codec worker, the lane uploading

@@ -21,6 +21,39 @@ gi__run gi__route_unknown_work(gi__cuda_phase cuda)
     return cuda == GI__CUDA_READY ? GI__RUN_CUDA : GI__RUN_CPU;
 }
 
+/* Whether GPU a finishes sooner than b (finish times fa, fb). */
+static int sooner(double fa, const gi__gpu_load *a, double fb, const gi__gpu_load *b)
+{
+    if (fa != fb) return fa < fb;
+    return (a->free_lanes > 0) > (b->free_lanes > 0);
+}
+
+int gi__route_gpu(const gi__gpu_load *gpus, int n, double work, char *why, size_t why_size)
+{
+    int best = -1, runner_up = -1;
+    double finish[GI_MAX_GPUS];
+    for (int g = 0; g < n && g < GI_MAX_GPUS; g++) {
+        if (!gpus[g].open) continue;
+        finish[g] = (gpus[g].queued + work) / (gpus[g].rate > 0 ? gpus[g].rate : 1);
+        if (best < 0 || sooner(finish[g], &gpus[g], finish[best], &gpus[best])) {
+            runner_up = best;
+            best = g;
+        } else if (runner_up < 0 || sooner(finish[g], &gpus[g], finish[runner_up], &gpus[runner_up])) {
+            runner_up = g;
+        }
+    }
+    if (why_size) *why = '\0';
+    if (best < 0) return -1;
+    const gi__gpu_load *b = &gpus[best];
+    if (runner_up < 0)
+        snprintf(why, why_size, "gpu %d: the batch's only GPU", b->index);
+    else
+        snprintf(why, why_size, "gpu %d: finishes it first (%.1f MP queued at rate %.2f, against "
+                 "gpu %d's %.1f MP at %.2f)", b->index, b->queued, b->rate, gpus[runner_up].index,
+                 gpus[runner_up].queued, gpus[runner_up].rate);
+    return best;
+}
+
 int gi__route_retries_on_cpu(gi_device requested, gi_status st, int ran_on_cpu)
 {
     return requested == GI_DEVICE_AUTO && st == GI_ERR_NO_MEMORY && !ran_on_cpu;

@@ -42,6 +42,24 @@ gi__run gi__route_unknown_work(gi__cuda_phase cuda);
  * under AUTO where the device ran out of memory. */
 int gi__route_retries_on_cpu(gi_device requested, gi_status st, int ran_on_cpu);
 
+/* ---------------------------------------------------------------- GPUs */
+
+/* One GPU of a batch, as its lanes stand. */
+typedef struct gi__gpu_load {
+    int index;       /* its CUDA device index (for the reason) */
+    double rate;     /* its speed (gi__plan_gpu_rate) */
+    double queued;   /* the work its lanes hold now, in megapixels */
+    int free_lanes;  /* its lanes waiting for work */
+    int open;        /* it has lanes; 0: still opening, or failed */
+} gi__gpu_load;
+
+/* The GPU that finishes an image of `work` megapixels first: the least
+ * (queued + work) / rate among the open ones, one with a free lane before
+ * one without at a tie, then the lower position. Returns its position in
+ * gpus[0..n), or -1 when none is open; why gets "gpu N: ..." with the
+ * estimates. One GPU: that one. */
+int gi__route_gpu(const gi__gpu_load *gpus, int n, double work, char *why, size_t why_size);
+
 /* ---------------------------------------------------------------- JPEGs */
 
 /* Where a JPEG input's arithmetic half runs when the job's steps run on

@@ -40,6 +40,10 @@ typedef struct gi_serve_options {
      * thread, one at a time). */
     void (*log)(void *user, const char *line);
     void *user;
+    /* The GPUs whose contexts it keeps warm, the job slots taking them in
+     * turn; a call goes to a free slot of the GPU running the fewest
+     * (count 0: every visible GPU; a client's own choice does not apply) */
+    gi_gpus gpus;
 } gi_serve_options;
 
 /* Makes the socket's directory when it is the default one (0700), binds

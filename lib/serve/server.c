@@ -43,11 +43,13 @@ typedef struct waiter {
 
 typedef struct {
     const gi_serve_options *o;
-    const char *device; /* "cuda" when CUDA was started, else "cpu" */
+    char device[200]; /* "cuda, gpus 0 1" when CUDA was started, else "cpu" */
     /* One warm context per job slot, lent to the batches of the server's
-     * device (gi_batch_options.context); busy while a batch holds it. */
+     * device (gi_batch_options.context); busy while a batch holds it. The
+     * slots take the chosen GPUs in turn: slot i runs on gpu_of[i]. */
     gi_context *warm[MAX_JOBS];
     char busy[MAX_JOBS];
+    int gpu_of[MAX_JOBS];
     pthread_mutex_t lock;
     pthread_cond_t changed; /* a turn, a client gone, shutting down (CLOCK_MONOTONIC) */
     waiter *queue;          /* the jobs waiting, first come first */
@@ -129,6 +131,24 @@ static void leave_queue(server *srv, waiter *me)
  * compute with a thread per core, N threads a core (the batch engine
  * shares the cores out among its lanes likewise). A job that starts alone
  * has them all; the jobs that were running keep their share until they end. */
+/* The free slot whose GPU runs the fewest jobs (the first at a tie), so
+ * that calls at once spread over the GPUs (under the lock). */
+static int least_busy_slot(const server *srv)
+{
+    int best = -1, best_load = 0;
+    for (int slot = 0; slot < srv->jobs && slot < MAX_JOBS; slot++) {
+        if (srv->busy[slot]) continue;
+        int load = 0;
+        for (int other = 0; other < srv->jobs; other++)
+            load += srv->busy[other] && srv->gpu_of[other] == srv->gpu_of[slot];
+        if (best < 0 || load < best_load) {
+            best = slot;
+            best_load = load;
+        }
+    }
+    return best < 0 ? 0 : best; /* never: the caller saw a free slot */
+}
+
 static int take_turn(server *srv, int *cores)
 {
     struct timespec deadline;
@@ -151,7 +171,7 @@ static int take_turn(server *srv, int *cores)
     int slot = srv->stopping ? TURN_STOPPING : TURN_TIMED_OUT;
     if (!srv->stopping && ready) {
         srv->running++;
-        for (slot = 0; srv->busy[slot]; slot++) continue; /* running <= jobs: one is free */
+        slot = least_busy_slot(srv); /* running <= jobs: one is free */
         srv->busy[slot] = 1;
         *cores = srv->cores / srv->running > 1 ? srv->cores / srv->running : 1;
     }
@@ -344,7 +364,7 @@ static void serve_job(client *c, const gi__frame *f)
 static void info_text(server *srv, char *text, size_t size)
 {
     pthread_mutex_lock(&srv->lock);
-    snprintf(text, size, "pid %ld, device %s, jobs served %lu, running %d, waiting %d, clients %d",
+    snprintf(text, size, "pid %ld, device %.200s, jobs served %lu, running %d, waiting %d, clients %d",
              (long)getpid(), srv->device, srv->served, srv->running, srv->waiting,
              srv->clients - 1);
     pthread_mutex_unlock(&srv->lock);
@@ -470,18 +490,22 @@ static void raise_fd_limit(void)
  * (take_turn): with every core a photo's blur is faster on the CPU (7 ms
  * against 14 on the H200 machine), so CUDA never started, and under load
  * each job, on its one core, blurred on the CPU in 120 ms. A lone job
- * still plans on its own share and may take the CPU. Returns whether
- * CUDA runs in them. */
-static int warm_up(server *srv, gi_device device, int jobs)
+ * still plans on its own share and may take the CPU. With several GPUs
+ * chosen the slots take them in turn. Says in srv->device whether CUDA
+ * runs in them, and on which GPUs. */
+static void warm_up(server *srv, gi_device device, int jobs)
 {
-    int gpu = device != GI_DEVICE_CPU && gi_cuda_compiled() && gi_cuda_device_count(NULL) > 0;
+    gi_gpus gpus = {0};
+    int gpu = device != GI_DEVICE_CPU && gi_cuda_compiled() &&
+              gi_gpus_resolve(&srv->o->gpus, &gpus) == GI_OK;
     gi_op blur = {.kind = GI_OP_BLUR};
     gi_blur_params_default(&blur.blur);
     gi_plan_hint photo = {.images = 1000, .steps = &blur, .n_steps = 1, .width = 4000,
                           .height = 3000, .channels = 3};
     int started = 0;
     for (int i = 0; i < jobs; i++) {
-        gi_context_options co = {device, 0};
+        srv->gpu_of[i] = gpu ? gpus.index[i % gpus.count] : 0;
+        gi_context_options co = {device, 0, srv->gpu_of[i]};
         if (gi_context_create(&srv->warm[i], &co) != GI_OK) {
             srv->warm[i] = NULL;
             continue;
@@ -490,7 +514,11 @@ static int warm_up(server *srv, gi_device device, int jobs)
         if (gpu && device == GI_DEVICE_AUTO) (void)gi_context_plan_hint(srv->warm[i], &photo);
         started |= gpu && strcmp(gi_context_backend(srv->warm[i]), "cuda") == 0;
     }
-    return started;
+    snprintf(srv->device, sizeof srv->device, "%s", started ? "cuda, gpus" : "cpu");
+    for (int k = 0; started && k < gpus.count && k < jobs; k++) {
+        size_t n = strlen(srv->device);
+        snprintf(srv->device + n, sizeof srv->device - n, " %d", gpus.index[k]);
+    }
 }
 
 static int should_stop(server *srv)
@@ -519,12 +547,16 @@ gi_status gi_serve_run(const gi_serve_options *opts)
     if (o.max_clients <= 0) o.max_clients = 64;
     if (o.max_wait_s <= 0) o.max_wait_s = 2;
     if (o.max_wait_s > 1e6) o.max_wait_s = 1e6; /* a deadline that fits a timespec */
+    gi_gpus named; /* GPUs named one by one must exist (else slots would use GPU 0) */
+    if (o.device != GI_DEVICE_CPU && o.gpus.count && gi_cuda_compiled() &&
+        gi_gpus_resolve(&o.gpus, &named) == GI_ERR_INVALID_ARGUMENT)
+        return GI_ERR_INVALID_ARGUMENT;
     int listen_fd = gi__serve_listen(o.socket_path);
     if (listen_fd < 0) return GI_ERR_IO;
     raise_fd_limit();
     server srv = {.o = &o, .jobs = o.jobs, .cores = gi__cpu_count(), .last_activity = now_s()};
     (void)gi__serve_build_id(srv.build, sizeof srv.build);
-    srv.device = warm_up(&srv, o.device, o.jobs) ? "cuda" : "cpu";
+    warm_up(&srv, o.device, o.jobs);
     pthread_mutex_init(&srv.lock, NULL);
     pthread_condattr_t monotonic;
     pthread_condattr_init(&monotonic);

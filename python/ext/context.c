@@ -15,12 +15,13 @@ typedef struct {
 static int context_init(PyObject *op, PyObject *args, PyObject *kwargs)
 {
     gpx_context *self = (gpx_context *)op;
-    static char *names[] = {"device", "threads", NULL};
-    int device = GI_DEVICE_AUTO, threads = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|ii:Context", names, &device, &threads))
+    static char *names[] = {"device", "threads", "gpu", NULL};
+    int device = GI_DEVICE_AUTO, threads = 0, gpu = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|iii:Context", names, &device, &threads, &gpu))
         return -1;
-    if (device < GI_DEVICE_AUTO || device > GI_DEVICE_CUDA || threads < 0) {
-        PyErr_SetString(PyExc_ValueError, "device must be 0..2 and threads >= 0");
+    if (device < GI_DEVICE_AUTO || device > GI_DEVICE_CUDA || threads < 0 || gpu < 0 ||
+        gpu >= GI_MAX_GPUS) {
+        PyErr_SetString(PyExc_ValueError, "device must be 0..2, threads >= 0 and gpu 0..63");
         return -1;
     }
     if (self->ctx) {
@@ -35,6 +36,7 @@ static int context_init(PyObject *op, PyObject *args, PyObject *kwargs)
     gi_context_options_default(&o);
     o.device = (gi_device)device;
     o.cpu_threads = threads;
+    o.gpu = gpu;
     gi_status st;
     gi_context *ctx = NULL;
     Py_BEGIN_ALLOW_THREADS

@@ -63,32 +63,50 @@ __all__ = [
 _DEVICES = {"auto": _c.DEVICE_AUTO, "cpu": _c.DEVICE_CPU, "cuda": _c.DEVICE_CUDA}
 
 
-def _device_code(device: Any) -> int:
-    code = _DEVICES.get(device.lower()) if isinstance(device, str) else None
-    if code is None:
-        raise ValueError(f"device '{device}': expected auto, cpu or cuda (or a Context)")
-    return code
+def _device_choice(device: Any) -> Tuple[int, int, bool]:
+    """(code, GPU, named) of a device string: "auto", "cpu", "cuda" (GPU 0,
+    or the GPU a CUDA array lives on) or "cuda:N" (GPU N, named: a CUDA
+    array must live there). N counts the GPUs CUDA sees."""
+    if isinstance(device, str):
+        name, colon, index = device.lower().partition(":")
+        code = _DEVICES.get(name)
+        if code is not None and not colon:
+            return code, 0, False
+        if code == _c.DEVICE_CUDA and index.isdigit() and int(index) < 64:
+            return code, int(index), True
+    raise ValueError(f"device '{device}': expected auto, cpu, cuda or cuda:N (or a Context)")
+
+
+def _array_gpu(d: Any, gpu: int, named: bool, device: Any) -> int:
+    """The GPU that runs a CUDA array: the one it lives on, which must be
+    the one named, if any."""
+    if named and d.device_id != gpu:
+        raise ValueError(f"a CUDA array on GPU {d.device_id}, and device {device!r} names GPU "
+                         f"{gpu}: name the array's GPU, or move the array to GPU {gpu}")
+    return d.device_id
 
 
 # ---------------------------------------------------------------- pooled contexts
 
-_pool: Dict[int, List[Any]] = {code: [] for code in _DEVICES.values()}
+_pool: Dict[Tuple[int, int], List[Any]] = {}
 _pool_lock = _threading.Lock()
 
 
 @_contextmanager
-def _borrow(code: int) -> Iterator[Any]:
-    """A warm context of the device for one call: each thread takes one of
-    its own from the pool, so calls from many threads run at once."""
+def _borrow(code: int, gpu: int = 0) -> Iterator[Any]:
+    """A warm context of the device (on that GPU) for one call: each thread
+    takes one of its own from the pool, so calls from many threads run at
+    once."""
     with _pool_lock:
-        ctx = _pool[code].pop() if _pool[code] else None
+        free = _pool.setdefault((code, gpu), [])
+        ctx = free.pop() if free else None
     if ctx is None:
-        ctx = _c.Context(code)
+        ctx = _c.Context(code, 0, gpu)
     try:
         yield ctx
     finally:
         with _pool_lock:
-            _pool[code].append(ctx)
+            _pool[(code, gpu)].append(ctx)
 
 
 def _hist_array(r: Tuple[int, int, bytes]) -> _np.ndarray:
@@ -116,16 +134,16 @@ def _run(img: Image, steps: list, device: Device) -> Any:
     d = _arrays.device_image(img)
     if isinstance(device, Context):
         if d is not None:
-            return _apply_device(device._for_device_arrays(), d, steps)
+            return _apply_device(device._for_device_arrays(d), d, steps)
         return _apply(device._ctx, img, _arrays.host(img), steps)
-    code = _device_code(device)
+    code, gpu, named = _device_choice(device)
     if d is not None:
         if code == _c.DEVICE_CPU:
-            raise ValueError("a CUDA array needs device 'auto' or 'cuda'")
-        with _borrow(_c.DEVICE_CUDA) as ctx:
+            raise ValueError("a CUDA array needs device 'auto', 'cuda' or 'cuda:N'")
+        with _borrow(_c.DEVICE_CUDA, _array_gpu(d, gpu, named, device)) as ctx:
             return _apply_device(ctx, d, steps)
     a = _arrays.host(img)
-    with _borrow(code) as ctx:
+    with _borrow(code, gpu) as ctx:
         return _apply(ctx, img, a, steps)
 
 
@@ -385,7 +403,7 @@ def compare(expected: Image, actual: Image, tolerance: int = 0,
     if isinstance(device, Context):
         r = device._ctx.compare(e, a, tol, _steps.flag("ssim", ssim))
     else:
-        with _borrow(_device_code(device)) as ctx:
+        with _borrow(*_device_choice(device)[:2]) as ctx:
             r = ctx.compare(e, a, tol, _steps.flag("ssim", ssim))
     limit = _max_different(max_different, r["pixels"])
     return CompareResult(
@@ -422,9 +440,11 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     look at each item's status. on_item(item) is called as each ends (from
     the batch's threads, one call at a time); if it raises, no new file
     starts and the exception comes out of batch(). depth: 8 or 16 bits a
-    sample written (None: each image's own), as save()."""
+    sample written (None: each image's own), as save(). On CUDA the images
+    spread over every GPU, or run on GPU N alone with device "cuda:N"."""
     if depth not in (None, 8, 16):
         raise ValueError(f"depth {depth!r}: expected 8, 16 or None (the image's)")
+    code, gpu, named = _device_choice(device)
     chain = _pipe.parse(steps)
     ins = [_os.fspath(p) for p in inputs]
     if isinstance(outputs, (str, _os.PathLike)):
@@ -436,11 +456,11 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     f, q, level, flt = _save_settings(format, quality, png_level, png_filter)
     callback = None if on_item is None else (lambda d: on_item(BatchItem(
         d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])))
-    items = _c.batch(ins, outs, chain, callback, _device_code(device),
+    items = _c.batch(ins, outs, chain, callback, code,
                      _steps._integer("jobs", jobs, 0, 256),
                      _steps.flag("skip_existing", skip_existing),
                      _steps.flag("auto_orient", auto_orient), _steps.flag("strip", strip), f, q,
-                     level, flt, depth or 0)
+                     level, flt, depth or 0, gpu if named else -1)
     return [BatchItem(d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])
             for d in items]
 
@@ -469,24 +489,27 @@ class Context:
     gpuimg.blur(img, sigma=2, device=ctx). One thread uses it at a time
     (others wait their turn); make one per thread for concurrent work.
 
-    device: "auto", "cpu" or "cuda"; threads: the CPU backend's (0: one per
-    core). CUDA arrays given to an "auto" context run on a CUDA context it
-    starts for them."""
+    device: "auto", "cpu", "cuda" (GPU 0) or "cuda:N" (GPU N of those CUDA
+    sees); threads: the CPU backend's (0: one per core). A CUDA array runs
+    on the GPU it lives on, on a CUDA context the context starts for that
+    GPU; a context that names its GPU ("cuda:1") refuses arrays on another."""
 
     def __init__(self, device: str = "auto", threads: int = 0) -> None:
-        self._code = _device_code(device)
+        self._device = device
+        self._code, self._gpu, self._named = _device_choice(device)
         self._threads = _steps._integer("threads", threads, 0, 4096)
-        self._ctx = _c.Context(self._code, self._threads)
-        self._cuda: Optional[Any] = self._ctx if self._code == _c.DEVICE_CUDA else None
+        self._ctx = _c.Context(self._code, self._threads, self._gpu)
+        self._cuda: Dict[int, Any] = {self._gpu: self._ctx} if self._code == _c.DEVICE_CUDA else {}
         self._lock = _threading.Lock()
 
-    def _for_device_arrays(self) -> Any:
+    def _for_device_arrays(self, d: Any) -> Any:
         if self._code == _c.DEVICE_CPU:
-            raise ValueError("a CUDA array needs a context of device 'auto' or 'cuda'")
+            raise ValueError("a CUDA array needs a context of device 'auto', 'cuda' or 'cuda:N'")
+        gpu = _array_gpu(d, self._gpu, self._named, self._device)
         with self._lock:
-            if self._cuda is None:
-                self._cuda = _c.Context(_c.DEVICE_CUDA, self._threads)
-            return self._cuda
+            if gpu not in self._cuda:
+                self._cuda[gpu] = _c.Context(_c.DEVICE_CUDA, self._threads, gpu)
+            return self._cuda[gpu]
 
     @property
     def backend(self) -> str:
@@ -514,8 +537,9 @@ class Context:
     def close(self) -> None:
         """Releases the device now (also when the context is collected)."""
         self._ctx.close()
-        if self._cuda is not None:
-            self._cuda.close()
+        for ctx in self._cuda.values():
+            if ctx is not self._ctx:
+                ctx.close()
 
     def __enter__(self) -> "Context":
         return self

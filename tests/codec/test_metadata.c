@@ -256,7 +256,7 @@ static void check_job(gi_context *ctx)
 int main(void)
 {
     gi_context *ctx;
-    gi_context_options opts = {GI_DEVICE_CPU, 1};
+    gi_context_options opts = {GI_DEVICE_CPU, 1, 0};
     if (gi_context_create(&ctx, &opts) != GI_OK) return 1;
     check_orientation_steps(ctx);
     check_round_trips();

@@ -330,7 +330,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cudaStreamCreate failed\n");
         return 1;
     }
-    gi_context_options cpu_opts = {GI_DEVICE_CPU, 0}, cuda_opts = {GI_DEVICE_CUDA, 0};
+    gi_context_options cpu_opts = {GI_DEVICE_CPU, 0, 0}, cuda_opts = {GI_DEVICE_CUDA, 0, 0};
     if (gi_context_create(&cpu_ctx, &cpu_opts) != GI_OK ||
         gi_context_create(&cuda_ctx, &cuda_opts) != GI_OK) {
         fprintf(stderr, "contexts: %s\n", gi_last_error());

@@ -132,8 +132,8 @@ int main(int argc, char **argv)
     }
     small_only = getenv("GPUIMG_TEST_SMALL") && strcmp(getenv("GPUIMG_TEST_SMALL"), "1") == 0;
     gi_context *cpu, *cuda, *planned;
-    gi_context_options cpu_opts = {GI_DEVICE_CPU, 0}, cuda_opts = {GI_DEVICE_CUDA, 0},
-                       auto_opts = {GI_DEVICE_AUTO, 0};
+    gi_context_options cpu_opts = {GI_DEVICE_CPU, 0, 0}, cuda_opts = {GI_DEVICE_CUDA, 0, 0},
+                       auto_opts = {GI_DEVICE_AUTO, 0, 0};
     if (gi_context_create(&cpu, &cpu_opts) != GI_OK || gi_context_create(&cuda, &cuda_opts) != GI_OK ||
         gi_context_create(&planned, &auto_opts) != GI_OK) {
         fprintf(stderr, "contexts: %s\n", gi_last_error());

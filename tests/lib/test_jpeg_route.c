@@ -122,7 +122,7 @@ static uint8_t *batch_bytes(gi_context *ctx, const char *path, const char *out,
     int ok = gi__batch_decode(&o, route, &job) == 0;
     if (ok && route)
         th_check(gi__jpeg_coeffs_present(&job.coeffs) && !job.src.data, "%s: batch kept pixels", path);
-    ok = ok && gi__batch_compute(ctx, &o, &job) == 0;
+    ok = ok && gi__batch_compute(ctx, &o, &job, 0) == 0;
     if (ok && route)
         th_check(strcmp(item.decoded_by, "gpuimg-jpeg") == 0 && !job.coeffs.storage,
                  "%s: a CPU lane's decoder says '%s'", path, item.decoded_by);
@@ -168,7 +168,7 @@ static char *batch_reason(gi_context *ctx, const char *in, const gi__jpeg_route 
     if (gi__batch_decode(&o, route, &job) == 0) {
         if (route)
             th_check(job.coeffs.deferred != NULL, "%s: the damaged copy not deferred", in);
-        gi__batch_compute(ctx, &o, &job);
+        gi__batch_compute(ctx, &o, &job, 0);
     }
     gi__batch_release(&job);
     return item.reason;
@@ -294,7 +294,7 @@ static void check_dir(gi_context *const ctx[2], const char *dir)
 int main(int argc, char **argv)
 {
     gi_context *ctx[2];
-    gi_context_options one = {GI_DEVICE_CPU, 1}, three = {GI_DEVICE_CPU, 3};
+    gi_context_options one = {GI_DEVICE_CPU, 1, 0}, three = {GI_DEVICE_CPU, 3, 0};
     if (gi_context_create(&ctx[0], &one) != GI_OK || gi_context_create(&ctx[1], &three) != GI_OK) {
         fprintf(stderr, "no CPU context: %s\n", gi_last_error());
         return 1;

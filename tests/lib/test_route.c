@@ -165,6 +165,68 @@ static void check_jpeg_arithmetic(void)
     th_check(!gi__route_defers_entropy(&entropy), "GPUIMG_JPEG_ENTROPY=cpu: on the codec workers");
 }
 
+/* ---------------------------------------------------------------- GPUs */
+
+/* A batch's image goes to the GPU that finishes it first. */
+static void check_gpu_route(void)
+{
+    char why[200];
+    gi__gpu_load one[1] = {{.index = 3, .rate = 1, .queued = 50, .free_lanes = 0, .open = 4}};
+    th_check(gi__route_gpu(one, 1, 12, why, sizeof why) == 0 &&
+                 strcmp(why, "gpu 3: the batch's only GPU") == 0,
+             "one GPU takes every image, busy or not: \"%s\"", why);
+    gi__gpu_load two[2] = {{.index = 0, .rate = 1, .free_lanes = 4, .open = 4},
+                           {.index = 1, .rate = 1, .free_lanes = 4, .open = 4}};
+    th_check(gi__route_gpu(two, 2, 12, why, sizeof why) == 0, "equal and idle: the first");
+    two[0].queued = 12;
+    two[0].free_lanes = 3;
+    th_check(gi__route_gpu(two, 2, 12, why, sizeof why) == 1 &&
+                 strncmp(why, "gpu 1: finishes it first (0.0 MP queued", 39) == 0,
+             "equal GPUs: the least loaded: \"%s\"", why);
+    two[1].queued = 12;
+    two[1].free_lanes = 0;
+    th_check(gi__route_gpu(two, 2, 12, why, sizeof why) == 0,
+             "equal work queued: the one with a free lane");
+    /* a GPU twice as fast finishes 24 MP queued plus 12 before one with
+     * 12 queued does (18 against 24) */
+    gi__gpu_load mixed[2] = {{.index = 0, .rate = 2, .queued = 24, .free_lanes = 0, .open = 4},
+                             {.index = 1, .rate = 1, .queued = 12, .free_lanes = 2, .open = 4}};
+    th_check(gi__route_gpu(mixed, 2, 12, why, sizeof why) == 0,
+             "the faster GPU, busy, before the slower one, free");
+    mixed[0].queued = 40; /* 26 against 24 */
+    th_check(gi__route_gpu(mixed, 2, 12, why, sizeof why) == 1, "the slower GPU once it finishes first");
+    mixed[1].open = 0;
+    th_check(gi__route_gpu(mixed, 2, 12, why, sizeof why) == 0, "a GPU not open takes nothing");
+    mixed[0].open = 0;
+    th_check(gi__route_gpu(mixed, 2, 12, why, sizeof why) == -1, "no GPU open: none");
+    th_check(gi__plan_gpu_rate(132) == 1 && gi__plan_gpu_rate(66) == 0.5 && gi__plan_gpu_rate(0) == 1,
+             "rates against the reference's 132 multiprocessors");
+}
+
+/* --gpus and GPUIMG_GPUS's parser (gpuimg.h, gi_gpus_parse). */
+static void check_gpus_parse(void)
+{
+    static const struct {
+        const char *text;
+        int count, index[4];
+    } good[] = {{"all", 0, {0}}, {"2", 1, {2}}, {"0,2", 2, {0, 2}}, {"0-3", 4, {0, 1, 2, 3}},
+                {"3,1", 2, {3, 1}}, {"1-2,0", 3, {1, 2, 0}}, {"63", 1, {63}}};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        gi_gpus g;
+        int same = gi_gpus_parse(good[i].text, &g) == GI_OK && g.count == good[i].count;
+        for (int k = 0; same && k < g.count; k++) same = g.index[k] == good[i].index[k];
+        th_check(same, "'%s': %d GPUs", good[i].text, g.count);
+    }
+    static const char *const bad[] = {"", "x", "-1", "0,,1", "1,1", "64", "3-1", "0,", ",0",
+                                      "1.5", "0-", "0-2,1", "ALL", " 1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        gi_gpus g = {.count = 5};
+        th_check(gi_gpus_parse(bad[i], &g) == GI_ERR_INVALID_ARGUMENT && g.count == 0 &&
+                     *gi_last_error(),
+                 "'%s' accepted", bad[i]);
+    }
+}
+
 /* ---------------------------------------------------------------- overrides */
 
 /* A fake environment of NAME=VALUE strings that counts its look-ups. */
@@ -200,7 +262,7 @@ static void check_parse(void)
     const char *none[] = {NULL};
     th_check(parse(none, &o) == GI_OK && o.isa_cap == GI__ISA_AVX512 && !o.generic_kernels &&
                  o.jpeg_arithmetic == GI__FORCE_NONE && o.jpeg_entropy == GI__FORCE_NONE &&
-                 !o.fail_device_alloc,
+                 !o.fail_device_alloc && o.fail_gpu == -1,
              "the defaults");
     static const struct {
         const char *word;
@@ -217,9 +279,10 @@ static void check_parse(void)
                  "%s: cap %d generic %d", var, (int)o.isa_cap, o.generic_kernels);
     }
     const char *set[] = {"GPUIMG_JPEG_ARITHMETIC=gpu", "GPUIMG_JPEG_ENTROPY=cpu",
-                         "GPUIMG_TEST_FAIL_DEVICE_ALLOC=1", "GPUIMG_CPU_ISA=", NULL};
+                         "GPUIMG_TEST_FAIL_DEVICE_ALLOC=1", "GPUIMG_CPU_ISA=",
+                         "GPUIMG_TEST_FAIL_GPU=1", NULL};
     th_check(parse(set, &o) == GI_OK && o.jpeg_arithmetic == GI__FORCE_GPU &&
-                 o.jpeg_entropy == GI__FORCE_CPU && o.fail_device_alloc &&
+                 o.jpeg_entropy == GI__FORCE_CPU && o.fail_device_alloc && o.fail_gpu == 1 &&
                  o.isa_cap == GI__ISA_AVX512,
              "values set (an empty one unset)");
     const char *set2[] = {"GPUIMG_JPEG_ARITHMETIC=cpu", "GPUIMG_JPEG_ENTROPY=gpu",
@@ -230,13 +293,15 @@ static void check_parse(void)
     /* every variable's bad value is refused, by name, with the defaults kept */
     static const char *const bad[] = {"GPUIMG_CPU_ISA=sse4", "GPUIMG_JPEG_ARITHMETIC=GPU",
                                       "GPUIMG_JPEG_ENTROPY=device",
-                                      "GPUIMG_TEST_FAIL_DEVICE_ALLOC=yes"};
+                                      "GPUIMG_TEST_FAIL_DEVICE_ALLOC=yes",
+                                      "GPUIMG_TEST_FAIL_GPU=-1"};
     for (int i = 0; i < GI__OVERRIDE_COUNT; i++) {
         const char *good = i == 2 ? "GPUIMG_JPEG_ARITHMETIC=gpu" : "GPUIMG_JPEG_ENTROPY=cpu";
         const char *vars[] = {good, bad[i], NULL};
         char want[80];
         const char *eq = strchr(bad[i], '=');
-        snprintf(want, sizeof want, "%.*s '%s': not one of ", (int)(eq - bad[i]), bad[i], eq + 1);
+        snprintf(want, sizeof want, "%.*s '%s': %s", (int)(eq - bad[i]), bad[i], eq + 1,
+                 i == 4 ? "not a GPU index" : "not one of ");
         gi_status st = parse(vars, &o);
         th_check(st == GI_ERR_INVALID_ARGUMENT && strncmp(gi_last_error(), want, strlen(want)) == 0 &&
                      o.jpeg_entropy == GI__FORCE_NONE && o.jpeg_arithmetic == GI__FORCE_NONE &&
@@ -274,6 +339,31 @@ static void check_bad_environment(void)
     th_check(gi__process_overrides()->isa_cap == GI__ISA_AVX512, "the defaults meanwhile");
 }
 
+/* A context's GPU and a batch's list of GPUs are checked (after
+ * check_read_once: creating a context reads the environment). */
+static void check_gpu_options(void)
+{
+    gi_context *ctx = NULL;
+    gi_context_options opts = {GI_DEVICE_CPU, 1, -1};
+    th_check(gi_context_create(&ctx, &opts) == GI_ERR_INVALID_ARGUMENT && !ctx, "gpu -1 accepted");
+    opts.gpu = GI_MAX_GPUS;
+    th_check(gi_context_create(&ctx, &opts) == GI_ERR_INVALID_ARGUMENT && !ctx, "gpu 64 accepted");
+    opts.gpu = 3; /* the CPU: no GPU is asked for */
+    th_check(gi_context_create(&ctx, &opts) == GI_OK, "gpu 3 of a CPU context: %s", gi_last_error());
+    gi_context_destroy(ctx);
+    gi_op blur = {.kind = GI_OP_BLUR};
+    gi_blur_params_default(&blur.blur);
+    gi_batch_options batch;
+    gi_batch_options_default(&batch);
+    batch.job.steps = &blur;
+    batch.job.n_steps = 1;
+    th_check(gi_batch_run(&batch, NULL, 0) == GI_OK, "an empty batch: %s", gi_last_error());
+    batch.gpus.count = GI_MAX_GPUS + 1;
+    th_check(gi_batch_run(&batch, NULL, 0) == GI_ERR_INVALID_ARGUMENT &&
+                 strstr(gi_last_error(), "gpus: count 65"),
+             "65 GPUs accepted: %s", gi_last_error());
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "bad-env") == 0) {
@@ -285,7 +375,10 @@ int main(int argc, char **argv)
     check_retries();
     check_jpeg_route();
     check_jpeg_arithmetic();
+    check_gpu_route();
+    check_gpus_parse();
     check_parse();
     check_read_once();
+    check_gpu_options();
     return th_finish();
 }

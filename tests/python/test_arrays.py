@@ -134,3 +134,64 @@ def test_cuda_array_on_a_cpu_device_is_refused(rng):
     cupy = _gpu_library("cupy")
     with pytest.raises(ValueError, match="needs device"):
         gpuimg.blur(cupy.zeros((4, 4), cupy.uint8), device="cpu")
+
+
+def test_device_names_a_gpu():
+    """"cuda:N" names GPU N; "cuda" is GPU 0 unless an array lives elsewhere
+    (no GPU needed to check the parsing and the refusal)."""
+    assert gpuimg._device_choice("cuda") == (_c.DEVICE_CUDA, 0, False)
+    assert gpuimg._device_choice("CUDA:3") == (_c.DEVICE_CUDA, 3, True)
+    assert gpuimg._device_choice("cpu") == (_c.DEVICE_CPU, 0, False)
+    for bad in ("cuda:", "cuda:x", "cuda:-1", "cuda:64", "cpu:1", "auto:0", "gpu:1", "cuda:1:2"):
+        with pytest.raises(ValueError, match="cuda:N"):
+            gpuimg.blur(np.zeros((4, 4), np.uint8), device=bad)
+        with pytest.raises(ValueError, match="cuda:N"):
+            gpuimg.Context(bad)
+    d = _arrays.DeviceImage.__new__(_arrays.DeviceImage)
+    d.device_id = 1
+    assert gpuimg._array_gpu(d, 0, False, "cuda") == 1
+    assert gpuimg._array_gpu(d, 1, True, "cuda:1") == 1
+    with pytest.raises(ValueError, match="a CUDA array on GPU 1, and device 'cuda:0' names GPU 0"):
+        gpuimg._array_gpu(d, 0, True, "cuda:0")
+    with pytest.raises(ValueError, match="needs a context"):
+        gpuimg.Context("cpu")._for_device_arrays(d)
+
+
+def test_context_on_a_gpu_without_one():
+    ok, _ = gpuimg.cuda_available()
+    if ok:
+        pytest.skip("a GPU is here")
+    with pytest.raises(gpuimg.DeviceError):
+        gpuimg.Context("cuda:1")
+
+
+def _two_gpus(name):
+    lib = _gpu_library(name)
+    if _c.cuda_devices()[0] < 2:
+        pytest.skip("one GPU")
+    return lib
+
+
+def test_cupy_arrays_run_on_their_gpu(rng):
+    cupy = _two_gpus("cupy")
+    a = rng.integers(0, 256, size=(480, 640, 3), dtype=np.uint8)
+    want = gpuimg.blur(a, sigma=2, device="cpu")
+    with cupy.cuda.Device(1):
+        src = cupy.asarray(a)
+    for device in ("auto", "cuda", "cuda:1", gpuimg.Context("cuda")):
+        got = gpuimg.blur(src, sigma=2, device=device)
+        assert got.device.id == 1
+        np.testing.assert_array_equal(cupy.asnumpy(got), want)
+    with pytest.raises(ValueError, match="on GPU 1, and device 'cuda:0'"):
+        gpuimg.blur(src, sigma=2, device="cuda:0")
+    with pytest.raises(ValueError, match="on GPU 1, and device 'cuda:0'"):
+        gpuimg.Context("cuda:0").blur(src, sigma=2)
+
+
+def test_torch_tensors_run_on_their_gpu(rng):
+    torch = _two_gpus("torch")
+    a = rng.integers(0, 256, size=(123, 77, 3), dtype=np.uint8)
+    want = gpuimg.blur(a, sigma=2, device="cpu")
+    got = gpuimg.blur(torch.from_numpy(a).to("cuda:1"), sigma=2, device=gpuimg.Context("cuda:1"))
+    assert got.device.index == 1
+    np.testing.assert_array_equal(got.cpu().numpy(), want)

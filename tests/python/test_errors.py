@@ -58,7 +58,7 @@ IMG = np.zeros((6, 5, 3), np.uint8)
     (lambda: gpuimg.blur(np.zeros((4, 4, 5), np.uint8)), ValueError, "1 to 4 channels"),
     (lambda: gpuimg.blur(np.zeros((4,), np.uint8)), ValueError, "(height, width)"),
     (lambda: gpuimg.blur(np.zeros((0, 4), np.uint8)), ValueError, "has no pixels"),
-    (lambda: gpuimg.blur(IMG, device="tpu"), ValueError, "expected auto, cpu or cuda"),
+    (lambda: gpuimg.blur(IMG, device="tpu"), ValueError, "expected auto, cpu, cuda or cuda:N"),
     (lambda: gpuimg.compare(IMG, IMG[:, :4]), ValueError, "expected is 5x6 with 3 channels"),
     (lambda: gpuimg.compare(IMG, IMG, tolerance=300), ValueError, "from 0 to 255"),
     (lambda: gpuimg.compare(IMG, IMG, max_different="x%"), ValueError, "percentage"),
@@ -66,7 +66,7 @@ IMG = np.zeros((6, 5, 3), np.uint8)
     (lambda: gpuimg.save(IMG, "x.png", png_level=13), ValueError, "from 1 to 12"),
     (lambda: gpuimg.save(IMG, "x.png", png_filter="best"), ValueError, "expected auto, none"),
     (lambda: gpuimg.save(IMG, "x.png", format="gif"), ValueError, "expected png, jpeg"),
-    (lambda: gpuimg.Context("gpu"), ValueError, "expected auto, cpu or cuda"),
+    (lambda: gpuimg.Context("gpu"), ValueError, "expected auto, cpu, cuda or cuda:N"),
     (lambda: gpuimg.save(IMG, "x.png", metadata=5), TypeError, "gpuimg.Metadata or None"),
 ])
 def test_bad_arguments(call, kind, words):

@@ -53,7 +53,7 @@ static gi_border next_border(params *r)
 static gi_context *cpu_context(void)
 {
     static gi_context *ctx;
-    gi_context_options opts = {GI_DEVICE_CPU, 1};
+    gi_context_options opts = {GI_DEVICE_CPU, 1, 0};
     if (!ctx) FUZZ_REQUIRE(gi_context_create(&ctx, &opts) == GI_OK);
     return ctx;
 }

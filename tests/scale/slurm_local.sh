@@ -6,7 +6,8 @@
 # sbatch --array=0-3 --wait over copies of the four photos writes what one
 # unsharded gpuimg run writes, byte for byte, and merge_summaries.sh counts
 # 4 ok; after one output is deleted, a second array run writes only that
-# one (1 ok, 3 skipped). The cluster is private to the test: its own munge
+# one (1 ok, 3 skipped). scripts/slurm_nodes.sh (one task a node, here
+# one node) writes the same bytes, its summary counting 4 ok. The cluster is private to the test: its own munge
 # key and socket, slurm.conf (through SLURM_CONF), ports, state and logs in
 # the temporary directory; the daemons are stopped on exit. Skips (77)
 # without the photos, the programs, or when the daemons cannot start.
@@ -16,7 +17,7 @@ for f in calla.png firstgeneration.jpg the-mouse.jpg warty-final-ubuntu.png; do
     [ -r "$photos/$f" ] || skip "no $photos/$f"
 done
 PATH=$PATH:/usr/sbin:/sbin # the daemons, for users without sbin in PATH
-for p in munged slurmctld slurmd sbatch sinfo squeue scancel; do
+for p in munged slurmctld slurmd sbatch srun sinfo squeue scancel; do
     command -v "$p" >/dev/null ||
         skip "no $p: install the Debian packages slurmctld slurmd slurm-client munge"
 done
@@ -143,5 +144,21 @@ check "again: the-mouse.jpg differs from the unsharded run's" \
     same_file out/the-mouse.jpg full/the-mouse.jpg
 want="4 files, ok 1, failed 0, skipped 3, not_started 0"
 check "again: merge_summaries.sh: '$(head -n 1 merged)', want '$want'" \
+    [ "$(head -n 1 merged)" = "$want" ]
+
+# ---- whole nodes: one task a node over its shard, with all its GPUs (none here)
+GPUIMG=$gpuimg $watchdog sbatch -N 1 --wait --gres=none --cpus-per-task=2 \
+    --output="$tmp/log/nodes.log" "$scripts/slurm_nodes.sh" in nodes \
+    blur --device cpu --sigma 2 >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+[ "$rc" -eq 0 ] || { squeue; cat "$tmp/log/nodes.log"; } >&2
+check "slurm_nodes.sh: sbatch --wait: exit $rc" [ "$rc" -eq 0 ]
+files nodes | grep -v '^\.summaries/' >images
+check "slurm_nodes.sh wrote $(tr '\n' ' ' <images), want what one run writes" \
+    [ "$(cat images)" = "$(files full)" ]
+for f in $(cat images); do check "nodes: $f differs from the unsharded run's" same_file "nodes/$f" "full/$f"; done
+sh "$scripts/merge_summaries.sh" nodes/.summaries/*.json >merged 2>&1
+want="4 files, ok 4, failed 0, skipped 0, not_started 0"
+check "slurm_nodes.sh: merge_summaries.sh: '$(head -n 1 merged)', want '$want'" \
     [ "$(head -n 1 merged)" = "$want" ]
 finish

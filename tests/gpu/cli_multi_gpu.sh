@@ -1,0 +1,139 @@
+#!/bin/sh
+# cli_multi_gpu.sh GPUIMG SAMPLES MODE: batches over several GPUs, on a
+# folder of images made from the samples (1600x1200, PNG and JPEG, 1 to 4
+# channels).
+#   same-bytes: `--gpus 1`, `--gpus 0,1`, `--gpus 0-3` (with four GPUs) and
+#     `--gpus all` under the default device write the bytes `--gpus 0` and
+#     `--device cpu` write; -v names a GPU on each image's line. Skips (77)
+#     with fewer than two GPUs.
+#   failure: GPUIMG_TEST_FAIL_GPU=0 fails GPU 0 after its lanes' first
+#     images. With two GPUs, GPU 1 takes its images: every output written,
+#     the same bytes, each image reported once. With GPU 0 alone, under
+#     CUDA the images left fail naming the failure (none written twice);
+#     under the default device, none is lost. Skips (77) without a GPU.
+set -u
+gpuimg=$1 samples=$2 mode=$3
+case $gpuimg in /*) ;; *) gpuimg=$PWD/$gpuimg ;; esac
+case $samples in /*) ;; *) samples=$PWD/$samples ;; esac
+gpus=$("$gpuimg" info --no-bandwidth 2>/dev/null | grep -c '^cuda device [0-9]*:')
+[ "$gpus" -ge 1 ] || { echo "skip: no GPU"; exit 77; }
+[ "$mode" = failure ] || [ "$gpus" -ge 2 ] || { echo "skip: $gpus GPU, two needed"; exit 77; }
+unset GPUIMG_DEVICE GPUIMG_GPUS GPUIMG_TEST_FAIL_GPU
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+check() {
+    msg=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL: $msg" >&2
+    fi
+}
+
+# The folder: each sample enlarged, then turned six ways, alternately
+# written as PNG and JPEG (30 images).
+mkdir "$tmp/in" || exit 1
+n=0
+for s in scene.png scene.jpg alpha.png gray_alpha.png edge_line.png; do
+    big=$tmp/big-${s%.*}.png
+    "$gpuimg" resize --device cpu --size 1600x1200 "$samples/$s" "$big" || exit 1
+    for t in "rotate 90" "rotate 180" "rotate 270" "flip h" "flip v" "transpose"; do
+        ext=png
+        [ $((n % 2)) = 1 ] && ext=jpg
+        # shellcheck disable=SC2086 # $t is a command and its argument
+        "$gpuimg" $t --device cpu "$big" "$tmp/in/img$n.$ext" || exit 1
+        n=$((n + 1))
+    done
+done
+
+# same_outputs DIR REF: every input's output in DIR is REF's, byte for byte.
+same_outputs() {
+    for f in "$tmp"/in/*; do
+        name=$(basename "$f")
+        cmp -s "$1/$name" "$2/$name" || { echo "    $name differs" >&2; return 1; }
+    done
+}
+
+# reported_once LOG: each input has exactly one line in LOG (its -v line
+# or its failure).
+reported_once() {
+    for f in "$tmp"/in/*; do
+        name=$(basename "$f")
+        [ "$(grep -c -- "/${name}[ :]" "$1")" = 1 ] || { echo "    $name: not one line" >&2; return 1; }
+    done
+}
+
+# blur DIR ARGS...: blur of the folder into DIR, with $fail in the
+# environment when set; status in $rc, stderr in DIR.log.
+fail=
+blur() {
+    dir=$1
+    shift
+    env ${fail:+"$fail"} "$gpuimg" -v blur --sigma 2 "$@" -o "$tmp/$dir" "$tmp"/in/* \
+        2>"$tmp/$dir.log"
+    rc=$?
+}
+
+# between N LOW HIGH: LOW <= N <= HIGH
+between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+
+blur cpu --device cpu
+check "--device cpu: exit $rc" [ "$rc" = 0 ]
+blur one --device cuda --gpus 0
+check "--gpus 0: exit $rc" [ "$rc" = 0 ]
+check "--gpus 0 differs from --device cpu" same_outputs "$tmp/one" "$tmp/cpu"
+
+if [ "$mode" = same-bytes ]; then
+    runs="1 0,1 all"
+    [ "$gpus" -ge 4 ] && runs="$runs 0-3"
+    for list in $runs; do
+        device=cuda
+        [ "$list" = all ] && device=auto
+        blur "gpus-$list" --device $device --gpus "$list"
+        check "--device $device --gpus $list: exit $rc" [ "$rc" = 0 ]
+        check "--gpus $list differs from --gpus 0" same_outputs "$tmp/gpus-$list" "$tmp/one"
+        check "--gpus $list: an image reported twice or never" reported_once "$tmp/gpus-$list.log"
+    done
+    check "--gpus 1: a line without 'on gpu 1'" \
+        [ "$(grep -c ' -> .* on gpu 1: ' "$tmp/gpus-1.log")" = "$n" ]
+    check "--gpus 0,1: a line without its GPU" \
+        [ "$(grep -c ' -> .* on gpu [01]: ' "$tmp/gpus-0,1.log")" = "$n" ]
+else
+    if [ "$gpus" -ge 2 ]; then
+        fail=GPUIMG_TEST_FAIL_GPU=0
+        blur lost --device cuda --gpus 0,1
+        check "GPU 0 failing, --gpus 0,1: exit $rc" [ "$rc" = 0 ]
+        check "GPU 0 failing: an output differs or is missing" same_outputs "$tmp/lost" "$tmp/one"
+        check "GPU 0 failing: an image reported twice or never" reported_once "$tmp/lost.log"
+        check "GPU 0 failing: GPU 1 took no image" grep -q ' -> .* on gpu 1: ' "$tmp/lost.log"
+        blur lost-auto --gpus 0,1
+        check "GPU 0 failing, default device: exit $rc" [ "$rc" = 0 ]
+        check "GPU 0 failing, default device: an output differs" same_outputs "$tmp/lost-auto" "$tmp/one"
+        check "GPU 0 failing, default device: reported twice or never" reported_once "$tmp/lost-auto.log"
+    fi
+    fail=GPUIMG_TEST_FAIL_GPU=0
+    blur alone --device cuda --gpus 0
+    check "GPU 0 failing alone under CUDA: exit $rc, want 1" [ "$rc" = 1 ]
+    check "GPU 0 failing alone: no image failed naming it" grep -q 'GPUIMG_TEST_FAIL_GPU=0' "$tmp/alone.log"
+    check "GPU 0 failing alone: an image reported twice or never" reported_once "$tmp/alone.log"
+    written=0
+    for f in "$tmp"/alone/*; do
+        [ -e "$f" ] || continue
+        written=$((written + 1))
+        cmp -s "$f" "$tmp/one/$(basename "$f")" || check "alone: $(basename "$f") differs" false
+    done
+    check "GPU 0 failing alone: $written written, want 1 to $((n - 1))" \
+        between "$written" 1 $((n - 1))
+    blur alone-auto --gpus 0
+    check "GPU 0 failing alone, default device: exit $rc" [ "$rc" = 0 ]
+    check "GPU 0 failing alone, default device: an output differs" \
+        same_outputs "$tmp/alone-auto" "$tmp/one"
+    check "GPU 0 failing alone, default device: reported twice or never" \
+        reported_once "$tmp/alone-auto.log"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
