@@ -85,6 +85,7 @@ BEGIN {
     n = split(rules, lines, "\n")
     for (i = 1; i <= n; i++) { split(lines[i], w, " "); may[w[1], w[2]] = 1 }
     may["cuda", "kernels"] = 1
+    may["kernels", "kernels"] = 1
     bad = 0
 }
 $1 == "D" { where[$3] = where[$3] " " $2; next }
