@@ -1094,9 +1094,10 @@ typedef struct gi_op {
  * and help sentence, and where it lives in gi_op. The command line's
  * options and --help, the man page, Python's keywords and gpuimg serve's
  * requests are all made from this table, and check values with
- * gi_op_param_check, so that a rule is written once. The operations still
- * check what they are given (a value may depend on the image, as a 16-bit
- * image's wider ranges do).
+ * gi_op_param_check, so that a rule is written once; the operations check
+ * their parameters with it too, and add only what depends on the image or
+ * on other parameters (an 8-bit image's 256 bins at most, resize's size
+ * against its scale, crop's rectangle inside the image).
  */
 typedef enum gi_param_type {
     GI_PARAM_DOUBLE = 0, /* a finite number: a double in gi_op */

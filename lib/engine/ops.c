@@ -149,10 +149,6 @@ static gi_status resolve_blur(gi__resolved_op *r)
 static gi_status resolve_sobel(gi__resolved_op *r)
 {
     const gi_sobel_params *p = &r->op.sobel;
-    if (!isfinite(p->scale) || p->scale < 0)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "sobel scale %g: must be finite and >= 0", p->scale);
-    if (p->use_threshold && !isfinite(p->threshold))
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "sobel threshold must be finite");
     r->call.sobel = p;
     r->call.border = p->border;
     return GI_OK;
@@ -172,9 +168,6 @@ static gi_status resolve_resize(gi__resolved_op *r)
 {
     const gi_resize_params *p = &r->op.resize;
     const gi_image *src = r->call.src, *dst = r->call.dst;
-    if ((unsigned)p->filter > GI_RESIZE_NEAREST || (unsigned)p->fit > GI_FIT_COVER)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown resize filter %d or fit %d",
-                        (int)p->filter, (int)p->fit);
     if (p->width < 0 || p->height < 0 || p->width > GI_RESIZE_MAX_SIDE ||
         p->height > GI_RESIZE_MAX_SIDE || !(p->scale >= 0) || !isfinite(p->scale) ||
         (p->scale > 0 && (p->width || p->height)) || (!p->scale && !p->width && !p->height))
@@ -197,9 +190,6 @@ static gi_status resolve_crop(gi__resolved_op *r)
     const gi_crop_params *p = &r->op.crop;
     const gi_image *src = r->call.src;
     int w, h;
-    if (p->x < 0 || p->y < 0 || p->width < 0 || p->height < 0)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "crop %d,%d %dx%d: no value may be negative",
-                        p->x, p->y, p->width, p->height);
     gi_crop_rect(src, p, &r->call.crop_x, &r->call.crop_y, &w, &h);
     if (w < 1 || h < 1)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "crop at %d,%d lies outside the %dx%d image",
@@ -219,8 +209,6 @@ static gi_status resolve_kind(gi__resolved_op *r)
     case GI_OP_RESIZE: return resolve_resize(r);
     case GI_OP_CROP: return resolve_crop(r);
     case GI_OP_TRANSFORM:
-        if ((unsigned)r->op.transform > GI_FLIP_V)
-            return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown transform %d", (int)r->op.transform);
         r->call.transform = r->op.transform;
         return GI_OK;
     case GI_OP_HIST: {
@@ -234,6 +222,30 @@ static gi_status resolve_kind(gi__resolved_op *r)
     }
     }
     return gi__fail(GI_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)r->op.kind);
+}
+
+/* Every single-valued parameter of the step against the table of
+ * parameters (op_params.c), the one statement of each range, which the
+ * command line, Python and the server check with too. A value at its
+ * default (which may mean "none given", as blur's radius -1) or marked not
+ * given (sobel's threshold) is left alone; what depends on the image or on
+ * other parameters (a 16-bit image's bins, resize's size against its
+ * scale, crop's rectangle) the operation's own resolve checks. */
+static gi_status check_params(const gi_op *op)
+{
+    int n = 0;
+    const gi_op_param *p = gi_op_params(op->kind, &n);
+    for (int i = 0; p && i < n; i++) {
+        if (p[i].type == GI_PARAM_BORDER || p[i].type == GI_PARAM_MASK) continue;
+        if (p[i].given_offset && !*(const int *)((const char *)op + p[i].given_offset)) continue;
+        const double v = gi_op_param_get(&p[i], op);
+        if (v == p[i].default_value) continue;
+        char shown[32];
+        snprintf(shown, sizeof shown, "%g", v);
+        gi_status st = gi_op_param_check(&p[i], v, shown);
+        if (st != GI_OK) return st;
+    }
+    return GI_OK;
 }
 
 /* Resolves op's parameters for a step whose images are already checked. */
@@ -250,6 +262,7 @@ static gi_status resolve_step(const gi_op *op, const gi_image *src, gi_image *ds
                                 : op->kind == GI_OP_SOBEL    ? op->sobel.border
                                 : op->kind == GI_OP_CONVOLVE ? op->convolve.border
                                                              : (gi_border){0, 0});
+    if (st == GI_OK) st = check_params(op);
     if (st == GI_OK) st = resolve_kind(r);
     if (st != GI_OK) gi__release_op(r);
     return st;

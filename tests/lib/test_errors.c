@@ -108,6 +108,22 @@ static void check_params(void)
         sp.scale = bad_scales[k];
         expect_invalid(gi_sobel(ctx, &src, &dst, &sp), "sobel with a bad scale");
     }
+    /* The library checks with the table of parameters, as the command line
+     * and Python do: the same rule, the same words. */
+    sp.scale = -1;
+    expect_invalid(gi_sobel(ctx, &src, &dst, &sp), "sobel scale -1");
+    th_check(strcmp(gi_last_error(), "scale '-1': must not be negative") == 0,
+             "sobel scale -1 said \"%s\"", gi_last_error());
+    gi_sobel_params_default(&sp);
+    sp.use_threshold = 1;
+    sp.threshold = NAN;
+    expect_invalid(gi_sobel(ctx, &src, &dst, &sp), "sobel threshold NaN");
+    expect_invalid(gi_transform_image(ctx, &src, &dst, (gi_transform)99), "transform 99");
+    gi_op resize = {.kind = GI_OP_RESIZE};
+    gi_resize_params_default(&resize.resize);
+    resize.resize.scale = 1;
+    resize.resize.filter = (gi_resize_filter)42;
+    expect_invalid(gi_apply(ctx, &src, &resize, 1, &dst, NULL), "resize filter 42");
     const double mask[9] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
     gi_convolve_params cp = {3, 3, mask, 1, {(gi_border_mode)99, 0}};
     expect_invalid(gi_convolve(ctx, &src, &dst, &cp), "convolve with border mode 99");
