@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """gpuimg's CPU backend against OpenCV, operation by operation, in one run.
 
-Prints issue 15's table: for each operation and channel count, the median
+Prints a table: for each operation and channel count, the median
 time of `gpuimg bench --device cpu` next to the median time of the same work
 in OpenCV (python3-opencv) with the same thread count, and their ratio
 (gpuimg / cv2: below 1 means gpuimg is faster). Each cell alternates

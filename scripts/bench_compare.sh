@@ -1,5 +1,5 @@
 #!/bin/sh
-# Golden-image comparison speed, the two targets of issue 17:
+# Golden-image comparison speed, two measures:
 #   1. a tree of N golden 1 MP PNGs against a copy of itself:
 #        gpuimg compare -r -j JOBS  against  parallel -j JOBS compare -metric AE
 #      (ImageMagick), alternating the two tools, REPS times each;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Does the default device (auto) finish as fast as the better of --device cpu
-# and --device cuda? Whole-process times, file to file, for the targets of
-# issue 13, plus the figures the cost model (lib/engine/device_plan.c) is made of.
+# and --device cuda? Whole-process times, file to file, for the cases
+# below, plus the figures the cost model (lib/engine/device_plan.c) is made of.
 #
 #   scripts/bench_device_choice.sh [OUTDIR]
 #     OUTDIR   where the results go (default: a new temporary folder, printed):
