@@ -360,10 +360,6 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
                                gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
 {
     const int to_jpeg = dst_where == GI__HOST && result_as_jpeg(jpeg_out, steps, n);
-    if (to_jpeg && src->depth == 16)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT,
-                        "a 16-bit image cannot be written as JPEG (8 bits): convert it to 8 bits"
-                        " first");
     chain_plan plan;
     gi_status st = plan_chain(src, 0, steps, n, dst, to_jpeg, hist, &plan);
     if (st != GI_OK) return st;

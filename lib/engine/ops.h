@@ -47,7 +47,8 @@ gi_status gi__dispatch(gi_context *ctx, const char *name, const gi__plan_job *wo
  * size alone (its data may be NULL) and is not written. */
 gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *steps, int n,
                          gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out);
-/* gi_apply with jpeg_out as gi__apply_jpeg takes it. */
+/* gi_apply with jpeg_out as gi__apply_jpeg takes it; src is 8-bit (the job
+ * asks for no JPEG result of a 16-bit image: its save converts or refuses). */
 gi_status gi__apply_to_jpeg(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
                             gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out);
 
