@@ -2,7 +2,8 @@
 # serve_latency.sh [GPUIMG [PHOTOS [CALLS]]]: what `gpuimg serve` does to
 # calls of one image each, against the same calls in their own process.
 #
-#   1. one `gpuimg blur --sigma 2 IN OUT.jpg`, the whole client process,
+#   1. one `gpuimg OP IN OUT.jpg` (OP: blur --sigma 2 unless told), the
+#      whole client process,
 #      server up and not (GPUIMG_SERVER=off), alternated REPS times: medians
 #   2. a shell loop of CALLS such calls over different files (the folder's
 #      JPEGs in turn), server and not, alternated, two rounds each (none
@@ -15,9 +16,10 @@
 # *.jpg; use 9 MP photos), CALLS to 200. Environment: REPS (21), PARALLEL
 # (16), ROUNDS (2), SERVE_JOBS (the server's -j, default 4; 0: the
 # server's own default, one per core), DEVICE (the server's and
-# the clients' --device, default auto), BLUR (the blur's options, default
-# "--sigma 2"). The server runs on a socket of its own in a fresh folder
-# and is stopped at the end; outputs go to that folder.
+# the clients' --device, default auto), OP (the command and its options,
+# default "blur --sigma 2"; e.g. "thumbnail --size 256"). The server runs
+# on a socket of its own in a fresh folder and is stopped at the end;
+# outputs go to that folder.
 set -u
 gpuimg=${1:-build/cmd/gpuimg}
 photos=${2:-../shared/photos}
@@ -26,7 +28,7 @@ reps=${REPS:-21}
 rounds=${ROUNDS:-2}
 parallel=${PARALLEL:-16}
 device=${DEVICE:-auto}
-blur=${BLUR:---sigma 2}
+op=${OP:-blur --sigma 2}
 t=$(mktemp -d) || exit 1
 chmod 700 "$t"
 server=
@@ -50,13 +52,13 @@ until GPUIMG_SERVER="$t/sock" "$gpuimg" info --no-bandwidth 2>/dev/null | grep -
     sleep 0.05
 done
 echo "machine: $(nproc) cores; $(GPUIMG_SERVER="$t/sock" "$gpuimg" info --no-bandwidth | grep -E '^(cuda device 0|cuda devices|server):' | tr '\n' ' ')"
-echo "inputs: $count JPEGs in $photos; blur $blur; device $device"
+echo "inputs: $count JPEGs in $photos; $op; device $device"
 
 # one call: the whole client process
 one() { # one on|off IN OUT
     one_start=$(now_ns)
-    # shellcheck disable=SC2086 # $blur is a list of options
-    GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) "$gpuimg" blur $blur \
+    # shellcheck disable=SC2086 # $op is a command and its options
+    GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) "$gpuimg" $op \
         --device "$device" "$2" "$3" || echo "FAILED: $2" >&2
     ms_since "$one_start"
 }
@@ -103,7 +105,7 @@ fan_out() { # fan_out on|off
     fan_start=$(now_ns)
     # shellcheck disable=SC2016,SC2086
     GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) xargs -P "$parallel" -I{} \
-        sh -c '"$0" blur '"$blur"' --device "$1" "$2" "$3/$(basename "$2")"' \
+        sh -c '"$0" '"$op"' --device "$1" "$2" "$3/$(basename "$2")"' \
         "$gpuimg" "$device" {} "$t/x" <"$t/inputs"
     ms_since "$fan_start"
 }
@@ -111,7 +113,7 @@ batch() { # batch on|off
     rm -rf "$t/b"
     batch_start=$(now_ns)
     # shellcheck disable=SC2046,SC2086
-    GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) "$gpuimg" blur $blur -q \
+    GPUIMG_SERVER=$([ "$1" = on ] && echo "$t/sock" || echo off) "$gpuimg" $op -q \
         --device "$device" -o "$t/b" $(cat "$t/inputs")
     ms_since "$batch_start"
 }

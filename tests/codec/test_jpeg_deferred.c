@@ -7,7 +7,10 @@
  * GI_JPEG_REFINE_MAX_SUBSEQS subsequences; a file with a longer one is
  * read again and decoded here whole, to the coefficients of the plain
  * read. Then the named kinds: a small progressive file defers its AC
- * refinements, jpegtran -progressive of a 960x600 photo none. */
+ * refinements, jpegtran -progressive of a 960x600 photo none, and neither
+ * does a smooth 320x240 one made progressive by ImageMagick, whose luma
+ * refinement is short (691 bytes) but covers 1200 blocks
+ * (GI_JPEG_REFINE_MAX_SEGMENT_BLOCKS). */
 #include <stdio.h>
 #include <string.h>
 
@@ -43,6 +46,9 @@ static int check_path_refinements(const char *path)
                      deferred.progressive ? "progressive" : "baseline");
             if (s->kind == GI_JPEG_AC_REFINE) {
                 refinements++;
+                th_check(s->interval * s->unit_blocks <= GI_JPEG_REFINE_MAX_SEGMENT_BLOCKS,
+                         "%s: an AC refinement of %ld blocks a segment deferred", path,
+                         s->interval * s->unit_blocks);
                 th_check(s->segment_subseqs <= GI_JPEG_REFINE_MAX_SUBSEQS,
                          "%s: an AC refinement of %u subsequences a segment deferred", path,
                          s->segment_subseqs);
@@ -77,6 +83,8 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/i1-progressive.jpg", argv[1]);
     th_check(check_path_refinements(path) > 0, "%s: its AC refinements not deferred", path);
     snprintf(path, sizeof path, "%s/prog-jpegtran-big.jpg", argv[1]);
+    th_check(check_path_refinements(path) == -1, "%s: deferred", path);
+    snprintf(path, sizeof path, "%s/prog-smooth-sparse.jpg", argv[1]);
     th_check(check_path_refinements(path) == -1, "%s: deferred", path);
     th_check(files_deferred > 0 && refinements_deferred > 0, "nothing deferred");
     printf("%d files deferred, %d AC refinement scans among their scans\n", files_deferred,

@@ -158,7 +158,8 @@ int gi__jpeg_defer_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, int kind, con
     const uint8_t *marker = NULL;
     if (unstuff(s, d->build + s->data_at, segment_start, (uint32_t *)(d->build + s->subseq_first_at),
                 bytes + at, bytes + size, &marker) < 0 ||
-        (kind == GI_JPEG_AC_REFINE && s->segment_subseqs > GI_JPEG_REFINE_MAX_SUBSEQS))
+        (kind == GI_JPEG_AC_REFINE && (s->segment_subseqs > GI_JPEG_REFINE_MAX_SUBSEQS ||
+                                       s->interval * s->unit_blocks > GI_JPEG_REFINE_MAX_SEGMENT_BLOCKS)))
         return -1;
     d->bytes = s->data_at + align16(segment_start[s->segments] + GI_JPEG_DATA_PAD);
     d->nscans++;

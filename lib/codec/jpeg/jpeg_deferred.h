@@ -42,6 +42,17 @@
  * intervals) settle in as many rounds as they have subsequences, at most
  * this plus one. */
 #define GI_JPEG_REFINE_MAX_SUBSEQS 8
+/* ...and where none of its segments has more blocks than this. A block
+ * of an end-of-band run still takes a correction bit for each of its
+ * nonzero coefficients, so the thread that decodes a run visits every
+ * block of it, reading its band: one thread walks all the blocks that a
+ * few bytes cover. A nearly blank photo (2902x1611, 64 KB) made
+ * progressive by libjpeg-turbo, whose luma refinement is 2 KB over 73,000
+ * blocks, took the device 2.6-3.1 s, where the CPU decodes the file in a
+ * few milliseconds. A segment this long (one MCU row of a 4000-pixel-wide
+ * photo, as `-restart 1` makes it) costs a thread at most a few
+ * milliseconds a round. */
+#define GI_JPEG_REFINE_MAX_SEGMENT_BLOCKS 512
 /* Zero bytes after the data: the device reads whole words past it. */
 #define GI_JPEG_DATA_PAD 32
 
@@ -99,7 +110,8 @@ static inline size_t gi__jpeg_upload_bytes(const gi_jpeg_coeffs *c)
  * marker after it; or returns -1 (nothing kept) for a scan whose data the
  * CPU decoder must judge (fill bytes, the wrong count of restart markers,
  * no marker after it), for an AC refinement whose segments are too long
- * (GI_JPEG_REFINE_MAX_SUBSEQS), or when memory runs out. */
+ * (GI_JPEG_REFINE_MAX_SUBSEQS, GI_JPEG_REFINE_MAX_SEGMENT_BLOCKS), or when
+ * memory runs out. */
 int gi__jpeg_defer_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, int kind, const uint8_t *bytes,
                         size_t size, size_t at, size_t *end);
 
