@@ -17,7 +17,9 @@
 #     large jpegtran -progressive file on the second); a file the
 #     entropy half leaves to stb (*.stb.jpg: arithmetic coding, which stb
 #     refuses too) fails on both devices with the same message;
-#  4. the default device writes the same bytes too.
+#  4. the default device writes the same bytes too;
+#  5. a folder's thumbnails stay on the CPU under the default device (the
+#     plan sees the shrunk size), with --device cpu's bytes.
 # Skips (77) without a GPU.
 gpuimg=$1
 jpegs=$2
@@ -94,6 +96,23 @@ for device in cpu cuda; do
         fail "$arith: decoded on $device"
 done
 cmp -s "$tmp/arith-cpu.txt" "$tmp/arith-cuda.txt" || fail "$arith: the messages differ"
+
+# 5. Thumbnails: the shrink-on-load decodes on the CPU, and the default
+# device plans from the shrunk size, so a folder's small resizes stay on
+# the CPU, with its bytes (planned at the files' size, 400 photos went to
+# CUDA, whose start cost twice their time). One 9 MP JPEG, linked 400 times.
+mkdir -p "$tmp/big"
+"$gpuimg" resize --device cpu -q --size 3672x2448 --fit fill "$jpegs/prog-jpegtran-big.jpg" \
+    "$tmp/big.jpg" || fail "resize to 9 MP"
+i=0
+while [ $i -lt 400 ]; do ln "$tmp/big.jpg" "$tmp/big/$i.jpg" || fail "ln"; i=$((i + 1)); done
+"$gpuimg" thumbnail --size 256 -v -o "$tmp/th" "$tmp"/big/*.jpg >"$tmp/thumb.log" 2>&1 ||
+    fail "thumbnail of a folder"
+"$gpuimg" thumbnail --size 256 --device cpu "$tmp/big.jpg" "$tmp/th-cpu.jpg" || fail "thumbnail --device cpu"
+grep -q " on gpu " "$tmp/thumb.log" && fail "thumbnails went to the GPU: $(grep -m1 ' on gpu ' "$tmp/thumb.log")"
+for f in 0 199 399; do
+    cmp -s "$tmp/th-cpu.jpg" "$tmp/th/$f.jpg" || fail "thumbnail $f.jpg differs from --device cpu's"
+done
 
 if [ $failed != 0 ]; then
     for log in "$tmp"/*.log; do echo "== $log"; tail -5 "$log"; done
