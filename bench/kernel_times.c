@@ -35,7 +35,7 @@ typedef cudaError_t (*launch_fn)(const bench_args *a);
 
 static cudaError_t run_blur(const bench_args *a)
 {
-    return gi_cuda_blur(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels,
+    return gi_cuda_blur(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 8,
                         a->weights, a->radius, GI_BORDER_MIRROR, 0, a->scratch, a->scratch_bytes, 0);
 }
 
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
         CHECK(cudaMalloc((void **)&a.src, bytes));
         CHECK(cudaMalloc((void **)&a.dst, bytes));
         CHECK(cudaMemcpy((void *)a.src, host, bytes, cudaMemcpyHostToDevice));
-        a.scratch_bytes = gi_cuda_blur_scratch_bytes(size, size, channels, 6);
+        a.scratch_bytes = gi_cuda_blur_scratch_bytes(size, size, channels, 6, 8);
         if (a.scratch_bytes) CHECK(cudaMalloc(&a.scratch, a.scratch_bytes));
         CHECK(cudaMalloc((void **)&a.counts, 4 * 256 * sizeof(unsigned long long)));
         for (int o = 0; o < 4; o++) {

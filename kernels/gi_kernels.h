@@ -21,13 +21,18 @@ extern "C" {
  * cannot run them. */
 cudaError_t gi_cuda_kernels_probe(void);
 
+/* Launchers that take `depth` (8 or 16) work on images of that many bits
+ * a sample: 16-bit samples are uint16 in host byte order, pitches still in
+ * bytes, results as gpuimg.h defines them at 16 bits; border_value is the
+ * 8-bit border value (an outside 16-bit sample is border_value * 257). */
+
 /* Scratch bytes gi_cuda_blur needs in device memory for this size. */
-size_t gi_cuda_blur_scratch_bytes(int width, int height, int channels, int radius);
+size_t gi_cuda_blur_scratch_bytes(int width, int height, int channels, int radius, int depth);
 
 /* weights: host array of 2*radius+1 integers summing to 65536.
  * border_mode: a gi_border_mode value. */
 cudaError_t gi_cuda_blur(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                         size_t dst_pitch, int width, int height, int channels,
+                         size_t dst_pitch, int width, int height, int channels, int depth,
                          const int32_t *weights, int radius, int border_mode,
                          int border_value, void *scratch, size_t scratch_bytes,
                          cudaStream_t stream);
@@ -39,17 +44,9 @@ cudaError_t gi_cuda_sobel(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                           int gray, int border_mode, int border_value,
                           cudaStream_t stream);
 
-/* The same three for 16-bit images (uint16 samples; pitches in bytes),
- * as gpuimg.h defines them at 16 bits: border_value is the 8-bit border
- * value (an outside sample is border_value * 257); the blur's scratch is
- * gi_cuda_blur16_scratch_bytes; q and shift as gi_convolve_quantize_depth
- * makes them for 16 bits (65535 * sum|q| <= 2^52, shift 0..30). */
-size_t gi_cuda_blur16_scratch_bytes(int width, int height, int channels);
-cudaError_t gi_cuda_blur16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                           size_t dst_pitch, int width, int height, int channels,
-                           const int32_t *weights, int radius, int border_mode,
-                           int border_value, void *scratch, size_t scratch_bytes,
-                           cudaStream_t stream);
+/* The same for 16-bit images: threshold in 16-bit units; q and shift as
+ * gi_convolve_quantize_depth makes them for 16 bits (65535 * sum|q| <=
+ * 2^52, shift 0..30). */
 cudaError_t gi_cuda_sobel16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                             size_t dst_pitch, int width, int height, int channels,
                             double scale, int use_threshold, double threshold,

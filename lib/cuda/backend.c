@@ -76,6 +76,12 @@ static size_t sample_bytes(const gi_image *img)
     return img->depth == 16 ? 2 : 1;
 }
 
+/* img's bits a sample, 8 or 16 (a depth of 0 is 8), as the kernels take it. */
+static int depth_of(const gi_image *img)
+{
+    return img->depth == 16 ? 16 : 8;
+}
+
 /* Bytes of one row of img's samples, packed: every device image and stage
  * is laid out by it, so 16-bit images take twice an 8-bit one's. */
 static size_t row_bytes(const gi_image *img)
@@ -225,17 +231,16 @@ static cudaError_t launch_blur(const image_op *op, const gi_image *src, const de
                                const device_image *out, void *scratch, size_t scratch_bytes,
                                cudaStream_t stream)
 {
-    return (src->depth == 16 ? gi_cuda_blur16 : gi_cuda_blur)(
-        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels,
-        op->weights, op->radius, op->border.mode, op->border.value, scratch, scratch_bytes, stream);
+    return gi_cuda_blur(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
+                        src->channels, depth_of(src), op->weights, op->radius, op->border.mode,
+                        op->border.value, scratch, scratch_bytes, stream);
 }
 
 static gi_status blur_op(const gi_image *src, const int32_t *weights, int radius, gi_border border,
                          image_op *op)
 {
-    size_t scratch = src->depth == 16
-                         ? gi_cuda_blur16_scratch_bytes(src->width, src->height, src->channels)
-                         : gi_cuda_blur_scratch_bytes(src->width, src->height, src->channels, radius);
+    size_t scratch = gi_cuda_blur_scratch_bytes(src->width, src->height, src->channels, radius,
+                                                depth_of(src));
     if (scratch == SIZE_MAX)
         return gi__fail(GI_ERR_TOO_LARGE, "blur of a %dx%d image needs too much scratch memory",
                         src->width, src->height);
