@@ -41,7 +41,7 @@ static cudaError_t run_blur(const bench_args *a)
 
 static cudaError_t run_sobel(const bench_args *a)
 {
-    return gi_cuda_sobel(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 1.0,
+    return gi_cuda_sobel(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 8, 1.0,
                          0, 0, 0, GI_BORDER_MIRROR, 0, 0);
 }
 

@@ -37,21 +37,16 @@ cudaError_t gi_cuda_blur(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                          int border_value, void *scratch, size_t scratch_bytes,
                          cudaStream_t stream);
 
-/* dst has 1 channel when gray is set, else `channels`. */
+/* dst has 1 channel when gray is set, else `channels`; threshold in the
+ * depth's units. */
 cudaError_t gi_cuda_sobel(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                          size_t dst_pitch, int width, int height, int channels,
+                          size_t dst_pitch, int width, int height, int channels, int depth,
                           double scale, int use_threshold, double threshold,
                           int gray, int border_mode, int border_value,
                           cudaStream_t stream);
 
-/* The same for 16-bit images: threshold in 16-bit units; q and shift as
- * gi_convolve_quantize_depth makes them for 16 bits (65535 * sum|q| <=
- * 2^52, shift 0..30). */
-cudaError_t gi_cuda_sobel16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                            size_t dst_pitch, int width, int height, int channels,
-                            double scale, int use_threshold, double threshold,
-                            int gray, int border_mode, int border_value,
-                            cudaStream_t stream);
+/* The same for 16-bit images: q and shift as gi_convolve_quantize_depth
+ * makes them for 16 bits (65535 * sum|q| <= 2^52, shift 0..30). */
 cudaError_t gi_cuda_convolve16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                                size_t dst_pitch, int width, int height, int channels,
                                const int32_t *q, int mask_w, int mask_h, int shift,

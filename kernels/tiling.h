@@ -116,27 +116,37 @@ static_assert(GI_BLUR_SEGMENT_SMEM(GI_BLUR_MAX_RADIUS, 4, 2) <= 48 * 1024, "row 
 
 /* ---------------------------------------------------------------- sobel */
 
-/* A block of GI_SOBEL_WARPS warps; each lane filters GI_SOBEL_PX(c)
- * adjacent pixels, so a warp covers GI_SOBEL_W(c) pixels, and walks
- * GI_SOBEL_RUN rows; the warps stack vertically. (8 pixels per lane for one
- * channel needed 80 registers and ran 45% slower than 4: PERF_NOTES.md.) The tile keeps GI_SOBEL_PAD(c) pixels left and right
- * (one is the halo, the rest keeps tile rows 16-byte aligned) and one row
- * above and below. */
+/* A block of GI_SOBEL_WARPS warps; each lane filters GI_SOBEL_PX(pb)
+ * adjacent pixels of pb bytes (channels times sample bytes), so a warp
+ * covers GI_SOBEL_W(pb) pixels, and walks GI_SOBEL_RUN rows; the warps
+ * stack vertically. (8 pixels per lane for one 8-bit channel needed 80
+ * registers and ran 45% slower than 4: PERF_NOTES.md.) 16-bit pixels of 3
+ * and 4 channels take 2 a lane: a lane reads the same 12 or 16 bytes a row
+ * as at 8 bits, and the tile stays within 48 KiB. The tile keeps
+ * GI_SOBEL_PAD(pb) pixels left and right (one is the halo, the rest keeps
+ * tile rows 16-byte aligned) and one row above and below. */
 #define GI_SOBEL_WARPS 8
-#define GI_SOBEL_PX(c) 4
-#define GI_SOBEL_W(c) (GI_WARP * GI_SOBEL_PX(c))
+#define GI_SOBEL_PX(pb) ((pb) > 4 ? 2 : 4)
+#define GI_SOBEL_W(pb) (GI_WARP * GI_SOBEL_PX(pb))
 #define GI_SOBEL_RUN 8
 #define GI_SOBEL_H (GI_SOBEL_WARPS * GI_SOBEL_RUN)
-#define GI_SOBEL_PAD(c) ((c) == 4 ? 4 : (c) == 2 ? 8 : 16)
-#define GI_SOBEL_ROW_BYTES(c) ((GI_SOBEL_W(c) + 2 * GI_SOBEL_PAD(c)) * (c))
-#define GI_SOBEL_SMEM(c) ((size_t)(GI_SOBEL_H + 2) * GI_SOBEL_ROW_BYTES(c))
+#define GI_SOBEL_PAD(pb) ((pb) == 8 ? 2 : (pb) == 4 ? 4 : (pb) == 2 || (pb) == 6 ? 8 : 16)
+#define GI_SOBEL_ROW_BYTES(pb) ((GI_SOBEL_W(pb) + 2 * GI_SOBEL_PAD(pb)) * (pb))
+#define GI_SOBEL_SMEM(pb) ((size_t)(GI_SOBEL_H + 2) * GI_SOBEL_ROW_BYTES(pb))
 
 static_assert(GI_SOBEL_PAD(1) % 16 == 0 && GI_SOBEL_PAD(2) * 2 % 16 == 0 &&
-                  GI_SOBEL_PAD(3) * 3 % 16 == 0 && GI_SOBEL_PAD(4) * 4 % 16 == 0,
+                  GI_SOBEL_PAD(3) * 3 % 16 == 0 && GI_SOBEL_PAD(4) * 4 % 16 == 0 &&
+                  GI_SOBEL_PAD(6) * 6 % 16 == 0 && GI_SOBEL_PAD(8) * 8 % 16 == 0,
               "tile rows start 16-byte aligned in the image");
-static_assert(GI_SOBEL_ROW_BYTES(3) % 16 == 0 && GI_SOBEL_ROW_BYTES(1) % 16 == 0, "16-byte tile rows");
-static_assert(GI_SOBEL_SMEM(4) <= 48 * 1024 && GI_SOBEL_SMEM(3) <= 48 * 1024 &&
-                  GI_SOBEL_SMEM(1) <= 48 * 1024,
+static_assert(GI_SOBEL_PAD(6) * 6 >= 8 && GI_SOBEL_PAD(8) * 8 >= 8,
+              "the pad holds the two words a lane reads left of its pixels");
+static_assert(GI_SOBEL_ROW_BYTES(1) % 16 == 0 && GI_SOBEL_ROW_BYTES(2) % 16 == 0 &&
+                  GI_SOBEL_ROW_BYTES(3) % 16 == 0 && GI_SOBEL_ROW_BYTES(4) % 16 == 0 &&
+                  GI_SOBEL_ROW_BYTES(6) % 16 == 0 && GI_SOBEL_ROW_BYTES(8) % 16 == 0,
+              "16-byte tile rows");
+static_assert(GI_SOBEL_SMEM(1) <= 48 * 1024 && GI_SOBEL_SMEM(2) <= 48 * 1024 &&
+                  GI_SOBEL_SMEM(3) <= 48 * 1024 && GI_SOBEL_SMEM(4) <= 48 * 1024 &&
+                  GI_SOBEL_SMEM(6) <= 48 * 1024 && GI_SOBEL_SMEM(8) <= 48 * 1024,
               "sobel tile fits shared memory");
 
 /* ---------------------------------------------------------------- transform */

@@ -257,9 +257,9 @@ static cudaError_t launch_sobel(const image_op *op, const gi_image *src, const d
     const gi_sobel_params *p = op->sobel;
     (void)scratch;
     (void)scratch_bytes;
-    return (src->depth == 16 ? gi_cuda_sobel16 : gi_cuda_sobel)(
-        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels,
-        p->scale, p->use_threshold, p->threshold, p->gray, p->border.mode, p->border.value, stream);
+    return gi_cuda_sobel(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
+                         src->channels, depth_of(src), p->scale, p->use_threshold, p->threshold,
+                         p->gray, p->border.mode, p->border.value, stream);
 }
 
 static image_op sobel_op(const gi_sobel_params *p)
