@@ -47,7 +47,7 @@ static cudaError_t run_sobel(const bench_args *a)
 
 static cudaError_t run_transpose(const bench_args *a)
 {
-    return gi_cuda_transform(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels,
+    return gi_cuda_transform(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 8,
                              GI_TRANSPOSE, 0);
 }
 

@@ -54,13 +54,8 @@ cudaError_t gi_cuda_convolve16(const uint8_t *src, size_t src_pitch, uint8_t *ds
 
 /* transform: a gi_transform value; width/height are the source's. */
 cudaError_t gi_cuda_transform(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                              size_t dst_pitch, int width, int height,
-                              int channels, int transform, cudaStream_t stream);
-
-/* The same on 16-bit samples (pixels of 2 * channels bytes). */
-cudaError_t gi_cuda_transform16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                                size_t dst_pitch, int width, int height, int channels,
-                                int transform, cudaStream_t stream);
+                              size_t dst_pitch, int width, int height, int channels,
+                              int depth, int transform, cudaStream_t stream);
 
 /* counts: device array of 4 * 256 unsigned long long, zeroed by the
  * launcher; channel c's bin b lands at counts[c * 256 + b]. */

@@ -273,11 +273,8 @@ static cudaError_t launch_transform(const image_op *op, const gi_image *src,
 {
     (void)scratch;
     (void)scratch_bytes;
-    if (src->depth == 16)
-        return gi_cuda_transform16(in->data, in->pitch, out->data, out->pitch, src->width,
-                                   src->height, src->channels, op->transform, stream);
     return gi_cuda_transform(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
-                             src->channels, op->transform, stream);
+                             src->channels, depth_of(src), op->transform, stream);
 }
 
 static image_op transform_op(gi_transform t)
