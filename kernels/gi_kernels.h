@@ -45,13 +45,6 @@ cudaError_t gi_cuda_sobel(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                           int gray, int border_mode, int border_value,
                           cudaStream_t stream);
 
-/* The same for 16-bit images: q and shift as gi_convolve_quantize_depth
- * makes them for 16 bits (65535 * sum|q| <= 2^52, shift 0..30). */
-cudaError_t gi_cuda_convolve16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                               size_t dst_pitch, int width, int height, int channels,
-                               const int32_t *q, int mask_w, int mask_h, int shift,
-                               int border_mode, int border_value, cudaStream_t stream);
-
 /* transform: a gi_transform value; width/height are the source's. */
 cudaError_t gi_cuda_transform(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                               size_t dst_pitch, int width, int height, int channels,
@@ -72,12 +65,13 @@ cudaError_t gi_cuda_hist16(const uint8_t *src, size_t src_pitch, int width, int 
 
 /* Correlation with an odd mask (gpuimg.h, convolve): q is a host array of
  * mask_h rows of mask_w integers (odd, 1..31), shift 0..30; out =
- * clamp((sum q * v + (shift ? 1 << (shift - 1) : 0)) >> shift, 0, 255) for
- * every channel, alpha included; 255 * sum |q| <= 2^30 (as
- * gi_convolve_quantize makes it), so the int32 sums cannot overflow.
- * border_mode: a gi_border_mode value. */
+ * clamp((sum q * v + (shift ? 1 << (shift - 1) : 0)) >> shift, 0, top) for
+ * every channel, alpha included, top 255 or 65535. q as
+ * gi_convolve_quantize_depth makes it for the depth: 255 * sum |q| <= 2^30
+ * at 8 bits (int32 sums), 65535 * sum |q| <= 2^52 at 16 (int64 sums), so
+ * the sums cannot overflow. border_mode: a gi_border_mode value. */
 cudaError_t gi_cuda_convolve(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                             size_t dst_pitch, int width, int height, int channels,
+                             size_t dst_pitch, int width, int height, int channels, int depth,
                              const int32_t *q, int mask_w, int mask_h, int shift,
                              int border_mode, int border_value, cudaStream_t stream);
 

@@ -318,9 +318,9 @@ static cudaError_t launch_convolve(const image_op *op, const gi_image *src,
     const gi_convolve_weights *w = op->mask;
     (void)scratch;
     (void)scratch_bytes;
-    return (src->depth == 16 ? gi_cuda_convolve16 : gi_cuda_convolve)(
-        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels, w->q,
-        w->width, w->height, w->shift, op->border.mode, op->border.value, stream);
+    return gi_cuda_convolve(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
+                            src->channels, depth_of(src), w->q, w->width, w->height, w->shift,
+                            op->border.mode, op->border.value, stream);
 }
 
 static image_op convolve_op(const gi_convolve_weights *w, gi_border border)
