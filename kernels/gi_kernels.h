@@ -78,19 +78,13 @@ cudaError_t gi_cuda_convolve(const uint8_t *src, size_t src_pitch, uint8_t *dst,
 /* Resampling (gpuimg.h, resize) from an image in_h rows high to out_w x
  * out_h: each axis's weights (gi_resize_axis: first, count, q with `taps`
  * a position) in device memory; h: device scratch of in_h * out_w *
- * channels int32 for the rows' pass. */
+ * channels sums for the rows' pass, int32 at 8 bits, int64 at 16. */
 cudaError_t gi_cuda_resize(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                            size_t dst_pitch, int in_h, int out_w, int out_h, int channels,
-                           const int32_t *first_x, const int32_t *count_x, const int32_t *q_x,
-                           int taps_x, const int32_t *first_y, const int32_t *count_y,
-                           const int32_t *q_y, int taps_y, int32_t *h, cudaStream_t stream);
-
-/* The same on 16-bit samples; h: in_h * out_w * channels int64. */
-cudaError_t gi_cuda_resize16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                             size_t dst_pitch, int in_h, int out_w, int out_h, int channels,
-                             const int32_t *first_x, const int32_t *count_x, const int32_t *q_x,
-                             int taps_x, const int32_t *first_y, const int32_t *count_y,
-                             const int32_t *q_y, int taps_y, long long *h, cudaStream_t stream);
+                           int depth, const int32_t *first_x, const int32_t *count_x,
+                           const int32_t *q_x, int taps_x, const int32_t *first_y,
+                           const int32_t *count_y, const int32_t *q_y, int taps_y, void *h,
+                           cudaStream_t stream);
 
 /* Comparison (gpuimg.h, compare) of images of `depth` bits. row_stats: the integer measures of row y
  * land in rows[y] (device, height entries), written by one block each.

@@ -363,20 +363,15 @@ static cudaError_t launch_resize(const image_op *op, const gi_image *src, const 
     const gi_resize_axis *ax = op->axis_x, *ay = op->axis_y;
     int32_t *wx = scratch;
     int32_t *wy = (int32_t *)((uint8_t *)scratch + round_up(axis_bytes(ax)));
-    int32_t *h = (int32_t *)((uint8_t *)wy + round_up(axis_bytes(ay)));
+    void *h = (uint8_t *)wy + round_up(axis_bytes(ay));
     (void)scratch_bytes;
     cudaError_t e = upload_axis(ax, wx, stream);
     if (e == cudaSuccess) e = upload_axis(ay, wy, stream);
     if (e != cudaSuccess) return e;
     const size_t nx = (size_t)ax->n_out, ny = (size_t)ay->n_out;
-    if (src->depth == 16)
-        return gi_cuda_resize16(in->data, in->pitch, out->data, out->pitch, src->height,
-                                ax->n_out, ay->n_out, src->channels, wx, wx + nx, wx + 2 * nx,
-                                ax->taps, wy, wy + ny, wy + 2 * ny, ay->taps, (long long *)h,
-                                stream);
     return gi_cuda_resize(in->data, in->pitch, out->data, out->pitch, src->height, ax->n_out,
-                          ay->n_out, src->channels, wx, wx + nx, wx + 2 * nx, ax->taps, wy,
-                          wy + ny, wy + 2 * ny, ay->taps, h, stream);
+                          ay->n_out, src->channels, depth_of(src), wx, wx + nx, wx + 2 * nx,
+                          ax->taps, wy, wy + ny, wy + 2 * ny, ay->taps, h, stream);
 }
 
 static gi_status resize_op(const gi_image *src, const gi_resize_axis *ax, const gi_resize_axis *ay,
