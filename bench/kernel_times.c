@@ -53,7 +53,7 @@ static cudaError_t run_transpose(const bench_args *a)
 
 static cudaError_t run_hist(const bench_args *a)
 {
-    return gi_cuda_hist(a->src, a->pitch, a->size, a->size, a->channels, 256, a->counts, 0);
+    return gi_cuda_hist(a->src, a->pitch, a->size, a->size, a->channels, 8, 256, a->counts, 0);
 }
 
 static int by_value(const void *a, const void *b)

@@ -50,18 +50,13 @@ cudaError_t gi_cuda_transform(const uint8_t *src, size_t src_pitch, uint8_t *dst
                               size_t dst_pitch, int width, int height, int channels,
                               int depth, int transform, cudaStream_t stream);
 
-/* counts: device array of 4 * 256 unsigned long long, zeroed by the
- * launcher; channel c's bin b lands at counts[c * 256 + b]. */
-cudaError_t gi_cuda_hist(const uint8_t *src, size_t src_pitch, int width,
-                         int height, int channels, int bins,
-                         unsigned long long *counts, cudaStream_t stream);
-
-/* The same for 16-bit samples (bin = v * bins / 65536, bins 1..65536):
- * counts, a device array of channels * bins, zeroed by the launcher;
- * channel c's bin b lands at counts[c * bins + b]. */
-cudaError_t gi_cuda_hist16(const uint8_t *src, size_t src_pitch, int width, int height,
-                           int channels, int bins, unsigned long long *counts,
-                           cudaStream_t stream);
+/* Per-channel histogram (gpuimg.h): bin = v * bins / 256 at 8 bits (bins
+ * 1..256), v * bins / 65536 at 16 (bins 1..65536). counts: device array
+ * of channels * bins unsigned long long, zeroed by the launcher; channel
+ * c's bin b lands at counts[c * bins + b]. */
+cudaError_t gi_cuda_hist(const uint8_t *src, size_t src_pitch, int width, int height,
+                         int channels, int depth, int bins, unsigned long long *counts,
+                         cudaStream_t stream);
 
 /* Correlation with an odd mask (gpuimg.h, convolve): q is a host array of
  * mask_h rows of mask_w integers (odd, 1..31), shift 0..30; out =

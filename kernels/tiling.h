@@ -190,7 +190,7 @@ static_assert(GI_XT_ROWS * (GI_XT_COLS / 4 + 1) * 4 <= 48 * 1024, "transpose til
  * so a chunk starts on channel 0), and loads the next step's chunks before
  * it counts the current ones. Three blocks of GI_HIST_THREADS fit an SM with
  * one or two channels (64 KB of counters each, at most 42 registers). */
-#define GI_HIST_VALUES 256 /* an 8-bit sample's values (hist16.cu counts 16-bit ones) */
+#define GI_HIST_VALUES 256 /* keys a block counts a channel: 8-bit values, or 16-bit bins */
 #define GI_HIST_THREADS 512
 #define GI_HIST_UNROLL 2
 #define GI_HIST_SLOTS(c) ((c) == 1 ? 64 : 32)

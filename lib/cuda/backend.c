@@ -30,8 +30,6 @@
 
 /* Device rows start on this boundary so the kernels' wide accesses line up. */
 #define ROW_ALIGN 256
-/* An 8-bit histogram's counts as hist.cu leaves them: [4][256]. */
-#define COUNTS_BYTES_8 (sizeof(unsigned long long) * 4 * 256)
 
 typedef gi__cuda_buffer buffer;
 
@@ -289,19 +287,14 @@ static cudaError_t launch_hist(const image_op *op, const gi_image *src, const de
 {
     (void)scratch;
     (void)scratch_bytes;
-    if (src->depth == 16)
-        return gi_cuda_hist16(in->data, in->pitch, src->width, src->height, src->channels,
-                              op->bins, (unsigned long long *)out->data, stream);
-    return gi_cuda_hist(in->data, in->pitch, src->width, src->height, src->channels, op->bins,
-                        (unsigned long long *)out->data, stream);
+    return gi_cuda_hist(in->data, in->pitch, src->width, src->height, src->channels,
+                        depth_of(src), op->bins, (unsigned long long *)out->data, stream);
 }
 
-/* The bytes of a hist step's counts (unpack_counts): hist.cu's [4][256] at
- * 8 bits, hist16.cu's [channels][bins] at 16. */
+/* The bytes of a hist step's counts (unpack_counts): [channels][bins]. */
 static size_t counts_bytes(const gi__op_call *c)
 {
-    return c->src->depth == 16 ? sizeof(unsigned long long) * (size_t)c->src->channels * c->bins
-                               : COUNTS_BYTES_8;
+    return sizeof(unsigned long long) * (size_t)c->src->channels * c->bins;
 }
 
 /* The histogram reads the image packed (pitch = row), which lets the kernel
@@ -612,18 +605,17 @@ static gi_status queue_steps(cuda_state *s, const gi__chain *ch, int placed, dev
     return st;
 }
 
-/* The histogram's counts, downloaded as one row of bytes, into out:
- * [4][256] at 8 bits, [channels][bins] at 16 (counts_bytes). */
+/* The histogram's counts, downloaded as one row of bytes ([channels][bins],
+ * counts_bytes), into out. */
 static void unpack_counts(const unsigned long long *counts, const gi__op_call *c,
                           gi_histogram *out)
 {
-    const int wide = c->src->depth == 16, stride = wide ? c->bins : 256;
     memset(out, 0, sizeof *out);
     out->channels = c->src->channels;
     out->bins = c->bins;
-    out->depth = wide ? 16 : 8;
+    out->depth = depth_of(c->src);
     for (int ch = 0; ch < c->src->channels; ch++)
-        for (int b = 0; b < c->bins; b++) out->counts[ch][b] = counts[(size_t)ch * stride + b];
+        for (int b = 0; b < c->bins; b++) out->counts[ch][b] = counts[(size_t)ch * c->bins + b];
 }
 
 /* The pinned stage of the chain's result, reserved before anything is
