@@ -35,25 +35,25 @@ typedef cudaError_t (*launch_fn)(const bench_args *a);
 
 static cudaError_t run_blur(const bench_args *a)
 {
-    return gi_cuda_blur(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels,
+    return gi_cuda_blur(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 8,
                         a->weights, a->radius, GI_BORDER_MIRROR, 0, a->scratch, a->scratch_bytes, 0);
 }
 
 static cudaError_t run_sobel(const bench_args *a)
 {
-    return gi_cuda_sobel(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 1.0,
+    return gi_cuda_sobel(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 8, 1.0,
                          0, 0, 0, GI_BORDER_MIRROR, 0, 0);
 }
 
 static cudaError_t run_transpose(const bench_args *a)
 {
-    return gi_cuda_transform(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels,
+    return gi_cuda_transform(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 8,
                              GI_TRANSPOSE, 0);
 }
 
 static cudaError_t run_hist(const bench_args *a)
 {
-    return gi_cuda_hist(a->src, a->pitch, a->size, a->size, a->channels, 256, a->counts, 0);
+    return gi_cuda_hist(a->src, a->pitch, a->size, a->size, a->channels, 8, 256, a->counts, 0);
 }
 
 static int by_value(const void *a, const void *b)
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
         CHECK(cudaMalloc((void **)&a.src, bytes));
         CHECK(cudaMalloc((void **)&a.dst, bytes));
         CHECK(cudaMemcpy((void *)a.src, host, bytes, cudaMemcpyHostToDevice));
-        a.scratch_bytes = gi_cuda_blur_scratch_bytes(size, size, channels, 6);
+        a.scratch_bytes = gi_cuda_blur_scratch_bytes(size, size, channels, 6, 8);
         if (a.scratch_bytes) CHECK(cudaMalloc(&a.scratch, a.scratch_bytes));
         CHECK(cudaMalloc((void **)&a.counts, 4 * 256 * sizeof(unsigned long long)));
         for (int o = 0; o < 4; o++) {

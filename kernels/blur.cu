@@ -1,9 +1,12 @@
-/* Separable fixed-point blur (gpuimg.h gives the exact integer rules).
+/* Separable fixed-point blur (gpuimg.h gives the exact integer rules) of
+ * 8- and 16-bit images: every kernel but the tensor-core one is a template
+ * over the sample type, and depth<T> holds what the two depths' rules
+ * differ in (sums' widths, rounding shifts, the largest sample).
  *
  * Three paths, all doing exactly the integer operations of the CPU backend,
  * so their results are identical byte for byte:
  *
- *  - 1 channel, radius 1..8: the tensor cores. The horizontal pass is a
+ *  - 1 channel of 8 bits, radius 1..8: the tensor cores. The horizontal pass is a
  *    band matrix times the input bytes (mma m16n8k32, u8 x u8 -> s32), with
  *    each weight split into its low and high byte; the vertical pass splits
  *    the 16-bit horizontal sums into bytes too, so four products give the
@@ -17,12 +20,15 @@
  *    pixels per thread into shared memory, vertical sums from a sliding
  *    window of rows in registers, using the weights' symmetry.
  *  - larger radii (and radius 0): the original fused tile kernel up to
- *    GI_BLUR_FUSED_MAX_RADIUS, else two passes through scratch memory.
+ *    GI_BLUR_FUSED_MAX_RADIUS (where its tile fits: GI_BLUR_FUSED_FITS),
+ *    else two passes through scratch memory.
  *
  * Weights travel as a kernel parameter (constant bank, broadcast to the
  * warp) rather than a __constant__ symbol, which two contexts blurring on
  * two streams at once would overwrite under each other.
  * kernels/PERF_NOTES.md has the measurements behind these choices. */
+#include <type_traits>
+
 #include "border.cuh"
 #include "gi_kernels.h"
 #include "base/gi_size.h"
@@ -39,59 +45,118 @@ using wide_weights = weights_param<2 * GI_BLUR_MAX_RADIUS + 1>;
 /* 2 and 4 channels carry alpha last and blur colour premultiplied. */
 template <int C> constexpr bool has_alpha = C == 2 || C == 4;
 
+/* What the two depths' rules (gpuimg.h, blur) differ in: the sample, the
+ * widths that hold the sums exactly, and the shifts that round them.
+ *   h:   plain (sum + 2^7) >> 8, colour next to alpha rounded by
+ *        COLOUR_H_SHIFT, alpha by ALPHA_H_SHIFT (0: the whole sum)
+ *   out: plain (v + 2^23) >> 24, alpha rounded by ALPHA_OUT_SHIFT, colour
+ *        min(MAX, (vc * 2^COLOUR_OUT_SHIFT + va / 2) / va) */
+template <typename T> struct depth;
+template <> struct depth<uint8_t> {
+    static constexpr uint32_t MAX = 255;
+    static constexpr int COLOUR_H_SHIFT = 8, ALPHA_H_SHIFT = 8;
+    static constexpr int ALPHA_OUT_SHIFT = 24, COLOUR_OUT_SHIFT = 0;
+    using colour_row = uint32_t; /* sum w * c * a <= 65536 * 65025 */
+    using column = uint32_t;     /* plain and alpha v <= 65536 * 65280 */
+    using wide_pair = uint32_t;  /* two alpha or colour h: < 2^25 */
+};
+template <> struct depth<uint16_t> {
+    static constexpr uint32_t MAX = 65535;
+    static constexpr int COLOUR_H_SHIFT = 16, ALPHA_H_SHIFT = 0;
+    static constexpr int ALPHA_OUT_SHIFT = 32, COLOUR_OUT_SHIFT = 16;
+    using colour_row = uint64_t; /* sum w * c * a < 2^48 */
+    using column = uint64_t;     /* plain v < 2^40, alpha va < 2^48 */
+    using wide_pair = uint64_t;  /* an alpha or colour h alone reaches 2^32 - 2^17 */
+};
+
+/* 2^(S-1), the half that makes >> S round; 0 for S = 0. */
+template <typename A, int S> constexpr A half_unit = S > 0 ? (A)((A)1 << (S > 0 ? S - 1 : 0)) : (A)0;
+
+/* The h shift of channel c of a C-channel image. */
+template <typename T, int C> __host__ __device__ constexpr int h_shift(int c)
+{
+    return !has_alpha<C> ? 8 : c < C - 1 ? depth<T>::COLOUR_H_SHIFT : depth<T>::ALPHA_H_SHIFT;
+}
+
+/* The out shift of a plain or alpha channel. */
+template <typename T, int C> __host__ __device__ constexpr int out_shift(int c)
+{
+    return has_alpha<C> && c == C - 1 ? depth<T>::ALPHA_OUT_SHIFT : 24;
+}
+
+/* A premultiplied colour's output, exactly: va == 0 ? 0 :
+ * min(MAX, (vc * 2^COLOUR_OUT_SHIFT + va / 2) / va). */
+template <typename T>
+__device__ __forceinline__ uint32_t colour_exact(uint64_t vc, typename depth<T>::column va)
+{
+    if (va == 0) return 0;
+    const uint64_t v = ((vc << depth<T>::COLOUR_OUT_SHIFT) + va / 2) / va;
+    return (uint32_t)(v > depth<T>::MAX ? depth<T>::MAX : v);
+}
+
 /* ------------------------------------------------ larger radii */
 
-/* Horizontal sum of one output pixel: h = (sum w * u + 128) >> 8, with u the
- * sample, or c * a for colour next to alpha. At most 65536 * 65025, so
- * uint32 holds it. */
-template <int C> struct row_sum {
-    uint32_t acc[C] = {};
+/* Horizontal sum of one output pixel: h = (sum w * u + half) >> shift,
+ * with u the sample, or c * a for colour next to alpha (depth<T> gives
+ * the widths and shifts). */
+template <typename T, int C> struct row_sum {
+    typename depth<T>::colour_row colour[C] = {};
+    uint32_t plain[C] = {};
 
-    __device__ __forceinline__ void add(uint32_t w, const uint8_t *p)
+    __device__ __forceinline__ void add(uint32_t w, const T *p)
     {
         if (has_alpha<C>) {
             const uint32_t a = p[C - 1];
 #pragma unroll
-            for (int c = 0; c < C - 1; c++) acc[c] += w * (p[c] * a);
-            acc[C - 1] += w * a;
+            for (int c = 0; c < C - 1; c++)
+                colour[c] += (typename depth<T>::colour_row)w * (p[c] * a);
+            plain[C - 1] += w * a;
         } else {
 #pragma unroll
-            for (int c = 0; c < C; c++) acc[c] += w * p[c];
+            for (int c = 0; c < C; c++) plain[c] += w * p[c];
         }
     }
-    __device__ __forceinline__ uint32_t result(int c) const { return (acc[c] + 128) >> 8; }
+    __device__ __forceinline__ uint32_t result(int c) const
+    {
+        if (has_alpha<C> && c < C - 1) {
+            constexpr int S = depth<T>::COLOUR_H_SHIFT;
+            return (uint32_t)((colour[c] + half_unit<typename depth<T>::colour_row, S>) >> S);
+        }
+        const int s = h_shift<T, C>(c);
+        return s ? (plain[c] + (1u << (s - 1))) >> s : plain[c];
+    }
 };
 
-/* Vertical sum and final rounding. Plain channels and alpha fit uint32
- * (65536 * 65280); premultiplied colour needs uint64. */
-template <int C> struct column_sum {
+/* Vertical sum and final rounding; premultiplied colour sums in uint64. */
+template <typename T, int C> struct column_sum {
+    using V = typename depth<T>::column;
     uint64_t colour[C] = {};
-    uint32_t plain[C] = {};
+    V plain[C] = {};
 
     __device__ __forceinline__ void add(uint32_t w, const uint32_t *h)
     {
 #pragma unroll
         for (int c = 0; c < C; c++) {
             if (has_alpha<C> && c < C - 1) colour[c] += (uint64_t)w * h[c];
-            else plain[c] += w * h[c];
+            else plain[c] += (V)w * h[c];
         }
     }
-    __device__ __forceinline__ void store(uint8_t *out) const
+    __device__ __forceinline__ void store(T *out) const
     {
-        const uint32_t va = plain[C - 1];
+        const V va = plain[C - 1];
 #pragma unroll
         for (int c = 0; c < C; c++) {
             if (has_alpha<C> && c < C - 1) {
-                const uint64_t v = va == 0 ? 0 : (colour[c] + va / 2) / va;
-                out[c] = (uint8_t)(v > 255 ? 255 : v);
+                out[c] = (T)colour_exact<T>(colour[c], va);
             } else {
-                out[c] = (uint8_t)((plain[c] + (1u << 23)) >> 24);
+                const int s = out_shift<T, C>(c);
+                out[c] = (T)((plain[c] + ((V)1 << (s - 1))) >> s);
             }
         }
     }
 };
 
-template <int C>
+template <typename T, int C>
 __global__ void __launch_bounds__(GI_BLUR_TILE_W * GI_BLUR_ROWS)
     blur_fused(gi_src_view s, uint8_t *dst, size_t dst_pitch, int tiles_x, int radius,
                fused_weights wt)
@@ -100,17 +165,17 @@ __global__ void __launch_bounds__(GI_BLUR_TILE_W * GI_BLUR_ROWS)
     const int taps = 2 * radius + 1, rows = GI_BLUR_TILE_H + 2 * radius;
     const int tile_w = GI_BLUR_TILE_W + 2 * radius;
     uint32_t *hsum = fused_smem; /* [C][rows][GI_BLUR_TILE_W]: lanes hit consecutive words */
-    uint8_t *tile = (uint8_t *)(fused_smem + (size_t)C * rows * GI_BLUR_TILE_W);
+    T *tile = (T *)(fused_smem + (size_t)C * rows * GI_BLUR_TILE_W);
     const int x0 = (int)(blockIdx.x % tiles_x) * GI_BLUR_TILE_W;
     const int y0 = (int)(blockIdx.x / tiles_x) * GI_BLUR_TILE_H;
     const int tx = threadIdx.x % GI_WARP, ty = threadIdx.x / GI_WARP;
 
-    gi_load_tile<C>(tile, tile_w, rows, s, x0 - radius, y0 - radius);
+    gi_load_tile<C * (int)sizeof(T)>((uint8_t *)tile, tile_w, rows, s, x0 - radius, y0 - radius);
     __syncthreads();
 
     for (int r = ty; r < rows; r += GI_BLUR_ROWS) {
-        const uint8_t *p = tile + ((size_t)r * tile_w + tx) * C;
-        row_sum<C> h;
+        const T *p = tile + ((size_t)r * tile_w + tx) * C;
+        row_sum<T, C> h;
         for (int k = 0; k < taps; k++) h.add((uint32_t)wt.w[k], p + k * C);
 #pragma unroll
         for (int c = 0; c < C; c++) hsum[(c * rows + r) * GI_BLUR_TILE_W + tx] = h.result(c);
@@ -120,34 +185,35 @@ __global__ void __launch_bounds__(GI_BLUR_TILE_W * GI_BLUR_ROWS)
     const int x = x0 + tx;
     if (x >= s.width) return;
     for (int r = ty; r < GI_BLUR_TILE_H && y0 + r < s.height; r += GI_BLUR_ROWS) {
-        column_sum<C> v;
+        column_sum<T, C> v;
         for (int k = 0; k < taps; k++) {
             uint32_t h[C];
 #pragma unroll
             for (int c = 0; c < C; c++) h[c] = hsum[(c * rows + r + k) * GI_BLUR_TILE_W + tx];
             v.add((uint32_t)wt.w[k], h);
         }
-        v.store(dst + (size_t)(y0 + r) * dst_pitch + (size_t)x * C);
+        v.store((T *)(dst + (size_t)(y0 + r) * dst_pitch) + (size_t)x * C);
     }
 }
 
 /* Two-pass, row pass: block b filters GI_BLUR_SEGMENT pixels of one row into
  * scratch, laid out [C][height][width] so the column pass reads coalesced. */
-template <int C>
+template <typename T, int C>
 __global__ void __launch_bounds__(GI_BLUR_SEGMENT)
     blur_rows(gi_src_view s, uint32_t *scratch, int segments, int radius, wide_weights wt)
 {
     extern __shared__ uint32_t row_smem[];
-    uint8_t *tile = (uint8_t *)row_smem;
+    const T *tile = (const T *)row_smem;
     const int y = (int)(blockIdx.x / segments);
     const int x0 = (int)(blockIdx.x % segments) * GI_BLUR_SEGMENT;
-    gi_load_tile<C>(tile, GI_BLUR_SEGMENT + 2 * radius, 1, s, x0 - radius, y);
+    gi_load_tile<C * (int)sizeof(T)>((uint8_t *)row_smem, GI_BLUR_SEGMENT + 2 * radius, 1, s,
+                                x0 - radius, y);
     __syncthreads();
 
     const int x = x0 + threadIdx.x;
     if (x >= s.width) return;
-    const uint8_t *p = tile + (size_t)threadIdx.x * C;
-    row_sum<C> h;
+    const T *p = tile + (size_t)threadIdx.x * C;
+    row_sum<T, C> h;
     for (int k = 0; k < 2 * radius + 1; k++) h.add((uint32_t)wt.w[k], p + k * C);
     const size_t plane = (size_t)s.width * s.height;
 #pragma unroll
@@ -155,9 +221,10 @@ __global__ void __launch_bounds__(GI_BLUR_SEGMENT)
 }
 
 /* Two-pass, column pass: one thread per output pixel. An outside row in zero
- * mode is a row of border pixels, whose horizontal sum is exactly 256 * u
+ * mode is a row of border pixels u, whose horizontal sum is exactly
+ * 65536 u' (u' = u, or u * u for colour) rounded by the channel's shift,
  * because the weights sum to 65536. */
-template <int C>
+template <typename T, int C>
 __global__ void __launch_bounds__(GI_BLUR_TILE_W * GI_BLUR_ROWS)
     blur_cols(const uint32_t *scratch, gi_src_view s, uint8_t *dst, size_t dst_pitch, int tiles_x,
               int radius, wide_weights wt)
@@ -167,12 +234,13 @@ __global__ void __launch_bounds__(GI_BLUR_TILE_W * GI_BLUR_ROWS)
     if (x >= s.width || y >= s.height) return;
     const size_t plane = (size_t)s.width * s.height;
     const bool interior = y - radius >= 0 && y + radius < s.height;
+    const uint64_t u = (uint64_t)s.value * (depth<T>::MAX / 255); /* value, or value * 257 */
     uint32_t outside[C];
 #pragma unroll
     for (int c = 0; c < C; c++)
-        outside[c] = (has_alpha<C> && c < C - 1 ? (uint32_t)s.value * s.value : s.value) << 8;
+        outside[c] = (uint32_t)(((has_alpha<C> && c < C - 1 ? u * u : u) << 16) >> h_shift<T, C>(c));
 
-    column_sum<C> v;
+    column_sum<T, C> v;
     for (int k = 0; k < 2 * radius + 1; k++) {
         const int sy = interior ? y - radius + k
                                 : gi_border_map((long long)y - radius + k, s.height, s.mode);
@@ -182,7 +250,7 @@ __global__ void __launch_bounds__(GI_BLUR_TILE_W * GI_BLUR_ROWS)
             h[c] = sy < 0 ? outside[c] : scratch[c * plane + (size_t)sy * s.width + x];
         v.add((uint32_t)wt.w[k], h);
     }
-    v.store(dst + (size_t)y * dst_pitch + (size_t)x * C);
+    v.store((T *)(dst + (size_t)y * dst_pitch) + (size_t)x * C);
 }
 
 
@@ -410,20 +478,23 @@ __global__ void __launch_bounds__(THREADS, 4)
 namespace gen {
 
 constexpr int TW = GI_BLUR_GEN_W, NT = GI_BLUR_GEN_THREADS;
-template <int C> constexpr int TH = GI_BLUR_GEN_H(C);
+template <typename T, int C> constexpr int TH = GI_BLUR_GEN_H(C, (int)sizeof(T));
 template <int C> constexpr int PAD = GI_BLUR_GEN_PAD(C);
-template <int C> constexpr int IN_ROW = GI_BLUR_GEN_IN_ROW(C);
-/* pixels per column-pass thread: four output bytes where the channels allow */
+template <typename T, int C> constexpr int IN_ROW = GI_BLUR_GEN_IN_ROW(C, (int)sizeof(T));
+/* pixels per column-pass thread: four output samples where the channels allow */
 template <int C> constexpr int VP = C == 1 ? 4 : C == 2 ? 2 : 1;
 
-/* out = va == 0 ? 0 : min(255, (vc + va / 2) / va), without a 64-bit
- * division: a float estimate is within one of the quotient below 255, and
- * the exact remainder corrects it. inv_va approximates 1 / va. */
-__device__ __forceinline__ uint32_t colour_out(uint64_t vc, uint32_t va, float inv_va)
+/* A premultiplied colour's output, as colour_exact without a 64-bit
+ * division: a float estimate is within one of the quotient below MAX
+ * (relative error a few 2^-24, times at most 65535), and the exact
+ * remainder corrects it. inv_va approximates 1 / va. */
+template <typename T>
+__device__ __forceinline__ uint32_t colour_out(uint64_t vc, typename depth<T>::column va,
+                                               float inv_va)
 {
     if (va == 0) return 0;
-    const uint64_t num = vc + (va >> 1);
-    if (num >= (uint64_t)va * 255u) return 255;
+    const uint64_t num = (vc << depth<T>::COLOUR_OUT_SHIFT) + (va >> 1);
+    if (num >= (uint64_t)va * depth<T>::MAX) return depth<T>::MAX;
     uint32_t q = (uint32_t)__fmul_rn(__ull2float_rn(num), inv_va);
     const long long rem = (long long)(num - (uint64_t)q * va);
     if (rem < 0) q--;
@@ -432,21 +503,26 @@ __device__ __forceinline__ uint32_t colour_out(uint64_t vc, uint32_t va, float i
 }
 
 /* Stage 2: horizontal sums of 4 adjacent pixels of one staged row. */
-template <int C, int R>
+template <typename T, int C, int R>
 __device__ __forceinline__ void row_sums(const uint8_t *in_row, int q, const int32_t *w,
                                          uint32_t *out)
 {
+    using D = depth<T>;
+    using CR = typename D::colour_row;
     constexpr bool alpha = has_alpha<C>;
-    constexpr int WORDS = 5 * C; /* pixels px0 - 8 .. px0 + 11 */
+    constexpr int SB = sizeof(T), SPW = 4 / SB; /* samples per word */
+    constexpr int WORDS = 5 * C * SB;           /* pixels px0 - 8 .. px0 + 11 */
+    /* the words' alignment: PAD - 8 pixels, then 4 pixels per q */
+    constexpr int OFF = (PAD<C> - 8) * C * SB, STEP = 4 * C * SB;
     uint32_t wd[WORDS];
-    const uint32_t *src = (const uint32_t *)(in_row + (PAD<C> + 4 * q - 8) * C);
-    if constexpr (C == 4) { /* 16-byte aligned: pixel px0 - 8 starts at 16 q */
+    const uint32_t *src = (const uint32_t *)(in_row + (PAD<C> + 4 * q - 8) * C * SB);
+    if constexpr (OFF % 16 == 0 && STEP % 16 == 0) {
 #pragma unroll
         for (int i = 0; i < WORDS / 4; i++) {
             const uint4 v = ((const uint4 *)src)[i];
             wd[4 * i] = v.x, wd[4 * i + 1] = v.y, wd[4 * i + 2] = v.z, wd[4 * i + 3] = v.w;
         }
-    } else if constexpr (C == 2) { /* 8-byte aligned */
+    } else if constexpr (OFF % 8 == 0 && STEP % 8 == 0) {
 #pragma unroll
         for (int i = 0; i < WORDS / 2; i++) {
             const uint2 v = ((const uint2 *)src)[i];
@@ -456,56 +532,71 @@ __device__ __forceinline__ void row_sums(const uint8_t *in_row, int q, const int
 #pragma unroll
         for (int i = 0; i < WORDS; i++) wd[i] = src[i];
     }
-    auto byte = [&](int p, int c) -> uint32_t {
+    auto sample = [&](int p, int c) -> uint32_t {
         const int b = (p + 8) * C + c;
-        return (wd[b / 4] >> (8 * (b % 4))) & 255u;
+        return (wd[b / SPW] >> (8 * SB * (b % SPW))) & D::MAX;
     };
-    uint32_t u[4 + 2 * R][C];
+    uint32_t u[4 + 2 * R][C]; /* c * a <= 65535^2 fits too */
 #pragma unroll
     for (int p = -R; p < 4 + R; p++)
 #pragma unroll
         for (int c = 0; c < C; c++)
-            u[p + R][c] = alpha && c < C - 1 ? byte(p, c) * byte(p, C - 1) : byte(p, c);
+            u[p + R][c] = alpha && c < C - 1 ? sample(p, c) * sample(p, C - 1) : sample(p, c);
     uint32_t h[4 * C];
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
         for (int c = 0; c < C; c++) {
-            uint32_t acc = 128u + (uint32_t)w[R] * u[i + R][c];
+            if (alpha && c < C - 1) {
+                constexpr int S = D::COLOUR_H_SHIFT;
+                CR acc = half_unit<CR, S> + (CR)(uint32_t)w[R] * u[i + R][c];
 #pragma unroll
-            for (int k = 1; k <= R; k++) acc += (uint32_t)w[R + k] * (u[i + R - k][c] + u[i + R + k][c]);
-            h[i * C + c] = acc >> 8;
+                for (int k = 1; k <= R; k++)
+                    acc += (CR)(uint32_t)w[R + k] * ((CR)u[i + R - k][c] + u[i + R + k][c]);
+                h[i * C + c] = (uint32_t)(acc >> S);
+            } else { /* plain and alpha sums stay below 2^32 */
+                const int S = h_shift<T, C>(c);
+                uint32_t acc = (S ? 1u << (S - 1) : 0u) + (uint32_t)w[R] * u[i + R][c];
+#pragma unroll
+                for (int k = 1; k <= R; k++) acc += (uint32_t)w[R + k] * (u[i + R - k][c] + u[i + R + k][c]);
+                h[i * C + c] = acc >> S;
+            }
         }
 #pragma unroll
     for (int i = 0; i < C; i++)
         ((uint4 *)out)[i] = make_uint4(h[4 * i], h[4 * i + 1], h[4 * i + 2], h[4 * i + 3]);
 }
 
-template <int C, int R>
+template <typename T, int C, int R>
 __global__ void __launch_bounds__(NT)
     blur_small(gi_src_view s, uint8_t *dst, size_t dst_pitch, int tiles_x, fused_weights wt,
                bool src_vec, bool dst_vec)
 {
-    constexpr int ROWS = TH<C> + 2 * R;
+    using D = depth<T>;
+    using V = typename D::column;
+    constexpr int ROWS = TH<T, C> + 2 * R;
     constexpr bool alpha = has_alpha<C>;
+    /* pair sums of the column pass: plain h < 2^24 at either depth */
+    using PAIR = std::conditional_t<alpha, typename D::wide_pair, uint32_t>;
     extern __shared__ __align__(16) uint8_t gen_smem[];
     uint8_t *in = gen_smem;
-    uint32_t *hs = (uint32_t *)(gen_smem + ROWS * IN_ROW<C>); /* [row][px][c] */
-    const int x0 = (int)(blockIdx.x % tiles_x) * TW, y0 = (int)(blockIdx.x / tiles_x) * TH<C>;
+    uint32_t *hs = (uint32_t *)(gen_smem + ROWS * IN_ROW<T, C>); /* [row][px][c] */
+    const int x0 = (int)(blockIdx.x % tiles_x) * TW, y0 = (int)(blockIdx.x / tiles_x) * TH<T, C>;
     const int32_t *w = wt.w;
 
-    gi_load_tile16<C, IN_ROW<C>, NT>(in, IN_ROW<C>, ROWS, s, x0 - PAD<C>, y0 - R, src_vec);
+    gi_load_tile16<C * (int)sizeof(T), IN_ROW<T, C>, NT>(in, IN_ROW<T, C>, ROWS, s, x0 - PAD<C>,
+                                                          y0 - R, src_vec);
     __syncthreads();
 
     for (int job = threadIdx.x; job < ROWS * (TW / 4); job += NT) {
         const int r = job / (TW / 4), q = job % (TW / 4);
-        row_sums<C, R>(in + r * IN_ROW<C>, q, w, hs + (r * TW + 4 * q) * C);
+        row_sums<T, C, R>(in + r * IN_ROW<T, C>, q, w, hs + (r * TW + 4 * q) * C);
     }
     __syncthreads();
 
     /* Stage 3: thread = VP adjacent pixels x RS rows */
-    constexpr int GROUPS = TW / VP<C>, SEGS = NT / GROUPS, RS = TH<C> / SEGS;
-    static_assert(NT % GROUPS == 0 && TH<C> % SEGS == 0, "column threads tile the block");
+    constexpr int GROUPS = TW / VP<C>, SEGS = NT / GROUPS, RS = TH<T, C> / SEGS;
+    static_assert(NT % GROUPS == 0 && TH<T, C> % SEGS == 0, "column threads tile the block");
     constexpr int N = VP<C> * C; /* values per row */
     const int grp = threadIdx.x % GROUPS, seg = threadIdx.x / GROUPS;
     const int x = x0 + grp * VP<C>;
@@ -526,44 +617,48 @@ __global__ void __launch_bounds__(NT)
     for (int j = 0; j < RS; j++) {
         const int y = y0 + seg * RS + j;
         if (y >= s.height) break;
-        uint32_t plain[N];
+        V plain[N];
         uint64_t colour[N];
 #pragma unroll
         for (int i = 0; i < N; i++) {
             const bool is_colour = alpha && i % C < C - 1;
             if (is_colour) {
+                using P = typename D::wide_pair;
                 uint64_t acc = (uint64_t)(uint32_t)w[R] * win[j + R][i];
 #pragma unroll
                 for (int k = 1; k <= R; k++)
-                    acc += (uint64_t)(uint32_t)w[R + k] * (win[j + R - k][i] + win[j + R + k][i]);
+                    acc += (uint64_t)(uint32_t)w[R + k] * ((P)win[j + R - k][i] + win[j + R + k][i]);
                 colour[i] = acc;
             } else {
-                uint32_t acc = (uint32_t)w[R] * win[j + R][i];
+                V acc = (V)(uint32_t)w[R] * win[j + R][i];
 #pragma unroll
                 for (int k = 1; k <= R; k++)
-                    acc += (uint32_t)w[R + k] * (win[j + R - k][i] + win[j + R + k][i]);
+                    acc += (V)(uint32_t)w[R + k] * ((PAIR)win[j + R - k][i] + win[j + R + k][i]);
                 plain[i] = acc;
             }
         }
-        uint32_t bytes[N];
+        uint32_t values[N];
 #pragma unroll
         for (int p = 0; p < VP<C>; p++) {
-            const uint32_t va = plain[p * C + C - 1];
+            const V va = plain[p * C + C - 1];
             const float inv_va = alpha ? __frcp_rn((float)va) : 0.f;
 #pragma unroll
             for (int c = 0; c < C; c++) {
-                const int i = p * C + c;
-                bytes[i] = alpha && c < C - 1 ? colour_out(colour[i], va, inv_va)
-                                                : (plain[i] + (1u << 23)) >> 24;
+                const int i = p * C + c, S = out_shift<T, C>(c);
+                values[i] = alpha && c < C - 1 ? colour_out<T>(colour[i], va, inv_va)
+                                               : (uint32_t)((plain[i] + ((V)1 << (S - 1))) >> S);
             }
         }
-        uint8_t *out = dst + (size_t)y * dst_pitch + (size_t)x * C;
+        T *out = (T *)(dst + (size_t)y * dst_pitch) + (size_t)x * C;
         if (N == 4 && dst_vec && x + VP<C> <= s.width) {
-            *(uint32_t *)out = bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24;
+            if constexpr (sizeof(T) == 1)
+                *(uint32_t *)out = values[0] | values[1] << 8 | values[2] << 16 | values[3] << 24;
+            else
+                *(uint2 *)out = make_uint2(values[0] | values[1] << 16, values[2] | values[3] << 16);
         } else {
 #pragma unroll
             for (int i = 0; i < N; i++)
-                if (x + i / C < s.width) out[i] = (uint8_t)bytes[i];
+                if (x + i / C < s.width) out[i] = (T)values[i];
         }
     }
 }
@@ -630,48 +725,49 @@ cudaError_t launch_tc(const gi_src_view &s, uint8_t *dst, size_t dst_pitch, cons
     return cudaGetLastError();
 }
 
-template <int C, int R>
+template <typename T, int C, int R>
 cudaError_t launch_small_r(const gi_src_view &s, uint8_t *dst, size_t dst_pitch,
                            const int32_t *weights, cudaStream_t stream)
 {
     int tiles_x;
-    const unsigned blocks = tile_blocks(s.width, s.height, gen::TW, gen::TH<C>, &tiles_x);
+    const unsigned blocks = tile_blocks(s.width, s.height, gen::TW, gen::TH<T, C>, &tiles_x);
     if (blocks == 0) return cudaErrorInvalidValue;
-    gen::blur_small<C, R><<<blocks, gen::NT, GI_BLUR_GEN_SMEM(C, R), stream>>>(
+    gen::blur_small<T, C, R><<<blocks, gen::NT, GI_BLUR_GEN_SMEM(C, R, (int)sizeof(T)), stream>>>(
         s, dst, dst_pitch, tiles_x, small_weights(weights, R), aligned(s.data, s.pitch, 16),
-        aligned(dst, dst_pitch, 4));
+        aligned(dst, dst_pitch, 4 * sizeof(T)));
     return cudaGetLastError();
 }
 
-template <int C>
+template <typename T, int C>
 cudaError_t launch_small(const gi_src_view &s, uint8_t *dst, size_t dst_pitch,
                          const int32_t *weights, int radius, cudaStream_t stream)
 {
     switch (radius) {
-    case 1: return launch_small_r<C, 1>(s, dst, dst_pitch, weights, stream);
-    case 2: return launch_small_r<C, 2>(s, dst, dst_pitch, weights, stream);
-    case 3: return launch_small_r<C, 3>(s, dst, dst_pitch, weights, stream);
-    case 4: return launch_small_r<C, 4>(s, dst, dst_pitch, weights, stream);
-    case 5: return launch_small_r<C, 5>(s, dst, dst_pitch, weights, stream);
-    case 6: return launch_small_r<C, 6>(s, dst, dst_pitch, weights, stream);
-    case 7: return launch_small_r<C, 7>(s, dst, dst_pitch, weights, stream);
-    default: return launch_small_r<C, 8>(s, dst, dst_pitch, weights, stream);
+    case 1: return launch_small_r<T, C, 1>(s, dst, dst_pitch, weights, stream);
+    case 2: return launch_small_r<T, C, 2>(s, dst, dst_pitch, weights, stream);
+    case 3: return launch_small_r<T, C, 3>(s, dst, dst_pitch, weights, stream);
+    case 4: return launch_small_r<T, C, 4>(s, dst, dst_pitch, weights, stream);
+    case 5: return launch_small_r<T, C, 5>(s, dst, dst_pitch, weights, stream);
+    case 6: return launch_small_r<T, C, 6>(s, dst, dst_pitch, weights, stream);
+    case 7: return launch_small_r<T, C, 7>(s, dst, dst_pitch, weights, stream);
+    default: return launch_small_r<T, C, 8>(s, dst, dst_pitch, weights, stream);
     }
 }
 
-template <int C>
+template <typename T, int C>
 cudaError_t launch_fused(const gi_src_view &s, uint8_t *dst, size_t dst_pitch,
                          const int32_t *weights, int radius, cudaStream_t stream)
 {
     int tiles_x;
     const unsigned blocks = tile_blocks(s.width, s.height, GI_BLUR_TILE_W, GI_BLUR_TILE_H, &tiles_x);
     if (blocks == 0) return cudaErrorInvalidValue;
-    blur_fused<C><<<blocks, GI_BLUR_TILE_W * GI_BLUR_ROWS, GI_BLUR_FUSED_SMEM(radius, C), stream>>>(
+    blur_fused<T, C><<<blocks, GI_BLUR_TILE_W * GI_BLUR_ROWS,
+                       GI_BLUR_FUSED_SMEM(radius, C, (int)sizeof(T)), stream>>>(
         s, dst, dst_pitch, tiles_x, radius, small_weights(weights, radius));
     return cudaGetLastError();
 }
 
-template <int C>
+template <typename T, int C>
 cudaError_t launch_two_pass(const gi_src_view &s, uint8_t *dst, size_t dst_pitch,
                             const int32_t *weights, int radius, uint32_t *scratch,
                             cudaStream_t stream)
@@ -682,12 +778,12 @@ cudaError_t launch_two_pass(const gi_src_view &s, uint8_t *dst, size_t dst_pitch
     if (col_blocks == 0 || (long long)segments * s.height > 0x7fffffffLL) return cudaErrorInvalidValue;
     wide_weights wt;
     for (int k = 0; k < 2 * radius + 1; k++) wt.w[k] = weights[k];
-    blur_rows<C><<<(unsigned)segments * s.height, GI_BLUR_SEGMENT,
-                   GI_BLUR_SEGMENT_SMEM(radius, C), stream>>>(
+    blur_rows<T, C><<<(unsigned)segments * s.height, GI_BLUR_SEGMENT,
+                      GI_BLUR_SEGMENT_SMEM(radius, C, (int)sizeof(T)), stream>>>(
         s, scratch, segments, radius, wt);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    blur_cols<C><<<col_blocks, GI_BLUR_TILE_W * GI_BLUR_ROWS, 0, stream>>>(
+    blur_cols<T, C><<<col_blocks, GI_BLUR_TILE_W * GI_BLUR_ROWS, 0, stream>>>(
         scratch, s, dst, dst_pitch, tiles_x, radius, wt);
     return cudaGetLastError();
 }
@@ -709,28 +805,46 @@ bool fits_two_bytes(const int32_t *weights, int radius)
     return true;
 }
 
-template <int C>
+template <typename T, int C>
 cudaError_t launch(const gi_src_view &s, uint8_t *dst, size_t dst_pitch, const int32_t *weights,
                    int radius, void *scratch, size_t scratch_bytes, cudaStream_t stream)
 {
     if (radius >= 1 && radius <= GI_BLUR_SMALL_RADIUS && symmetric(weights, radius)) {
-        if (C == 1 && fits_two_bytes(weights, radius))
-            return launch_tc(s, dst, dst_pitch, weights, radius, stream);
-        return launch_small<C>(s, dst, dst_pitch, weights, radius, stream);
+        if constexpr (sizeof(T) == 1 && C == 1) { /* the tensor cores take 8-bit samples */
+            if (fits_two_bytes(weights, radius))
+                return launch_tc(s, dst, dst_pitch, weights, radius, stream);
+        }
+        return launch_small<T, C>(s, dst, dst_pitch, weights, radius, stream);
     }
-    if (radius <= GI_BLUR_FUSED_MAX_RADIUS)
-        return launch_fused<C>(s, dst, dst_pitch, weights, radius, stream);
-    if (!scratch || scratch_bytes < gi_cuda_blur_scratch_bytes(s.width, s.height, C, radius))
+    if (GI_BLUR_FUSED_FITS(radius, C, (int)sizeof(T)))
+        return launch_fused<T, C>(s, dst, dst_pitch, weights, radius, stream);
+    if (!scratch ||
+        scratch_bytes < gi_cuda_blur_scratch_bytes(s.width, s.height, C, radius, 8 * (int)sizeof(T)))
         return cudaErrorInvalidValue;
-    return launch_two_pass<C>(s, dst, dst_pitch, weights, radius, (uint32_t *)scratch, stream);
+    return launch_two_pass<T, C>(s, dst, dst_pitch, weights, radius, (uint32_t *)scratch, stream);
+}
+
+template <typename T>
+cudaError_t launch_depth(const gi_src_view &s, uint8_t *dst, size_t dst_pitch, int channels,
+                         const int32_t *weights, int radius, void *scratch, size_t scratch_bytes,
+                         cudaStream_t stream)
+{
+    switch (channels) {
+    case 1: return launch<T, 1>(s, dst, dst_pitch, weights, radius, scratch, scratch_bytes, stream);
+    case 2: return launch<T, 2>(s, dst, dst_pitch, weights, radius, scratch, scratch_bytes, stream);
+    case 3: return launch<T, 3>(s, dst, dst_pitch, weights, radius, scratch, scratch_bytes, stream);
+    case 4: return launch<T, 4>(s, dst, dst_pitch, weights, radius, scratch, scratch_bytes, stream);
+    }
+    return cudaErrorInvalidValue;
 }
 
 } // namespace
 
-extern "C" size_t gi_cuda_blur_scratch_bytes(int width, int height, int channels, int radius)
+extern "C" size_t gi_cuda_blur_scratch_bytes(int width, int height, int channels, int radius,
+                                             int depth)
 {
     size_t bytes;
-    if (radius <= GI_BLUR_FUSED_MAX_RADIUS) return 0;
+    if (GI_BLUR_FUSED_FITS(radius, channels, depth == 16 ? 2 : 1)) return 0;
     if (gi__image_bytes(width, height, channels, &bytes) || gi__mul_size(bytes, 4, &bytes))
         return SIZE_MAX;
     return bytes;
@@ -738,17 +852,17 @@ extern "C" size_t gi_cuda_blur_scratch_bytes(int width, int height, int channels
 
 extern "C" cudaError_t gi_cuda_blur(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                                     size_t dst_pitch, int width, int height, int channels,
-                                    const int32_t *weights, int radius, int border_mode,
-                                    int border_value, void *scratch, size_t scratch_bytes,
-                                    cudaStream_t stream)
+                                    int depth, const int32_t *weights, int radius,
+                                    int border_mode, int border_value, void *scratch,
+                                    size_t scratch_bytes, cudaStream_t stream)
 {
     if (radius < 0 || radius > GI_BLUR_MAX_RADIUS) return cudaErrorInvalidValue;
     const gi_src_view s = {src, src_pitch, width, height, border_mode, (uint8_t)border_value};
-    switch (channels) {
-    case 1: return launch<1>(s, dst, dst_pitch, weights, radius, scratch, scratch_bytes, stream);
-    case 2: return launch<2>(s, dst, dst_pitch, weights, radius, scratch, scratch_bytes, stream);
-    case 3: return launch<3>(s, dst, dst_pitch, weights, radius, scratch, scratch_bytes, stream);
-    case 4: return launch<4>(s, dst, dst_pitch, weights, radius, scratch, scratch_bytes, stream);
-    }
+    if (depth == 8)
+        return launch_depth<uint8_t>(s, dst, dst_pitch, channels, weights, radius, scratch,
+                                     scratch_bytes, stream);
+    if (depth == 16)
+        return launch_depth<uint16_t>(s, dst, dst_pitch, channels, weights, radius, scratch,
+                                      scratch_bytes, stream);
     return cudaErrorInvalidValue;
 }

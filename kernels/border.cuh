@@ -65,36 +65,42 @@ struct gi_src_view {
     size_t pitch;
     int width, height;
     int mode;
-    uint8_t value; /* every channel of an outside pixel in zero mode */
+    uint8_t value; /* every byte of an outside pixel in zero mode */
 };
 
+/* The loaders below move bytes: PB is the bytes of a pixel (channels times
+ * the bytes of a sample), so one loader serves 8- and 16-bit images. An
+ * outside 16-bit sample of zero mode is value * 257, whose two bytes are
+ * both `value`: filling bytes with `value` gives it in either byte order. */
+
 /* Loads the tw x th pixel window whose top-left pixel is image (x0, y0)
- * (x0, y0 may be negative) into shared `tile`, rows of tw * C bytes. Lanes
- * walk the bytes of a row, so global reads are coalesced: one warp per row,
- * or the whole block on each row when there are fewer rows than warps. Only
- * a window that crosses the image edge goes through the border rule. */
-template <int C>
+ * (x0, y0 may be negative) into shared `tile`, rows of tw * PB bytes.
+ * Lanes walk the bytes of a row, so global reads are coalesced: one warp
+ * per row, or the whole block on each row when there are fewer rows than
+ * warps. Only a window that crosses the image edge goes through the border
+ * rule. */
+template <int PB>
 __device__ void gi_load_tile(uint8_t *tile, int tw, int th, const gi_src_view &s, int x0, int y0)
 {
     const int warps = blockDim.x / 32;
     const bool by_warp = th >= warps;
     const int lane = by_warp ? threadIdx.x % 32 : threadIdx.x;
     const int lanes = by_warp ? 32 : blockDim.x;
-    const int row_bytes = tw * C;
+    const int row_bytes = tw * PB;
     const bool interior = x0 >= 0 && y0 >= 0 && x0 + tw <= s.width && y0 + th <= s.height;
     for (int r = by_warp ? threadIdx.x / 32 : 0; r < th; r += by_warp ? warps : 1) {
         uint8_t *out = tile + (size_t)r * row_bytes;
         if (interior) {
-            const uint8_t *in = s.data + (size_t)(y0 + r) * s.pitch + (size_t)x0 * C;
+            const uint8_t *in = s.data + (size_t)(y0 + r) * s.pitch + (size_t)x0 * PB;
             for (int b = lane; b < row_bytes; b += lanes) out[b] = in[b];
             continue;
         }
         const int sy = gi_border_map((long long)y0 + r, s.height, s.mode);
         const uint8_t *in = sy < 0 ? nullptr : s.data + (size_t)sy * s.pitch;
         for (int b = lane; b < row_bytes; b += lanes) {
-            const int px = b / C, c = b - px * C;
+            const int px = b / PB, c = b - px * PB;
             const int sx = in ? gi_border_map((long long)x0 + px, s.width, s.mode) : -1;
-            out[b] = sx < 0 ? s.value : in[(size_t)sx * C + c];
+            out[b] = sx < 0 ? s.value : in[(size_t)sx * PB + c];
         }
     }
 }
@@ -102,10 +108,10 @@ __device__ void gi_load_tile(uint8_t *tile, int tw, int th, const gi_src_view &s
 /* One 16-byte chunk of a tile row that is not wholly inside the image, or
  * whose source is not aligned: image row y (virtual), virtual bytes
  * [b0, b0 + 16), through the border rule. */
-template <int C>
+template <int PB>
 __device__ void gi_load_chunk16_edge(uint4 *out, const gi_src_view &s, int y, long long b0, bool vec)
 {
-    const long long row_limit = (long long)s.width * C;
+    const long long row_limit = (long long)s.width * PB;
     const int sy = gi_border_map_near(y, s.height, s.mode);
     if (sy < 0) {
         const uint32_t v = s.value * 0x01010101u;
@@ -121,28 +127,28 @@ __device__ void gi_load_chunk16_edge(uint4 *out, const gi_src_view &s, int y, lo
 #pragma unroll
     for (int k = 0; k < 16; k++) {
         const int b = (int)(b0 + k);
-        const int px = b >= 0 ? b / C : -((-b + C - 1) / C);
-        const int ch = b - px * C;
+        const int px = b >= 0 ? b / PB : -((-b + PB - 1) / PB);
+        const int ch = b - px * PB;
         const int sx = gi_border_map_near(px, s.width, s.mode);
-        const uint32_t byte = sx < 0 ? s.value : row[(size_t)sx * C + ch];
+        const uint32_t byte = sx < 0 ? s.value : row[(size_t)sx * PB + ch];
         w[k / 4] |= byte << (8 * (k % 4));
     }
     *out = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-/* Does the tile of rows [y0, y0 + rows), virtual bytes [x0 * C, x0 * C +
+/* Does the tile of rows [y0, y0 + rows), virtual bytes [x0 * PB, x0 * PB +
  * RB) lie inside the image, with an aligned source? */
-template <int C, int RB>
+template <int PB, int RB>
 __device__ __forceinline__ bool gi_tile_inside(const gi_src_view &s, int x0, int y0, int rows, bool vec)
 {
-    const long long b_first = (long long)x0 * C;
+    const long long b_first = (long long)x0 * PB;
     return vec && y0 >= 0 && y0 + rows <= s.height && b_first >= 0 &&
-           b_first + RB <= (long long)s.width * C;
+           b_first + RB <= (long long)s.width * PB;
 }
 
 /* Loads rows [y0, y0 + rows) of the virtual image (the border rule beyond
- * the edges), bytes [x0 * C, x0 * C + RB) of each, into shared `tile` rows
- * of `pitch` bytes, with NT threads. x0 * C, RB and pitch are multiples of
+ * the edges), bytes [x0 * PB, x0 * PB + RB) of each, into shared `tile` rows
+ * of `pitch` bytes, with NT threads. x0 * PB, RB and pitch are multiples of
  * 16. `vec`: the source pointer and pitch are 16-byte aligned. A tile that
  * lies inside the image is copied with 16-byte loads, U of a thread's loads
  * issued before its first store; elsewhere each 16-byte chunk inside the
@@ -150,7 +156,7 @@ __device__ __forceinline__ bool gi_tile_inside(const gi_src_view &s, int x0, int
  * only chunks that cross the left or right edge go byte by byte through the
  * rule. (Batching the edge tiles' loads too cost the callers' hot loops 16
  * to 32 registers: PERF_NOTES.md.) */
-template <int C, int RB, int NT>
+template <int PB, int RB, int NT>
 __device__ void gi_load_tile16(uint8_t *tile, int pitch, int rows, const gi_src_view &s, int x0,
                                int y0, bool vec)
 {
@@ -158,8 +164,8 @@ __device__ void gi_load_tile16(uint8_t *tile, int pitch, int rows, const gi_src_
     constexpr int U = 4;         /* loads in flight per thread */
     static_assert(RB % 16 == 0, "whole 16-byte chunks");
     const int total = CPR * rows;
-    if (gi_tile_inside<C, RB>(s, x0, y0, rows, vec)) {
-        const uint8_t *base = s.data + (size_t)y0 * s.pitch + (size_t)x0 * C;
+    if (gi_tile_inside<PB, RB>(s, x0, y0, rows, vec)) {
+        const uint8_t *base = s.data + (size_t)y0 * s.pitch + (size_t)x0 * PB;
         for (int first = threadIdx.x; first < total; first += U * NT) {
             uint4 v[U];
 #pragma unroll
@@ -177,8 +183,8 @@ __device__ void gi_load_tile16(uint8_t *tile, int pitch, int rows, const gi_src_
     }
     for (int i = threadIdx.x; i < total; i += NT) {
         const int r = i / CPR, c = i - r * CPR;
-        gi_load_chunk16_edge<C>((uint4 *)(tile + r * pitch + 16 * c), s, y0 + r,
-                                (long long)x0 * C + 16 * c, vec);
+        gi_load_chunk16_edge<PB>((uint4 *)(tile + r * pitch + 16 * c), s, y0 + r,
+                                (long long)x0 * PB + 16 * c, vec);
     }
 }
 
@@ -186,14 +192,14 @@ __device__ void gi_load_tile16(uint8_t *tile, int pitch, int rows, const gi_src_
  * bytes, bypassing L1) and join this thread's current async group: the
  * caller commits, waits and synchronizes before reading. Chunks that cross
  * an edge, or rows outside in zero mode, are written directly. */
-template <int C, int RB, int NT>
+template <int PB, int RB, int NT>
 __device__ void gi_load_tile16_async(uint8_t *tile, int pitch, int rows, const gi_src_view &s, int x0,
                                      int y0, bool vec)
 {
     constexpr int CPR = RB / 16;
     const int total = CPR * rows;
-    const long long row_limit = (long long)s.width * C, b_first = (long long)x0 * C;
-    const bool inside = gi_tile_inside<C, RB>(s, x0, y0, rows, vec);
+    const long long row_limit = (long long)s.width * PB, b_first = (long long)x0 * PB;
+    const bool inside = gi_tile_inside<PB, RB>(s, x0, y0, rows, vec);
     for (int i = threadIdx.x; i < total; i += NT) {
         const int r = i / CPR, c = i - r * CPR;
         const long long b0 = b_first + 16 * c;
@@ -205,7 +211,7 @@ __device__ void gi_load_tile16_async(uint8_t *tile, int pitch, int rows, const g
                          "l"(s.data + (size_t)sy * s.pitch + b0)
                          : "memory");
         } else {
-            gi_load_chunk16_edge<C>((uint4 *)out, s, y0 + r, b0, vec);
+            gi_load_chunk16_edge<PB>((uint4 *)out, s, y0 + r, b0, vec);
         }
     }
 }

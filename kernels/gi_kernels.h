@@ -21,95 +21,65 @@ extern "C" {
  * cannot run them. */
 cudaError_t gi_cuda_kernels_probe(void);
 
+/* Launchers that take `depth` (8 or 16) work on images of that many bits
+ * a sample: 16-bit samples are uint16 in host byte order, pitches still in
+ * bytes, results as gpuimg.h defines them at 16 bits; border_value is the
+ * 8-bit border value (an outside 16-bit sample is border_value * 257). */
+
 /* Scratch bytes gi_cuda_blur needs in device memory for this size. */
-size_t gi_cuda_blur_scratch_bytes(int width, int height, int channels, int radius);
+size_t gi_cuda_blur_scratch_bytes(int width, int height, int channels, int radius, int depth);
 
 /* weights: host array of 2*radius+1 integers summing to 65536.
  * border_mode: a gi_border_mode value. */
 cudaError_t gi_cuda_blur(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                         size_t dst_pitch, int width, int height, int channels,
+                         size_t dst_pitch, int width, int height, int channels, int depth,
                          const int32_t *weights, int radius, int border_mode,
                          int border_value, void *scratch, size_t scratch_bytes,
                          cudaStream_t stream);
 
-/* dst has 1 channel when gray is set, else `channels`. */
+/* dst has 1 channel when gray is set, else `channels`; threshold in the
+ * depth's units. */
 cudaError_t gi_cuda_sobel(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                          size_t dst_pitch, int width, int height, int channels,
+                          size_t dst_pitch, int width, int height, int channels, int depth,
                           double scale, int use_threshold, double threshold,
                           int gray, int border_mode, int border_value,
                           cudaStream_t stream);
 
-/* The same three for 16-bit images (uint16 samples; pitches in bytes),
- * as gpuimg.h defines them at 16 bits: border_value is the 8-bit border
- * value (an outside sample is border_value * 257); the blur's scratch is
- * gi_cuda_blur16_scratch_bytes; q and shift as gi_convolve_quantize_depth
- * makes them for 16 bits (65535 * sum|q| <= 2^52, shift 0..30). */
-size_t gi_cuda_blur16_scratch_bytes(int width, int height, int channels);
-cudaError_t gi_cuda_blur16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                           size_t dst_pitch, int width, int height, int channels,
-                           const int32_t *weights, int radius, int border_mode,
-                           int border_value, void *scratch, size_t scratch_bytes,
-                           cudaStream_t stream);
-cudaError_t gi_cuda_sobel16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                            size_t dst_pitch, int width, int height, int channels,
-                            double scale, int use_threshold, double threshold,
-                            int gray, int border_mode, int border_value,
-                            cudaStream_t stream);
-cudaError_t gi_cuda_convolve16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                               size_t dst_pitch, int width, int height, int channels,
-                               const int32_t *q, int mask_w, int mask_h, int shift,
-                               int border_mode, int border_value, cudaStream_t stream);
-
 /* transform: a gi_transform value; width/height are the source's. */
 cudaError_t gi_cuda_transform(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                              size_t dst_pitch, int width, int height,
-                              int channels, int transform, cudaStream_t stream);
+                              size_t dst_pitch, int width, int height, int channels,
+                              int depth, int transform, cudaStream_t stream);
 
-/* The same on 16-bit samples (pixels of 2 * channels bytes). */
-cudaError_t gi_cuda_transform16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                                size_t dst_pitch, int width, int height, int channels,
-                                int transform, cudaStream_t stream);
-
-/* counts: device array of 4 * 256 unsigned long long, zeroed by the
- * launcher; channel c's bin b lands at counts[c * 256 + b]. */
-cudaError_t gi_cuda_hist(const uint8_t *src, size_t src_pitch, int width,
-                         int height, int channels, int bins,
-                         unsigned long long *counts, cudaStream_t stream);
-
-/* The same for 16-bit samples (bin = v * bins / 65536, bins 1..65536):
- * counts, a device array of channels * bins, zeroed by the launcher;
- * channel c's bin b lands at counts[c * bins + b]. */
-cudaError_t gi_cuda_hist16(const uint8_t *src, size_t src_pitch, int width, int height,
-                           int channels, int bins, unsigned long long *counts,
-                           cudaStream_t stream);
+/* Per-channel histogram (gpuimg.h): bin = v * bins / 256 at 8 bits (bins
+ * 1..256), v * bins / 65536 at 16 (bins 1..65536). counts: device array
+ * of channels * bins unsigned long long, zeroed by the launcher; channel
+ * c's bin b lands at counts[c * bins + b]. */
+cudaError_t gi_cuda_hist(const uint8_t *src, size_t src_pitch, int width, int height,
+                         int channels, int depth, int bins, unsigned long long *counts,
+                         cudaStream_t stream);
 
 /* Correlation with an odd mask (gpuimg.h, convolve): q is a host array of
  * mask_h rows of mask_w integers (odd, 1..31), shift 0..30; out =
- * clamp((sum q * v + (shift ? 1 << (shift - 1) : 0)) >> shift, 0, 255) for
- * every channel, alpha included; 255 * sum |q| <= 2^30 (as
- * gi_convolve_quantize makes it), so the int32 sums cannot overflow.
- * border_mode: a gi_border_mode value. */
+ * clamp((sum q * v + (shift ? 1 << (shift - 1) : 0)) >> shift, 0, top) for
+ * every channel, alpha included, top 255 or 65535. q as
+ * gi_convolve_quantize_depth makes it for the depth: 255 * sum |q| <= 2^30
+ * at 8 bits (int32 sums), 65535 * sum |q| <= 2^52 at 16 (int64 sums), so
+ * the sums cannot overflow. border_mode: a gi_border_mode value. */
 cudaError_t gi_cuda_convolve(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                             size_t dst_pitch, int width, int height, int channels,
+                             size_t dst_pitch, int width, int height, int channels, int depth,
                              const int32_t *q, int mask_w, int mask_h, int shift,
                              int border_mode, int border_value, cudaStream_t stream);
 
 /* Resampling (gpuimg.h, resize) from an image in_h rows high to out_w x
  * out_h: each axis's weights (gi_resize_axis: first, count, q with `taps`
  * a position) in device memory; h: device scratch of in_h * out_w *
- * channels int32 for the rows' pass. */
+ * channels sums for the rows' pass, int32 at 8 bits, int64 at 16. */
 cudaError_t gi_cuda_resize(const uint8_t *src, size_t src_pitch, uint8_t *dst,
                            size_t dst_pitch, int in_h, int out_w, int out_h, int channels,
-                           const int32_t *first_x, const int32_t *count_x, const int32_t *q_x,
-                           int taps_x, const int32_t *first_y, const int32_t *count_y,
-                           const int32_t *q_y, int taps_y, int32_t *h, cudaStream_t stream);
-
-/* The same on 16-bit samples; h: in_h * out_w * channels int64. */
-cudaError_t gi_cuda_resize16(const uint8_t *src, size_t src_pitch, uint8_t *dst,
-                             size_t dst_pitch, int in_h, int out_w, int out_h, int channels,
-                             const int32_t *first_x, const int32_t *count_x, const int32_t *q_x,
-                             int taps_x, const int32_t *first_y, const int32_t *count_y,
-                             const int32_t *q_y, int taps_y, long long *h, cudaStream_t stream);
+                           int depth, const int32_t *first_x, const int32_t *count_x,
+                           const int32_t *q_x, int taps_x, const int32_t *first_y,
+                           const int32_t *count_y, const int32_t *q_y, int taps_y, void *h,
+                           cudaStream_t stream);
 
 /* Comparison (gpuimg.h, compare) of images of `depth` bits. row_stats: the integer measures of row y
  * land in rows[y] (device, height entries), written by one block each.

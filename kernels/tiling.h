@@ -47,27 +47,39 @@ static_assert(GI_BLUR_TC_SMEM <= 48 * 1024, "tensor blur tile fits the default s
 
 /* Any channel count, radius 1..GI_BLUR_SMALL_RADIUS: a block of
  * GI_BLUR_GEN_THREADS filters a GI_BLUR_GEN_W pixel wide tile of
- * GI_BLUR_GEN_H(c) rows. Stage 1 stages the input (GI_BLUR_GEN_PAD(c)
- * pixels left and right, so each row starts 16-byte aligned), stage 2
- * filters rows four pixels per thread into 32-bit sums in shared memory,
- * stage 3 filters columns with a sliding window in registers. */
+ * GI_BLUR_GEN_H(c, sb) rows (c channels of sb-byte samples). Stage 1 stages
+ * the input (GI_BLUR_GEN_PAD(c) pixels left and right, so each row starts
+ * 16-byte aligned at either depth), stage 2 filters rows four pixels per
+ * thread into 32-bit sums in shared memory, stage 3 filters columns with a
+ * sliding window in registers. 16-bit RGBA takes 32 rows: its staged
+ * samples are twice as wide, and 48 rows would pass the 48 KiB limit. */
 #define GI_BLUR_GEN_THREADS 256
 #define GI_BLUR_GEN_W 32
-#define GI_BLUR_GEN_H(c) ((c) >= 3 ? 48 : 64)
+#define GI_BLUR_GEN_H(c, sb) ((c) == 4 && (sb) == 2 ? 32 : (c) >= 3 ? 48 : 64)
 #define GI_BLUR_GEN_PAD(c) ((c) % 2 ? 16 : 8)
-#define GI_BLUR_GEN_IN_ROW(c) ((GI_BLUR_GEN_W + 2 * GI_BLUR_GEN_PAD(c)) * (c))
-#define GI_BLUR_GEN_SMEM(c, r)                                                              \
-    ((size_t)(GI_BLUR_GEN_H(c) + 2 * (r)) * (GI_BLUR_GEN_IN_ROW(c) + GI_BLUR_GEN_W * (c) * 4))
+#define GI_BLUR_GEN_IN_ROW(c, sb) ((GI_BLUR_GEN_W + 2 * GI_BLUR_GEN_PAD(c)) * (c) * (sb))
+#define GI_BLUR_GEN_SMEM(c, r, sb)                                                          \
+    ((size_t)(GI_BLUR_GEN_H(c, sb) + 2 * (r)) *                                            \
+     (GI_BLUR_GEN_IN_ROW(c, sb) + GI_BLUR_GEN_W * (c) * 4))
 
 static_assert(GI_BLUR_GEN_PAD(1) >= GI_BLUR_SMALL_RADIUS && GI_BLUR_GEN_PAD(2) >= GI_BLUR_SMALL_RADIUS,
               "the staged tile covers the radius");
-static_assert(GI_BLUR_GEN_IN_ROW(1) % 16 == 0 && GI_BLUR_GEN_IN_ROW(2) % 16 == 0 &&
-                  GI_BLUR_GEN_IN_ROW(3) % 16 == 0 && GI_BLUR_GEN_IN_ROW(4) % 16 == 0,
+static_assert(GI_BLUR_GEN_PAD(1) % 16 == 0 && GI_BLUR_GEN_PAD(2) * 2 % 16 == 0 &&
+                  GI_BLUR_GEN_PAD(3) * 3 % 16 == 0 && GI_BLUR_GEN_PAD(4) * 4 % 16 == 0,
+              "staged rows start 16-byte aligned in the image");
+static_assert(GI_BLUR_GEN_IN_ROW(1, 1) % 16 == 0 && GI_BLUR_GEN_IN_ROW(2, 1) % 16 == 0 &&
+                  GI_BLUR_GEN_IN_ROW(3, 1) % 16 == 0 && GI_BLUR_GEN_IN_ROW(4, 1) % 16 == 0,
               "16-byte staged rows");
-static_assert(GI_BLUR_GEN_SMEM(4, GI_BLUR_SMALL_RADIUS) <= 48 * 1024 &&
-                  GI_BLUR_GEN_SMEM(3, GI_BLUR_SMALL_RADIUS) <= 48 * 1024 &&
-                  GI_BLUR_GEN_SMEM(2, GI_BLUR_SMALL_RADIUS) <= 48 * 1024,
+static_assert(GI_BLUR_GEN_SMEM(4, GI_BLUR_SMALL_RADIUS, 1) <= 48 * 1024 &&
+                  GI_BLUR_GEN_SMEM(3, GI_BLUR_SMALL_RADIUS, 1) <= 48 * 1024 &&
+                  GI_BLUR_GEN_SMEM(2, GI_BLUR_SMALL_RADIUS, 1) <= 48 * 1024 &&
+                  GI_BLUR_GEN_SMEM(1, GI_BLUR_SMALL_RADIUS, 1) <= 48 * 1024,
               "generic blur fits the default shared limit");
+static_assert(GI_BLUR_GEN_SMEM(4, GI_BLUR_SMALL_RADIUS, 2) <= 48 * 1024 &&
+                  GI_BLUR_GEN_SMEM(3, GI_BLUR_SMALL_RADIUS, 2) <= 48 * 1024 &&
+                  GI_BLUR_GEN_SMEM(2, GI_BLUR_SMALL_RADIUS, 2) <= 48 * 1024 &&
+                  GI_BLUR_GEN_SMEM(1, GI_BLUR_SMALL_RADIUS, 2) <= 48 * 1024,
+              "generic blur fits the default shared limit at 16 bits");
 
 /* blur, fused (radii GI_BLUR_SMALL_RADIUS+1 .. GI_BLUR_FUSED_MAX_RADIUS, and
  * 0): a block of GI_BLUR_TILE_W x GI_BLUR_ROWS threads computes a
@@ -77,47 +89,64 @@ static_assert(GI_BLUR_GEN_SMEM(4, GI_BLUR_SMALL_RADIUS) <= 48 * 1024 &&
 #define GI_BLUR_TILE_H 32
 #define GI_BLUR_ROWS 8
 #define GI_BLUR_FUSED_MAX_RADIUS 16
-/* Shared bytes of the fused kernel for radius r and c channels: the input
- * tile with its halo, plus uint32 horizontal sums of every tile row. */
-#define GI_BLUR_FUSED_SMEM(r, c)                                                   \
-    ((size_t)(GI_BLUR_TILE_W + 2 * (r)) * (GI_BLUR_TILE_H + 2 * (r)) * (c) +       \
+/* Shared bytes of the fused kernel for radius r, c channels of sb-byte
+ * samples: the input tile with its halo, plus uint32 horizontal sums of
+ * every tile row. Every 8-bit case fits 48 KiB; at 16 bits the larger radii
+ * of 4 channels do not and take the two passes (gi_cuda_blur_scratch_bytes
+ * and the launcher ask GI_BLUR_FUSED_FITS alike). */
+#define GI_BLUR_FUSED_SMEM(r, c, sb)                                                 \
+    ((size_t)(GI_BLUR_TILE_W + 2 * (r)) * (GI_BLUR_TILE_H + 2 * (r)) * (c) * (sb) +  \
      (size_t)GI_BLUR_TILE_W * (GI_BLUR_TILE_H + 2 * (r)) * (c) * 4)
+#define GI_BLUR_FUSED_FITS(r, c, sb)                                                 \
+    ((r) <= GI_BLUR_FUSED_MAX_RADIUS && GI_BLUR_FUSED_SMEM(r, c, sb) <= 48 * 1024)
 /* blur, two-pass: a block filters GI_BLUR_SEGMENT pixels of one row
  * horizontally (its row segment plus halo in shared memory), then blocks of
  * GI_BLUR_TILE_W x GI_BLUR_ROWS threads run the vertical pass. */
 #define GI_BLUR_SEGMENT 256
-#define GI_BLUR_SEGMENT_SMEM(r, c) ((size_t)(GI_BLUR_SEGMENT + 2 * (r)) * (c))
+#define GI_BLUR_SEGMENT_SMEM(r, c, sb) ((size_t)(GI_BLUR_SEGMENT + 2 * (r)) * (c) * (sb))
 
 static_assert(GI_BLUR_TILE_W == GI_WARP, "a tile row is one warp");
 static_assert(GI_BLUR_TILE_H % GI_BLUR_ROWS == 0, "threads cover the tile rows evenly");
-static_assert(GI_BLUR_FUSED_SMEM(GI_BLUR_FUSED_MAX_RADIUS, 4) <= 48 * 1024,
-              "fused blur fits the default shared-memory limit");
+static_assert(GI_BLUR_FUSED_FITS(GI_BLUR_FUSED_MAX_RADIUS, 4, 1),
+              "fused 8-bit blur fits the default shared-memory limit");
+static_assert(GI_BLUR_FUSED_FITS(GI_BLUR_SMALL_RADIUS, 4, 2),
+              "fused 16-bit blur fits at the fast kernels' radii (their fallback)");
 static_assert(GI_BLUR_SEGMENT % GI_WARP == 0, "a row segment is whole warps");
-static_assert(GI_BLUR_SEGMENT_SMEM(GI_BLUR_MAX_RADIUS, 4) <= 48 * 1024, "row segment fits shared memory");
+static_assert(GI_BLUR_SEGMENT_SMEM(GI_BLUR_MAX_RADIUS, 4, 2) <= 48 * 1024, "row segment fits shared memory");
 
 /* ---------------------------------------------------------------- sobel */
 
-/* A block of GI_SOBEL_WARPS warps; each lane filters GI_SOBEL_PX(c)
- * adjacent pixels, so a warp covers GI_SOBEL_W(c) pixels, and walks
- * GI_SOBEL_RUN rows; the warps stack vertically. (8 pixels per lane for one
- * channel needed 80 registers and ran 45% slower than 4: PERF_NOTES.md.) The tile keeps GI_SOBEL_PAD(c) pixels left and right
- * (one is the halo, the rest keeps tile rows 16-byte aligned) and one row
- * above and below. */
+/* A block of GI_SOBEL_WARPS warps; each lane filters GI_SOBEL_PX(pb)
+ * adjacent pixels of pb bytes (channels times sample bytes), so a warp
+ * covers GI_SOBEL_W(pb) pixels, and walks GI_SOBEL_RUN rows; the warps
+ * stack vertically. (8 pixels per lane for one 8-bit channel needed 80
+ * registers and ran 45% slower than 4: PERF_NOTES.md.) 16-bit pixels of 3
+ * and 4 channels take 2 a lane: a lane reads the same 12 or 16 bytes a row
+ * as at 8 bits, and the tile stays within 48 KiB. The tile keeps
+ * GI_SOBEL_PAD(pb) pixels left and right (one is the halo, the rest keeps
+ * tile rows 16-byte aligned) and one row above and below. */
 #define GI_SOBEL_WARPS 8
-#define GI_SOBEL_PX(c) 4
-#define GI_SOBEL_W(c) (GI_WARP * GI_SOBEL_PX(c))
+#define GI_SOBEL_PX(pb) ((pb) > 4 ? 2 : 4)
+#define GI_SOBEL_W(pb) (GI_WARP * GI_SOBEL_PX(pb))
 #define GI_SOBEL_RUN 8
 #define GI_SOBEL_H (GI_SOBEL_WARPS * GI_SOBEL_RUN)
-#define GI_SOBEL_PAD(c) ((c) == 4 ? 4 : (c) == 2 ? 8 : 16)
-#define GI_SOBEL_ROW_BYTES(c) ((GI_SOBEL_W(c) + 2 * GI_SOBEL_PAD(c)) * (c))
-#define GI_SOBEL_SMEM(c) ((size_t)(GI_SOBEL_H + 2) * GI_SOBEL_ROW_BYTES(c))
+#define GI_SOBEL_PAD(pb) ((pb) == 8 ? 2 : (pb) == 4 ? 4 : (pb) == 2 || (pb) == 6 ? 8 : 16)
+#define GI_SOBEL_ROW_BYTES(pb) ((GI_SOBEL_W(pb) + 2 * GI_SOBEL_PAD(pb)) * (pb))
+#define GI_SOBEL_SMEM(pb) ((size_t)(GI_SOBEL_H + 2) * GI_SOBEL_ROW_BYTES(pb))
 
 static_assert(GI_SOBEL_PAD(1) % 16 == 0 && GI_SOBEL_PAD(2) * 2 % 16 == 0 &&
-                  GI_SOBEL_PAD(3) * 3 % 16 == 0 && GI_SOBEL_PAD(4) * 4 % 16 == 0,
+                  GI_SOBEL_PAD(3) * 3 % 16 == 0 && GI_SOBEL_PAD(4) * 4 % 16 == 0 &&
+                  GI_SOBEL_PAD(6) * 6 % 16 == 0 && GI_SOBEL_PAD(8) * 8 % 16 == 0,
               "tile rows start 16-byte aligned in the image");
-static_assert(GI_SOBEL_ROW_BYTES(3) % 16 == 0 && GI_SOBEL_ROW_BYTES(1) % 16 == 0, "16-byte tile rows");
-static_assert(GI_SOBEL_SMEM(4) <= 48 * 1024 && GI_SOBEL_SMEM(3) <= 48 * 1024 &&
-                  GI_SOBEL_SMEM(1) <= 48 * 1024,
+static_assert(GI_SOBEL_PAD(6) * 6 >= 8 && GI_SOBEL_PAD(8) * 8 >= 8,
+              "the pad holds the two words a lane reads left of its pixels");
+static_assert(GI_SOBEL_ROW_BYTES(1) % 16 == 0 && GI_SOBEL_ROW_BYTES(2) % 16 == 0 &&
+                  GI_SOBEL_ROW_BYTES(3) % 16 == 0 && GI_SOBEL_ROW_BYTES(4) % 16 == 0 &&
+                  GI_SOBEL_ROW_BYTES(6) % 16 == 0 && GI_SOBEL_ROW_BYTES(8) % 16 == 0,
+              "16-byte tile rows");
+static_assert(GI_SOBEL_SMEM(1) <= 48 * 1024 && GI_SOBEL_SMEM(2) <= 48 * 1024 &&
+                  GI_SOBEL_SMEM(3) <= 48 * 1024 && GI_SOBEL_SMEM(4) <= 48 * 1024 &&
+                  GI_SOBEL_SMEM(6) <= 48 * 1024 && GI_SOBEL_SMEM(8) <= 48 * 1024,
               "sobel tile fits shared memory");
 
 /* ---------------------------------------------------------------- transform */
@@ -161,7 +190,7 @@ static_assert(GI_XT_ROWS * (GI_XT_COLS / 4 + 1) * 4 <= 48 * 1024, "transpose til
  * so a chunk starts on channel 0), and loads the next step's chunks before
  * it counts the current ones. Three blocks of GI_HIST_THREADS fit an SM with
  * one or two channels (64 KB of counters each, at most 42 registers). */
-#define GI_HIST_VALUES 256 /* an 8-bit sample's values (hist16.cu counts 16-bit ones) */
+#define GI_HIST_VALUES 256 /* keys a block counts a channel: 8-bit values, or 16-bit bins */
 #define GI_HIST_THREADS 512
 #define GI_HIST_UNROLL 2
 #define GI_HIST_SLOTS(c) ((c) == 1 ? 64 : 32)

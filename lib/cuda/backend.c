@@ -30,8 +30,6 @@
 
 /* Device rows start on this boundary so the kernels' wide accesses line up. */
 #define ROW_ALIGN 256
-/* An 8-bit histogram's counts as hist.cu leaves them: [4][256]. */
-#define COUNTS_BYTES_8 (sizeof(unsigned long long) * 4 * 256)
 
 typedef gi__cuda_buffer buffer;
 
@@ -74,6 +72,12 @@ static gi_status device_layout(size_t row, int rows, size_t align, size_t *pitch
 static size_t sample_bytes(const gi_image *img)
 {
     return img->depth == 16 ? 2 : 1;
+}
+
+/* img's bits a sample, 8 or 16 (a depth of 0 is 8), as the kernels take it. */
+static int depth_of(const gi_image *img)
+{
+    return img->depth == 16 ? 16 : 8;
 }
 
 /* Bytes of one row of img's samples, packed: every device image and stage
@@ -225,17 +229,16 @@ static cudaError_t launch_blur(const image_op *op, const gi_image *src, const de
                                const device_image *out, void *scratch, size_t scratch_bytes,
                                cudaStream_t stream)
 {
-    return (src->depth == 16 ? gi_cuda_blur16 : gi_cuda_blur)(
-        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels,
-        op->weights, op->radius, op->border.mode, op->border.value, scratch, scratch_bytes, stream);
+    return gi_cuda_blur(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
+                        src->channels, depth_of(src), op->weights, op->radius, op->border.mode,
+                        op->border.value, scratch, scratch_bytes, stream);
 }
 
 static gi_status blur_op(const gi_image *src, const int32_t *weights, int radius, gi_border border,
                          image_op *op)
 {
-    size_t scratch = src->depth == 16
-                         ? gi_cuda_blur16_scratch_bytes(src->width, src->height, src->channels)
-                         : gi_cuda_blur_scratch_bytes(src->width, src->height, src->channels, radius);
+    size_t scratch = gi_cuda_blur_scratch_bytes(src->width, src->height, src->channels, radius,
+                                                depth_of(src));
     if (scratch == SIZE_MAX)
         return gi__fail(GI_ERR_TOO_LARGE, "blur of a %dx%d image needs too much scratch memory",
                         src->width, src->height);
@@ -252,9 +255,9 @@ static cudaError_t launch_sobel(const image_op *op, const gi_image *src, const d
     const gi_sobel_params *p = op->sobel;
     (void)scratch;
     (void)scratch_bytes;
-    return (src->depth == 16 ? gi_cuda_sobel16 : gi_cuda_sobel)(
-        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels,
-        p->scale, p->use_threshold, p->threshold, p->gray, p->border.mode, p->border.value, stream);
+    return gi_cuda_sobel(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
+                         src->channels, depth_of(src), p->scale, p->use_threshold, p->threshold,
+                         p->gray, p->border.mode, p->border.value, stream);
 }
 
 static image_op sobel_op(const gi_sobel_params *p)
@@ -268,11 +271,8 @@ static cudaError_t launch_transform(const image_op *op, const gi_image *src,
 {
     (void)scratch;
     (void)scratch_bytes;
-    if (src->depth == 16)
-        return gi_cuda_transform16(in->data, in->pitch, out->data, out->pitch, src->width,
-                                   src->height, src->channels, op->transform, stream);
     return gi_cuda_transform(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
-                             src->channels, op->transform, stream);
+                             src->channels, depth_of(src), op->transform, stream);
 }
 
 static image_op transform_op(gi_transform t)
@@ -287,19 +287,14 @@ static cudaError_t launch_hist(const image_op *op, const gi_image *src, const de
 {
     (void)scratch;
     (void)scratch_bytes;
-    if (src->depth == 16)
-        return gi_cuda_hist16(in->data, in->pitch, src->width, src->height, src->channels,
-                              op->bins, (unsigned long long *)out->data, stream);
-    return gi_cuda_hist(in->data, in->pitch, src->width, src->height, src->channels, op->bins,
-                        (unsigned long long *)out->data, stream);
+    return gi_cuda_hist(in->data, in->pitch, src->width, src->height, src->channels,
+                        depth_of(src), op->bins, (unsigned long long *)out->data, stream);
 }
 
-/* The bytes of a hist step's counts (unpack_counts): hist.cu's [4][256] at
- * 8 bits, hist16.cu's [channels][bins] at 16. */
+/* The bytes of a hist step's counts (unpack_counts): [channels][bins]. */
 static size_t counts_bytes(const gi__op_call *c)
 {
-    return c->src->depth == 16 ? sizeof(unsigned long long) * (size_t)c->src->channels * c->bins
-                               : COUNTS_BYTES_8;
+    return sizeof(unsigned long long) * (size_t)c->src->channels * c->bins;
 }
 
 /* The histogram reads the image packed (pitch = row), which lets the kernel
@@ -316,9 +311,9 @@ static cudaError_t launch_convolve(const image_op *op, const gi_image *src,
     const gi_convolve_weights *w = op->mask;
     (void)scratch;
     (void)scratch_bytes;
-    return (src->depth == 16 ? gi_cuda_convolve16 : gi_cuda_convolve)(
-        in->data, in->pitch, out->data, out->pitch, src->width, src->height, src->channels, w->q,
-        w->width, w->height, w->shift, op->border.mode, op->border.value, stream);
+    return gi_cuda_convolve(in->data, in->pitch, out->data, out->pitch, src->width, src->height,
+                            src->channels, depth_of(src), w->q, w->width, w->height, w->shift,
+                            op->border.mode, op->border.value, stream);
 }
 
 static image_op convolve_op(const gi_convolve_weights *w, gi_border border)
@@ -361,20 +356,15 @@ static cudaError_t launch_resize(const image_op *op, const gi_image *src, const 
     const gi_resize_axis *ax = op->axis_x, *ay = op->axis_y;
     int32_t *wx = scratch;
     int32_t *wy = (int32_t *)((uint8_t *)scratch + round_up(axis_bytes(ax)));
-    int32_t *h = (int32_t *)((uint8_t *)wy + round_up(axis_bytes(ay)));
+    void *h = (uint8_t *)wy + round_up(axis_bytes(ay));
     (void)scratch_bytes;
     cudaError_t e = upload_axis(ax, wx, stream);
     if (e == cudaSuccess) e = upload_axis(ay, wy, stream);
     if (e != cudaSuccess) return e;
     const size_t nx = (size_t)ax->n_out, ny = (size_t)ay->n_out;
-    if (src->depth == 16)
-        return gi_cuda_resize16(in->data, in->pitch, out->data, out->pitch, src->height,
-                                ax->n_out, ay->n_out, src->channels, wx, wx + nx, wx + 2 * nx,
-                                ax->taps, wy, wy + ny, wy + 2 * ny, ay->taps, (long long *)h,
-                                stream);
     return gi_cuda_resize(in->data, in->pitch, out->data, out->pitch, src->height, ax->n_out,
-                          ay->n_out, src->channels, wx, wx + nx, wx + 2 * nx, ax->taps, wy,
-                          wy + ny, wy + 2 * ny, ay->taps, h, stream);
+                          ay->n_out, src->channels, depth_of(src), wx, wx + nx, wx + 2 * nx,
+                          ax->taps, wy, wy + ny, wy + 2 * ny, ay->taps, h, stream);
 }
 
 static gi_status resize_op(const gi_image *src, const gi_resize_axis *ax, const gi_resize_axis *ay,
@@ -615,18 +605,17 @@ static gi_status queue_steps(cuda_state *s, const gi__chain *ch, int placed, dev
     return st;
 }
 
-/* The histogram's counts, downloaded as one row of bytes, into out:
- * [4][256] at 8 bits, [channels][bins] at 16 (counts_bytes). */
+/* The histogram's counts, downloaded as one row of bytes ([channels][bins],
+ * counts_bytes), into out. */
 static void unpack_counts(const unsigned long long *counts, const gi__op_call *c,
                           gi_histogram *out)
 {
-    const int wide = c->src->depth == 16, stride = wide ? c->bins : 256;
     memset(out, 0, sizeof *out);
     out->channels = c->src->channels;
     out->bins = c->bins;
-    out->depth = wide ? 16 : 8;
+    out->depth = depth_of(c->src);
     for (int ch = 0; ch < c->src->channels; ch++)
-        for (int b = 0; b < c->bins; b++) out->counts[ch][b] = counts[(size_t)ch * stride + b];
+        for (int b = 0; b < c->bins; b++) out->counts[ch][b] = counts[(size_t)ch * c->bins + b];
 }
 
 /* The pinned stage of the chain's result, reserved before anything is
