@@ -22,6 +22,7 @@ typedef struct {
     double sigma;
     int reps, warmup;
     int json;
+    int depth; /* bits a sample: 8 or 16 */
 } bench_settings;
 
 static const char *const op_names[] = {"blur", "sobel", "transpose", "hist", "convolve"};
@@ -111,12 +112,21 @@ static int opt_warmup(const cli_option *o, const char *arg)
     return opt_int_range(o, arg, 0, 1000);
 }
 
-/* A pseudo-random image (never zeros: they hide wrong indexing). */
-static gi_status random_image(gi_image *img, int w, int h, int ch)
+static int opt_depth(const cli_option *o, const char *arg)
 {
-    gi_status st = gi_image_alloc(img, w, h, ch);
+    int *depth = o->target;
+    if (strcmp(arg, "8") == 0 || strcmp(arg, "16") == 0) return *depth = atoi(arg), 0;
+    fprintf(stderr, "%s: --depth '%s': expected 8 or 16\n", cli_message_prefix, arg);
+    return -1;
+}
+
+/* A pseudo-random image (never zeros: they hide wrong indexing); its
+ * bytes random, so 16-bit samples span the whole range too. */
+static gi_status random_image(gi_image *img, int w, int h, int ch, int depth)
+{
+    gi_status st = gi_image_alloc_depth(img, w, h, ch, depth);
     uint64_t state = 0x2545F4914F6CDD1Dull;
-    size_t n = (size_t)w * h * ch;
+    size_t n = (size_t)w * h * ch * (depth == 16 ? 2 : 1);
     for (size_t i = 0; st == GI_OK && i < n; i++) {
         state ^= state << 13, state ^= state >> 7, state ^= state << 17;
         img->data[i] = (uint8_t)(state >> 24);
@@ -158,7 +168,7 @@ static int bench_ops(gi_context *ctx, const bench_settings *s, bench_report *rep
                 gi_op op = make_op(kind, s, border);
                 gi_image src;
                 double ms = 0;
-                const char *failed = random_image(&src, s->width, s->height, ch) == GI_OK
+                const char *failed = random_image(&src, s->width, s->height, ch, s->depth) == GI_OK
                                          ? bench_op(ctx, &src, &op, s->warmup, s->reps, &ms)
                                          : gi_last_error();
                 int w, h, out_ch = ch;
@@ -169,7 +179,7 @@ static int bench_ops(gi_context *ctx, const bench_settings *s, bench_report *rep
                     return EXIT_FAIL;
                 }
                 bench_report_row(report, name, filters ? gi_border_name(border) : "-", s->width,
-                                 s->height, ch, kind == GI_OP_HIST ? 0 : out_ch, ms);
+                                 s->height, ch, kind == GI_OP_HIST ? 0 : out_ch, s->depth, ms);
             }
         }
     }
@@ -197,7 +207,7 @@ int cmd_bench(int argc, char **argv)
 {
     cli_common common;
     bench_settings s = {"blur,sobel,transpose,hist", "1,4", 0, 0, 0, GI_BORDER_MIRROR, 2.0, 0,
-                        -1, 0};
+                        -1, 0, 8};
     cli_common_init(&common, "bench");
     const cli_option own[] = {
         {"op", 0, "LIST", "operations, comma-separated: blur,sobel,transpose,hist,convolve",
@@ -209,6 +219,7 @@ int cmd_bench(int argc, char **argv)
         {"border", 0, "MODE", "border of blur, sobel and convolve, or 'all' (default mirror)",
          opt_bench_border, &s},
         {"sigma", 0, "S", "blur sigma (default 2: 13 taps)", opt_double_positive, &s.sigma},
+        {"depth", 0, "BITS", "bits a sample of the image, 8 or 16 (default 8)", opt_depth, &s.depth},
         {"reps", 'n', "N", "timed repetitions; the median is reported (default 20, CPU 5)",
          opt_reps, &s.reps},
         {"warmup", 0, "N", "untimed runs first (default 3, CPU 1)", opt_warmup, &s.warmup},

@@ -39,27 +39,28 @@ int bench_report_open(bench_report *r, gi_context *ctx, int json)
 }
 
 void bench_report_row(bench_report *r, const char *op, const char *border, int w, int h, int ch,
-                      int out_channels, double ms)
+                      int out_channels, int depth, double ms)
 {
-    double pixels = (double)w * h;
-    double bytes = pixels * ch + pixels * out_channels;
+    double pixels = (double)w * h, sample_bytes = depth == 16 ? 2 : 1;
+    double bytes = (pixels * ch + pixels * out_channels) * sample_bytes;
     double gbs = bytes / (ms * 1e6), floor_ms = bytes / (r->copy_gbs * 1e6);
     if (r->json) {
         /* Significant digits, not decimals: a small image's floor on a fast
          * GPU is a few nanoseconds, which fixed decimals would print as 0. */
         printf("%s\n    {\"op\": \"%s\", \"border\": \"%s\", \"width\": %d, \"height\": %d, "
-               "\"channels\": %d, \"ms\": %.6g, \"gpixels_per_s\": %.3f, \"gbytes_per_s\": %.1f, "
-               "\"percent_of_copy\": %.1f, \"floor_ms\": %.6g}",
-               r->rows ? "," : "", op, border, w, h, ch, ms, pixels / (ms * 1e6), gbs,
+               "\"channels\": %d, \"depth\": %d, \"ms\": %.6g, \"gpixels_per_s\": %.3f, "
+               "\"gbytes_per_s\": %.1f, \"percent_of_copy\": %.1f, \"floor_ms\": %.6g}",
+               r->rows ? "," : "", op, border, w, h, ch, depth, ms, pixels / (ms * 1e6), gbs,
                100 * gbs / r->copy_gbs, floor_ms);
     } else {
         if (!r->rows)
-            printf("%-10s %-9s %11s %2s %10s %9s %9s %7s %10s %7s\n", "op", "border", "size", "ch",
-                   "ms", "Gpix/s", "GB/s", "% copy", "floor ms", "x floor");
+            printf("%-10s %-9s %11s %2s %10s %9s %9s %7s %10s %7s %4s\n", "op", "border", "size",
+                   "ch", "ms", "Gpix/s", "GB/s", "% copy", "floor ms", "x floor", "bits");
         char size[32];
         snprintf(size, sizeof size, "%dx%d", w, h);
-        printf("%-10s %-9s %11s %2d %10.4f %9.2f %9.1f %7.1f %10.4f %7.2f\n", op, border, size, ch,
-               ms, pixels / (ms * 1e6), gbs, 100 * gbs / r->copy_gbs, floor_ms, ms / floor_ms);
+        printf("%-10s %-9s %11s %2d %10.4f %9.2f %9.1f %7.1f %10.4f %7.2f %4d\n", op, border, size,
+               ch, ms, pixels / (ms * 1e6), gbs, 100 * gbs / r->copy_gbs, floor_ms, ms / floor_ms,
+               depth);
     }
     r->rows++;
 }

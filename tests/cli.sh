@@ -804,6 +804,14 @@ for r in rows:
     fi
 
     # shellcheck disable=SC2086
+    expect 0 bench $quick --depth 16 --op blur,hist --channels 3 --json
+    check "bench --depth 16: rows not 16-bit" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert [(r["op"], r["depth"]) for r in rows] == [("blur", 16), ("hist", 16)], rows
+' "$tmp/out"
+    expect_bench_error --depth --depth 12
+    # shellcheck disable=SC2086
     expect 0 bench $quick --border all --op blur --channels 3
     check "bench --border all --op blur --channels 3: want one row per border mode" [ \
         "$(bench_rows "$tmp/out" | awk '$1 == "blur" && $4 == 3 { print $2 }' | sort | tr '\n' ' ')" \
