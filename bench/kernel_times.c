@@ -1,7 +1,9 @@
 /* Times each CUDA launcher on device-resident 8192x8192 images (no host
  * transfers), next to the device-to-device copy bandwidth measured in the
- * same run: CUDA events, warm-up, median of repetitions.
- *   usage: kernel_times [SIZE] [REPS]                  (defaults 8192, 30) */
+ * same run: CUDA events, warm-up, median of repetitions. DEPTH 16 times
+ * the same launchers on 16-bit samples (twice the bytes, so twice the
+ * floor).
+ *   usage: kernel_times [SIZE] [REPS] [DEPTH]          (defaults 8192, 30, 8) */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +25,7 @@ typedef struct {
     const uint8_t *src;
     uint8_t *dst;
     size_t pitch;
-    int size, channels;
+    int size, channels, depth;
     void *scratch;
     size_t scratch_bytes;
     unsigned long long *counts;
@@ -35,25 +37,25 @@ typedef cudaError_t (*launch_fn)(const bench_args *a);
 
 static cudaError_t run_blur(const bench_args *a)
 {
-    return gi_cuda_blur(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 8,
+    return gi_cuda_blur(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, a->depth,
                         a->weights, a->radius, GI_BORDER_MIRROR, 0, a->scratch, a->scratch_bytes, 0);
 }
 
 static cudaError_t run_sobel(const bench_args *a)
 {
-    return gi_cuda_sobel(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 8, 1.0,
+    return gi_cuda_sobel(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, a->depth, 1.0,
                          0, 0, 0, GI_BORDER_MIRROR, 0, 0);
 }
 
 static cudaError_t run_transpose(const bench_args *a)
 {
-    return gi_cuda_transform(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, 8,
+    return gi_cuda_transform(a->src, a->pitch, a->dst, a->pitch, a->size, a->size, a->channels, a->depth,
                              GI_TRANSPOSE, 0);
 }
 
 static cudaError_t run_hist(const bench_args *a)
 {
-    return gi_cuda_hist(a->src, a->pitch, a->size, a->size, a->channels, 8, 256, a->counts, 0);
+    return gi_cuda_hist(a->src, a->pitch, a->size, a->size, a->channels, a->depth, 256, a->counts, 0);
 }
 
 static int by_value(const void *a, const void *b)
@@ -98,13 +100,18 @@ static cudaError_t run_copy(const bench_args *a)
 int main(int argc, char **argv)
 {
     int size = argc > 1 ? atoi(argv[1]) : 8192, reps = argc > 2 ? atoi(argv[2]) : 30;
+    const int depth = argc > 3 ? atoi(argv[3]) : 8;
+    if (size < 16 || reps < 1 || (depth != 8 && depth != 16)) {
+        fprintf(stderr, "usage: kernel_times [SIZE >= 16] [REPS >= 1] [DEPTH 8|16]\n");
+        return 2;
+    }
     copy_bytes = 1ull << 30;
     CHECK(cudaMalloc((void **)&copy_src, copy_bytes));
     CHECK(cudaMalloc((void **)&copy_dst, copy_bytes));
     CHECK(cudaMemset(copy_dst, 1, copy_bytes));
     CHECK(cudaMemset((void *)copy_src, 2, copy_bytes));
     double copy_gbs = 2.0 * copy_bytes / (time_ms(run_copy, NULL, reps) * 1e6);
-    printf("device copy 1 GiB: %.0f GB/s (read + write)\n", copy_gbs);
+    printf("device copy 1 GiB: %.0f GB/s (read + write); %d-bit samples\n", copy_gbs, depth);
 
     gi_blur_params bp;
     gi_blur_params_default(&bp);
@@ -116,11 +123,12 @@ int main(int argc, char **argv)
         {"blur s=2", run_blur, 1}, {"sobel", run_sobel, 1}, {"transpose", run_transpose, 1},
         {"hist", run_hist, 0}};
     for (int channels = 1; channels <= 4; channels += 3) {
-        size_t pitch = (size_t)size * channels, bytes = pitch * size;
+        size_t pitch = (size_t)size * channels * (depth / 8), bytes = pitch * size;
         bench_args a = {0};
         a.pitch = pitch;
         a.size = size;
         a.channels = channels;
+        a.depth = depth;
         a.weights = weights;
         a.radius = 6;
         uint8_t *host = malloc(bytes);
@@ -128,7 +136,7 @@ int main(int argc, char **argv)
         CHECK(cudaMalloc((void **)&a.src, bytes));
         CHECK(cudaMalloc((void **)&a.dst, bytes));
         CHECK(cudaMemcpy((void *)a.src, host, bytes, cudaMemcpyHostToDevice));
-        a.scratch_bytes = gi_cuda_blur_scratch_bytes(size, size, channels, 6, 8);
+        a.scratch_bytes = gi_cuda_blur_scratch_bytes(size, size, channels, 6, depth);
         if (a.scratch_bytes) CHECK(cudaMalloc(&a.scratch, a.scratch_bytes));
         CHECK(cudaMalloc((void **)&a.counts, 4 * 256 * sizeof(unsigned long long)));
         for (int o = 0; o < 4; o++) {

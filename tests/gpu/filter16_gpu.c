@@ -231,12 +231,17 @@ static void test_sizes(void)
     r16_free(&src);
 }
 
-/* A photo-sized image of each channel count: many blocks, every path. */
+/* A photo-sized image of each channel count: many blocks, every path
+ * (blur: the generic tiles at radius 1..8, the fused tile at 9, and at 12
+ * the fused tile or, for 4 channels, whose tile would pass 48 KiB, the two
+ * passes). */
 static void test_large(void)
 {
     for (int ch = 1; ch <= 4; ch++) {
         gi_image src = make_source(1921, 1081, ch);
+        blur_case(&src, GI_BLUR_GAUSSIAN, th_rand_int(1, 8), random_border(GI_BORDER_REPLICATE));
         blur_case(&src, GI_BLUR_GAUSSIAN, 9, random_border(GI_BORDER_MIRROR));
+        blur_case(&src, GI_BLUR_BOX, 12, random_border(GI_BORDER_ZERO));
         sobel_case(&src, ch % 3, random_border(GI_BORDER_REFLECT));
         sobel_case(&src, 3, random_border(GI_BORDER_ZERO));
         convolve_case(&src, 1, random_border(GI_BORDER_WRAP));

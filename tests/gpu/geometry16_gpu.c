@@ -145,11 +145,13 @@ static void hist_case(const gi_image *src, int bins)
                  src->channels, bins);
 }
 
-/* Bins on either side of hist16.cu's shared-memory limit (8192 counters
- * over the channels), one per value, and a chain ending in hist. */
+/* Bins on either side of 256 (the per-lane counters' limit: more take
+ * hist.cu's kernels for many bins) and of those kernels' shared-memory
+ * limit (8192 counters over the channels), one per value, and a chain
+ * ending in hist. */
 static void hist_cases(const gi_image *src)
 {
-    static const int bins[] = {1, 7, 256, 1000, 2048, 2049, 8192, 8193, 65536};
+    static const int bins[] = {1, 7, 255, 256, 257, 1000, 2048, 2049, 8192, 8193, 65536};
     for (size_t b = 0; b < sizeof bins / sizeof *bins; b++) hist_case(src, bins[b]);
     hist_case(src, th_rand_int(1, 65536));
     const gi_op chain[] = {{.kind = GI_OP_TRANSFORM, .transform = GI_TRANSPOSE},
