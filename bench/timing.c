@@ -97,7 +97,7 @@ const char *bench_op(gi_context *ctx, const gi_image *src, const gi_op *op, int 
     if (!hist) {
         int w, h, ch;
         st = gi_apply_size(src, op, 1, &w, &h, &ch);
-        if (st == GI_OK) st = gi_image_alloc(&dst, w, h, ch);
+        if (st == GI_OK) st = gi_image_alloc_depth(&dst, w, h, ch, src->depth ? src->depth : 8);
     }
     for (int i = 0; i < warmup + reps && st == GI_OK; i++) {
         st = gi_apply(ctx, src, op, 1, hist ? NULL : &dst, hist);

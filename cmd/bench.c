@@ -17,6 +17,7 @@ typedef struct {
     char ops[LIST_SIZE];      /* both filled by store_list, */
     char channels[LIST_SIZE]; /* which refuses longer text */
     int width, height;
+    int depth; /* 8 or 16 bits a sample */
     int all_borders;
     gi_border_mode border;
     double sigma;
@@ -111,12 +112,23 @@ static int opt_warmup(const cli_option *o, const char *arg)
     return opt_int_range(o, arg, 0, 1000);
 }
 
-/* A pseudo-random image (never zeros: they hide wrong indexing). */
-static gi_status random_image(gi_image *img, int w, int h, int ch)
+static int opt_depth(const cli_option *o, const char *arg)
 {
-    gi_status st = gi_image_alloc(img, w, h, ch);
+    if (strcmp(arg, "8") == 0 || strcmp(arg, "16") == 0) {
+        *(int *)o->target = atoi(arg);
+        return 0;
+    }
+    fprintf(stderr, "%s: --depth '%s': expected 8 or 16\n", cli_message_prefix, arg);
+    return -1;
+}
+
+/* A pseudo-random image (never zeros: they hide wrong indexing); at 16
+ * bits each sample is two of the random bytes. */
+static gi_status random_image(gi_image *img, int w, int h, int ch, int depth)
+{
+    gi_status st = gi_image_alloc_depth(img, w, h, ch, depth);
     uint64_t state = 0x2545F4914F6CDD1Dull;
-    size_t n = (size_t)w * h * ch;
+    size_t n = (size_t)w * h * ch * (size_t)(depth / 8);
     for (size_t i = 0; st == GI_OK && i < n; i++) {
         state ^= state << 13, state ^= state >> 7, state ^= state << 17;
         img->data[i] = (uint8_t)(state >> 24);
@@ -158,7 +170,7 @@ static int bench_ops(gi_context *ctx, const bench_settings *s, bench_report *rep
                 gi_op op = make_op(kind, s, border);
                 gi_image src;
                 double ms = 0;
-                const char *failed = random_image(&src, s->width, s->height, ch) == GI_OK
+                const char *failed = random_image(&src, s->width, s->height, ch, s->depth) == GI_OK
                                          ? bench_op(ctx, &src, &op, s->warmup, s->reps, &ms)
                                          : gi_last_error();
                 int w, h, out_ch = ch;
@@ -169,7 +181,7 @@ static int bench_ops(gi_context *ctx, const bench_settings *s, bench_report *rep
                     return EXIT_FAIL;
                 }
                 bench_report_row(report, name, filters ? gi_border_name(border) : "-", s->width,
-                                 s->height, ch, kind == GI_OP_HIST ? 0 : out_ch, ms);
+                                 s->height, ch, kind == GI_OP_HIST ? 0 : out_ch, s->depth / 8, ms);
             }
         }
     }
@@ -196,7 +208,7 @@ static const cli_help bench_help = {
 int cmd_bench(int argc, char **argv)
 {
     cli_common common;
-    bench_settings s = {"blur,sobel,transpose,hist", "1,4", 0, 0, 0, GI_BORDER_MIRROR, 2.0, 0,
+    bench_settings s = {"blur,sobel,transpose,hist", "1,4", 0, 0, 8, 0, GI_BORDER_MIRROR, 2.0, 0,
                         -1, 0};
     cli_common_init(&common, "bench");
     const cli_option own[] = {
@@ -206,6 +218,7 @@ int cmd_bench(int argc, char **argv)
          opt_size, &s},
         {"channels", 0, "LIST", "channel counts 1..4, comma-separated (default 1,4)",
          opt_channels, s.channels},
+        {"depth", 0, "BITS", "bits a sample, 8 or 16 (default 8)", opt_depth, &s.depth},
         {"border", 0, "MODE", "border of blur, sobel and convolve, or 'all' (default mirror)",
          opt_bench_border, &s},
         {"sigma", 0, "S", "blur sigma (default 2: 13 taps)", opt_double_positive, &s.sigma},

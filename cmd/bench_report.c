@@ -39,10 +39,10 @@ int bench_report_open(bench_report *r, gi_context *ctx, int json)
 }
 
 void bench_report_row(bench_report *r, const char *op, const char *border, int w, int h, int ch,
-                      int out_channels, double ms)
+                      int out_channels, int sample_bytes, double ms)
 {
     double pixels = (double)w * h;
-    double bytes = pixels * ch + pixels * out_channels;
+    double bytes = (pixels * ch + pixels * out_channels) * sample_bytes;
     double gbs = bytes / (ms * 1e6), floor_ms = bytes / (r->copy_gbs * 1e6);
     if (r->json) {
         /* Significant digits, not decimals: a small image's floor on a fast

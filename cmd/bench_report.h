@@ -12,9 +12,10 @@ typedef struct {
 
 /* Measures the copy bandwidth and prints the header. Returns an exit code. */
 int bench_report_open(bench_report *r, gi_context *ctx, int json);
-/* out_channels 0: the operation writes no image (hist). */
+/* out_channels 0: the operation writes no image (hist); sample_bytes 1
+ * or 2 (16 bits). */
 void bench_report_row(bench_report *r, const char *op, const char *border, int w, int h, int ch,
-                      int out_channels, double ms);
+                      int out_channels, int sample_bytes, double ms);
 void bench_report_close(bench_report *r);
 
 #endif

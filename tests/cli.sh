@@ -814,7 +814,13 @@ for r in rows:
         "$(bench_rows "$tmp/out" | awk '{ print $1, $2, $4 }' | tr '\n' ' ')" = \
         "convolve wrap 2 sobel wrap 2 " ]
 
+    # 16-bit images: the same rows
+    expect 0 bench $quick --depth 16 --op blur,sobel,transpose,hist,convolve --channels 3
+    check "bench --depth 16: want 5 rows of 3 channels" [ \
+        "$(bench_rows "$tmp/out" | awk '$4 == 3' | wc -l)" -eq 5 ]
+
     # Bad values: usage errors that name what is wrong.
+    expect_bench_error depth --depth 12
     expect_bench_error frob --op frob
     expect_bench_error frob --op blur,frob
     expect_bench_error op --op ''
