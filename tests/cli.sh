@@ -810,7 +810,6 @@ import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
 assert [(r["op"], r["depth"]) for r in rows] == [("blur", 16), ("hist", 16)], rows
 ' "$tmp/out"
-    expect_bench_error --depth --depth 12
     # shellcheck disable=SC2086
     expect 0 bench $quick --border all --op blur --channels 3
     check "bench --border all --op blur --channels 3: want one row per border mode" [ \
@@ -822,7 +821,13 @@ assert [(r["op"], r["depth"]) for r in rows] == [("blur", 16), ("hist", 16)], ro
         "$(bench_rows "$tmp/out" | awk '{ print $1, $2, $4 }' | tr '\n' ' ')" = \
         "convolve wrap 2 sobel wrap 2 " ]
 
+    # 16-bit images: the same rows
+    expect 0 bench $quick --depth 16 --op blur,sobel,transpose,hist,convolve --channels 3
+    check "bench --depth 16: want 5 rows of 3 channels" [ \
+        "$(bench_rows "$tmp/out" | awk '$4 == 3' | wc -l)" -eq 5 ]
+
     # Bad values: usage errors that name what is wrong.
+    expect_bench_error depth --depth 12
     expect_bench_error frob --op frob
     expect_bench_error frob --op blur,frob
     expect_bench_error op --op ''

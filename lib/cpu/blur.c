@@ -307,7 +307,7 @@ static int blur_band(void *arg, int y0, int y1)
  * weights are symmetric, at least 0 and sum to 2^16, so a pair w[k] =
  * w[-k] >= 2^15 would leave the larger centre nothing. Returns -1 for
  * weights outside that. */
-static int make_taps(const int32_t *weights, int R, int shift, uint32_t *pair_w, blur_taps *t)
+int gi__blur_make_taps(const int32_t *weights, int R, int shift, uint32_t *pair_w, blur_taps *t)
 {
     t->first = -R - (R & 1);
     /* shifted, the last pair must reach tap R in its low half: one more for an odd R */
@@ -362,8 +362,8 @@ gi_status gi__blur_setup(const gi_image *src, gi_image *dst, const int32_t *weig
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights (radius %d)", radius);
     }
     blur_job j = {src, dst, radius, border, premultiplied, 0, 0, 0, {0}, {0}, {0}, gi__blur_kernels()};
-    int bad = make_taps(weights, radius, 0, pair_w, &j.taps) |
-              make_taps(weights, radius, 1, pair_w_odd, &j.taps_odd);
+    int bad = gi__blur_make_taps(weights, radius, 0, pair_w, &j.taps) |
+              gi__blur_make_taps(weights, radius, 1, pair_w_odd, &j.taps_odd);
     for (int k = 0; k < taps; k++) {
         bad |= weights[k] < 0; /* blur_finish.h's bound needs terms >= 0 */
         float_w[k] = (float)weights[k]; /* exact: at most 2^16 */

@@ -1,4 +1,6 @@
-/* CPU blur of 16-bit images: gpuimg.h's 16-bit definition.
+/* CPU blur of 16-bit images with alpha (2 and 4 channels, blurred
+ * premultiplied): gpuimg.h's 16-bit definition. (1 and 3 channels:
+ * blur16_plain.c.)
  *
  * Each thread walks its band of output rows down column strips, keeping
  * the last 2R + 1 horizontally filtered rows of the strip in a ring, so
@@ -30,7 +32,6 @@ typedef struct {
     int radius;
     gi_border_mode mode;
     uint16_t outside;  /* an outside sample in zero mode */
-    int premultiplied; /* 2 or 4 channels */
     int strip;         /* columns per strip */
 } blur16_job;
 
@@ -45,11 +46,11 @@ static size_t ring_rows(const blur16_job *j)
     return 2 * (size_t)j->radius + 1;
 }
 
-/* The filter input of one sample: colour times alpha where premultiplied. */
+/* The filter input of one sample: colour times alpha. */
 static double input_value(const blur16_job *j, const uint16_t *px, int c)
 {
     const int ch = j->src->channels;
-    if (!j->premultiplied || c == ch - 1) return px[c];
+    if (c == ch - 1) return px[c];
     return (double)px[c] * px[ch - 1];
 }
 
@@ -68,13 +69,7 @@ static void fill_border_columns(const blur16_job *j, const uint16_t *row, long l
     }
 }
 
-/* Columns inside the image: the samples, or colour times alpha. */
-GI_VECTOR_CLONES
-static void widen(const uint16_t *in, size_t n, double *out)
-{
-    for (size_t i = 0; i < n; i++) out[i] = in[i];
-}
-
+/* Columns inside the image: colour times alpha. */
 GI_VECTOR_CLONES
 static void premultiply(const uint16_t *in, size_t pixels, int ch, double *out)
 {
@@ -99,8 +94,7 @@ static void fill_pad(const blur16_job *j, long sy, int x0, int x1, double *pad)
     const long a = lo > 0 ? lo : 0, c = hi < width ? hi : width; /* a < c: x0 < width */
     fill_border_columns(j, row, lo, lo, a, pad);
     fill_border_columns(j, row, lo, c, hi, pad);
-    if (j->premultiplied) premultiply(row + a * ch, (size_t)(c - a), ch, pad + (a - lo) * ch);
-    else widen(row + a * ch, (size_t)(c - a) * ch, pad + (a - lo) * ch);
+    premultiply(row + a * ch, (size_t)(c - a), ch, pad + (a - lo) * ch);
 }
 
 /* sum[i] = sum_k w[k] rows[k + R][i] over k in [-R, R], for i < n: the
@@ -137,14 +131,8 @@ static void weighted_sum(const int32_t *w, int R, const double *const *rows, siz
     }
 }
 
-/* h from the horizontal sums: (sum + 128) >> 8 plain; premultiplied,
- * colour (sum + 2^15) >> 16 and alpha the sum itself. */
-GI_VECTOR_CLONES
-static void round_plain(const double *sum, size_t n, double *h)
-{
-    for (size_t i = 0; i < n; i++) h[i] = floor((sum[i] + 128.0) * 0x1p-8);
-}
-
+/* h from the horizontal sums: colour (sum + 2^15) >> 16 and alpha the
+ * sum itself. */
 GI_VECTOR_CLONES
 static void round_premultiplied(const double *sum, size_t pixels, int ch, double *h)
 {
@@ -169,15 +157,7 @@ static void horizontal_row(const blur16_job *j, long vy, int x0, int x1, blur16_
     fill_pad(j, gi_border_index(vy, j->src->height, j->mode), x0, x1, b->pad);
     for (int k = 0; k <= 2 * R; k++) rows[k] = b->pad + (size_t)k * ch;
     weighted_sum(j->w, R, rows, n, b->sum);
-    if (j->premultiplied) round_premultiplied(b->sum, (size_t)(x1 - x0), ch, ring_row(j, b, vy, n));
-    else round_plain(b->sum, n, ring_row(j, b, vy, n));
-}
-
-/* (v + 2^23) >> 24 of exact sums v < 2^40. */
-GI_VECTOR_CLONES
-static void finish_plain(const double *v, size_t n, uint16_t *out)
-{
-    for (size_t i = 0; i < n; i++) out[i] = (uint16_t)floor((v[i] + 0x1p23) * 0x1p-24);
+    round_premultiplied(b->sum, (size_t)(x1 - x0), ch, ring_row(j, b, vy, n));
 }
 
 /* The outputs of `pixels` premultiplied pixels of CH channels from their
@@ -211,8 +191,7 @@ static void vertical_row(const blur16_job *j, int y, int x0, int x1, blur16_buff
     for (int k = -R; k <= R; k++) rows[k + R] = ring_row(j, b, (long)y + k, n);
     weighted_sum(j->w, R, rows, n, b->sum);
     uint16_t *out = (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride) + (size_t)x0 * ch;
-    if (j->premultiplied) finish_premultiplied(b->sum, ch, (size_t)(x1 - x0), out);
-    else finish_plain(b->sum, n, out);
+    finish_premultiplied(b->sum, ch, (size_t)(x1 - x0), out);
 }
 
 static void free_buffers(blur16_buffers *b)
@@ -254,8 +233,9 @@ static int blur16_band(void *arg, int y0, int y1)
 gi_status gi__cpu_blur16(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
                          int radius, gi_border border)
 {
-    blur16_job j = {src, dst, weights, radius, border.mode, (uint16_t)(border.value * 257),
-                    src->channels == 2 || src->channels == 4, 0};
+    if (src->channels == 1 || src->channels == 3)
+        return gi__cpu_blur16_plain(gi__cpu_threads(state), src, dst, weights, radius, border);
+    blur16_job j = {src, dst, weights, radius, border.mode, (uint16_t)(border.value * 257), 0};
     const size_t per_column = ring_rows(&j) * (size_t)src->channels * sizeof(double);
     size_t strip = RING_BUDGET / per_column;
     if (strip < MIN_STRIP) strip = MIN_STRIP;

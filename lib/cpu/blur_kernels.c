@@ -654,5 +654,129 @@ static void vertical_premultiplied(const blur_float_taps *t, const float *const 
     }
 }
 
-const blur_kernels GI_BLUR_KERNELS = {pairs, horizontal_plain, horizontal_premultiplied, vertical_plain,
-                                      vertical_plain2, vertical_premultiplied};
+/* ---- 16 bits, plain (blur_kernels.h) ---- */
+
+/* out[i] = (u[i] - 2^15) | (u[i + ch] - 2^15) << 16, the samples offset
+ * to fit int16; reads u[0 .. count + ch) and no further. */
+static void pairs16(const uint16_t *in, size_t count, int ch, uint32_t *out)
+{
+    size_t i = 0;
+#if defined(__AVX2__) /* the AVX-512 set's too */
+    /* interleaved per 128-bit half, then the halves put in order */
+    const __m256i offset = _mm256_set1_epi16((short)0x8000);
+    for (; i + 16 <= count; i += 16) {
+        const __m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(in + i)), offset);
+        const __m256i b = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(in + i + ch)), offset);
+        const __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+        _mm256_storeu_si256((__m256i *)(out + i), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(out + i + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+#endif
+    for (; i < count; i++) out[i] = (uint32_t)(in[i] ^ 0x8000u) | (uint32_t)(in[i + ch] ^ 0x8000u) << 16;
+}
+
+/* h = (sum + 128) >> 8 (< 2^24) for n values from the pairs around
+ * centre: the samples lack 2^15 each, their sum 2^15 * 65536 = 2^31, so
+ * the sum modulo 2^32 starts there; the true sum is below 2^32 - 2^16.
+ * h's bits from 8 up, less 2^15, go into the pair row hi, its low byte
+ * into lo, an even row into the low halves (the high halves zeroed), an
+ * odd row (high 1) into the high halves. */
+static void horizontal16(const blur_taps *t, const uint32_t *centre, int step, size_t n, uint32_t *hi,
+                         uint32_t *lo, int high)
+{
+    const uint32_t *taps[MAX_PAIRS];
+    tap_rows(t, centre, step, taps);
+    for (size_t i = 0; i < n; i += BLOCK) {
+        const block sums = pair_sums(t, taps, (ptrdiff_t)i, (1u << 31) + 128u, G);
+        for (int g = 0; g < G; g++) {
+            const vu32 h = sums.v[g] >> 8;
+            const vu32 top = (h >> 8) ^ 0x8000, low = h & 0xFF;
+            if (high) {
+                put_high(hi + i + g * LANES, top);
+                put_high(lo + i + g * LANES, low);
+            } else {
+                store(hi + i + g * LANES, top);
+                store(lo + i + g * LANES, low);
+            }
+        }
+    }
+}
+
+/* out = (v + 2^23) >> 24 with v = 2^8 a + b, a = sum_k w[k] hh (< 2^32,
+ * from the hi pair rows, whose h's lack 2^15 each: 2^31 in all) and b =
+ * sum_k w[k] hl (< 2^24): 2^8 a + b + 2^23 = 2^24 (a >> 16) + (2^8 (a &
+ * 0xFFFF) + b + 2^23), the second term below 2^26. */
+static inline vu32 finish16(vu32 a, vu32 b)
+{
+    return (a >> 16) + ((((a & 0xFFFF) << 8) + b + (1u << 23)) >> 24);
+}
+
+/* The first count of the size values of a (each below 2^16) as uint16. */
+static inline __attribute__((always_inline)) void put_words(const uint32_t *a, const size_t size,
+                                                            size_t count, uint16_t *out)
+{
+    if (count >= size) {
+        for (size_t t = 0; t < size; t++) out[t] = (uint16_t)a[t];
+        return;
+    }
+    for (size_t t = 0; t < count; t++) out[t] = (uint16_t)a[t];
+}
+
+/* One output row from the pair rows: hi at rows[p], lo lo_offset
+ * values on. */
+static void vertical16(const blur_taps *t, const uint32_t *const *rows, size_t lo_offset, size_t n,
+                       uint16_t *out)
+{
+    for (size_t i = 0; i < n; i += BLOCK) {
+        const block a = pair_sums(t, rows, (ptrdiff_t)i, 1u << 31, G);
+        const block b = pair_sums(t, rows, (ptrdiff_t)(i + lo_offset), 0, G);
+        uint32_t v[BLOCK];
+        for (int g = 0; g < G; g++) store(v + g * LANES, finish16(a.v[g], b.v[g]));
+        put_words(v, BLOCK, n - i, out + i);
+    }
+}
+
+/* The sums of an even row (taps even) and the one below it (taps odd)
+ * for G2 vectors from offset on, each pair row read once for both. */
+static inline __attribute__((always_inline)) void pair_sums2(const blur_taps *even, const blur_taps *odd,
+                                                             const uint32_t *const *rows, ptrdiff_t offset,
+                                                             uint32_t start, block *a0, block *a1)
+{
+    for (int g = 0; g < G2; g++) a0->v[g] = a1->v[g] = splat(start);
+    for (int p = 0; p < odd->pairs; p++) {
+        const uint32_t *row = rows[p] + offset;
+        vu32 v[G2];
+        for (int g = 0; g < G2; g++) v[g] = load(row + g * LANES);
+        if (p < even->pairs) {
+            const vu32 w = splat(even->pair_w[p]);
+            for (int g = 0; g < G2; g++) a0->v[g] = madd_add(a0->v[g], v[g], w);
+        }
+        const vu32 w = splat(odd->pair_w[p]);
+        for (int g = 0; g < G2; g++) a1->v[g] = madd_add(a1->v[g], v[g], w);
+    }
+    if (even->centre_high) *a0 = centre_correction(even, rows, offset, *a0, G2);
+    if (odd->centre_high) *a1 = centre_correction(odd, rows, offset, *a1, G2);
+}
+
+/* An even output row and the row below it, as vertical_plain2. */
+static void vertical16x2(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
+                         size_t lo_offset, size_t n, uint16_t *out_even, uint16_t *out_odd)
+{
+    for (size_t i = 0; i < n; i += BLOCK2) {
+        block a0, a1, b0, b1;
+        pair_sums2(even, odd, rows, (ptrdiff_t)i, 1u << 31, &a0, &a1);
+        pair_sums2(even, odd, rows, (ptrdiff_t)(i + lo_offset), 0, &b0, &b1);
+        uint32_t v0[BLOCK2], v1[BLOCK2];
+        for (int g = 0; g < G2; g++) {
+            store(v0 + g * LANES, finish16(a0.v[g], b0.v[g]));
+            store(v1 + g * LANES, finish16(a1.v[g], b1.v[g]));
+        }
+        put_words(v0, BLOCK2, n - i, out_even + i);
+        put_words(v1, BLOCK2, n - i, out_odd + i);
+    }
+}
+
+const blur_kernels GI_BLUR_KERNELS = {pairs,          horizontal_plain, horizontal_premultiplied,
+                                      vertical_plain, vertical_plain2,  vertical_premultiplied,
+                                      pairs16,        horizontal16,     vertical16,
+                                      vertical16x2};

@@ -73,7 +73,28 @@ typedef struct {
      * the h rows of y - R .. y + nrows - 1 + R (blur_finish.h) */
     void (*vertical_premultiplied)(const blur_float_taps *t, const float *const *rows, size_t pixels,
                                    int channels, uint8_t *const *out, int nrows);
+
+    /* 16 bits, plain (blur16.c): the same pairs and taps with h (< 2^24)
+     * split in two pair rows, its bits from 8 up (less 2^15) and its low
+     * byte, each multiplied as the 8-bit h is. pairs16: (u[i] - 2^15) |
+     * (u[i + channels] - 2^15) << 16 from 16-bit samples */
+    void (*pairs16)(const uint16_t *row, size_t count, int channels, uint32_t *pairs);
+    /* h for n values into the pair rows hi and lo, low (even rows) or
+     * high halves (odd rows), as horizontal_plain */
+    void (*horizontal16)(const blur_taps *t, const uint32_t *centre, int step, size_t n, uint32_t *hi,
+                         uint32_t *lo, int high);
+    /* out = (v + 2^23) >> 24 from the pair rows: hi at rows[p], lo
+     * lo_offset values on */
+    void (*vertical16)(const blur_taps *t, const uint32_t *const *rows, size_t lo_offset, size_t n,
+                       uint16_t *out);
+    /* an even row and the one below it, as vertical_plain2 */
+    void (*vertical16x2)(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
+                         size_t lo_offset, size_t n, uint16_t *out_even, uint16_t *out_odd);
 } blur_kernels;
+
+/* The taps from w[-R..R] (weights[k + R]), shifted by shift (0 or 1;
+ * pair_w holds R + 2): -1 for weights a pair cannot hold (blur.c). */
+int gi__blur_make_taps(const int32_t *weights, int R, int shift, uint32_t *pair_w, blur_taps *t);
 
 /* The widest kernels this CPU runs, capped by GPUIMG_CPU_ISA (base, avx2,
  * avxvnni, avx512) where it is set: tests run every set on one machine. */

@@ -1,9 +1,14 @@
 /* CPU histogram of a 16-bit image (gpuimg.h, hist: bin = v * bins /
- * 65536). Each thread counts the values of chunks of rows from a shared
- * cursor into a private table of 32-bit counters, one per channel and
- * value (flushed at least every 2^30 pixels, so none overflows), folds it
- * into the bins on its own, and adds those to the result under a lock:
- * integer sums make the order irrelevant. */
+ * 65536). Each thread counts chunks of rows from a shared cursor into a
+ * private table of 32-bit counters (flushed at least every 2^30 pixels,
+ * so none overflows), folds it into the bins on its own, and adds those
+ * to the result under a lock: integer sums make the order irrelevant.
+ * Up to SMALL_BINS bins, the table holds the bins themselves, each
+ * sample's bin computed as it is counted, in SUBTABLES copies taken in
+ * turn by consecutive pixels (as hist.c's, so that a run of equal values
+ * does not make each increment wait for the one before): a few KiB that
+ * stay in L1. More bins count per value, 65536 counters a channel, and
+ * fold the values into the bins after. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,6 +20,8 @@
 #define VALUES 65536
 #define FLUSH_PIXELS (1L << 30)
 #define CHUNKS_PER_THREAD 8
+#define SMALL_BINS 1024
+#define SUBTABLES 4
 
 typedef struct {
     const gi_image *src;
@@ -27,9 +34,47 @@ typedef struct {
     atomic_int failed;
 } hist16_job;
 
-static void count_rows16(const gi_image *src, int y0, int y1, uint32_t *table)
+static int counts_bins(int bins)
+{
+    return bins <= SMALL_BINS;
+}
+
+/* Counters in a thread's table. */
+static size_t table_len(int ch, int bins)
+{
+    return counts_bins(bins) ? (size_t)SUBTABLES * ch * bins : (size_t)ch * VALUES;
+}
+
+/* Rows [y0, y1) into the bins' subtables, [k][c][bin], with ch a
+ * constant where this is inlined. */
+static inline __attribute__((always_inline)) void count_bins(const gi_image *src, int y0, int y1,
+                                                             const int ch, uint32_t bins,
+                                                             uint32_t *table)
+{
+    const int w = src->width, whole = w - w % SUBTABLES;
+    const size_t sub = (size_t)ch * bins;
+    for (int y = y0; y < y1; y++) {
+        const uint16_t *row = (const uint16_t *)(src->data + (size_t)y * src->stride);
+        for (int x = 0; x < whole; x += SUBTABLES, row += SUBTABLES * ch)
+            for (int k = 0; k < SUBTABLES; k++)
+                for (int c = 0; c < ch; c++) table[k * sub + c * bins + (row[k * ch + c] * bins >> 16)]++;
+        for (int x = whole; x < w; x++, row += ch)
+            for (int c = 0; c < ch; c++) table[c * bins + (row[c] * bins >> 16)]++;
+    }
+}
+
+static void count_rows16(const gi_image *src, int y0, int y1, int bins, uint32_t *table)
 {
     const int ch = src->channels, n = src->width * ch;
+    if (counts_bins(bins)) {
+        switch (ch) {
+        case 1: count_bins(src, y0, y1, 1, (uint32_t)bins, table); break;
+        case 2: count_bins(src, y0, y1, 2, (uint32_t)bins, table); break;
+        case 3: count_bins(src, y0, y1, 3, (uint32_t)bins, table); break;
+        default: count_bins(src, y0, y1, 4, (uint32_t)bins, table); break;
+        }
+        return;
+    }
     for (int y = y0; y < y1; y++) {
         const uint16_t *row = (const uint16_t *)(src->data + (size_t)y * src->stride);
         for (int i = 0; i < n; i += ch)
@@ -40,10 +85,15 @@ static void count_rows16(const gi_image *src, int y0, int y1, uint32_t *table)
 /* The table's counts into the thread's bins, and the table zeroed. */
 static void fold(uint32_t *table, int ch, int bins, uint64_t *binned)
 {
-    for (int c = 0; c < ch; c++)
-        for (uint32_t v = 0; v < VALUES; v++)
-            binned[(size_t)c * bins + (v * (uint32_t)bins >> 16)] += table[(size_t)c * VALUES + v];
-    memset(table, 0, sizeof(uint32_t) * VALUES * (size_t)ch);
+    if (counts_bins(bins)) {
+        for (int k = 0; k < SUBTABLES; k++)
+            for (size_t i = 0; i < (size_t)ch * bins; i++) binned[i] += table[k * (size_t)ch * bins + i];
+    } else {
+        for (int c = 0; c < ch; c++)
+            for (uint32_t v = 0; v < VALUES; v++)
+                binned[(size_t)c * bins + (v * (uint32_t)bins >> 16)] += table[(size_t)c * VALUES + v];
+    }
+    memset(table, 0, sizeof(uint32_t) * table_len(ch, bins));
 }
 
 static int hist16_thread(void *arg, int y0, int y1)
@@ -51,7 +101,7 @@ static int hist16_thread(void *arg, int y0, int y1)
     (void)y0, (void)y1;
     hist16_job *j = arg;
     const int ch = j->src->channels, bins = j->bins;
-    uint32_t *table = calloc((size_t)ch * VALUES, sizeof *table);
+    uint32_t *table = calloc(table_len(ch, bins), sizeof *table);
     uint64_t *binned = calloc((size_t)ch * bins, sizeof *binned);
     if (!table || !binned) {
         free(table);
@@ -67,7 +117,7 @@ static int hist16_thread(void *arg, int y0, int y1)
             fold(table, ch, bins, binned);
             since_flush = 0;
         }
-        count_rows16(j->src, y, end, table);
+        count_rows16(j->src, y, end, bins, table);
         since_flush += end - y;
     }
     fold(table, ch, bins, binned);

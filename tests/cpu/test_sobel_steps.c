@@ -2,9 +2,40 @@
  * double per pixel (lib/cpu/sobel_magnitude.h). This checks, for every s
  * the gradients can give, that the float path for scale 1 and the step
  * search for other scales and thresholds equal the double formula of
- * gpuimg.h. */
+ * gpuimg.h. At 16 bits (lib/cpu/sobel16_magnitude.h), scale 1: the
+ * integer root at every rounding boundary, r^2 - r and r^2 + r and their
+ * neighbours for every r, and random gradients. */
 #include "harness.h"
+#include "cpu/sobel16_magnitude.h"
 #include "cpu/sobel_magnitude.h"
+
+/* gpuimg.h's 16-bit formula at scale 1. */
+static uint32_t formula16(double s)
+{
+    const double rounded = floor(sqrt(s) + 0.5);
+    return rounded >= 65535.0 ? 65535 : (uint32_t)rounded;
+}
+
+static long root16_mismatches(void)
+{
+    long bad = 0;
+    for (uint64_t r = 0; r <= 65536; r++) {
+        const uint64_t edges[2] = {r * r - r, r * r + r};
+        for (int e = 0; e < 2; e++)
+            for (int d = -1; d <= 1; d++) {
+                const int64_t s = (int64_t)edges[e] + d;
+                if (s < 0 || s > UINT32_MAX) continue;
+                bad += sobel16_rounded_root((uint32_t)s) != formula16((double)s);
+            }
+    }
+    for (int i = 0; i < 1000000; i++) {
+        const int32_t gx = th_rand_int(-(1 << 18), 1 << 18), gy = th_rand_int(-70000, 70000);
+        const int32_t small = th_rand_int(-65535, 65535);
+        bad += sobel16_unit_magnitude(gx, gy) != formula16((double)gx * gx + (double)gy * gy);
+        bad += sobel16_unit_magnitude(small, gy / 2) != formula16((double)small * small + (double)(gy / 2) * (gy / 2));
+    }
+    return bad;
+}
 
 static uint8_t by_steps(int32_t s, const int32_t steps[256])
 {
@@ -49,5 +80,7 @@ int main(void)
         long m = steps_mismatches(scale, 0, 0) + steps_mismatches(scale, 1, threshold);
         th_check(m == 0, "scale %.17g threshold %.17g: %ld values of s differ", scale, threshold, m);
     }
+    long m16 = root16_mismatches();
+    th_check(m16 == 0, "16-bit scale 1: %ld values differ from the double formula", m16);
     return th_finish();
 }

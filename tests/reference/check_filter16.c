@@ -106,6 +106,14 @@ void check_blur16(gi_context *ctx)
                         blur_case(ctx, w, h, ch, 1, &p);
                     }
                 }
+    /* rows wider than several column strips of the ring (a strip's
+     * width falls with the radius and the channels) */
+    for (int ch = 1; ch <= 4; ch++) {
+        gi_blur_params p = blur_variant(0, 1500, 4, ref_border(th_rand_int(0, REF_NBORDERS - 1)));
+        p.sigma = 15;
+        p.radius = 40 + th_rand_int(0, 1);
+        blur_case(ctx, 1500, 4, ch, ch & 1, &p);
+    }
 }
 
 static gi_sobel_params sobel_variant(int v, gi_border border)
