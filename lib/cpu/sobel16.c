@@ -108,12 +108,10 @@ static uint16_t formula(const sobel16_job *j, int32_t gx, int32_t gy)
 /* Scale 1: exactly, in 32-bit lanes (sobel16_magnitude.h). */
 GI_VECTOR_CLONES
 static void unit_magnitude(const uint16_t *a, const uint16_t *m, const uint16_t *b, size_t n, size_t k,
-                           int32_t *v, int32_t *unsure)
+                           uint16_t *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        v[i] = (int32_t)sobel16_unit_magnitude(gradient_x(a, m, b, i, k), gradient_y(a, b, i, k));
-        unsure[i] = 0;
-    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint16_t)sobel16_unit_magnitude(gradient_x(a, m, b, i, k), gradient_y(a, b, i, k));
 }
 
 /* The float estimate of the outputs of values i < n into v[i], with
@@ -164,6 +162,10 @@ static void sobel16_values(const sobel16_job *j, const uint16_t *a, const uint16
                            size_t n, size_t k, uint16_t *out)
 {
     const gi_sobel_params *p = j->p;
+    if (!p->use_threshold && p->scale == 1.0) {
+        unit_magnitude(a, m, b, n, k, out);
+        return;
+    }
     if (!(p->scale <= MAX_SCALE) || !(fabs(p->threshold) <= MAX_THRESHOLD)) {
         for (size_t i = 0; i < n; i++) out[i] = formula(j, gradient_x(a, m, b, i, k), gradient_y(a, b, i, k));
         return;
@@ -171,9 +173,7 @@ static void sobel16_values(const sobel16_job *j, const uint16_t *a, const uint16
     int32_t v[SEGMENT], unsure[SEGMENT];
     for (size_t i0 = 0; i0 < n; i0 += SEGMENT) {
         const size_t count = n - i0 < SEGMENT ? n - i0 : SEGMENT;
-        if (!p->use_threshold && p->scale == 1.0)
-            unit_magnitude(a + i0, m + i0, b + i0, count, k, v, unsure);
-        else if (p->use_threshold)
+        if (p->use_threshold)
             estimate_threshold(a + i0, m + i0, b + i0, count, k, (float)p->scale, (float)p->threshold, v,
                                unsure);
         else
