@@ -711,15 +711,47 @@ static inline vu32 finish16(vu32 a, vu32 b)
     return (a >> 16) + ((((a & 0xFFFF) << 8) + b + (1u << 23)) >> 24);
 }
 
-/* The first count of the size values of a (each below 2^16) as uint16. */
-static inline __attribute__((always_inline)) void put_words(const uint32_t *a, const size_t size,
-                                                            size_t count, uint16_t *out)
+/* The first count (up to 2 * LANES) of the values of two vectors (each
+ * below 2^16) as uint16: AVX2 packs them (a plain loop over the lanes
+ * went through memory). */
+static inline void put_words2(vu32 v0, vu32 v1, size_t count, uint16_t *out)
 {
-    if (count >= size) {
-        for (size_t t = 0; t < size; t++) out[t] = (uint16_t)a[t];
+#if VBYTES == 32 && defined(__AVX2__)
+    if (count >= 2 * LANES) {
+        /* words v0 0-3, v1 0-3 | v0 4-7, v1 4-7, as v0 0-7 | v1 0-7 */
+        const __m256i words = _mm256_permute4x64_epi64(_mm256_packus_epi32((__m256i)v0, (__m256i)v1), 0xD8);
+        _mm256_storeu_si256((__m256i *)out, words);
         return;
     }
-    for (size_t t = 0; t < count; t++) out[t] = (uint16_t)a[t];
+#endif
+    uint32_t a[2 * LANES];
+    store(a, v0);
+    store(a + LANES, v1);
+    for (size_t t = 0; t < 2 * LANES && t < count; t++) out[t] = (uint16_t)a[t];
+}
+
+/* The hi and lo sums of count vectors (a constant) from offset on: each
+ * pair row's hi and lo vectors loaded together, one pass over the taps. */
+static inline __attribute__((always_inline)) void split_sums(const blur_taps *t, const uint32_t *const *rows,
+                                                             ptrdiff_t offset, ptrdiff_t lo_offset,
+                                                             const int count, block *a, block *b)
+{
+    for (int g = 0; g < count; g++) {
+        a->v[g] = splat(1u << 31);
+        b->v[g] = splat(0);
+    }
+    for (int p = 0; p < t->pairs; p++) {
+        const uint32_t *row = rows[p] + offset;
+        const vu32 w = splat(t->pair_w[p]);
+        for (int g = 0; g < count; g++) {
+            a->v[g] = madd_add(a->v[g], load(row + g * LANES), w);
+            b->v[g] = madd_add(b->v[g], load(row + lo_offset + g * LANES), w);
+        }
+    }
+    if (t->centre_high) {
+        *a = centre_correction(t, rows, offset, *a, count);
+        *b = centre_correction(t, rows, offset + lo_offset, *b, count);
+    }
 }
 
 /* One output row from the pair rows: hi at rows[p], lo lo_offset
@@ -727,52 +759,59 @@ static inline __attribute__((always_inline)) void put_words(const uint32_t *a, c
 static void vertical16(const blur_taps *t, const uint32_t *const *rows, size_t lo_offset, size_t n,
                        uint16_t *out)
 {
-    for (size_t i = 0; i < n; i += BLOCK) {
-        const block a = pair_sums(t, rows, (ptrdiff_t)i, 1u << 31, G);
-        const block b = pair_sums(t, rows, (ptrdiff_t)(i + lo_offset), 0, G);
-        uint32_t v[BLOCK];
-        for (int g = 0; g < G; g++) store(v + g * LANES, finish16(a.v[g], b.v[g]));
-        put_words(v, BLOCK, n - i, out + i);
+    for (size_t i = 0; i < n; i += 4 * LANES) {
+        block a, b;
+        split_sums(t, rows, (ptrdiff_t)i, (ptrdiff_t)lo_offset, 4, &a, &b);
+        for (int g = 0; g < 4; g += 2)
+            if (i + g * LANES < n)
+                put_words2(finish16(a.v[g], b.v[g]), finish16(a.v[g + 1], b.v[g + 1]), n - i - g * LANES,
+                           out + i + g * LANES);
     }
 }
 
-/* The sums of an even row (taps even) and the one below it (taps odd)
- * for G2 vectors from offset on, each pair row read once for both. */
-static inline __attribute__((always_inline)) void pair_sums2(const blur_taps *even, const blur_taps *odd,
-                                                             const uint32_t *const *rows, ptrdiff_t offset,
-                                                             uint32_t start, block *a0, block *a1)
-{
-    for (int g = 0; g < G2; g++) a0->v[g] = a1->v[g] = splat(start);
-    for (int p = 0; p < odd->pairs; p++) {
-        const uint32_t *row = rows[p] + offset;
-        vu32 v[G2];
-        for (int g = 0; g < G2; g++) v[g] = load(row + g * LANES);
-        if (p < even->pairs) {
-            const vu32 w = splat(even->pair_w[p]);
-            for (int g = 0; g < G2; g++) a0->v[g] = madd_add(a0->v[g], v[g], w);
-        }
-        const vu32 w = splat(odd->pair_w[p]);
-        for (int g = 0; g < G2; g++) a1->v[g] = madd_add(a1->v[g], v[g], w);
-    }
-    if (even->centre_high) *a0 = centre_correction(even, rows, offset, *a0, G2);
-    if (odd->centre_high) *a1 = centre_correction(odd, rows, offset, *a1, G2);
-}
-
-/* An even output row and the row below it, as vertical_plain2. */
+/* An even output row and the row below it, as vertical_plain2: two
+ * vectors a block, so that the eight sums (hi and lo of both rows) and
+ * the four vectors of a pair row stay in AVX2's sixteen registers. */
+#define G16 2
 static void vertical16x2(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
                          size_t lo_offset, size_t n, uint16_t *out_even, uint16_t *out_odd)
 {
-    for (size_t i = 0; i < n; i += BLOCK2) {
+    for (size_t i = 0; i < n; i += G16 * LANES) {
         block a0, a1, b0, b1;
-        pair_sums2(even, odd, rows, (ptrdiff_t)i, 1u << 31, &a0, &a1);
-        pair_sums2(even, odd, rows, (ptrdiff_t)(i + lo_offset), 0, &b0, &b1);
-        uint32_t v0[BLOCK2], v1[BLOCK2];
-        for (int g = 0; g < G2; g++) {
-            store(v0 + g * LANES, finish16(a0.v[g], b0.v[g]));
-            store(v1 + g * LANES, finish16(a1.v[g], b1.v[g]));
+        for (int g = 0; g < G16; g++) {
+            a0.v[g] = a1.v[g] = splat(1u << 31);
+            b0.v[g] = b1.v[g] = splat(0);
         }
-        put_words(v0, BLOCK2, n - i, out_even + i);
-        put_words(v1, BLOCK2, n - i, out_odd + i);
+        for (int p = 0; p < odd->pairs; p++) {
+            const uint32_t *row = rows[p] + i;
+            vu32 h[G16], l[G16];
+            for (int g = 0; g < G16; g++) {
+                h[g] = load(row + g * LANES);
+                l[g] = load(row + lo_offset + g * LANES);
+            }
+            if (p < even->pairs) {
+                const vu32 w = splat(even->pair_w[p]);
+                for (int g = 0; g < G16; g++) {
+                    a0.v[g] = madd_add(a0.v[g], h[g], w);
+                    b0.v[g] = madd_add(b0.v[g], l[g], w);
+                }
+            }
+            const vu32 w = splat(odd->pair_w[p]);
+            for (int g = 0; g < G16; g++) {
+                a1.v[g] = madd_add(a1.v[g], h[g], w);
+                b1.v[g] = madd_add(b1.v[g], l[g], w);
+            }
+        }
+        if (even->centre_high) {
+            a0 = centre_correction(even, rows, (ptrdiff_t)i, a0, G16);
+            b0 = centre_correction(even, rows, (ptrdiff_t)(i + lo_offset), b0, G16);
+        }
+        if (odd->centre_high) {
+            a1 = centre_correction(odd, rows, (ptrdiff_t)i, a1, G16);
+            b1 = centre_correction(odd, rows, (ptrdiff_t)(i + lo_offset), b1, G16);
+        }
+        put_words2(finish16(a0.v[0], b0.v[0]), finish16(a0.v[1], b0.v[1]), n - i, out_even + i);
+        put_words2(finish16(a1.v[0], b1.v[0]), finish16(a1.v[1], b1.v[1]), n - i, out_odd + i);
     }
 }
 

@@ -14,8 +14,9 @@
  * the threshold), take the double formula itself. Scale 1, the default,
  * needs no doubles at all (unit_magnitude).
  *
- * Each band keeps its last three input rows padded with one border column
- * each side, as uint16 (luma when gray). */
+ * With gray, each band keeps its last three input rows padded with one
+ * border column each side, as uint16 (luma); else the rows are read in
+ * place, all but the two edge columns (direct_row). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,12 +109,10 @@ static uint16_t formula(const sobel16_job *j, int32_t gx, int32_t gy)
 /* Scale 1: exactly, in 32-bit lanes (sobel16_magnitude.h). */
 GI_VECTOR_CLONES
 static void unit_magnitude(const uint16_t *a, const uint16_t *m, const uint16_t *b, size_t n, size_t k,
-                           int32_t *v, int32_t *unsure)
+                           uint16_t *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        v[i] = (int32_t)sobel16_unit_magnitude(gradient_x(a, m, b, i, k), gradient_y(a, b, i, k));
-        unsure[i] = 0;
-    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint16_t)sobel16_unit_magnitude(gradient_x(a, m, b, i, k), gradient_y(a, b, i, k));
 }
 
 /* The float estimate of the outputs of values i < n into v[i], with
@@ -164,6 +163,10 @@ static void sobel16_values(const sobel16_job *j, const uint16_t *a, const uint16
                            size_t n, size_t k, uint16_t *out)
 {
     const gi_sobel_params *p = j->p;
+    if (!p->use_threshold && p->scale == 1.0) {
+        unit_magnitude(a, m, b, n, k, out);
+        return;
+    }
     if (!(p->scale <= MAX_SCALE) || !(fabs(p->threshold) <= MAX_THRESHOLD)) {
         for (size_t i = 0; i < n; i++) out[i] = formula(j, gradient_x(a, m, b, i, k), gradient_y(a, b, i, k));
         return;
@@ -171,9 +174,7 @@ static void sobel16_values(const sobel16_job *j, const uint16_t *a, const uint16
     int32_t v[SEGMENT], unsure[SEGMENT];
     for (size_t i0 = 0; i0 < n; i0 += SEGMENT) {
         const size_t count = n - i0 < SEGMENT ? n - i0 : SEGMENT;
-        if (!p->use_threshold && p->scale == 1.0)
-            unit_magnitude(a + i0, m + i0, b + i0, count, k, v, unsure);
-        else if (p->use_threshold)
+        if (p->use_threshold)
             estimate_threshold(a + i0, m + i0, b + i0, count, k, (float)p->scale, (float)p->threshold, v,
                                unsure);
         else
@@ -185,10 +186,58 @@ static void sobel16_values(const sobel16_job *j, const uint16_t *a, const uint16
     }
 }
 
+/* Without gray the filter input is the samples themselves: the columns
+ * inside (1 .. width - 2) read the source rows in place, and only the two
+ * edge columns go through a padded copy of their three columns, for the
+ * rows above, at and below (an outside row: `outside`, a row of the
+ * border value). */
+static void direct_row(const sobel16_job *j, int y, const uint16_t *outside, uint16_t *edges)
+{
+    const int w = j->src->width, k = j->values, h = j->src->height;
+    const gi_border_mode mode = j->p->border.mode;
+    const uint16_t *rows[3];
+    for (int t = 0; t < 3; t++) {
+        const long sy = gi_border_index((long)y - 1 + t, h, mode);
+        rows[t] = sy >= 0 ? (const uint16_t *)(j->src->data + (size_t)sy * j->src->stride) : outside;
+    }
+    uint16_t *out = (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride);
+    if (w > 2) sobel16_values(j, rows[0], rows[1], rows[2], (size_t)(w - 2) * k, (size_t)k, out + k);
+    /* the edge columns x = 0 and w - 1 (the same one when w = 1) */
+    for (int e = 0; e < 2 && (e == 0 || w > 1); e++) {
+        const int x = e ? w - 1 : 0;
+        for (int t = 0; t < 3; t++)
+            for (int c = 0; c < 3; c++) {
+                const long sx = gi_border_index((long)x - 1 + c, w, mode);
+                fill_column(j, rows[t] == outside ? NULL : rows[t], sx, edges + (size_t)(t * 3 + c) * k);
+            }
+        sobel16_values(j, edges, edges + 3 * k, edges + 6 * k, (size_t)k, (size_t)k, out + (size_t)x * k);
+    }
+}
+
+static int sobel16_band_direct(const sobel16_job *j, int y0, int y1)
+{
+    const int w = j->src->width, k = j->values, ch = j->src->channels;
+    uint16_t *outside = malloc((size_t)w * k * sizeof *outside);
+    uint16_t edges[9 * 4];
+    if (!outside) return -1;
+    for (size_t i = 0; i < (size_t)w * k; i++) outside[i] = j->outside;
+    for (int y = y0; y < y1; y++) {
+        direct_row(j, y, outside, edges);
+        if (ch == 2 || ch == 4) { /* alpha is copied through */
+            const uint16_t *in = (const uint16_t *)(j->src->data + (size_t)y * j->src->stride);
+            uint16_t *out = (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride);
+            for (int x = 0; x < w; x++) out[x * ch + ch - 1] = in[x * ch + ch - 1];
+        }
+    }
+    free(outside);
+    return 0;
+}
+
 static int sobel16_band(void *arg, int y0, int y1)
 {
     const sobel16_job *j = arg;
     const int ch = j->src->channels, w = j->src->width, k = j->values;
+    if (k == ch) return sobel16_band_direct(j, y0, y1);
     const size_t row_len = ((size_t)w + 2) * (size_t)k;
     uint16_t *ring = malloc(3 * row_len * sizeof *ring);
     if (!ring) return -1;
@@ -202,10 +251,6 @@ static int sobel16_band(void *arg, int y0, int y1)
         const int y = (int)vy - 1;
         uint16_t *out = (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride);
         sobel16_values(j, rows[0], rows[1], rows[2], (size_t)w * k, (size_t)k, out);
-        if (k > 1 && (ch == 2 || ch == 4)) { /* alpha is copied through */
-            const uint16_t *in = (const uint16_t *)(j->src->data + (size_t)y * j->src->stride);
-            for (int x = 0; x < w; x++) out[x * ch + ch - 1] = in[x * ch + ch - 1];
-        }
     }
     free(ring);
     return 0;
