@@ -28,6 +28,10 @@
 #include "jpeg_progress.h"
 #include "jpeg_tables.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define LOOKUP GI_JPEG_LOOKUP_BITS
 #define ENTRY_FULL 0x20u
 #define ENTRY_LEN(e) ((int)((e)&31u))
@@ -282,6 +286,7 @@ typedef struct {
     int eobrun;
     int todo; /* MCUs left in the restart interval (INT_MAX: none), kept here so that
                  the pipelined decode can stop at a row's end and go on mid-interval */
+    const gi_jpeg_zigzag_masks *zigzag; /* for AC refinements */
 } scan_state;
 
 static inline __attribute__((always_inline)) int block_baseline(scan_state *st, int16_t *blk,
@@ -346,7 +351,9 @@ static inline __attribute__((always_inline)) void block_dc_refine(scan_state *st
 {
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
-    if (get_bit(br, &h)) blk[0] = (int16_t)(uint16_t)((uint32_t)(uint16_t)blk[0] + (1u << al));
+    /* no branch on the bit: it is as random as a coin */
+    const uint32_t add = (uint32_t)get_bit(br, &h) << al;
+    blk[0] = (int16_t)(uint16_t)((uint32_t)(uint16_t)blk[0] + add);
     hot_give(br, &h);
 }
 
@@ -390,56 +397,110 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
     return 0;
 }
 
-/* A nonzero coefficient's correction bit (G.1.2.3), as stb applies it. */
-static inline __attribute__((always_inline)) void refine(bitreader *br, hot_bits *h, int16_t *p,
-                                                         int bit)
+/* Which of the block's coefficients are not 0, in zigzag order (bit k:
+ * zigzag position k): a mask in natural order, 16 coefficients at a time
+ * where SSE2 is there (packed to bytes with saturation, which keeps a
+ * nonzero value nonzero), then 8 table look-ups. */
+static inline __attribute__((always_inline)) uint64_t nonzero_zigzag(const int16_t *blk,
+                                                                     const gi_jpeg_zigzag_masks *zm)
 {
-    if (get_bit(br, h) && (*p & bit) == 0)
-        *p = (int16_t)(uint16_t)(*p > 0 ? (uint16_t)*p + bit : (uint16_t)*p - bit);
+    uint64_t natural = 0;
+#ifdef __SSE2__
+    const __m128i zero = _mm_setzero_si128();
+    for (int i = 0; i < 4; i++) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(blk + 16 * i));
+        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(blk + 16 * i + 8));
+        const int zeros = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_packs_epi16(a, b), zero));
+        natural |= (uint64_t)(uint16_t)~zeros << (16 * i);
+    }
+#else
+    for (int i = 0; i < 64; i++) natural |= (uint64_t)(blk[i] != 0) << i;
+#endif
+    uint64_t zz = 0;
+    for (int u = 0; u < 8; u++) zz |= (*zm)[u][(natural >> (8 * u)) & 255];
+    return zz;
 }
 
+/* The correction bits (G.1.2.3) of the nonzero coefficients at the zigzag
+ * positions of mask, one bit each, in order, as stb applies them: a bit
+ * of 1 adds `bit` to the magnitude where that bit is clear. Without a
+ * branch on the bit, which is as random as a coin: the coefficient is
+ * written either way. (A nonzero coefficient stays nonzero: |value| <
+ * 2^15 and bit <= 2^13 cannot wrap it to 0.) */
+static inline __attribute__((always_inline)) void refine_nonzero(bitreader *br, hot_bits *h,
+                                                                 int16_t *blk, uint64_t mask,
+                                                                 int bit)
+{
+    const uint8_t *const zz = gi__jpeg_natural_order;
+    while (mask) {
+        if (h->nb < 1) ensure(br, h);
+        const int k = __builtin_ctzll(mask);
+        mask &= mask - 1;
+        const int corr = (int)(h->buf >> 63);
+        consume(h, 1);
+        int16_t *p = &blk[zz[k]];
+        const int v = *p, sign = v >> 15; /* -1 below 0 */
+        const int add = ((bit ^ sign) - sign) & -(corr & ((v & bit) == 0));
+        *p = (int16_t)(uint16_t)((unsigned)v + (unsigned)add);
+    }
+}
+
+/* The zigzag positions lo..hi (0 <= lo <= hi <= 63) as a mask. */
+static inline __attribute__((always_inline)) uint64_t band_mask(int lo, int hi)
+{
+    return (~(uint64_t)0 << lo) & (~(uint64_t)0 >> (63 - hi));
+}
+
+/* A block of an AC refinement scan, as stb decodes it (a symbol: the next
+ * new coefficient's run of zeros and sign; the correction bits of the
+ * nonzero coefficients it passes follow), but with the block's nonzero
+ * coefficients as a mask: a run of r zeros is the (r + 1)th clear bit
+ * of the mask, and the coefficients passed are refined in one loop with
+ * no branch on their values. */
 static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac, int ss, int se,
-                           int al)
+                           int al, const gi_jpeg_zigzag_masks *zm)
 {
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
-    const uint8_t *const zz = gi__jpeg_natural_order;
-    int bit = 1 << al, k = ss;
+    const int bit = 1 << al;
+    const uint64_t band = band_mask(ss, se);
+    const uint64_t nonzero = nonzero_zigzag(blk, zm) & band;
     if (st->eobrun) {
         st->eobrun--;
-        for (; k <= se; k++)
-            if (blk[zz[k]] != 0) refine(br, &h, &blk[zz[k]], bit);
+        refine_nonzero(br, &h, blk, nonzero, bit);
         hot_give(br, &h);
         return 0;
     }
+    uint64_t ahead = band; /* the band's positions from k on */
     do {
         ensure(br, &h);
         const int rs = decode_symbol(&h, ac);
         if (rs < 0) return -1;
-        int s = rs & 15, r = rs >> 4, value = 0;
+        const int s = rs & 15, r = rs >> 4;
+        int value = 0;
         if (s == 0) {
             if (r < 15) {
                 st->eobrun = (1 << r) - 1;
                 if (r) st->eobrun += (int)get_bits(&h, r);
-                r = 64; /* to the end of the band */
+                refine_nonzero(br, &h, blk, nonzero & ahead, bit); /* to the band's end */
+                break;
             } /* else sixteen zeros: fifteen skipped, then a zero "placed" */
         } else {
             if (s != 1) return -1; /* stb: "bad huffman code" */
             value = get_bit(br, &h) ? bit : -bit;
         }
-        while (k <= se) {
-            int16_t *p = &blk[zz[k++]];
-            if (*p != 0) {
-                refine(br, &h, p, bit);
-            } else {
-                if (r == 0) {
-                    *p = (int16_t)value;
-                    break;
-                }
-                r--;
-            }
+        /* the new coefficient goes to the (r + 1)th zero from k on */
+        uint64_t zeros = ahead & ~nonzero;
+        for (int i = 0; i < r; i++) zeros &= zeros - 1;
+        if (!zeros) { /* the band ends first: its nonzero ones refined, nothing placed */
+            refine_nonzero(br, &h, blk, nonzero & ahead, bit);
+            break;
         }
-    } while (k <= se);
+        const uint64_t at = zeros & -zeros;
+        refine_nonzero(br, &h, blk, nonzero & ahead & (at - 1), bit);
+        blk[gi__jpeg_natural_order[__builtin_ctzll(at)]] = (int16_t)value;
+        ahead &= ~(at | (at - 1));
+    } while (ahead);
     hot_give(br, &h);
     return 0;
 }
@@ -475,7 +536,7 @@ static inline __attribute__((always_inline)) int decode_unit_block(scan_state *s
     case GI_JPEG_DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al);
     case GI_JPEG_DC_REFINE: block_dc_refine(st, blk, sc->al); return 0;
     case GI_JPEG_AC_FIRST: return block_ac_first(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
-    default: return block_ac_refine(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
+    default: return block_ac_refine(st, blk, sc->ac[i], sc->ss, sc->se, sc->al, st->zigzag);
     }
 }
 
@@ -593,6 +654,7 @@ static void *decode_chunk(void *arg)
     scan_state st;
     memset(&st, 0, sizeof st);
     st.todo = ch->sc->restart_interval ? ch->sc->restart_interval : INT_MAX;
+    st.zigzag = gi__jpeg_zigzag_masks();
     reader_start(&st.br, ch->start, ch->file_end);
     int r = ch->progress ? scan_published(ch, &st)
                          : scan_units(ch->c, ch->sc, &st, ch->kind, ch->u0, ch->u1);
