@@ -547,6 +547,32 @@ static inline __attribute__((always_inline)) int decode_unit_block(scan_state *s
     }
 }
 
+/* The most blocks a unit holds: 4 components of 4x4 (stb takes them). */
+#define UNIT_BLOCKS_MAX (GI_JPEG_MAX_COMPONENTS * 16)
+
+/* The blocks of unit row uy (see scan_loop); returns their count. */
+static int unit_row(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, int uy, int16_t **first,
+                    int *step, int *comp)
+{
+    if (sc->n == 1) {
+        first[0] = gi__jpeg_block_row(&c->plane[sc->comp[0]], uy);
+        step[0] = 64;
+        comp[0] = 0;
+        return 1;
+    }
+    int n = 0;
+    for (int i = 0; i < sc->n; i++) {
+        const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
+        for (int y = 0; y < pl->v; y++)
+            for (int x = 0; x < pl->h; x++, n++) {
+                first[n] = gi__jpeg_block_row(pl, uy * pl->v + y) + 64 * x;
+                step[n] = 64 * pl->h;
+                comp[n] = i;
+            }
+    }
+    return n;
+}
+
 /* MCUs u0..u1-1 of the scan in order (as stb: one component's own blocks
  * in raster order, as many as its samples need, (x + 7) >> 3, each one
  * MCU; several components' blocks by MCU of the frame), restart markers
@@ -560,14 +586,13 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
     int units_x = sc->n == 1 ? (one->width + 7) >> 3 : c->mcus_x;
     int interval = sc->restart_interval ? sc->restart_interval : INT_MAX;
     int ux = (int)(u0 % units_x), uy = (int)(u0 / units_x);
-    /* each component's block rows of unit row uy (gi__jpeg_block_row once
-     * a row, not once a block: a ring's rows wrap) */
-    int16_t *rows[GI_JPEG_MAX_COMPONENTS][4];
-    for (int i = 0; i < sc->n; i++) {
-        const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
-        for (int y = 0; y < (sc->n == 1 ? 1 : pl->v); y++)
-            rows[i][y] = gi__jpeg_block_row(pl, sc->n == 1 ? uy : uy * pl->v + y);
-    }
+    /* The unit's blocks in the scan's order (one component's: one block),
+     * each as its first in unit row uy (gi__jpeg_block_row once a row, not
+     * once a block: a ring's rows wrap), the distance to the next unit's
+     * and its component in the scan. */
+    int16_t *first[UNIT_BLOCKS_MAX];
+    int step[UNIT_BLOCKS_MAX], comp[UNIT_BLOCKS_MAX];
+    const int nblocks = unit_row(c, sc, uy, first, step, comp);
     for (long u = u0; u < u1; u++) {
         if (st->todo == 0) {
             /* an interval ended before this MCU: stb takes any restart
@@ -578,38 +603,23 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
             st->eobrun = 0;
             st->todo = interval;
         }
-        if (sc->n == 1) {
-            int16_t *blk = rows[0][0] + 64 * (size_t)ux;
+        for (int b = 0; b < nblocks; b++) {
+            int16_t *blk = first[b] + (size_t)ux * (size_t)step[b];
             /* an AC first scan's blocks in a run of empty ones are not
              * touched: it fetches its blocks ahead when it decodes one */
             if (kind != GI_JPEG_BASELINE && kind != GI_JPEG_AC_FIRST) {
-                __builtin_prefetch(blk + 64 * PREFETCH_UNITS, 1);
-                if (kind == GI_JPEG_AC_REFINE) __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);
+                __builtin_prefetch(blk + (size_t)PREFETCH_UNITS * (size_t)step[b], 1);
+                if (kind == GI_JPEG_AC_REFINE)
+                    __builtin_prefetch(blk + (size_t)PREFETCH_UNITS * (size_t)step[b] + 32, 1);
             }
-            if (decode_unit_block(st, kind, blk, sc, 0) < 0) return -1;
-        } else {
-            for (int i = 0; i < sc->n; i++) {
-                const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
-                for (int y = 0; y < pl->v; y++) {
-                    int16_t *blk = rows[i][y] + 64 * (size_t)ux * pl->h;
-                    if (kind != GI_JPEG_BASELINE)
-                        for (int x = 0; x < pl->h; x++)
-                            __builtin_prefetch(blk + 64 * (PREFETCH_UNITS * pl->h + x), 1);
-                    for (int x = 0; x < pl->h; x++, blk += 64)
-                        if (decode_unit_block(st, kind, blk, sc, i) < 0) return -1;
-                }
-            }
+            if (decode_unit_block(st, kind, blk, sc, comp[b]) < 0) return -1;
         }
         st->todo--;
         if (++ux == units_x) {
             ux = 0;
             uy++;
             if (st->br.over) return -1; /* decoding zeros past the data: stb's to decode */
-            for (int i = 0; i < sc->n && u + 1 < u1; i++) {
-                const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
-                for (int y = 0; y < (sc->n == 1 ? 1 : pl->v); y++)
-                    rows[i][y] = gi__jpeg_block_row(pl, sc->n == 1 ? uy : uy * pl->v + y);
-            }
+            if (u + 1 < u1) unit_row(c, sc, uy, first, step, comp);
         }
     }
     return 0;
