@@ -464,13 +464,12 @@ static inline __attribute__((always_inline)) uint64_t band_mask(int lo, int hi)
  * coefficients as a mask: a run of r zeros is the (r + 1)th clear bit
  * of the mask, and the coefficients passed are refined in one loop with
  * no branch on their values. */
-static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac, int ss, int se,
+static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac, uint64_t band,
                            int al, const gi_jpeg_zigzag_masks *zm)
 {
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
     const int bit = 1 << al;
-    const uint64_t band = band_mask(ss, se);
     const uint64_t nonzero = nonzero_zigzag(blk, zm) & band;
     if (st->eobrun) {
         st->eobrun--;
@@ -481,20 +480,29 @@ static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac,
     uint64_t ahead = band; /* the band's positions from k on */
     do {
         ensure(br, &h);
-        const int rs = decode_symbol(&h, ac);
-        if (rs < 0) return -1;
-        const int s = rs & 15, r = rs >> 4;
-        int value = 0;
-        if (s == 0) {
-            if (r < 15) {
-                st->eobrun = (1 << r) - 1;
-                if (r) st->eobrun += (int)get_bits(&h, r);
-                refine_nonzero(br, &h, blk, nonzero & ahead, bit); /* to the band's end */
-                break;
-            } /* else sixteen zeros: fifteen skipped, then a zero "placed" */
+        const uint32_t e = ac->lookup[peek(&h)];
+        int r, value = 0;
+        if (e & ENTRY_FULL) { /* a new coefficient, its sign bit in the same look-up */
+            consume(&h, ENTRY_LEN(e));
+            if ((ENTRY_SYMBOL(e) & 15) != 1) return -1; /* stb: "bad huffman code" */
+            r = ENTRY_SYMBOL(e) >> 4;
+            value = ENTRY_VALUE(e) * bit; /* the sign bit's +-1 */
         } else {
-            if (s != 1) return -1; /* stb: "bad huffman code" */
-            value = get_bit(br, &h) ? bit : -bit;
+            const int rs = symbol_of(&h, ac, e);
+            if (rs < 0) return -1;
+            const int s = rs & 15;
+            r = rs >> 4;
+            if (s == 0) {
+                if (r < 15) {
+                    st->eobrun = (1 << r) - 1;
+                    if (r) st->eobrun += (int)get_bits(&h, r);
+                    refine_nonzero(br, &h, blk, nonzero & ahead, bit); /* to the band's end */
+                    break;
+                } /* else sixteen zeros: fifteen skipped, then a zero "placed" */
+            } else {
+                if (s != 1) return -1;
+                value = get_bit(br, &h) ? bit : -bit;
+            }
         }
         /* the new coefficient goes to the (r + 1)th zero from k on */
         uint64_t zeros = ahead & ~nonzero;
@@ -536,14 +544,15 @@ static int is_restart(int marker)
 
 static inline __attribute__((always_inline)) int decode_unit_block(scan_state *st, int kind,
                                                                    int16_t *blk,
-                                                                   const gi_jpeg_scan *sc, int i)
+                                                                   const gi_jpeg_scan *sc, int i,
+                                                                   uint64_t band)
 {
     switch (kind) {
     case GI_JPEG_BASELINE: return block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
     case GI_JPEG_DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al);
     case GI_JPEG_DC_REFINE: block_dc_refine(st, blk, sc->al); return 0;
     case GI_JPEG_AC_FIRST: return block_ac_first(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
-    default: return block_ac_refine(st, blk, sc->ac[i], sc->ss, sc->se, sc->al, st->zigzag);
+    default: return block_ac_refine(st, blk, sc->ac[i], band, sc->al, st->zigzag);
     }
 }
 
@@ -580,7 +589,8 @@ static int unit_row(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, int uy, int
  * (st->todo the interval's length), or where an earlier call stopped. */
 static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
                                                            const gi_jpeg_scan *sc, int kind,
-                                                           scan_state *st, long u0, long u1)
+                                                           int one_component, scan_state *st,
+                                                           long u0, long u1)
 {
     const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
     int units_x = sc->n == 1 ? (one->width + 7) >> 3 : c->mcus_x;
@@ -592,7 +602,9 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
      * and its component in the scan. */
     int16_t *first[UNIT_BLOCKS_MAX];
     int step[UNIT_BLOCKS_MAX], comp[UNIT_BLOCKS_MAX];
-    const int nblocks = unit_row(c, sc, uy, first, step, comp);
+    int nblocks = unit_row(c, sc, uy, first, step, comp);
+    if (one_component) nblocks = 1; /* a constant: the compiler drops the loop */
+    const uint64_t band = band_mask(sc->ss, sc->se); /* an AC refinement's */
     for (long u = u0; u < u1; u++) {
         if (st->todo == 0) {
             /* an interval ended before this MCU: stb takes any restart
@@ -612,7 +624,7 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
                 if (kind == GI_JPEG_AC_REFINE)
                     __builtin_prefetch(blk + (size_t)PREFETCH_UNITS * (size_t)step[b] + 32, 1);
             }
-            if (decode_unit_block(st, kind, blk, sc, comp[b]) < 0) return -1;
+            if (decode_unit_block(st, kind, blk, sc, comp[b], band) < 0) return -1;
         }
         st->todo--;
         if (++ux == units_x) {
@@ -628,12 +640,21 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
 static __attribute__((noinline)) int scan_units(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
                                                 scan_state *st, int kind, long u0, long u1)
 {
+    /* each kind compiled on its own, and for one component apart; an AC
+     * scan has one (jpeg_parse.c takes no other) */
+    const int one = sc->n == 1;
     switch (kind) {
-    case GI_JPEG_BASELINE: return scan_loop(c, sc, GI_JPEG_BASELINE, st, u0, u1);
-    case GI_JPEG_DC_FIRST: return scan_loop(c, sc, GI_JPEG_DC_FIRST, st, u0, u1);
-    case GI_JPEG_DC_REFINE: return scan_loop(c, sc, GI_JPEG_DC_REFINE, st, u0, u1);
-    case GI_JPEG_AC_FIRST: return scan_loop(c, sc, GI_JPEG_AC_FIRST, st, u0, u1);
-    default: return scan_loop(c, sc, GI_JPEG_AC_REFINE, st, u0, u1);
+    case GI_JPEG_BASELINE:
+        return one ? scan_loop(c, sc, GI_JPEG_BASELINE, 1, st, u0, u1)
+                   : scan_loop(c, sc, GI_JPEG_BASELINE, 0, st, u0, u1);
+    case GI_JPEG_DC_FIRST:
+        return one ? scan_loop(c, sc, GI_JPEG_DC_FIRST, 1, st, u0, u1)
+                   : scan_loop(c, sc, GI_JPEG_DC_FIRST, 0, st, u0, u1);
+    case GI_JPEG_DC_REFINE:
+        return one ? scan_loop(c, sc, GI_JPEG_DC_REFINE, 1, st, u0, u1)
+                   : scan_loop(c, sc, GI_JPEG_DC_REFINE, 0, st, u0, u1);
+    case GI_JPEG_AC_FIRST: return scan_loop(c, sc, GI_JPEG_AC_FIRST, 1, st, u0, u1);
+    default: return scan_loop(c, sc, GI_JPEG_AC_REFINE, 1, st, u0, u1);
     }
 }
 
