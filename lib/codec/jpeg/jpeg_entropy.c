@@ -362,7 +362,21 @@ static inline __attribute__((always_inline)) void block_dc_refine(scan_state *st
     hot_give(br, &h);
 }
 
+/* Coefficient k (zigzag; past 63 a corrupt run's, which stb puts at 63)
+ * of an AC first scan stored as stb stores it, and its bit in the
+ * block's nonzero mask: set, or clear where the shifted value wraps to 0
+ * in 16 bits (a crafted file's). */
+static inline __attribute__((always_inline)) void store_first(int16_t *blk, uint64_t *nonzero,
+                                                              int k, int32_t value, int al)
+{
+    const int16_t v = (int16_t)(uint16_t)((uint32_t)value << al);
+    blk[gi__jpeg_natural_order[k]] = v;
+    const uint64_t bit = (uint64_t)1 << (k < 64 ? k : 63);
+    *nonzero = (*nonzero & ~bit) | (bit & -(uint64_t)(v != 0));
+}
+
 static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, int16_t *blk,
+                                                                uint64_t *mask,
                                                                 const gi_jpeg_huff *ac, int ss,
                                                                 int se, int al)
 {
@@ -372,7 +386,7 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
     }
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
-    const uint8_t *const zz = gi__jpeg_natural_order;
+    uint64_t nonzero = *mask;
     int k = ss;
     __builtin_prefetch(blk + 64 * PREFETCH_UNITS, 1);
     __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);
@@ -382,7 +396,7 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
         if (e & ENTRY_FULL) {
             consume(&h, ENTRY_LEN(e));
             k += ENTRY_SYMBOL(e) >> 4;
-            blk[zz[k++]] = (int16_t)(uint16_t)((uint32_t)ENTRY_VALUE(e) << al);
+            store_first(blk, &nonzero, k++, ENTRY_VALUE(e), al);
             continue;
         }
         const int rs = symbol_of(&h, ac, e);
@@ -397,9 +411,10 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
             k += 16;
         } else {
             k += r;
-            blk[zz[k++]] = (int16_t)(uint16_t)((uint32_t)receive_extend(&h, s) << al);
+            store_first(blk, &nonzero, k++, receive_extend(&h, s), al);
         }
     } while (k <= se);
+    *mask = nonzero;
     hot_give(br, &h);
     return 0;
 }
@@ -464,13 +479,13 @@ static inline __attribute__((always_inline)) uint64_t band_mask(int lo, int hi)
  * coefficients as a mask: a run of r zeros is the (r + 1)th clear bit
  * of the mask, and the coefficients passed are refined in one loop with
  * no branch on their values. */
-static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac, uint64_t band,
-                           int al, const gi_jpeg_zigzag_masks *zm)
+static int block_ac_refine(scan_state *st, int16_t *blk, uint64_t *mask, const gi_jpeg_huff *ac,
+                           uint64_t band, int al)
 {
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
     const int bit = 1 << al;
-    const uint64_t nonzero = nonzero_zigzag(blk, zm) & band;
+    const uint64_t nonzero = *mask & band;
     if (st->eobrun) {
         st->eobrun--;
         refine_nonzero(br, &h, blk, nonzero, bit);
@@ -514,6 +529,7 @@ static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac,
         const uint64_t at = zeros & -zeros;
         refine_nonzero(br, &h, blk, nonzero & ahead & (at - 1), bit);
         blk[gi__jpeg_natural_order[__builtin_ctzll(at)]] = (int16_t)value;
+        if (value) *mask |= at;
         ahead &= ~(at | (at - 1));
     } while (ahead);
     hot_give(br, &h);
@@ -543,7 +559,7 @@ static int is_restart(int marker)
 }
 
 static inline __attribute__((always_inline)) int decode_unit_block(scan_state *st, int kind,
-                                                                   int16_t *blk,
+                                                                   int16_t *blk, uint64_t *mask,
                                                                    const gi_jpeg_scan *sc, int i,
                                                                    uint64_t band)
 {
@@ -551,8 +567,8 @@ static inline __attribute__((always_inline)) int decode_unit_block(scan_state *s
     case GI_JPEG_BASELINE: return block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
     case GI_JPEG_DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al);
     case GI_JPEG_DC_REFINE: block_dc_refine(st, blk, sc->al); return 0;
-    case GI_JPEG_AC_FIRST: return block_ac_first(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
-    default: return block_ac_refine(st, blk, sc->ac[i], band, sc->al, st->zigzag);
+    case GI_JPEG_AC_FIRST: return block_ac_first(st, blk, mask, sc->ac[i], sc->ss, sc->se, sc->al);
+    default: return block_ac_refine(st, blk, mask, sc->ac[i], band, sc->al);
     }
 }
 
@@ -605,6 +621,9 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
     int nblocks = unit_row(c, sc, uy, first, step, comp);
     if (one_component) nblocks = 1; /* a constant: the compiler drops the loop */
     const uint64_t band = band_mask(sc->ss, sc->se); /* an AC refinement's */
+    /* an AC scan's row of masks (one component: a block a unit) */
+    const int ac = kind == GI_JPEG_AC_FIRST || kind == GI_JPEG_AC_REFINE;
+    uint64_t *masks = ac ? c->ac_nonzero + (first[0] - c->storage) / 64 : NULL;
     for (long u = u0; u < u1; u++) {
         if (st->todo == 0) {
             /* an interval ended before this MCU: stb takes any restart
@@ -617,21 +636,28 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
         }
         for (int b = 0; b < nblocks; b++) {
             int16_t *blk = first[b] + (size_t)ux * (size_t)step[b];
-            /* an AC first scan's blocks in a run of empty ones are not
-             * touched: it fetches its blocks ahead when it decodes one */
-            if (kind != GI_JPEG_BASELINE && kind != GI_JPEG_AC_FIRST) {
+            /* DC scans touch every block; an AC refinement those whose
+             * band holds nonzero coefficients (and those it adds to, which
+             * it cannot know ahead); an AC first scan fetches its blocks
+             * ahead as it decodes one (not in a run of empty blocks) */
+            if (kind == GI_JPEG_DC_FIRST || kind == GI_JPEG_DC_REFINE)
                 __builtin_prefetch(blk + (size_t)PREFETCH_UNITS * (size_t)step[b], 1);
-                if (kind == GI_JPEG_AC_REFINE)
-                    __builtin_prefetch(blk + (size_t)PREFETCH_UNITS * (size_t)step[b] + 32, 1);
+            if (kind == GI_JPEG_AC_REFINE && (masks[ux + PREFETCH_UNITS] & band)) {
+                __builtin_prefetch(blk + 64 * PREFETCH_UNITS, 1);
+                __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);
             }
-            if (decode_unit_block(st, kind, blk, sc, comp[b], band) < 0) return -1;
+            if (decode_unit_block(st, kind, blk, ac ? &masks[ux] : NULL, sc, comp[b], band) < 0)
+                return -1;
         }
         st->todo--;
         if (++ux == units_x) {
             ux = 0;
             uy++;
             if (st->br.over) return -1; /* decoding zeros past the data: stb's to decode */
-            if (u + 1 < u1) unit_row(c, sc, uy, first, step, comp);
+            if (u + 1 < u1) {
+                unit_row(c, sc, uy, first, step, comp);
+                if (ac) masks = c->ac_nonzero + (first[0] - c->storage) / 64;
+            }
         }
     }
     return 0;
