@@ -118,24 +118,28 @@ static __attribute__((noinline)) void refill_slow(bitreader *br)
 {
     if (br->pad > br->nb) br->over = 1;
     while (br->nb <= 56) {
+        if (br->marker_at) { /* the zero bytes past the data, all at once */
+            const int bits = (64 - br->nb) & ~7;
+            if (!br->over) br->pad += bits;
+            br->nb += bits;
+            break;
+        }
         uint32_t b = 0;
-        if (!br->marker_at) {
-            const uint8_t *q = br->p;
-            if (q < br->end && *q != 0xFF) {
-                b = *q;
-                br->p = q + 1;
+        const uint8_t *q = br->p;
+        if (q < br->end && *q != 0xFF) {
+            b = *q;
+            br->p = q + 1;
+        } else {
+            const uint8_t *m = q + 1;
+            while (m < br->end && *m == 0xFF) m++;
+            if (q < br->end && m < br->end && *m == 0) { /* stuffed 0xFF */
+                b = 0xFF;
+                br->p = m + 1;
             } else {
-                const uint8_t *m = q + 1;
-                while (m < br->end && *m == 0xFF) m++;
-                if (q < br->end && m < br->end && *m == 0) { /* stuffed 0xFF */
-                    b = 0xFF;
-                    br->p = m + 1;
-                } else {
-                    br->marker_at = q;
-                    br->marker = m < br->end ? *m : -1;
-                    br->after = m < br->end ? m + 1 : br->end;
-                    br->fill = m > q + 1 && q < br->end;
-                }
+                br->marker_at = q;
+                br->marker = m < br->end ? *m : -1;
+                br->after = m < br->end ? m + 1 : br->end;
+                br->fill = m > q + 1 && q < br->end;
             }
         }
         if (br->marker_at && !br->over) br->pad += 8;
