@@ -28,10 +28,6 @@
 #include "jpeg_progress.h"
 #include "jpeg_tables.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #define LOOKUP GI_JPEG_LOOKUP_BITS
 #define ENTRY_FULL 0x20u
 #define ENTRY_LEN(e) ((int)((e)&31u))
@@ -295,7 +291,6 @@ typedef struct {
     int eobrun;
     int todo; /* MCUs left in the restart interval (INT_MAX: none), kept here so that
                  the pipelined decode can stop at a row's end and go on mid-interval */
-    const gi_jpeg_zigzag_masks *zigzag; /* for AC refinements */
 } scan_state;
 
 static inline __attribute__((always_inline)) int block_baseline(scan_state *st, int16_t *blk,
@@ -421,30 +416,6 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
     *mask = nonzero;
     hot_give(br, &h);
     return 0;
-}
-
-/* Which of the block's coefficients are not 0, in zigzag order (bit k:
- * zigzag position k): a mask in natural order, 16 coefficients at a time
- * where SSE2 is there (packed to bytes with saturation, which keeps a
- * nonzero value nonzero), then 8 table look-ups. */
-static inline __attribute__((always_inline)) uint64_t nonzero_zigzag(const int16_t *blk,
-                                                                     const gi_jpeg_zigzag_masks *zm)
-{
-    uint64_t natural = 0;
-#ifdef __SSE2__
-    const __m128i zero = _mm_setzero_si128();
-    for (int i = 0; i < 4; i++) {
-        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(blk + 16 * i));
-        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(blk + 16 * i + 8));
-        const int zeros = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_packs_epi16(a, b), zero));
-        natural |= (uint64_t)(uint16_t)~zeros << (16 * i);
-    }
-#else
-    for (int i = 0; i < 64; i++) natural |= (uint64_t)(blk[i] != 0) << i;
-#endif
-    uint64_t zz = 0;
-    for (int u = 0; u < 8; u++) zz |= (*zm)[u][(natural >> (8 * u)) & 255];
-    return zz;
 }
 
 /* The correction bits (G.1.2.3) of the nonzero coefficients at the zigzag
@@ -731,7 +702,6 @@ static void *decode_chunk(void *arg)
     scan_state st;
     memset(&st, 0, sizeof st);
     st.todo = ch->sc->restart_interval ? ch->sc->restart_interval : INT_MAX;
-    st.zigzag = gi__jpeg_zigzag_masks();
     reader_start(&st.br, ch->start, ch->file_end);
     int r = ch->progress ? scan_published(ch, &st)
                          : scan_units(ch->c, ch->sc, &st, ch->kind, ch->u0, ch->u1);

@@ -226,7 +226,7 @@ static int encode_block(writer *out, const jpeg_tables *t, const int32_t coef[64
 {
     writer w = *out;
     uint64_t zigzag = 0; /* bit j: zigzag position j is not 0 */
-    for (int u = 0; u < 8; u++) zigzag |= (*t->zigzag)[u][(nonzero >> 8 * u) & 0xFF];
+    for (int u = 0; u < 8; u++) zigzag |= t->zigzag_bits[u][(nonzero >> 8 * u) & 0xFF];
     put_value(&w, dc, 0, coef[0] - predictor);
     int next = 1;
     for (uint64_t rest = zigzag & ~(uint64_t)1; rest; rest &= rest - 1) {

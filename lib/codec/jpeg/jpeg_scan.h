@@ -24,9 +24,10 @@ typedef struct {
     float scale[2][64]; /* luma, chroma; natural order: multiply, then round */
     jpeg_huff huff[4];  /* luma DC, luma AC, chroma DC, chroma AC */
     int subsample;      /* 4:2:0 MCUs of 16x16, else 4:4:4 of 8x8 */
-    /* A block's nonzero mask in natural order to zigzag order
-     * (jpeg_tables.h) */
-    const gi_jpeg_zigzag_masks *zigzag;
+    /* The zigzag positions of the coefficients (8 u + v for v's bit in b)
+     * of row u: a block's nonzero mask in natural order to zigzag order
+     * in 8 look-ups. */
+    uint64_t zigzag_bits[8][256];
 } jpeg_tables;
 
 /* The side of an MCU in pixels: 16 for 4:2:0, 8 for 4:4:4. */

@@ -1,7 +1,6 @@
 /* jpeg_tables.h */
 #include "jpeg_tables.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
 const uint8_t gi__jpeg_natural_order[64 + 16] = {
@@ -9,28 +8,6 @@ const uint8_t gi__jpeg_natural_order[64 + 16] = {
     40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36,
     29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
     47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63};
-
-static gi_jpeg_zigzag_masks zigzag_masks;
-static pthread_once_t zigzag_masks_once = PTHREAD_ONCE_INIT;
-
-static void build_zigzag_masks(void)
-{
-    uint8_t zigzag_of[64];
-    for (int j = 0; j < 64; j++) zigzag_of[gi__jpeg_natural_order[j]] = (uint8_t)j;
-    for (int u = 0; u < 8; u++)
-        for (int b = 0; b < 256; b++) {
-            uint64_t m = 0;
-            for (int v = 0; v < 8; v++)
-                if (b >> v & 1) m |= (uint64_t)1 << zigzag_of[8 * u + v];
-            zigzag_masks[u][b] = m;
-        }
-}
-
-const gi_jpeg_zigzag_masks *gi__jpeg_zigzag_masks(void)
-{
-    pthread_once(&zigzag_masks_once, build_zigzag_masks);
-    return (const gi_jpeg_zigzag_masks *)&zigzag_masks;
-}
 
 int gi__jpeg_reserve(jpeg_buffer *b, size_t count)
 {

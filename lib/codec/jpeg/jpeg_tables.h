@@ -14,14 +14,6 @@
  * lands on the last coefficient (stb's values are the decoder's contract). */
 extern const uint8_t gi__jpeg_natural_order[64 + 16];
 
-/* The zigzag positions of the coefficients of block row u (natural index
- * 8 u + v, for bit v of b): table[u][b]. A block's mask of coefficients
- * in natural order becomes the same mask in zigzag order in 8 look-ups
- * (the writer codes the nonzero ones in that order; the decoder's AC
- * refinement walks them so). Built once, on the first call. */
-typedef uint64_t gi_jpeg_zigzag_masks[8][256];
-const gi_jpeg_zigzag_masks *gi__jpeg_zigzag_masks(void);
-
 /* The output: bytes in [data, p), room up to end. */
 typedef struct {
     uint8_t *data, *p, *end;

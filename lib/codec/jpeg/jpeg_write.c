@@ -105,7 +105,15 @@ static void make_setup(int quality, jpeg_setup *s)
         for (int j = 0; j < 64; j++) s->quant_zigzag[t][j] = (uint8_t)q[gi__jpeg_natural_order[j]];
     }
     for (int t = 0; t < 4; t++) make_codes(huff_counts[t], huff_symbols[t], &s->t.huff[t]);
-    s->t.zigzag = gi__jpeg_zigzag_masks();
+    uint8_t zigzag_of[64];
+    for (int j = 0; j < 64; j++) zigzag_of[gi__jpeg_natural_order[j]] = (uint8_t)j;
+    for (int u = 0; u < 8; u++)
+        for (int b = 0; b < 256; b++) {
+            uint64_t m = 0;
+            for (int v = 0; v < 8; v++)
+                if (b >> v & 1) m |= (uint64_t)1 << zigzag_of[8 * u + v];
+            s->t.zigzag_bits[u][b] = m;
+        }
 }
 
 /* ---- Output ---- */
