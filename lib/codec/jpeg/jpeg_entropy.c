@@ -284,6 +284,11 @@ static inline __attribute__((always_inline)) int decode_dc(hot_bits *h, const gi
  * 4:4:4), and the scans touch 2 bytes (DC) or a few of each block. */
 #define PREFETCH_UNITS 8
 
+/* The zigzag positions in a block's second 64 bytes (natural index 32-63,
+ * rows 4-7): a band without any of them, or a block without nonzero
+ * coefficients there, needs its first cache line alone. */
+#define SECOND_LINE 0xffdfe0ff00f80400ull
+
 /* The scan's state that outlives a block. */
 typedef struct {
     bitreader br;
@@ -377,7 +382,7 @@ static inline __attribute__((always_inline)) void store_first(int16_t *blk, uint
 static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, int16_t *blk,
                                                                 uint64_t *mask,
                                                                 const gi_jpeg_huff *ac, int ss,
-                                                                int se, int al)
+                                                                int se, int al, uint64_t band)
 {
     if (st->eobrun) {
         st->eobrun--;
@@ -388,7 +393,7 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
     uint64_t nonzero = *mask;
     int k = ss;
     __builtin_prefetch(blk + 64 * PREFETCH_UNITS, 1);
-    __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);
+    if (band & SECOND_LINE) __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);
     do {
         ensure(br, &h);
         const uint32_t e = ac->lookup[peek(&h)];
@@ -542,7 +547,8 @@ static inline __attribute__((always_inline)) int decode_unit_block(scan_state *s
     case GI_JPEG_BASELINE: return block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
     case GI_JPEG_DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al);
     case GI_JPEG_DC_REFINE: block_dc_refine(st, blk, sc->al); return 0;
-    case GI_JPEG_AC_FIRST: return block_ac_first(st, blk, mask, sc->ac[i], sc->ss, sc->se, sc->al);
+    case GI_JPEG_AC_FIRST:
+        return block_ac_first(st, blk, mask, sc->ac[i], sc->ss, sc->se, sc->al, band);
     default: return block_ac_refine(st, blk, mask, sc->ac[i], band, sc->al);
     }
 }
@@ -595,7 +601,7 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
     int step[UNIT_BLOCKS_MAX], comp[UNIT_BLOCKS_MAX];
     int nblocks = unit_row(c, sc, uy, first, step, comp);
     if (one_component) nblocks = 1; /* a constant: the compiler drops the loop */
-    const uint64_t band = band_mask(sc->ss, sc->se); /* an AC refinement's */
+    const uint64_t band = band_mask(sc->ss, sc->se); /* an AC scan's */
     /* an AC scan's row of masks (one component: a block a unit) */
     const int ac = kind == GI_JPEG_AC_FIRST || kind == GI_JPEG_AC_REFINE;
     uint64_t *masks = ac ? c->ac_nonzero + (first[0] - c->storage) / 64 : NULL;
@@ -617,9 +623,10 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
              * ahead as it decodes one (not in a run of empty blocks) */
             if (kind == GI_JPEG_DC_FIRST || kind == GI_JPEG_DC_REFINE)
                 __builtin_prefetch(blk + (size_t)PREFETCH_UNITS * (size_t)step[b], 1);
-            if (kind == GI_JPEG_AC_REFINE && (masks[ux + PREFETCH_UNITS] & band)) {
-                __builtin_prefetch(blk + 64 * PREFETCH_UNITS, 1);
-                __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);
+            if (kind == GI_JPEG_AC_REFINE) {
+                const uint64_t ahead = masks[ux + PREFETCH_UNITS] & band;
+                if (ahead) __builtin_prefetch(blk + 64 * PREFETCH_UNITS, 1);
+                if (ahead & SECOND_LINE) __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);
             }
             if (decode_unit_block(st, kind, blk, ac ? &masks[ux] : NULL, sc, comp[b], band) < 0)
                 return -1;
