@@ -43,7 +43,9 @@ static void check_jpegtran_script(void)
 
 /* An AC first scan's runs may carry a coefficient past its band (stb
  * puts it there): a later band of the component waits for it; the DC and
- * other components do not. */
+ * other components do not. A component's AC scans wait for each other
+ * whatever their bands: they keep its blocks' masks of nonzero
+ * coefficients, a word a block. */
 static void check_reach(void)
 {
     gi_jpeg_scan low = scan_of(0, 1, 5, 0), high = scan_of(0, 40, 63, 0);
@@ -52,8 +54,10 @@ static void check_reach(void)
     th_check(gi__jpeg_scan_waits_for(&high, &low), "a band does not wait for an AC first below it");
     th_check(gi__jpeg_scan_waits_for(&low, &high), "a band does not wait for an AC first above it");
     gi_jpeg_scan refine_high = scan_of(0, 40, 63, 1);
-    th_check(gi__jpeg_scan_waits_for(&refine_high, &refine_low) == 0,
-             "refinements of bands apart wait for each other");
+    th_check(gi__jpeg_scan_waits_for(&refine_high, &refine_low),
+             "refinements of bands apart do not wait for each other");
+    th_check(gi__jpeg_scan_waits_for(&high, &refine_low),
+             "an AC first band does not wait for a refinement below it");
     th_check(gi__jpeg_scan_waits_for(&dc, &low) == 0, "a DC scan waits for an AC band");
     th_check(gi__jpeg_scan_waits_for(&other, &low) == 0, "another component's band waits");
 }

@@ -67,6 +67,10 @@ typedef struct gi_jpeg_coeffs {
     int16_t *storage;   /* the one allocation every plane's coeffs point into; NULL
                            while the scan is deferred */
     size_t storage_bytes; /* its size, deferred or not */
+    uint64_t *ac_nonzero; /* while a progressive frame's scans are decoded: for each block
+                             of storage (block i at storage + 64 i), which of its AC
+                             coefficients are not 0, bit k for zigzag position k; NULL
+                             otherwise */
     struct gi_jpeg_deferred *deferred; /* NULL; or the file's scans, not yet
                                           Huffman-decoded (jpeg_deferred.h) */
 } gi_jpeg_coeffs;

@@ -114,24 +114,28 @@ static __attribute__((noinline)) void refill_slow(bitreader *br)
 {
     if (br->pad > br->nb) br->over = 1;
     while (br->nb <= 56) {
+        if (br->marker_at) { /* the zero bytes past the data, all at once */
+            const int bits = (64 - br->nb) & ~7;
+            if (!br->over) br->pad += bits;
+            br->nb += bits;
+            break;
+        }
         uint32_t b = 0;
-        if (!br->marker_at) {
-            const uint8_t *q = br->p;
-            if (q < br->end && *q != 0xFF) {
-                b = *q;
-                br->p = q + 1;
+        const uint8_t *q = br->p;
+        if (q < br->end && *q != 0xFF) {
+            b = *q;
+            br->p = q + 1;
+        } else {
+            const uint8_t *m = q + 1;
+            while (m < br->end && *m == 0xFF) m++;
+            if (q < br->end && m < br->end && *m == 0) { /* stuffed 0xFF */
+                b = 0xFF;
+                br->p = m + 1;
             } else {
-                const uint8_t *m = q + 1;
-                while (m < br->end && *m == 0xFF) m++;
-                if (q < br->end && m < br->end && *m == 0) { /* stuffed 0xFF */
-                    b = 0xFF;
-                    br->p = m + 1;
-                } else {
-                    br->marker_at = q;
-                    br->marker = m < br->end ? *m : -1;
-                    br->after = m < br->end ? m + 1 : br->end;
-                    br->fill = m > q + 1 && q < br->end;
-                }
+                br->marker_at = q;
+                br->marker = m < br->end ? *m : -1;
+                br->after = m < br->end ? m + 1 : br->end;
+                br->fill = m > q + 1 && q < br->end;
             }
         }
         if (br->marker_at && !br->over) br->pad += 8;
@@ -275,6 +279,16 @@ static inline __attribute__((always_inline)) int decode_dc(hot_bits *h, const gi
 
 /* ---- blocks, as stb decodes them ---- */
 
+/* Blocks of a progressive scan are fetched this many units ahead: the
+ * coefficients of a large photo are far out of the caches (50 MB at 9 MP
+ * 4:4:4), and the scans touch 2 bytes (DC) or a few of each block. */
+#define PREFETCH_UNITS 8
+
+/* The zigzag positions in a block's second 64 bytes (natural index 32-63,
+ * rows 4-7): a band without any of them, or a block without nonzero
+ * coefficients there, needs its first cache line alone. */
+#define SECOND_LINE 0xffdfe0ff00f80400ull
+
 /* The scan's state that outlives a block. */
 typedef struct {
     bitreader br;
@@ -346,13 +360,29 @@ static inline __attribute__((always_inline)) void block_dc_refine(scan_state *st
 {
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
-    if (get_bit(br, &h)) blk[0] = (int16_t)(uint16_t)((uint32_t)(uint16_t)blk[0] + (1u << al));
+    /* no branch on the bit: it is as random as a coin */
+    const uint32_t add = (uint32_t)get_bit(br, &h) << al;
+    blk[0] = (int16_t)(uint16_t)((uint32_t)(uint16_t)blk[0] + add);
     hot_give(br, &h);
 }
 
+/* Coefficient k (zigzag; past 63 a corrupt run's, which stb puts at 63)
+ * of an AC first scan stored as stb stores it, and its bit in the
+ * block's nonzero mask: set, or clear where the shifted value wraps to 0
+ * in 16 bits (a crafted file's). */
+static inline __attribute__((always_inline)) void store_first(int16_t *blk, uint64_t *nonzero,
+                                                              int k, int32_t value, int al)
+{
+    const int16_t v = (int16_t)(uint16_t)((uint32_t)value << al);
+    blk[gi__jpeg_natural_order[k]] = v;
+    const uint64_t bit = (uint64_t)1 << (k < 64 ? k : 63);
+    *nonzero = (*nonzero & ~bit) | (bit & -(uint64_t)(v != 0));
+}
+
 static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, int16_t *blk,
+                                                                uint64_t *mask,
                                                                 const gi_jpeg_huff *ac, int ss,
-                                                                int se, int al)
+                                                                int se, int al, uint64_t band)
 {
     if (st->eobrun) {
         st->eobrun--;
@@ -360,15 +390,17 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
     }
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
-    const uint8_t *const zz = gi__jpeg_natural_order;
+    uint64_t nonzero = *mask;
     int k = ss;
+    __builtin_prefetch(blk + 64 * PREFETCH_UNITS, 1);
+    if (band & SECOND_LINE) __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);
     do {
         ensure(br, &h);
         const uint32_t e = ac->lookup[peek(&h)];
         if (e & ENTRY_FULL) {
             consume(&h, ENTRY_LEN(e));
             k += ENTRY_SYMBOL(e) >> 4;
-            blk[zz[k++]] = (int16_t)(uint16_t)((uint32_t)ENTRY_VALUE(e) << al);
+            store_first(blk, &nonzero, k++, ENTRY_VALUE(e), al);
             continue;
         }
         const int rs = symbol_of(&h, ac, e);
@@ -383,63 +415,103 @@ static inline __attribute__((always_inline)) int block_ac_first(scan_state *st, 
             k += 16;
         } else {
             k += r;
-            blk[zz[k++]] = (int16_t)(uint16_t)((uint32_t)receive_extend(&h, s) << al);
+            store_first(blk, &nonzero, k++, receive_extend(&h, s), al);
         }
     } while (k <= se);
+    *mask = nonzero;
     hot_give(br, &h);
     return 0;
 }
 
-/* A nonzero coefficient's correction bit (G.1.2.3), as stb applies it. */
-static inline __attribute__((always_inline)) void refine(bitreader *br, hot_bits *h, int16_t *p,
-                                                         int bit)
+/* The correction bits (G.1.2.3) of the nonzero coefficients at the zigzag
+ * positions of mask, one bit each, in order, as stb applies them: a bit
+ * of 1 adds `bit` to the magnitude where that bit is clear. Without a
+ * branch on the bit, which is as random as a coin: the coefficient is
+ * written either way. (A nonzero coefficient stays nonzero: |value| <
+ * 2^15 and bit <= 2^13 cannot wrap it to 0.) */
+static inline __attribute__((always_inline)) void refine_nonzero(bitreader *br, hot_bits *h,
+                                                                 int16_t *blk, uint64_t mask,
+                                                                 int bit)
 {
-    if (get_bit(br, h) && (*p & bit) == 0)
-        *p = (int16_t)(uint16_t)(*p > 0 ? (uint16_t)*p + bit : (uint16_t)*p - bit);
+    const uint8_t *const zz = gi__jpeg_natural_order;
+    while (mask) {
+        if (h->nb < 1) ensure(br, h);
+        const int k = __builtin_ctzll(mask);
+        mask &= mask - 1;
+        const int corr = (int)(h->buf >> 63);
+        consume(h, 1);
+        int16_t *p = &blk[zz[k]];
+        const int v = *p, sign = v >> 15; /* -1 below 0 */
+        const int add = ((bit ^ sign) - sign) & -(corr & ((v & bit) == 0));
+        *p = (int16_t)(uint16_t)((unsigned)v + (unsigned)add);
+    }
 }
 
-static int block_ac_refine(scan_state *st, int16_t *blk, const gi_jpeg_huff *ac, int ss, int se,
-                           int al)
+/* The zigzag positions lo..hi (0 <= lo <= hi <= 63) as a mask. */
+static inline __attribute__((always_inline)) uint64_t band_mask(int lo, int hi)
+{
+    return (~(uint64_t)0 << lo) & (~(uint64_t)0 >> (63 - hi));
+}
+
+/* A block of an AC refinement scan, as stb decodes it (a symbol: the next
+ * new coefficient's run of zeros and sign; the correction bits of the
+ * nonzero coefficients it passes follow), but with the block's nonzero
+ * coefficients as a mask: a run of r zeros is the (r + 1)th clear bit
+ * of the mask, and the coefficients passed are refined in one loop with
+ * no branch on their values. */
+static int block_ac_refine(scan_state *st, int16_t *blk, uint64_t *mask, const gi_jpeg_huff *ac,
+                           uint64_t band, int al)
 {
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
-    const uint8_t *const zz = gi__jpeg_natural_order;
-    int bit = 1 << al, k = ss;
+    const int bit = 1 << al;
+    const uint64_t nonzero = *mask & band;
     if (st->eobrun) {
         st->eobrun--;
-        for (; k <= se; k++)
-            if (blk[zz[k]] != 0) refine(br, &h, &blk[zz[k]], bit);
+        refine_nonzero(br, &h, blk, nonzero, bit);
         hot_give(br, &h);
         return 0;
     }
+    uint64_t ahead = band; /* the band's positions from k on */
     do {
         ensure(br, &h);
-        const int rs = decode_symbol(&h, ac);
-        if (rs < 0) return -1;
-        int s = rs & 15, r = rs >> 4, value = 0;
-        if (s == 0) {
-            if (r < 15) {
-                st->eobrun = (1 << r) - 1;
-                if (r) st->eobrun += (int)get_bits(&h, r);
-                r = 64; /* to the end of the band */
-            } /* else sixteen zeros: fifteen skipped, then a zero "placed" */
+        const uint32_t e = ac->lookup[peek(&h)];
+        int r, value = 0;
+        if (e & ENTRY_FULL) { /* a new coefficient, its sign bit in the same look-up */
+            consume(&h, ENTRY_LEN(e));
+            if ((ENTRY_SYMBOL(e) & 15) != 1) return -1; /* stb: "bad huffman code" */
+            r = ENTRY_SYMBOL(e) >> 4;
+            value = ENTRY_VALUE(e) * bit; /* the sign bit's +-1 */
         } else {
-            if (s != 1) return -1; /* stb: "bad huffman code" */
-            value = get_bit(br, &h) ? bit : -bit;
-        }
-        while (k <= se) {
-            int16_t *p = &blk[zz[k++]];
-            if (*p != 0) {
-                refine(br, &h, p, bit);
-            } else {
-                if (r == 0) {
-                    *p = (int16_t)value;
+            const int rs = symbol_of(&h, ac, e);
+            if (rs < 0) return -1;
+            const int s = rs & 15;
+            r = rs >> 4;
+            if (s == 0) {
+                if (r < 15) {
+                    st->eobrun = (1 << r) - 1;
+                    if (r) st->eobrun += (int)get_bits(&h, r);
+                    refine_nonzero(br, &h, blk, nonzero & ahead, bit); /* to the band's end */
                     break;
-                }
-                r--;
+                } /* else sixteen zeros: fifteen skipped, then a zero "placed" */
+            } else {
+                if (s != 1) return -1;
+                value = get_bit(br, &h) ? bit : -bit;
             }
         }
-    } while (k <= se);
+        /* the new coefficient goes to the (r + 1)th zero from k on */
+        uint64_t zeros = ahead & ~nonzero;
+        for (int i = 0; i < r; i++) zeros &= zeros - 1;
+        if (!zeros) { /* the band ends first: its nonzero ones refined, nothing placed */
+            refine_nonzero(br, &h, blk, nonzero & ahead, bit);
+            break;
+        }
+        const uint64_t at = zeros & -zeros;
+        refine_nonzero(br, &h, blk, nonzero & ahead & (at - 1), bit);
+        blk[gi__jpeg_natural_order[__builtin_ctzll(at)]] = (int16_t)value;
+        if (value) *mask |= at;
+        ahead &= ~(at | (at - 1));
+    } while (ahead);
     hot_give(br, &h);
     return 0;
 }
@@ -467,16 +539,44 @@ static int is_restart(int marker)
 }
 
 static inline __attribute__((always_inline)) int decode_unit_block(scan_state *st, int kind,
-                                                                   int16_t *blk,
-                                                                   const gi_jpeg_scan *sc, int i)
+                                                                   int16_t *blk, uint64_t *mask,
+                                                                   const gi_jpeg_scan *sc, int i,
+                                                                   uint64_t band)
 {
     switch (kind) {
     case GI_JPEG_BASELINE: return block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
     case GI_JPEG_DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al);
     case GI_JPEG_DC_REFINE: block_dc_refine(st, blk, sc->al); return 0;
-    case GI_JPEG_AC_FIRST: return block_ac_first(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
-    default: return block_ac_refine(st, blk, sc->ac[i], sc->ss, sc->se, sc->al);
+    case GI_JPEG_AC_FIRST:
+        return block_ac_first(st, blk, mask, sc->ac[i], sc->ss, sc->se, sc->al, band);
+    default: return block_ac_refine(st, blk, mask, sc->ac[i], band, sc->al);
     }
+}
+
+/* The most blocks a unit holds: 4 components of 4x4 (stb takes them). */
+#define UNIT_BLOCKS_MAX (GI_JPEG_MAX_COMPONENTS * 16)
+
+/* The blocks of unit row uy (see scan_loop); returns their count. */
+static int unit_row(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, int uy, int16_t **first,
+                    int *step, int *comp)
+{
+    if (sc->n == 1) {
+        first[0] = gi__jpeg_block_row(&c->plane[sc->comp[0]], uy);
+        step[0] = 64;
+        comp[0] = 0;
+        return 1;
+    }
+    int n = 0;
+    for (int i = 0; i < sc->n; i++) {
+        const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
+        for (int y = 0; y < pl->v; y++)
+            for (int x = 0; x < pl->h; x++, n++) {
+                first[n] = gi__jpeg_block_row(pl, uy * pl->v + y) + 64 * x;
+                step[n] = 64 * pl->h;
+                comp[n] = i;
+            }
+    }
+    return n;
 }
 
 /* MCUs u0..u1-1 of the scan in order (as stb: one component's own blocks
@@ -486,20 +586,25 @@ static inline __attribute__((always_inline)) int decode_unit_block(scan_state *s
  * (st->todo the interval's length), or where an earlier call stopped. */
 static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
                                                            const gi_jpeg_scan *sc, int kind,
-                                                           scan_state *st, long u0, long u1)
+                                                           int one_component, scan_state *st,
+                                                           long u0, long u1)
 {
     const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
     int units_x = sc->n == 1 ? (one->width + 7) >> 3 : c->mcus_x;
     int interval = sc->restart_interval ? sc->restart_interval : INT_MAX;
     int ux = (int)(u0 % units_x), uy = (int)(u0 / units_x);
-    /* each component's block rows of unit row uy (gi__jpeg_block_row once
-     * a row, not once a block: a ring's rows wrap) */
-    int16_t *rows[GI_JPEG_MAX_COMPONENTS][4];
-    for (int i = 0; i < sc->n; i++) {
-        const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
-        for (int y = 0; y < (sc->n == 1 ? 1 : pl->v); y++)
-            rows[i][y] = gi__jpeg_block_row(pl, sc->n == 1 ? uy : uy * pl->v + y);
-    }
+    /* The unit's blocks in the scan's order (one component's: one block),
+     * each as its first in unit row uy (gi__jpeg_block_row once a row, not
+     * once a block: a ring's rows wrap), the distance to the next unit's
+     * and its component in the scan. */
+    int16_t *first[UNIT_BLOCKS_MAX];
+    int step[UNIT_BLOCKS_MAX], comp[UNIT_BLOCKS_MAX];
+    int nblocks = unit_row(c, sc, uy, first, step, comp);
+    if (one_component) nblocks = 1; /* a constant: the compiler drops the loop */
+    const uint64_t band = band_mask(sc->ss, sc->se); /* an AC scan's */
+    /* an AC scan's row of masks (one component: a block a unit) */
+    const int ac = kind == GI_JPEG_AC_FIRST || kind == GI_JPEG_AC_REFINE;
+    uint64_t *masks = ac ? c->ac_nonzero + (first[0] - c->storage) / 64 : NULL;
     for (long u = u0; u < u1; u++) {
         if (st->todo == 0) {
             /* an interval ended before this MCU: stb takes any restart
@@ -510,28 +615,30 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
             st->eobrun = 0;
             st->todo = interval;
         }
-        if (sc->n == 1) {
-            int16_t *blk = rows[0][0] + 64 * (size_t)ux;
-            if (decode_unit_block(st, kind, blk, sc, 0) < 0) return -1;
-        } else {
-            for (int i = 0; i < sc->n; i++) {
-                const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
-                for (int y = 0; y < pl->v; y++) {
-                    int16_t *blk = rows[i][y] + 64 * (size_t)ux * pl->h;
-                    for (int x = 0; x < pl->h; x++, blk += 64)
-                        if (decode_unit_block(st, kind, blk, sc, i) < 0) return -1;
-                }
+        for (int b = 0; b < nblocks; b++) {
+            int16_t *blk = first[b] + (size_t)ux * (size_t)step[b];
+            /* DC scans touch every block; an AC refinement those whose
+             * band holds nonzero coefficients (and those it adds to, which
+             * it cannot know ahead); an AC first scan fetches its blocks
+             * ahead as it decodes one (not in a run of empty blocks) */
+            if (kind == GI_JPEG_DC_FIRST || kind == GI_JPEG_DC_REFINE)
+                __builtin_prefetch(blk + (size_t)PREFETCH_UNITS * (size_t)step[b], 1);
+            if (kind == GI_JPEG_AC_REFINE) {
+                const uint64_t ahead = masks[ux + PREFETCH_UNITS] & band;
+                if (ahead) __builtin_prefetch(blk + 64 * PREFETCH_UNITS, 1);
+                if (ahead & SECOND_LINE) __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);
             }
+            if (decode_unit_block(st, kind, blk, ac ? &masks[ux] : NULL, sc, comp[b], band) < 0)
+                return -1;
         }
         st->todo--;
         if (++ux == units_x) {
             ux = 0;
             uy++;
             if (st->br.over) return -1; /* decoding zeros past the data: stb's to decode */
-            for (int i = 0; i < sc->n && u + 1 < u1; i++) {
-                const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
-                for (int y = 0; y < (sc->n == 1 ? 1 : pl->v); y++)
-                    rows[i][y] = gi__jpeg_block_row(pl, sc->n == 1 ? uy : uy * pl->v + y);
+            if (u + 1 < u1) {
+                unit_row(c, sc, uy, first, step, comp);
+                if (ac) masks = c->ac_nonzero + (first[0] - c->storage) / 64;
             }
         }
     }
@@ -541,12 +648,21 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
 static __attribute__((noinline)) int scan_units(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
                                                 scan_state *st, int kind, long u0, long u1)
 {
+    /* each kind compiled on its own, and for one component apart; an AC
+     * scan has one (jpeg_parse.c takes no other) */
+    const int one = sc->n == 1;
     switch (kind) {
-    case GI_JPEG_BASELINE: return scan_loop(c, sc, GI_JPEG_BASELINE, st, u0, u1);
-    case GI_JPEG_DC_FIRST: return scan_loop(c, sc, GI_JPEG_DC_FIRST, st, u0, u1);
-    case GI_JPEG_DC_REFINE: return scan_loop(c, sc, GI_JPEG_DC_REFINE, st, u0, u1);
-    case GI_JPEG_AC_FIRST: return scan_loop(c, sc, GI_JPEG_AC_FIRST, st, u0, u1);
-    default: return scan_loop(c, sc, GI_JPEG_AC_REFINE, st, u0, u1);
+    case GI_JPEG_BASELINE:
+        return one ? scan_loop(c, sc, GI_JPEG_BASELINE, 1, st, u0, u1)
+                   : scan_loop(c, sc, GI_JPEG_BASELINE, 0, st, u0, u1);
+    case GI_JPEG_DC_FIRST:
+        return one ? scan_loop(c, sc, GI_JPEG_DC_FIRST, 1, st, u0, u1)
+                   : scan_loop(c, sc, GI_JPEG_DC_FIRST, 0, st, u0, u1);
+    case GI_JPEG_DC_REFINE:
+        return one ? scan_loop(c, sc, GI_JPEG_DC_REFINE, 1, st, u0, u1)
+                   : scan_loop(c, sc, GI_JPEG_DC_REFINE, 0, st, u0, u1);
+    case GI_JPEG_AC_FIRST: return scan_loop(c, sc, GI_JPEG_AC_FIRST, 1, st, u0, u1);
+    default: return scan_loop(c, sc, GI_JPEG_AC_REFINE, 1, st, u0, u1);
     }
 }
 

@@ -65,6 +65,13 @@ static inline int gi__jpeg_scan_kind(int progressive, const gi_jpeg_scan *sc)
                          : GI_JPEG_AC_REFINE;
 }
 
+/* A progressive frame's AC scans keep, for each block, which of its AC
+ * coefficients are not 0 (c->ac_nonzero): an AC refinement reads its
+ * block's mask instead of the block, and needs the block only where the
+ * band holds nonzero coefficients or new ones. The array has this many
+ * zeroed entries past the last block, which the decoder reads ahead. */
+#define GI_JPEG_AC_NONZERO_SLACK 64
+
 /* Decodes the scan whose entropy-coded data starts at bytes + at into c's
  * planes (baseline, c->progressive 0: each block zeroed, then decoded;
  * progressive: added onto the coefficients so far). Runs of restart intervals go to up to `threads` threads (each

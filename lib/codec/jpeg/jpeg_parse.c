@@ -222,6 +222,11 @@ static int allocate_storage(gi_jpeg_coeffs *c)
                                 : gi__pixels_alloc_for_device(c->storage_bytes);
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     for (int i = 0; i < c->ncomp; i++) c->plane[i].coeffs = c->storage + c->plane[i].offset;
+    /* the AC scans' masks of nonzero coefficients (jpeg_entropy.h) */
+    size_t blocks = c->storage_bytes / (64 * sizeof(int16_t));
+    if (c->progressive &&
+        !(c->ac_nonzero = gi__pixels_calloc(sizeof(uint64_t) * (blocks + GI_JPEG_AC_NONZERO_SLACK))))
+        return GI_JPEG_NO_MEMORY;
     return GI_JPEG_OK;
 }
 
@@ -342,6 +347,8 @@ static int read_file(parser *ps, uint64_t max_pixels)
         if (!ps->scanned[i]) return GI_JPEG_NOT_MINE; /* stb's memory for it is uninitialised */
     if (ps->scans && gi__jpeg_scan_list_decode(ps->scans, c, ps->b, ps->size, ps->threads) < 0)
         return READ_AGAIN;
+    gi__pixels_free(c->ac_nonzero); /* the scans' alone */
+    c->ac_nonzero = NULL;
     publish_quant(ps);
     return GI_JPEG_OK;
 }

@@ -116,7 +116,10 @@ static int reach(const gi_jpeg_scan *sc)
 
 int gi__jpeg_scan_waits_for(const gi_jpeg_scan *b, const gi_jpeg_scan *a)
 {
-    if (reach(b) < a->ss || reach(a) < b->ss) return 0;
+    /* AC scans (ss > 0) of a component share its blocks' masks of
+     * nonzero coefficients (jpeg_entropy.h), whatever their bands */
+    const int both_ac = a->ss > 0 && b->ss > 0;
+    if (!both_ac && (reach(b) < a->ss || reach(a) < b->ss)) return 0;
     for (int i = 0; i < b->n; i++)
         for (int j = 0; j < a->n; j++)
             if (b->comp[i] == a->comp[j]) return 1;

@@ -3,10 +3,11 @@
  * Each scan is serial, but many scans of a progressive file are
  * independent of each other: a scan writes (and an AC refinement reads)
  * only its components' coefficients of its band, Ss..Se (an AC first
- * scan's damaged runs may reach past Se), so two scans whose components
- * or bands do not meet may run at once (jpegtran's and
- * cjpeg's scripts: the DC scan, the chroma bands and the luma bands; only
- * a band's refinements wait for the scans of the same band before them).
+ * scan's damaged runs may reach past Se), and the AC scans of a component
+ * its masks of nonzero coefficients, so two scans whose components do not
+ * meet, or a DC scan and an AC scan, may run at once (jpegtran's and
+ * cjpeg's scripts: the DC scan, the chroma bands and the luma bands; a
+ * component's AC scans run in the file's order).
  * The parser records the scans as it reads the markers, each with copies
  * of the tables it reads (a later DHT may redefine them), and the scans
  * then run on threads, each as soon as the scans it depends on are done.
@@ -54,8 +55,10 @@ int gi__jpeg_scan_list_decode(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uin
 void gi__jpeg_scan_list_free(gi_jpeg_scan_list *l);
 
 /* Whether progressive scan b must wait for scan a, which comes before it
- * in the file: they share a component and the coefficients they touch
- * meet (an AC first scan's reach past its band: jpeg_scans_parallel.c). */
+ * in the file: they share a component, and the coefficients they touch
+ * meet (an AC first scan's reach past its band: jpeg_scans_parallel.c) or
+ * both are AC scans (which keep the component's masks of nonzero
+ * coefficients, one word a block). */
 int gi__jpeg_scan_waits_for(const gi_jpeg_scan *b, const gi_jpeg_scan *a);
 
 #endif
