@@ -623,7 +623,10 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
              * ahead as it decodes one (not in a run of empty blocks) */
             if (kind == GI_JPEG_DC_FIRST || kind == GI_JPEG_DC_REFINE)
                 __builtin_prefetch(blk + (size_t)PREFETCH_UNITS * (size_t)step[b], 1);
-            if (kind == GI_JPEG_AC_REFINE) {
+            /* (within the row and this call's units: another thread may
+             * be decoding the blocks past them) */
+            if (kind == GI_JPEG_AC_REFINE && ux + PREFETCH_UNITS < units_x &&
+                u + PREFETCH_UNITS < u1) {
                 const uint64_t ahead = masks[ux + PREFETCH_UNITS] & band;
                 if (ahead) __builtin_prefetch(blk + 64 * PREFETCH_UNITS, 1);
                 if (ahead & SECOND_LINE) __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);

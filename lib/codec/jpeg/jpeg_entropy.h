@@ -65,16 +65,13 @@ static inline int gi__jpeg_scan_kind(int progressive, const gi_jpeg_scan *sc)
                          : GI_JPEG_AC_REFINE;
 }
 
-/* A progressive frame's AC scans keep, for each block, which of its AC
- * coefficients are not 0 (c->ac_nonzero): an AC refinement reads its
- * block's mask instead of the block, and needs the block only where the
- * band holds nonzero coefficients or new ones. The array has this many
- * zeroed entries past the last block, which the decoder reads ahead. */
-#define GI_JPEG_AC_NONZERO_SLACK 64
-
 /* Decodes the scan whose entropy-coded data starts at bytes + at into c's
  * planes (baseline, c->progressive 0: each block zeroed, then decoded;
- * progressive: added onto the coefficients so far). Runs of restart intervals go to up to `threads` threads (each
+ * progressive: added onto the coefficients so far; its AC scans keep, for
+ * each block, which of its AC coefficients are not 0 in c->ac_nonzero,
+ * zeroed before the first scan: an AC refinement reads its block's mask
+ * instead of the block, and needs the block only where the band holds
+ * nonzero coefficients or gets new ones). Runs of restart intervals go to up to `threads` threads (each
  * interval starts afresh, so they decode apart; stb's values either way).
  * With `progress` (may be NULL), a baseline scan of every component that
  * is decoded in one pass is published row by row (jpeg_progress.h).

@@ -225,7 +225,7 @@ static int allocate_storage(gi_jpeg_coeffs *c)
     /* the AC scans' masks of nonzero coefficients (jpeg_entropy.h) */
     size_t blocks = c->storage_bytes / (64 * sizeof(int16_t));
     if (c->progressive &&
-        !(c->ac_nonzero = gi__pixels_calloc(sizeof(uint64_t) * (blocks + GI_JPEG_AC_NONZERO_SLACK))))
+        !(c->ac_nonzero = gi__pixels_calloc(sizeof(uint64_t) * blocks)))
         return GI_JPEG_NO_MEMORY;
     return GI_JPEG_OK;
 }
