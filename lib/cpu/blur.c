@@ -12,7 +12,7 @@
  * premultiplied, 2R+BLUR_ROWS rows of h as floats, for BLUR_ROWS output
  * rows at a time (blur_finish.h). Wide radii on wide images would make
  * that ring huge, so the band is cut into column strips whose ring fits
- * ring_budget() bytes. The inner loops are blur_kernels.c's, for the
+ * gi__blur_ring_budget() bytes. The inner loops are blur_kernels.c's, for the
  * widest instruction set the CPU has. */
 #include <stddef.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@
  * L3; on Zen 4's 1 MiB L2, 512 KiB was 4-7% faster than 256 KiB.) The
  * size is read where the C library tells it; else 256 KiB, half of the
  * smallest L2 of the machines in view. */
-static size_t ring_budget(void)
+size_t gi__blur_ring_budget(void)
 {
 #ifdef _SC_LEVEL2_CACHE_SIZE
     const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
@@ -382,7 +382,7 @@ gi_status gi__blur_setup(const gi_image *src, gi_image *dst, const int32_t *weig
     j.pad_left = -j.taps.first;
     j.pad_right = j.taps.first + 2 * j.taps.pairs - 1; /* the last pair's high half */
     size_t per_column = ring_rows(radius, premultiplied) * (size_t)src->channels * sizeof(uint32_t);
-    size_t strip = ring_budget() / per_column;
+    size_t strip = gi__blur_ring_budget() / per_column;
     if (strip < MIN_STRIP) strip = MIN_STRIP;
     j.strip = strip < (size_t)src->width ? (int)strip : src->width;
     b->job = j;

@@ -17,7 +17,6 @@
  * even output row and the row below it from the same pair rows. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "blur_kernels.h"
 #include "cpu_backend.h"
@@ -50,16 +49,6 @@ typedef struct {
 static size_t ring_slots(int radius)
 {
     return (size_t)radius + 2;
-}
-
-/* Half of the L2 per core, as blur.c's ring. */
-static size_t ring_budget(void)
-{
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (l2 > 0) return (size_t)l2 / 2;
-#endif
-    return 256u << 10;
 }
 
 /* The ring slot of the pair row holding virtual row vy. */
@@ -200,7 +189,7 @@ gi_status gi__cpu_blur16_plain(int threads, const gi_image *src, gi_image *dst, 
     j.pad_left = -j.taps.first;
     j.pad_right = j.taps.first + 2 * j.taps.pairs - 1; /* the last pair's high half */
     const size_t per_column = ring_slots(radius) * 2 * (size_t)src->channels * sizeof(uint32_t);
-    size_t strip = ring_budget() / per_column;
+    size_t strip = gi__blur_ring_budget() / per_column;
     if (strip < MIN_STRIP) strip = MIN_STRIP;
     j.strip = strip < (size_t)src->width ? (int)strip : src->width;
     j.row_len = (size_t)j.strip * src->channels + BLUR_SLACK;

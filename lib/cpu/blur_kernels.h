@@ -96,6 +96,10 @@ typedef struct {
  * pair_w holds R + 2): -1 for weights a pair cannot hold (blur.c). */
 int gi__blur_make_taps(const int32_t *weights, int R, int shift, uint32_t *pair_w, blur_taps *t);
 
+/* The bytes a blur's ring of rows may take: half of a core's L2 (blur.c
+ * says why), shared by the 8- and 16-bit blurs. */
+size_t gi__blur_ring_budget(void);
+
 /* The widest kernels this CPU runs, capped by GPUIMG_CPU_ISA (base, avx2,
  * avxvnni, avx512) where it is set: tests run every set on one machine. */
 const blur_kernels *gi__blur_kernels(void);
