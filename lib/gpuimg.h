@@ -201,7 +201,9 @@ GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
  *   fail with GI_ERR_UNSUPPORTED naming the property.
  *   Written: 8 or 16 bits as the image is, gray, gray+alpha, RGB or RGBA
  *   (alpha an unassociated extra sample), deflate with the horizontal
- *   predictor in strips of about 256 KiB (BigTIFF past 3 GiB of samples);
+ *   predictor in strips of about 256 KiB (BigTIFF past 3 GiB of samples),
+ *   each strip one zlib stream (libdeflate's level 1, on the encode's
+ *   threads, where the build has libdeflate; else libtiff's zlib);
  *   the ICC profile and XMP packet of the metadata in their tags (Exif
  *   is left out: gi_metadata_unwritable says so). */
 typedef enum gi_format {
@@ -325,9 +327,10 @@ typedef struct gi_save_options {
     int png_level;
     gi_png_filter png_filter;
     const gi_metadata *metadata;
-    /* Threads one JPEG or PNG encode may use (JPEG: pieces of MCU rows;
-     * PNG, with libdeflate: the deflate in pieces of 1 MiB of filtered
-     * rows): 0 (the default) or 1 encodes on the calling thread alone.
+    /* Threads one JPEG, PNG or TIFF encode may use (JPEG: pieces of MCU
+     * rows; PNG, with libdeflate: the deflate in pieces of 1 MiB of
+     * filtered rows; TIFF, with libdeflate: its strips): 0 (the default)
+     * or 1 encodes on the calling thread alone.
      * The bytes do not depend on it. gi_batch_run sets it for a batch of
      * one image. */
     int encode_threads;

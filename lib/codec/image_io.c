@@ -349,7 +349,7 @@ static gi_status encode_at_depth(const gi_image *img, const gi_save_options *opt
 {
     if (opts->format == GI_FORMAT_TIFF) { /* the metadata goes in as the file is written */
         last_codec = "libtiff";
-        return gi__tiff_encode(img, opts->metadata, bytes, size);
+        return gi__tiff_encode(img, opts->metadata, opts->encode_threads, bytes, size);
     }
     int quality = jpeg_quality(opts), level, filter;
     png_settings(opts, &level, &filter);

@@ -29,7 +29,7 @@ static void check_rewritten(const gi_image *img)
 {
     uint8_t *bytes;
     size_t size;
-    gi_status st = gi__tiff_encode(img, NULL, &bytes, &size);
+    gi_status st = gi__tiff_encode(img, NULL, 2, &bytes, &size);
     if (st == GI_ERR_NO_MEMORY) return;
     FUZZ_REQUIRE(st == GI_OK);
     gi_load_limits limits;

@@ -1,17 +1,148 @@
 /* A gi_image as a TIFF: deflate with the horizontal predictor, strips of
  * about 256 KiB, alpha as an unassociated extra sample, and the ICC
- * profile and XMP packet of the metadata in their tags. */
+ * profile and XMP packet of the metadata in their tags.
+ *
+ * With libdeflate the strips are predicted and compressed here, on the
+ * encode's threads, and handed to libtiff as they are
+ * (TIFFWriteRawStrip): libtiff's own deflate is zlib's, on one thread,
+ * and took 10.4 s for a 24 MP 16-bit RGB photo on the 2-core machine.
+ * Each strip is one zlib stream, so the bytes do not depend on the
+ * thread count. Without libdeflate libtiff compresses, as before. */
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef GPUIMG_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #include "gi_tiff.h"
 #include "tiff_memory.h"
 #include "base/gi_error.h"
+#include "base/share_work.h"
 
 /* Rows a strip: about STRIP_BYTES of samples, at least one row. Large
  * enough that deflate finds its matches and the strip table stays short,
  * small enough that a reader can decode part of the image. */
 #define STRIP_BYTES (256u << 10)
+
+/* libdeflate's level for the strips: a blurred 24 MP 16-bit RGB photo
+ * with noise in its low bits, on the 2-core machine's two threads, took
+ * 0.68-0.91 s at level 1 (60.8 MB) against 1.4-1.7 s at level 3 (59.3
+ * MB): 2.5% larger for half the time. */
+#define TIFF_DEFLATE_LEVEL 1
+
+/* The image's strips, predicted and compressed by the threads that share
+ * them (strip_job). */
+typedef struct {
+    const gi_image *img;
+    size_t row_bytes;
+    uint32_t rows, count; /* rows a strip, strips */
+    int depth, channels, swap;
+    int next, failed;     /* the next strip to take; a thread ran out of memory */
+    uint8_t **data;       /* each strip's zlib stream, malloc'ed */
+    size_t *size;
+} strip_job;
+
+/* One row with the horizontal predictor: each sample less the same
+ * channel's sample of the pixel before, modulo 2^depth, the first pixel
+ * as it is (TIFF 6.0, section 14); 16-bit samples byte-swapped after,
+ * where the file's byte order is not the host's. */
+static void predict_row(const strip_job *j, const uint8_t *src, uint8_t *dst)
+{
+    const size_t ch = (size_t)j->channels;
+    if (j->depth == 8) {
+        for (size_t i = 0; i < ch && i < j->row_bytes; i++) dst[i] = src[i];
+        for (size_t i = ch; i < j->row_bytes; i++) dst[i] = (uint8_t)(src[i] - src[i - ch]);
+        return;
+    }
+    const size_t n = j->row_bytes / 2;
+    uint16_t *d = (uint16_t *)dst;
+    const uint16_t *s = (const uint16_t *)src;
+    for (size_t i = 0; i < ch && i < n; i++) d[i] = s[i];
+    for (size_t i = ch; i < n; i++) d[i] = (uint16_t)(s[i] - s[i - ch]);
+    if (j->swap)
+        for (size_t i = 0; i < n; i++) d[i] = (uint16_t)(d[i] << 8 | d[i] >> 8);
+}
+
+#ifdef GPUIMG_HAVE_LIBDEFLATE
+static void compress_strips(strip_job *j, struct libdeflate_compressor *c, uint8_t *predicted)
+{
+    const size_t bound = libdeflate_zlib_compress_bound(c, j->row_bytes * j->rows);
+    for (;;) {
+        const int s = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if ((uint32_t)s >= j->count || __atomic_load_n(&j->failed, __ATOMIC_RELAXED)) return;
+        const uint32_t y = (uint32_t)s * j->rows;
+        const uint32_t n = (uint32_t)j->img->height - y < j->rows ? (uint32_t)j->img->height - y
+                                                                  : j->rows;
+        for (uint32_t r = 0; r < n; r++)
+            predict_row(j, j->img->data + (size_t)(y + r) * j->img->stride,
+                        predicted + (size_t)r * j->row_bytes);
+        uint8_t *out = malloc(bound);
+        const size_t z = out ? libdeflate_zlib_compress(c, predicted, (size_t)n * j->row_bytes,
+                                                         out, bound)
+                             : 0;
+        if (z == 0) { /* no memory (a bound that is too small cannot happen) */
+            free(out);
+            __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        uint8_t *fit = realloc(out, z);
+        j->data[s] = fit ? fit : out;
+        j->size[s] = z;
+    }
+}
+
+static void *strip_worker(void *arg)
+{
+    strip_job *j = arg;
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(TIFF_DEFLATE_LEVEL);
+    uint8_t *predicted = c ? malloc(j->row_bytes * j->rows) : NULL;
+    if (predicted) compress_strips(j, c, predicted);
+    free(predicted);
+    if (c) libdeflate_free_compressor(c);
+    return NULL; /* a thread without memory leaves its share to the others */
+}
+
+/* Writes every strip, compressed on up to `threads` threads: 1, or 0 when
+ * out of memory or libtiff failed (its message in the TIFF's error). */
+static int write_strips(TIFF *tif, strip_job *j, int threads)
+{
+    j->data = calloc(j->count, sizeof *j->data);
+    j->size = calloc(j->count, sizeof *j->size);
+    int ok = j->data && j->size;
+    if (ok) {
+        gi__share_work(threads < 1 ? 1 : threads > (int)j->count ? (int)j->count : threads,
+                       strip_worker, j);
+        for (uint32_t s = 0; ok && s < j->count; s++)
+            ok = j->data[s] && TIFFWriteRawStrip(tif, s, j->data[s], (tmsize_t)j->size[s]) >= 0;
+    }
+    for (uint32_t s = 0; j->data && s < j->count; s++) free(j->data[s]);
+    free(j->data);
+    free(j->size);
+    return ok;
+}
+#else
+/* libtiff predicts and compresses: its predictor works in place on the
+ * strip it is given, so each strip is copied first and the caller's
+ * pixels stay as they are. */
+static int write_strips(TIFF *tif, strip_job *j, int threads)
+{
+    (void)threads;
+    uint8_t *strip = malloc(j->row_bytes * j->rows);
+    int ok = strip != NULL;
+    for (uint32_t s = 0; ok && s < j->count; s++) {
+        const uint32_t y = s * j->rows;
+        const uint32_t n = (uint32_t)j->img->height - y < j->rows ? (uint32_t)j->img->height - y
+                                                                  : j->rows;
+        for (uint32_t r = 0; r < n; r++)
+            memcpy(strip + (size_t)r * j->row_bytes, j->img->data + (size_t)(y + r) * j->img->stride,
+                   j->row_bytes);
+        ok = TIFFWriteEncodedStrip(tif, s, strip, (tmsize_t)(j->row_bytes * n)) >= 0;
+    }
+    free(strip);
+    return ok;
+}
+#endif
 
 static gi_status write_fail(TIFF *tif, gi_tiff_memory *m, const gi_image *img)
 {
@@ -22,8 +153,8 @@ static gi_status write_fail(TIFF *tif, gi_tiff_memory *m, const gi_image *img)
                     *m->error ? m->error : "libtiff failed");
 }
 
-gi_status gi__tiff_encode(const gi_image *img, const gi_metadata *meta, uint8_t **bytes,
-                          size_t *size)
+gi_status gi__tiff_encode(const gi_image *img, const gi_metadata *meta, int threads,
+                          uint8_t **bytes, size_t *size)
 {
     *bytes = NULL;
     *size = 0;
@@ -58,17 +189,10 @@ gi_status gi__tiff_encode(const gi_image *img, const gi_metadata *meta, uint8_t 
         ok = TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)meta->icc_size, meta->icc);
     if (ok && meta && meta->xmp_size)
         ok = TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)meta->xmp_size, meta->xmp);
-    /* libtiff's predictor works in place on the strip it is given: each
-     * strip is copied first, so that the caller's pixels stay as they are. */
-    uint8_t *strip = ok ? malloc(row_bytes * rows) : NULL;
-    ok = ok && strip;
-    for (uint32_t y = 0, s = 0; ok && y < (uint32_t)img->height; y += rows, s++) {
-        const uint32_t n = (uint32_t)img->height - y < rows ? (uint32_t)img->height - y : rows;
-        for (uint32_t r = 0; r < n; r++)
-            memcpy(strip + r * row_bytes, img->data + (size_t)(y + r) * img->stride, row_bytes);
-        ok = TIFFWriteEncodedStrip(tif, s, strip, (tmsize_t)(row_bytes * n)) >= 0;
-    }
-    free(strip);
+    strip_job job = {.img = img, .row_bytes = row_bytes, .rows = rows,
+                     .count = (uint32_t)((img->height - 1) / (int)rows + 1), .depth = depth,
+                     .channels = ch, .swap = TIFFIsByteSwapped(tif)};
+    ok = ok && write_strips(tif, &job, threads);
     if (!ok || !TIFFWriteDirectory(tif)) return write_fail(tif, &m, img);
     TIFFClose(tif);
     if (m.failed) {
