@@ -211,10 +211,12 @@ static void check_layouts(void)
                                                         : PLANARCONFIG_CONTIG,
                                     .extra = EXTRASAMPLE_UNASSALPHA,
                                     .tile = shape & 2 ? 16 : 0, .rows = 5, .big_endian = big};
-                        /* the horizontal predictor where it applies */
+                        /* the horizontal predictor where it applies, in
+                         * either byte order */
                         if (compressions[k] == COMPRESSION_LZW ||
                             compressions[k] == COMPRESSION_ADOBE_DEFLATE)
-                            l.predictor = big ? PREDICTOR_HORIZONTAL : PREDICTOR_NONE;
+                            l.predictor = big || samples % 2 ? PREDICTOR_HORIZONTAL
+                                                             : PREDICTOR_NONE;
                         check_variant(&l);
                     }
     /* MinIsWhite, premultiplied alpha, an extra sample of no stated meaning,

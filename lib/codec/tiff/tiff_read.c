@@ -1,15 +1,28 @@
 /* The first page of a TIFF, decoded by libtiff strip by strip or tile by
  * tile into an 8- or 16-bit gi_image (gpuimg.h, TIFF). Every tag is
  * checked before the image is allocated: what gpuimg cannot represent
- * exactly is refused, naming the property. */
+ * exactly is refused, naming the property.
+ *
+ * Deflate strips of contiguous samples (what gpuimg, libvips and most
+ * cameras' converters write) are inflated with libdeflate, where the
+ * build has it, on the decode's threads, straight into the image's rows:
+ * libtiff inflates with zlib, one strip after another (0.47-0.55 s for a
+ * 24 MP 16-bit photo on the 2-core machine). A strip libdeflate does not
+ * take (damaged, or a stream that runs past the strip) is left to libtiff,
+ * so the files read and their samples stay libtiff's. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef GPUIMG_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+
 #include "gi_tiff.h"
 #include "tiff_memory.h"
 #include "base/gi_error.h"
+#include "base/share_work.h"
 
 int gi__tiff_available(void)
 {
@@ -157,13 +170,124 @@ static void place_block(gi_image *img, const page_layout *p, const uint8_t *bloc
     }
 }
 
+/* The strips libdeflate inflates (inflate_job), shared by the threads. */
+typedef struct {
+    const uint8_t *bytes;
+    size_t size;
+    const page_layout *p;
+    gi_image *img;
+    const uint64_t *offset, *count; /* each strip's place in bytes */
+    uint32_t strips;
+    size_t row_bytes;
+    int predictor, swap;
+    int next;
+    uint8_t *done; /* 1: the strip is in the image; 0: libtiff decodes it */
+} inflate_job;
+
+/* Undoes the horizontal predictor on one row in place (16-bit samples
+ * byte-swapped first where the file's order is not the host's), as
+ * libtiff does. */
+static void unpredict_row(const inflate_job *j, uint8_t *row)
+{
+    const size_t ch = (size_t)j->p->channels;
+    if (j->p->bits == 8) {
+        if (j->predictor == PREDICTOR_HORIZONTAL)
+            for (size_t i = ch; i < j->row_bytes; i++) row[i] = (uint8_t)(row[i] + row[i - ch]);
+        return;
+    }
+    uint16_t *v = (uint16_t *)row;
+    const size_t n = j->row_bytes / 2;
+    if (j->swap)
+        for (size_t i = 0; i < n; i++) v[i] = (uint16_t)(v[i] << 8 | v[i] >> 8);
+    if (j->predictor == PREDICTOR_HORIZONTAL)
+        for (size_t i = ch; i < n; i++) v[i] = (uint16_t)(v[i] + v[i - ch]);
+}
+
+#ifdef GPUIMG_HAVE_LIBDEFLATE
+static void *inflate_worker(void *arg)
+{
+    inflate_job *j = arg;
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    if (!d) return NULL; /* libtiff takes the strips no thread took */
+    for (;;) {
+        const int s = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if ((uint32_t)s >= j->strips) break;
+        if (j->offset[s] > j->size || j->count[s] > j->size - j->offset[s]) continue;
+        const uint32_t y = (uint32_t)s * j->p->rows_per_strip;
+        const uint32_t rows = j->p->height - y < j->p->rows_per_strip ? j->p->height - y
+                                                                      : j->p->rows_per_strip;
+        uint8_t *out = j->img->data + (size_t)y * j->img->stride;
+        /* exactly the strip's bytes, its Adler-32 right */
+        if (libdeflate_zlib_decompress(d, j->bytes + j->offset[s], j->count[s], out,
+                                       (size_t)rows * j->row_bytes, NULL) != LIBDEFLATE_SUCCESS)
+            continue;
+        for (uint32_t r = 0; r < rows; r++) unpredict_row(j, out + (size_t)r * j->row_bytes);
+        j->done[s] = 1;
+    }
+    libdeflate_free_decompressor(d);
+    return NULL;
+}
+
+/* Inflates what strips it can into img on up to `threads` threads and
+ * returns a flag for each strip (malloc'ed; 1: done), or NULL when the
+ * page is not of that kind or memory is short: libtiff then reads it all. */
+static uint8_t *inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, size_t row_bytes,
+                               const uint8_t *bytes, size_t size, int threads)
+{
+    uint16_t predictor = PREDICTOR_NONE;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PREDICTOR, &predictor);
+    if (p->tiled || p->planar != PLANARCONFIG_CONTIG ||
+        (p->compression != COMPRESSION_ADOBE_DEFLATE && p->compression != COMPRESSION_DEFLATE) ||
+        (predictor != PREDICTOR_NONE && predictor != PREDICTOR_HORIZONTAL) ||
+        img->stride != row_bytes)
+        return NULL;
+    const uint32_t strips = (p->height - 1) / p->rows_per_strip + 1;
+    if (TIFFNumberOfStrips(tif) < strips) return NULL; /* libtiff names the damage */
+    inflate_job j = {.bytes = bytes, .size = size, .p = p, .img = img, .strips = strips,
+                     .row_bytes = row_bytes, .predictor = predictor,
+                     .swap = TIFFIsByteSwapped(tif)};
+    uint64_t *offset = malloc(sizeof *offset * strips), *count = malloc(sizeof *count * strips);
+    j.done = calloc(strips, 1);
+    if (!offset || !count || !j.done) {
+        free(offset);
+        free(count);
+        free(j.done);
+        return NULL;
+    }
+    /* libtiff's strip tables are read here, on this thread: it is not
+     * thread-safe */
+    for (uint32_t s = 0; s < strips; s++) {
+        offset[s] = TIFFGetStrileOffset(tif, s);
+        count[s] = TIFFGetStrileByteCount(tif, s);
+    }
+    j.offset = offset;
+    j.count = count;
+    gi__share_work(threads < 1 ? 1 : threads > (int)strips ? (int)strips : threads,
+                   inflate_worker, &j);
+    free(offset);
+    free(count);
+    return j.done;
+}
+#else
+static uint8_t *inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, size_t row_bytes,
+                               const uint8_t *bytes, size_t size, int threads)
+{
+    (void)tif, (void)p, (void)img, (void)row_bytes, (void)bytes, (void)size, (void)threads;
+    (void)unpredict_row;
+    return NULL;
+}
+#endif
+
+/* Decodes the strips `done` does not mark (NULL: every strip). */
 static gi_status read_strips(TIFF *tif, const page_layout *p, gi_image *img, uint8_t *buf,
-                             size_t row_bytes, const char *name, const char *why)
+                             size_t row_bytes, const uint8_t *done, const char *name,
+                             const char *why)
 {
     const int planes = p->planar == PLANARCONFIG_SEPARATE ? p->channels : 1;
     const uint32_t per_plane = (p->height - 1) / p->rows_per_strip + 1;
     for (int plane = 0; plane < planes; plane++)
         for (uint32_t s = 0; s < per_plane; s++) {
+            if (done && done[s]) continue;
             const uint32_t y = s * p->rows_per_strip;
             const uint32_t rows = p->height - y < p->rows_per_strip ? p->height - y
                                                                     : p->rows_per_strip;
@@ -248,8 +372,11 @@ gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, cons
         return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory for a %ux%u TIFF", name, p.width,
                         p.height);
     }
+    uint8_t *done = inflate_strips(tif, &p, img, row_bytes, bytes, size,
+                                   limits ? limits->decode_threads : 1);
     st = p.tiled ? read_tiles(tif, &p, img, buf, row_bytes, name, m.error)
-                 : read_strips(tif, &p, img, buf, row_bytes, name, m.error);
+                 : read_strips(tif, &p, img, buf, row_bytes, done, name, m.error);
+    free(done);
     free(buf);
     TIFFClose(tif);
     if (st != GI_OK) {
