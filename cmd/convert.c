@@ -8,10 +8,11 @@ int step_convert(int argc, char **argv, cli_common *common, gi_op *step, char **
     static const cli_help help = {
         "usage: gpuimg convert [options] IN OUT\n"
         "       gpuimg convert --format FMT [options] -o OUTDIR IN...",
-        "Writes the image in the format of OUT's name (or --format): PNG, JPEG, PNM or\n"
-        "PAM, with --quality, --png-level and --png-filter. The pixels are unchanged\n"
-        "(the step is the crop of the whole image); JPEG output drops alpha, PNM\n"
-        "output drops it too (PAM keeps it). Metadata is kept unless --strip."};
+        "Writes the image in the format of OUT's name (or --format): PNG, JPEG, PNM,\n"
+        "PAM or TIFF, with --quality, --png-level, --png-filter and --tiff-compression.\n"
+        "The pixels are unchanged (the step is the crop of the whole image); JPEG\n"
+        "output drops alpha, PNM output drops it too (PAM and TIFF keep it). Metadata\n"
+        "is kept unless --strip."};
     int rc = cli_parse_command(argc, argv, common, NULL, CLI_RUN_OPTIONS, &help, files, count);
     if (rc != CLI_RUN) return rc;
     *step = (gi_op){.kind = GI_OP_CROP, .crop = {0, 0, 0, 0, 0}};

@@ -188,6 +188,14 @@ static int opt_png_level(const cli_option *o, const char *arg)
     return opt_int_range(o, arg, 1, 12);
 }
 
+static int opt_tiff_compression(const cli_option *o, const char *arg)
+{
+    gi_tiff_compression *compression = o->target;
+    if (strcmp(arg, "deflate") == 0) return *compression = GI_TIFF_DEFLATE, 0;
+    if (strcmp(arg, "none") == 0) return *compression = GI_TIFF_UNCOMPRESSED, 0;
+    return invalid(o, arg, "expected deflate or none");
+}
+
 static int opt_png_filter(const cli_option *o, const char *arg)
 {
     static const char *const names[] = {"none", "sub", "up", "average", "paeth"};
@@ -350,6 +358,10 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          "on photos as small as the best single filter), none (fastest, larger), sub, up, "
          "average, paeth",
          opt_png_filter, &c->png_filter},
+        {"tiff-compression", 0, "C", "TIFF strips: deflate (default: lossless, with the "
+         "horizontal predictor) or none (about twice the size of a photo's deflate, the "
+         "fastest to write and read)",
+         opt_tiff_compression, &c->tiff_compression},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof general / sizeof *general; i++) out[n++] = general[i];

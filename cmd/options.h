@@ -35,6 +35,7 @@ typedef struct cli_common {
     int quality;
     int png_level;  /* 0 = the default for the deflate in use */
     gi_png_filter png_filter; /* 0 = auto, the library's default */
+    gi_tiff_compression tiff_compression; /* 0 = deflate */
     const char *output_dir;
     int recursive;          /* -r: directories as inputs */
     const char *files_from; /* --files-from FILE|- */

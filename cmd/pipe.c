@@ -88,8 +88,9 @@ static const char *run_option_in_step(const cli_common *c, const cli_common *fre
     if (c->jobs != fresh->jobs || c->device != fresh->device || c->verbosity != fresh->verbosity)
         return "-j, --device, -q, -v";
     if (c->format != fresh->format || c->quality != fresh->quality ||
-        c->png_level != fresh->png_level || c->png_filter != fresh->png_filter)
-        return "--format, --quality, --png-level, --png-filter";
+        c->png_level != fresh->png_level || c->png_filter != fresh->png_filter ||
+        c->tiff_compression != fresh->tiff_compression)
+        return "--format, --quality, --png-level, --png-filter, --tiff-compression";
     if (c->limits.max_pixels != fresh->limits.max_pixels ||
         c->limits.max_input_bytes != fresh->limits.max_input_bytes)
         return "--max-pixels, --max-input-bytes";

@@ -116,7 +116,7 @@ static gi_batch_options batch_options(const cli_common *c, const gi_op *steps, i
     o.job.limits = c->limits;
     o.job.save = (gi_save_options){.format = c->format, .jpeg_quality = c->quality,
                                    .png_level = c->png_level, .png_filter = c->png_filter,
-                                   .depth = c->depth};
+                                   .depth = c->depth, .tiff_compression = c->tiff_compression};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;
@@ -165,7 +165,7 @@ static int run_stream(const cli_common *c, const char *out, const gi_op *steps, 
     o.job.limits = c->limits;
     o.job.save = (gi_save_options){.format = output_format(c, out), .jpeg_quality = c->quality,
                                    .png_level = c->png_level, .png_filter = c->png_filter,
-                                   .depth = c->depth};
+                                   .depth = c->depth, .tiff_compression = c->tiff_compression};
     o.job.auto_orient = orients_first(c, steps, n_steps);
     o.job.strip = c->strip;
     o.device = c->device;

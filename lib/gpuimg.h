@@ -200,10 +200,11 @@ GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
  *   YCbCr, JPEG and other compressions, and more than one extra sample
  *   fail with GI_ERR_UNSUPPORTED naming the property.
  *   Written: 8 or 16 bits as the image is, gray, gray+alpha, RGB or RGBA
- *   (alpha an unassociated extra sample), deflate with the horizontal
- *   predictor in strips of about 256 KiB (BigTIFF past 3 GiB of samples),
- *   each strip one zlib stream (libdeflate's level 1, on the encode's
- *   threads, where the build has libdeflate; else libtiff's zlib);
+ *   (alpha an unassociated extra sample), in strips of about 256 KiB
+ *   (BigTIFF past 3 GiB of samples): deflate with the horizontal
+ *   predictor, each strip one zlib stream (libdeflate's level 1, on the
+ *   encode's threads, where the build has libdeflate; else libtiff's
+ *   zlib), or uncompressed (gi_save_options.tiff_compression);
  *   the ICC profile and XMP packet of the metadata in their tags (Exif
  *   is left out: gi_metadata_unwritable says so). */
 typedef enum gi_format {
@@ -307,6 +308,12 @@ typedef enum gi_png_filter {
     GI_PNG_FILTER_PAETH
 } gi_png_filter;
 
+/* How a TIFF's strips are stored (gi_save_options.tiff_compression). */
+typedef enum gi_tiff_compression {
+    GI_TIFF_DEFLATE = 0, /* the default: deflate with the horizontal predictor */
+    GI_TIFF_UNCOMPRESSED /* the samples as they are: larger, the fastest to write and read */
+} gi_tiff_compression;
+
 /* Encoder settings, for one call (a zeroed struct plus a format is valid):
  *   jpeg_quality  1..100 (0: 90). JPEG output drops alpha and always has
  *                 three components (stb's writer: gray is stored as equal
@@ -314,6 +321,7 @@ typedef enum gi_png_filter {
  *   png_level     deflate effort 1 (fast) .. 9 (small); 12 is libdeflate's
  *                 maximum. 0: 3 with libdeflate, 8 with stb's own deflate.
  *   png_filter    see gi_png_filter.
+ *   tiff_compression  see gi_tiff_compression.
  *   metadata      NULL (the default): none; else written into the output as
  *                 gi_metadata_embed does (see METADATA). The caller keeps
  *                 ownership.
@@ -335,6 +343,7 @@ typedef struct gi_save_options {
      * one image. */
     int encode_threads;
     int depth; /* 0 keep, 8 or 16 (see above) */
+    gi_tiff_compression tiff_compression;
 } gi_save_options;
 GI_API void gi_save_options_default(gi_save_options *opts);
 

@@ -303,6 +303,9 @@ static gi_status check_save_options(const gi_save_options *opts)
     if (opts->depth != 0 && opts->depth != 8 && opts->depth != 16)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "depth %d: 8 or 16 (0 keeps the image's)",
                         opts->depth);
+    if ((unsigned)opts->tiff_compression > GI_TIFF_UNCOMPRESSED)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "TIFF compression %d out of range",
+                        (int)opts->tiff_compression);
     return GI_OK;
 }
 
@@ -349,7 +352,7 @@ static gi_status encode_at_depth(const gi_image *img, const gi_save_options *opt
 {
     if (opts->format == GI_FORMAT_TIFF) { /* the metadata goes in as the file is written */
         last_codec = "libtiff";
-        return gi__tiff_encode(img, opts->metadata, opts->encode_threads, bytes, size);
+        return gi__tiff_encode(img, opts, bytes, size);
     }
     int quality = jpeg_quality(opts), level, filter;
     png_settings(opts, &level, &filter);

@@ -61,6 +61,7 @@ int gi__serve_job_encode(const char *command, const char *build, const gi_batch_
     gi__put_i32(w, j->save.png_level);
     gi__put_u32(w, (uint32_t)j->save.png_filter);
     gi__put_i32(w, j->save.depth);
+    gi__put_u32(w, (uint32_t)j->save.tiff_compression);
     gi__put_i32(w, j->auto_orient);
     gi__put_i32(w, j->strip);
     gi__put_u32(w, (uint32_t)o->device);
@@ -233,6 +234,8 @@ gi_status gi__serve_job_decode(const uint8_t *payload, size_t size, int n_fds, g
     j->save.png_filter = (gi_png_filter)get_enum(&rd, GI_PNG_FILTER_PAETH, "png filter");
     j->save.depth = get_int_in(&rd, 0, 16, "output depth");
     check(&rd, j->save.depth == 0 || j->save.depth == 8 || j->save.depth == 16, "output depth");
+    j->save.tiff_compression =
+        (gi_tiff_compression)get_enum(&rd, GI_TIFF_UNCOMPRESSED, "tiff compression");
     j->auto_orient = get_int_in(&rd, 0, 1, "auto-orient flag");
     j->strip = get_int_in(&rd, 0, GI_STRIP_BUT_COLOUR, "strip setting");
     job->opts.device = (gi_device)get_enum(&rd, GI_DEVICE_CUDA, "device");

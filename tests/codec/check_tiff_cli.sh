@@ -4,6 +4,7 @@
 # --format tiff to standard output and back from standard input); a blur
 # of a TIFF equals the blur of its PNG; what gpuimg writes is deflate with
 # the horizontal predictor and reads back (tinytiff.py) to the same
+# samples, and with --tiff-compression none is uncompressed with those
 # samples; a 16-bit TIFF is converted at 16 bits or refused, never cut to
 # 8; -v counts a multi-page file's pages; a palette TIFF is refused
 # naming the file. Exit 77 in a build without TIFF support.
@@ -45,6 +46,22 @@ w, h, ch, bits, samples, comp, predictor = tinytiff.read(open(sys.argv[2], 'rb')
 sys.exit(0 if comp == 8 and predictor == 2 and bits == 8 and len(samples) == w * h * ch else 1)
 PY
 done
+
+# uncompressed: the deflate file's samples, no compression, no predictor
+"$gpuimg" convert --tiff-compression none "$samples/alpha.png" "$tmp/plain.tif" ||
+    fail "--tiff-compression none"
+python3 - "$tiny" "$tmp/alpha.tif" "$tmp/plain.tif" <<'PY' || fail "--tiff-compression none: not the samples uncompressed"
+import sys, os
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import tinytiff
+a = tinytiff.read(open(sys.argv[2], 'rb').read())
+b = tinytiff.read(open(sys.argv[3], 'rb').read())
+sys.exit(0 if a[:5] == b[:5] and b[5] == 1 and b[6] in (None, 1) else 1)
+PY
+"$gpuimg" convert --tiff-compression lzw "$samples/alpha.png" "$tmp/lzw.tif" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--tiff-compression" "$tmp/err" && [ ! -e "$tmp/lzw.tif" ] ||
+    fail "--tiff-compression lzw: exit $rc, $(cat "$tmp/err")"
 
 "$gpuimg" convert --format tiff "$samples/alpha.png" - >"$tmp/stdout.tif" &&
     cmp -s "$tmp/stdout.tif" "$tmp/alpha.tif" || fail "--format tiff to standard output"

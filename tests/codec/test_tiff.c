@@ -353,6 +353,25 @@ static void check_round_trip(int w, int h, int ch, int depth)
         th_check(again_size == size && memcmp(again, bytes, size) == 0,
                  "%dx%dx%d/%d: other bytes on 4 threads", w, h, ch, depth);
     gi_free(again);
+    /* uncompressed: the same samples, no predictor */
+    gi_save_options plain = {.format = GI_FORMAT_TIFF, .tiff_compression = GI_TIFF_UNCOMPRESSED};
+    uint8_t *raw = NULL;
+    size_t raw_size = 0;
+    gi_image raw_back;
+    if (th_check(gi_encode(&src, &plain, &raw, &raw_size) == GI_OK, "encode uncompressed: %s",
+                 gi_last_error()) &&
+        th_check(gi_load_memory(&raw_back, raw, raw_size, "raw.tif", NULL) == GI_OK,
+                 "decode uncompressed: %s", gi_last_error())) {
+        int same = raw_back.width == w && raw_back.height == h && raw_back.channels == ch &&
+                   raw_back.depth == depth;
+        for (int y = 0; y < h && same; y++)
+            same = memcmp(raw_back.data + (size_t)y * raw_back.stride,
+                          src.data + (size_t)y * src.stride, (size_t)w * ch * depth / 8) == 0;
+        th_check(same, "uncompressed round trip %dx%dx%d at %d bits", w, h, ch, depth);
+        th_check(raw_size >= (size_t)w * h * ch * depth / 8, "uncompressed: %zu bytes", raw_size);
+        gi_image_free(&raw_back);
+    }
+    gi_free(raw);
     /* the file itself: deflate, the predictor, alpha unassociated */
     char path[320];
     snprintf(path, sizeof path, "%s/written.tif", tmpdir);
@@ -422,6 +441,13 @@ static void check_save_failure(void)
     th_check(st == GI_ERR_INVALID_ARGUMENT && strcmp(gi_last_error(), want) == 0,
              "saving 5 channels as TIFF: %d \"%s\", want \"%s\"", (int)st, gi_last_error(), want);
     img.channels = 3;
+    gi_save_options odd = {.format = GI_FORMAT_TIFF, .tiff_compression = (gi_tiff_compression)7};
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    st = gi_encode(&img, &odd, &bytes, &size);
+    th_check(st == GI_ERR_INVALID_ARGUMENT && !bytes &&
+                 strcmp(gi_last_error(), "TIFF compression 7 out of range") == 0,
+             "an unknown TIFF compression: %d \"%s\"", (int)st, gi_last_error());
     gi_image_free(&img);
 }
 

@@ -52,6 +52,7 @@ static void check_common(const cli_common *c)
     FUZZ_REQUIRE(c->quality >= 1 && c->quality <= 100);
     FUZZ_REQUIRE(c->png_level >= 0 && c->png_level <= 12);
     FUZZ_REQUIRE((unsigned)c->png_filter <= GI_PNG_FILTER_PAETH);
+    FUZZ_REQUIRE((unsigned)c->tiff_compression <= GI_TIFF_UNCOMPRESSED);
     FUZZ_REQUIRE(c->shard >= 0 && c->shard < c->shard_count);
     FUZZ_REQUIRE(c->limits.max_pixels > 0 && c->limits.max_input_bytes > 0);
 }

@@ -25,11 +25,13 @@ static void check_image(const gi_image *img)
     (void)sink;
 }
 
-static void check_rewritten(const gi_image *img)
+static void check_rewritten(const gi_image *img, gi_tiff_compression compression)
 {
     uint8_t *bytes;
     size_t size;
-    gi_status st = gi__tiff_encode(img, NULL, 2, &bytes, &size);
+    const gi_save_options opts = {.format = GI_FORMAT_TIFF, .encode_threads = 2,
+                                  .tiff_compression = compression};
+    gi_status st = gi__tiff_encode(img, &opts, &bytes, &size);
     if (st == GI_ERR_NO_MEMORY) return;
     FUZZ_REQUIRE(st == GI_OK);
     gi_load_limits limits;
@@ -56,7 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_REQUIRE(gi__tiff_available() || st == GI_ERR_UNSUPPORTED);
     } else {
         check_image(&img);
-        check_rewritten(&img);
+        check_rewritten(&img, GI_TIFF_DEFLATE);
+        check_rewritten(&img, GI_TIFF_UNCOMPRESSED);
         gi_image_free(&img);
     }
     char note[120] = "";

@@ -111,9 +111,38 @@ static void check_refused(void)
              "too many bins decoded: '%s'", gi_last_error());
 }
 
+/* The encoder's settings arrive as they were given. */
+static void check_save_settings(void)
+{
+    gi_op step;
+    gi_op_default(GI_OP_BLUR, &step);
+    gi_batch_options o;
+    gi_batch_options_default(&o);
+    o.job.steps = &step;
+    o.job.n_steps = 1;
+    o.job.save = (gi_save_options){.format = GI_FORMAT_TIFF, .jpeg_quality = 55, .png_level = 7,
+                                   .png_filter = GI_PNG_FILTER_PAETH, .depth = 16,
+                                   .tiff_compression = GI_TIFF_UNCOMPRESSED};
+    gi__serve_item item = {"in.png", "out.tif", NULL, "out.tif", 0, 0, 1, -1};
+    gi__put w = {0};
+    th_check(gi__serve_job_encode("blur", "a build", &o, &item, 1, &w) == 0, "encode failed");
+    gi__serve_job job;
+    if (th_check(gi__serve_job_decode(w.data, w.size, 2, &job) == GI_OK, "decode: %s",
+                 gi_last_error())) {
+        const gi_save_options *s = &job.opts.job.save;
+        th_check(s->format == GI_FORMAT_TIFF && s->jpeg_quality == 55 && s->png_level == 7 &&
+                     s->png_filter == GI_PNG_FILTER_PAETH && s->depth == 16 &&
+                     s->tiff_compression == GI_TIFF_UNCOMPRESSED,
+                 "save settings changed on the way");
+        gi__serve_job_free(&job);
+    }
+    free(w.data);
+}
+
 int main(void)
 {
     check_same_steps();
     check_refused();
+    check_save_settings();
     return th_finish();
 }

@@ -23,13 +23,13 @@ gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, cons
  * first is read); else 0. */
 int gi__tiff_pages_note(const uint8_t *bytes, size_t size, char *note, size_t note_size);
 
-/* Encodes img (1-4 channels, 8 or 16 bits) as a deflate-compressed TIFF
- * into a malloc'ed *bytes, with meta's ICC profile and XMP packet when
- * meta is not NULL, its strips compressed on up to `threads` threads
- * (with libdeflate; the bytes do not depend on it). GI_OK or a failure
- * with the reason. */
-gi_status gi__tiff_encode(const gi_image *img, const gi_metadata *meta, int threads,
-                          uint8_t **bytes, size_t *size);
+/* Encodes img (1-4 channels, 8 or 16 bits) as a TIFF into a malloc'ed
+ * *bytes, as opts says: its tiff_compression, its metadata's ICC profile
+ * and XMP packet (when not NULL), deflate strips compressed on up to its
+ * encode_threads (with libdeflate; the bytes do not depend on them).
+ * GI_OK or a failure with the reason. */
+gi_status gi__tiff_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
+                          size_t *size);
 
 /* Reads the ICC profile and XMP packet of a TIFF's first page into *out
  * (already initialised and empty): 0, or -1 when out of memory. */

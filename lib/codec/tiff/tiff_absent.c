@@ -29,12 +29,11 @@ int gi__tiff_pages_note(const uint8_t *bytes, size_t size, char *note, size_t no
     return 0;
 }
 
-gi_status gi__tiff_encode(const gi_image *img, const gi_metadata *meta, int threads,
-                          uint8_t **bytes, size_t *size)
+gi_status gi__tiff_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
+                          size_t *size)
 {
     (void)img;
-    (void)meta;
-    (void)threads;
+    (void)opts;
     *bytes = NULL;
     *size = 0;
     return gi__fail(GI_ERR_UNSUPPORTED, NO_TIFF);

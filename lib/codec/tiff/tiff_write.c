@@ -1,6 +1,7 @@
-/* A gi_image as a TIFF: deflate with the horizontal predictor, strips of
- * about 256 KiB, alpha as an unassociated extra sample, and the ICC
- * profile and XMP packet of the metadata in their tags.
+/* A gi_image as a TIFF: strips of about 256 KiB, deflate with the
+ * horizontal predictor or uncompressed, alpha as an unassociated extra
+ * sample, and the ICC profile and XMP packet of the metadata in their
+ * tags.
  *
  * With libdeflate the strips are predicted and compressed here, on the
  * encode's threads, and handed to libtiff as they are
@@ -38,6 +39,7 @@ typedef struct {
     size_t row_bytes;
     uint32_t rows, count; /* rows a strip, strips */
     int depth, channels, swap;
+    int deflate;          /* 0: the strips are the rows as they are */
     int next, failed;     /* the next strip to take; a thread ran out of memory */
     uint8_t **data;       /* each strip's zlib stream, malloc'ed */
     size_t *size;
@@ -62,6 +64,32 @@ static void predict_row(const strip_job *j, const uint8_t *src, uint8_t *dst)
     for (size_t i = ch; i < n; i++) d[i] = (uint16_t)(s[i] - s[i - ch]);
     if (j->swap)
         for (size_t i = 0; i < n; i++) d[i] = (uint16_t)(d[i] << 8 | d[i] >> 8);
+}
+
+/* Writes the rows as they are, strip by strip: 1, or 0 when out of memory
+ * or libtiff failed (its message in the TIFF's error). */
+static int write_plain_strips(TIFF *tif, const strip_job *j)
+{
+    uint8_t *strip = malloc(j->row_bytes * j->rows);
+    int ok = strip != NULL;
+    for (uint32_t s = 0; ok && s < j->count; s++) {
+        const uint32_t y = s * j->rows;
+        const uint32_t n = (uint32_t)j->img->height - y < j->rows ? (uint32_t)j->img->height - y
+                                                                  : j->rows;
+        for (uint32_t r = 0; r < n; r++) {
+            uint8_t *row = strip + (size_t)r * j->row_bytes;
+            memcpy(row, j->img->data + (size_t)(y + r) * j->img->stride, j->row_bytes);
+            if (j->swap && j->depth == 16)
+                for (size_t i = 0; i + 1 < j->row_bytes; i += 2) {
+                    const uint8_t t = row[i];
+                    row[i] = row[i + 1];
+                    row[i + 1] = t;
+                }
+        }
+        ok = TIFFWriteRawStrip(tif, s, strip, (tmsize_t)(j->row_bytes * n)) >= 0;
+    }
+    free(strip);
+    return ok;
 }
 
 #ifdef GPUIMG_HAVE_LIBDEFLATE
@@ -107,6 +135,7 @@ static void *strip_worker(void *arg)
  * out of memory or libtiff failed (its message in the TIFF's error). */
 static int write_strips(TIFF *tif, strip_job *j, int threads)
 {
+    if (!j->deflate) return write_plain_strips(tif, j);
     j->data = calloc(j->count, sizeof *j->data);
     j->size = calloc(j->count, sizeof *j->size);
     int ok = j->data && j->size;
@@ -128,6 +157,7 @@ static int write_strips(TIFF *tif, strip_job *j, int threads)
 static int write_strips(TIFF *tif, strip_job *j, int threads)
 {
     (void)threads;
+    if (!j->deflate) return write_plain_strips(tif, j);
     uint8_t *strip = malloc(j->row_bytes * j->rows);
     int ok = strip != NULL;
     for (uint32_t s = 0; ok && s < j->count; s++) {
@@ -153,9 +183,11 @@ static gi_status write_fail(TIFF *tif, gi_tiff_memory *m, const gi_image *img)
                     *m->error ? m->error : "libtiff failed");
 }
 
-gi_status gi__tiff_encode(const gi_image *img, const gi_metadata *meta, int threads,
-                          uint8_t **bytes, size_t *size)
+gi_status gi__tiff_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
+                          size_t *size)
 {
+    const gi_metadata *meta = opts->metadata;
+    const int deflate = opts->tiff_compression != GI_TIFF_UNCOMPRESSED;
     *bytes = NULL;
     *size = 0;
     const int depth = img->depth ? img->depth : 8, ch = img->channels;
@@ -181,8 +213,9 @@ gi_status gi__tiff_encode(const gi_image *img, const gi_metadata *meta, int thre
              TIFFSetField(tif, TIFFTAG_PHOTOMETRIC,
                           ch >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK) &&
              TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
-             TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
-             TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL) &&
+             TIFFSetField(tif, TIFFTAG_COMPRESSION,
+                          deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE) &&
+             (!deflate || TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL)) &&
              TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows) &&
              (ch == 2 || ch == 4 ? TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra) : 1);
     if (ok && meta && meta->icc_size)
@@ -191,8 +224,8 @@ gi_status gi__tiff_encode(const gi_image *img, const gi_metadata *meta, int thre
         ok = TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)meta->xmp_size, meta->xmp);
     strip_job job = {.img = img, .row_bytes = row_bytes, .rows = rows,
                      .count = (uint32_t)((img->height - 1) / (int)rows + 1), .depth = depth,
-                     .channels = ch, .swap = TIFFIsByteSwapped(tif)};
-    ok = ok && write_strips(tif, &job, threads);
+                     .channels = ch, .swap = TIFFIsByteSwapped(tif), .deflate = deflate};
+    ok = ok && write_strips(tif, &job, opts->encode_threads);
     if (!ok || !TIFFWriteDirectory(tif)) return write_fail(tif, &m, img);
     TIFFClose(tif);
     if (m.failed) {
