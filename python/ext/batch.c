@@ -79,17 +79,18 @@ PyObject *gpx_batch(PyObject *module, PyObject *args, PyObject *kwargs)
     (void)module;
     static char *names[] = {"inputs", "outputs", "steps", "on_item", "device", "jobs",
                             "skip_existing", "auto_orient", "strip", "format", "quality",
-                            "png_level", "png_filter", "depth", "gpu", NULL};
+                            "png_level", "png_filter", "depth", "gpu", "tiff_compression",
+                            NULL};
     PyObject *inputs, *outputs, *steps_obj, *result = NULL;
     batch_user u = {.on_item = Py_None};
     gi_batch_options o;
     gi_batch_options_default(&o);
-    int device = 0, format = 0, filter = 0, gpu = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|Oiipppiiiiii:batch", names, &inputs,
+    int device = 0, format = 0, filter = 0, gpu = -1, compression = GI_TIFF_DEFLATE;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|Oiipppiiiiiii:batch", names, &inputs,
                                      &outputs, &steps_obj, &u.on_item, &device, &o.codec_workers,
                                      &o.skip_existing, &o.job.auto_orient, &o.job.strip, &format,
                                      &o.job.save.jpeg_quality, &o.job.save.png_level, &filter,
-                                     &o.job.save.depth, &gpu))
+                                     &o.job.save.depth, &gpu, &compression))
         return NULL;
     if (u.on_item != Py_None && !PyCallable_Check(u.on_item)) {
         PyErr_SetString(PyExc_TypeError, "on_item must be callable or None");
@@ -98,15 +99,18 @@ PyObject *gpx_batch(PyObject *module, PyObject *args, PyObject *kwargs)
     if (device < GI_DEVICE_AUTO || device > GI_DEVICE_CUDA || format < GI_FORMAT_AUTO ||
         format > GI_FORMAT_TIFF || filter < GI_PNG_FILTER_DEFAULT || filter > GI_PNG_FILTER_PAETH ||
         o.codec_workers < 0 || gpu < -1 || gpu >= GI_MAX_GPUS ||
+        compression < GI_TIFF_DEFLATE || compression > GI_TIFF_UNCOMPRESSED ||
         (o.job.save.depth != 0 && o.job.save.depth != 8 && o.job.save.depth != 16)) {
         PyErr_SetString(PyExc_ValueError,
-                        "batch: device, format, png_filter, jobs, depth or gpu out of range");
+                        "batch: device, format, png_filter, jobs, depth, gpu or "
+                        "tiff_compression out of range");
         return NULL;
     }
     o.device = (gi_device)device;
     if (gpu >= 0) o.gpus = (gi_gpus){.count = 1, .index = {gpu}}; /* else every GPU */
     o.job.save.format = (gi_format)format;
     o.job.save.png_filter = (gi_png_filter)filter;
+    o.job.save.tiff_compression = (gi_tiff_compression)compression;
     gpx_steps steps;
     if (gpx_steps_parse(steps_obj, &steps)) return NULL;
     PyObject *in_paths = PyList_New(0), *out_paths = PyList_New(0);

@@ -259,7 +259,8 @@ def pipe(img: Image, steps: Steps, device: Device = "auto") -> Any:
 
 _FORMATS = {"png": _c.FORMAT_PNG, "jpeg": _c.FORMAT_JPEG, "jpg": _c.FORMAT_JPEG,
             "pnm": _c.FORMAT_PNM, "ppm": _c.FORMAT_PNM, "pgm": _c.FORMAT_PNM,
-            "pam": _c.FORMAT_PAM}
+            "pam": _c.FORMAT_PAM, "tiff": _c.FORMAT_TIFF, "tif": _c.FORMAT_TIFF}
+_TIFF_COMPRESSIONS = {"deflate": _c.TIFF_DEFLATE, "none": _c.TIFF_UNCOMPRESSED}
 _PNG_FILTERS = {"auto": _c.PNG_FILTER_AUTO, "none": _c.PNG_FILTER_NONE,
                 "sub": _c.PNG_FILTER_SUB, "up": _c.PNG_FILTER_UP,
                 "average": _c.PNG_FILTER_AVERAGE, "paeth": _c.PNG_FILTER_PAETH}
@@ -317,7 +318,7 @@ def _save_settings(format: Optional[str], quality: int, png_level: Optional[int]
     if format is None:
         f = _c.FORMAT_AUTO
     elif not isinstance(format, str) or format.lower() not in _FORMATS:
-        raise ValueError(f"format '{format}': expected png, jpeg, pnm (ppm, pgm) or pam")
+        raise ValueError(f"format '{format}': expected png, jpeg, pnm (ppm, pgm), pam or tiff")
     else:
         f = _FORMATS[format.lower()]
     q = _steps._integer("quality", quality, 1, 100)
@@ -332,26 +333,37 @@ def _save_settings(format: Optional[str], quality: int, png_level: Optional[int]
     return f, q, level, flt
 
 
+def _tiff_compression(value: str) -> int:
+    if value not in _TIFF_COMPRESSIONS:
+        raise ValueError(f"tiff_compression {value!r}: expected deflate or none")
+    return _TIFF_COMPRESSIONS[value]
+
+
 def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int] = None,
          png_filter: Optional[str] = None, format: Optional[str] = None,
-         metadata: Optional[Metadata] = None, depth: Optional[int] = None) -> None:
+         metadata: Optional[Metadata] = None, depth: Optional[int] = None,
+         tiff_compression: str = "deflate") -> None:
     """Encodes to a file, written atomically (nothing is left behind on
-    failure). format: png | jpeg | pnm (ppm, pgm) | pam, or None for the
-    path's extension; quality: JPEG 1..100; png_level 1..9 (12 with
+    failure). format: png | jpeg | pnm (ppm, pgm) | pam | tiff, or None for
+    the path's extension; quality: JPEG 1..100; png_level 1..9 (12 with
     libdeflate; None: the default); png_filter: auto (None: a filter per
     row, as stb picks it), none, sub, up, average, paeth; metadata (from load_with_metadata): written into the
     output in its container's form (none by default); depth: 8 or 16 bits a
     sample written (None: the array's, uint8 or uint16; JPEG holds 8 only),
-    converted as the CLI's --depth does. The bytes are the CLI's."""
+    converted as the CLI's --depth does; tiff_compression: deflate (with the
+    horizontal predictor) or none, as the CLI's --tiff-compression. The bytes
+    are the CLI's."""
     settings = _save_settings(format, quality, png_level, png_filter)
+    compression = _tiff_compression(tiff_compression)
     if depth not in (None, 8, 16):
         raise ValueError(f"depth {depth!r}: expected 8, 16 or None (the image's)")
     if settings[0] == _c.FORMAT_AUTO and _c.format_from_path(path) == _c.FORMAT_AUTO:
         raise ValueError(f"{_os.fspath(path)}: cannot tell the format from the name: end it "
-                         f"in .png, .jpg, .pnm or .pam, or pass format= (png, jpeg, pnm, pam)")
+                         f"in .png, .jpg, .pnm, .pam or .tif, or pass format= (png, jpeg, pnm, "
+                         f"pam, tiff)")
     a = _arrays.host(_arrays.to_host(img))
     try:
-        _c.save(a, path, *settings, metadata, depth or 0)
+        _c.save(a, path, *settings, metadata, depth or 0, compression)
     except OSError as e:
         raise _file_error(e, path, writing=True) from None
 
@@ -432,7 +444,7 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
           jobs: int = 0, skip_existing: bool = False, auto_orient: bool = False,
           strip: bool = False, format: Optional[str] = None, quality: int = 90,
           png_level: Optional[int] = None, png_filter: Optional[str] = None,
-          depth: Optional[int] = None) -> List[BatchItem]:
+          depth: Optional[int] = None, tiff_compression: str = "deflate") -> List[BatchItem]:
     """Files to files with the library's batch engine (as gpuimg -o DIR):
     codec workers decode and encode, compute lanes run the steps (written
     as for pipe), memory stays flat. outputs: one path per input, or a
@@ -440,7 +452,8 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     look at each item's status. on_item(item) is called as each ends (from
     the batch's threads, one call at a time); if it raises, no new file
     starts and the exception comes out of batch(). depth: 8 or 16 bits a
-    sample written (None: each image's own), as save(). On CUDA the images
+    sample written (None: each image's own) and tiff_compression, as save().
+    On CUDA the images
     spread over every GPU, or run on GPU N alone with device "cuda:N"."""
     if depth not in (None, 8, 16):
         raise ValueError(f"depth {depth!r}: expected 8, 16 or None (the image's)")
@@ -454,13 +467,14 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     else:
         outs = [_os.fspath(p) for p in outputs]
     f, q, level, flt = _save_settings(format, quality, png_level, png_filter)
+    compression = _tiff_compression(tiff_compression)
     callback = None if on_item is None else (lambda d: on_item(BatchItem(
         d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])))
     items = _c.batch(ins, outs, chain, callback, code,
                      _steps._integer("jobs", jobs, 0, 256),
                      _steps.flag("skip_existing", skip_existing),
                      _steps.flag("auto_orient", auto_orient), _steps.flag("strip", strip), f, q,
-                     level, flt, depth or 0, gpu if named else -1)
+                     level, flt, depth or 0, gpu if named else -1, compression)
     return [BatchItem(d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])
             for d in items]
 

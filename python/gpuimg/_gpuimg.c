@@ -35,27 +35,30 @@ static PyObject *mod_load(PyObject *self, PyObject *args)
     return pixels ? Py_BuildValue("(NN)", pixels, m) : (Py_XDECREF(m), NULL);
 }
 
-/* save(image, path, format, quality, png_level, png_filter, metadata[, depth]) */
+/* save(image, path, format, quality, png_level, png_filter, metadata[, depth[, tiff_compression]]) */
 static PyObject *mod_save(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *img_obj, *path, *meta_obj;
     gi_save_options o;
     gi_save_options_default(&o);
-    int format, filter;
-    if (!PyArg_ParseTuple(args, "OO&iiiiO|i:save", &img_obj, PyUnicode_FSConverter, &path,
-                          &format, &o.jpeg_quality, &o.png_level, &filter, &meta_obj, &o.depth))
+    int format, filter, compression = GI_TIFF_DEFLATE;
+    if (!PyArg_ParseTuple(args, "OO&iiiiO|ii:save", &img_obj, PyUnicode_FSConverter, &path,
+                          &format, &o.jpeg_quality, &o.png_level, &filter, &meta_obj, &o.depth,
+                          &compression))
         return NULL;
     gpx_host_image img;
     o.metadata = gpx_metadata_of(meta_obj);
     if (PyErr_Occurred()) {
         /* a wrong metadata type, said */
-    } else if (format < GI_FORMAT_AUTO || format > GI_FORMAT_PAM ||
-               filter < GI_PNG_FILTER_DEFAULT || filter > GI_PNG_FILTER_PAETH) {
-        PyErr_SetString(PyExc_ValueError, "save: format or png_filter out of range");
+    } else if (format < GI_FORMAT_AUTO || format > GI_FORMAT_TIFF ||
+               filter < GI_PNG_FILTER_DEFAULT || filter > GI_PNG_FILTER_PAETH ||
+               compression < GI_TIFF_DEFLATE || compression > GI_TIFF_UNCOMPRESSED) {
+        PyErr_SetString(PyExc_ValueError, "save: format, png_filter or tiff_compression out of range");
     } else if (gpx_host_image_get(img_obj, 0, "image", &img) == 0) {
         o.format = (gi_format)format;
         o.png_filter = (gi_png_filter)filter;
+        o.tiff_compression = (gi_tiff_compression)compression;
         gi_status st;
         Py_BEGIN_ALLOW_THREADS
         st = gi_save_file(&img.img, PyBytes_AS_STRING(path), &o);
@@ -161,7 +164,8 @@ static PyMethodDef module_methods[] = {
     {"load", mod_load, METH_VARARGS,
      "load(path, shrink_to=0) -> (pixels, metadata); shrink_to: gi_load_limits's"},
     {"save", mod_save, METH_VARARGS,
-     "save(image, path, format, quality, png_level, png_filter, metadata[, depth])"},
+     "save(image, path, format, quality, png_level, png_filter, metadata[, depth[, "
+     "tiff_compression]])"},
     {"format_from_path", mod_format_from_path, METH_VARARGS,
      "format_from_path(path) -> format (FORMAT_AUTO: none)"},
     {"orientation_steps", mod_orientation_steps, METH_O, "orientation_steps(o) -> transforms"},
@@ -206,7 +210,8 @@ static int add_constants(PyObject *m)
         {"DEVICE_CUDA", GI_DEVICE_CUDA},
         {"FORMAT_AUTO", GI_FORMAT_AUTO}, {"FORMAT_PNG", GI_FORMAT_PNG},
         {"FORMAT_JPEG", GI_FORMAT_JPEG}, {"FORMAT_PNM", GI_FORMAT_PNM},
-        {"FORMAT_PAM", GI_FORMAT_PAM},
+        {"FORMAT_PAM", GI_FORMAT_PAM}, {"FORMAT_TIFF", GI_FORMAT_TIFF},
+        {"TIFF_DEFLATE", GI_TIFF_DEFLATE}, {"TIFF_UNCOMPRESSED", GI_TIFF_UNCOMPRESSED},
         {"PNG_FILTER_DEFAULT", GI_PNG_FILTER_DEFAULT}, {"PNG_FILTER_AUTO", GI_PNG_FILTER_AUTO},
         {"PNG_FILTER_NONE", GI_PNG_FILTER_NONE}, {"PNG_FILTER_SUB", GI_PNG_FILTER_SUB},
         {"PNG_FILTER_UP", GI_PNG_FILTER_UP}, {"PNG_FILTER_AVERAGE", GI_PNG_FILTER_AVERAGE},

@@ -78,3 +78,25 @@ def test_batch_keeps_or_converts_the_depth(tmp_path, rng):
     np.testing.assert_array_equal(gpuimg.load(tmp_path / "kept.png"), a)
     np.testing.assert_array_equal(gpuimg.load(tmp_path / "eight.png"),
                                   (a.astype(np.uint32) + 128) // 257)
+
+
+@pytest.mark.parametrize("compression", ["deflate", "none"])
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+def test_tiff_round_trip(tmp_path, rng, compression, channels):
+    a = rng.integers(0, 65536, (13, 11, channels), dtype=np.uint16)
+    path = tmp_path / "img.tif"
+    try:
+        gpuimg.save(a, path, tiff_compression=compression)
+    except Exception as e:  # the error a build without libtiff gives
+        if "no TIFF support" in str(e):
+            pytest.skip("this build has no TIFF support")
+        raise
+    got = gpuimg.load(path)
+    assert got.dtype == np.uint16
+    np.testing.assert_array_equal(got.reshape(13, 11, channels), a)
+    named = tmp_path / "named"
+    gpuimg.save(a, named, format="tiff", tiff_compression=compression)
+    assert named.read_bytes() == path.read_bytes()
+    # uncompressed holds every sample as it is; deflate compresses
+    size = path.stat().st_size
+    assert size >= a.nbytes if compression == "none" else size > 0

@@ -66,6 +66,8 @@ IMG = np.zeros((6, 5, 3), np.uint8)
     (lambda: gpuimg.save(IMG, "x.png", png_level=13), ValueError, "from 1 to 12"),
     (lambda: gpuimg.save(IMG, "x.png", png_filter="best"), ValueError, "expected auto, none"),
     (lambda: gpuimg.save(IMG, "x.png", format="gif"), ValueError, "expected png, jpeg"),
+    (lambda: gpuimg.save(IMG, "x.tif", tiff_compression="lzw"), ValueError,
+     "expected deflate or none"),
     (lambda: gpuimg.Context("gpu"), ValueError, "expected auto, cpu, cuda or cuda:N"),
     (lambda: gpuimg.save(IMG, "x.png", metadata=5), TypeError, "gpuimg.Metadata or None"),
 ])
