@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""resize_vs_opencv.py: gpuimg.resize on the CPU against cv2.resize on a
-9 MP RGB photo (../shared/photos/the-mouse.jpg) to a third and to double,
-each filter against its nearest OpenCV interpolation, medians of 7 after a
-warm-up, 2 threads each: wall time, and the CPU time of all the process's
-threads (which other work on a shared machine barely moves). Not run by
-the test suites."""
+"""resize_vs_opencv.py [PHOTO [THREADS]]: gpuimg.resize on the CPU against
+cv2.resize on a 9 MP RGB photo (default ../shared/photos/the-mouse.jpg) to
+a third and to double, each filter against its nearest OpenCV
+interpolation, medians of 7 after a warm-up, THREADS threads each (default
+2): wall time, and the CPU time of all the process's threads (which other
+work on a shared machine barely moves). Not run by the test suites."""
 import statistics
 import sys
 import time
@@ -14,7 +14,8 @@ import gpuimg
 
 img = gpuimg.load(sys.argv[1] if len(sys.argv) > 1 else "../shared/photos/the-mouse.jpg")
 h, w = img.shape[:2]
-cv2.setNumThreads(2)
+threads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+cv2.setNumThreads(threads)
 
 
 def t(f, n=7):
@@ -29,7 +30,7 @@ def t(f, n=7):
     return statistics.median(walls), statistics.median(cpus)
 
 
-ctx = gpuimg.Context("cpu")
+ctx = gpuimg.Context("cpu", threads=threads)
 for name, (ow, oh) in {"third": (w // 3, h // 3), "double": (w * 2, h * 2)}.items():
     for flt, interp in [("area", cv2.INTER_AREA), ("linear", cv2.INTER_LINEAR), ("cubic", cv2.INTER_CUBIC), ("lanczos3", cv2.INTER_LANCZOS4)]:
         g = t(lambda: gpuimg.resize(img, width=ow, height=oh, fit="fill", filter=flt, device=ctx))
