@@ -39,12 +39,40 @@ typedef struct {
     size_t row_bytes;
     uint32_t rows, count; /* rows a strip, strips */
     int depth, channels, swap;
-    int deflate;          /* 0: the strips are the rows as they are */
+    int deflate;          /* 0: uncompressed */
     int next, failed;     /* the next strip to take; a thread ran out of memory */
     uint8_t **data;       /* each strip's zlib stream, malloc'ed */
     size_t *size;
 } strip_job;
 
+/* The rows of strip s (the last may be short). */
+static uint32_t strip_rows(const strip_job *j, uint32_t s)
+{
+    const uint32_t y = s * j->rows, h = (uint32_t)j->img->height;
+    return h - y < j->rows ? h - y : j->rows;
+}
+
+/* libtiff encodes each strip (uncompressed, or deflate where the build has
+ * no libdeflate) from a copy: it works in place on the strip it is given
+ * (the predictor, the byte order), and the caller's pixels stay as they
+ * are. 1, or 0 when out of memory or libtiff failed (its message in the
+ * TIFF's error). */
+static int write_strips_by_libtiff(TIFF *tif, const strip_job *j)
+{
+    uint8_t *strip = malloc(j->row_bytes * j->rows);
+    int ok = strip != NULL;
+    for (uint32_t s = 0; ok && s < j->count; s++) {
+        const uint32_t n = strip_rows(j, s);
+        for (uint32_t r = 0; r < n; r++)
+            memcpy(strip + (size_t)r * j->row_bytes,
+                   j->img->data + (size_t)(s * j->rows + r) * j->img->stride, j->row_bytes);
+        ok = TIFFWriteEncodedStrip(tif, s, strip, (tmsize_t)(j->row_bytes * n)) >= 0;
+    }
+    free(strip);
+    return ok;
+}
+
+#ifdef GPUIMG_HAVE_LIBDEFLATE
 /* One row with the horizontal predictor: each sample less the same
  * channel's sample of the pixel before, modulo 2^depth, the first pixel
  * as it is (TIFF 6.0, section 14); 16-bit samples byte-swapped after,
@@ -66,44 +94,15 @@ static void predict_row(const strip_job *j, const uint8_t *src, uint8_t *dst)
         for (size_t i = 0; i < n; i++) d[i] = (uint16_t)(d[i] << 8 | d[i] >> 8);
 }
 
-/* Writes the rows as they are, strip by strip: 1, or 0 when out of memory
- * or libtiff failed (its message in the TIFF's error). */
-static int write_plain_strips(TIFF *tif, const strip_job *j)
-{
-    uint8_t *strip = malloc(j->row_bytes * j->rows);
-    int ok = strip != NULL;
-    for (uint32_t s = 0; ok && s < j->count; s++) {
-        const uint32_t y = s * j->rows;
-        const uint32_t n = (uint32_t)j->img->height - y < j->rows ? (uint32_t)j->img->height - y
-                                                                  : j->rows;
-        for (uint32_t r = 0; r < n; r++) {
-            uint8_t *row = strip + (size_t)r * j->row_bytes;
-            memcpy(row, j->img->data + (size_t)(y + r) * j->img->stride, j->row_bytes);
-            if (j->swap && j->depth == 16)
-                for (size_t i = 0; i + 1 < j->row_bytes; i += 2) {
-                    const uint8_t t = row[i];
-                    row[i] = row[i + 1];
-                    row[i + 1] = t;
-                }
-        }
-        ok = TIFFWriteRawStrip(tif, s, strip, (tmsize_t)(j->row_bytes * n)) >= 0;
-    }
-    free(strip);
-    return ok;
-}
-
-#ifdef GPUIMG_HAVE_LIBDEFLATE
 static void compress_strips(strip_job *j, struct libdeflate_compressor *c, uint8_t *predicted)
 {
     const size_t bound = libdeflate_zlib_compress_bound(c, j->row_bytes * j->rows);
     for (;;) {
         const int s = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if ((uint32_t)s >= j->count || __atomic_load_n(&j->failed, __ATOMIC_RELAXED)) return;
-        const uint32_t y = (uint32_t)s * j->rows;
-        const uint32_t n = (uint32_t)j->img->height - y < j->rows ? (uint32_t)j->img->height - y
-                                                                  : j->rows;
+        const uint32_t n = strip_rows(j, (uint32_t)s);
         for (uint32_t r = 0; r < n; r++)
-            predict_row(j, j->img->data + (size_t)(y + r) * j->img->stride,
+            predict_row(j, j->img->data + (size_t)((uint32_t)s * j->rows + r) * j->img->stride,
                         predicted + (size_t)r * j->row_bytes);
         uint8_t *out = malloc(bound);
         const size_t z = out ? libdeflate_zlib_compress(c, predicted, (size_t)n * j->row_bytes,
@@ -131,11 +130,12 @@ static void *strip_worker(void *arg)
     return NULL; /* a thread without memory leaves its share to the others */
 }
 
-/* Writes every strip, compressed on up to `threads` threads: 1, or 0 when
- * out of memory or libtiff failed (its message in the TIFF's error). */
+/* Writes every strip, deflate ones compressed on up to `threads` threads:
+ * 1, or 0 when out of memory or libtiff failed (its message in the TIFF's
+ * error). */
 static int write_strips(TIFF *tif, strip_job *j, int threads)
 {
-    if (!j->deflate) return write_plain_strips(tif, j);
+    if (!j->deflate) return write_strips_by_libtiff(tif, j);
     j->data = calloc(j->count, sizeof *j->data);
     j->size = calloc(j->count, sizeof *j->size);
     int ok = j->data && j->size;
@@ -151,26 +151,10 @@ static int write_strips(TIFF *tif, strip_job *j, int threads)
     return ok;
 }
 #else
-/* libtiff predicts and compresses: its predictor works in place on the
- * strip it is given, so each strip is copied first and the caller's
- * pixels stay as they are. */
 static int write_strips(TIFF *tif, strip_job *j, int threads)
 {
     (void)threads;
-    if (!j->deflate) return write_plain_strips(tif, j);
-    uint8_t *strip = malloc(j->row_bytes * j->rows);
-    int ok = strip != NULL;
-    for (uint32_t s = 0; ok && s < j->count; s++) {
-        const uint32_t y = s * j->rows;
-        const uint32_t n = (uint32_t)j->img->height - y < j->rows ? (uint32_t)j->img->height - y
-                                                                  : j->rows;
-        for (uint32_t r = 0; r < n; r++)
-            memcpy(strip + (size_t)r * j->row_bytes, j->img->data + (size_t)(y + r) * j->img->stride,
-                   j->row_bytes);
-        ok = TIFFWriteEncodedStrip(tif, s, strip, (tmsize_t)(j->row_bytes * n)) >= 0;
-    }
-    free(strip);
-    return ok;
+    return write_strips_by_libtiff(tif, j);
 }
 #endif
 
