@@ -64,10 +64,14 @@ def main(outdir, samples, corpus=None):
         if data[:4] in (b'II*\0', b'MM\0*'):
             write(os.path.join(outdir, 'tiff'), name, data)
     for ch in range(1, 5):
-        for bits, comp, big, pages in ((8, 1, False, 1), (16, 8, True, 1), (8, 32773, False, 2)):
+        for bits, comp, big, pages, predictor in ((8, 1, False, 1, 1), (16, 8, True, 1, 1),
+                                                  (8, 32773, False, 2, 1), (16, 8, False, 1, 2),
+                                                  (8, 8, True, 1, 2)):
             page = {'width': 5, 'height': 3, 'channels': ch, 'bits': bits, 'compression': comp,
-                    'rows_per_strip': 2, 'samples': [i * 37 % 256 for i in range(15 * ch)]}
-            write(os.path.join(outdir, 'tiff'), 'tiny-%d-%d-%d-%d.tif' % (ch, bits, comp, pages),
+                    'rows_per_strip': 2, 'predictor': predictor,
+                    'samples': [i * 37 % 256 for i in range(15 * ch)]}
+            write(os.path.join(outdir, 'tiff'),
+                  'tiny-%d-%d-%d-%d-%d.tif' % (ch, bits, comp, pages, predictor),
                   tinytiff.encode([page] * pages, big))
         for i, block in enumerate(PARAMS):
             write(os.path.join(outdir, 'pipeline'), '%d-%s' % (i, name), block + data)

@@ -22,7 +22,8 @@ def packbits(data):
 def encode(pages, big_endian=False):
     """pages: dicts with width, height, channels, bits, samples (a flat list,
     row-major, interleaved), and optionally compression (1, 8, 32773),
-    rows_per_strip, photometric, extra (the ExtraSamples value), and tags:
+    predictor (2: horizontal differences before compression), rows_per_strip,
+    photometric, extra (the ExtraSamples value), and tags:
     {tag: (type, [values])} that replace or add entries (values None: the
     tag is left out). Returns the file's bytes."""
     e = '>' if big_endian else '<'
@@ -30,8 +31,16 @@ def encode(pages, big_endian=False):
     link_at = 4  # where the offset of the next IFD goes
     for p in pages:
         w, h, ch, bits = p['width'], p['height'], p['channels'], p['bits']
-        fmt = e + ('%dH' if bits == 16 else '%dB') % len(p['samples'])
-        raw = struct.pack(fmt, *p['samples'])
+        samples = list(p['samples'])
+        predictor = p.get('predictor', 1)
+        if predictor == 2:  # each sample less the same channel's one pixel before
+            mod = 1 << bits
+            for y in range(h):
+                row = y * w * ch
+                for i in range(w * ch - 1, ch - 1, -1):
+                    samples[row + i] = (samples[row + i] - samples[row + i - ch]) % mod
+        fmt = e + ('%dH' if bits == 16 else '%dB') % len(samples)
+        raw = struct.pack(fmt, *samples)
         rows = p.get('rows_per_strip', h)
         row_bytes = w * ch * bits // 8
         comp = p.get('compression', 1)
@@ -50,6 +59,8 @@ def encode(pages, big_endian=False):
                 279: (LONG, counts)}
         if ch in (2, 4):
             tags[338] = (SHORT, [p.get('extra', 2)])
+        if predictor != 1:
+            tags[317] = (SHORT, [predictor])
         tags.update(p.get('tags', {}))
         entries = sorted((t, v) for t, v in tags.items() if v[1] is not None)
         # values over 4 bytes go before the IFD
