@@ -169,6 +169,34 @@ static const char *describe(const layout *l)
     return s;
 }
 
+/* Decoding on 3 threads gives what one thread gives: the same samples, or
+ * the same failure and message. */
+static void check_threads_agree(const uint8_t *bytes, size_t size, const char *what)
+{
+    gi_load_limits limits;
+    gi_load_limits_default(&limits);
+    gi_image one, three;
+    const gi_status st1 = gi_load_memory(&one, bytes, size, "t.tif", &limits);
+    char why1[300];
+    snprintf(why1, sizeof why1, "%s", st1 == GI_OK ? "" : gi_last_error());
+    limits.decode_threads = 3;
+    const gi_status st3 = gi_load_memory(&three, bytes, size, "t.tif", &limits);
+    if (!th_check(st1 == st3, "%s: status %d on one thread, %d on three", what, (int)st1,
+                  (int)st3)) {
+    } else if (st1 != GI_OK) {
+        th_check(strcmp(why1, gi_last_error()) == 0, "%s: \"%s\" on one thread, \"%s\" on three",
+                 what, why1, gi_last_error());
+    } else {
+        int same = one.width == three.width && one.height == three.height &&
+                   one.channels == three.channels && one.depth == three.depth &&
+                   one.stride == three.stride;
+        same = same && memcmp(one.data, three.data, one.stride * (size_t)one.height) == 0;
+        th_check(same, "%s: other samples on three threads", what);
+    }
+    gi_image_free(&one);
+    gi_image_free(&three);
+}
+
 static void check_variant(const layout *l)
 {
     size_t size;
@@ -190,6 +218,7 @@ static void check_variant(const layout *l)
                                     c, sample_at(&img, x, y, c), expected(l, x, y, c));
     }
     gi_image_free(&img);
+    check_threads_agree(bytes, size, describe(l));
     free(bytes);
 }
 
@@ -453,10 +482,9 @@ static void check_save_failure(void)
 
 /* Damaged and lying files fail with a message naming the input, never
  * crash (the sanitizer builds and valgrind watch the reads). */
-static void check_damaged(void)
+static void check_damaged(const layout *damaged)
 {
-    layout l = {.w = 40, .h = 30, .samples = 3, .bits = 16, .compression = COMPRESSION_LZW,
-                .photometric = PHOTOMETRIC_RGB, .planar = PLANARCONFIG_CONTIG, .rows = 4};
+    layout l = *damaged;
     size_t size;
     uint8_t *bytes = write_tiff(&l, &size);
     if (!bytes) return;
@@ -469,6 +497,7 @@ static void check_damaged(void)
             named += strstr(gi_last_error(), "cut.tif") != NULL;
         }
         gi_image_free(&img);
+        check_threads_agree(bytes, cut, "a cut copy");
     }
     th_check(failed > 0 && named == failed, "truncated copies: %d failed, %d named the file",
              failed, named);
@@ -488,6 +517,7 @@ static void check_damaged(void)
         if (st != GI_OK) th_check(strstr(gi_last_error(), "flip.tif") != NULL, "\"%s\"",
                                   gi_last_error());
         gi_image_free(&img);
+        check_threads_agree(bytes, size, "a flipped copy");
         bytes[at] ^= 0x5A;
     }
     free(bytes);
@@ -508,7 +538,19 @@ int main(void)
                 check_round_trip(sizes[s][0], sizes[s][1], ch, depth);
     check_metadata();
     check_save_failure();
-    check_damaged();
+    /* damaged LZW strips, deflate strips (libdeflate's path) and tiles */
+    check_damaged(&(layout){.w = 40, .h = 30, .samples = 3, .bits = 16,
+                            .compression = COMPRESSION_LZW, .photometric = PHOTOMETRIC_RGB,
+                            .planar = PLANARCONFIG_CONTIG, .rows = 4});
+    check_damaged(&(layout){.w = 40, .h = 30, .samples = 3, .bits = 16,
+                            .compression = COMPRESSION_ADOBE_DEFLATE,
+                            .predictor = PREDICTOR_HORIZONTAL, .photometric = PHOTOMETRIC_RGB,
+                            .planar = PLANARCONFIG_CONTIG, .rows = 4});
+    check_damaged(&(layout){.w = 40, .h = 30, .samples = 2, .bits = 8,
+                            .compression = COMPRESSION_PACKBITS,
+                            .photometric = PHOTOMETRIC_MINISBLACK,
+                            .planar = PLANARCONFIG_SEPARATE, .extra = EXTRASAMPLE_UNASSALPHA,
+                            .tile = 16});
     char path[320];
     snprintf(path, sizeof path, "%s/variant.tif", tmpdir);
     unlink(path);

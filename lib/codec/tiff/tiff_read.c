@@ -7,9 +7,13 @@
  * cameras' converters write) are inflated with libdeflate, where the
  * build has it, on the decode's threads, straight into the image's rows:
  * libtiff inflates with zlib, one strip after another (0.47-0.55 s for a
- * 24 MP 16-bit photo on the 2-core machine). A strip libdeflate does not
- * take (damaged, or a stream that runs past the strip) is left to libtiff,
- * so the files read and their samples stay libtiff's. */
+ * 24 MP 16-bit photo on the 2-core machine). The other blocks (LZW,
+ * PackBits, uncompressed, tiles, separate planes) libtiff decodes on the
+ * decode's threads, each thread with a TIFF handle of its own over the
+ * same bytes. A block that fails there, or that libdeflate does not take
+ * (damaged, or a stream that runs past the strip), is decoded again in
+ * order on one handle, so the files read, their samples and the message
+ * for a damaged one stay libtiff's, whatever the thread count. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,11 +232,11 @@ static void *inflate_worker(void *arg)
     return NULL;
 }
 
-/* Inflates what strips it can into img on up to `threads` threads and
- * returns a flag for each strip (malloc'ed; 1: done), or NULL when the
- * page is not of that kind or memory is short: libtiff then reads it all. */
-static uint8_t *inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, size_t row_bytes,
-                               const uint8_t *bytes, size_t size, int threads)
+/* Inflates what strips it can into img on up to `threads` threads,
+ * marking each in done[] (one flag a strip); a page of another kind, or
+ * short memory, leaves them all to libtiff. */
+static void inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, size_t row_bytes,
+                           const uint8_t *bytes, size_t size, int threads, uint8_t *done)
 {
     uint16_t predictor = PREDICTOR_NONE;
     TIFFGetFieldDefaulted(tif, TIFFTAG_PREDICTOR, &predictor);
@@ -240,84 +244,139 @@ static uint8_t *inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, s
         (p->compression != COMPRESSION_ADOBE_DEFLATE && p->compression != COMPRESSION_DEFLATE) ||
         (predictor != PREDICTOR_NONE && predictor != PREDICTOR_HORIZONTAL) ||
         img->stride != row_bytes)
-        return NULL;
+        return;
     const uint32_t strips = (p->height - 1) / p->rows_per_strip + 1;
-    if (TIFFNumberOfStrips(tif) < strips) return NULL; /* libtiff names the damage */
+    if (TIFFNumberOfStrips(tif) < strips) return; /* libtiff names the damage */
     inflate_job j = {.bytes = bytes, .size = size, .p = p, .img = img, .strips = strips,
                      .row_bytes = row_bytes, .predictor = predictor,
-                     .swap = TIFFIsByteSwapped(tif)};
+                     .swap = TIFFIsByteSwapped(tif), .done = done};
     uint64_t *offset = malloc(sizeof *offset * strips), *count = malloc(sizeof *count * strips);
-    j.done = calloc(strips, 1);
-    if (!offset || !count || !j.done) {
-        free(offset);
-        free(count);
-        free(j.done);
-        return NULL;
+    if (offset && count) {
+        /* libtiff's strip tables are read here, on this thread: it is not
+         * thread-safe */
+        for (uint32_t s = 0; s < strips; s++) {
+            offset[s] = TIFFGetStrileOffset(tif, s);
+            count[s] = TIFFGetStrileByteCount(tif, s);
+        }
+        j.offset = offset;
+        j.count = count;
+        gi__share_work(threads < 1 ? 1 : threads > (int)strips ? (int)strips : threads,
+                       inflate_worker, &j);
     }
-    /* libtiff's strip tables are read here, on this thread: it is not
-     * thread-safe */
-    for (uint32_t s = 0; s < strips; s++) {
-        offset[s] = TIFFGetStrileOffset(tif, s);
-        count[s] = TIFFGetStrileByteCount(tif, s);
-    }
-    j.offset = offset;
-    j.count = count;
-    gi__share_work(threads < 1 ? 1 : threads > (int)strips ? (int)strips : threads,
-                   inflate_worker, &j);
     free(offset);
     free(count);
-    return j.done;
 }
 #else
-static uint8_t *inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, size_t row_bytes,
-                               const uint8_t *bytes, size_t size, int threads)
+static void inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, size_t row_bytes,
+                           const uint8_t *bytes, size_t size, int threads, uint8_t *done)
 {
     (void)tif, (void)p, (void)img, (void)row_bytes, (void)bytes, (void)size, (void)threads;
-    return NULL; /* libtiff reads every strip */
+    (void)done; /* libtiff reads every strip */
 }
 #endif
 
-/* Decodes the strips `done` does not mark (NULL: every strip). */
-static gi_status read_strips(TIFF *tif, const page_layout *p, gi_image *img, uint8_t *buf,
-                             size_t row_bytes, const uint8_t *done, const char *name,
-                             const char *why)
+/* The page's blocks (strips, or tiles) in libtiff's order: plane by
+ * plane, each plane's blocks row by row. */
+typedef struct {
+    uint32_t count;     /* every plane's */
+    uint32_t per_plane; /* strips or tiles a plane */
+    uint32_t across;    /* tiles a row of tiles (strips: 1) */
+    size_t row_bytes;   /* bytes a row of a block */
+} block_grid;
+
+static block_grid grid_of(const page_layout *p)
 {
     const int planes = p->planar == PLANARCONFIG_SEPARATE ? p->channels : 1;
-    const uint32_t per_plane = (p->height - 1) / p->rows_per_strip + 1;
-    for (int plane = 0; plane < planes; plane++)
-        for (uint32_t s = 0; s < per_plane; s++) {
-            if (done && done[s]) continue;
-            const uint32_t y = s * p->rows_per_strip;
-            const uint32_t rows = p->height - y < p->rows_per_strip ? p->height - y
-                                                                    : p->rows_per_strip;
-            const tmsize_t want = (tmsize_t)(rows * row_bytes);
-            const uint32_t index = (uint32_t)plane * per_plane + s;
-            if (TIFFReadEncodedStrip(tif, index, buf, want) != want)
-                return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (strip %u: %s)", name,
-                                index, *why ? why : "short or damaged");
-            place_block(img, p, buf, row_bytes, 0, y, p->width, rows,
-                        planes > 1 ? plane : -1);
-        }
-    return GI_OK;
+    block_grid g = {.row_bytes = (size_t)(p->tiled ? p->tile_w : p->width) *
+                                 (size_t)(p->channels / planes) * (p->bits / 8)};
+    if (p->tiled) {
+        g.across = (p->width - 1) / p->tile_w + 1;
+        g.per_plane = g.across * ((p->height - 1) / p->tile_h + 1);
+    } else {
+        g.across = 1;
+        g.per_plane = (p->height - 1) / p->rows_per_strip + 1;
+    }
+    g.count = g.per_plane * (uint32_t)planes;
+    return g;
 }
 
-static gi_status read_tiles(TIFF *tif, const page_layout *p, gi_image *img, uint8_t *buf,
-                            size_t row_bytes, const char *name, const char *why)
+/* Decodes block b with `tif` through buf (a block's bytes) into the image:
+ * 1, or 0 when libtiff cannot, with its strip or tile index in *index. */
+static int read_block(TIFF *tif, const page_layout *p, const block_grid *g, gi_image *img,
+                      uint8_t *buf, uint32_t b, uint32_t *index)
 {
-    const int planes = p->planar == PLANARCONFIG_SEPARATE ? p->channels : 1;
-    const tmsize_t want = (tmsize_t)(row_bytes * p->tile_h);
-    for (int plane = 0; plane < planes; plane++)
-        for (uint32_t y = 0; y < p->height; y += p->tile_h)
-            for (uint32_t x = 0; x < p->width; x += p->tile_w) {
-                const uint32_t tile = TIFFComputeTile(tif, x, y, 0, (uint16_t)plane);
-                if (TIFFReadEncodedTile(tif, tile, buf, want) != want)
-                    return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (tile %u: %s)", name,
-                                    tile, *why ? why : "short or damaged");
-                const uint32_t cols = p->width - x < p->tile_w ? p->width - x : p->tile_w;
-                const uint32_t rows = p->height - y < p->tile_h ? p->height - y : p->tile_h;
-                place_block(img, p, buf, row_bytes, x, y, cols, rows,
-                            planes > 1 ? plane : -1);
-            }
+    const int plane = (int)(b / g->per_plane), planes = (int)(g->count / g->per_plane);
+    const uint32_t k = b % g->per_plane;
+    uint32_t x = 0, y, cols = p->width, rows;
+    if (p->tiled) {
+        x = k % g->across * p->tile_w;
+        y = k / g->across * p->tile_h;
+        cols = p->width - x < p->tile_w ? p->width - x : p->tile_w;
+        rows = p->height - y < p->tile_h ? p->height - y : p->tile_h;
+        *index = TIFFComputeTile(tif, x, y, 0, (uint16_t)plane);
+        const tmsize_t want = (tmsize_t)(g->row_bytes * p->tile_h);
+        if (TIFFReadEncodedTile(tif, *index, buf, want) != want) return 0;
+    } else {
+        y = k * p->rows_per_strip;
+        rows = p->height - y < p->rows_per_strip ? p->height - y : p->rows_per_strip;
+        *index = b;
+        const tmsize_t want = (tmsize_t)(rows * g->row_bytes);
+        if (TIFFReadEncodedStrip(tif, b, buf, want) != want) return 0;
+    }
+    place_block(img, p, buf, g->row_bytes, x, y, cols, rows, planes > 1 ? plane : -1);
+    return 1;
+}
+
+/* The blocks libtiff decodes on several threads, each with a TIFF of its
+ * own over the same bytes (one TIFF is not to be used by two threads). */
+typedef struct {
+    const uint8_t *bytes;
+    size_t size;
+    const page_layout *p;
+    const block_grid *g;
+    gi_image *img;
+    uint8_t *done; /* 1: the block is in the image */
+    int next;
+} block_job;
+
+static void *block_worker(void *arg)
+{
+    block_job *j = arg;
+    gi_tiff_memory m;
+    TIFF *tif = gi__tiff_open_read(&m, j->bytes, j->size, libtiff_alloc_limit(j->size));
+    uint8_t *buf = tif ? malloc(j->g->row_bytes * (j->p->tiled ? j->p->tile_h
+                                                               : j->p->rows_per_strip))
+                       : NULL;
+    for (;;) {
+        const int b = buf ? __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED) : INT_MAX;
+        if ((uint32_t)b >= j->g->count) break;
+        uint32_t index;
+        /* a block that fails is left for the pass in order, which names it */
+        if (!j->done[b] && read_block(tif, j->p, j->g, j->img, buf, (uint32_t)b, &index))
+            j->done[b] = 1;
+    }
+    free(buf);
+    if (tif) TIFFClose(tif);
+    return NULL;
+}
+
+/* Decodes the blocks `done` does not mark: first on up to `threads`
+ * threads, then what is left in order with `tif`, so that a failure is
+ * the first block's, named as one thread would name it. */
+static gi_status read_blocks(TIFF *tif, const page_layout *p, const block_grid *g, gi_image *img,
+                             uint8_t *buf, uint8_t *done, const uint8_t *bytes, size_t size,
+                             int threads, const char *name, const char *why)
+{
+    if (threads > 1 && g->count > 1) {
+        block_job j = {.bytes = bytes, .size = size, .p = p, .g = g, .img = img, .done = done};
+        gi__share_work(threads > (int)g->count ? (int)g->count : threads, block_worker, &j);
+    }
+    for (uint32_t b = 0; b < g->count; b++) {
+        uint32_t index;
+        if (!done[b] && !read_block(tif, p, g, img, buf, b, &index))
+            return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (%s %u: %s)", name,
+                            p->tiled ? "tile" : "strip", index, *why ? why : "short or damaged");
+    }
     return GI_OK;
 }
 
@@ -360,21 +419,20 @@ gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, cons
         return st;
     }
     /* One block's bytes: a strip of rows_per_strip rows, or a tile. */
-    const int planes = p.planar == PLANARCONFIG_SEPARATE ? p.channels : 1;
-    const size_t row_bytes =
-        (size_t)(p.tiled ? p.tile_w : p.width) * (size_t)(p.channels / planes) * (p.bits / 8);
-    const size_t block = row_bytes * (p.tiled ? p.tile_h : p.rows_per_strip);
-    uint8_t *buf = malloc(block);
-    if (!buf || gi_image_alloc_depth(img, (int)p.width, (int)p.height, p.channels, p.bits) != GI_OK) {
+    const block_grid g = grid_of(&p);
+    const int threads = limits && limits->decode_threads > 1 ? limits->decode_threads : 1;
+    uint8_t *buf = malloc(g.row_bytes * (p.tiled ? p.tile_h : p.rows_per_strip));
+    uint8_t *done = calloc(g.count, 1);
+    if (!buf || !done ||
+        gi_image_alloc_depth(img, (int)p.width, (int)p.height, p.channels, p.bits) != GI_OK) {
         free(buf);
+        free(done);
         TIFFClose(tif);
         return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory for a %ux%u TIFF", name, p.width,
                         p.height);
     }
-    uint8_t *done = inflate_strips(tif, &p, img, row_bytes, bytes, size,
-                                   limits ? limits->decode_threads : 1);
-    st = p.tiled ? read_tiles(tif, &p, img, buf, row_bytes, name, m.error)
-                 : read_strips(tif, &p, img, buf, row_bytes, done, name, m.error);
+    inflate_strips(tif, &p, img, g.row_bytes, bytes, size, threads, done);
+    st = read_blocks(tif, &p, &g, img, buf, done, bytes, size, threads, name, m.error);
     free(done);
     free(buf);
     TIFFClose(tif);
