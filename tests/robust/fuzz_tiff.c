@@ -1,9 +1,11 @@
 /* libFuzzer target: the TIFF reader (lib/codec/tiff, libtiff behind the
  * checks and the limits) on any bytes. A failure leaves no image and
  * names the input; a decoded image is whole (every byte read), and the
- * writer's TIFF of it decodes to the same samples. The page count and the
- * metadata are read from the same bytes. In a build without libtiff every
+ * writer's TIFF of it decodes to the same samples; on 3 decode threads the
+ * samples, or the failure and its message, are the same as on one. The
+ * page count and the metadata are read from the same bytes. In a build without libtiff every
  * input is refused, saying so. */
+#include <stdio.h>
 #include <string.h>
 
 #include "codec/tiff/gi_tiff.h"
@@ -45,6 +47,23 @@ static void check_rewritten(const gi_image *img, gi_tiff_compression compression
     free(bytes);
 }
 
+/* Decoding on 3 threads ends as decoding on one did: the same samples, or
+ * the same failure and message (`why`). */
+static void check_threads_agree(const uint8_t *data, size_t size, gi_load_limits limits,
+                                gi_status st, const gi_image *img, const char *why)
+{
+    limits.decode_threads = 3;
+    gi_image again;
+    FUZZ_REQUIRE(gi__tiff_decode(&again, data, size, "fuzz-input", &limits) == st);
+    if (st != GI_OK) {
+        FUZZ_REQUIRE(strcmp(gi_last_error(), why) == 0);
+        return;
+    }
+    FUZZ_REQUIRE(again.stride == img->stride && again.height == img->height &&
+                 memcmp(again.data, img->data, img->stride * (size_t)img->height) == 0);
+    gi_image_free(&again);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gi_load_limits limits;
@@ -52,6 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     limits.max_pixels = FUZZ_MAX_PIXELS;
     gi_image img;
     gi_status st = gi__tiff_decode(&img, data, size, "fuzz-input", &limits);
+    char why[1024]; /* gi_last_error's size */
+    snprintf(why, sizeof why, "%s", st == GI_OK ? "" : gi_last_error());
+    check_threads_agree(data, size, limits, st, &img, why);
     if (st != GI_OK) {
         FUZZ_REQUIRE(img.data == NULL && img.width == 0);
         FUZZ_REQUIRE(strstr(gi_last_error(), "fuzz-input") != NULL);
