@@ -301,7 +301,10 @@ static block_grid grid_of(const page_layout *p)
 }
 
 /* Decodes block b with `tif` through buf (a block's bytes) into the image:
- * 1, or 0 when libtiff cannot, with its strip or tile index in *index. */
+ * 1, or 0 when libtiff cannot, with its strip or tile index in *index.
+ * buf is zeroed first: libtiff (4.5, its deflate through libdeflate) can
+ * report a short deflate strip as whole and leave its end unwritten, and
+ * the image must not depend on what the buffer held before. */
 static int read_block(TIFF *tif, const page_layout *p, const block_grid *g, gi_image *img,
                       uint8_t *buf, uint32_t b, uint32_t *index)
 {
@@ -315,12 +318,14 @@ static int read_block(TIFF *tif, const page_layout *p, const block_grid *g, gi_i
         rows = p->height - y < p->tile_h ? p->height - y : p->tile_h;
         *index = TIFFComputeTile(tif, x, y, 0, (uint16_t)plane);
         const tmsize_t want = (tmsize_t)(g->row_bytes * p->tile_h);
+        memset(buf, 0, (size_t)want);
         if (TIFFReadEncodedTile(tif, *index, buf, want) != want) return 0;
     } else {
         y = k * p->rows_per_strip;
         rows = p->height - y < p->rows_per_strip ? p->height - y : p->rows_per_strip;
         *index = b;
         const tmsize_t want = (tmsize_t)(rows * g->row_bytes);
+        memset(buf, 0, (size_t)want);
         if (TIFFReadEncodedStrip(tif, b, buf, want) != want) return 0;
     }
     place_block(img, p, buf, g->row_bytes, x, y, cols, rows, planes > 1 ? plane : -1);
