@@ -226,14 +226,15 @@ typedef enum gi_format {
  * PNGs to stb's very pixels), "pnm" or "libtiff"; "" before the first. */
 GI_API const char *gi_last_codec(void);
 
-/* Limits checked before any large allocation, and a JPEG decode's threads. */
+/* Limits checked before any large allocation, and a decode's threads. */
 typedef struct gi_load_limits {
     uint64_t max_input_bytes; /* default 1 GiB */
     uint64_t max_pixels;      /* width * height, default 16384 * 16384 */
-    /* Threads one JPEG decode may use (restart intervals of the entropy
-     * decoding, bands of rows of the IDCT and colour): 0 (the default) or
-     * 1 decodes on the calling thread alone. The pixels do not depend on
-     * it. gi_batch_run sets it for a batch of one image, whose decode
+    /* Threads one JPEG or TIFF decode may use (JPEG: restart intervals of
+     * the entropy decoding, bands of rows of the IDCT and colour; TIFF: its
+     * strips or tiles): 0 (the default) or 1 decodes on the calling thread
+     * alone. The pixels, and the message for a damaged file, do not depend
+     * on it. gi_batch_run sets it for a batch of one image, whose decode
      * would otherwise leave the other cores idle. */
     int decode_threads;
     /* JPEG shrink-on-load, for thumbnails: 0 (the default) decodes at full
