@@ -233,8 +233,8 @@ typedef struct gi_load_limits {
     /* Threads one JPEG or TIFF decode may use (JPEG: restart intervals of
      * the entropy decoding, bands of rows of the IDCT and colour; TIFF: its
      * strips or tiles): 0 (the default) or 1 decodes on the calling thread
-     * alone. The pixels, and the message for a damaged file, do not depend
-     * on it. gi_batch_run sets it for a batch of one image, whose decode
+     * alone. The pixels do not depend on it (nor, for a TIFF, the message
+     * for a damaged file). gi_batch_run sets it for a batch of one image, whose decode
      * would otherwise leave the other cores idle. */
     int decode_threads;
     /* JPEG shrink-on-load, for thumbnails: 0 (the default) decodes at full

@@ -453,8 +453,8 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     the batch's threads, one call at a time); if it raises, no new file
     starts and the exception comes out of batch(). depth: 8 or 16 bits a
     sample written (None: each image's own) and tiff_compression, as save().
-    On CUDA the images
-    spread over every GPU, or run on GPU N alone with device "cuda:N"."""
+    On CUDA the images spread over every GPU, or run on GPU N alone with
+    device "cuda:N"."""
     if depth not in (None, 8, 16):
         raise ValueError(f"depth {depth!r}: expected 8, 16 or None (the image's)")
     code, gpu, named = _device_choice(device)
