@@ -1398,7 +1398,9 @@ typedef struct gi_batch_options {
      * the GPU that will finish it first (its queued work over its rate).
      * A GPU that fails hands its images to the others (under AUTO, to the
      * CPU when none is left). count 0: every visible GPU. With `context`
-     * set, that context's GPU alone. */
+     * set, that context's GPU alone, unless GPUs are named here: then the
+     * context's lanes run on its GPU and the others named get lanes of
+     * their own. */
     gi_gpus gpus;
 } gi_batch_options;
 typedef struct gi_batch_waits {

@@ -450,12 +450,15 @@ static void *compute_worker(void *arg);
 /* The GPUs of the batch besides the first, with their rates, and their
  * lanes started (by the first lane, once the batch runs on CUDA): lanes
  * per GPU as on the first. A GPU that cannot be had is left out; an
- * explicit list was checked by gi_batch_run. */
+ * explicit list was checked by gi_batch_run. A lent context keeps the
+ * batch on its GPU unless the caller named GPUs (gpuimg serve names its
+ * own: a served folder uses them all, as it would in the client's
+ * process). */
 static void add_gpu_lanes(pipeline *p)
 {
     gi_gpus chosen;
     gi_device_info info;
-    if (p->opts->context || p->shape.codec_workers == 0 ||
+    if ((p->opts->context && p->opts->gpus.count == 0) || p->shape.codec_workers == 0 ||
         gi_gpus_resolve(&p->opts->gpus, &chosen) != GI_OK)
         return;
     gi__gpu_load more[GI_MAX_GPUS];

@@ -50,6 +50,9 @@ typedef struct {
     gi_context *warm[MAX_JOBS];
     char busy[MAX_JOBS];
     int gpu_of[MAX_JOBS];
+    /* The GPUs the warm contexts run on (count 0: none): a batch lent one
+     * of them spreads its images over all (gi_batch_options.gpus). */
+    gi_gpus gpus;
     pthread_mutex_t lock;
     pthread_cond_t changed; /* a turn, a client gone, shutting down (CLOCK_MONOTONIC) */
     waiter *queue;          /* the jobs waiting, first come first */
@@ -272,7 +275,10 @@ static void run_batch(client *c, gi__serve_job *job, int slot, int cores)
         gi_batch_options o = job->opts;
         o.waits = &waits;
         o.cores = cores;
-        if (o.device == c->srv->o->device) o.context = c->srv->warm[slot];
+        if (o.device == c->srv->o->device) {
+            o.context = c->srv->warm[slot];
+            o.gpus = c->srv->gpus;
+        }
         o.stop = &c->stop;
         o.on_item = send_item;
         o.user = c;
@@ -492,7 +498,7 @@ static void raise_fd_limit(void)
  * each job, on its one core, blurred on the CPU in 120 ms. A lone job
  * still plans on its own share and may take the CPU. With several GPUs
  * chosen the slots take them in turn. Says in srv->device whether CUDA
- * runs in them, and on which GPUs. */
+ * runs in them, and on which GPUs, and keeps those GPUs in srv->gpus. */
 static void warm_up(server *srv, gi_device device, int jobs)
 {
     gi_gpus gpus = {0};
@@ -518,6 +524,7 @@ static void warm_up(server *srv, gi_device device, int jobs)
     for (int k = 0; started && k < gpus.count && k < jobs; k++) {
         size_t n = strlen(srv->device);
         snprintf(srv->device + n, sizeof srv->device - n, " %d", gpus.index[k]);
+        srv->gpus.index[srv->gpus.count++] = gpus.index[k];
     }
 }
 

@@ -4,8 +4,9 @@
 # channels).
 #   same-bytes: `--gpus 1`, `--gpus 0,1`, `--gpus 0-3` (with four GPUs) and
 #     `--gpus all` under the default device write the bytes `--gpus 0` and
-#     `--device cpu` write; -v names a GPU on each image's line. Skips (77)
-#     with fewer than two GPUs.
+#     `--device cpu` write; -v names a GPU on each image's line; so does a
+#     call of the folder through a server of GPUs 0 and 1. Skips (77) with
+#     fewer than two GPUs.
 #   failure: GPUIMG_TEST_FAIL_GPU=0 fails GPU 0 after its lanes' first
 #     images. With two GPUs, GPU 1 takes its images: every output written,
 #     the same bytes, each image reported once. With GPU 0 alone, under
@@ -21,7 +22,8 @@ gpus=$("$gpuimg" info --no-bandwidth 2>/dev/null | grep -c '^cuda device [0-9]*:
 unset GPUIMG_DEVICE GPUIMG_GPUS GPUIMG_TEST_FAIL_GPU
 
 tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+server_pid=
+trap '[ -z "$server_pid" ] || kill "$server_pid"; rm -rf "$tmp"' EXIT
 passed=0 failed=0
 check() {
     msg=$1
@@ -102,6 +104,29 @@ if [ "$mode" = same-bytes ]; then
         [ "$(grep -c ' -> .* on gpu 1: ' "$tmp/gpus-1.log")" = "$n" ]
     check "--gpus 0,1: a line without its GPU" \
         [ "$(grep -c ' -> .* on gpu [01]: ' "$tmp/gpus-0,1.log")" = "$n" ]
+    # A server of GPUs 0 and 1: a call of the folder runs in it, over both
+    # GPUs' lanes, and writes the same bytes.
+    sock=$tmp/socket
+    "$gpuimg" serve --socket "$sock" --device cuda --gpus 0,1 2>"$tmp/server.log" &
+    server_pid=$!
+    i=0
+    while [ $i -lt 200 ] && ! GPUIMG_SERVER=$sock "$gpuimg" info --no-bandwidth 2>/dev/null |
+        grep -q "^server: $sock"; do
+        i=$((i + 1))
+        sleep 0.05
+    done
+    GPUIMG_SERVER=$sock "$gpuimg" -v blur --sigma 2 --device cuda -o "$tmp/served" "$tmp"/in/* \
+        2>"$tmp/served.log"
+    rc=$?
+    kill "$server_pid" && wait "$server_pid"
+    server_pid=
+    check "served: exit $rc" [ "$rc" = 0 ]
+    check "served: ran in the client's process" [ "$(grep -c 'in this process' "$tmp/served.log")" = 0 ]
+    check "served: differs from --gpus 0" same_outputs "$tmp/served" "$tmp/one"
+    check "served: an image reported twice or never" reported_once "$tmp/served.log"
+    check "served: a line without a GPU of the server" \
+        [ "$(grep -c ' -> .* on gpu [01]: ' "$tmp/served.log")" = "$n" ]
+    echo "served, images per GPU: $(grep -o ' on gpu [01]: ' "$tmp/served.log" | sort | uniq -c | tr -s ' \n' ' ')"
 else
     if [ "$gpus" -ge 2 ]; then
         fail=GPUIMG_TEST_FAIL_GPU=0
