@@ -181,6 +181,33 @@ static uint32_t strip_rows(const page_layout *p, uint32_t k)
     return p->height - y < p->rows_per_strip ? p->height - y : p->rows_per_strip;
 }
 
+/* The page's blocks (strips, or tiles) in libtiff's order: plane by
+ * plane, each plane's blocks row by row. */
+typedef struct {
+    uint32_t count;     /* every plane's */
+    uint32_t per_plane; /* strips or tiles a plane */
+    uint32_t across;    /* tiles a row of tiles (strips: 1) */
+    size_t row_bytes;   /* bytes a row of a block */
+    size_t block_bytes; /* bytes a whole block (a short last strip uses fewer) */
+} block_grid;
+
+static block_grid grid_of(const page_layout *p)
+{
+    const int planes = p->planar == PLANARCONFIG_SEPARATE ? p->channels : 1;
+    block_grid g = {.row_bytes = (size_t)(p->tiled ? p->tile_w : p->width) *
+                                 (size_t)(p->channels / planes) * (p->bits / 8)};
+    if (p->tiled) {
+        g.across = (p->width - 1) / p->tile_w + 1;
+        g.per_plane = g.across * ((p->height - 1) / p->tile_h + 1);
+    } else {
+        g.across = 1;
+        g.per_plane = (p->height - 1) / p->rows_per_strip + 1;
+    }
+    g.count = g.per_plane * (uint32_t)planes;
+    g.block_bytes = g.row_bytes * (p->tiled ? p->tile_h : p->rows_per_strip);
+    return g;
+}
+
 #ifdef GPUIMG_HAVE_LIBDEFLATE
 /* The strips libdeflate inflates (inflate_job), shared by the threads. */
 typedef struct {
@@ -240,7 +267,7 @@ static void *inflate_worker(void *arg)
 /* Inflates what strips it can into img on up to `threads` threads,
  * marking each in done[] (one flag a strip); a page of another kind, or
  * short memory, leaves them all to libtiff. */
-static void inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, size_t row_bytes,
+static void inflate_strips(TIFF *tif, const page_layout *p, const block_grid *g, gi_image *img,
                            const uint8_t *bytes, size_t size, int threads, uint8_t *done)
 {
     uint16_t predictor = PREDICTOR_NONE;
@@ -248,12 +275,12 @@ static void inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, size_
     if (p->tiled || p->planar != PLANARCONFIG_CONTIG ||
         (p->compression != COMPRESSION_ADOBE_DEFLATE && p->compression != COMPRESSION_DEFLATE) ||
         (predictor != PREDICTOR_NONE && predictor != PREDICTOR_HORIZONTAL) ||
-        img->stride != row_bytes)
+        img->stride != g->row_bytes)
         return;
-    const uint32_t strips = (p->height - 1) / p->rows_per_strip + 1;
+    const uint32_t strips = g->count; /* one plane: a strip a block */
     if (TIFFNumberOfStrips(tif) < strips) return; /* libtiff names the damage */
     inflate_job j = {.bytes = bytes, .size = size, .p = p, .img = img, .strips = strips,
-                     .row_bytes = row_bytes, .predictor = predictor,
+                     .row_bytes = g->row_bytes, .predictor = predictor,
                      .swap = TIFFIsByteSwapped(tif), .done = done};
     uint64_t *offset = malloc(sizeof *offset * strips), *count = malloc(sizeof *count * strips);
     if (offset && count) {
@@ -272,38 +299,13 @@ static void inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, size_
     free(count);
 }
 #else
-static void inflate_strips(TIFF *tif, const page_layout *p, gi_image *img, size_t row_bytes,
+static void inflate_strips(TIFF *tif, const page_layout *p, const block_grid *g, gi_image *img,
                            const uint8_t *bytes, size_t size, int threads, uint8_t *done)
 {
-    (void)tif, (void)p, (void)img, (void)row_bytes, (void)bytes, (void)size, (void)threads;
+    (void)tif, (void)p, (void)g, (void)img, (void)bytes, (void)size, (void)threads;
     (void)done; /* libtiff reads every strip */
 }
 #endif
-
-/* The page's blocks (strips, or tiles) in libtiff's order: plane by
- * plane, each plane's blocks row by row. */
-typedef struct {
-    uint32_t count;     /* every plane's */
-    uint32_t per_plane; /* strips or tiles a plane */
-    uint32_t across;    /* tiles a row of tiles (strips: 1) */
-    size_t row_bytes;   /* bytes a row of a block */
-} block_grid;
-
-static block_grid grid_of(const page_layout *p)
-{
-    const int planes = p->planar == PLANARCONFIG_SEPARATE ? p->channels : 1;
-    block_grid g = {.row_bytes = (size_t)(p->tiled ? p->tile_w : p->width) *
-                                 (size_t)(p->channels / planes) * (p->bits / 8)};
-    if (p->tiled) {
-        g.across = (p->width - 1) / p->tile_w + 1;
-        g.per_plane = g.across * ((p->height - 1) / p->tile_h + 1);
-    } else {
-        g.across = 1;
-        g.per_plane = (p->height - 1) / p->rows_per_strip + 1;
-    }
-    g.count = g.per_plane * (uint32_t)planes;
-    return g;
-}
 
 /* Decodes block b with `tif` through buf (a block's bytes) into the image:
  * 1, or 0 when libtiff cannot, with its strip or tile index in *index.
@@ -322,7 +324,7 @@ static int read_block(TIFF *tif, const page_layout *p, const block_grid *g, gi_i
         cols = p->width - x < p->tile_w ? p->width - x : p->tile_w;
         rows = p->height - y < p->tile_h ? p->height - y : p->tile_h;
         *index = TIFFComputeTile(tif, x, y, 0, (uint16_t)plane);
-        const tmsize_t want = (tmsize_t)(g->row_bytes * p->tile_h);
+        const tmsize_t want = (tmsize_t)g->block_bytes;
         memset(buf, 0, (size_t)want);
         if (TIFFReadEncodedTile(tif, *index, buf, want) != want) return 0;
     } else {
@@ -354,9 +356,7 @@ static void *block_worker(void *arg)
     block_job *j = arg;
     gi_tiff_memory m;
     TIFF *tif = gi__tiff_open_read(&m, j->bytes, j->size, libtiff_alloc_limit(j->size));
-    uint8_t *buf = tif ? malloc(j->g->row_bytes * (j->p->tiled ? j->p->tile_h
-                                                               : j->p->rows_per_strip))
-                       : NULL;
+    uint8_t *buf = tif ? malloc(j->g->block_bytes) : NULL;
     for (;;) {
         const int b = buf ? __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED) : INT_MAX;
         if ((uint32_t)b >= j->g->count) break;
@@ -428,10 +428,10 @@ gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, cons
         TIFFClose(tif);
         return st;
     }
-    /* One block's bytes: a strip of rows_per_strip rows, or a tile. */
+    /* The page's blocks, and one block's bytes to decode them through. */
     const block_grid g = grid_of(&p);
     const int threads = limits && limits->decode_threads > 1 ? limits->decode_threads : 1;
-    uint8_t *buf = malloc(g.row_bytes * (p.tiled ? p.tile_h : p.rows_per_strip));
+    uint8_t *buf = malloc(g.block_bytes);
     uint8_t *done = calloc(g.count, 1);
     if (!buf || !done ||
         gi_image_alloc_depth(img, (int)p.width, (int)p.height, p.channels, p.bits) != GI_OK) {
@@ -441,7 +441,7 @@ gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, cons
         return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory for a %ux%u TIFF", name, p.width,
                         p.height);
     }
-    inflate_strips(tif, &p, img, g.row_bytes, bytes, size, threads, done);
+    inflate_strips(tif, &p, &g, img, bytes, size, threads, done);
     st = read_blocks(tif, &p, &g, img, buf, done, bytes, size, threads, name, m.error);
     free(done);
     free(buf);
