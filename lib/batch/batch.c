@@ -500,25 +500,25 @@ static void add_gpu_lanes(pipeline *p)
     }
 }
 
-/* A lane of a GPU after the first: a context of the batch's device on
- * that GPU, which must run on CUDA (under AUTO, a GPU that cannot start
- * leaves its lanes closed rather than computing on the CPU beside it). */
+/* A lane of a GPU after the first: a CUDA context on that GPU. The batch's
+ * plan chose CUDA already (these lanes open only then), and each image
+ * goes to the GPU that finishes it first (take_job), so the lane does not
+ * weigh CUDA against the CPU again: under AUTO, a fresh context would count
+ * a whole CUDA start-up against the CPU's every core, though the CPU's
+ * share is the codec workers' and the bridge's, and in a server the GPU
+ * is warm. (A served folder on a 64-core host kept GPUs 1-3 idle so.) A
+ * GPU that cannot start leaves its lanes closed rather than computing on
+ * the CPU beside it. */
 static void open_gpu_lane(pipeline *p, compute_lane *lane)
 {
-    gi_context_options opts = {p->opts->device, p->shape.lane_cpu_threads,
+    gi_context_options opts = {GI_DEVICE_CUDA, p->shape.lane_cpu_threads,
                                p->gpus[lane->gpu].index};
     if (gi_context_create(&lane->ctx, &opts) != GI_OK) {
         lane->ctx = NULL;
-        snprintf(lane->why, sizeof lane->why, "%s", gi_last_error());
+        snprintf(lane->why, sizeof lane->why, "GPU %d: %s", opts.gpu, gi_last_error());
         return;
     }
     plan_lane(p, lane);
-    if (strcmp(gi_context_backend(lane->ctx), "cuda") != 0) {
-        snprintf(lane->why, sizeof lane->why, "GPU %d: %s", opts.gpu,
-                 gi_context_fallback_reason(lane->ctx));
-        gi_context_destroy(lane->ctx);
-        lane->ctx = NULL;
-    }
 }
 
 /* Opens a lane's context on the lane's own thread, so that CUDA starts

@@ -5,8 +5,9 @@
 #   same-bytes: `--gpus 1`, `--gpus 0,1`, `--gpus 0-3` (with four GPUs) and
 #     `--gpus all` under the default device write the bytes `--gpus 0` and
 #     `--device cpu` write; -v names a GPU on each image's line; so does a
-#     call of the folder through a server of GPUs 0 and 1. Skips (77) with
-#     fewer than two GPUs.
+#     call of the folder through a server of GPUs 0 and 1 under CUDA, and
+#     under the default device GPU 1 takes images in such a call too.
+#     Skips (77) with fewer than two GPUs.
 #   failure: GPUIMG_TEST_FAIL_GPU=0 fails GPU 0 after its lanes' first
 #     images. With two GPUs, GPU 1 takes its images: every output written,
 #     the same bytes, each image reported once. With GPU 0 alone, under
@@ -104,29 +105,38 @@ if [ "$mode" = same-bytes ]; then
         [ "$(grep -c ' -> .* on gpu 1: ' "$tmp/gpus-1.log")" = "$n" ]
     check "--gpus 0,1: a line without its GPU" \
         [ "$(grep -c ' -> .* on gpu [01]: ' "$tmp/gpus-0,1.log")" = "$n" ]
-    # A server of GPUs 0 and 1: a call of the folder runs in it, over both
-    # GPUs' lanes, and writes the same bytes.
-    sock=$tmp/socket
-    "$gpuimg" serve --socket "$sock" --device cuda --gpus 0,1 2>"$tmp/server.log" &
-    server_pid=$!
-    i=0
-    while [ $i -lt 200 ] && ! GPUIMG_SERVER=$sock "$gpuimg" info --no-bandwidth 2>/dev/null |
-        grep -q "^server: $sock"; do
-        i=$((i + 1))
-        sleep 0.05
-    done
-    GPUIMG_SERVER=$sock "$gpuimg" -v blur --sigma 2 --device cuda -o "$tmp/served" "$tmp"/in/* \
-        2>"$tmp/served.log"
-    rc=$?
-    kill "$server_pid" && wait "$server_pid"
-    server_pid=
-    check "served: exit $rc" [ "$rc" = 0 ]
-    check "served: ran in the client's process" [ "$(grep -c 'in this process' "$tmp/served.log")" = 0 ]
-    check "served: differs from --gpus 0" same_outputs "$tmp/served" "$tmp/one"
-    check "served: an image reported twice or never" reported_once "$tmp/served.log"
-    check "served: a line without a GPU of the server" \
-        [ "$(grep -c ' -> .* on gpu [01]: ' "$tmp/served.log")" = "$n" ]
-    echo "served, images per GPU: $(grep -o ' on gpu [01]: ' "$tmp/served.log" | sort | uniq -c | tr -s ' \n' ' ')"
+    # served DEVICE: a call of the folder through a server of GPUs 0 and 1
+    # under DEVICE runs in it, over both GPUs' lanes, and writes the same
+    # bytes. Under the default device GPU 1's lanes open on CUDA too: the
+    # lent context's plan chose the GPU, and the other GPU does not weigh
+    # itself against the CPU again.
+    served() {
+        sock=$tmp/socket-$1
+        "$gpuimg" serve --socket "$sock" --device "$1" --gpus 0,1 2>"$tmp/server-$1.log" &
+        server_pid=$!
+        i=0
+        while [ $i -lt 200 ] && ! GPUIMG_SERVER=$sock "$gpuimg" info --no-bandwidth 2>/dev/null |
+            grep -q "^server: $sock"; do
+            i=$((i + 1))
+            sleep 0.05
+        done
+        GPUIMG_SERVER=$sock "$gpuimg" -v blur --sigma 2 --device "$1" -o "$tmp/served-$1" \
+            "$tmp"/in/* 2>"$tmp/served-$1.log"
+        rc=$?
+        kill "$server_pid" && wait "$server_pid"
+        server_pid=
+        log=$tmp/served-$1.log
+        check "served, $1: exit $rc" [ "$rc" = 0 ]
+        check "served, $1: ran in the client's process" [ "$(grep -c 'in this process' "$log")" = 0 ]
+        check "served, $1: differs from --gpus 0" same_outputs "$tmp/served-$1" "$tmp/one"
+        check "served, $1: an image reported twice or never" reported_once "$log"
+        check "served, $1: GPU 1 took no image" grep -q ' -> .* on gpu 1: ' "$log"
+        echo "served, $1, images per GPU: $(grep -o ' on gpu [01]: ' "$log" | sort | uniq -c | tr -s ' \n' ' ')"
+    }
+    served cuda
+    check "served, cuda: a line without a GPU of the server" \
+        [ "$(grep -c ' -> .* on gpu [01]: ' "$tmp/served-cuda.log")" = "$n" ]
+    served auto
 else
     if [ "$gpus" -ge 2 ]; then
         fail=GPUIMG_TEST_FAIL_GPU=0
