@@ -134,6 +134,42 @@ cudaError_t gi_cuda_jpeg_idct(const int16_t *coeffs, int blocks_w, int blocks_x,
 cudaError_t gi_cuda_jpeg_colour(const gi_cuda_jpeg_frame *frame, uint8_t *dst, size_t pitch,
                                 cudaStream_t stream);
 
+/* Shrink-on-load (lib/codec/jpeg/jpeg_shrink.h, whose reduced IDCT and
+ * sampling these kernels mirror): an N-point IDCT table, A_N[x][u] at
+ * a[x * n + u]. */
+typedef struct gi_cuda_jpeg_reduced_table {
+    int32_t a[64];
+    int n; /* 1, 2, 4 or 8 */
+} gi_cuda_jpeg_reduced_table;
+
+/* The blocks (bx < blocks_x, by < block_rows) of one component's
+ * coefficients, dequantized, through the nx x ny reduced IDCT into plane
+ * (device; block (bx, by) at row ny by, column nx bx). */
+cudaError_t gi_cuda_jpeg_reduced_idct(const int16_t *coeffs, int blocks_w, int blocks_x,
+                                      int block_rows, const gi_cuda_jpeg_quant *quant,
+                                      const gi_cuda_jpeg_reduced_table *ax,
+                                      const gi_cuda_jpeg_reduced_table *ay, uint8_t *plane,
+                                      size_t pitch, cudaStream_t stream);
+
+/* One component's reduced plane as the shrunk image reads it: output pixel
+ * (x, y) takes sample (min(x x_num / x_den, width - 1), likewise y). */
+typedef struct gi_cuda_jpeg_reduced_component {
+    const uint8_t *plane;
+    size_t pitch;
+    int width, height;
+    long long x_num, x_den, y_num, y_den;
+} gi_cuda_jpeg_reduced_component;
+
+typedef struct gi_cuda_jpeg_reduced_frame {
+    int width, height, out_channels; /* the shrunk image: 1 or 3 channels */
+    int ncomp_used;                  /* 1: gray; 3: YCbCr */
+    gi_cuda_jpeg_reduced_component comp[3];
+} gi_cuda_jpeg_reduced_frame;
+
+/* The shrunk image's pixels from the reduced planes into dst (device). */
+cudaError_t gi_cuda_jpeg_reduced_colour(const gi_cuda_jpeg_reduced_frame *frame, uint8_t *dst,
+                                        size_t pitch, cudaStream_t stream);
+
 /* The exact JPEG writer (lib/codec/jpeg/jpeg_write.h, whose CPU scan these
  * match byte for byte): a quality's tables as jpeg_scan.h's jpeg_tables
  * holds them, and the zigzag order. */

@@ -10,7 +10,12 @@
  * sample (the CPU's row functions unrolled: each output sample of stb's
  * h2, v2 and hv2 filters depends on at most three input samples of two
  * rows) and converts the colour. All integer arithmetic: no rounding mode
- * or contraction can make the two backends differ. */
+ * or contraction can make the two backends differ.
+ *
+ * Shrink-on-load has two launches of its own: jpeg_reduced_idct, one thread
+ * per block making its nx x ny samples, and jpeg_reduced_colour, one thread
+ * per pixel of the shrunk image (lib/codec/jpeg/jpeg_shrink.c is their
+ * definition). */
 #include "gi_kernels.h"
 #include "codec/jpeg/jpeg_recon_idct.h"
 #include "codec/jpeg/jpeg_recon_plan.h"
@@ -137,7 +142,92 @@ __global__ void jpeg_colour(gi_cuda_jpeg_frame f, uint8_t *dst, size_t pitch)
     for (int c = 0; c < f.out_channels; c++) out[c] = rgb[c];
 }
 
+/* jpeg_shrink.c's reduced_idct_n for one block: f dequantized in 16 bits,
+ * g = A_ny f in 32 bits, A_nx g in 64, rounded at 2^24 and levelled. */
+__global__ void jpeg_reduced_idct(const int16_t *coeffs, int blocks_w, int blocks_x,
+                                  int block_rows, gi_cuda_jpeg_quant quant,
+                                  gi_cuda_jpeg_reduced_table ax, gi_cuda_jpeg_reduced_table ay,
+                                  uint8_t *plane, size_t pitch)
+{
+    int bx = blockIdx.x * blockDim.x + threadIdx.x;
+    int by = blockIdx.y * blockDim.y + threadIdx.y;
+    if (bx >= blocks_x || by >= block_rows) return;
+    const int16_t *src = coeffs + 64 * ((size_t)by * blocks_w + bx);
+    const int nx = ax.n, ny = ay.n;
+    int32_t f[8][8], g[8][8];
+    for (int v = 0; v < ny; v++)
+        for (int u = 0; u < nx; u++) f[v][u] = (int16_t)(src[8 * v + u] * quant.q[8 * v + u]);
+    for (int y = 0; y < ny; y++)
+        for (int u = 0; u < nx; u++) {
+            int32_t sum = 0;
+            for (int v = 0; v < ny; v++) sum += ay.a[y * ny + v] * f[v][u];
+            g[y][u] = sum;
+        }
+    for (int y = 0; y < ny; y++) {
+        uint8_t *out = plane + (size_t)(by * ny + y) * pitch + (size_t)bx * nx;
+        for (int x = 0; x < nx; x++) {
+            long long sum = 0;
+            for (int u = 0; u < nx; u++) sum += (long long)ax.a[x * nx + u] * g[y][u];
+            out[x] = clamp255((int)(((sum + (1 << 23)) >> 24) + 128));
+        }
+    }
+}
+
+__device__ __forceinline__ int reduced_sample(const gi_cuda_jpeg_reduced_component &c, int x, int y)
+{
+    long long sx = x * c.x_num / c.x_den, sy = y * c.y_num / c.y_den;
+    if (sx >= c.width) sx = c.width - 1;
+    if (sy >= c.height) sy = c.height - 1;
+    return c.plane[(size_t)sy * c.pitch + (size_t)sx];
+}
+
+/* jpeg_shrink.c's image_from_planes for one pixel. */
+__global__ void jpeg_reduced_colour(gi_cuda_jpeg_reduced_frame f, uint8_t *dst, size_t pitch)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= f.width || y >= f.height) return;
+    uint8_t *out = dst + (size_t)y * pitch + (size_t)x * f.out_channels;
+    if (f.ncomp_used == 1) {
+        const uint8_t v = (uint8_t)reduced_sample(f.comp[0], x, y);
+        for (int c = 0; c < f.out_channels; c++) out[c] = v;
+        return;
+    }
+    uint8_t rgb[3];
+    ycc_to_rgb(reduced_sample(f.comp[0], x, y), reduced_sample(f.comp[1], x, y),
+               reduced_sample(f.comp[2], x, y), rgb);
+    for (int c = 0; c < 3; c++) out[c] = rgb[c];
+}
+
 } // namespace
+
+extern "C" cudaError_t gi_cuda_jpeg_reduced_idct(const int16_t *coeffs, int blocks_w,
+                                                 int blocks_x, int block_rows,
+                                                 const gi_cuda_jpeg_quant *quant,
+                                                 const gi_cuda_jpeg_reduced_table *ax,
+                                                 const gi_cuda_jpeg_reduced_table *ay,
+                                                 uint8_t *plane, size_t pitch, cudaStream_t stream)
+{
+    if (blocks_x <= 0 || block_rows <= 0) return cudaSuccess;
+    dim3 threads(IDCT_THREADS_X, IDCT_THREADS_Y);
+    dim3 grid((blocks_x + IDCT_THREADS_X - 1) / IDCT_THREADS_X,
+              (block_rows + IDCT_THREADS_Y - 1) / IDCT_THREADS_Y);
+    jpeg_reduced_idct<<<grid, threads, 0, stream>>>(coeffs, blocks_w, blocks_x, block_rows,
+                                                    *quant, *ax, *ay, plane, pitch);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t gi_cuda_jpeg_reduced_colour(const gi_cuda_jpeg_reduced_frame *frame,
+                                                   uint8_t *dst, size_t pitch,
+                                                   cudaStream_t stream)
+{
+    if (frame->width <= 0 || frame->height <= 0) return cudaSuccess;
+    dim3 threads(COLOUR_THREADS_X, COLOUR_THREADS_Y);
+    dim3 grid((frame->width + COLOUR_THREADS_X - 1) / COLOUR_THREADS_X,
+              (frame->height + COLOUR_THREADS_Y - 1) / COLOUR_THREADS_Y);
+    jpeg_reduced_colour<<<grid, threads, 0, stream>>>(*frame, dst, pitch);
+    return cudaGetLastError();
+}
 
 extern "C" cudaError_t gi_cuda_jpeg_idct(const int16_t *coeffs, int blocks_w, int blocks_x,
                                          int block_rows, const gi_cuda_jpeg_quant *quant,

@@ -710,10 +710,11 @@ static gi_status reserve_jpeg(cuda_state *s, const gi_jpeg_coeffs *c, const gi__
 {
     image_op op;
     size_t bytes = 0;
+    int w, h;
+    gi__jpeg_output_size(c, &w, &h);
     gi_status st = describe(&ch->steps[0], &op);
     if (st == GI_OK)
-        st = device_layout((size_t)c->width * (size_t)c->out_channels, c->height, op.in_align,
-                           pitch, &bytes);
+        st = device_layout((size_t)w * (size_t)c->out_channels, h, op.in_align, pitch, &bytes);
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->src, bytes, "JPEG decode");
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->coeffs, c->storage_bytes, "JPEG decode");
     if (st == GI_OK) st = gi__cuda_reserve_device(&s->planes, gi__cuda_jpeg_planes_bytes(c), "JPEG decode");
@@ -783,7 +784,9 @@ static gi_status cuda_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
     gi_status st = reserve_result_stage(s, chain);
     if (st == GI_OK) st = reserve_jpeg(s, c, chain, &pitch);
     if (st == GI_OK) st = queue_jpeg(s, c, pitch);
-    const gi_image src = {.data = s->src.ptr, .width = c->width, .height = c->height,
+    int w, h;
+    gi__jpeg_output_size(c, &w, &h);
+    const gi_image src = {.data = s->src.ptr, .width = w, .height = h,
                           .channels = c->out_channels, .stride = pitch};
     gi__op_call steps[GI_MAX_STEPS];
     gi__chain from_device;

@@ -11,14 +11,17 @@
 #include "gpuimg.h"
 #include "codec/jpeg/jpeg_coeffs.h"
 
-/* Device bytes the component planes of c take (the IDCT's output). */
+/* Device bytes the component planes of c take (the IDCT's output; the
+ * reduced planes where c->shrink is set). */
 size_t gi__cuda_jpeg_planes_bytes(const gi_jpeg_coeffs *c);
 
 /* Queues, on `stream` (a cudaStream_t), the IDCT of every component the
  * output reads from d_coeffs (a device copy of c->storage) into d_planes
  * (gi__cuda_jpeg_planes_bytes of device memory), then the upsampling and
- * colour conversion into d_out (c->width x c->height pixels of
- * c->out_channels bytes, rows out_pitch apart). Nothing is synchronized. */
+ * colour conversion into d_out (gi__jpeg_output_size's pixels of
+ * c->out_channels bytes, rows out_pitch apart): with c->shrink set, the
+ * reduced IDCT and the shrunk image's sampling instead (jpeg_shrink.h).
+ * Nothing is synchronized. */
 gi_status gi__cuda_jpeg_reconstruct(const gi_jpeg_coeffs *c, const int16_t *d_coeffs,
                                     uint8_t *d_planes, uint8_t *d_out, size_t out_pitch,
                                     void *stream);

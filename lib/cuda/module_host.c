@@ -69,6 +69,21 @@ gi_jpeg_upsampler gi__jpeg_upsampler(int hs, int vs)
     return host.jpeg_upsampler(hs, vs);
 }
 
+int gi__jpeg_shrinkable(const gi_jpeg_coeffs *c)
+{
+    return host.jpeg_shrinkable(c);
+}
+
+void gi__jpeg_reduced_geometry(const gi_jpeg_coeffs *c, int k, int s, gi_jpeg_reduced_geometry *g)
+{
+    host.jpeg_reduced_geometry(c, k, s, g);
+}
+
+const int32_t *gi__jpeg_reduced_table(int n)
+{
+    return host.jpeg_reduced_table(n);
+}
+
 void gi__jpeg_write_tables(int quality, jpeg_tables *t)
 {
     host.jpeg_write_tables(quality, t);

@@ -2,7 +2,7 @@
  * why it is one) takes from libgpuimg's insides: the error buffer, the
  * clock, the environment's overrides, the pixel allocator's page-locked
  * pool and the JPEG codecs' shared
- * arithmetic. libgpuimg exports only gpuimg.h, so module_loader.c hands
+ * arithmetic (shrink-on-load's geometry and tables among it). libgpuimg exports only gpuimg.h, so module_loader.c hands
  * these over once, as it loads the module, and module_host.c defines them
  * in the module as calls through what it was given. (The JPEG tables are
  * constants: the module compiles jpeg_tables.c in.) */
@@ -14,6 +14,7 @@
 #include "base/overrides.h"
 #include "base/pixel_alloc.h"
 #include "codec/jpeg/jpeg_recon_plan.h"
+#include "codec/jpeg/jpeg_shrink.h"
 #include "codec/jpeg/jpeg_write.h"
 
 typedef struct gi__cuda_host {
@@ -26,6 +27,9 @@ typedef struct gi__cuda_host {
     __typeof__(gi__jpeg_colour_mode) *jpeg_colour_mode;
     __typeof__(gi__jpeg_components_used) *jpeg_components_used;
     __typeof__(gi__jpeg_upsampler) *jpeg_upsampler;
+    __typeof__(gi__jpeg_shrinkable) *jpeg_shrinkable;
+    __typeof__(gi__jpeg_reduced_geometry) *jpeg_reduced_geometry;
+    __typeof__(gi__jpeg_reduced_table) *jpeg_reduced_table;
     __typeof__(gi__jpeg_write_tables) *jpeg_write_tables;
     __typeof__(gi__jpeg_write_around_scan) *jpeg_write_around_scan;
 } gi__cuda_host;
@@ -34,6 +38,7 @@ typedef struct gi__cuda_host {
 #define GI__CUDA_HOST_INIT                                                              \
     {gi__fail, gi__now_ms, gi__median, gi__process_overrides, gi__pixels_pinned, gi__pixels_use_pinned,        \
      gi__jpeg_colour_mode, gi__jpeg_components_used, gi__jpeg_upsampler,                \
+     gi__jpeg_shrinkable, gi__jpeg_reduced_geometry, gi__jpeg_reduced_table,            \
      gi__jpeg_write_tables, gi__jpeg_write_around_scan}
 
 /* In the module: keeps *host for the calls above. The loader calls it

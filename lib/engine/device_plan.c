@@ -209,8 +209,9 @@ int gi__plan_jpeg_route(const gi__jpeg_route_input *in, const gi__device_costs *
                         size_t reason_size)
 {
     const int cores = in->cores < 1 ? 1 : in->cores, lanes = in->lanes < 1 ? 1 : in->lanes;
-    const double recon_cpu_ms = in->pixels * c->cpu_jpeg_reconstruct_ns / 1e6;
-    const double recon_gpu_ms = in->pixels * c->gpu_jpeg_reconstruct_ns / 1e6;
+    const double made = in->reconstructed > 0 ? in->reconstructed : in->pixels;
+    const double recon_cpu_ms = made * c->cpu_jpeg_reconstruct_ns / 1e6;
+    const double recon_gpu_ms = made * c->gpu_jpeg_reconstruct_ns / 1e6;
     /* rest: the codec worker's work either way; route 1 takes the encode
      * off it when the result leaves as an exact JPEG, and downloads the
      * file (its bytes counted in the encode's rate) instead of pixels */

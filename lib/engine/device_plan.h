@@ -123,7 +123,9 @@ double gi__plan_gpu_rate(int multiprocessors);
  * (plus, for route 1, the kernels); one image alone costs the sum. Fills
  * `reason` with both estimates. */
 typedef struct gi__jpeg_route_input {
-    double pixels;       /* the decoded image's */
+    double pixels;       /* the frame's (the Huffman decoding's and the reading's) */
+    double reconstructed; /* the decoded image's, when shrunk on load (the arithmetic
+                            half's); 0: the frame's */
     double pixel_bytes;  /* ...its bytes, which route 0 uploads */
     double coeff_bytes;  /* its coefficients, which route 1 uploads (or its deferred
                             scan's bytes) */

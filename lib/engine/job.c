@@ -11,6 +11,7 @@
 #include "base/gi_error.h"
 #include "codec/image_io.h"
 #include "codec/jpeg/jpeg_decode.h"
+#include "codec/jpeg/jpeg_shrink.h"
 #include "codec/jpeg/jpeg_deferred.h"
 #include "codec/jpeg/jpeg_parse.h"
 #include "job_flow.h"
@@ -85,8 +86,10 @@ static int job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_
 /* The decoded image's size (no pixels) of a JPEG's coefficients. */
 static gi_image jpeg_size(const gi_jpeg_coeffs *c)
 {
-    return (gi_image){.width = c->width, .height = c->height, .channels = c->out_channels,
-                      .stride = (size_t)c->width * (size_t)c->out_channels};
+    int w, h;
+    gi__jpeg_output_size(c, &w, &h);
+    return (gi_image){.width = w, .height = h, .channels = c->out_channels,
+                      .stride = (size_t)w * (size_t)c->out_channels};
 }
 
 /* A job's source: host pixels, or a JPEG's coefficients (jpeg non-NULL). */
@@ -233,7 +236,8 @@ static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
     const int sized = gi_apply_size(&size, job->steps, job->n_steps, &w, &h, &ch) == GI_OK;
     const gi__jpeg_route_input in = {
         .pixels = (double)c->width * c->height,
-        .pixel_bytes = (double)size.stride * c->height,
+        .reconstructed = (double)size.width * size.height,
+        .pixel_bytes = (double)size.stride * size.height,
         .coeff_bytes = (double)gi__jpeg_upload_bytes(c),
         .deferred = c->deferred != NULL,
         .out_bytes = (double)w * h * ch,
@@ -269,18 +273,27 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     }
     *why = '\0';
     memset(coeffs, 0, sizeof *coeffs);
-    /* a shrink-on-load decodes on the host, as gi_load_memory does */
-    if (!route || !route->on_cuda || job->limits.shrink_to > 0 ||
+    if (!route || !route->on_cuda ||
         !gi__load_jpeg_coeffs(in, size, &job->limits,
                               gi__route_defers_entropy(gi__process_overrides()), coeffs))
         return gi__job_decode(job, in, size, name, img, meta);
+    /* shrink-on-load: the arithmetic half makes the shrunk image (the
+     * reduced IDCT, on either device), as gi_load_memory does */
+    if (job->limits.shrink_to > 0) gi__jpeg_plan_shrink(coeffs, job->limits.shrink_to);
     memset(img, 0, sizeof *img);
     if (route_to_device(job, route, coeffs, why, why_size)) {
         *img = jpeg_size(coeffs);
+    } else if (coeffs->deferred && job->limits.shrink_to > 0) {
+        /* the host's shrink-on-load follows the Huffman decoding, block
+         * rows at a time, without the frame's coefficients */
+        gi__jpeg_coeffs_free(coeffs);
+        return gi__job_decode(job, in, size, name, img, meta);
     } else {
         /* The arithmetic half here after all, as gi_load_memory runs it
          * (when memory runs out, gi_load_memory tries again, stb and all). */
-        int ok = decode_here(coeffs, &job->limits) && gi__jpeg_image_from_coeffs(img, coeffs, 1);
+        int ok = decode_here(coeffs, &job->limits) &&
+                 (coeffs->shrink > 1 ? gi__jpeg_image_shrunk(img, coeffs, coeffs->shrink)
+                                     : gi__jpeg_image_from_coeffs(img, coeffs, 1));
         gi__jpeg_coeffs_free(coeffs);
         if (!ok) return gi__job_decode(job, in, size, name, img, meta);
     }

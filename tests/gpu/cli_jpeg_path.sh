@@ -3,7 +3,8 @@
 # from the command line. A JPEG that the decoder's entropy half takes goes
 # to a CUDA lane as its coefficients, and the lane reconstructs its pixels
 # on the device before the steps:
-#  1. blur, sobel and transpose --device cuda -o DIR write the same files,
+#  1. blur, sobel, transpose and thumbnail (shrink-on-load: the reduced
+#     IDCT on the device) --device cuda -o DIR write the same files,
 #     byte for byte, as --device cpu, over every kind of JPEGS (baseline,
 #     progressive, every sampling, gray, RGB, CMYK, restart intervals,
 #     sizes from 1x1 to 8193 wide and tall; make_exact_jpegs.sh) and the
@@ -12,7 +13,8 @@
 #     its arithmetic half decoded on the GPU) or 'codecs gpuimg-jpeg-cuda/'
 #     (its arithmetic half: a progressive file whose AC refinement scans
 #     are left to the CPU, GI_JPEG_REFINE_MAX_SUBSEQS) for every file;
-#  3. one file at a time (the batch's in-turn path) likewise, each naming
+#  3. one file at a time (the batch's in-turn path) likewise, sobel and
+#     thumbnail, each naming
 #     the path it takes (baseline and progressive files on the first, a
 #     large jpegtran -progressive file on the second); a file the
 #     entropy half leaves to stb (*.stb.jpg: arithmetic coding, which stb
@@ -67,7 +69,11 @@ run blur blur --sigma 2
 run sobel sobel
 run transpose transpose
 run blur-png blur --sigma 2 --format png
-for op in blur sobel transpose blur-png; do
+# shrink-on-load: the reduced IDCT on the device (1/8 of most files, 1/2
+# or 1/4 of the narrow ones, full size of the smallest)
+run thumb thumbnail --size 32
+run thumb-crop thumbnail --size 48x20 --crop centre
+for op in blur sobel transpose blur-png thumb thumb-crop; do
     ext=
     [ $op = blur-png ] && ext=png
     same_outputs "$tmp/$op-cpu" "$tmp/$op-cuda" "$op --device cuda against cpu" $ext
@@ -89,6 +95,13 @@ for f in $jpegs/i1-q75.jpg $jpegs/i1-progressive.jpg $jpegs/i1-sample4x2.jpg \
     cmp -s "$tmp/one-cpu/$name" "$tmp/one-cuda/$name" || fail "one file: $name differs"
     grep -qF "codecs $codec/" "$tmp/one.log" ||
         fail "one file: $name: -v does not say 'codecs $codec/'"
+    "$gpuimg" thumbnail --size 100 --device cpu "$f" "$tmp/one-cpu/th-$name" ||
+        fail "thumbnail --device cpu $name"
+    "$gpuimg" thumbnail --size 100 -v --device cuda "$f" "$tmp/one-cuda/th-$name" \
+        >"$tmp/one.log" 2>&1 || fail "thumbnail --device cuda $name"
+    cmp -s "$tmp/one-cpu/th-$name" "$tmp/one-cuda/th-$name" || fail "one thumbnail: $name differs"
+    grep -qF "codecs $codec/" "$tmp/one.log" ||
+        fail "one thumbnail: $name: -v does not say 'codecs $codec/'"
 done
 arith=$jpegs/i1-arithmetic.stb.jpg
 for device in cpu cuda; do
@@ -97,9 +110,8 @@ for device in cpu cuda; do
 done
 cmp -s "$tmp/arith-cpu.txt" "$tmp/arith-cuda.txt" || fail "$arith: the messages differ"
 
-# 5. Thumbnails: the shrink-on-load decodes on the CPU, and the default
-# device plans from the shrunk size, so a folder's small resizes stay on
-# the CPU, with its bytes (planned at the files' size, 400 photos went to
+# 5. Thumbnails: the default device plans a folder from the shrunk size,
+# so a folder's small resizes stay on the CPU, with its bytes (planned at the files' size, 400 photos went to
 # CUDA, whose start cost twice their time). One 9 MP JPEG, linked 400 times.
 mkdir -p "$tmp/big"
 "$gpuimg" resize --device cpu -q --size 3672x2448 --fit fill "$jpegs/prog-jpegtran-big.jpg" \

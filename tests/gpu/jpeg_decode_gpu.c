@@ -6,7 +6,9 @@
  * grid, on random coefficients (small ones as in photos, and extremes
  * that wrap the 16-bit dequantization and saturate the IDCT) and random
  * quantization tables. Both outputs are poisoned first, with padded rows
- * on the CPU's side. Exits 77 without a GPU. GPUIMG_TEST_SMALL=1 leaves
+ * on the CPU's side. Shrink-on-load too: each gray or YCbCr layout it
+ * takes, shrunk by 2, 4 and 8 on the GPU, against the CPU's
+ * gi__jpeg_image_shrunk (jpeg_shrink.h). Exits 77 without a GPU. GPUIMG_TEST_SMALL=1 leaves
  * out the large sizes (for compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include "codec/jpeg/jpeg_coeffs.h"
 #include "cuda/jpeg_device.h"
 #include "codec/jpeg/jpeg_reconstruct.h"
+#include "codec/jpeg/jpeg_shrink.h"
 
 typedef struct {
     int ncomp, adobe, jfif, rgb_ids, out_channels;
@@ -90,6 +93,41 @@ static gi_jpeg_coeffs make_coeffs(const layout *l, int w, int h, int extreme)
     return c;
 }
 
+/* c shrunk by s on both devices: the same bytes. */
+static int compare_shrunk(gi_jpeg_coeffs *c, const layout *l, int s, int extreme)
+{
+    c->shrink = s;
+    int w, h;
+    gi__jpeg_output_size(c, &w, &h);
+    const size_t row = (size_t)w * (size_t)l->out_channels;
+    gi_image cpu = {0};
+    uint8_t *gpu = malloc(row * (size_t)h);
+    int ok = th_check(gpu != NULL, "out of memory") &&
+             th_check(gi__jpeg_image_shrunk(&cpu, c, s) == 1, "CPU shrink");
+    if (ok) {
+        memset(gpu, 0xC3, row * (size_t)h);
+        gi_status st = gi__cuda_jpeg_reconstruct_host(c, gpu, row);
+        ok = th_check(st == GI_OK, "GPU shrink: %s", gi_last_error()) &&
+             th_check(cpu.width == w && cpu.height == h, "CPU shrink %dx%d, GPU %dx%d", cpu.width,
+                      cpu.height, w, h);
+    }
+    for (int y = 0; ok && y < h; y++)
+        if (memcmp(cpu.data + (size_t)y * cpu.stride, gpu + (size_t)y * row, row) != 0) {
+            int x = 0;
+            while (cpu.data[(size_t)y * cpu.stride + x] == gpu[(size_t)y * row + x]) x++;
+            ok = th_check(0, "%dx%d shrunk by %d, ncomp %d -> %d ch, sampling %dx%d/%dx%d/%dx%d%s: "
+                          "row %d byte %d CPU %d GPU %d", c->width, c->height, s, l->ncomp,
+                          l->out_channels, l->hv[0][0], l->hv[0][1], l->hv[1][0], l->hv[1][1],
+                          l->hv[2][0], l->hv[2][1], extreme ? " extreme" : "", y, x,
+                          cpu.data[(size_t)y * cpu.stride + x], gpu[(size_t)y * row + x]);
+        }
+    if (ok) th_check(1, "%dx%d shrunk by %d", c->width, c->height, s);
+    gi_image_free(&cpu);
+    free(gpu);
+    c->shrink = 0;
+    return ok;
+}
+
 static int compare_one(const layout *l, int w, int h, int extreme)
 {
     gi_jpeg_coeffs c = make_coeffs(l, w, h, extreme);
@@ -118,6 +156,8 @@ static int compare_one(const layout *l, int w, int h, int extreme)
             }
         if (ok) th_check(1, "%dx%d", w, h);
     }
+    for (int s = 2; ok && s <= 8 && gi__jpeg_shrinkable(&c); s *= 2)
+        ok = compare_shrunk(&c, l, s, extreme);
     free(cpu);
     free(gpu);
     free(c.storage); /* the test's own malloc, not the decoder's allocator */

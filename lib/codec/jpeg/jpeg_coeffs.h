@@ -73,12 +73,24 @@ typedef struct gi_jpeg_coeffs {
                              otherwise */
     struct gi_jpeg_deferred *deferred; /* NULL; or the file's scans, not yet
                                           Huffman-decoded (jpeg_deferred.h) */
+    int shrink;         /* 0: the arithmetic half makes the frame's pixels; 2, 4 or 8:
+                           the image shrunk by that much on load (jpeg_shrink.h), set by
+                           gi__jpeg_plan_shrink */
 } gi_jpeg_coeffs;
 
 /* Whether c holds a decoded JPEG's coefficients, or its deferred scans. */
 static inline int gi__jpeg_coeffs_present(const gi_jpeg_coeffs *c)
 {
     return c->storage != NULL || c->deferred != NULL;
+}
+
+/* The size of the image the arithmetic half makes of c: the frame's, or
+ * ceil(W / shrink) x ceil(H / shrink). */
+static inline void gi__jpeg_output_size(const gi_jpeg_coeffs *c, int *w, int *h)
+{
+    const int s = c->shrink > 1 ? c->shrink : 1;
+    *w = (c->width + s - 1) / s;
+    *h = (c->height + s - 1) / s;
 }
 
 /* Frees the coefficients' storage (and deferred scans) and clears the struct. */

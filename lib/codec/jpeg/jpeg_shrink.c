@@ -116,9 +116,7 @@ int gi__jpeg_shrink_factor(int w, int h, int at_least)
 typedef struct {
     uint8_t *samples;
     size_t pitch;
-    int width, height; /* the defined samples */
-    int nx, ny;
-    long x_num, x_den, y_num, y_den; /* output pixel -> sample: x * num / den */
+    gi_jpeg_reduced_geometry g;
 } reduced_plane;
 
 /* A block's samples along an axis sampled at `factor` of the frame's
@@ -130,21 +128,26 @@ int gi__jpeg_reduced_size(int factor, int s)
     return n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
 }
 
-/* Component k's plane for shrink s, its samples allocated, none made. */
-static int plane_begin(const gi_jpeg_coeffs *c, int k, int s, reduced_plane *r)
+void gi__jpeg_reduced_geometry(const gi_jpeg_coeffs *c, int k, int s, gi_jpeg_reduced_geometry *g)
 {
     const gi_jpeg_plane *p = &c->plane[k];
     const int bw = (p->width + 7) / 8, bh = (p->height + 7) / 8;
-    r->nx = gi__jpeg_reduced_size(c->hmax / p->h, s);
-    r->ny = gi__jpeg_reduced_size(c->vmax / p->v, s);
-    r->width = bw * r->nx;
-    r->height = bh * r->ny;
-    r->pitch = (size_t)r->width;
-    r->x_num = (long)s * p->h * r->nx;
-    r->x_den = (long)c->hmax * 8;
-    r->y_num = (long)s * p->v * r->ny;
-    r->y_den = (long)c->vmax * 8;
-    r->samples = malloc(r->pitch * (size_t)r->height);
+    g->nx = gi__jpeg_reduced_size(c->hmax / p->h, s);
+    g->ny = gi__jpeg_reduced_size(c->vmax / p->v, s);
+    g->width = bw * g->nx;
+    g->height = bh * g->ny;
+    g->x_num = (long)s * p->h * g->nx;
+    g->x_den = (long)c->hmax * 8;
+    g->y_num = (long)s * p->v * g->ny;
+    g->y_den = (long)c->vmax * 8;
+}
+
+/* Component k's plane for shrink s, its samples allocated, none made. */
+static int plane_begin(const gi_jpeg_coeffs *c, int k, int s, reduced_plane *r)
+{
+    gi__jpeg_reduced_geometry(c, k, s, &r->g);
+    r->pitch = (size_t)r->g.width;
+    r->samples = malloc(r->pitch * (size_t)r->g.height);
     return r->samples ? 0 : -1;
 }
 
@@ -154,11 +157,11 @@ static void plane_reduce(const gi_jpeg_coeffs *c, int k, reduced_plane *r, int b
 {
     const gi_jpeg_plane *p = &c->plane[k];
     const int bw = (p->width + 7) / 8, bh = (p->height + 7) / 8;
-    const reduced_idct_fn idct = reduced_idct_for(r->nx, r->ny);
+    const reduced_idct_fn idct = reduced_idct_for(r->g.nx, r->g.ny);
     const uint16_t *quant = c->quant[p->tq];
     if (by1 > bh) by1 = bh;
     for (int by = by0; by < by1; by++)
-        idct(gi__jpeg_block_row(p, by), bw, quant, r->samples + (size_t)by * r->ny * r->pitch,
+        idct(gi__jpeg_block_row(p, by), bw, quant, r->samples + (size_t)by * r->g.ny * r->pitch,
              r->pitch);
 }
 
@@ -170,8 +173,8 @@ static int column_map(const reduced_plane *r, int width, int *map)
 {
     int identity = 1;
     for (int x = 0; x < width; x++) {
-        const long sx = x * r->x_num / r->x_den;
-        map[x] = (int)(sx < r->width ? sx : r->width - 1);
+        const long sx = x * r->g.x_num / r->g.x_den;
+        map[x] = (int)(sx < r->g.width ? sx : r->g.width - 1);
         identity &= map[x] == x;
     }
     return identity;
@@ -182,8 +185,8 @@ static int column_map(const reduced_plane *r, int width, int *map)
 static const uint8_t *component_row(const reduced_plane *r, const int *map, int identity, int y,
                                     int width, uint8_t *out)
 {
-    const long sy = y * r->y_num / r->y_den;
-    const uint8_t *row = r->samples + (size_t)(sy < r->height ? sy : r->height - 1) * r->pitch;
+    const long sy = y * r->g.y_num / r->g.y_den;
+    const uint8_t *row = r->samples + (size_t)(sy < r->g.height ? sy : r->g.height - 1) * r->pitch;
     if (identity) return row;
     for (int x = 0; x < width; x++) out[x] = row[map[x]];
     return out;
@@ -198,7 +201,7 @@ static int power_of_two_factor(int max, int f)
 /* The components the shrunk image reads, or 0 for a file it does not
  * take (not gray or YCbCr; chroma at 1/3, rare, would land between
  * pixels). */
-static int shrinkable_components(const gi_jpeg_coeffs *c)
+int gi__jpeg_shrinkable(const gi_jpeg_coeffs *c)
 {
     const gi_jpeg_colour_mode mode = gi__jpeg_colour_mode(c);
     if (mode != GI_JPEG_GRAY && mode != GI_JPEG_YCC) return 0;
@@ -208,6 +211,12 @@ static int shrinkable_components(const gi_jpeg_coeffs *c)
             !power_of_two_factor(c->vmax, c->plane[k].v))
             return 0;
     return used;
+}
+
+void gi__jpeg_plan_shrink(gi_jpeg_coeffs *c, int at_least)
+{
+    const int s = gi__jpeg_shrink_factor(c->width, c->height, at_least);
+    c->shrink = s > 1 && gi__jpeg_shrinkable(c) ? s : 0;
 }
 
 /* The image of `used` reduced planes, at 1/s of c's size, into *img. */
@@ -248,7 +257,7 @@ static void planes_free(reduced_plane *planes)
 
 int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s)
 {
-    const int used = shrinkable_components(c);
+    const int used = gi__jpeg_shrinkable(c);
     if (!used || !c->storage) return 0;
     reduced_plane planes[3] = {{0}};
     int ok = 1;
@@ -278,7 +287,7 @@ static int shrink_ready(void *arg, const gi_jpeg_coeffs *c)
 {
     shrinker *sh = arg;
     sh->c = c;
-    sh->used = shrinkable_components(c);
+    sh->used = gi__jpeg_shrinkable(c);
     sh->s = gi__jpeg_shrink_factor(c->width, c->height, sh->at_least);
     if (!sh->used || sh->s < 2) {
         sh->declined = 1;
@@ -327,7 +336,7 @@ int gi__jpeg_decode_shrunk(gi_image *img, const uint8_t *bytes, size_t size, uin
     if (sh.progress.started) {
         /* the last rows; the colour mode once more (a segment after the
          * scan may change it: then the caller decodes as ever) */
-        ok = r == GI_JPEG_OK && (shrink_help(&sh, c.mcus_y), shrinkable_components(&c) == sh.used) &&
+        ok = r == GI_JPEG_OK && (shrink_help(&sh, c.mcus_y), gi__jpeg_shrinkable(&c) == sh.used) &&
              image_from_planes(img, &c, sh.planes, sh.used, sh.s);
         gi__jpeg_coeffs_free(&c);
     } else if (r == GI_JPEG_OK) { /* a scan not followed (progressive, or a small frame) */

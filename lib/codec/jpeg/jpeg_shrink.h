@@ -50,6 +50,26 @@ int gi__jpeg_reduced_size(int factor, int s);
  * 1 when none does. */
 int gi__jpeg_shrink_factor(int w, int h, int at_least);
 
+/* Component k's reduced plane for shrink s: nx x ny samples a block, the
+ * defined blocks' samples (width x height), and which sample output pixel
+ * (x, y) reads: min(x * x_num / x_den, width - 1), likewise for y. */
+typedef struct gi_jpeg_reduced_geometry {
+    int nx, ny;
+    int width, height;
+    long x_num, x_den, y_num, y_den;
+} gi_jpeg_reduced_geometry;
+void gi__jpeg_reduced_geometry(const gi_jpeg_coeffs *c, int k, int s, gi_jpeg_reduced_geometry *g);
+
+/* The components a shrunk image reads (1 or 3), or 0 for a file that is
+ * not shrunk (neither gray nor YCbCr, or sampled otherwise than above). */
+int gi__jpeg_shrinkable(const gi_jpeg_coeffs *c);
+
+/* Plans shrink-on-load for coefficients decoded at full size (c->shrink):
+ * the largest s that keeps both sides at least at_least, where the file
+ * is one gi__jpeg_image_shrunk takes; else 0, the file decoded at full
+ * size, as gi__jpeg_decode_shrunk decodes such files. */
+void gi__jpeg_plan_shrink(gi_jpeg_coeffs *c, int at_least);
+
 /* The image of c's coefficients shrunk by s (2, 4 or 8) into *img (owned,
  * c->out_channels channels): returns 1; or 0 with *img untouched when the
  * file is not one of those above, or memory ran out. */
