@@ -317,7 +317,10 @@ static int compute(pipeline *p, compute_lane *lane, gi__batch_image *job)
     if (rc == 0 && lane->bridge)
         snprintf(job->notes.choice, sizeof job->notes.choice,
                  "cpu: the bridge lane, while CUDA starts");
-    if (rc == 0 && !lane->bridge && lane->gpu >= 0 && strcmp(job->item->backend, "cuda") == 0) {
+    /* a GPU's lane names its GPU and why it took the image (one image in
+     * turn has no routing to say: its line names the device alone) */
+    if (rc == 0 && !lane->bridge && lane->gpu >= 0 && *lane->gpu_why &&
+        strcmp(job->item->backend, "cuda") == 0) {
         char choice[sizeof job->notes.choice];
         snprintf(choice, sizeof choice, "%s", job->notes.choice);
         snprintf(job->notes.choice, sizeof job->notes.choice, "%.199s; %.390s", lane->gpu_why,
