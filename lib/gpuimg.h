@@ -244,7 +244,8 @@ typedef struct gi_load_limits {
      * largest of those that leaves both sides at least N pixels (a reduced
      * IDCT of each block's top-left coefficients, as libjpeg's scaled
      * decoding; lib/codec/jpeg_shrink.h defines its integers). Other
-     * files decode at full size. */
+     * files decode at full size. A job whose JPEG decodes on the GPU
+     * shrinks it there, with the same integers: the same bytes. */
     int shrink_to;
 } gi_load_limits;
 GI_API void gi_load_limits_default(gi_load_limits *limits);

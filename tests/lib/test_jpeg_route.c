@@ -10,7 +10,10 @@
  * encoded: the file the pixel route writes; files the entropy half leaves
  * to stb, and the limits and decoders under which it must leave every
  * file to gi_load_memory; a damaged file that stb refuses, refused with
- * the same reason by a batch whether its scan was deferred or not. */
+ * the same reason by a batch whether its scan was deferred or not.
+ * Shrink-on-load too: coefficients planned to shrink (jpeg_shrink.h) give
+ * the CPU backend the image gi_load_memory shrinks on load, and the routed
+ * decode of a thumbnail's job the shrunk size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,7 @@
 #include "testimg.h"
 #include "engine/job_flow.h"
 #include "codec/jpeg/jpeg_decode.h"
+#include "codec/jpeg/jpeg_shrink.h"
 #include "engine/ops.h"
 #include "base/pixel_alloc.h"
 
@@ -104,6 +108,48 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     gi_image_free(&got);
     gi_metadata_free(&meta);
     gi_metadata_free(&want_meta);
+}
+
+/* Shrink-on-load for at_least: the coefficients planned to shrink, through
+ * the CPU backend, against gi_load_memory's shrunk decode; and a job's
+ * routed decode (forced to the device) giving that size. */
+static void check_shrunk(gi_context *ctx, const char *path, const uint8_t *bytes, size_t size,
+                         int at_least)
+{
+    gi_load_limits limits;
+    gi_load_limits_default(&limits);
+    limits.shrink_to = at_least;
+    gi_image px = {0}, img = {0};
+    gi_jpeg_coeffs c;
+    char what[64];
+    snprintf(what, sizeof what, "shrunk for %d, transposed", at_least);
+    if (th_check(gi_load_memory(&px, bytes, size, path, &limits) == GI_OK &&
+                     gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c),
+                 "%s: %s: decode", path, what)) {
+        gi__jpeg_plan_shrink(&c, at_least);
+        int w, h;
+        gi__jpeg_output_size(&c, &w, &h);
+        th_check(w == px.width && h == px.height, "%s: %s: planned %dx%d, loaded %dx%d", path,
+                 what, w, h, px.width, px.height);
+        const gi_op transpose = {.kind = GI_OP_TRANSFORM, .transform = GI_TRANSPOSE};
+        check_chain(ctx, path, what, &px, &c, &transpose, 1);
+        gi__jpeg_coeffs_free(&c);
+    }
+    gi_op step;
+    gi_job job;
+    ti_blur_job(&job, &step, GI_FORMAT_AUTO);
+    job.limits.shrink_to = at_least;
+    const gi__jpeg_route forced = {.on_cuda = 1, .planned = 0, .cores = 1, .lanes = 1};
+    gi_metadata meta = {0};
+    if (th_check(gi__job_decode_routed(&job, bytes, size, path, &forced, &img, &c, &meta, NULL,
+                                       0) == GI_OK,
+                 "%s: %s: routed decode: %s", path, what, gi_last_error()))
+        th_check(img.width == px.width && img.height == px.height,
+                 "%s: %s: the routed decode's size %dx%d, want %dx%d", path, what, img.width,
+                 img.height, px.width, px.height);
+    gi__jpeg_coeffs_free(&c);
+    gi_metadata_free(&meta);
+    gi_image_free(&px);
 }
 
 /* One batch image through decode, compute and encode into out, by the
@@ -272,6 +318,8 @@ static void check_file(gi_context *const ctx[2], const char *path)
                                         .pipelined = 1};
         check_job(ctx[1], path, bytes, size, &px, &forced);
         check_job(ctx[1], path, bytes, size, &px, &planned);
+        for (int at_least = 1; at_least <= 256; at_least *= 16)
+            check_shrunk(ctx[files_taken % 2], path, bytes, size, at_least);
         if (files_taken % 8 == 1) check_batch_image(ctx[1], path);
     }
     gi__jpeg_coeffs_free(&c);
