@@ -7,7 +7,8 @@
  * threads; the job's routed decode (forced, and planned) with
  * auto-orientation; a batch's image (batch_image.h) decoded to
  * coefficients and computed on a CPU lane, as the bridge lane would, then
- * encoded: the file the pixel route writes; files the entropy half leaves
+ * encoded: the file the pixel route writes, its host decode (a deferred
+ * scan on the CPU) counted in the decode stage; files the entropy half leaves
  * to stb, and the limits and decoders under which it must leave every
  * file to gi_load_memory; a damaged file that stb refuses, refused with
  * the same reason by a batch whether its scan was deferred or not.
@@ -168,10 +169,17 @@ static uint8_t *batch_bytes(gi_context *ctx, const char *path, const char *out,
     int ok = gi__batch_decode(&o, route, &job) == 0;
     if (ok && route)
         th_check(gi__jpeg_coeffs_present(&job.coeffs) && !job.src.data, "%s: batch kept pixels", path);
+    const int deferred = job.coeffs.deferred != NULL;
+    const double decode_ms = item.stage_ms[GI_STAGE_DECODE];
     ok = ok && gi__batch_compute(ctx, &o, &job, 0) == 0;
     if (ok && route)
         th_check(strcmp(item.decoded_by, "gpuimg-jpeg") == 0 && !job.coeffs.storage,
                  "%s: a CPU lane's decoder says '%s'", path, item.decoded_by);
+    /* a deferred scan on the CPU's lane: the file decodes again inside the
+     * compute, and -v's decode stage counts it */
+    if (ok && deferred)
+        th_check(item.stage_ms[GI_STAGE_DECODE] > decode_ms,
+                 "%s: the decode after the backend left the file is in no stage", path);
     ok = ok && gi__batch_encode(&o, &job) == 0;
     th_check(ok && item.status == GI_ITEM_OK, "%s: batch image: %s", path,
              item.reason ? item.reason : "?");
