@@ -291,9 +291,7 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     } else {
         /* The arithmetic half here after all, as gi_load_memory runs it
          * (when memory runs out, gi_load_memory tries again, stb and all). */
-        int ok = decode_here(coeffs, &job->limits) &&
-                 (coeffs->shrink > 1 ? gi__jpeg_image_shrunk(img, coeffs, coeffs->shrink)
-                                     : gi__jpeg_image_from_coeffs(img, coeffs, 1));
+        int ok = decode_here(coeffs, &job->limits) && gi__jpeg_image_from_coeffs(img, coeffs, 1);
         gi__jpeg_coeffs_free(coeffs);
         if (!ok) return gi__job_decode(job, in, size, name, img, meta);
     }

@@ -37,8 +37,9 @@ typedef struct gi_jpeg_target {
 int gi__jpeg_decode_rows(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
                          const gi_jpeg_target *t);
 
-/* The arithmetic half alone, into *img as gi__jpeg_decode gives it:
- * returns 1, or 0 with *img untouched when memory ran out. */
+/* The arithmetic half alone, into *img as gi__jpeg_decode gives it (the
+ * shrunk image where c->shrink is set: jpeg_shrink.h): returns 1, or 0
+ * with *img untouched when memory ran out. */
 int gi__jpeg_image_from_coeffs(gi_image *img, const gi_jpeg_coeffs *c, int threads);
 
 /* The entropy half alone, for a caller that runs the arithmetic half
