@@ -140,7 +140,7 @@ gi_status gi__context_settle(gi_context *ctx)
 
 /* AUTO's choice for `job` (route.h), from where this context stands. */
 static gi__run route_job(gi_context *ctx, const gi__plan_job *job, double ready_in_ms,
-                         gi__plan *plan)
+                         int planned_ahead, gi__plan *plan)
 {
     gi__plan_input in = {
         .job = *job,
@@ -151,6 +151,7 @@ static gi__run route_job(gi_context *ctx, const gi__plan_job *job, double ready_
         .ready_in_ms = ready_in_ms,
         .pipelined = ctx->pipelined,
         .cpu_lanes = ctx->pipelined ? cpu_lanes_of(ctx) : 1,
+        .planned_ahead = planned_ahead,
     };
     return gi__route_work(&in, gi__device_costs_default(), plan);
 }
@@ -171,7 +172,7 @@ static gi_status auto_backend_for(gi_context *ctx, const gi__plan_job *work,
         *state = cuda ? ctx->cuda_state : NULL;
         return cuda ? GI_OK : gi__context_cpu(ctx, ops, state);
     }
-    const gi__run run = route_job(ctx, work, 0, &plan);
+    const gi__run run = route_job(ctx, work, 0, ctx->hinted, &plan);
     snprintf(ctx->last_choice, sizeof ctx->last_choice, "%s%s%s", plan.reason,
              ctx->cuda == GI__CUDA_ABSENT ? ": " : "",
              ctx->cuda == GI__CUDA_ABSENT ? ctx->cuda_why : "");
@@ -228,7 +229,7 @@ gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)
     if (st != GI_OK) return st;
     gi__plan plan;
     ctx->hinted = 1;
-    ctx->plan_says_cuda = route_job(ctx, &job, hint->ready_in_ms, &plan) != GI__RUN_CPU;
+    ctx->plan_says_cuda = route_job(ctx, &job, hint->ready_in_ms, 0, &plan) != GI__RUN_CPU;
     if (ctx->requested != GI_DEVICE_AUTO || !ctx->plan_says_cuda) return GI_OK;
     const gi__plan_step *first = &job.steps[0];
     ctx->pin_in = ctx->files_in ? 0 : (size_t)first->width * first->height * first->channels;

@@ -58,6 +58,10 @@ typedef struct gi__plan_input {
     int cpu_lanes;        /* pipelined: the compute lanes that share the cores, each
                              with cpu_threads, working on images side by side
                              (0 counts as 1) */
+    int planned_ahead;    /* a plan hint planned the images to come (from the
+                             batch's median input): while CUDA is cold, this
+                             image starts it only where it alone repays the
+                             start, never by counting its cost for them all */
 } gi__plan_input;
 
 /* Costs of one machine. CPU rates are per pixel, for one thread of a pool

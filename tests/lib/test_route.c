@@ -53,11 +53,13 @@ static gi__device_costs costs(void)
     return c;
 }
 
-static gi__run route_sobel(int width, int height, long images, gi__cuda_phase cuda)
+static gi__run route_planned_sobel(int width, int height, long images, gi__cuda_phase cuda,
+                                   int planned_ahead, int threads)
 {
     gi__plan_input in = {.job = {.n = 1, .steps = {{GI_OP_SOBEL, 1, width, height, 3}},
                                  .out_bytes = 3.0 * width * height},
-                         .images = images, .cpu_threads = 4, .cuda = cuda, .pipelined = 1};
+                         .images = images, .cpu_threads = threads, .cuda = cuda,
+                         .pipelined = 1, .planned_ahead = planned_ahead};
     gi__device_costs c = costs();
     gi__plan plan;
     gi__run run = gi__route_work(&in, &c, &plan);
@@ -66,6 +68,11 @@ static gi__run route_sobel(int width, int height, long images, gi__cuda_phase cu
              "run %d against the plan (device %s, use_cuda %d): %s", (int)run,
              device_name(plan.device), plan.use_cuda, plan.reason);
     return run;
+}
+
+static gi__run route_sobel(int width, int height, long images, gi__cuda_phase cuda)
+{
+    return route_planned_sobel(width, height, images, cuda, 0, 4);
 }
 
 static void check_work(void)
@@ -79,6 +86,16 @@ static void check_work(void)
              "1000 photos, CUDA ready: CUDA");
     th_check(route_sobel(3000, 3000, 1000, GI__CUDA_ABSENT) == GI__RUN_CPU,
              "1000 photos, no CUDA: the CPU");
+    /* a batch planned ahead on the CPU: one image of it does not start
+     * CUDA for the rest, unless it alone repays the start; once CUDA is
+     * started (the plan chose it), the images to come count again */
+    th_check(route_planned_sobel(3000, 3000, 1000, GI__CUDA_COLD, 1, 4) == GI__RUN_CPU,
+             "an image of a batch planned ahead, CUDA cold: the CPU, CUDA left cold");
+    th_check(route_planned_sobel(20000, 20000, 1000, GI__CUDA_COLD, 1, 1) != GI__RUN_CPU,
+             "an image that alone repays the start (4 s on one thread): CUDA");
+    th_check(route_planned_sobel(3000, 3000, 1000, GI__CUDA_STARTING, 1, 4) != GI__RUN_CPU &&
+                 route_planned_sobel(3000, 3000, 1000, GI__CUDA_READY, 1, 4) == GI__RUN_CUDA,
+             "a batch planned ahead onto CUDA: its images go on counting together");
     th_check(gi__route_unknown_work(GI__CUDA_READY) == GI__RUN_CUDA &&
                  gi__route_unknown_work(GI__CUDA_STARTING) == GI__RUN_CPU &&
                  gi__route_unknown_work(GI__CUDA_COLD) == GI__RUN_CPU &&
