@@ -1195,7 +1195,11 @@ GI_API gi_status gi_apply_device(gi_context *ctx, const gi_image *src, const gi_
  * size, the plan is made at once, and when it says CUDA, CUDA starts in
  * the background now, so that its start-up overlaps the caller's
  * decoding; with width, height or channels 0 each chain plans alone.
- * gi_batch_run gives its lanes this hint itself. */
+ * Once a hint with a size has planned the images onto the CPU, a later
+ * chain starts CUDA only where that chain alone would finish first on the
+ * GPU, start-up included: one large image does not stand for all those
+ * to come. gi_batch_run gives its lanes this hint itself,
+ * from the median input. */
 typedef struct gi_plan_hint {
     long images;        /* >= 1 */
     const gi_op *steps; /* as for gi_apply */
