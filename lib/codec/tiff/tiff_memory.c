@@ -103,6 +103,10 @@ static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt
 
 static TIFF *open_memory(gi_tiff_memory *m, const char *mode, size_t max_alloc)
 {
+    if (!gi__tiff_load()) {
+        snprintf(m->error, sizeof m->error, "%s", gi__tiff_load_error());
+        return NULL;
+    }
     TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
     if (!opts) {
         snprintf(m->error, sizeof m->error, "out of memory");

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <tiffio.h>
+#include "tiff_lib.h"
 
 typedef struct {
     uint8_t *data;      /* reading: the caller's bytes; writing: malloc'ed, the caller's to free */

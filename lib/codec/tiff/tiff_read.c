@@ -30,7 +30,7 @@
 
 int gi__tiff_available(void)
 {
-    return 1;
+    return gi__tiff_load();
 }
 
 /* What the first page holds, from its tags. */
@@ -419,6 +419,7 @@ gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, cons
                           const gi_load_limits *limits)
 {
     memset(img, 0, sizeof *img);
+    if (!gi__tiff_load()) return gi__fail(GI_ERR_UNSUPPORTED, "%s: %s", name, gi__tiff_load_error());
     gi_tiff_memory m;
     TIFF *tif = gi__tiff_open_read(&m, bytes, size, libtiff_alloc_limit(size));
     if (!tif) return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (%s)", name, m.error);

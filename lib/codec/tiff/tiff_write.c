@@ -182,6 +182,7 @@ gi_status gi__tiff_encode(const gi_image *img, const gi_save_options *opts, uint
     /* Classic TIFF addresses 4 GiB; larger images (and their metadata)
      * go into BigTIFF, which libtiff and every current reader take. */
     const int big = row_bytes * (size_t)img->height > (3u << 30);
+    if (!gi__tiff_load()) return gi__fail(GI_ERR_UNSUPPORTED, "%s", gi__tiff_load_error());
     gi_tiff_memory m;
     TIFF *tif = gi__tiff_open_write(&m, big);
     if (!tif) return gi__fail(GI_ERR_ENCODE, "cannot encode TIFF (%s)", m.error);
