@@ -1,14 +1,15 @@
 #!/bin/sh
-# cli_blur.sh GPUIMG PHOTOS: `gpuimg blur --device cuda` writes the same
-# files, byte for byte, as `--device cpu`, one photo at a time and as a
-# batch. Skips (77) when the photos or a GPU are missing.
+# cli_blur.sh GPUIMG PHOTOS SAMPLES: `gpuimg blur --device cuda` writes the
+# same files, byte for byte, as `--device cpu`, one image at a time and as
+# a batch, over the bundled samples and the photos where they are. Skips
+# (77) without a GPU.
 gpuimg=$1
 photos=$2
-[ -d "$photos" ] || { echo "skip: no photos in '$photos'"; exit 77; }
-set -- "$photos"/*.png "$photos"/*.jpg "$photos"/*.jpeg
+samples=$3
+set -- "$samples"/*.png "$samples"/*.jpg "$photos"/*.png "$photos"/*.jpg "$photos"/*.jpeg
 inputs=
 for f; do [ -f "$f" ] && inputs="$inputs $f"; done
-[ -n "$inputs" ] || { echo "skip: no PNG or JPEG in '$photos'"; exit 77; }
+[ -n "$inputs" ] || { echo "FAIL: no PNG or JPEG in '$samples'"; exit 1; }
 "$gpuimg" info --no-bandwidth | grep -q '^cuda device 0:' || { echo "skip: no GPU"; exit 77; }
 
 tmp=$(mktemp -d) || exit 1
@@ -16,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/cpu" "$tmp/cuda" "$tmp/cpu-batch" "$tmp/cuda-batch" || exit 1
 failed=0
 for f in $inputs; do
-    name=$(basename "$f")
+    name=$(basename "$(dirname "$f")")-$(basename "$f")
     out=${name%.*}.png
     for device in cpu cuda; do
         "$gpuimg" blur --sigma 2 --device $device "$f" "$tmp/$device/$out" || {
@@ -33,5 +34,5 @@ for f in $inputs; do
     cmp "$tmp/cpu-batch/$name" "$tmp/cuda-batch/$name" || {
         echo "FAIL: batch $name: cuda differs from cpu"; failed=1; }
 done
-[ $failed = 0 ] && echo "cli blur: cuda equals cpu on$(echo $inputs | wc -w | tr -d ' ') photos"
+[ $failed = 0 ] && echo "cli blur: cuda equals cpu on $(echo "$inputs" | wc -w | tr -d ' ') images"
 exit $failed
