@@ -15,7 +15,7 @@ static int loaded;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 /* dlsym into *slot; 0 when the library lacks `name`. */
-static int bind(void *h, void **slot, const char *name)
+static int bind_entry(void *h, void **slot, const char *name)
 {
     *slot = dlsym(h, name);
     if (*slot) return 1;
@@ -34,7 +34,7 @@ static void load(void)
         return;
     }
     gi__tiff_calls t;
-#define BIND(member, name) bind(h, (void **)&t.member, name)
+#define BIND(member, name) bind_entry(h, (void **)&t.member, name)
     loaded = BIND(ClientOpenExt, "TIFFClientOpenExt") && BIND(Close, "TIFFClose") &&
              BIND(ComputeTile, "TIFFComputeTile") && BIND(GetField, "TIFFGetField") &&
              BIND(GetFieldDefaulted, "TIFFGetFieldDefaulted") &&
