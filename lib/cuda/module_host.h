@@ -1,11 +1,12 @@
 /* What the CUDA backend's own library (libgpuimg-cuda, meson.build says
  * why it is one) takes from libgpuimg's insides: the error buffer, the
  * clock, the environment's overrides, the pixel allocator's page-locked
- * pool and the JPEG codecs' shared
- * arithmetic (shrink-on-load's geometry and tables among it). libgpuimg exports only gpuimg.h, so module_loader.c hands
- * these over once, as it loads the module, and module_host.c defines them
- * in the module as calls through what it was given. (The JPEG tables are
- * constants: the module compiles jpeg_tables.c in.) */
+ * pool and the JPEG codecs' shared arithmetic (shrink-on-load's geometry
+ * and tables among it). libgpuimg exports only gpuimg.h, so
+ * module_loader.c hands these over once, as it loads the module, and
+ * module_host.c defines them in the module as calls through what it was
+ * given. (The JPEG tables are constants: the module compiles
+ * jpeg_tables.c in.) */
 #ifndef GI_CUDA_MODULE_HOST_H
 #define GI_CUDA_MODULE_HOST_H
 

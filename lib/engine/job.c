@@ -83,15 +83,6 @@ static int job_chain(const gi_job *job, const gi_metadata *meta, gi_op chain[GI_
     return n_turn + job->n_steps;
 }
 
-/* The decoded image's size (no pixels) of a JPEG's coefficients. */
-static gi_image jpeg_size(const gi_jpeg_coeffs *c)
-{
-    int w, h;
-    gi__jpeg_output_size(c, &w, &h);
-    return (gi_image){.width = w, .height = h, .channels = c->out_channels,
-                      .stride = (size_t)w * (size_t)c->out_channels};
-}
-
 /* A job's source: host pixels, or a JPEG's coefficients (jpeg non-NULL). */
 typedef struct {
     const gi_image *img;
@@ -123,7 +114,7 @@ static gi_status apply_alloc(gi_context *ctx, const job_source *src, const gi_op
 {
     if (src->img && !src->jpeg_out && whole_image_crop(steps, n)) return copy_image(src->img, dst);
     int w, h, ch;
-    const gi_image size = src->jpeg ? jpeg_size(src->jpeg) : *src->img;
+    const gi_image size = src->jpeg ? gi__jpeg_decoded_size(src->jpeg) : *src->img;
     gi_status st = gi_apply_size(&size, steps, n, &w, &h, &ch);
     if (st == GI_OK && steps[n - 1].kind != GI_OP_HIST) {
         if (src->jpeg_out)
@@ -231,7 +222,7 @@ int gi__job_jpeg_out(const gi_job *job, gi_format format, gi__chain_jpeg_out *ou
 static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
                            const gi_jpeg_coeffs *c, char *why, size_t why_size)
 {
-    const gi_image size = jpeg_size(c);
+    const gi_image size = gi__jpeg_decoded_size(c);
     int w = 0, h = 0, ch = 0;
     const int sized = gi_apply_size(&size, job->steps, job->n_steps, &w, &h, &ch) == GI_OK;
     const gi__jpeg_route_input in = {
@@ -282,7 +273,7 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     if (job->limits.shrink_to > 0) gi__jpeg_plan_shrink(coeffs, job->limits.shrink_to);
     memset(img, 0, sizeof *img);
     if (route_to_device(job, route, coeffs, why, why_size)) {
-        *img = jpeg_size(coeffs);
+        *img = gi__jpeg_decoded_size(coeffs);
     } else if (coeffs->deferred && job->limits.shrink_to > 0) {
         /* the host's shrink-on-load follows the Huffman decoding, block
          * rows at a time, without the frame's coefficients */

@@ -395,20 +395,26 @@ static gi_status call_jpeg_chain(const gi__backend_ops *ops, void *state, const 
     return ops->run_chain_from_jpeg(state, j->c, j->chain);
 }
 
-gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *steps, int n,
-                         gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
+gi_image gi__jpeg_decoded_size(const gi_jpeg_coeffs *c)
 {
     int w, h;
     gi__jpeg_output_size(c, &w, &h);
-    const gi_image size = {.width = w, .height = h, .channels = c->out_channels,
-                           .stride = (size_t)w * (size_t)c->out_channels};
+    return (gi_image){.width = w, .height = h, .channels = c->out_channels,
+                      .stride = (size_t)w * (size_t)c->out_channels};
+}
+
+gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *steps, int n,
+                         gi_image *dst, gi_histogram *hist, gi__chain_jpeg_out *jpeg_out)
+{
+    const gi_image size = gi__jpeg_decoded_size(c);
     const int to_jpeg = result_as_jpeg(jpeg_out, steps, n);
     chain_plan plan;
     gi_status st = plan_chain(&size, 1, steps, n, dst, to_jpeg, hist, &plan);
     if (st != GI_OK) return st;
     const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);
-    work.jpeg_pixels = (double)w * h; /* the arithmetic half's (fewer when shrunk) */
+    /* the arithmetic half's pixels (fewer when shrunk), the Huffman decoding's frame */
+    work.jpeg_pixels = (double)size.width * size.height;
     work.jpeg_coeff_bytes = (double)gi__jpeg_upload_bytes(c);
     work.jpeg_entropy_pixels = c->deferred ? (double)c->width * c->height : 0;
     weigh_jpeg_out(&chain, &work);

@@ -38,6 +38,10 @@ typedef gi_status (*gi__backend_call)(const gi__backend_ops *ops, void *state, c
 gi_status gi__dispatch(gi_context *ctx, const char *name, const gi__plan_job *work,
                        gi__backend_call call, const void *arg);
 
+/* The image (its size, no pixels) that the arithmetic half makes of c:
+ * the frame's, or the shrunk one (gi__jpeg_output_size). */
+gi_image gi__jpeg_decoded_size(const gi_jpeg_coeffs *c);
+
 /* gi_apply from a JPEG's coefficients (jpeg_coeffs.h): the backend that
  * runs the chain (AUTO's plan weighing the decoder's arithmetic half too)
  * reconstructs the pixels where it computes, then runs the steps; dst on
