@@ -15,6 +15,15 @@ static int has_avx_vnni(void)
     unsigned a, b, c, d;
     return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
 }
+
+/* The CPU's family as CPUID leaf 1 gives it, its extended family added. */
+static unsigned family(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    const unsigned base = a >> 8 & 15;
+    return base == 15 ? base + (a >> 20 & 255) : base;
+}
 #endif
 
 gi__isa gi__cpu_isa_capped(gi__isa most)
@@ -37,4 +46,16 @@ gi__isa gi__cpu_isa_capped(gi__isa most)
 gi__isa gi__cpu_isa(void)
 {
     return gi__cpu_isa_capped(gi__process_overrides()->isa_cap);
+}
+
+int gi__cpu_fast_bit_deposit(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (gi__process_overrides()->isa_cap < GI__ISA_AVX2 || !__builtin_cpu_supports("bmi2")) return 0;
+    /* AMD's family 0x19 (Zen 3 and 4) and later decode it in hardware */
+    return !__builtin_cpu_is("amd") || family() >= 0x19;
+#else
+    return 0;
+#endif
 }

@@ -17,4 +17,9 @@ gi__isa gi__cpu_isa_capped(gi__isa cap);
 /* ...up to GPUIMG_CPU_ISA's cap. */
 gi__isa gi__cpu_isa(void);
 
+/* Whether BMI2's pdep runs in hardware here (every x86 CPU with BMI2
+ * but AMD's before Zen 3, which run it in microcode, at hundreds of
+ * cycles), with GPUIMG_CPU_ISA's cap at avx2 or above. */
+int gi__cpu_fast_bit_deposit(void);
+
 #endif
