@@ -33,9 +33,11 @@
 #include <immintrin.h>
 #define REFINE_BMI2 1
 #endif
-/* scan_loop's kind for an AC refinement scan decoded by
- * block_ac_refine_bmi2 (scan_refine_bmi2 alone asks for it). */
+/* scan_loop's kinds besides jpeg_entropy.h's: an AC refinement scan
+ * decoded by block_ac_refine_bmi2 (scan_refine_bmi2 alone asks for it),
+ * and a DC first scan that zeroes its blocks (gi_jpeg_scan.zero_blocks). */
 #define AC_REFINE_BMI2 (GI_JPEG_AC_REFINE + 1)
+#define DC_FIRST_ZEROING (GI_JPEG_AC_REFINE + 2)
 
 #define LOOKUP GI_JPEG_LOOKUP_BITS
 #define ENTRY_FULL 0x20u
@@ -349,9 +351,11 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
     return 0;
 }
 
+/* zero: the block's first visit (gi_jpeg_scan.zero_blocks), which
+ * zeroes it first */
 static inline __attribute__((always_inline)) int block_dc_first(scan_state *st, int16_t *blk,
                                                                 const gi_jpeg_huff *dc, int ci,
-                                                                int al)
+                                                                int al, int zero)
 {
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
@@ -359,6 +363,11 @@ static inline __attribute__((always_inline)) int block_dc_first(scan_state *st, 
     ensure(br, &h);
     if (decode_dc(&h, dc, &diff) < 0) return -1;
     hot_give(br, &h);
+    if (zero) { /* as block_baseline: eight 16-byte stores */
+        typedef int16_t zero8 __attribute__((vector_size(16)));
+        const zero8 none = {0};
+        for (int i = 0; i < 64; i += 8) memcpy(blk + i, &none, sizeof none);
+    }
     st->pred[ci] += (uint32_t)diff;
     blk[0] = (int16_t)(uint16_t)(st->pred[ci] << al);
     return 0;
@@ -593,15 +602,22 @@ static inline __attribute__((always_inline)) void apply_corrections(int16_t *blk
     }
 }
 
+/* rband: the band, reversed. */
 static inline __attribute__((always_inline)) int block_ac_refine_bmi2(scan_state *st, int16_t *blk,
                                                                       uint64_t *mask,
                                                                       const gi_jpeg_huff *ac,
-                                                                      uint64_t band, int al)
+                                                                      uint64_t band, uint64_t rband,
+                                                                      int al)
 {
+    const uint64_t had = *mask & band;
+    if (st->eobrun && !had) { /* nothing to refine, nothing to place */
+        st->eobrun--;
+        return 0;
+    }
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
     const int bit = 1 << al;
-    const uint64_t nonzero = reversed(*mask & band);
+    const uint64_t nonzero = had ? reversed(had) : 0;
     if (st->eobrun) {
         st->eobrun--;
         const uint64_t ones = take_corrections(br, &h, nonzero);
@@ -609,7 +625,7 @@ static inline __attribute__((always_inline)) int block_ac_refine_bmi2(scan_state
         apply_corrections(blk, ones, bit);
         return 0;
     }
-    uint64_t ahead = reversed(band); /* the band's positions from k on */
+    uint64_t ahead = rband; /* the band's positions from k on */
     uint64_t ones = 0;
     do {
         ensure(br, &h);
@@ -683,16 +699,18 @@ static int is_restart(int marker)
 static inline __attribute__((always_inline)) int decode_unit_block(scan_state *st, int kind,
                                                                    int16_t *blk, uint64_t *mask,
                                                                    const gi_jpeg_scan *sc, int i,
-                                                                   uint64_t band)
+                                                                   uint64_t band, uint64_t rband)
 {
     switch (kind) {
     case GI_JPEG_BASELINE: return block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
-    case GI_JPEG_DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al);
+    case GI_JPEG_DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al, 0);
+    case DC_FIRST_ZEROING: return block_dc_first(st, blk, sc->dc[i], i, sc->al, 1);
     case GI_JPEG_DC_REFINE: block_dc_refine(st, blk, sc->al); return 0;
     case GI_JPEG_AC_FIRST:
         return block_ac_first(st, blk, mask, sc->ac[i], sc->ss, sc->se, sc->al, band);
 #if REFINE_BMI2
-    case AC_REFINE_BMI2: return block_ac_refine_bmi2(st, blk, mask, sc->ac[i], band, sc->al);
+    case AC_REFINE_BMI2:
+        return block_ac_refine_bmi2(st, blk, mask, sc->ac[i], band, rband, sc->al);
 #endif
     default: return block_ac_refine(st, blk, mask, sc->ac[i], band, sc->al);
     }
@@ -747,6 +765,11 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
     int nblocks = unit_row(c, sc, uy, first, step, comp);
     if (one_component) nblocks = 1; /* a constant: the compiler drops the loop */
     const uint64_t band = band_mask(sc->ss, sc->se); /* an AC scan's */
+#if REFINE_BMI2
+    const uint64_t rband = kind == AC_REFINE_BMI2 ? reversed(band) : 0;
+#else
+    const uint64_t rband = 0;
+#endif
     /* an AC scan's row of masks (one component: a block a unit) */
     const int refine = kind == GI_JPEG_AC_REFINE || kind == AC_REFINE_BMI2;
     const int ac = kind == GI_JPEG_AC_FIRST || refine;
@@ -767,7 +790,7 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
              * band holds nonzero coefficients (and those it adds to, which
              * it cannot know ahead); an AC first scan fetches its blocks
              * ahead as it decodes one (not in a run of empty blocks) */
-            if (kind == GI_JPEG_DC_FIRST || kind == GI_JPEG_DC_REFINE)
+            if (kind == GI_JPEG_DC_FIRST || kind == DC_FIRST_ZEROING || kind == GI_JPEG_DC_REFINE)
                 __builtin_prefetch(blk + (size_t)PREFETCH_UNITS * (size_t)step[b], 1);
             /* (within the row and this call's units: another thread may
              * be decoding the blocks past them) */
@@ -781,7 +804,7 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
                 if (ahead) __builtin_prefetch(blk + 64 * PREFETCH_UNITS, 1);
                 if (ahead & SECOND_LINE) __builtin_prefetch(blk + 64 * PREFETCH_UNITS + 32, 1);
             }
-            if (decode_unit_block(st, kind, blk, ac ? &masks[ux] : NULL, sc, comp[b], band) < 0)
+            if (decode_unit_block(st, kind, blk, ac ? &masks[ux] : NULL, sc, comp[b], band, rband) < 0)
                 return -1;
         }
         st->todo--;
@@ -829,6 +852,9 @@ static __attribute__((noinline)) int scan_units(gi_jpeg_coeffs *c, const gi_jpeg
         return one ? scan_loop(c, sc, GI_JPEG_BASELINE, 1, st, u0, u1)
                    : scan_loop(c, sc, GI_JPEG_BASELINE, 0, st, u0, u1);
     case GI_JPEG_DC_FIRST:
+        if (sc->zero_blocks)
+            return one ? scan_loop(c, sc, DC_FIRST_ZEROING, 1, st, u0, u1)
+                       : scan_loop(c, sc, DC_FIRST_ZEROING, 0, st, u0, u1);
         return one ? scan_loop(c, sc, GI_JPEG_DC_FIRST, 1, st, u0, u1)
                    : scan_loop(c, sc, GI_JPEG_DC_FIRST, 0, st, u0, u1);
     case GI_JPEG_DC_REFINE:

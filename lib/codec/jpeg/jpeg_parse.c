@@ -208,18 +208,21 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
 
 /* The planes' one allocation, made when the first scan is decoded here (a
  * deferred scan's coefficients are made on the device: jpeg_deferred.h).
- * The GPU's upload reads it where it lies. Progressive scans add to the
- * coefficients bit by bit, so theirs start zeroed: blocks no scan codes
- * stay zero. A baseline scan zeroes each block it decodes (stb's
- * decode_block does too) and the rest of the grid (a non-interleaved
- * scan's padding blocks) is never read; not zeroing 50 MB a 9 MP photo
- * saved a tenth of the entropy half's time where 16 workers share the
- * memory's bandwidth. */
-static int allocate_storage(gi_jpeg_coeffs *c)
+ * The GPU's upload reads it where it lies. A baseline scan zeroes each
+ * block it decodes (stb's decode_block does too) and the rest of the grid
+ * (a non-interleaved scan's padding blocks) is never read; not zeroing
+ * 50 MB a 9 MP photo saved a tenth of the entropy half's time where 16
+ * workers share the memory's bandwidth. Progressive scans add to the
+ * coefficients bit by bit, and each component's first scan is its first
+ * DC scan (read_scan_header): decoded in order, that scan zeroes the
+ * blocks as it visits them (gi_jpeg_scan.zero_blocks), as stb's does, in
+ * the same pass. Only scans decoded side by side (jpeg_scans_parallel.h),
+ * where an AC scan may run beside that DC scan, start from zeroed storage. */
+static int allocate_storage(gi_jpeg_coeffs *c, int zeroed)
 {
     if (c->storage) return GI_JPEG_OK;
-    c->storage = c->progressive ? gi__pixels_calloc_for_device(c->storage_bytes)
-                                : gi__pixels_alloc_for_device(c->storage_bytes);
+    c->storage = zeroed ? gi__pixels_calloc_for_device(c->storage_bytes)
+                        : gi__pixels_alloc_for_device(c->storage_bytes);
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     for (int i = 0; i < c->ncomp; i++) c->plane[i].coeffs = c->storage + c->plane[i].offset;
     /* the AC scans' masks of nonzero coefficients (jpeg_entropy.h) */
@@ -322,8 +325,9 @@ static int read_file(parser *ps, uint64_t max_pixels)
                 }
                 if (c->deferred) return READ_AGAIN;
             }
-            int r = allocate_storage(c);
+            int r = allocate_storage(c, c->progressive && ps->scans);
             if (r != GI_JPEG_OK) return r;
+            sc.zero_blocks = c->progressive && !ps->scans && sc.ss == 0 && sc.ah == 0;
             if (ps->scans) { /* decoded once the file is read */
                 /* restart intervals already split each scan over the
                  * threads, into more parts than scans side by side give */
