@@ -41,7 +41,7 @@ typedef struct gi_jpeg_plane {
     int16_t *coeffs;    /* storage + offset; block (bx, by) at coeffs + 64 * ((size_t)by * blocks_w + bx);
                            the blocks that hold samples, (width + 7) / 8 by
                            (height + 7) / 8 of them, are defined; the rest of the
-                           MCU grid is undefined (a non-interleaved scan's padding) */
+                           MCU grid is zero (progressive) or undefined (baseline) */
     int ring_rows;      /* 0; or, in the pipelined decode's ring (jpeg_progress.h),
                            the block rows kept: block row by at by % ring_rows */
 } gi_jpeg_plane;

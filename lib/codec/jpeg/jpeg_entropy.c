@@ -927,6 +927,57 @@ static void *decode_chunk(void *arg)
     return NULL;
 }
 
+/* Whether a scan's data ended as it must: its last interval's padding,
+ * then a marker with no fill bytes before it (stb may read them as the
+ * marker), not a restart (stb fails on it), not the end of the file. */
+static int scan_ended(bitreader *br)
+{
+    return interval_end(br) == 0 && !br->fill && br->marker >= 0 && !is_restart(br->marker);
+}
+
+int gi__jpeg_decode_scans_by_rows(gi_jpeg_coeffs *c, const gi_jpeg_scan *const *scans,
+                                  const size_t *at, const size_t *end, int n,
+                                  const uint8_t *bytes, size_t size)
+{
+    typedef struct {
+        scan_state st;
+        int kind, v;      /* v: unit rows an MCU row (a one-component scan's block rows) */
+        long units_x, rows, done; /* units a row; unit rows; unit rows decoded */
+    } row_scan;
+    if (c->plane[0].ring_rows || n < 1) return -1;
+    row_scan *rs = malloc(sizeof *rs * (size_t)n);
+    if (!rs) return -1;
+    for (int i = 0; i < n; i++) {
+        const gi_jpeg_scan *sc = scans[i];
+        const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
+        row_scan *r = &rs[i];
+        memset(&r->st, 0, sizeof r->st);
+        r->st.todo = sc->restart_interval ? sc->restart_interval : INT_MAX;
+        reader_start(&r->st.br, bytes + at[i], bytes + size);
+        r->kind = gi__jpeg_scan_kind(c->progressive, sc);
+        r->v = sc->n == 1 ? one->v : 1;
+        r->units_x = sc->n == 1 ? (one->width + 7) >> 3 : c->mcus_x;
+        r->rows = sc->n == 1 ? (one->height + 7) >> 3 : c->mcus_y;
+        r->done = 0;
+    }
+    int ok = 1;
+    for (long m = 0; m < c->mcus_y && ok; m++) {
+        for (int i = 0; i < n && ok; i++) {
+            row_scan *r = &rs[i];
+            long to = (m + 1) * r->v;
+            if (to > r->rows || m + 1 == c->mcus_y) to = r->rows;
+            if (to > r->done)
+                ok = scan_units(c, scans[i], &r->st, r->kind, r->done * r->units_x,
+                                to * r->units_x) == 0;
+            r->done = to;
+        }
+    }
+    for (int i = 0; i < n && ok; i++)
+        ok = scan_ended(&rs[i].st.br) && rs[i].st.br.marker_at == bytes + end[i];
+    free(rs);
+    return ok ? 0 : -1;
+}
+
 /* The data starts of intervals 1..n-1 (after each restart marker), found
  * as the bit reader finds markers; 0, or -1 when fewer restart markers come
  * before the scan's end (the serial decoder then decides). */

@@ -30,6 +30,8 @@ typedef struct {
     int threads;
     int defer; /* the scan may be deferred (jpeg_deferred.h) */
     int parallel; /* a progressive frame's scans may decode on threads */
+    int listed;   /* a progressive frame's scans are recorded, then decoded (jpeg_scans_parallel.h);
+                     0 on a second reading: each decoded as its marker is read */
     gi_jpeg_scan_list *scans; /* ...and are recorded here to do so */
     gi_jpeg_progress *progress;
     int frame;                           /* SOF read */
@@ -206,6 +208,25 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
     return GI_JPEG_OK;
 }
 
+/* Zeroes the blocks of each plane's MCU grid that hold no samples: a
+ * one-component scan does not visit them (so its first DC scan does not
+ * zero them), and a progressive file's grid is zero there (jpeg_coeffs.h),
+ * where the arithmetic half reads it whole. A thin border: the last
+ * blocks of a row, the last rows. */
+static void zero_padding(gi_jpeg_coeffs *c)
+{
+    for (int i = 0; i < c->ncomp; i++) {
+        const gi_jpeg_plane *p = &c->plane[i];
+        const int w = (p->width + 7) / 8, h = (p->height + 7) / 8;
+        for (int by = 0; by < p->blocks_h; by++) {
+            const int from = by < h ? w : 0; /* a row below the samples: all of it */
+            if (from < p->blocks_w)
+                memset(gi__jpeg_block_row(p, by) + 64 * (size_t)from, 0,
+                       64 * sizeof(int16_t) * (size_t)(p->blocks_w - from));
+        }
+    }
+}
+
 /* The planes' one allocation, made when the first scan is decoded here (a
  * deferred scan's coefficients are made on the device: jpeg_deferred.h).
  * The GPU's upload reads it where it lies. A baseline scan zeroes each
@@ -216,8 +237,9 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
  * coefficients bit by bit, and each component's first scan is its first
  * DC scan (read_scan_header): decoded in order, that scan zeroes the
  * blocks as it visits them (gi_jpeg_scan.zero_blocks), as stb's does, in
- * the same pass. Only scans decoded side by side (jpeg_scans_parallel.h),
- * where an AC scan may run beside that DC scan, start from zeroed storage. */
+ * the same pass, and zero_padding the blocks no scan of one component
+ * visits. Only scans decoded side by side (jpeg_scans_parallel.h), where
+ * an AC scan may run beside that DC scan, start from zeroed storage. */
 static int allocate_storage(gi_jpeg_coeffs *c, int zeroed)
 {
     if (c->storage) return GI_JPEG_OK;
@@ -225,6 +247,7 @@ static int allocate_storage(gi_jpeg_coeffs *c, int zeroed)
                         : gi__pixels_alloc_for_device(c->storage_bytes);
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     for (int i = 0; i < c->ncomp; i++) c->plane[i].coeffs = c->storage + c->plane[i].offset;
+    if (c->progressive && !zeroed) zero_padding(c);
     /* the AC scans' masks of nonzero coefficients (jpeg_entropy.h) */
     size_t blocks = c->storage_bytes / (64 * sizeof(int16_t));
     if (c->progressive &&
@@ -305,8 +328,10 @@ static int read_file(parser *ps, uint64_t max_pixels)
         if (!ps->frame && (m == 0xC0 || m == 0xC1 || m == 0xC2)) {
             int r = read_frame(ps, m, max_pixels);
             if (r != GI_JPEG_OK) return r;
-            if (ps->parallel && c->progressive &&
-                c->storage_bytes >= GI_JPEG_SCANS_PARALLEL_MIN_BYTES)
+            /* progressive scans decoded once the markers are read: side
+             * by side on threads, or on one a row of MCUs at a time */
+            if (c->progressive && ps->listed && !ps->defer &&
+                (!ps->parallel || c->storage_bytes >= GI_JPEG_SCANS_PARALLEL_MIN_BYTES))
                 ps->scans = gi__jpeg_scan_list_new();
         } else if (ps->frame && m == 0xDA) {
             gi_jpeg_scan sc;
@@ -325,13 +350,14 @@ static int read_file(parser *ps, uint64_t max_pixels)
                 }
                 if (c->deferred) return READ_AGAIN;
             }
-            int r = allocate_storage(c, c->progressive && ps->scans);
+            const int side_by_side = ps->scans && ps->parallel;
+            int r = allocate_storage(c, c->progressive && side_by_side);
             if (r != GI_JPEG_OK) return r;
-            sc.zero_blocks = c->progressive && !ps->scans && sc.ss == 0 && sc.ah == 0;
+            sc.zero_blocks = c->progressive && !side_by_side && sc.ss == 0 && sc.ah == 0;
             if (ps->scans) { /* decoded once the file is read */
-                /* restart intervals already split each scan over the
-                 * threads, into more parts than scans side by side give */
-                if (sc.restart_interval ||
+                /* on threads, restart intervals already split each scan
+                 * over them, into more parts than scans side by side give */
+                if ((side_by_side && sc.restart_interval) ||
                     gi__jpeg_scan_list_add(ps->scans, &sc, ps->b, ps->size, ps->at, &end) < 0)
                     return READ_AGAIN;
                 ps->at = end;
@@ -349,7 +375,8 @@ static int read_file(parser *ps, uint64_t max_pixels)
     }
     for (int i = 0; i < c->ncomp; i++)
         if (!ps->scanned[i]) return GI_JPEG_NOT_MINE; /* stb's memory for it is uninitialised */
-    if (ps->scans && gi__jpeg_scan_list_decode(ps->scans, c, ps->b, ps->size, ps->threads) < 0)
+    if (ps->scans &&
+        gi__jpeg_scan_list_decode(ps->scans, c, ps->b, ps->size, ps->parallel ? ps->threads : 1) < 0)
         return READ_AGAIN;
     gi__pixels_free(c->ac_nonzero); /* the scans' alone */
     c->ac_nonzero = NULL;
@@ -362,7 +389,7 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
 {
     parser *ps = malloc(sizeof *ps); /* 40 KB of tables: not on a worker's stack */
     if (!ps) return GI_JPEG_NO_MEMORY;
-    int r, parallel = threads > 1;
+    int r, parallel = threads > 1, listed = 1;
     do {
         memset(c, 0, sizeof *c);
         c->adobe_transform = -1;
@@ -373,14 +400,19 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
         ps->threads = threads;
         ps->defer = defer && !progress;
         ps->parallel = parallel && !ps->defer;
+        ps->listed = listed;
         ps->progress = progress;
         r = read_file(ps, max_pixels);
         gi__jpeg_scan_list_free(ps->scans);
         if (r == GI_JPEG_OK && c->deferred && gi__jpeg_deferred_finish(c->deferred) < 0)
             r = GI_JPEG_NO_MEMORY;
         if (r == READ_AGAIN) gi__jpeg_coeffs_free(c);
-        if (ps->defer) defer = 0;
-        else parallel = 0;
+        if (ps->defer) {
+            defer = 0;
+        } else { /* decoded again scan by scan as the markers are read */
+            parallel = 0;
+            listed = 0;
+        }
     } while (r == READ_AGAIN);
     free(ps);
     /* the arithmetic half's workers may still read what was decoded */

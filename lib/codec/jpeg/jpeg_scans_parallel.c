@@ -1,4 +1,5 @@
-/* jpeg_scans_parallel.h: a progressive file's independent scans at once. */
+/* jpeg_scans_parallel.h: a progressive file's scans, decoded once its
+ * markers are read. */
 #include "jpeg_scans_parallel.h"
 
 #include <pthread.h>
@@ -172,9 +173,24 @@ static void *run_scans(void *arg)
     return NULL;
 }
 
+/* The scans on this thread, a row of MCUs at a time (jpeg_entropy.h). */
+static int decode_by_rows(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uint8_t *bytes,
+                          size_t size)
+{
+    const gi_jpeg_scan *scans[MAX_SCANS];
+    size_t at[MAX_SCANS], end[MAX_SCANS];
+    for (int i = 0; i < l->n; i++) {
+        scans[i] = &l->job[i].sc;
+        at[i] = l->job[i].at;
+        end[i] = l->job[i].end;
+    }
+    return gi__jpeg_decode_scans_by_rows(c, scans, at, end, l->n, bytes, size);
+}
+
 int gi__jpeg_scan_list_decode(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uint8_t *bytes,
                               size_t size, int threads)
 {
+    if (threads <= 1) return decode_by_rows(l, c, bytes, size);
     l->c = c;
     l->bytes = bytes;
     l->size = size;

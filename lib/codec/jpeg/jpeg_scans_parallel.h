@@ -1,4 +1,7 @@
-/* A progressive file's scans Huffman-decoded on several threads.
+/* A progressive file's scans Huffman-decoded once its markers are read:
+ * on several threads side by side, or on one thread a row of MCUs of
+ * every scan at a time (gi__jpeg_decode_scans_by_rows), so that a row's
+ * blocks stay in the caches from scan to scan.
  *
  * Each scan is serial, but many scans of a progressive file are
  * independent of each other: a scan writes (and an AC refinement reads)
@@ -11,8 +14,8 @@
  * The parser records the scans as it reads the markers, each with copies
  * of the tables it reads (a later DHT may redefine them), and the scans
  * then run on threads, each as soon as the scans it depends on are done.
- * (A file with restart intervals splits each scan over the threads
- * instead: jpeg_entropy.h.)
+ * (On several threads, a file with restart intervals splits each scan
+ * over the threads instead: jpeg_entropy.h.)
  *
  * The values are the serial decoder's, since each coefficient sees the
  * same scans in the same order. Where a scan does not decode, or its data
@@ -47,8 +50,11 @@ int gi__jpeg_scan_list_add(gi_jpeg_scan_list *l, const gi_jpeg_scan *sc, const u
                            size_t size, size_t at, size_t *end);
 
 /* Decodes the recorded scans of c's progressive frame into c's
- * coefficients (allocated, zeroed) on up to `threads` threads. 0, or -1
- * where a scan did not decode or ended elsewhere than recorded. */
+ * coefficients on up to `threads` threads (storage allocated and zeroed,
+ * the scans' zero_blocks 0). On one thread, a row of MCUs of every scan
+ * at a time instead (gi__jpeg_decode_scans_by_rows: the storage as
+ * allocated, the first DC scan zeroing its blocks). 0, or -1 where a scan
+ * did not decode or ended elsewhere than recorded. */
 int gi__jpeg_scan_list_decode(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uint8_t *bytes,
                               size_t size, int threads);
 
