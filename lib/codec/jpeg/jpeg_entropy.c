@@ -471,6 +471,41 @@ static inline __attribute__((always_inline)) uint64_t band_mask(int lo, int hi)
     return (~(uint64_t)0 << lo) & (~(uint64_t)0 >> (63 - hi));
 }
 
+/* The next symbol of an AC refinement block, as stb reads it: 0 for a new
+ * coefficient after *run zeros (*value: +-bit, its sign bit read; 0 for
+ * a run of sixteen zeros, fifteen skipped and a zero "placed"), 1 where
+ * the band ends here (an end-of-band run: st->eobrun the blocks after
+ * this one; the caller refines the band's rest), -1 for a code stb
+ * refuses. */
+static inline __attribute__((always_inline)) int refine_symbol(scan_state *st, bitreader *br,
+                                                               hot_bits *h, const gi_jpeg_huff *ac,
+                                                               int bit, int *run, int *value)
+{
+    ensure(br, h);
+    const uint32_t e = ac->lookup[peek(h)];
+    *value = 0;
+    if (e & ENTRY_FULL) { /* a new coefficient, its sign bit in the same look-up */
+        consume(h, ENTRY_LEN(e));
+        if ((ENTRY_SYMBOL(e) & 15) != 1) return -1; /* stb: "bad huffman code" */
+        *run = ENTRY_SYMBOL(e) >> 4;
+        *value = ENTRY_VALUE(e) * bit; /* the sign bit's +-1 */
+        return 0;
+    }
+    const int rs = symbol_of(h, ac, e);
+    if (rs < 0) return -1;
+    const int s = rs & 15, r = rs >> 4;
+    *run = r;
+    if (s == 0) {
+        if (r == 15) return 0;
+        st->eobrun = (1 << r) - 1;
+        if (r) st->eobrun += (int)get_bits(h, r);
+        return 1;
+    }
+    if (s != 1) return -1;
+    *value = get_bit(br, h) ? bit : -bit;
+    return 0;
+}
+
 /* A block of an AC refinement scan, as stb decodes it (a symbol: the next
  * new coefficient's run of zeros and sign; the correction bits of the
  * nonzero coefficients it passes follow), but with the block's nonzero
@@ -492,30 +527,12 @@ static int block_ac_refine(scan_state *st, int16_t *blk, uint64_t *mask, const g
     }
     uint64_t ahead = band; /* the band's positions from k on */
     do {
-        ensure(br, &h);
-        const uint32_t e = ac->lookup[peek(&h)];
-        int r, value = 0;
-        if (e & ENTRY_FULL) { /* a new coefficient, its sign bit in the same look-up */
-            consume(&h, ENTRY_LEN(e));
-            if ((ENTRY_SYMBOL(e) & 15) != 1) return -1; /* stb: "bad huffman code" */
-            r = ENTRY_SYMBOL(e) >> 4;
-            value = ENTRY_VALUE(e) * bit; /* the sign bit's +-1 */
-        } else {
-            const int rs = symbol_of(&h, ac, e);
-            if (rs < 0) return -1;
-            const int s = rs & 15;
-            r = rs >> 4;
-            if (s == 0) {
-                if (r < 15) {
-                    st->eobrun = (1 << r) - 1;
-                    if (r) st->eobrun += (int)get_bits(&h, r);
-                    refine_nonzero(br, &h, blk, nonzero & ahead, bit); /* to the band's end */
-                    break;
-                } /* else sixteen zeros: fifteen skipped, then a zero "placed" */
-            } else {
-                if (s != 1) return -1;
-                value = get_bit(br, &h) ? bit : -bit;
-            }
+        int r, value;
+        const int band_ends = refine_symbol(st, br, &h, ac, bit, &r, &value);
+        if (band_ends < 0) return -1;
+        if (band_ends) {
+            refine_nonzero(br, &h, blk, nonzero & ahead, bit); /* to the band's end */
+            break;
         }
         /* the new coefficient goes to the (r + 1)th zero from k on */
         uint64_t zeros = ahead & ~nonzero;
@@ -628,30 +645,12 @@ static inline __attribute__((always_inline)) int block_ac_refine_bmi2(scan_state
     uint64_t ahead = rband; /* the band's positions from k on */
     uint64_t ones = 0;
     do {
-        ensure(br, &h);
-        const uint32_t e = ac->lookup[peek(&h)];
-        int r, value = 0;
-        if (e & ENTRY_FULL) { /* a new coefficient, its sign bit in the same look-up */
-            consume(&h, ENTRY_LEN(e));
-            if ((ENTRY_SYMBOL(e) & 15) != 1) return -1; /* stb: "bad huffman code" */
-            r = ENTRY_SYMBOL(e) >> 4;
-            value = ENTRY_VALUE(e) * bit;
-        } else {
-            const int rs = symbol_of(&h, ac, e);
-            if (rs < 0) return -1;
-            const int s = rs & 15;
-            r = rs >> 4;
-            if (s == 0) {
-                if (r < 15) {
-                    st->eobrun = (1 << r) - 1;
-                    if (r) st->eobrun += (int)get_bits(&h, r);
-                    ones |= take_corrections(br, &h, nonzero & ahead); /* to the band's end */
-                    break;
-                } /* else sixteen zeros: fifteen skipped, then a zero "placed" */
-            } else {
-                if (s != 1) return -1;
-                value = get_bit(br, &h) ? bit : -bit;
-            }
+        int r, value;
+        const int band_ends = refine_symbol(st, br, &h, ac, bit, &r, &value);
+        if (band_ends < 0) return -1;
+        if (band_ends) {
+            ones |= take_corrections(br, &h, nonzero & ahead); /* to the band's end */
+            break;
         }
         /* the new coefficient goes to the (r + 1)th zero from k on: of the
          * z zeros ahead, the (z - r)th lowest bit */
