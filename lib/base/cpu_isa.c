@@ -48,7 +48,10 @@ gi__isa gi__cpu_isa(void)
     return gi__cpu_isa_capped(gi__process_overrides()->isa_cap);
 }
 
-int gi__cpu_fast_bit_deposit(void)
+/* The answer of gi__cpu_fast_bit_deposit, found once: CPUID costs a
+ * trap to the hypervisor in a virtual machine, and the JPEG decoder asks
+ * once a scan, or once a row of MCUs of a scan. */
+static int fast_bit_deposit(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
@@ -58,4 +61,15 @@ int gi__cpu_fast_bit_deposit(void)
 #else
     return 0;
 #endif
+}
+
+int gi__cpu_fast_bit_deposit(void)
+{
+    static int answer = -1; /* every thread finds the same answer */
+    int a = __atomic_load_n(&answer, __ATOMIC_RELAXED);
+    if (a < 0) {
+        a = fast_bit_deposit();
+        __atomic_store_n(&answer, a, __ATOMIC_RELAXED);
+    }
+    return a;
 }

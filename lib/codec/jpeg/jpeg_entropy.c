@@ -192,7 +192,7 @@ static inline __attribute__((always_inline)) void ensure(bitreader *br, hot_bits
         uint64_t w;
         memcpy(&w, h->p, 8);
         w = __builtin_bswap64(w);
-        if ((((~w) - 0x0101010101010101ull) & w & 0x8080808080808080ull) == 0) {
+        if (!gi__jpeg_word_has_ff(w)) {
             const int n = (63 - h->nb) >> 3;
             h->buf |= (w >> (64 - 8 * n)) << (64 - 8 * n - h->nb);
             h->p += n;
@@ -309,6 +309,15 @@ typedef struct {
                  the pipelined decode can stop at a row's end and go on mid-interval */
 } scan_state;
 
+/* A block's 64 coefficients set to 0: eight 16-byte stores, where GCC
+ * made memset a rep stos (its start-up is most of 128 bytes' time). */
+static inline __attribute__((always_inline)) void zero_block(int16_t *blk)
+{
+    typedef int16_t zero8 __attribute__((vector_size(16)));
+    const zero8 zero = {0};
+    for (int i = 0; i < 64; i += 8) memcpy(blk + i, &zero, sizeof zero);
+}
+
 static inline __attribute__((always_inline)) int block_baseline(scan_state *st, int16_t *blk,
                                                                 const gi_jpeg_huff *dc,
                                                                 const gi_jpeg_huff *ac, int ci)
@@ -316,11 +325,7 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
     const uint8_t *const zz = gi__jpeg_natural_order;
-    /* the storage is not zeroed (jpeg_parse.c); eight 16-byte stores, where
-     * GCC made memset a rep stos (its start-up is most of 128 bytes' time) */
-    typedef int16_t zero8 __attribute__((vector_size(16)));
-    const zero8 zero = {0};
-    for (int i = 0; i < 64; i += 8) memcpy(blk + i, &zero, sizeof zero);
+    zero_block(blk); /* the storage is not zeroed (jpeg_parse.c) */
     int32_t diff;
     ensure(br, &h);
     if (decode_dc(&h, dc, &diff) < 0) return -1;
@@ -363,11 +368,7 @@ static inline __attribute__((always_inline)) int block_dc_first(scan_state *st, 
     ensure(br, &h);
     if (decode_dc(&h, dc, &diff) < 0) return -1;
     hot_give(br, &h);
-    if (zero) { /* as block_baseline: eight 16-byte stores */
-        typedef int16_t zero8 __attribute__((vector_size(16)));
-        const zero8 none = {0};
-        for (int i = 0; i < 64; i += 8) memcpy(blk + i, &none, sizeof none);
-    }
+    if (zero) zero_block(blk);
     st->pred[ci] += (uint32_t)diff;
     blk[0] = (int16_t)(uint16_t)(st->pred[ci] << al);
     return 0;
@@ -826,18 +827,6 @@ scan_refine_bmi2(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, scan_state *st, long
 {
     return scan_loop(c, sc, AC_REFINE_BMI2, 1, st, u0, u1);
 }
-
-/* Whether this CPU runs pdep in hardware (cpu_isa.h). Asked once. */
-static int refine_with_bmi2(void)
-{
-    static int answer = -1; /* every thread computes the same answer */
-    int a = __atomic_load_n(&answer, __ATOMIC_RELAXED);
-    if (a < 0) {
-        a = gi__cpu_fast_bit_deposit();
-        __atomic_store_n(&answer, a, __ATOMIC_RELAXED);
-    }
-    return a;
-}
 #endif
 
 static __attribute__((noinline)) int scan_units(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
@@ -862,7 +851,7 @@ static __attribute__((noinline)) int scan_units(gi_jpeg_coeffs *c, const gi_jpeg
     case GI_JPEG_AC_FIRST: return scan_loop(c, sc, GI_JPEG_AC_FIRST, 1, st, u0, u1);
     default:
 #if REFINE_BMI2
-        if (refine_with_bmi2()) return scan_refine_bmi2(c, sc, st, u0, u1);
+        if (gi__cpu_fast_bit_deposit()) return scan_refine_bmi2(c, sc, st, u0, u1);
 #endif
         return scan_loop(c, sc, GI_JPEG_AC_REFINE, 1, st, u0, u1);
     }
@@ -905,6 +894,14 @@ static int scan_published(chunk *ch, scan_state *st)
     return 0;
 }
 
+/* Whether a scan's data ended as it must: its last interval's padding,
+ * then a marker with no fill bytes before it (stb may read them as the
+ * marker), not a restart (stb fails on it), not the end of the file. */
+static int scan_ended(bitreader *br)
+{
+    return interval_end(br) == 0 && !br->fill && br->marker >= 0 && !is_restart(br->marker);
+}
+
 static void *decode_chunk(void *arg)
 {
     chunk *ch = arg;
@@ -914,24 +911,13 @@ static void *decode_chunk(void *arg)
     reader_start(&st.br, ch->start, ch->file_end);
     int r = ch->progress ? scan_published(ch, &st)
                          : scan_units(ch->c, ch->sc, &st, ch->kind, ch->u0, ch->u1);
-    if (r == 0 && interval_end(&st.br) < 0) r = -1;
-    /* After the scan, the marker: no fill bytes before it (stb may read
-     * them as the marker), not a restart (stb fails on it), not the end
-     * of the file. Between chunks: a restart. */
-    if (r == 0 && ch->last && (st.br.fill || st.br.marker < 0 || is_restart(st.br.marker)))
+    /* the scan's end, or between chunks a restart */
+    if (r == 0 && !(ch->last ? scan_ended(&st.br)
+                             : interval_end(&st.br) == 0 && is_restart(st.br.marker)))
         r = -1;
-    if (r == 0 && !ch->last && !is_restart(st.br.marker)) r = -1;
     ch->result = r;
     ch->marker_at = st.br.marker_at;
     return NULL;
-}
-
-/* Whether a scan's data ended as it must: its last interval's padding,
- * then a marker with no fill bytes before it (stb may read them as the
- * marker), not a restart (stb fails on it), not the end of the file. */
-static int scan_ended(bitreader *br)
-{
-    return interval_end(br) == 0 && !br->fill && br->marker >= 0 && !is_restart(br->marker);
 }
 
 int gi__jpeg_decode_scans_by_rows(gi_jpeg_coeffs *c, const gi_jpeg_scan *const *scans,

@@ -18,6 +18,14 @@
 
 struct gi_jpeg_progress;
 
+/* Whether any of the 8 bytes of w is 0xFF (a byte of ~w is zero): data
+ * free of markers and stuffed bytes is read, or skipped, 8 bytes at a
+ * time. */
+static inline int gi__jpeg_word_has_ff(uint64_t w)
+{
+    return (((~w) - 0x0101010101010101ull) & w & 0x8080808080808080ull) != 0;
+}
+
 /* Codes of up to this many bits decode in one table probe. */
 #define GI_JPEG_LOOKUP_BITS 10
 

@@ -55,7 +55,7 @@ static const uint8_t *data_end(const uint8_t *p, const uint8_t *end)
          * call a marker took a seventh of its decode */
         for (uint64_t w; end - p >= 8; p += 8) {
             memcpy(&w, p, 8);
-            if (((~w) - 0x0101010101010101ull) & w & 0x8080808080808080ull) break;
+            if (gi__jpeg_word_has_ff(w)) break;
         }
         while (p < end && *p != 0xFF) p++;
         if (p + 1 >= end) return NULL;
