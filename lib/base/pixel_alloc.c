@@ -27,7 +27,13 @@
  * a pool of page-locked blocks once the backend has started
  * (gi__pixels_calloc_for_device): DMA reads them where they are, where a
  * plain block went through a pinned stage first, a host memcpy of 50 MB
- * for a 9 MP 4:4:4 photo (1.5 ms a megapixel on the lanes).
+ * for a 9 MP 4:4:4 photo (1.5 ms a megapixel on the lanes). Those blocks
+ * are this file's mappings, locked by the backend (cudaHostRegister), not
+ * the driver's own page-locked allocations (cudaHostAlloc): on the H200
+ * machine 16 threads asking 40 MB each at once, as a batch's codec
+ * workers do at its start, waited 185 ms a call for cudaHostAlloc, which
+ * the driver serializes, against 38 ms to map, fault in on huge pages and
+ * register; alone 17 ms against 11.
  *
  * Small buffers, and every buffer in builds with AddressSanitizer (which
  * checks malloc'ed blocks only), stay with malloc. A header in front of
@@ -104,8 +110,8 @@ static atomic_int pinner_ready;
 
 static void unmap_block(block_header *h)
 {
-    if (h->pinned) pinner.unmap(h);
-    else munmap(h, h->mapped);
+    if (h->pinned) pinner.unlock(h);
+    munmap(h, h->mapped);
 }
 
 /* Keeps a freed mapping, unmapping the oldest ones to make room. */
@@ -132,7 +138,7 @@ static void pool_put(block_pool *p, block_header *h)
 void gi__pixels_use_pinned(const gi__pixels_pinner *p)
 {
     pthread_mutex_lock(&pinner_lock);
-    if (!pinner.map && p && p->map && p->unmap) {
+    if (!pinner.lock && p && p->lock && p->unlock) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         size_t bound = pages > 0 && page > 0 ? (size_t)pages / 16 * (size_t)page : 0;
         pthread_mutex_lock(&pinned_pool.lock);
@@ -181,14 +187,17 @@ static void *map_block(size_t total)
     return base;
 }
 
-/* A page-locked block from the pinner, or NULL. */
+
+/* A fresh mapping, page-locked by the pinner (zero, as fresh mappings
+ * are), or NULL. */
 static block_header *pin_block(size_t total)
 {
-    size_t page = 4096, mapped = (total + page - 1) / page * page;
-    if (mapped < total) return NULL;
-    block_header *h = pinner.map(mapped);
+    block_header *h = map_block(total);
     if (!h) return NULL;
-    h->mapped = mapped;
+    if (pinner.lock(h, h->mapped) != 0) {
+        munmap(h, h->mapped);
+        return NULL;
+    }
     h->pinned = 1;
     return h;
 }
@@ -227,7 +236,7 @@ static void *pixels_alloc(size_t bytes, int for_device, int zeroed)
 #ifndef GI_PLAIN_MALLOC
     if (bytes >= MAP_FROM && for_device && atomic_load_explicit(&pinner_ready, memory_order_acquire)) {
         h = pool_take(&pinned_pool, total);
-        if (!h) h = pin_block(total); /* not zero */
+        if (!h) fresh = (h = pin_block(total)) != NULL;
     }
     if (!h && bytes >= MAP_FROM) {
         h = pool_take(&pool, total);

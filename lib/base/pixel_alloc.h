@@ -27,11 +27,13 @@ void *gi__pixels_alloc_for_device(size_t bytes);
 /* Whether p (from this allocator) is page-locked. */
 int gi__pixels_pinned(const void *p);
 
-/* The page-locked allocator; installed once (later calls change nothing),
- * by the CUDA backend when it starts. map returns NULL on failure. */
+/* What page-locks the allocator's own mappings; installed once (later
+ * calls change nothing), by the CUDA backend when it starts. lock returns
+ * 0, or -1 where the mapping could not be locked (it stays as it was);
+ * unlock is called before the mapping is unmapped. */
 typedef struct {
-    void *(*map)(size_t bytes);
-    void (*unmap)(void *p);
+    int (*lock)(void *p, size_t bytes);
+    void (*unlock)(void *p);
 } gi__pixels_pinner;
 void gi__pixels_use_pinned(const gi__pixels_pinner *pinner);
 

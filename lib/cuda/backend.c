@@ -843,20 +843,21 @@ gi_status gi__cuda_backend_reserve(void *state, size_t in_bytes, size_t out_byte
     return st == GI_OK ? gi__cuda_reserve_pinned(&s->stage_out, out_bytes) : st;
 }
 
-/* The pixel allocator's page-locked blocks (pixel_alloc.h). */
-static void *pin_map(size_t bytes)
+/* The pixel allocator's page-locked blocks (pixel_alloc.h): its mappings,
+ * registered with the driver. Portable: every GPU of a batch copies from
+ * them. */
+static int pin_lock(void *p, size_t bytes)
 {
-    void *p = NULL;
-    if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
         cudaGetLastError(); /* the allocator falls back to plain memory */
-        return NULL;
+        return -1;
     }
-    return p;
+    return 0;
 }
 
-static void pin_unmap(void *p)
+static void pin_unlock(void *p)
 {
-    if (cudaFreeHost(p) != cudaSuccess) cudaGetLastError();
+    if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
 }
 
 gi_status gi__cuda_backend_create(int device, const gi__backend_ops **ops, void **state)
@@ -890,7 +891,7 @@ gi_status gi__cuda_backend_create(int device, const gi__backend_ops **ops, void 
         cuda_destroy(s);
         return st;
     }
-    static const gi__pixels_pinner pinner = {pin_map, pin_unmap};
+    static const gi__pixels_pinner pinner = {pin_lock, pin_unlock};
     gi__pixels_use_pinned(&pinner);
     *ops = &cuda_ops;
     *state = s;

@@ -2,9 +2,12 @@
  * stand-in pinner that counts its calls: buffers for a device are plain
  * until a pinner is installed, then page-locked, zeroed even when reused,
  * pooled apart from the plain ones (a batch's steady state locks no more
- * memory), and unlocked when the pool overflows; other buffers never are.
+ * memory), and unlocked before they are unmapped when the pool
+ * overflows; other buffers never are, and a buffer the pinner cannot lock
+ * stays plain.
  * Builds with AddressSanitizer keep every buffer plain (malloc'ed, which
  * it checks), and so does this test's expectation there. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,20 +25,32 @@
 #define PLAIN_ONLY 0
 #endif
 
-static int maps, unmaps;
+static int maps, unmaps, refuse;
+static void *locked[64];
 
-static void *fake_map(size_t bytes)
+/* Locks whole page-aligned mappings, as cudaHostRegister needs, and
+ * remembers them for the unlock; refuses while `refuse` is set. */
+static int fake_lock(void *p, size_t bytes)
 {
+    if (refuse || (uintptr_t)p % 4096 || bytes % 4096 || maps - unmaps >= 64) return -1;
+    for (int i = 0; i < 64; i++)
+        if (!locked[i]) {
+            locked[i] = p;
+            break;
+        }
     maps++;
-    void *p = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
-    if (p) memset(p, 0xA5, bytes); /* not zero, as cudaHostAlloc's need not be */
-    return p;
+    return 0;
 }
 
-static void fake_unmap(void *p)
+static void fake_unlock(void *p)
 {
-    unmaps++;
-    free(p);
+    for (int i = 0; i < 64; i++)
+        if (locked[i] == p) {
+            locked[i] = NULL;
+            unmaps++;
+            return;
+        }
+    th_check(0, "unlock of %p, which was not locked", p);
 }
 
 static int zeroed(const uint8_t *p, size_t n)
@@ -53,7 +68,7 @@ int main(void)
              "before a pinner: a device buffer is plain and zero");
     gi__pixels_free(before);
 
-    static const gi__pixels_pinner pinner = {fake_map, fake_unmap};
+    static const gi__pixels_pinner pinner = {fake_lock, fake_unlock};
     gi__pixels_use_pinned(&pinner);
     uint8_t *a = gi__pixels_calloc_for_device(big);
     th_check(a && gi__pixels_pinned(a) == !PLAIN_ONLY && zeroed(a, big),
@@ -75,6 +90,14 @@ int main(void)
              "small device buffers stay plain (malloc'ed)");
     gi__pixels_free(plain);
     gi__pixels_free(tiny);
+
+    /* a mapping the pinner cannot lock: the buffer is plain, and zero */
+    refuse = 1;
+    uint8_t *unlocked = gi__pixels_calloc_for_device(big + 8192);
+    th_check(unlocked && !gi__pixels_pinned(unlocked) && zeroed(unlocked, big + 8192),
+             "a device buffer the pinner refuses is plain and zero");
+    gi__pixels_free(unlocked);
+    refuse = 0;
 
     /* more at once than the pool keeps: the extra ones are unlocked */
     enum { N = 60 };
