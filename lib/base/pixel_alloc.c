@@ -90,7 +90,10 @@ static block_header *header_of(void *p)
  * GPU holds a coefficient buffer per codec worker and per lane, and
  * locking and unlocking memory costs far more than mapping it (unlocking
  * may wait for the device). Bounded by PINNED_POOL_BYTES and by a
- * sixteenth of the machine's memory. */
+ * sixteenth of the machine's memory. A pooled block serves any request it
+ * holds, however much smaller: it is locked already, and a batch, which
+ * starts with its largest images, would otherwise lock new blocks for the
+ * small ones at its end. */
 #define PINNED_POOL_BLOCKS 48
 #define PINNED_POOL_BYTES ((size_t)2 << 30)
 
@@ -202,8 +205,9 @@ static block_header *pin_block(size_t total)
     return h;
 }
 
-/* The smallest pooled mapping that holds total bytes and is at most twice
- * that, taken out of the pool; NULL when there is none. */
+/* The smallest pooled mapping that holds total bytes (and, in the plain
+ * pool, is at most twice that), taken out of the pool; NULL when there is
+ * none. */
 static block_header *pool_take(block_pool *p, size_t total)
 {
     block_header *h = NULL;
@@ -211,7 +215,7 @@ static block_header *pool_take(block_pool *p, size_t total)
     int best = -1;
     for (int i = 0; i < p->count; i++) {
         const size_t m = p->blocks[i]->mapped;
-        if (m >= total && m / 2 <= total && (best < 0 || m < p->blocks[best]->mapped)) best = i;
+        if (m >= total && (p == &pinned_pool || m / 2 <= total) && (best < 0 || m < p->blocks[best]->mapped)) best = i;
     }
     if (best >= 0) {
         h = p->blocks[best];

@@ -2,9 +2,9 @@
  * stand-in pinner that counts its calls: buffers for a device are plain
  * until a pinner is installed, then page-locked, zeroed even when reused,
  * pooled apart from the plain ones (a batch's steady state locks no more
- * memory), and unlocked before they are unmapped when the pool
- * overflows; other buffers never are, and a buffer the pinner cannot lock
- * stays plain.
+ * memory, a smaller buffer reusing a larger block), and unlocked before
+ * they are unmapped when the pool overflows; other buffers never are, and
+ * a buffer the pinner cannot lock stays plain.
  * Builds with AddressSanitizer keep every buffer plain (malloc'ed, which
  * it checks), and so does this test's expectation there. */
 #include <stdint.h>
@@ -83,6 +83,10 @@ int main(void)
         gi__pixels_free(b);
     }
     th_check(maps == (PLAIN_ONLY ? 0 : 1), "100 buffers in turn: %d locked, not 1", maps);
+    uint8_t *quarter = gi__pixels_calloc_for_device(big / 4); /* a batch's small last images */
+    th_check(quarter && zeroed(quarter, big / 4) && maps == (PLAIN_ONLY ? 0 : 1),
+             "a smaller buffer reuses the locked block: %d locked, not 1", maps);
+    gi__pixels_free(quarter);
 
     uint8_t *plain = gi__pixels_alloc(big), *tiny = gi__pixels_calloc_for_device(small);
     th_check(plain && !gi__pixels_pinned(plain), "other buffers stay plain");
