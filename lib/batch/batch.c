@@ -444,6 +444,12 @@ static void plan_lane(pipeline *p, compute_lane *lane)
     pthread_mutex_lock(&p->lock);
     if (on_cpu) p->lanes_on_cpu = 1;
     else p->lanes_on_cuda = 1;
+    /* On CUDA every codec worker may decode at once: the lanes keep the
+     * queue short, and they code a JPEG output themselves. With half the
+     * workers plus the lanes (12 of 16), 400 progressive photos took
+     * 1.23-1.24 s on the H200 machine, against 1.12-1.16 s with 16. */
+    if (!on_cpu && p->decoded.limit < (size_t)p->shape.codec_workers)
+        p->decoded.limit = (size_t)p->shape.codec_workers;
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
 }
@@ -881,7 +887,9 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
      * past the limit (one a lane at most). */
     size_t decoded_cap = (size_t)workers / 2 + lane_count, computed_cap = lane_count + 1;
     size_t spare = opts->device == GI_DEVICE_CPU ? 1 : (size_t)lane_count * GI_MAX_GPUS * 2 + 1;
-    int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap, spare) == 0 &&
+    /* ...and for every worker's decode on CUDA (plan_lane) */
+    size_t cuda_room = opts->device == GI_DEVICE_CPU ? 0 : (size_t)workers;
+    int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap, spare + cuda_room) == 0 &&
                    queue_init(&p.computed, computed_cap, spare) == 0;
     if (threaded) order_items(&p);
     if (!threaded || run_threaded(&p, lanes, lane_count, workers) != 0) run_in_turn(&p, &lanes[0]);
