@@ -37,6 +37,11 @@ typedef struct {
     int groups;          /* groups of 4 taps a position has room for */
     int32_t *pair_first, *pair_count; /* each window without its zero end taps */
     int narrow;          /* every window has at most 2 taps: 2 positions a pmaddwd */
+    /* Positions [0, direct) read the source row where it lies; the rest
+     * read a copy of its bytes from byte tail_from on, with zeros after
+     * (their loads would pass the row's end). */
+    int direct;
+    size_t tail_from;
     int vertical32;      /* the vertical sums fit int32 */
 } resize_job;
 
@@ -46,7 +51,7 @@ typedef struct {
 typedef struct {
     int32_t *rows;
     int32_t *premultiplied;
-    uint8_t *padded;     /* the row's bytes, row_padding zeros after */
+    uint8_t *padded;     /* the row's bytes from tail_from, row_padding zeros after */
     int64_t *sums;
     const int32_t **window; /* the ring rows of a vertical window (taps) */
     int next; /* the next source row to filter */
@@ -143,6 +148,14 @@ static int trim_windows(resize_job *j)
     }
     j->groups = (most + 3) / 4;
     j->narrow = most <= 2;
+    /* a position's last load: 16 bytes at its window's group groups - 1 */
+    const size_t ch = (size_t)j->src->channels, row = (size_t)j->src->width * ch;
+    const size_t reach = (j->narrow ? 0 : 4 * ch * (size_t)(j->groups - 1)) + 16;
+    j->direct = 0;
+    while (j->direct < ax->n_out && (size_t)j->pair_first[j->direct] * ch + reach <= row) j->direct++;
+    j->tail_from = row;
+    for (int x = j->direct; x < ax->n_out; x++)
+        if ((size_t)j->pair_first[x] * ch < j->tail_from) j->tail_from = (size_t)j->pair_first[x] * ch;
     return 0;
 }
 
@@ -167,9 +180,6 @@ static int16_t *pair_weights(const resize_job *j)
 }
 
 #if HAVE_PAIR_FILTER
-/* The windows' shapes, each with its own loop. */
-enum { NARROW, ONE_GROUP, GROUPS };
-
 /* The 4 int32 lanes of position x (its channels, rounded and shifted)
  * into out; for RGB lane 3 is overwritten by the next position. */
 __attribute__((target("avx2"))) static inline void store_position(int32_t *out, int x, __m128i sum,
@@ -181,15 +191,20 @@ __attribute__((target("avx2"))) static inline void store_position(int32_t *out, 
         out[x] = _mm_cvtsi128_si32(sum);
 }
 
-/* h of one source row (gray or RGB, its bytes with row_padding zero bytes
- * after them) into out, which has room for a 4-lane store past its end;
- * ch and shape constants where this is inlined. */
+/* h of positions [x, x_end) of one source row (gray or RGB) into out,
+ * which has room for a 4-lane store past its end. Position x's window
+ * starts at byte pair_first[x] * ch - sub of row, whose loads stay in the
+ * row's bytes or its zero padding (resize_job.direct). ch, narrow and
+ * groups (the job's, or 0: the job's at run time) are constants where
+ * this is inlined. Two positions at a time: each one's groups add up in a
+ * register of their own, and the two halves of both are added crosswise
+ * once, so that the rounding, the shift and the stores serve both. */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
-filter_row_pairs_as(const resize_job *j, const uint8_t *row, int32_t *out, const int ch,
-                    const int shape)
+filter_span(const resize_job *j, const uint8_t *row, size_t sub, int32_t *out, int x, int x_end,
+            const int ch, const int narrow, const int fixed_groups)
 {
-    const int n_out = j->ax->n_out;
     const int32_t *first = j->pair_first;
+    const int groups = fixed_groups ? fixed_groups : j->groups;
     /* the bytes of pixels 0, 1 (low half) and 2, 3 (high half) into pairs;
      * -1 gives 0 */
     const __m256i pairs =
@@ -198,12 +213,12 @@ filter_row_pairs_as(const resize_job *j, const uint8_t *row, int32_t *out, const
                 : _mm256_setr_epi8(0, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                    2, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
     const __m256i round = _mm256_set1_epi32(32);
-    int x = 0;
-    if (shape == NARROW) { /* positions x and x + 1 in the two halves, a pair each */
+    if (narrow) { /* positions x and x + 1 in the two halves, a pair each */
         const __m256i both = _mm256_permute2x128_si256(pairs, pairs, 0x00);
-        for (; x + 1 < n_out; x += 2) {
-            const __m128i b0 = _mm_loadu_si128((const __m128i *)(row + (size_t)first[x] * ch));
-            const __m128i b1 = _mm_loadu_si128((const __m128i *)(row + (size_t)first[x + 1] * ch));
+        for (; x + 1 < x_end; x += 2) {
+            const __m128i b0 = _mm_loadu_si128((const __m128i *)(row + ((size_t)first[x] * ch - sub)));
+            const __m128i b1 =
+                _mm_loadu_si128((const __m128i *)(row + ((size_t)first[x + 1] * ch - sub)));
             const __m256i bytes = _mm256_inserti128_si256(_mm256_castsi128_si256(b0), b1, 1);
             __m256i sum = _mm256_madd_epi16(_mm256_shuffle_epi8(bytes, both),
                                             _mm256_loadu_si256((const __m256i *)(j->pair_q + 8 * (size_t)x)));
@@ -211,8 +226,8 @@ filter_row_pairs_as(const resize_job *j, const uint8_t *row, int32_t *out, const
             store_position(out, x, _mm256_castsi256_si128(sum), ch);
             store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
         }
-        if (x < n_out) {
-            const __m128i bytes = _mm_loadu_si128((const __m128i *)(row + (size_t)first[x] * ch));
+        if (x < x_end) {
+            const __m128i bytes = _mm_loadu_si128((const __m128i *)(row + ((size_t)first[x] * ch - sub)));
             __m128i sum = _mm_madd_epi16(_mm_shuffle_epi8(bytes, _mm256_castsi256_si128(pairs)),
                                          _mm_loadu_si128((const __m128i *)(j->pair_q + 8 * (size_t)x)));
             sum = _mm_srai_epi32(_mm_add_epi32(sum, _mm256_castsi256_si128(round)), 6);
@@ -221,35 +236,32 @@ filter_row_pairs_as(const resize_job *j, const uint8_t *row, int32_t *out, const
         return;
     }
     const size_t per = (size_t)j->groups * 16;
-    if (shape == ONE_GROUP) { /* two positions, their halves added crosswise */
-        for (; x + 1 < n_out; x += 2) {
-            const __m256i b0 = _mm256_broadcastsi128_si256(
-                _mm_loadu_si128((const __m128i *)(row + (size_t)first[x] * ch)));
-            const __m256i b1 = _mm256_broadcastsi128_si256(
-                _mm_loadu_si128((const __m128i *)(row + (size_t)first[x + 1] * ch)));
-            const __m256i s0 = _mm256_madd_epi16(_mm256_shuffle_epi8(b0, pairs),
-                                                 _mm256_loadu_si256((const __m256i *)(j->pair_q + per * x)));
-            const __m256i s1 = _mm256_madd_epi16(
-                _mm256_shuffle_epi8(b1, pairs),
-                _mm256_loadu_si256((const __m256i *)(j->pair_q + per * (x + 1))));
-            __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(s0, s1, 0x20),
-                                           _mm256_permute2x128_si256(s0, s1, 0x31));
-            sum = _mm256_srai_epi32(_mm256_add_epi32(sum, round), 6);
-            store_position(out, x, _mm256_castsi256_si128(sum), ch);
-            store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
+    for (; x + 1 < x_end; x += 2) {
+        const uint8_t *p0 = row + ((size_t)first[x] * ch - sub), *p1 = row + ((size_t)first[x + 1] * ch - sub);
+        const int16_t *w0 = j->pair_q + per * x, *w1 = w0 + per;
+        __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+        for (int g = 0; g < groups; g++) {
+            const __m256i b0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p0 + 4 * ch * g)));
+            const __m256i b1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p1 + 4 * ch * g)));
+            s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_shuffle_epi8(b0, pairs),
+                                                        _mm256_loadu_si256((const __m256i *)(w0 + 16 * g))));
+            s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_shuffle_epi8(b1, pairs),
+                                                        _mm256_loadu_si256((const __m256i *)(w1 + 16 * g))));
         }
+        __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(s0, s1, 0x20),
+                                       _mm256_permute2x128_si256(s0, s1, 0x31));
+        sum = _mm256_srai_epi32(_mm256_add_epi32(sum, round), 6);
+        store_position(out, x, _mm256_castsi256_si128(sum), ch);
+        store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
     }
-    for (; x < n_out; x++) {
-        const int groups = (j->pair_count[x] + 3) / 4;
-        const uint8_t *p = row + (size_t)first[x] * ch;
+    if (x < x_end) {
+        const uint8_t *p = row + ((size_t)first[x] * ch - sub);
         const int16_t *w = j->pair_q + per * x;
         __m256i acc = _mm256_setzero_si256();
         for (int g = 0; g < groups; g++) {
-            const __m256i bytes =
-                _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + 4 * ch * g)));
-            acc = _mm256_add_epi32(
-                acc, _mm256_madd_epi16(_mm256_shuffle_epi8(bytes, pairs),
-                                       _mm256_loadu_si256((const __m256i *)(w + 16 * g))));
+            const __m256i bytes = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + 4 * ch * g)));
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_shuffle_epi8(bytes, pairs),
+                                                          _mm256_loadu_si256((const __m256i *)(w + 16 * g))));
         }
         __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
         sum = _mm_srai_epi32(_mm_add_epi32(sum, _mm256_castsi256_si128(round)), 6);
@@ -257,29 +269,36 @@ filter_row_pairs_as(const resize_job *j, const uint8_t *row, int32_t *out, const
     }
 }
 
-__attribute__((target("avx2"))) static void filter_row_pairs(const resize_job *j,
-                                                             const uint8_t *row, int32_t *out)
-{
-    const int shape = j->narrow ? NARROW : j->groups == 1 ? ONE_GROUP : GROUPS;
-    if (j->src->channels == 3) {
-        if (shape == NARROW) filter_row_pairs_as(j, row, out, 3, NARROW);
-        else if (shape == ONE_GROUP) filter_row_pairs_as(j, row, out, 3, ONE_GROUP);
-        else filter_row_pairs_as(j, row, out, 3, GROUPS);
-    } else {
-        if (shape == NARROW) filter_row_pairs_as(j, row, out, 1, NARROW);
-        else if (shape == ONE_GROUP) filter_row_pairs_as(j, row, out, 1, ONE_GROUP);
-        else filter_row_pairs_as(j, row, out, 1, GROUPS);
+/* filter_span for ch channels, with the window's shape a constant: the
+ * group loops of 1 to 3 groups unrolled (linear and cubic reductions
+ * down to a third, lanczos3 enlargements and reductions to a half) */
+#define FILTER_SPANS(ch)                                                                            \
+    __attribute__((target("avx2"))) static void filter_span_##ch(                                  \
+        const resize_job *j, const uint8_t *row, size_t sub, int32_t *out, int x, int x_end)        \
+    {                                                                                               \
+        if (j->narrow) filter_span(j, row, sub, out, x, x_end, ch, 1, 1);                          \
+        else if (j->groups == 1) filter_span(j, row, sub, out, x, x_end, ch, 0, 1);                \
+        else if (j->groups == 2) filter_span(j, row, sub, out, x, x_end, ch, 0, 2);                \
+        else if (j->groups == 3) filter_span(j, row, sub, out, x, x_end, ch, 0, 3);                \
+        else filter_span(j, row, sub, out, x, x_end, ch, 0, 0);                                    \
     }
-}
+FILTER_SPANS(1)
+FILTER_SPANS(3)
 #endif
 
 static void filter_row(const resize_job *j, band_state *b, int y, int32_t *out)
 {
 #if HAVE_PAIR_FILTER
     if (j->pair_q) {
-        memcpy(b->padded, j->src->data + (size_t)y * j->src->stride,
-               (size_t)j->src->width * j->src->channels);
-        filter_row_pairs(j, b->padded, out);
+        const uint8_t *row = j->src->data + (size_t)y * j->src->stride;
+        const size_t bytes = (size_t)j->src->width * j->src->channels;
+        void (*span)(const resize_job *, const uint8_t *, size_t, int32_t *, int, int) =
+            j->src->channels == 3 ? filter_span_3 : filter_span_1;
+        span(j, row, 0, out, 0, j->direct);
+        if (j->direct < j->ax->n_out) {
+            memcpy(b->padded, row + j->tail_from, bytes - j->tail_from);
+            span(j, b->padded, j->tail_from, out, j->direct, j->ax->n_out);
+        }
         return;
     }
 #endif
