@@ -191,7 +191,6 @@ static void *map_block(size_t total)
     return base;
 }
 
-
 /* A fresh mapping, page-locked by the pinner (zero, as fresh mappings
  * are), or NULL. */
 static block_header *pin_block(size_t total)
@@ -216,7 +215,8 @@ static block_header *pool_take(block_pool *p, size_t total)
     int best = -1;
     for (int i = 0; i < p->count; i++) {
         const size_t m = p->blocks[i]->mapped;
-        if (m >= total && (p == &pinned_pool || m / 2 <= total) && (best < 0 || m < p->blocks[best]->mapped)) best = i;
+        const int fits = m >= total && (p == &pinned_pool || m / 2 <= total);
+        if (fits && (best < 0 || m < p->blocks[best]->mapped)) best = i;
     }
     if (best >= 0) {
         h = p->blocks[best];

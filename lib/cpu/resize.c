@@ -191,6 +191,24 @@ __attribute__((target("avx2"))) static inline void store_position(int32_t *out, 
         out[x] = _mm_cvtsi128_si32(sum);
 }
 
+/* Where position x's window starts: byte pair_first[x] * ch - sub of row. */
+static inline __attribute__((always_inline)) const uint8_t *
+window_at(const resize_job *j, const uint8_t *row, size_t sub, int x, const int ch)
+{
+    return row + ((size_t)j->pair_first[x] * ch - sub);
+}
+
+/* acc plus group g's 4 taps of a window at p (weights w): both halves of
+ * one pmaddwd, as the comment above says. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
+add_group(__m256i acc, const uint8_t *p, const int16_t *w, int g, const int ch, __m256i pairs)
+{
+    const __m128i bytes = _mm_loadu_si128((const __m128i *)(p + 4 * ch * g));
+    const __m256i u = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(bytes), pairs);
+    const __m256i q = _mm256_loadu_si256((const __m256i *)(w + 16 * g));
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(u, q));
+}
+
 /* h of positions [x, x_end) of one source row (gray or RGB) into out,
  * which has room for a 4-lane store past its end. Position x's window
  * starts at byte pair_first[x] * ch - sub of row, whose loads stay in the
@@ -203,7 +221,6 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) voi
 filter_span(const resize_job *j, const uint8_t *row, size_t sub, int32_t *out, int x, int x_end,
             const int ch, const int narrow, const int fixed_groups)
 {
-    const int32_t *first = j->pair_first;
     const int groups = fixed_groups ? fixed_groups : j->groups;
     /* the bytes of pixels 0, 1 (low half) and 2, 3 (high half) into pairs;
      * -1 gives 0 */
@@ -216,20 +233,19 @@ filter_span(const resize_job *j, const uint8_t *row, size_t sub, int32_t *out, i
     if (narrow) { /* positions x and x + 1 in the two halves, a pair each */
         const __m256i both = _mm256_permute2x128_si256(pairs, pairs, 0x00);
         for (; x + 1 < x_end; x += 2) {
-            const __m128i b0 = _mm_loadu_si128((const __m128i *)(row + ((size_t)first[x] * ch - sub)));
-            const __m128i b1 =
-                _mm_loadu_si128((const __m128i *)(row + ((size_t)first[x + 1] * ch - sub)));
+            const __m128i b0 = _mm_loadu_si128((const __m128i *)window_at(j, row, sub, x, ch));
+            const __m128i b1 = _mm_loadu_si128((const __m128i *)window_at(j, row, sub, x + 1, ch));
             const __m256i bytes = _mm256_inserti128_si256(_mm256_castsi128_si256(b0), b1, 1);
-            __m256i sum = _mm256_madd_epi16(_mm256_shuffle_epi8(bytes, both),
-                                            _mm256_loadu_si256((const __m256i *)(j->pair_q + 8 * (size_t)x)));
+            const __m256i w = _mm256_loadu_si256((const __m256i *)(j->pair_q + 8 * (size_t)x));
+            __m256i sum = _mm256_madd_epi16(_mm256_shuffle_epi8(bytes, both), w);
             sum = _mm256_srai_epi32(_mm256_add_epi32(sum, round), 6);
             store_position(out, x, _mm256_castsi256_si128(sum), ch);
             store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
         }
         if (x < x_end) {
-            const __m128i bytes = _mm_loadu_si128((const __m128i *)(row + ((size_t)first[x] * ch - sub)));
-            __m128i sum = _mm_madd_epi16(_mm_shuffle_epi8(bytes, _mm256_castsi256_si128(pairs)),
-                                         _mm_loadu_si128((const __m128i *)(j->pair_q + 8 * (size_t)x)));
+            const __m128i bytes = _mm_loadu_si128((const __m128i *)window_at(j, row, sub, x, ch));
+            const __m128i w = _mm_loadu_si128((const __m128i *)(j->pair_q + 8 * (size_t)x));
+            __m128i sum = _mm_madd_epi16(_mm_shuffle_epi8(bytes, _mm256_castsi256_si128(pairs)), w);
             sum = _mm_srai_epi32(_mm_add_epi32(sum, _mm256_castsi256_si128(round)), 6);
             store_position(out, x, sum, ch);
         }
@@ -237,16 +253,12 @@ filter_span(const resize_job *j, const uint8_t *row, size_t sub, int32_t *out, i
     }
     const size_t per = (size_t)j->groups * 16;
     for (; x + 1 < x_end; x += 2) {
-        const uint8_t *p0 = row + ((size_t)first[x] * ch - sub), *p1 = row + ((size_t)first[x + 1] * ch - sub);
+        const uint8_t *p0 = window_at(j, row, sub, x, ch), *p1 = window_at(j, row, sub, x + 1, ch);
         const int16_t *w0 = j->pair_q + per * x, *w1 = w0 + per;
         __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
         for (int g = 0; g < groups; g++) {
-            const __m256i b0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p0 + 4 * ch * g)));
-            const __m256i b1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p1 + 4 * ch * g)));
-            s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_shuffle_epi8(b0, pairs),
-                                                        _mm256_loadu_si256((const __m256i *)(w0 + 16 * g))));
-            s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_shuffle_epi8(b1, pairs),
-                                                        _mm256_loadu_si256((const __m256i *)(w1 + 16 * g))));
+            s0 = add_group(s0, p0, w0, g, ch, pairs);
+            s1 = add_group(s1, p1, w1, g, ch, pairs);
         }
         __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(s0, s1, 0x20),
                                        _mm256_permute2x128_si256(s0, s1, 0x31));
@@ -255,14 +267,9 @@ filter_span(const resize_job *j, const uint8_t *row, size_t sub, int32_t *out, i
         store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
     }
     if (x < x_end) {
-        const uint8_t *p = row + ((size_t)first[x] * ch - sub);
-        const int16_t *w = j->pair_q + per * x;
+        const uint8_t *p = window_at(j, row, sub, x, ch);
         __m256i acc = _mm256_setzero_si256();
-        for (int g = 0; g < groups; g++) {
-            const __m256i bytes = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + 4 * ch * g)));
-            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_shuffle_epi8(bytes, pairs),
-                                                          _mm256_loadu_si256((const __m256i *)(w + 16 * g))));
-        }
+        for (int g = 0; g < groups; g++) acc = add_group(acc, p, j->pair_q + per * x, g, ch, pairs);
         __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
         sum = _mm_srai_epi32(_mm_add_epi32(sum, _mm256_castsi256_si128(round)), 6);
         store_position(out, x, sum, ch);
