@@ -742,6 +742,15 @@ static int unit_row(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, int uy, int
     return n;
 }
 
+/* A scan's units (MCUs, or in a one-component scan its blocks) as a grid:
+ * units in a row, and rows. */
+static void unit_grid(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, long *units_x, long *rows)
+{
+    const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
+    *units_x = sc->n == 1 ? (one->width + 7) >> 3 : c->mcus_x;
+    *rows = sc->n == 1 ? (one->height + 7) >> 3 : c->mcus_y;
+}
+
 /* MCUs u0..u1-1 of the scan in order (as stb: one component's own blocks
  * in raster order, as many as its samples need, (x + 7) >> 3, each one
  * MCU; several components' blocks by MCU of the frame), restart markers
@@ -752,8 +761,8 @@ static inline __attribute__((always_inline)) int scan_loop(gi_jpeg_coeffs *c,
                                                            int one_component, scan_state *st,
                                                            long u0, long u1)
 {
-    const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
-    int units_x = sc->n == 1 ? (one->width + 7) >> 3 : c->mcus_x;
+    long units_x, rows;
+    unit_grid(c, sc, &units_x, &rows);
     int interval = sc->restart_interval ? sc->restart_interval : INT_MAX;
     int ux = (int)(u0 % units_x), uy = (int)(u0 / units_x);
     /* The unit's blocks in the scan's order (one component's: one block),
@@ -857,6 +866,15 @@ static __attribute__((noinline)) int scan_units(gi_jpeg_coeffs *c, const gi_jpeg
     }
 }
 
+/* A scan's state at its start, its data at `data`. */
+static void scan_start(scan_state *st, const gi_jpeg_scan *sc, const uint8_t *data,
+                       const uint8_t *file_end)
+{
+    memset(st, 0, sizeof *st);
+    st->todo = sc->restart_interval ? sc->restart_interval : INT_MAX;
+    reader_start(&st->br, data, file_end);
+}
+
 /* A run of whole restart intervals, from the data at `start`: MCUs u0..u1-1,
  * ending at a restart marker, or (last) at the marker after the scan. */
 typedef struct {
@@ -878,8 +896,8 @@ static int scan_published(chunk *ch, scan_state *st)
     const gi_jpeg_coeffs *c = ch->c;
     const gi_jpeg_plane *one = &c->plane[ch->sc->comp[0]];
     int one_comp = ch->sc->n == 1;
-    long units_x = one_comp ? (one->width + 7) >> 3 : c->mcus_x;
-    long rows = one_comp ? (one->height + 7) >> 3 : c->mcus_y;
+    long units_x, rows;
+    unit_grid(c, ch->sc, &units_x, &rows);
     int ring = one->ring_rows / one->v; /* MCU rows in the ring, or 0 */
     for (long y = 0; y < rows; y++) {
         int m = one_comp ? (int)(y / one->v) : (int)y; /* the MCU row */
@@ -906,9 +924,7 @@ static void *decode_chunk(void *arg)
 {
     chunk *ch = arg;
     scan_state st;
-    memset(&st, 0, sizeof st);
-    st.todo = ch->sc->restart_interval ? ch->sc->restart_interval : INT_MAX;
-    reader_start(&st.br, ch->start, ch->file_end);
+    scan_start(&st, ch->sc, ch->start, ch->file_end);
     int r = ch->progress ? scan_published(ch, &st)
                          : scan_units(ch->c, ch->sc, &st, ch->kind, ch->u0, ch->u1);
     /* the scan's end, or between chunks a restart */
@@ -934,15 +950,11 @@ int gi__jpeg_decode_scans_by_rows(gi_jpeg_coeffs *c, const gi_jpeg_scan *const *
     if (!rs) return -1;
     for (int i = 0; i < n; i++) {
         const gi_jpeg_scan *sc = scans[i];
-        const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
         row_scan *r = &rs[i];
-        memset(&r->st, 0, sizeof r->st);
-        r->st.todo = sc->restart_interval ? sc->restart_interval : INT_MAX;
-        reader_start(&r->st.br, bytes + at[i], bytes + size);
+        scan_start(&r->st, sc, bytes + at[i], bytes + size);
         r->kind = gi__jpeg_scan_kind(c->progressive, sc);
-        r->v = sc->n == 1 ? one->v : 1;
-        r->units_x = sc->n == 1 ? (one->width + 7) >> 3 : c->mcus_x;
-        r->rows = sc->n == 1 ? (one->height + 7) >> 3 : c->mcus_y;
+        r->v = sc->n == 1 ? c->plane[sc->comp[0]].v : 1;
+        unit_grid(c, sc, &r->units_x, &r->rows);
         r->done = 0;
     }
     int ok = 1;
@@ -989,9 +1001,9 @@ int gi__jpeg_decode_scan(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_
                          size_t *end)
 {
     int kind = gi__jpeg_scan_kind(c->progressive, sc);
-    const gi_jpeg_plane *one = &c->plane[sc->comp[0]];
-    long units = sc->n == 1 ? (long)((one->width + 7) >> 3) * ((one->height + 7) >> 3)
-                            : (long)c->mcus_x * c->mcus_y;
+    long units_x, rows;
+    unit_grid(c, sc, &units_x, &rows);
+    const long units = units_x * rows;
     int unit_blocks = 0;
     for (int i = 0; i < sc->n; i++)
         unit_blocks += sc->n == 1 ? 1 : c->plane[sc->comp[i]].h * c->plane[sc->comp[i]].v;
