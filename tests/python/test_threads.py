@@ -44,24 +44,35 @@ def test_shared_context(rng):
 
 def test_gil_released(rng):
     """While one thread is inside a long blur, another keeps running Python."""
-    a = random_image(rng, 1500, 1500, 3)
-    done = threading.Event()
-    ticks = []
-
-    def count():
-        while not done.is_set():
-            ticks.append(time.perf_counter())
-            time.sleep(0.001)
-
-    t = threading.Thread(target=count)
     ctx = gpuimg.Context("cpu", threads=1)
+
+    def ticks_during(a):
+        done = threading.Event()
+        ticks = []
+
+        def count():
+            while not done.is_set():
+                ticks.append(time.perf_counter())
+                time.sleep(0.001)
+
+        t = threading.Thread(target=count)
+        t.start()
+        start = time.perf_counter()
+        ctx.blur(a, sigma=40)
+        end = time.perf_counter()
+        done.set()
+        t.join()
+        return end - start, [x for x in ticks if start < x < end]
+
+    # the blur must last long enough to count ticks in: a larger image on
+    # a faster machine (1500^2 took 0.047 s on one)
+    side = 1500
+    a = random_image(rng, side, side, 3)
     ctx.blur(a, sigma=1)  # warm
-    t.start()
-    start = time.perf_counter()
-    ctx.blur(a, sigma=40)
-    end = time.perf_counter()
-    done.set()
-    t.join()
-    inside = [x for x in ticks if start < x < end]
-    assert end - start > 0.05
-    assert len(inside) >= 3, f"{len(inside)} ticks during a {end - start:.3f} s call"
+    took, inside = ticks_during(a)
+    while took <= 0.05 and side < 6000:
+        side *= 2
+        a = random_image(rng, side, side, 3)
+        took, inside = ticks_during(a)
+    assert took > 0.05
+    assert len(inside) >= 3, f"{len(inside)} ticks during a {took:.3f} s call"
