@@ -136,6 +136,13 @@ gi_status gi__context_settle(gi_context *ctx)
     return ctx->ops ? GI_OK : choose_backend(ctx);
 }
 
+int gi__context_plans_cuda(const gi_context *ctx)
+{
+    if (ctx->ops) return ctx->ops == ctx->cuda_ops;
+    return ctx->cuda != GI__CUDA_ABSENT &&
+           gi__route_settles_on_cuda(ctx->requested, ctx->hinted, ctx->plan_says_cuda);
+}
+
 /* ---------------------------------------------------------------- AUTO */
 
 /* AUTO's choice for `job` (route.h), from where this context stands. */

@@ -50,6 +50,9 @@ struct gi_context {
 
 /* Chooses ctx's backend if that has not happened yet (AUTO is lazy). */
 gi_status gi__context_settle(gi_context *ctx);
+/* Whether ctx settles (or has settled) on CUDA, without waiting for CUDA's
+ * start: 1 unless the start then fails, which leaves AUTO on the CPU. */
+int gi__context_plans_cuda(const gi_context *ctx);
 /* The backend that runs `work` under the context's device choice (NULL:
  * work the cost model has no rates for; see gi__dispatch). */
 gi_status gi__context_backend_for(gi_context *ctx, const gi__plan_job *work,
