@@ -936,41 +936,60 @@ static void *decode_chunk(void *arg)
     return NULL;
 }
 
+struct gi_jpeg_rows {
+    scan_state st;
+    int kind, v;      /* v: unit rows an MCU row (a one-component scan's block rows) */
+    long units_x, rows, done; /* units a row; unit rows; unit rows decoded */
+};
+
+gi_jpeg_rows *gi__jpeg_rows_new(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
+                                const uint8_t *data, const uint8_t *file_end)
+{
+    gi_jpeg_rows *r = malloc(sizeof *r);
+    if (!r) return NULL;
+    scan_start(&r->st, sc, data, file_end);
+    r->kind = gi__jpeg_scan_kind(c->progressive, sc);
+    r->v = sc->n == 1 ? c->plane[sc->comp[0]].v : 1;
+    unit_grid(c, sc, &r->units_x, &r->rows);
+    r->done = 0;
+    return r;
+}
+
+int gi__jpeg_rows_decode(gi_jpeg_rows *r, gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, long m)
+{
+    long to = (m + 1) * r->v;
+    if (to > r->rows || m + 1 == c->mcus_y) to = r->rows;
+    int rc = 0;
+    if (to > r->done)
+        rc = scan_units(c, sc, &r->st, r->kind, r->done * r->units_x, to * r->units_x);
+    r->done = to;
+    return rc < 0 ? -1 : 0;
+}
+
+int gi__jpeg_rows_ended_at(const gi_jpeg_rows *r, const uint8_t *marker)
+{
+    bitreader br = r->st.br; /* scan_ended reads on */
+    return scan_ended(&br) && br.marker_at == marker;
+}
+
+void gi__jpeg_rows_free(gi_jpeg_rows *r)
+{
+    free(r);
+}
+
 int gi__jpeg_decode_scans_by_rows(gi_jpeg_coeffs *c, const gi_jpeg_scan *const *scans,
                                   const size_t *at, const size_t *end, int n,
                                   const uint8_t *bytes, size_t size)
 {
-    typedef struct {
-        scan_state st;
-        int kind, v;      /* v: unit rows an MCU row (a one-component scan's block rows) */
-        long units_x, rows, done; /* units a row; unit rows; unit rows decoded */
-    } row_scan;
     if (c->plane[0].ring_rows || n < 1) return -1;
-    row_scan *rs = malloc(sizeof *rs * (size_t)n);
-    if (!rs) return -1;
-    for (int i = 0; i < n; i++) {
-        const gi_jpeg_scan *sc = scans[i];
-        row_scan *r = &rs[i];
-        scan_start(&r->st, sc, bytes + at[i], bytes + size);
-        r->kind = gi__jpeg_scan_kind(c->progressive, sc);
-        r->v = sc->n == 1 ? c->plane[sc->comp[0]].v : 1;
-        unit_grid(c, sc, &r->units_x, &r->rows);
-        r->done = 0;
-    }
-    int ok = 1;
-    for (long m = 0; m < c->mcus_y && ok; m++) {
-        for (int i = 0; i < n && ok; i++) {
-            row_scan *r = &rs[i];
-            long to = (m + 1) * r->v;
-            if (to > r->rows || m + 1 == c->mcus_y) to = r->rows;
-            if (to > r->done)
-                ok = scan_units(c, scans[i], &r->st, r->kind, r->done * r->units_x,
-                                to * r->units_x) == 0;
-            r->done = to;
-        }
-    }
+    gi_jpeg_rows **rs = calloc((size_t)n, sizeof *rs);
+    int ok = rs != NULL;
     for (int i = 0; i < n && ok; i++)
-        ok = scan_ended(&rs[i].st.br) && rs[i].st.br.marker_at == bytes + end[i];
+        ok = (rs[i] = gi__jpeg_rows_new(c, scans[i], bytes + at[i], bytes + size)) != NULL;
+    for (long m = 0; m < c->mcus_y && ok; m++)
+        for (int i = 0; i < n && ok; i++) ok = gi__jpeg_rows_decode(rs[i], c, scans[i], m) == 0;
+    for (int i = 0; i < n && ok; i++) ok = gi__jpeg_rows_ended_at(rs[i], bytes + end[i]);
+    for (int i = 0; rs && i < n; i++) gi__jpeg_rows_free(rs[i]);
     free(rs);
     return ok ? 0 : -1;
 }

@@ -3,6 +3,8 @@
 #include "jpeg_scans_parallel.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,25 +13,22 @@
 #define MAX_SCANS 64
 #define MAX_THREADS 16
 
-enum { WAITING, RUNNING, DONE };
-
 typedef struct {
     gi_jpeg_scan sc;    /* its tables point into `tables` */
     gi_jpeg_huff *tables;
     size_t at, end;     /* its data, to the 0xFF of the marker after it */
-    int state;
+    atomic_long rows_done; /* while the scans run: its MCU rows decoded */
 } scan_job;
 
 struct gi_jpeg_scan_list {
     scan_job job[MAX_SCANS];
     int n;
-    /* while the scans run */
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
+    /* while the scans run on threads */
     gi_jpeg_coeffs *c;
     const uint8_t *bytes;
     size_t size;
-    int failed;
+    atomic_int next;    /* the next scan a thread takes */
+    atomic_int failed;
 };
 
 gi_jpeg_scan_list *gi__jpeg_scan_list_new(void)
@@ -134,49 +133,51 @@ int gi__jpeg_scan_waits_for(const gi_jpeg_scan *b, const gi_jpeg_scan *a)
     return 0;
 }
 
-/* The first waiting scan whose scans before it that it waits for are
- * done, or NULL (under the lock). */
-static scan_job *next_ready(gi_jpeg_scan_list *l)
+/* Until scan a has decoded `rows` MCU rows: 1, or 0 once a scan has
+ * failed. The wait is short (a row of a scan takes tens of microseconds)
+ * and each thread has a core: spin, yielding after a while in case it
+ * has none. */
+static int wait_rows(gi_jpeg_scan_list *l, int a, long rows)
 {
-    for (int b = 0; b < l->n; b++) {
-        if (l->job[b].state != WAITING) continue;
-        int ready = 1;
-        for (int a = 0; a < b && ready; a++)
-            if (l->job[a].state != DONE && gi__jpeg_scan_waits_for(&l->job[b].sc, &l->job[a].sc)) ready = 0;
-        if (ready) return &l->job[b];
+    for (int spins = 0; atomic_load_explicit(&l->job[a].rows_done, memory_order_acquire) < rows;
+         spins++) {
+        if (atomic_load_explicit(&l->failed, memory_order_relaxed)) return 0;
+        if (spins >= 256) sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+        else __builtin_ia32_pause();
+#endif
     }
-    return NULL;
+    return 1;
 }
 
-static int any_waiting(const gi_jpeg_scan_list *l)
-{
-    for (int i = 0; i < l->n; i++)
-        if (l->job[i].state == WAITING) return 1;
-    return 0;
-}
-
+/* One thread: the next scan in the file's order, row after row, each
+ * MCU row once the scans before it that it waits for have decoded that
+ * row; then the next. Scans are taken in order, so the first scan not
+ * done waits for none that is not done: the threads never wait in a
+ * circle. */
 static void *run_scans(void *arg)
 {
     gi_jpeg_scan_list *l = arg;
-    pthread_mutex_lock(&l->lock);
-    while (!l->failed && any_waiting(l)) {
-        scan_job *job = next_ready(l);
-        if (!job) {
-            pthread_cond_wait(&l->changed, &l->lock);
-            continue;
+    gi_jpeg_coeffs *c = l->c;
+    for (int b; (b = atomic_fetch_add(&l->next, 1)) < l->n;) {
+        scan_job *job = &l->job[b];
+        int waits[MAX_SCANS], nw = 0;
+        for (int a = 0; a < b; a++)
+            if (gi__jpeg_scan_waits_for(&job->sc, &l->job[a].sc)) waits[nw++] = a;
+        gi_jpeg_rows *r = gi__jpeg_rows_new(c, &job->sc, l->bytes + job->at, l->bytes + l->size);
+        int ok = r != NULL;
+        for (long m = 0; m < c->mcus_y && ok; m++) {
+            for (int k = 0; k < nw && ok; k++) ok = wait_rows(l, waits[k], m + 1);
+            ok = ok && gi__jpeg_rows_decode(r, c, &job->sc, m) == 0;
+            if (ok) atomic_store_explicit(&job->rows_done, m + 1, memory_order_release);
         }
-        job->state = RUNNING;
-        pthread_mutex_unlock(&l->lock);
-        size_t end = 0;
-        /* one thread a scan: the scans are what runs apart */
-        int ok = gi__jpeg_decode_scan(l->c, &job->sc, l->bytes, l->size, job->at, 1, NULL, &end) == 0 &&
-                 end == job->end;
-        pthread_mutex_lock(&l->lock);
-        job->state = DONE;
-        if (!ok) l->failed = 1;
-        pthread_cond_broadcast(&l->changed);
+        ok = ok && gi__jpeg_rows_ended_at(r, l->bytes + job->end);
+        gi__jpeg_rows_free(r);
+        if (!ok) {
+            atomic_store(&l->failed, 1);
+            break;
+        }
     }
-    pthread_mutex_unlock(&l->lock);
     return NULL;
 }
 
@@ -201,17 +202,15 @@ int gi__jpeg_scan_list_decode(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uin
     l->c = c;
     l->bytes = bytes;
     l->size = size;
-    l->failed = 0;
-    int n = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    atomic_store(&l->next, 0);
+    atomic_store(&l->failed, 0);
+    for (int i = 0; i < l->n; i++) atomic_store(&l->job[i].rows_done, 0);
+    int n = threads > MAX_THREADS ? MAX_THREADS : threads;
     if (n > l->n) n = l->n;
-    pthread_mutex_init(&l->lock, NULL);
-    pthread_cond_init(&l->changed, NULL);
     pthread_t tid[MAX_THREADS];
     int started = 0;
     while (started + 1 < n && pthread_create(&tid[started], NULL, run_scans, l) == 0) started++;
     run_scans(l);
     for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    pthread_cond_destroy(&l->changed);
-    pthread_mutex_destroy(&l->lock);
-    return l->failed ? -1 : 0;
+    return atomic_load(&l->failed) ? -1 : 0;
 }

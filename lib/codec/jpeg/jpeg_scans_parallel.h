@@ -13,7 +13,11 @@
  * component's AC scans run in the file's order).
  * The parser records the scans as it reads the markers, each with copies
  * of the tables it reads (a later DHT may redefine them), and the scans
- * then run on threads, each as soon as the scans it depends on are done.
+ * then run on threads, a thread a scan in the file's order, each MCU row
+ * of a scan as soon as the scans it depends on have decoded that row: a
+ * component's scans follow each other down the image a few rows apart,
+ * where each waited for the whole of the scans before it (a luma band's
+ * first scans and its two refinements ran one after another).
  * (On several threads, a file with restart intervals splits each scan
  * over the threads instead: jpeg_entropy.h.)
  *
