@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The most scans a list holds: the dependencies are checked pairwise, and
  * real files have 6 to 20 scans (jpegtran's script 10, mozjpeg's 9-11). */
@@ -135,14 +136,19 @@ int gi__jpeg_scan_waits_for(const gi_jpeg_scan *b, const gi_jpeg_scan *a)
 
 /* Until scan a has decoded `rows` MCU rows: 1, or 0 once a scan has
  * failed. The wait is short (a row of a scan takes tens of microseconds)
- * and each thread has a core: spin, yielding after a while in case it
- * has none. */
+ * and each thread has a core: spin, then yield, then nap, for a thread
+ * that shares its core (a server decoding several files at once). */
 static int wait_rows(gi_jpeg_scan_list *l, int a, long rows)
 {
     for (int spins = 0; atomic_load_explicit(&l->job[a].rows_done, memory_order_acquire) < rows;
          spins++) {
         if (atomic_load_explicit(&l->failed, memory_order_relaxed)) return 0;
-        if (spins >= 256) sched_yield();
+        if (spins >= 2048) {
+            const struct timespec nap = {0, 20000};
+            nanosleep(&nap, NULL);
+        } else if (spins >= 256) {
+            sched_yield();
+        }
 #if defined(__x86_64__) || defined(__i386__)
         else __builtin_ia32_pause();
 #endif
