@@ -231,9 +231,8 @@ static block_header *pool_take(block_pool *p, size_t total)
 
 /* A block of `bytes`, zeroed when asked (a fresh mapping is zero already,
  * so only a reused block or a small one costs a memset). for_device:
- * page-locked where a pinner is installed. dirty (may be NULL): set to
- * whether the bytes may not be zero, when not zeroed. */
-static void *pixels_alloc(size_t bytes, int for_device, int zeroed, int *dirty)
+ * page-locked where a pinner is installed. */
+static void *pixels_alloc(size_t bytes, int for_device, int zeroed)
 {
     int fresh = 0;
     if (bytes > SIZE_MAX - HEADER_BYTES) return NULL;
@@ -264,33 +263,27 @@ static void *pixels_alloc(size_t bytes, int for_device, int zeroed, int *dirty)
     h->bytes = bytes;
     uint8_t *p = (uint8_t *)h + HEADER_BYTES;
     if (zeroed && !fresh) memset(p, 0, bytes);
-    if (dirty) *dirty = !zeroed && !fresh;
     return p;
 }
 
 void *gi__pixels_alloc(size_t bytes)
 {
-    return pixels_alloc(bytes, 0, 0, NULL);
+    return pixels_alloc(bytes, 0, 0);
 }
 
 void *gi__pixels_calloc(size_t bytes)
 {
-    return pixels_alloc(bytes, 0, 1, NULL);
+    return pixels_alloc(bytes, 0, 1);
 }
 
 void *gi__pixels_alloc_for_device(size_t bytes)
 {
-    return pixels_alloc(bytes, 1, 0, NULL);
+    return pixels_alloc(bytes, 1, 0);
 }
 
 void *gi__pixels_calloc_for_device(size_t bytes)
 {
-    return pixels_alloc(bytes, 1, 1, NULL);
-}
-
-void *gi__pixels_alloc_for_device_dirty(size_t bytes, int *dirty)
-{
-    return pixels_alloc(bytes, 1, 0, dirty);
+    return pixels_alloc(bytes, 1, 1);
 }
 
 void gi__pixels_free(void *p)

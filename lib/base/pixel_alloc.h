@@ -24,10 +24,6 @@ void gi__pixels_free(void *p);
 void *gi__pixels_calloc_for_device(size_t bytes);
 /* The same, not zeroed. */
 void *gi__pixels_alloc_for_device(size_t bytes);
-/* The same, not zeroed, with *dirty 1 where its bytes are not all zero
- * (a reused block; a fresh mapping is zero): for a caller that zeroes it
- * on threads of its own. */
-void *gi__pixels_alloc_for_device_dirty(size_t bytes, int *dirty);
 /* Whether p (from this allocator) is page-locked. */
 int gi__pixels_pinned(const void *p);
 

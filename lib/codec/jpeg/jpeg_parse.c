@@ -33,7 +33,6 @@ typedef struct {
     int listed;   /* a progressive frame's scans are recorded, then decoded (jpeg_scans_parallel.h);
                      0 on a second reading: each decoded as its marker is read */
     gi_jpeg_scan_list *scans; /* ...and are recorded here to do so */
-    int storage_dirty;        /* ...whose threads zero the storage first */
     gi_jpeg_progress *progress;
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
@@ -240,15 +239,12 @@ static void zero_padding(gi_jpeg_coeffs *c)
  * blocks as it visits them (gi_jpeg_scan.zero_blocks), as stb's does, in
  * the same pass, and zero_padding the blocks no scan of one component
  * visits. Only scans decoded side by side (jpeg_scans_parallel.h), where
- * an AC scan may run beside that DC scan, start from zeroed storage, which
- * their threads zero (*dirty: a reused block; a single thread's memset of
- * 40 MB took milliseconds of a lone photo's decode). */
-static int allocate_storage(gi_jpeg_coeffs *c, int zeroed, int *dirty)
+ * an AC scan may run beside that DC scan, start from zeroed storage. */
+static int allocate_storage(gi_jpeg_coeffs *c, int zeroed)
 {
     if (c->storage) return GI_JPEG_OK;
-    c->storage = !zeroed ? gi__pixels_alloc_for_device(c->storage_bytes)
-                 : dirty ? gi__pixels_alloc_for_device_dirty(c->storage_bytes, dirty)
-                         : gi__pixels_calloc_for_device(c->storage_bytes);
+    c->storage = zeroed ? gi__pixels_calloc_for_device(c->storage_bytes)
+                        : gi__pixels_alloc_for_device(c->storage_bytes);
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     for (int i = 0; i < c->ncomp; i++) c->plane[i].coeffs = c->storage + c->plane[i].offset;
     if (c->progressive && !zeroed) zero_padding(c);
@@ -355,7 +351,7 @@ static int read_file(parser *ps, uint64_t max_pixels)
                 if (c->deferred) return READ_AGAIN;
             }
             const int side_by_side = ps->scans && ps->parallel;
-            int r = allocate_storage(c, c->progressive && side_by_side, &ps->storage_dirty);
+            int r = allocate_storage(c, c->progressive && side_by_side);
             if (r != GI_JPEG_OK) return r;
             sc.zero_blocks = c->progressive && !side_by_side && sc.ss == 0 && sc.ah == 0;
             if (ps->scans) { /* decoded once the file is read */
@@ -380,8 +376,7 @@ static int read_file(parser *ps, uint64_t max_pixels)
     for (int i = 0; i < c->ncomp; i++)
         if (!ps->scanned[i]) return GI_JPEG_NOT_MINE; /* stb's memory for it is uninitialised */
     if (ps->scans &&
-        gi__jpeg_scan_list_decode(ps->scans, c, ps->b, ps->size, ps->parallel ? ps->threads : 1,
-                                  ps->storage_dirty) < 0)
+        gi__jpeg_scan_list_decode(ps->scans, c, ps->b, ps->size, ps->parallel ? ps->threads : 1) < 0)
         return READ_AGAIN;
     gi__pixels_free(c->ac_nonzero); /* the scans' alone */
     c->ac_nonzero = NULL;

@@ -30,13 +30,7 @@ struct gi_jpeg_scan_list {
     size_t size;
     atomic_int next;    /* the next scan a thread takes */
     atomic_int failed;
-    atomic_int next_slice;  /* the storage's zeroing (ZERO_SLICES): the next slice, */
-    atomic_long slices_done; /* and the slices zeroed */
 };
-
-/* Slices of the storage the threads zero first, where it is to be zeroed:
- * small enough that every thread takes a few. */
-#define ZERO_SLICES 64
 
 gi_jpeg_scan_list *gi__jpeg_scan_list_new(void)
 {
@@ -140,13 +134,14 @@ int gi__jpeg_scan_waits_for(const gi_jpeg_scan *b, const gi_jpeg_scan *a)
     return 0;
 }
 
-/* Until *done reaches `want` (acquired): 1, or 0 once a scan has failed.
- * The wait is short (a row of a scan takes tens of microseconds) and each
- * thread has a core: spin, then yield, then nap, for a thread that shares
- * its core (a server decoding several files at once). */
-static int wait_for(gi_jpeg_scan_list *l, atomic_long *done, long want)
+/* Until scan a has decoded `rows` MCU rows: 1, or 0 once a scan has
+ * failed. The wait is short (a row of a scan takes tens of microseconds)
+ * and each thread has a core: spin, then yield, then nap, for a thread
+ * that shares its core (a server decoding several files at once). */
+static int wait_rows(gi_jpeg_scan_list *l, int a, long rows)
 {
-    for (int spins = 0; atomic_load_explicit(done, memory_order_acquire) < want; spins++) {
+    for (int spins = 0; atomic_load_explicit(&l->job[a].rows_done, memory_order_acquire) < rows;
+         spins++) {
         if (atomic_load_explicit(&l->failed, memory_order_relaxed)) return 0;
         if (spins >= 2048) {
             const struct timespec nap = {0, 20000};
@@ -161,23 +156,15 @@ static int wait_for(gi_jpeg_scan_list *l, atomic_long *done, long want)
     return 1;
 }
 
-/* One thread: slices of the storage to zero while any are left (where it
- * is to be zeroed), and once all are zeroed, the next scan in the file's
- * order, row after row, each MCU row once the scans before it that it
- * waits for have decoded that row; then the next. Scans are taken in order, so the first scan not
+/* One thread: the next scan in the file's order, row after row, each
+ * MCU row once the scans before it that it waits for have decoded that
+ * row; then the next. Scans are taken in order, so the first scan not
  * done waits for none that is not done: the threads never wait in a
  * circle. */
 static void *run_scans(void *arg)
 {
     gi_jpeg_scan_list *l = arg;
     gi_jpeg_coeffs *c = l->c;
-    for (int k; (k = atomic_fetch_add(&l->next_slice, 1)) < ZERO_SLICES;) {
-        const size_t from = c->storage_bytes * (size_t)k / ZERO_SLICES,
-                     to = c->storage_bytes * (size_t)(k + 1) / ZERO_SLICES;
-        memset((uint8_t *)c->storage + from, 0, to - from);
-        atomic_fetch_add_explicit(&l->slices_done, 1, memory_order_release);
-    }
-    wait_for(l, &l->slices_done, ZERO_SLICES);
     for (int b; (b = atomic_fetch_add(&l->next, 1)) < l->n;) {
         scan_job *job = &l->job[b];
         int waits[MAX_SCANS], nw = 0;
@@ -186,7 +173,7 @@ static void *run_scans(void *arg)
         gi_jpeg_rows *r = gi__jpeg_rows_new(c, &job->sc, l->bytes + job->at, l->bytes + l->size);
         int ok = r != NULL;
         for (long m = 0; m < c->mcus_y && ok; m++) {
-            for (int k = 0; k < nw && ok; k++) ok = wait_for(l, &l->job[waits[k]].rows_done, m + 1);
+            for (int k = 0; k < nw && ok; k++) ok = wait_rows(l, waits[k], m + 1);
             ok = ok && gi__jpeg_rows_decode(r, c, &job->sc, m) == 0;
             if (ok) atomic_store_explicit(&job->rows_done, m + 1, memory_order_release);
         }
@@ -215,7 +202,7 @@ static int decode_by_rows(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uint8_t
 }
 
 int gi__jpeg_scan_list_decode(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uint8_t *bytes,
-                              size_t size, int threads, int zero_first)
+                              size_t size, int threads)
 {
     if (threads <= 1) return decode_by_rows(l, c, bytes, size);
     l->c = c;
@@ -223,8 +210,6 @@ int gi__jpeg_scan_list_decode(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uin
     l->size = size;
     atomic_store(&l->next, 0);
     atomic_store(&l->failed, 0);
-    atomic_store(&l->next_slice, zero_first ? 0 : ZERO_SLICES);
-    atomic_store(&l->slices_done, zero_first ? 0 : ZERO_SLICES);
     for (int i = 0; i < l->n; i++) atomic_store(&l->job[i].rows_done, 0);
     int n = threads > MAX_THREADS ? MAX_THREADS : threads;
     if (n > l->n) n = l->n;

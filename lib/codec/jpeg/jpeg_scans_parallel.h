@@ -58,11 +58,9 @@ int gi__jpeg_scan_list_add(gi_jpeg_scan_list *l, const gi_jpeg_scan *sc, const u
  * the scans' zero_blocks 0). On one thread, a row of MCUs of every scan
  * at a time instead (gi__jpeg_decode_scans_by_rows: the storage as
  * allocated, the first DC scan zeroing its blocks). 0, or -1 where a scan
- * did not decode or ended elsewhere than recorded. zero_first (threads >
- * 1): the storage was allocated without zeroing it, and the threads zero
- * it, in slices, before the scans. */
+ * did not decode or ended elsewhere than recorded. */
 int gi__jpeg_scan_list_decode(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uint8_t *bytes,
-                              size_t size, int threads, int zero_first);
+                              size_t size, int threads);
 
 void gi__jpeg_scan_list_free(gi_jpeg_scan_list *l);
 
