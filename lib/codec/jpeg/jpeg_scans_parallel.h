@@ -1,7 +1,8 @@
 /* A progressive file's scans Huffman-decoded once its markers are read:
- * on several threads side by side, or on one thread a row of MCUs of
- * every scan at a time (gi__jpeg_decode_scans_by_rows), so that a row's
- * blocks stay in the caches from scan to scan.
+ * on several threads, a scan a thread, each a row of MCUs at a time, or on
+ * one thread a row of MCUs of every scan at a time
+ * (gi__jpeg_decode_scans_by_rows), so that a row's blocks stay in the
+ * caches from scan to scan.
  *
  * Each scan is serial, but many scans of a progressive file are
  * independent of each other: a scan writes (and an AC refinement reads)
@@ -54,8 +55,8 @@ int gi__jpeg_scan_list_add(gi_jpeg_scan_list *l, const gi_jpeg_scan *sc, const u
                            size_t size, size_t at, size_t *end);
 
 /* Decodes the recorded scans of c's progressive frame into c's
- * coefficients on up to `threads` threads (storage allocated and zeroed,
- * the scans' zero_blocks 0). On one thread, a row of MCUs of every scan
+ * coefficients on up to `threads` threads, a scan a thread, row by row
+ * (storage allocated and zeroed, the scans' zero_blocks 0). On one thread, a row of MCUs of every scan
  * at a time instead (gi__jpeg_decode_scans_by_rows: the storage as
  * allocated, the first DC scan zeroing its blocks). 0, or -1 where a scan
  * did not decode or ended elsewhere than recorded. */
