@@ -231,8 +231,9 @@ typedef struct gi_load_limits {
     uint64_t max_input_bytes; /* default 1 GiB */
     uint64_t max_pixels;      /* width * height, default 16384 * 16384 */
     /* Threads one JPEG or TIFF decode may use (JPEG: restart intervals of
-     * the entropy decoding, bands of rows of the IDCT and colour; TIFF: its
-     * strips or tiles): 0 (the default) or 1 decodes on the calling thread
+     * the entropy decoding, a progressive file's scans, bands of rows of
+     * the IDCT and colour; TIFF: its strips or tiles): 0 (the default) or
+     * 1 decodes on the calling thread
      * alone. The pixels do not depend on it (nor, for a TIFF, the message
      * for a damaged file). gi_batch_run sets it for a batch of one image, whose decode
      * would otherwise leave the other cores idle. */
