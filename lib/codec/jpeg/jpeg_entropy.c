@@ -937,16 +937,20 @@ static void *decode_chunk(void *arg)
 }
 
 struct gi_jpeg_rows {
+    gi_jpeg_coeffs *c;
+    const gi_jpeg_scan *sc;
     scan_state st;
     int kind, v;      /* v: unit rows an MCU row (a one-component scan's block rows) */
     long units_x, rows, done; /* units a row; unit rows; unit rows decoded */
 };
 
-gi_jpeg_rows *gi__jpeg_rows_new(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
-                                const uint8_t *data, const uint8_t *file_end)
+gi_jpeg_rows *gi__jpeg_rows_new(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_t *data,
+                                const uint8_t *file_end)
 {
     gi_jpeg_rows *r = malloc(sizeof *r);
     if (!r) return NULL;
+    r->c = c;
+    r->sc = sc;
     scan_start(&r->st, sc, data, file_end);
     r->kind = gi__jpeg_scan_kind(c->progressive, sc);
     r->v = sc->n == 1 ? c->plane[sc->comp[0]].v : 1;
@@ -955,13 +959,13 @@ gi_jpeg_rows *gi__jpeg_rows_new(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
     return r;
 }
 
-int gi__jpeg_rows_decode(gi_jpeg_rows *r, gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, long m)
+int gi__jpeg_rows_decode(gi_jpeg_rows *r, long m)
 {
     long to = (m + 1) * r->v;
-    if (to > r->rows || m + 1 == c->mcus_y) to = r->rows;
+    if (to > r->rows || m + 1 == r->c->mcus_y) to = r->rows;
     int rc = 0;
     if (to > r->done)
-        rc = scan_units(c, sc, &r->st, r->kind, r->done * r->units_x, to * r->units_x);
+        rc = scan_units(r->c, r->sc, &r->st, r->kind, r->done * r->units_x, to * r->units_x);
     r->done = to;
     return rc < 0 ? -1 : 0;
 }
@@ -987,7 +991,7 @@ int gi__jpeg_decode_scans_by_rows(gi_jpeg_coeffs *c, const gi_jpeg_scan *const *
     for (int i = 0; i < n && ok; i++)
         ok = (rs[i] = gi__jpeg_rows_new(c, scans[i], bytes + at[i], bytes + size)) != NULL;
     for (long m = 0; m < c->mcus_y && ok; m++)
-        for (int i = 0; i < n && ok; i++) ok = gi__jpeg_rows_decode(rs[i], c, scans[i], m) == 0;
+        for (int i = 0; i < n && ok; i++) ok = gi__jpeg_rows_decode(rs[i], m) == 0;
     for (int i = 0; i < n && ok; i++) ok = gi__jpeg_rows_ended_at(rs[i], bytes + end[i]);
     for (int i = 0; rs && i < n; i++) gi__jpeg_rows_free(rs[i]);
     free(rs);

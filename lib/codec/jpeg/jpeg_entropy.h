@@ -107,14 +107,15 @@ int gi__jpeg_decode_scans_by_rows(gi_jpeg_coeffs *c, const gi_jpeg_scan *const *
                                   const uint8_t *bytes, size_t size);
 
 /* One scan of c's progressive frame decoded a row of MCUs at a time, as
- * gi__jpeg_decode_scans_by_rows decodes each: its data at `data`. */
+ * gi__jpeg_decode_scans_by_rows decodes each: its data at `data`. c and
+ * sc are borrowed until gi__jpeg_rows_free. */
 typedef struct gi_jpeg_rows gi_jpeg_rows;
-gi_jpeg_rows *gi__jpeg_rows_new(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc,
-                                const uint8_t *data, const uint8_t *file_end); /* NULL: no memory */
+gi_jpeg_rows *gi__jpeg_rows_new(gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, const uint8_t *data,
+                                const uint8_t *file_end); /* NULL: no memory */
 /* The scan's units through MCU row m of the frame (rows before m already
  * decoded; the last MCU row takes the scan's last units): 0, or -1 where
  * the data does not decode (as gi__jpeg_decode_scan). */
-int gi__jpeg_rows_decode(gi_jpeg_rows *r, gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, long m);
+int gi__jpeg_rows_decode(gi_jpeg_rows *r, long m);
 /* Once every row is decoded: whether the data ended as a scan's must, at
  * the 0xFF at `marker`. */
 int gi__jpeg_rows_ended_at(const gi_jpeg_rows *r, const uint8_t *marker);

@@ -174,7 +174,7 @@ static void *run_scans(void *arg)
         int ok = r != NULL;
         for (long m = 0; m < c->mcus_y && ok; m++) {
             for (int k = 0; k < nw && ok; k++) ok = wait_rows(l, waits[k], m + 1);
-            ok = ok && gi__jpeg_rows_decode(r, c, &job->sc, m) == 0;
+            ok = ok && gi__jpeg_rows_decode(r, m) == 0;
             if (ok) atomic_store_explicit(&job->rows_done, m + 1, memory_order_release);
         }
         ok = ok && gi__jpeg_rows_ended_at(r, l->bytes + job->end);
