@@ -25,7 +25,7 @@
  *
  * A JPEG's coefficients, which the CUDA backend uploads whole, come from
  * a pool of page-locked blocks once the backend has started
- * (gi__pixels_calloc_for_device): DMA reads them where they are, where a
+ * (gi__pixels_alloc_for_device): DMA reads them where they are, where a
  * plain block went through a pinned stage first, a host memcpy of 50 MB
  * for a 9 MP 4:4:4 photo (1.5 ms a megapixel on the lanes). Those blocks
  * are this file's mappings, locked by the backend (cudaHostRegister), not
@@ -279,11 +279,6 @@ void *gi__pixels_calloc(size_t bytes)
 void *gi__pixels_alloc_for_device(size_t bytes)
 {
     return pixels_alloc(bytes, 1, 0);
-}
-
-void *gi__pixels_calloc_for_device(size_t bytes)
-{
-    return pixels_alloc(bytes, 1, 1);
 }
 
 void gi__pixels_free(void *p)

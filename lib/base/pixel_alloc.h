@@ -20,9 +20,7 @@ void gi__pixels_free(void *p);
  * pinned buffer of its own (a host memcpy of the whole buffer), and the
  * pool keeps both the locking and the page faults off every file after
  * the first few. Until then, and in builds with AddressSanitizer, as
- * gi__pixels_calloc. Zeroed. */
-void *gi__pixels_calloc_for_device(size_t bytes);
-/* The same, not zeroed. */
+ * gi__pixels_alloc. Not zeroed. */
 void *gi__pixels_alloc_for_device(size_t bytes);
 /* Whether p (from this allocator) is page-locked. */
 int gi__pixels_pinned(const void *p);

@@ -238,20 +238,21 @@ static void zero_padding(gi_jpeg_coeffs *c)
  * DC scan (read_scan_header): decoded in order, that scan zeroes the
  * blocks as it visits them (gi_jpeg_scan.zero_blocks), as stb's does, in
  * the same pass, and zero_padding the blocks no scan of one component
- * visits. Only scans decoded side by side (jpeg_scans_parallel.h), where
- * an AC scan may run beside that DC scan, start from zeroed storage. */
-static int allocate_storage(gi_jpeg_coeffs *c, int zeroed)
+ * visits. Scans decoded side by side (jpeg_scans_parallel.h), where an
+ * AC scan may run beside that DC scan, start from zeroed storage and
+ * masks, which their threads zero (side_by_side: neither is zeroed
+ * here). */
+static int allocate_storage(gi_jpeg_coeffs *c, int side_by_side)
 {
     if (c->storage) return GI_JPEG_OK;
-    c->storage = zeroed ? gi__pixels_calloc_for_device(c->storage_bytes)
-                        : gi__pixels_alloc_for_device(c->storage_bytes);
+    c->storage = gi__pixels_alloc_for_device(c->storage_bytes);
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     for (int i = 0; i < c->ncomp; i++) c->plane[i].coeffs = c->storage + c->plane[i].offset;
-    if (c->progressive && !zeroed) zero_padding(c);
+    if (c->progressive && !side_by_side) zero_padding(c);
     /* the AC scans' masks of nonzero coefficients (jpeg_entropy.h) */
-    size_t blocks = c->storage_bytes / (64 * sizeof(int16_t));
-    if (c->progressive &&
-        !(c->ac_nonzero = gi__pixels_calloc(sizeof(uint64_t) * blocks)))
+    const size_t mask_bytes = sizeof(uint64_t) * (c->storage_bytes / (64 * sizeof(int16_t)));
+    if (c->progressive && !(c->ac_nonzero = side_by_side ? gi__pixels_alloc(mask_bytes)
+                                                         : gi__pixels_calloc(mask_bytes)))
         return GI_JPEG_NO_MEMORY;
     return GI_JPEG_OK;
 }
