@@ -89,7 +89,7 @@ static double time_entropy(const uint8_t *bytes, size_t size, int threads, int *
 {
     gi_jpeg_coeffs c;
     double t = now_ms();
-    *ours = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, threads, 0, NULL, &c) == GI_JPEG_OK;
+    *ours = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, threads, 0, 0, NULL, &c) == GI_JPEG_OK;
     t = now_ms() - t;
     gi__jpeg_coeffs_free(&c);
     return t;

@@ -246,7 +246,12 @@ typedef struct gi_load_limits {
      * IDCT of each block's top-left coefficients, as libjpeg's scaled
      * decoding; lib/codec/jpeg_shrink.h defines its integers). Other
      * files decode at full size. A job whose JPEG decodes on the GPU
-     * shrinks it there, with the same integers: the same bytes. */
+     * shrinks it there, with the same integers: the same bytes. A
+     * progressive file's AC scans of a component whose shrunk blocks are
+     * one sample each (its DC alone: full-resolution components at 1/8)
+     * are not decoded, as nothing reads them: their data is skipped to
+     * the next marker, unchecked, so damage there does not make the file
+     * fail. */
     int shrink_to;
 } gi_load_limits;
 GI_API void gi_load_limits_default(gi_load_limits *limits);

@@ -82,8 +82,7 @@ int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *l
     /* On decode_threads, as gi_load_memory decodes (restart intervals
      * apart): one for a batch's codec workers, the cores for a lone image. */
     if (gi__jpeg_read_coeffs(bytes, size, limits->max_pixels, decode_threads(limits), defer,
-                             NULL, c) !=
-        GI_JPEG_OK)
+                             limits->shrink_to, NULL, c) != GI_JPEG_OK)
         return 0;
     last_codec = "gpuimg-jpeg";
     return 1;

@@ -191,7 +191,7 @@ static int check_bytes(const char *name, const uint8_t *bytes, size_t size)
     gi_jpeg_coeffs c;
     int threads = threads_next;
     threads_next = threads_next % 4 + 1;
-    int r = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, threads, 0, NULL, &c);
+    int r = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, threads, 0, 0, NULL, &c);
     if (r == GI_JPEG_NO_MEMORY) {
         fprintf(stderr, "%s: out of memory\n", name);
         return -1;

@@ -30,8 +30,8 @@ static int check_path_refinements(const char *path)
     size_t size;
     if (!th_check(gi__read_file(path, 1u << 30, &bytes, &size) == GI_OK, "%s: read", path)) return -1;
     gi_jpeg_coeffs plain, deferred;
-    int r_plain = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, 1, 0, NULL, &plain);
-    int r_def = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, 1, 1, NULL, &deferred);
+    int r_plain = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, 1, 0, 0, NULL, &plain);
+    int r_def = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, 1, 1, 0, NULL, &deferred);
     int refinements = -1;
     th_check(r_plain == r_def, "%s: %d with deferral allowed, %d without", path, r_def, r_plain);
     if (r_def == GI_JPEG_OK && deferred.deferred) {

@@ -81,12 +81,12 @@ static void leave_garbage(size_t storage_bytes)
 static void check_bytes(const char *what, const uint8_t *bytes, size_t size)
 {
     gi_jpeg_coeffs one;
-    int r1 = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, 1, 0, NULL, &one);
+    int r1 = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, 1, 0, 0, NULL, &one);
     static const int threads[] = {2, 3, 16};
     for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
         gi_jpeg_coeffs many;
         if (r1 == GI_JPEG_OK) leave_garbage(one.storage_bytes);
-        int rn = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, threads[t], 0, NULL, &many);
+        int rn = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, threads[t], 0, 0, NULL, &many);
         th_check(r1 == rn, "%s: %d on %d threads, %d on one", what, rn, threads[t], r1);
         if (r1 == GI_JPEG_OK && rn == GI_JPEG_OK)
             th_check(one.storage_bytes == many.storage_bytes &&

@@ -9,7 +9,8 @@
  *     restarts, CMYK; odd sizes down to 1x1): the reduced size for gray
  *     and YCbCr files, pixels near the full decode's box average, and the
  *     full decode's very bytes where no shrink is possible or the file is
- *     another kind.
+ *     another kind; a progressive file's AC scans that the shrunk image
+ *     does not read left out, the image the same as every scan's.
  * test_jpeg_shrink [DIR...] */
 #include <math.h>
 #include <stdio.h>
@@ -136,7 +137,50 @@ static double mean_distance(const gi_image *full, const gi_image *small, int s)
     return count ? sum / count : 0;
 }
 
-static int shrinkable_files;
+static int shrinkable_files, files_left_out;
+
+/* A progressive file read for a shrunk image leaves out the AC scans of
+ * components whose shrunk planes read only the DC (gi__jpeg_read_coeffs):
+ * the image equals the reduction of every scan's coefficients, on one
+ * thread and on four (the scans side by side), and the same files decoded
+ * whole are unchanged. files_left_out counts the reads whose coefficients
+ * differ from the whole file's, so that the test sees scans left out. */
+static void check_scans_left_out(const char *path, const uint8_t *bytes, size_t size,
+                                 const gi_image *small, int at_least, int s)
+{
+    gi_load_limits whole_limits;
+    gi_load_limits_default(&whole_limits);
+    gi_jpeg_coeffs all;
+    if (!gi__load_jpeg_coeffs(bytes, size, &whole_limits, 0, &all)) return;
+    gi_image reduced = {0};
+    char why[128];
+    if (th_check(gi__jpeg_image_shrunk(&reduced, &all, s), "%s: every scan reduced by %d", path, s))
+        th_check(ti_same(small, &reduced, why, sizeof why),
+                 "%s shrink 1/%d: differs from every scan's reduction: %s", path, s, why);
+    if (reduced.data) gi_image_free(&reduced);
+    for (int threads = 1; threads <= 4; threads += 3) {
+        gi_load_limits limits = whole_limits;
+        limits.shrink_to = at_least;
+        limits.decode_threads = threads;
+        gi_jpeg_coeffs part;
+        if (!th_check(gi__load_jpeg_coeffs(bytes, size, &limits, 0, &part),
+                      "%s shrink_to %d on %d threads: not read", path, at_least, threads))
+            continue;
+        const unsigned dc_only = gi__jpeg_dc_only_components(&part, at_least);
+        if (threads == 1 && all.progressive && dc_only &&
+            memcmp(part.storage, all.storage, all.storage_bytes) != 0)
+            files_left_out++;
+        gi_image shrunk = {0};
+        gi__jpeg_plan_shrink(&part, at_least);
+        if (th_check(part.shrink == s && gi__jpeg_image_from_coeffs(&shrunk, &part, threads),
+                     "%s shrink_to %d on %d threads: not shrunk by %d", path, at_least, threads, s))
+            th_check(ti_same(small, &shrunk, why, sizeof why),
+                     "%s shrink_to %d on %d threads: %s", path, at_least, threads, why);
+        if (shrunk.data) gi_image_free(&shrunk);
+        gi__jpeg_coeffs_free(&part);
+    }
+    gi__jpeg_coeffs_free(&all);
+}
 
 static void check_file(const char *path, void *arg)
 {
@@ -196,6 +240,7 @@ static void check_file(const char *path, void *arg)
                          path, s, why);
             if (whole.data) gi_image_free(&whole);
             gi__jpeg_coeffs_free(&c);
+            check_scans_left_out(path, bytes, size, &small, at_least, s);
         } else {
             char why[128];
             th_check(ti_same(&small, &full, why, sizeof why),
@@ -216,5 +261,6 @@ int main(int argc, char **argv)
     check_factor();
     for (int i = 1; i < argc; i++) ti_each_image(argv[i], check_file, NULL);
     th_check(argc < 2 || shrinkable_files > 0, "no gray or YCbCr JPEG among the files");
+    th_check(argc < 2 || files_left_out > 0, "no progressive file had scans left out");
     return th_finish();
 }

@@ -123,8 +123,8 @@ static int check_bytes(const char *what, const uint8_t *bytes, size_t size)
     uint64_t max_pixels = small_only ? 65536 : 1ull << 32;
     gi_jpeg_coeffs cpu, deferred;
     int outcome = -1;
-    int r_cpu = gi__jpeg_read_coeffs(bytes, size, max_pixels, 1, 0, NULL, &cpu);
-    int r_def = gi__jpeg_read_coeffs(bytes, size, max_pixels, 1, 1, NULL, &deferred);
+    int r_cpu = gi__jpeg_read_coeffs(bytes, size, max_pixels, 1, 0, 0, NULL, &cpu);
+    int r_def = gi__jpeg_read_coeffs(bytes, size, max_pixels, 1, 1, 0, NULL, &deferred);
     if (r_def != GI_JPEG_OK || !deferred.deferred) {
         /* decoded on the CPU all the same: the same verdict */
         th_check(r_def == r_cpu, "%s: %d with deferral allowed, %d without", what, r_def, r_cpu);
@@ -296,7 +296,7 @@ static void check_unsettled(void)
     uint8_t *bytes = never_in_step_jpeg(&size);
     if (!th_check(bytes != NULL, "out of memory")) return;
     gi_jpeg_coeffs c;
-    if (th_check(gi__jpeg_read_coeffs(bytes, size, 1ull << 32, 1, 0, NULL, &c) == GI_JPEG_OK,
+    if (th_check(gi__jpeg_read_coeffs(bytes, size, 1ull << 32, 1, 0, 0, NULL, &c) == GI_JPEG_OK,
                  "the scan that never falls into step: not decoded on the CPU"))
         gi__jpeg_coeffs_free(&c);
     th_check(check_bytes("the scan that never falls into step", bytes, size) ==

@@ -29,7 +29,7 @@
 static void check_deferred(const uint8_t *data, size_t size, int mine)
 {
     gi_jpeg_coeffs c;
-    if (gi__jpeg_read_coeffs(data, size, FUZZ_MAX_PIXELS, 1, 1, NULL, &c) != GI_JPEG_OK) {
+    if (gi__jpeg_read_coeffs(data, size, FUZZ_MAX_PIXELS, 1, 1, 0, NULL, &c) != GI_JPEG_OK) {
         FUZZ_REQUIRE(!mine);
         return;
     }

@@ -65,7 +65,7 @@ static int decode_piped(const uint8_t *bytes, size_t size, uint64_t max_pixels, 
      * each), one more for the entropy half to decode into meanwhile */
     if (ring) pl.progress.ring_output_rows = (threads + 1) * 64;
     pl.progress.help = help_pipeline;
-    int r = gi__jpeg_read_coeffs(bytes, size, max_pixels, threads, 0, &pl.progress, &c);
+    int r = gi__jpeg_read_coeffs(bytes, size, max_pixels, threads, 0, 0, &pl.progress, &c);
     gi__jpeg_progress_close(&pl.progress); /* a worker still waiting gives up */
     int result = r == GI_JPEG_OK ? DONE : pl.progress.ring_used && !pl.recon ? AGAIN : LEFT;
     if (pl.recon) {

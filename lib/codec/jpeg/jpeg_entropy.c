@@ -46,6 +46,25 @@
 #define ENTRY_VALUE(e) ((int32_t)(e) >> 16)
 
 /* The JPEG standard's EXTEND of an s-bit magnitude m. */
+const uint8_t *gi__jpeg_data_end(const uint8_t *p, const uint8_t *end)
+{
+    for (;;) {
+        /* eight bytes at a time while none is 0xFF: a file with a restart
+         * interval every MCU has a marker every few bytes, where a memchr
+         * call a marker took a seventh of its decode */
+        for (uint64_t w; end - p >= 8; p += 8) {
+            memcpy(&w, p, 8);
+            if (gi__jpeg_word_has_ff(w)) break;
+        }
+        while (p < end && *p != 0xFF) p++;
+        if (p + 1 >= end) return NULL;
+        const uint8_t m = p[1];
+        if (m == 0xFF) return NULL;
+        if (m != 0x00 && (m < 0xD0 || m > 0xD7)) return p;
+        p += 2;
+    }
+}
+
 static int32_t extend(uint32_t m, int s)
 {
     return m < (1u << (s - 1)) ? (int32_t)m - (int32_t)((1u << s) - 1) : (int32_t)m;

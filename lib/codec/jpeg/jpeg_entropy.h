@@ -26,6 +26,11 @@ static inline int gi__jpeg_word_has_ff(uint64_t w)
     return (((~w) - 0x0101010101010101ull) & w & 0x8080808080808080ull) != 0;
 }
 
+/* The 0xFF of the marker that ends a scan's data from p: restart markers
+ * and stuffed bytes are data; NULL where the decoder would judge the end
+ * otherwise (fill bytes, which it refuses; no marker). */
+const uint8_t *gi__jpeg_data_end(const uint8_t *p, const uint8_t *end);
+
 /* Codes of up to this many bits decode in one table probe. */
 #define GI_JPEG_LOOKUP_BITS 10
 

@@ -10,6 +10,7 @@
 #include "jpeg_parse.h"
 #include "jpeg_progress.h"
 #include "jpeg_scans_parallel.h"
+#include "jpeg_shrink.h"
 #include "jpeg_tables.h"
 #include "base/pixel_alloc.h"
 
@@ -34,6 +35,10 @@ typedef struct {
                      0 on a second reading: each decoded as its marker is read */
     gi_jpeg_scan_list *scans; /* ...and are recorded here to do so */
     gi_jpeg_progress *progress;
+    int shrink_to;     /* the image is to be shrunk on load for this (0: not) */
+    int dc_only_known; /* dc_only set, at the first scan */
+    unsigned dc_only;  /* components whose AC scans are not decoded (gi__jpeg_dc_only_components) */
+    int skip_failed;   /* a scan left out had no plain end: read again, every scan decoded */
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
 } parser;
@@ -320,6 +325,25 @@ static void publish_quant(parser *ps)
         if (ps->quant_defined[t]) memcpy(ps->c->quant[t], ps->quant[t], sizeof ps->quant[t]);
 }
 
+/* Whether the scan is left out for a shrunk image: an AC scan of a
+ * component whose shrunk plane reads its blocks' DC alone (progressive
+ * AC scans hold one component). Its coefficients are never read and no
+ * scan that is decoded reads them (every AC scan of the component is
+ * left out), so the image does not depend on its data: the data is
+ * skipped to its marker, not checked. The components are judged at the
+ * first scan and again at the end (read_file): a segment between may
+ * change the colour mode. */
+static int left_out(parser *ps, const gi_jpeg_scan *sc)
+{
+    if (!ps->dc_only_known) {
+        ps->dc_only = ps->c->progressive && ps->shrink_to > 0
+                          ? gi__jpeg_dc_only_components(ps->c, ps->shrink_to)
+                          : 0;
+        ps->dc_only_known = 1;
+    }
+    return sc->ss > 0 && (ps->dc_only >> sc->comp[0] & 1u);
+}
+
 static int read_file(parser *ps, uint64_t max_pixels)
 {
     gi_jpeg_coeffs *c = ps->c;
@@ -339,6 +363,15 @@ static int read_file(parser *ps, uint64_t max_pixels)
             size_t end;
             if (read_scan_header(ps, &sc) < 0) return GI_JPEG_NOT_MINE;
             if (ps->progress) publish_quant(ps);
+            if (left_out(ps, &sc)) {
+                const uint8_t *marker = gi__jpeg_data_end(ps->b + ps->at, ps->b + ps->size);
+                if (!marker) {
+                    ps->skip_failed = 1;
+                    return READ_AGAIN;
+                }
+                ps->at = (size_t)(marker - ps->b);
+                continue;
+            }
             /* Every scan may be left to the device, from the first on.
              * Where the deferral does not take one as it is, the file is
              * decoded here: from that scan on if it is the first, else
@@ -376,6 +409,10 @@ static int read_file(parser *ps, uint64_t max_pixels)
     }
     for (int i = 0; i < c->ncomp; i++)
         if (!ps->scanned[i]) return GI_JPEG_NOT_MINE; /* stb's memory for it is uninitialised */
+    if (ps->dc_only && gi__jpeg_dc_only_components(c, ps->shrink_to) != ps->dc_only) {
+        ps->skip_failed = 1; /* the shrunk planes read other coefficients after all */
+        return READ_AGAIN;
+    }
     if (ps->scans &&
         gi__jpeg_scan_list_decode(ps->scans, c, ps->b, ps->size, ps->parallel ? ps->threads : 1) < 0)
         return READ_AGAIN;
@@ -386,7 +423,7 @@ static int read_file(parser *ps, uint64_t max_pixels)
 }
 
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
-                         int defer, gi_jpeg_progress *progress, gi_jpeg_coeffs *c)
+                         int defer, int shrink_to, gi_jpeg_progress *progress, gi_jpeg_coeffs *c)
 {
     parser *ps = malloc(sizeof *ps); /* 40 KB of tables: not on a worker's stack */
     if (!ps) return GI_JPEG_NO_MEMORY;
@@ -394,6 +431,7 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
     do {
         memset(c, 0, sizeof *c);
         c->adobe_transform = -1;
+        c->read_shrink_to = shrink_to;
         memset(ps, 0, sizeof *ps);
         ps->b = bytes;
         ps->size = size;
@@ -403,12 +441,15 @@ int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels,
         ps->parallel = parallel && !ps->defer;
         ps->listed = listed;
         ps->progress = progress;
+        ps->shrink_to = shrink_to;
         r = read_file(ps, max_pixels);
         gi__jpeg_scan_list_free(ps->scans);
         if (r == GI_JPEG_OK && c->deferred && gi__jpeg_deferred_finish(c->deferred) < 0)
             r = GI_JPEG_NO_MEMORY;
         if (r == READ_AGAIN) gi__jpeg_coeffs_free(c);
-        if (ps->defer) {
+        if (ps->skip_failed) { /* again, every scan decoded, the rest as it was */
+            shrink_to = 0;
+        } else if (ps->defer) {
             defer = 0;
         } else { /* decoded again scan by scan as the markers are read */
             parallel = 0;
@@ -425,5 +466,5 @@ int gi__jpeg_decode_deferred(const gi_jpeg_coeffs *c, int threads, gi_jpeg_coeff
 {
     /* the file passed the pixel limit once: none is needed again */
     return gi__jpeg_read_coeffs(c->deferred->file, c->deferred->file_size, UINT64_MAX, threads, 0,
-                                NULL, out);
+                                c->read_shrink_to, NULL, out);
 }

@@ -30,7 +30,11 @@ enum { GI_JPEG_OK = 0, GI_JPEG_NOT_MINE = 1, GI_JPEG_NO_MEMORY = -1 };
  * gi__jpeg_coeffs_free), a scan's restart intervals on up to `threads`
  * threads. With `defer`, the file's scans may be left undecoded
  * (c->deferred, jpeg_deferred.h) for the CUDA backend's Huffman decoder;
- * `bytes` must then outlive *c. With `progress` (may be NULL), a single-pass baseline scan of
+ * `bytes` must then outlive *c. With shrink_to > 0 (gi_load_limits), for
+ * an image shrunk on load, a progressive file's AC scans of components
+ * whose shrunk planes read only the DC are skipped (their coefficients
+ * stay 0, c->read_shrink_to; jpeg_shrink.h); 0: every scan is decoded.
+ * With `progress` (may be NULL), a single-pass baseline scan of
  * every component is published row by row as it is decoded
  * (jpeg_progress.h); *c's quantization tables are in place before it.
  * Returns GI_JPEG_OK; GI_JPEG_NOT_MINE (also for an image of more than
@@ -39,7 +43,8 @@ enum { GI_JPEG_OK = 0, GI_JPEG_NOT_MINE = 1, GI_JPEG_NO_MEMORY = -1 };
  * caller's to free whatever the result, after the workers that read it
  * are done. */
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
-                         int defer, struct gi_jpeg_progress *progress, gi_jpeg_coeffs *c);
+                         int defer, int shrink_to, struct gi_jpeg_progress *progress,
+                         gi_jpeg_coeffs *c);
 
 /* The file of c's deferred scans (c->deferred) decoded on the CPU into
  * *out, as gi__jpeg_read_coeffs decodes it (GI_JPEG_OK, GI_JPEG_NOT_MINE:

@@ -53,28 +53,6 @@ void gi__jpeg_scan_list_free(gi_jpeg_scan_list *l)
     free(l);
 }
 
-/* The 0xFF of the marker that ends the data from p: restart markers and
- * stuffed bytes are data; NULL where the decoder would judge the end
- * otherwise (fill bytes, which it refuses; no marker). */
-static const uint8_t *data_end(const uint8_t *p, const uint8_t *end)
-{
-    for (;;) {
-        /* eight bytes at a time while none is 0xFF: a file with a restart
-         * interval every MCU has a marker every few bytes, where a memchr
-         * call a marker took a seventh of its decode */
-        for (uint64_t w; end - p >= 8; p += 8) {
-            memcpy(&w, p, 8);
-            if (gi__jpeg_word_has_ff(w)) break;
-        }
-        while (p < end && *p != 0xFF) p++;
-        if (p + 1 >= end) return NULL;
-        const uint8_t m = p[1];
-        if (m == 0xFF) return NULL;
-        if (m != 0x00 && (m < 0xD0 || m > 0xD7)) return p;
-        p += 2;
-    }
-}
-
 /* Copies of the tables the scan's kind reads into job->tables, job->sc's
  * pointers moved to them (the others NULL: the kind reads none). */
 static int copy_tables(scan_job *job)
@@ -110,7 +88,7 @@ int gi__jpeg_scan_list_add(gi_jpeg_scan_list *l, const gi_jpeg_scan *sc, const u
                            size_t size, size_t at, size_t *end)
 {
     if (l->n == MAX_SCANS) return -1;
-    const uint8_t *marker = data_end(bytes + at, bytes + size);
+    const uint8_t *marker = gi__jpeg_data_end(bytes + at, bytes + size);
     if (!marker) return -1;
     scan_job *job = &l->job[l->n];
     *job = (scan_job){.sc = *sc, .at = at, .end = (size_t)(marker - bytes)};

@@ -213,6 +213,19 @@ int gi__jpeg_shrinkable(const gi_jpeg_coeffs *c)
     return used;
 }
 
+unsigned gi__jpeg_dc_only_components(const gi_jpeg_coeffs *c, int at_least)
+{
+    const int s = gi__jpeg_shrink_factor(c->width, c->height, at_least);
+    const int used = s > 1 ? gi__jpeg_shrinkable(c) : 0;
+    unsigned mask = 0;
+    for (int k = 0; k < used; k++) {
+        gi_jpeg_reduced_geometry g;
+        gi__jpeg_reduced_geometry(c, k, s, &g);
+        if (g.nx == 1 && g.ny == 1) mask |= 1u << k;
+    }
+    return mask;
+}
+
 void gi__jpeg_plan_shrink(gi_jpeg_coeffs *c, int at_least)
 {
     const int s = gi__jpeg_shrink_factor(c->width, c->height, at_least);
@@ -330,7 +343,7 @@ int gi__jpeg_decode_shrunk(gi_image *img, const uint8_t *bytes, size_t size, uin
     sh.progress.ring_output_rows = 1; /* the fewest MCU rows: each is reduced as it comes */
     sh.progress.help = shrink_help;
     gi_jpeg_coeffs c;
-    const int r = gi__jpeg_read_coeffs(bytes, size, max_pixels, threads, 0, &sh.progress, &c);
+    const int r = gi__jpeg_read_coeffs(bytes, size, max_pixels, threads, 0, at_least, &sh.progress, &c);
     gi__jpeg_progress_close(&sh.progress);
     int ok = 0;
     if (sh.progress.started) {
@@ -343,7 +356,7 @@ int gi__jpeg_decode_shrunk(gi_image *img, const uint8_t *bytes, size_t size, uin
         ok = from_coeffs(img, &c, at_least, threads);
         gi__jpeg_coeffs_free(&c);
     } else if (sh.progress.ring_used && !sh.declined &&
-               gi__jpeg_read_coeffs(bytes, size, max_pixels, threads, 0, NULL, &c) == GI_JPEG_OK) {
+               gi__jpeg_read_coeffs(bytes, size, max_pixels, threads, 0, at_least, NULL, &c) == GI_JPEG_OK) {
         /* the ring was kept for a scan decoded otherwise (split at its
          * restarts on more threads): the whole frame's coefficients */
         ok = from_coeffs(img, &c, at_least, threads);

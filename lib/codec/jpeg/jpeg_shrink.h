@@ -21,7 +21,12 @@
  * component's reduced plane, and YCbCr turns into RGB by stb's
  * fixed-point formula, as the full decoder's. Gray and YCbCr files whose
  * components are sampled at 1, 1/2 or 1/4 of the largest only (the
- * others decode at full size). */
+ * others decode at full size).
+ * Where a component's N is 1 along both axes, its blocks' DC is all the
+ * reduced IDCT reads, so a progressive file read for a shrunk image
+ * leaves that component's AC scans out (gi__jpeg_dc_only_components,
+ * gi__jpeg_read_coeffs): at 1/8, a 4:2:0 file's luma scans, the most of
+ * its data. */
 #ifndef GI_JPEG_SHRINK_H
 #define GI_JPEG_SHRINK_H
 
@@ -64,10 +69,19 @@ void gi__jpeg_reduced_geometry(const gi_jpeg_coeffs *c, int k, int s, gi_jpeg_re
  * not shrunk (neither gray nor YCbCr, or sampled otherwise than above). */
 int gi__jpeg_shrinkable(const gi_jpeg_coeffs *c);
 
+/* The components (bit k: component k) whose planes, shrunk for
+ * at_least as gi__jpeg_plan_shrink plans it, read their blocks' DC
+ * coefficients alone (1 x 1 samples a block: a component at full
+ * sampling shrunk by 8); 0 where the file is not shrunk. Their AC scans
+ * need not be decoded (gi__jpeg_read_coeffs). */
+unsigned gi__jpeg_dc_only_components(const gi_jpeg_coeffs *c, int at_least);
+
 /* Plans shrink-on-load for coefficients decoded at full size (c->shrink):
  * the largest s that keeps both sides at least at_least, where the file
  * is one gi__jpeg_image_shrunk takes; else 0, the file decoded at full
- * size, as gi__jpeg_decode_shrunk decodes such files. */
+ * size, as gi__jpeg_decode_shrunk decodes such files. at_least is the
+ * shrink_to the coefficients were read for (c->read_shrink_to), or they
+ * may lack the AC scans the plan reads. */
 void gi__jpeg_plan_shrink(gi_jpeg_coeffs *c, int at_least);
 
 /* The image of c's coefficients shrunk by s (2, 4 or 8) into *img (owned,
