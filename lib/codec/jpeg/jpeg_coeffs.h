@@ -76,6 +76,8 @@ typedef struct gi_jpeg_coeffs {
     int read_shrink_to; /* the shrink_to gi__jpeg_read_coeffs read the file for: a
                            progressive file's AC scans of components a shrunk image
                            reads only the DC of are not decoded (0: every scan is) */
+    unsigned dc_only;   /* those components (bit k: plane k): their blocks' AC
+                           coefficients are left as allocated, as nothing reads them */
     int shrink;         /* 0: the arithmetic half makes the frame's pixels; 2, 4 or 8:
                            the image shrunk by that much on load (jpeg_shrink.h), set by
                            gi__jpeg_plan_shrink */

@@ -723,7 +723,8 @@ static inline __attribute__((always_inline)) int decode_unit_block(scan_state *s
     switch (kind) {
     case GI_JPEG_BASELINE: return block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
     case GI_JPEG_DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al, 0);
-    case DC_FIRST_ZEROING: return block_dc_first(st, blk, sc->dc[i], i, sc->al, 1);
+    case DC_FIRST_ZEROING:
+        return block_dc_first(st, blk, sc->dc[i], i, sc->al, (int)(sc->zero_blocks >> i & 1u));
     case GI_JPEG_DC_REFINE: block_dc_refine(st, blk, sc->al); return 0;
     case GI_JPEG_AC_FIRST:
         return block_ac_first(st, blk, mask, sc->ac[i], sc->ss, sc->se, sc->al, band);

@@ -61,9 +61,11 @@ typedef struct gi_jpeg_scan {
     const gi_jpeg_huff *dc[GI_JPEG_MAX_COMPONENTS], *ac[GI_JPEG_MAX_COMPONENTS];
     int ss, se, ah, al;            /* spectral selection, successive approximation */
     int restart_interval;          /* MCUs per interval; 0 = none */
-    int zero_blocks;               /* a progressive file's first DC scan of its components,
-                                      decoded alone: it zeroes each block it visits before
-                                      its DC, the storage having been left as allocated */
+    unsigned zero_blocks;          /* a progressive file's first DC scan of its components,
+                                      decoded alone: bit i, it zeroes each block of its
+                                      component i before the DC, the storage having been
+                                      left as allocated (0 for a component whose AC
+                                      coefficients are not read: gi_jpeg_coeffs.dc_only) */
 } gi_jpeg_scan;
 
 /* What a scan's blocks hold: every coefficient (baseline, sequential), or

@@ -246,14 +246,15 @@ static void zero_padding(gi_jpeg_coeffs *c)
  * visits. Scans decoded side by side (jpeg_scans_parallel.h), where an
  * AC scan may run beside that DC scan, start from zeroed storage and
  * masks, which their threads zero (side_by_side: neither is zeroed
- * here). */
+ * here). Neither zeroes the planes of c->dc_only, whose AC coefficients
+ * are not read (their DC scans set each DC). */
 static int allocate_storage(gi_jpeg_coeffs *c, int side_by_side)
 {
     if (c->storage) return GI_JPEG_OK;
     c->storage = gi__pixels_alloc_for_device(c->storage_bytes);
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     for (int i = 0; i < c->ncomp; i++) c->plane[i].coeffs = c->storage + c->plane[i].offset;
-    if (c->progressive && !side_by_side) zero_padding(c);
+    if (c->progressive) zero_padding(c);
     /* the AC scans' masks of nonzero coefficients (jpeg_entropy.h) */
     const size_t mask_bytes = sizeof(uint64_t) * (c->storage_bytes / (64 * sizeof(int16_t)));
     if (c->progressive && !(c->ac_nonzero = side_by_side ? gi__pixels_alloc(mask_bytes)
@@ -340,6 +341,7 @@ static int left_out(parser *ps, const gi_jpeg_scan *sc)
                           ? gi__jpeg_dc_only_components(ps->c, ps->shrink_to)
                           : 0;
         ps->dc_only_known = 1;
+        ps->c->dc_only = ps->dc_only;
     }
     return sc->ss > 0 && (ps->dc_only >> sc->comp[0] & 1u);
 }
@@ -387,7 +389,10 @@ static int read_file(parser *ps, uint64_t max_pixels)
             const int side_by_side = ps->scans && ps->parallel;
             int r = allocate_storage(c, c->progressive && side_by_side);
             if (r != GI_JPEG_OK) return r;
-            sc.zero_blocks = c->progressive && !side_by_side && sc.ss == 0 && sc.ah == 0;
+            sc.zero_blocks = 0;
+            if (c->progressive && !side_by_side && sc.ss == 0 && sc.ah == 0)
+                for (int i = 0; i < sc.n; i++)
+                    if (!(c->dc_only >> sc.comp[i] & 1u)) sc.zero_blocks |= 1u << i;
             if (ps->scans) { /* decoded once the file is read */
                 /* on threads, restart intervals already split each scan
                  * over them, into more parts than scans side by side give */

@@ -28,7 +28,12 @@ struct gi_jpeg_scan_list {
     gi_jpeg_coeffs *c;
     const uint8_t *bytes;
     size_t size;
-    size_t zero_chunks;     /* ZERO_CHUNK pieces of the storage, then of the masks */
+    struct {
+        uint8_t *at;
+        size_t bytes;
+    } zero[2 * GI_JPEG_MAX_COMPONENTS]; /* what the threads zero: planes and their masks */
+    int n_zero;
+    size_t zero_chunks;     /* ZERO_CHUNK pieces of those */
     atomic_size_t zero_next; /* the next piece a thread zeroes */
     atomic_size_t zero_done; /* pieces zeroed */
     atomic_int next;    /* the next scan a thread takes */
@@ -38,7 +43,8 @@ struct gi_jpeg_scan_list {
 /* The threads zero the coefficients and the masks before any scan runs,
  * a piece at a time: one thread's memset of a 12 MP photo's 40-50 MB of
  * coefficients took 4-7 ms on the H200 host, longer than its longest
- * scan, where 16 threads share it. */
+ * scan, where 16 threads share it. The planes of c->dc_only are left as
+ * they are (their AC is not read, their DC scans set each DC). */
 #define ZERO_CHUNK ((size_t)1 << 20)
 
 gi_jpeg_scan_list *gi__jpeg_scan_list_new(void)
@@ -146,18 +152,36 @@ static int wait_rows(gi_jpeg_scan_list *l, int a, long rows)
 /* Zeroes pieces of l->c's storage and masks while there are any, then
  * waits until every piece is zeroed (whoever zeroed it: release/acquire
  * on zero_done). */
+static size_t chunks_of(size_t bytes)
+{
+    return (bytes + ZERO_CHUNK - 1) / ZERO_CHUNK;
+}
+
+/* The planes and masks to zero (zero_storage) into l, and their pieces. */
+static void plan_zeroing(gi_jpeg_scan_list *l, const gi_jpeg_coeffs *c)
+{
+    l->n_zero = 0;
+    l->zero_chunks = 0;
+    for (int k = 0; k < c->ncomp; k++) {
+        if (c->dc_only >> k & 1u) continue;
+        const gi_jpeg_plane *p = &c->plane[k];
+        const size_t blocks = (size_t)p->blocks_w * (size_t)p->blocks_h;
+        const size_t first = p->offset / 64; /* its first block's index in storage */
+        l->zero[l->n_zero].at = (uint8_t *)(c->storage + p->offset);
+        l->zero[l->n_zero++].bytes = blocks * 64 * sizeof(int16_t);
+        l->zero[l->n_zero].at = (uint8_t *)(c->ac_nonzero + first);
+        l->zero[l->n_zero++].bytes = blocks * sizeof(uint64_t);
+    }
+    for (int i = 0; i < l->n_zero; i++) l->zero_chunks += chunks_of(l->zero[i].bytes);
+}
+
 static void zero_storage(gi_jpeg_scan_list *l)
 {
-    gi_jpeg_coeffs *c = l->c;
-    uint8_t *areas[2] = {(uint8_t *)c->storage, (uint8_t *)c->ac_nonzero};
-    const size_t sizes[2] = {c->storage_bytes,
-                             sizeof(uint64_t) * (c->storage_bytes / (64 * sizeof(int16_t)))};
-    const size_t storage_chunks = (sizes[0] + ZERO_CHUNK - 1) / ZERO_CHUNK;
     for (size_t k; (k = atomic_fetch_add(&l->zero_next, 1)) < l->zero_chunks;) {
-        const int a = k >= storage_chunks;
-        const size_t from = (a ? k - storage_chunks : k) * ZERO_CHUNK;
-        const size_t bytes = sizes[a] - from < ZERO_CHUNK ? sizes[a] - from : ZERO_CHUNK;
-        memset(areas[a] + from, 0, bytes);
+        int i = 0;
+        while (k >= chunks_of(l->zero[i].bytes)) k -= chunks_of(l->zero[i++].bytes);
+        const size_t from = k * ZERO_CHUNK, left = l->zero[i].bytes - from;
+        memset(l->zero[i].at + from, 0, left < ZERO_CHUNK ? left : ZERO_CHUNK);
         atomic_fetch_add_explicit(&l->zero_done, 1, memory_order_release);
     }
     for (int spins = 0;
@@ -222,9 +246,7 @@ int gi__jpeg_scan_list_decode(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uin
     l->c = c;
     l->bytes = bytes;
     l->size = size;
-    const size_t mask_bytes = sizeof(uint64_t) * (c->storage_bytes / (64 * sizeof(int16_t)));
-    l->zero_chunks = (c->storage_bytes + ZERO_CHUNK - 1) / ZERO_CHUNK +
-                     (mask_bytes + ZERO_CHUNK - 1) / ZERO_CHUNK;
+    plan_zeroing(l, c);
     atomic_store(&l->zero_next, 0);
     atomic_store(&l->zero_done, 0);
     atomic_store(&l->next, 0);
