@@ -169,7 +169,7 @@ static void check_scans_left_out(const char *path, const uint8_t *bytes, size_t 
     if (!gi__load_jpeg_coeffs(bytes, size, &whole_limits, 0, &all)) return;
     gi_image reduced = {0};
     char why[128];
-    if (th_check(gi__jpeg_image_shrunk(&reduced, &all, s), "%s: every scan reduced by %d", path, s))
+    if (th_check(gi__jpeg_image_shrunk(&reduced, &all, s, 1), "%s: every scan reduced by %d", path, s))
         th_check(ti_same(small, &reduced, why, sizeof why),
                  "%s shrink 1/%d: differs from every scan's reduction: %s", path, s, why);
     if (reduced.data) gi_image_free(&reduced);
@@ -248,7 +248,7 @@ static void check_file(const char *path, void *arg)
             gi_image whole = {0};
             char why[128];
             if (th_check(gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c) &&
-                             gi__jpeg_image_shrunk(&whole, &c, s),
+                             gi__jpeg_image_shrunk(&whole, &c, s, 3),
                          "%s shrink 1/%d from the whole frame's coefficients", path, s))
                 th_check(ti_same(&small, &whole, why, sizeof why),
                          "%s shrink 1/%d: loaded differs from the whole frame's reduction: %s",

@@ -103,7 +103,7 @@ static int compare_shrunk(gi_jpeg_coeffs *c, const layout *l, int s, int extreme
     gi_image cpu = {0};
     uint8_t *gpu = malloc(row * (size_t)h);
     int ok = th_check(gpu != NULL, "out of memory") &&
-             th_check(gi__jpeg_image_shrunk(&cpu, c, s) == 1, "CPU shrink");
+             th_check(gi__jpeg_image_shrunk(&cpu, c, s, 1) == 1, "CPU shrink");
     if (ok) {
         memset(gpu, 0xC3, row * (size_t)h);
         gi_status st = gi__cuda_jpeg_reconstruct_host(c, gpu, row);

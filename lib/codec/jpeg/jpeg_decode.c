@@ -112,7 +112,7 @@ static int begin_image(void *arg, const gi_jpeg_coeffs *c, gi_jpeg_rows_out *out
 
 int gi__jpeg_image_from_coeffs(gi_image *img, const gi_jpeg_coeffs *c, int threads)
 {
-    if (c->shrink > 1) return gi__jpeg_image_shrunk(img, c, c->shrink);
+    if (c->shrink > 1) return gi__jpeg_image_shrunk(img, c, c->shrink, threads);
     gi_image made = {0};
     gi_jpeg_target t = {begin_image, &made};
     if (!reconstruct(&t, c, threads)) {

@@ -7,6 +7,7 @@
  * and read, and the frame's coefficient memory (27 MB for a 9 MP 4:2:0
  * photo, fresh pages the kernel zeroes) is never allocated. The others
  * (progressive files) are reduced from the whole frame's coefficients. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "jpeg_recon_kernels.h"
 #include "jpeg_recon_plan.h"
 #include "jpeg_shrink.h"
+#include "base/share_work.h"
 
 const int32_t gi__jpeg_reduced_a4[4][4] = {{1448, 1892, 1448, 784},
                                            {1448, 784, -1448, -1892},
@@ -232,6 +234,28 @@ void gi__jpeg_plan_shrink(gi_jpeg_coeffs *c, int at_least)
     c->shrink = s > 1 && gi__jpeg_shrinkable(c) ? s : 0;
 }
 
+/* Output rows [y0, y1) of the image of `used` reduced planes (maps and
+ * identity: column_map's), rows: 3 * width bytes of room to gather in. */
+static void image_rows(gi_image *out, const reduced_plane *planes, int used, const int *maps,
+                       const int *identity, uint8_t *rows, int y0, int y1)
+{
+    const int w = out->width;
+    const jpeg_recon_kernels *kernels = gi__jpeg_recon_kernels(); /* asks the CPU: once */
+    for (int y = y0; y < y1; y++) {
+        uint8_t *dst = out->data + (size_t)y * out->stride;
+        const uint8_t *comp[3];
+        for (int k = 0; k < used; k++)
+            comp[k] = component_row(&planes[k], maps + (size_t)k * w, identity[k], y, w,
+                                    rows + (size_t)k * w);
+        if (used == 1 && out->channels == 1)
+            memcpy(dst, comp[0], (size_t)w);
+        else if (used == 1) /* a gray plane as RGB, as the full decoder writes it */
+            for (int x = 0; x < w; x++) dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = comp[0][x];
+        else
+            kernels->ycc_to_rgb(dst, comp[0], comp[1], comp[2], w);
+    }
+}
+
 /* The image of `used` reduced planes, at 1/s of c's size, into *img. */
 static int image_from_planes(gi_image *img, const gi_jpeg_coeffs *c, const reduced_plane *planes,
                              int used, int s)
@@ -243,20 +267,7 @@ static int image_from_planes(gi_image *img, const gi_jpeg_coeffs *c, const reduc
     const int ok = rows && maps && gi_image_alloc(&out, w, h, c->out_channels) == GI_OK;
     for (int k = 0; k < used && ok; k++)
         identity[k] = column_map(&planes[k], w, maps + (size_t)k * w);
-    const jpeg_recon_kernels *kernels = gi__jpeg_recon_kernels(); /* asks the CPU: once */
-    for (int y = 0; y < h && ok; y++) {
-        uint8_t *dst = out.data + (size_t)y * out.stride;
-        const uint8_t *comp[3];
-        for (int k = 0; k < used; k++)
-            comp[k] = component_row(&planes[k], maps + (size_t)k * w, identity[k], y, w,
-                                    rows + (size_t)k * w);
-        if (used == 1 && out.channels == 1)
-            memcpy(dst, comp[0], (size_t)w);
-        else if (used == 1) /* a gray plane as RGB, as the full decoder writes it */
-            for (int x = 0; x < w; x++) dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = comp[0][x];
-        else
-            kernels->ycc_to_rgb(dst, comp[0], comp[1], comp[2], w);
-    }
+    if (ok) image_rows(&out, planes, used, maps, identity, rows, 0, h);
     free(maps);
     free(rows);
     if (ok) *img = out;
@@ -268,17 +279,89 @@ static void planes_free(reduced_plane *planes)
     for (int k = 0; k < 3; k++) free(planes[k].samples);
 }
 
-int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s)
+/* Block rows a piece of the work on threads reduces, and output rows a
+ * piece makes: a 12 MP photo's planes shrunk by 8 are 1.2 M blocks, 9.5 ms
+ * on one thread of the H200 host. */
+#define PIECE_ROWS 16
+
+typedef struct {
+    const gi_jpeg_coeffs *c;
+    reduced_plane *planes;
+    int used;
+    gi_image *out;
+    const int *maps, *identity;
+    int reduce_pieces[3]; /* each plane's pieces of block rows */
+    int pieces;           /* all of them, then the output's */
+    atomic_int next;
+    atomic_int failed;
+} shrink_job;
+
+static void *shrink_worker(void *arg)
+{
+    shrink_job *j = arg;
+    uint8_t *rows = NULL; /* gathering room for output rows, once this thread makes some */
+    for (int i; (i = atomic_fetch_add(&j->next, 1)) < j->pieces;) {
+        int k = 0;
+        while (k < j->used && i >= j->reduce_pieces[k]) i -= j->reduce_pieces[k++];
+        if (k < j->used) {
+            plane_reduce(j->c, k, &j->planes[k], i * PIECE_ROWS, (i + 1) * PIECE_ROWS);
+            continue;
+        }
+        if (!rows && !(rows = malloc(3 * (size_t)j->out->width))) {
+            atomic_store(&j->failed, 1);
+            break;
+        }
+        const int y1 = (i + 1) * PIECE_ROWS;
+        image_rows(j->out, j->planes, j->used, j->maps, j->identity, rows, i * PIECE_ROWS,
+                   y1 < j->out->height ? y1 : j->out->height);
+    }
+    free(rows);
+    return NULL;
+}
+
+/* The planes reduced, then the image made, on up to `threads` threads:
+ * the reductions are pieces of one pass, the image's rows of a second. */
+static int shrunk_on_threads(gi_image *img, const gi_jpeg_coeffs *c, reduced_plane *planes,
+                             int used, int s, int threads)
+{
+    const int w = (c->width + s - 1) / s, h = (c->height + s - 1) / s;
+    int *maps = malloc(3 * sizeof(int) * (size_t)w), identity[3] = {0};
+    gi_image out = {0};
+    if (!maps || gi_image_alloc(&out, w, h, c->out_channels) != GI_OK) {
+        free(maps);
+        return 0;
+    }
+    for (int k = 0; k < used; k++) identity[k] = column_map(&planes[k], w, maps + (size_t)k * w);
+    shrink_job j = {.c = c, .planes = planes, .used = used, .out = &out, .maps = maps,
+                    .identity = identity};
+    for (int pass = 0; pass < 2 && !atomic_load(&j.failed); pass++) {
+        j.pieces = 0;
+        for (int k = 0; k < used; k++) {
+            const int bh = (c->plane[k].height + 7) / 8;
+            j.reduce_pieces[k] = pass == 0 ? (bh + PIECE_ROWS - 1) / PIECE_ROWS : 0;
+            j.pieces += j.reduce_pieces[k];
+        }
+        if (pass == 1) j.pieces = (h + PIECE_ROWS - 1) / PIECE_ROWS;
+        atomic_store(&j.next, 0);
+        gi__share_work(threads < j.pieces ? threads : j.pieces, shrink_worker, &j);
+    }
+    free(maps);
+    if (atomic_load(&j.failed)) {
+        gi_image_free(&out);
+        return 0;
+    }
+    *img = out;
+    return 1;
+}
+
+int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s, int threads)
 {
     const int used = gi__jpeg_shrinkable(c);
     if (!used || !c->storage) return 0;
     reduced_plane planes[3] = {{0}};
     int ok = 1;
-    for (int k = 0; k < used && ok; k++) {
-        ok = plane_begin(c, k, s, &planes[k]) == 0;
-        if (ok) plane_reduce(c, k, &planes[k], 0, c->plane[k].blocks_h);
-    }
-    ok = ok && image_from_planes(img, c, planes, used, s);
+    for (int k = 0; k < used && ok; k++) ok = plane_begin(c, k, s, &planes[k]) == 0;
+    ok = ok && shrunk_on_threads(img, c, planes, used, s, threads > 1 ? threads : 1);
     planes_free(planes);
     return ok;
 }
@@ -332,7 +415,8 @@ static int shrink_help(void *arg, int published)
 static int from_coeffs(gi_image *img, const gi_jpeg_coeffs *c, int at_least, int threads)
 {
     const int s = gi__jpeg_shrink_factor(c->width, c->height, at_least);
-    return s > 1 ? gi__jpeg_image_shrunk(img, c, s) : gi__jpeg_image_from_coeffs(img, c, threads);
+    return s > 1 ? gi__jpeg_image_shrunk(img, c, s, threads)
+                 : gi__jpeg_image_from_coeffs(img, c, threads);
 }
 
 int gi__jpeg_decode_shrunk(gi_image *img, const uint8_t *bytes, size_t size, uint64_t max_pixels,

@@ -85,9 +85,10 @@ unsigned gi__jpeg_dc_only_components(const gi_jpeg_coeffs *c, int at_least);
 void gi__jpeg_plan_shrink(gi_jpeg_coeffs *c, int at_least);
 
 /* The image of c's coefficients shrunk by s (2, 4 or 8) into *img (owned,
- * c->out_channels channels): returns 1; or 0 with *img untouched when the
- * file is not one of those above, or memory ran out. */
-int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s);
+ * c->out_channels channels), on up to `threads` threads (the same bytes on
+ * any number): returns 1; or 0 with *img untouched when the file is not
+ * one of those above, or memory ran out. */
+int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s, int threads);
 
 /* The file decoded for shrink_to = at_least (gi_load_limits): shrunk by
  * the largest s that keeps both sides at least at_least, or at full size
