@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pixel_alloc.h"
 #include "codec/file_io.h"
 #include "codec/jpeg/jpeg_parse.h"
 #include "codec/jpeg/jpeg_scans_parallel.h"
+#include "coeff_garbage.h"
 #include "harness.h"
 #include "testimg.h"
 
@@ -62,19 +62,6 @@ static void check_reach(void)
     th_check(gi__jpeg_scan_waits_for(&other, &low) == 0, "another component's band waits");
 }
 
-/* Blocks of the sizes a read on threads allocates for coefficients and
- * masks, filled with garbage and freed, so that the read reuses dirty
- * memory, which its threads must zero (jpeg_scans_parallel.h). */
-static void leave_garbage(size_t storage_bytes)
-{
-    const size_t mask_bytes = sizeof(uint64_t) * (storage_bytes / (64 * sizeof(int16_t)));
-    void *storage = gi__pixels_alloc_for_device(storage_bytes), *masks = gi__pixels_alloc(mask_bytes);
-    if (storage) memset(storage, 0xA5, storage_bytes);
-    if (masks) memset(masks, 0x5A, mask_bytes);
-    gi__pixels_free(masks);
-    gi__pixels_free(storage);
-}
-
 /* bytes[0..size) read on 1 thread and on 2, 3 and 16 (more threads than
  * most files have scans): the same verdict and, where decoded, the same
  * coefficients. */
@@ -85,7 +72,7 @@ static void check_bytes(const char *what, const uint8_t *bytes, size_t size)
     static const int threads[] = {2, 3, 16};
     for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
         gi_jpeg_coeffs many;
-        if (r1 == GI_JPEG_OK) leave_garbage(one.storage_bytes);
+        if (r1 == GI_JPEG_OK) leave_coeff_garbage(one.storage_bytes);
         int rn = gi__jpeg_read_coeffs(bytes, size, 1ull << 32, threads[t], 0, 0, NULL, &many);
         th_check(r1 == rn, "%s: %d on %d threads, %d on one", what, rn, threads[t], r1);
         if (r1 == GI_JPEG_OK && rn == GI_JPEG_OK)

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coeff_garbage.h"
 #include "harness.h"
-#include "base/pixel_alloc.h"
 #include "codec/jpeg/jpeg_decode.h"
 #include "codec/jpeg/jpeg_recon_plan.h"
 #include "codec/jpeg/jpeg_shrink.h"
@@ -140,20 +140,6 @@ static double mean_distance(const gi_image *full, const gi_image *small, int s)
 
 static int shrinkable_files, files_left_out;
 
-/* A block of coefficients' size and its masks' filled with garbage and
- * freed, so that the next read reuses dirty memory: the AC coefficients of
- * components read for their DC alone are left as allocated, and the
- * image must not depend on them. */
-static void leave_garbage(size_t storage_bytes)
-{
-    const size_t mask_bytes = sizeof(uint64_t) * (storage_bytes / (64 * sizeof(int16_t)));
-    void *storage = gi__pixels_alloc_for_device(storage_bytes), *masks = gi__pixels_alloc(mask_bytes);
-    if (storage) memset(storage, 0xA5, storage_bytes);
-    if (masks) memset(masks, 0x5A, mask_bytes);
-    gi__pixels_free(masks);
-    gi__pixels_free(storage);
-}
-
 /* A progressive file read for a shrunk image leaves out the AC scans of
  * components whose shrunk planes read only the DC (gi__jpeg_read_coeffs):
  * the image equals the reduction of every scan's coefficients, on one
@@ -178,7 +164,7 @@ static void check_scans_left_out(const char *path, const uint8_t *bytes, size_t 
         limits.shrink_to = at_least;
         limits.decode_threads = threads;
         gi_jpeg_coeffs part;
-        leave_garbage(all.storage_bytes);
+        leave_coeff_garbage(all.storage_bytes);
         if (!th_check(gi__load_jpeg_coeffs(bytes, size, &limits, 0, &part),
                       "%s shrink_to %d on %d threads: not read", path, at_least, threads))
             continue;
