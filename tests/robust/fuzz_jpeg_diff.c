@@ -10,7 +10,14 @@
  * The same bytes read with the scans deferred for the GPU's Huffman decoder
  * (jpeg_deferred.h), baseline and progressive: each scan's unstuffed data
  * and segments must describe it within the file, and the CPU's decode of
- * the kept file must give the CPU decoder's verdict. */
+ * the kept file must give the CPU decoder's verdict.
+ *
+ * And read for a thumbnail (shrink_to: a progressive file's AC scans that
+ * the shrunk planes do not read are skipped, jpeg_shrink.h): where the
+ * decoder takes the file whole, that read takes it too and its shrunk
+ * image is the reduction of every scan's coefficients; where it does not,
+ * the read may take the file (damage in a skipped scan is not seen) and
+ * only has to run clean. */
 #include <limits.h>
 #include <string.h>
 
@@ -20,6 +27,7 @@
 #include "codec/jpeg/jpeg_decode.h"
 #include "codec/jpeg/jpeg_deferred.h"
 #include "codec/jpeg/jpeg_parse.h"
+#include "codec/jpeg/jpeg_shrink.h"
 
 /* Small enough that a lying header cannot make one run slow. */
 #define FUZZ_MAX_PIXELS (1u << 22)
@@ -70,6 +78,43 @@ static void check_deferred(const uint8_t *data, size_t size, int mine)
     gi__jpeg_coeffs_free(&c);
 }
 
+/* The thumbnail's read against the whole file's (`mine`: the CPU decoder
+ * takes the file), shrunk to at least 1-97 pixels a side on 1-3 threads,
+ * by the input's size. */
+static void check_shrunk(const uint8_t *data, size_t size, int mine)
+{
+    const int at_least = 1 + (int)(size % 97), threads = 1 + (int)(size % 3);
+    gi_jpeg_coeffs part, all;
+    if (gi__jpeg_read_coeffs(data, size, FUZZ_MAX_PIXELS, threads, 0, at_least, NULL, &part) !=
+        GI_JPEG_OK) {
+        FUZZ_REQUIRE(!mine);
+        return;
+    }
+    if (mine && gi__jpeg_read_coeffs(data, size, FUZZ_MAX_PIXELS, 1, 0, 0, NULL, &all) == GI_JPEG_OK) {
+        gi__jpeg_plan_shrink(&part, at_least);
+        if (part.shrink > 1) {
+            gi_image a = {0}, b = {0};
+            const int ra = gi__jpeg_image_from_coeffs(&a, &part, threads);
+            const int rb = gi__jpeg_image_shrunk(&b, &all, part.shrink, 1);
+            FUZZ_REQUIRE(ra == rb);
+            if (ra && rb) {
+                FUZZ_REQUIRE(a.width == b.width && a.height == b.height && a.channels == b.channels);
+                for (int y = 0; y < a.height; y++)
+                    FUZZ_REQUIRE(memcmp(a.data + (size_t)y * a.stride, b.data + (size_t)y * b.stride,
+                                        (size_t)a.width * (size_t)a.channels) == 0);
+            }
+            if (ra) gi_image_free(&a);
+            if (rb) gi_image_free(&b);
+        }
+        gi__jpeg_coeffs_free(&all);
+    } else {
+        gi_image a = {0};
+        gi__jpeg_plan_shrink(&part, at_least);
+        if (gi__jpeg_image_from_coeffs(&a, &part, threads)) gi_image_free(&a);
+    }
+    gi__jpeg_coeffs_free(&part);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char why[64];
@@ -79,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gi_image ours;
     int mine = gi__jpeg_decode(&ours, data, size, FUZZ_MAX_PIXELS, 1 + (int)(size % 4));
     check_deferred(data, size, mine);
+    check_shrunk(data, size, mine);
     if (!mine) return 0;
     FUZZ_REQUIRE(ours.width >= 1 && ours.height >= 1 &&
                  (uint64_t)ours.width * (uint64_t)ours.height <= FUZZ_MAX_PIXELS);
