@@ -280,7 +280,7 @@ static void planes_free(reduced_plane *planes)
 }
 
 /* Block rows a piece of the work on threads reduces, and output rows a
- * piece makes: a 12 MP photo's planes shrunk by 8 are 1.2 M blocks, 9.5 ms
+ * piece makes: a 12 MP 4:4:4 photo shrunk by 8 is 0.58 M blocks, 9.5 ms
  * on one thread of the H200 host. */
 #define PIECE_ROWS 16
 
