@@ -42,15 +42,13 @@ now_ns() { date +%s%N; }
 ms_since() { echo "$1 $(now_ns)" | awk '{ printf "%.1f", ($2 - $1) / 1e6 }'; }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-"$gpuimg" serve --socket "$t/sock" $([ "${SERVE_JOBS:-4}" = 0 ] || echo "-j ${SERVE_JOBS:-4}") \
-    --device "$device" 2>"$t/server.log" &
-server=$!
-i=0
-until GPUIMG_SERVER="$t/sock" "$gpuimg" info --no-bandwidth 2>/dev/null | grep -q "^server: $t/sock"; do
-    i=$((i + 1))
-    [ $i -lt 600 ] || { echo "the server did not start"; cat "$t/server.log"; exit 1; }
-    sleep 0.05
-done
+# shellcheck source=bench/serve_common.sh
+. "$(dirname "$0")/serve_common.sh"
+if [ "${SERVE_JOBS:-4}" = 0 ]; then
+    start_server "$gpuimg" "$t/sock" "$t/server.log" --device "$device"
+else
+    start_server "$gpuimg" "$t/sock" "$t/server.log" -j "${SERVE_JOBS:-4}" --device "$device"
+fi
 echo "machine: $(nproc) cores; $(GPUIMG_SERVER="$t/sock" "$gpuimg" info --no-bandwidth | grep -E '^(cuda device 0|cuda devices|server):' | tr '\n' ' ')"
 echo "inputs: $count JPEGs in $photos; $op; device $device"
 

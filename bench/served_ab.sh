@@ -27,16 +27,8 @@ trap 'exit 1' INT TERM
 
 now_ns() { date +%s%N; }
 
-serve() { # serve GPUIMG: a server of that build on $t/sock, up
-    "$1" serve --socket "$t/sock" --device "$device" 2>"$t/server.log" &
-    server=$!
-    i=0
-    until GPUIMG_SERVER="$t/sock" "$1" info --no-bandwidth 2>/dev/null | grep -q "^server: $t/sock"; do
-        i=$((i + 1))
-        [ $i -lt 600 ] || { echo "the server of $1 did not start"; cat "$t/server.log"; exit 1; }
-        sleep 0.05
-    done
-}
+# shellcheck source=bench/serve_common.sh
+. "$(dirname "$0")/serve_common.sh"
 
 stop() {
     kill "$server" 2>/dev/null
@@ -54,7 +46,7 @@ while [ $r -le "$rounds" ]; do
     for tag in A B; do
         g=$a
         [ $tag = B ] && g=$b
-        serve "$g"
+        start_server "$g" "$t/sock" "$t/server.log" --device "$device"
         for photo in "$@"; do
             out="$t/$tag-$(basename "$photo")"
             call "$g" "$photo" "$out" || { echo "FAILED: $g $op $photo"; exit 1; }
