@@ -45,7 +45,6 @@
 #define ENTRY_SYMBOL(e) ((int)(((e) >> 8) & 255u))
 #define ENTRY_VALUE(e) ((int32_t)(e) >> 16)
 
-/* The JPEG standard's EXTEND of an s-bit magnitude m. */
 const uint8_t *gi__jpeg_data_end(const uint8_t *p, const uint8_t *end)
 {
     for (;;) {
@@ -65,6 +64,7 @@ const uint8_t *gi__jpeg_data_end(const uint8_t *p, const uint8_t *end)
     }
 }
 
+/* The JPEG standard's EXTEND of an s-bit magnitude m. */
 static int32_t extend(uint32_t m, int s)
 {
     return m < (1u << (s - 1)) ? (int32_t)m - (int32_t)((1u << s) - 1) : (int32_t)m;

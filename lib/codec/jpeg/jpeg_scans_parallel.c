@@ -127,31 +127,36 @@ int gi__jpeg_scan_waits_for(const gi_jpeg_scan *b, const gi_jpeg_scan *a)
     return 0;
 }
 
+/* One step of a thread's wait for another's work, the `spins`th. The
+ * waits are short (a row of a scan takes tens of microseconds, a piece of
+ * zeroing less) and each thread has a core: spin, then yield, then nap,
+ * for a thread that shares its core (a server decoding several files at
+ * once). */
+static void back_off(int spins)
+{
+    if (spins >= 2048) {
+        const struct timespec nap = {0, 20000};
+        nanosleep(&nap, NULL);
+    } else if (spins >= 256) {
+        sched_yield();
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    else __builtin_ia32_pause();
+#endif
+}
+
 /* Until scan a has decoded `rows` MCU rows: 1, or 0 once a scan has
- * failed. The wait is short (a row of a scan takes tens of microseconds)
- * and each thread has a core: spin, then yield, then nap, for a thread
- * that shares its core (a server decoding several files at once). */
+ * failed. */
 static int wait_rows(gi_jpeg_scan_list *l, int a, long rows)
 {
     for (int spins = 0; atomic_load_explicit(&l->job[a].rows_done, memory_order_acquire) < rows;
          spins++) {
         if (atomic_load_explicit(&l->failed, memory_order_relaxed)) return 0;
-        if (spins >= 2048) {
-            const struct timespec nap = {0, 20000};
-            nanosleep(&nap, NULL);
-        } else if (spins >= 256) {
-            sched_yield();
-        }
-#if defined(__x86_64__) || defined(__i386__)
-        else __builtin_ia32_pause();
-#endif
+        back_off(spins);
     }
     return 1;
 }
 
-/* Zeroes pieces of l->c's storage and masks while there are any, then
- * waits until every piece is zeroed (whoever zeroed it: release/acquire
- * on zero_done). */
 static size_t chunks_of(size_t bytes)
 {
     return (bytes + ZERO_CHUNK - 1) / ZERO_CHUNK;
@@ -175,6 +180,9 @@ static void plan_zeroing(gi_jpeg_scan_list *l, const gi_jpeg_coeffs *c)
     for (int i = 0; i < l->n_zero; i++) l->zero_chunks += chunks_of(l->zero[i].bytes);
 }
 
+/* Zeroes pieces of l->c's storage and masks while there are any, then
+ * waits until every piece is zeroed (whoever zeroed it: release/acquire
+ * on zero_done). */
 static void zero_storage(gi_jpeg_scan_list *l)
 {
     for (size_t k; (k = atomic_fetch_add(&l->zero_next, 1)) < l->zero_chunks;) {
@@ -185,12 +193,8 @@ static void zero_storage(gi_jpeg_scan_list *l)
         atomic_fetch_add_explicit(&l->zero_done, 1, memory_order_release);
     }
     for (int spins = 0;
-         atomic_load_explicit(&l->zero_done, memory_order_acquire) < l->zero_chunks; spins++) {
-        if (spins >= 256) sched_yield();
-#if defined(__x86_64__) || defined(__i386__)
-        else __builtin_ia32_pause();
-#endif
-    }
+         atomic_load_explicit(&l->zero_done, memory_order_acquire) < l->zero_chunks; spins++)
+        back_off(spins);
 }
 
 /* One thread: the next scan in the file's order, row after row, each

@@ -57,10 +57,11 @@ int gi__jpeg_scan_list_add(gi_jpeg_scan_list *l, const gi_jpeg_scan *sc, const u
 /* Decodes the recorded scans of c's progressive frame into c's
  * coefficients on up to `threads` threads, a scan a thread, row by row
  * (storage and masks allocated, the scans' zero_blocks 0: the threads
- * zero both first, but for the planes of c->dc_only). On one thread, a row of MCUs of every scan at a time
- * instead (gi__jpeg_decode_scans_by_rows: the storage as allocated, the
- * first DC scan zeroing its blocks; the masks zeroed). 0, or -1 where a scan
- * did not decode or ended elsewhere than recorded. */
+ * zero both first, but for the planes of c->dc_only). On one thread, a
+ * row of MCUs of every scan at a time instead
+ * (gi__jpeg_decode_scans_by_rows: the storage as allocated, the first DC
+ * scan zeroing its blocks; the masks zeroed). 0, or -1 where a scan did
+ * not decode or ended elsewhere than recorded. */
 int gi__jpeg_scan_list_decode(gi_jpeg_scan_list *l, gi_jpeg_coeffs *c, const uint8_t *bytes,
                               size_t size, int threads);
 
