@@ -36,8 +36,7 @@ typedef struct {
     gi_jpeg_scan_list *scans; /* ...and are recorded here to do so */
     gi_jpeg_progress *progress;
     int shrink_to;     /* the image is to be shrunk on load for this (0: not) */
-    int dc_only_known; /* dc_only set, at the first scan */
-    unsigned dc_only;  /* components whose AC scans are not decoded (gi__jpeg_dc_only_components) */
+    int dc_only_known; /* c->dc_only set, at the first scan */
     int skip_failed;   /* a scan left out had no plain end: read again, every scan decoded */
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
@@ -337,13 +336,12 @@ static void publish_quant(parser *ps)
 static int left_out(parser *ps, const gi_jpeg_scan *sc)
 {
     if (!ps->dc_only_known) {
-        ps->dc_only = ps->c->progressive && ps->shrink_to > 0
-                          ? gi__jpeg_dc_only_components(ps->c, ps->shrink_to)
-                          : 0;
+        ps->c->dc_only = ps->c->progressive && ps->shrink_to > 0
+                             ? gi__jpeg_dc_only_components(ps->c, ps->shrink_to)
+                             : 0;
         ps->dc_only_known = 1;
-        ps->c->dc_only = ps->dc_only;
     }
-    return sc->ss > 0 && (ps->dc_only >> sc->comp[0] & 1u);
+    return sc->ss > 0 && (ps->c->dc_only >> sc->comp[0] & 1u);
 }
 
 static int read_file(parser *ps, uint64_t max_pixels)
@@ -419,7 +417,7 @@ static int read_file(parser *ps, uint64_t max_pixels)
     }
     for (int i = 0; i < c->ncomp; i++)
         if (!ps->scanned[i]) return GI_JPEG_NOT_MINE; /* stb's memory for it is uninitialised */
-    if (ps->dc_only && gi__jpeg_dc_only_components(c, ps->shrink_to) != ps->dc_only) {
+    if (c->dc_only && gi__jpeg_dc_only_components(c, ps->shrink_to) != c->dc_only) {
         ps->skip_failed = 1; /* the shrunk planes read other coefficients after all */
         return READ_AGAIN;
     }
