@@ -256,24 +256,6 @@ static void image_rows(gi_image *out, const reduced_plane *planes, int used, con
     }
 }
 
-/* The image of `used` reduced planes, at 1/s of c's size, into *img. */
-static int image_from_planes(gi_image *img, const gi_jpeg_coeffs *c, const reduced_plane *planes,
-                             int used, int s)
-{
-    const int w = (c->width + s - 1) / s, h = (c->height + s - 1) / s;
-    uint8_t *rows = malloc(3 * (size_t)w);
-    int *maps = malloc(3 * sizeof(int) * (size_t)w), identity[3] = {0};
-    gi_image out = {0};
-    const int ok = rows && maps && gi_image_alloc(&out, w, h, c->out_channels) == GI_OK;
-    for (int k = 0; k < used && ok; k++)
-        identity[k] = column_map(&planes[k], w, maps + (size_t)k * w);
-    if (ok) image_rows(&out, planes, used, maps, identity, rows, 0, h);
-    free(maps);
-    free(rows);
-    if (ok) *img = out;
-    return ok;
-}
-
 static void planes_free(reduced_plane *planes)
 {
     for (int k = 0; k < 3; k++) free(planes[k].samples);
@@ -284,14 +266,16 @@ static void planes_free(reduced_plane *planes)
  * on one thread of the H200 host. */
 #define PIECE_ROWS 16
 
+/* Work on threads, in pieces: the planes' block rows reduced, or the
+ * image's rows made from the reduced planes (out set). */
 typedef struct {
     const gi_jpeg_coeffs *c;
     reduced_plane *planes;
     int used;
-    gi_image *out;
+    gi_image *out;        /* NULL while the planes are reduced */
     const int *maps, *identity;
     int reduce_pieces[3]; /* each plane's pieces of block rows */
-    int pieces;           /* all of them, then the output's */
+    int pieces;
     atomic_int next;
     atomic_int failed;
 } shrink_job;
@@ -301,9 +285,9 @@ static void *shrink_worker(void *arg)
     shrink_job *j = arg;
     uint8_t *rows = NULL; /* gathering room for output rows, once this thread makes some */
     for (int i; (i = atomic_fetch_add(&j->next, 1)) < j->pieces;) {
-        int k = 0;
-        while (k < j->used && i >= j->reduce_pieces[k]) i -= j->reduce_pieces[k++];
-        if (k < j->used) {
+        if (!j->out) {
+            int k = 0;
+            while (i >= j->reduce_pieces[k]) i -= j->reduce_pieces[k++];
             plane_reduce(j->c, k, &j->planes[k], i * PIECE_ROWS, (i + 1) * PIECE_ROWS);
             continue;
         }
@@ -319,9 +303,17 @@ static void *shrink_worker(void *arg)
     return NULL;
 }
 
-/* The planes reduced, then the image made, on up to `threads` threads:
- * the reductions are pieces of one pass, the image's rows of a second. */
-static int shrunk_on_threads(gi_image *img, const gi_jpeg_coeffs *c, reduced_plane *planes,
+/* j's pieces on up to `threads` threads: whether none failed. */
+static int run_pieces(shrink_job *j, int threads)
+{
+    atomic_store(&j->next, 0);
+    gi__share_work(threads < j->pieces ? threads : j->pieces, shrink_worker, j);
+    return !atomic_load(&j->failed);
+}
+
+/* The image of `used` reduced planes, at 1/s of c's size, into *img, its
+ * rows on up to `threads` threads. */
+static int image_from_planes(gi_image *img, const gi_jpeg_coeffs *c, reduced_plane *planes,
                              int used, int s, int threads)
 {
     const int w = (c->width + s - 1) / s, h = (c->height + s - 1) / s;
@@ -333,20 +325,10 @@ static int shrunk_on_threads(gi_image *img, const gi_jpeg_coeffs *c, reduced_pla
     }
     for (int k = 0; k < used; k++) identity[k] = column_map(&planes[k], w, maps + (size_t)k * w);
     shrink_job j = {.c = c, .planes = planes, .used = used, .out = &out, .maps = maps,
-                    .identity = identity};
-    for (int pass = 0; pass < 2 && !atomic_load(&j.failed); pass++) {
-        j.pieces = 0;
-        for (int k = 0; k < used; k++) {
-            const int bh = (c->plane[k].height + 7) / 8;
-            j.reduce_pieces[k] = pass == 0 ? (bh + PIECE_ROWS - 1) / PIECE_ROWS : 0;
-            j.pieces += j.reduce_pieces[k];
-        }
-        if (pass == 1) j.pieces = (h + PIECE_ROWS - 1) / PIECE_ROWS;
-        atomic_store(&j.next, 0);
-        gi__share_work(threads < j.pieces ? threads : j.pieces, shrink_worker, &j);
-    }
+                    .identity = identity, .pieces = (h + PIECE_ROWS - 1) / PIECE_ROWS};
+    const int ok = run_pieces(&j, threads);
     free(maps);
-    if (atomic_load(&j.failed)) {
+    if (!ok) {
         gi_image_free(&out);
         return 0;
     }
@@ -360,8 +342,14 @@ int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s, int thr
     if (!used || !c->storage) return 0;
     reduced_plane planes[3] = {{0}};
     int ok = 1;
-    for (int k = 0; k < used && ok; k++) ok = plane_begin(c, k, s, &planes[k]) == 0;
-    ok = ok && shrunk_on_threads(img, c, planes, used, s, threads > 1 ? threads : 1);
+    shrink_job j = {.c = c, .planes = planes, .used = used};
+    for (int k = 0; k < used && ok; k++) {
+        ok = plane_begin(c, k, s, &planes[k]) == 0;
+        j.reduce_pieces[k] = ((c->plane[k].height + 7) / 8 + PIECE_ROWS - 1) / PIECE_ROWS;
+        j.pieces += j.reduce_pieces[k];
+    }
+    if (threads < 1) threads = 1;
+    ok = ok && run_pieces(&j, threads) && image_from_planes(img, c, planes, used, s, threads);
     planes_free(planes);
     return ok;
 }
@@ -434,7 +422,7 @@ int gi__jpeg_decode_shrunk(gi_image *img, const uint8_t *bytes, size_t size, uin
         /* the last rows; the colour mode once more (a segment after the
          * scan may change it: then the caller decodes as ever) */
         ok = r == GI_JPEG_OK && (shrink_help(&sh, c.mcus_y), gi__jpeg_shrinkable(&c) == sh.used) &&
-             image_from_planes(img, &c, sh.planes, sh.used, sh.s);
+             image_from_planes(img, &c, sh.planes, sh.used, sh.s, 1);
         gi__jpeg_coeffs_free(&c);
     } else if (r == GI_JPEG_OK) { /* a scan not followed (progressive, or a small frame) */
         ok = from_coeffs(img, &c, at_least, threads);
