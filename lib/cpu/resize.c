@@ -392,8 +392,9 @@ static int vertical_fits_int32(const gi_resize_axis *ax, const gi_resize_axis *a
 }
 
 #if HAVE_PAIR_FILTER
-/* An output row of gray or RGB from the ring's rows, its sums in int32
- * lanes (where vertical_fits_int32 holds), 32 samples at a time: each
+/* An output row of gray or RGB from the ring's rows, samples [i, n) (the
+ * ones before made already), its sums in int32 lanes (where
+ * vertical_fits_int32 holds), 32 samples at a time: each
  * tap's rows add into 4 registers, then round, shift and clamp (packs and
  * packus saturate to 0..255, the clamp). */
 __attribute__((target("avx2"))) static void vertical_row32(const int32_t *const *rows,
