@@ -191,12 +191,28 @@ static void *map_block(size_t total)
     return base;
 }
 
+/* Touches every page of a fresh mapping, so that the kernel backs it now,
+ * on the calling thread. cudaHostRegister faults the pages in itself, but
+ * inside the driver, one thread at a time: on the H200 machine 16 threads
+ * each registering a fresh 40 MB mapping took 127 ms (1000 ms summed),
+ * against 31 ms once each had touched its own pages first (their touches
+ * run side by side); a folder's codec workers all pin their first buffers
+ * at once, 2.2-2.9 s summed over 400 progressive photos. Writing zeros
+ * keeps the mapping zero; the first page, which holds the header, is
+ * backed already. */
+static void fault_in(block_header *h)
+{
+    volatile uint8_t *p = (uint8_t *)h;
+    for (size_t at = 4096; at < h->mapped; at += 4096) p[at] = 0;
+}
+
 /* A fresh mapping, page-locked by the pinner (zero, as fresh mappings
  * are), or NULL. */
 static block_header *pin_block(size_t total)
 {
     block_header *h = map_block(total);
     if (!h) return NULL;
+    fault_in(h);
     if (pinner.lock(h, h->mapped) != 0) {
         munmap(h, h->mapped);
         return NULL;
