@@ -197,7 +197,7 @@ static void *map_block(size_t total)
  * each registering a fresh 40 MB mapping took 127 ms (1000 ms summed),
  * against 31 ms once each had touched its own pages first (their touches
  * run side by side); a folder's codec workers all pin their first buffers
- * at once, 2.2-2.9 s summed over 400 progressive photos. Writing zeros
+ * at once, 2.2-3.0 s summed over 400 progressive photos. Writing zeros
  * keeps the mapping zero; the first page, which holds the header, is
  * backed already. */
 static void fault_in(block_header *h)
