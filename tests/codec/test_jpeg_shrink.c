@@ -10,7 +10,12 @@
  *     and YCbCr files, pixels near the full decode's box average, and the
  *     full decode's very bytes where no shrink is possible or the file is
  *     another kind; a progressive file's AC scans that the shrunk image
- *     does not read left out, the image the same as every scan's.
+ *     does not read left out, the image the same as every scan's;
+ *   - damaged copies of each baseline file (cut short, bytes changed, a
+ *     code of all ones),
+ *     whose AC codes a thumbnail passes over: the decoder takes such a
+ *     copy for a thumbnail exactly where it takes it whole, with the same
+ *     shrunk image as the whole read's reduction.
  * test_jpeg_shrink [DIR...] */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +25,7 @@
 #include "coeff_garbage.h"
 #include "harness.h"
 #include "codec/jpeg/jpeg_decode.h"
+#include "codec/jpeg/jpeg_parse.h"
 #include "codec/jpeg/jpeg_recon_plan.h"
 #include "codec/jpeg/jpeg_shrink.h"
 #include "testimg.h"
@@ -140,10 +146,12 @@ static double mean_distance(const gi_image *full, const gi_image *small, int s)
 
 static int shrinkable_files, files_left_out;
 
-/* A progressive file read for a shrunk image leaves out the AC scans of
+/* A file read for a shrunk image does not decode the AC coefficients of
  * components whose shrunk planes read only the DC (gi__jpeg_read_coeffs):
- * the image equals the reduction of every scan's coefficients, on one
- * thread and on four (the scans side by side), from dirty memory.
+ * a progressive file leaves their AC scans out, a baseline one passes
+ * over their AC codes (gi_jpeg_scan.skip). The image equals the reduction
+ * of every scan's coefficients, on one thread and on four (the scans side
+ * by side), from dirty memory.
  * files_left_out counts the reads that left scans out, so that the test
  * sees some. */
 static void check_scans_left_out(const char *path, const uint8_t *bytes, size_t size,
@@ -168,7 +176,7 @@ static void check_scans_left_out(const char *path, const uint8_t *bytes, size_t 
         if (!th_check(gi__load_jpeg_coeffs(bytes, size, &limits, 0, &part),
                       "%s shrink_to %d on %d threads: not read", path, at_least, threads))
             continue;
-        th_check(part.dc_only == (all.progressive ? gi__jpeg_dc_only_components(&part, at_least) : 0),
+        th_check(part.dc_only == gi__jpeg_dc_only_components(&part, at_least),
                  "%s shrink_to %d: components read for their DC %#x", path, at_least, part.dc_only);
         if (threads == 1 && part.dc_only) files_left_out++;
         gi_image shrunk = {0};
@@ -181,6 +189,75 @@ static void check_scans_left_out(const char *path, const uint8_t *bytes, size_t 
         gi__jpeg_coeffs_free(&part);
     }
     gi__jpeg_coeffs_free(&all);
+}
+
+/* One damaged copy, read for the largest shrink (1/8: its components of
+ * one sample a block pass over their AC codes) and whole, on `threads`
+ * threads (restart intervals decode apart): both taken or neither, and
+ * the same shrunk image. Returns whether it was taken. */
+static int check_damaged_copy(const char *path, const uint8_t *bytes, size_t size, int threads,
+                              const char *how)
+{
+    gi_jpeg_coeffs part, all;
+    const int p = gi__jpeg_read_coeffs(bytes, size, UINT64_MAX, threads, 0, 1, NULL, &part) ==
+                  GI_JPEG_OK;
+    const int a = gi__jpeg_read_coeffs(bytes, size, UINT64_MAX, threads, 0, 0, NULL, &all) ==
+                  GI_JPEG_OK;
+    th_check(p == a, "%s %s on %d threads: taken for a thumbnail %d, whole %d", path, how,
+             threads, p, a);
+    if (p && a) {
+        gi__jpeg_plan_shrink(&part, 1);
+        if (part.shrink > 1) {
+            gi_image x = {0}, y = {0};
+            char why[128];
+            const int rx = gi__jpeg_image_from_coeffs(&x, &part, 1);
+            const int ry = gi__jpeg_image_shrunk(&y, &all, part.shrink, 1);
+            if (th_check(rx && ry, "%s %s: shrunk %d, whole reduced %d", path, how, rx, ry))
+                th_check(ti_same(&x, &y, why, sizeof why), "%s %s on %d threads: %s", path, how,
+                         threads, why);
+            if (rx) gi_image_free(&x);
+            if (ry) gi_image_free(&y);
+        }
+    }
+    if (p) gi__jpeg_coeffs_free(&part);
+    if (a) gi__jpeg_coeffs_free(&all);
+    return p && a;
+}
+
+static int damaged_taken;
+
+static void check_damaged(const char *path, const uint8_t *bytes, size_t size)
+{
+    uint8_t *copy = malloc(size);
+    if (!th_check(copy != NULL, "%s: no memory for a copy", path)) return;
+    for (int k = 1; k <= 15; k++) {
+        char how[64];
+        /* cut at twelfths of the file, and 12, 9, 6 and 3 bytes before its end */
+        const size_t cut = k < 12 ? size * (size_t)k / 12 : size - (size_t)(16 - k) * 3;
+        if (cut < size && cut > 2) {
+            snprintf(how, sizeof how, "cut at %zu", cut);
+            for (int threads = 1; threads <= 3; threads += 2)
+                damaged_taken += check_damaged_copy(path, bytes, cut, threads, how);
+        }
+        /* a byte changed past the headers (the last half of the file) */
+        const size_t at = size / 2 + (size / 2) * (size_t)(k - 1) / 15;
+        if (at < size - 2) {
+            memcpy(copy, bytes, size);
+            copy[at] ^= (uint8_t)(0x11 * k);
+            snprintf(how, sizeof how, "byte %zu changed", at);
+            for (int threads = 1; threads <= 3; threads += 2)
+                damaged_taken += check_damaged_copy(path, copy, size, threads, how);
+            /* 32 one bits (stuffed 0xFF bytes): a code no table holds, as
+             * the JPEG standard leaves the code of all ones unused */
+            if (at + 4 < size - 2) {
+                memcpy(copy, bytes, size);
+                memcpy(copy + at, "\xff\x00\xff\x00", 4);
+                snprintf(how, sizeof how, "ones at %zu", at);
+                damaged_taken += check_damaged_copy(path, copy, size, 1, how);
+            }
+        }
+    }
+    free(copy);
 }
 
 static void check_file(const char *path, void *arg)
@@ -214,6 +291,11 @@ static void check_file(const char *path, void *arg)
         gi__jpeg_coeffs_free(&c);
     }
     shrinkable_files += gray_or_ycc;
+    if (gray_or_ycc && gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c)) {
+        const int baseline = !c.progressive;
+        gi__jpeg_coeffs_free(&c);
+        if (baseline) check_damaged(path, bytes, size);
+    }
     for (int at_least = 1; at_least <= 64; at_least *= 4) {
         limits.shrink_to = at_least;
         gi_status st = gi_load_memory(&small, bytes, size, path, &limits);
@@ -263,5 +345,6 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) ti_each_image(argv[i], check_file, NULL);
     th_check(argc < 2 || shrinkable_files > 0, "no gray or YCbCr JPEG among the files");
     th_check(argc < 2 || files_left_out > 0, "no progressive file had scans left out");
+    th_check(argc < 2 || damaged_taken > 0, "no damaged baseline copy was taken");
     return th_finish();
 }

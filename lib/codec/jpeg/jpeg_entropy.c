@@ -38,12 +38,21 @@
  * and a DC first scan that zeroes its blocks (gi_jpeg_scan.zero_blocks). */
 #define AC_REFINE_BMI2 (GI_JPEG_AC_REFINE + 1)
 #define DC_FIRST_ZEROING (GI_JPEG_AC_REFINE + 2)
+/* ...and a baseline scan some of whose components are read for their DC
+ * alone (gi_jpeg_scan.skip) */
+#define BASELINE_SKIPPING (GI_JPEG_AC_REFINE + 3)
 
 #define LOOKUP GI_JPEG_LOOKUP_BITS
 #define ENTRY_FULL 0x20u
 #define ENTRY_LEN(e) ((int)((e)&31u))
 #define ENTRY_SYMBOL(e) ((int)(((e) >> 8) & 255u))
 #define ENTRY_VALUE(e) ((int32_t)(e) >> 16)
+/* A skip table's entry: the bits its codes take (0: the first code does
+ * not fit, or is no code), how far in the block they move (the runs and
+ * the coefficients they set) and whether an end of block ends them. */
+#define SKIP_LEN(e) ((int)((e)&15u))
+#define SKIP_RUN(e) ((int)(((e) >> 4) & 255u))
+#define SKIP_EOB 0x1000u
 
 const uint8_t *gi__jpeg_data_end(const uint8_t *p, const uint8_t *end)
 {
@@ -307,6 +316,37 @@ static inline __attribute__((always_inline)) int decode_dc(hot_bits *h, const gi
     return 0;
 }
 
+void gi__jpeg_huff_skip_build(const gi_jpeg_huff *h, uint32_t skip[1 << GI_JPEG_SKIP_BITS])
+{
+    for (uint32_t v = 0; v < 1u << GI_JPEG_SKIP_BITS; v++) {
+        uint64_t buf = (uint64_t)v << (64 - GI_JPEG_SKIP_BITS); /* zeros after: never a code's */
+        int used = 0, run = 0;
+        uint32_t eob = 0;
+        for (;;) {
+            const uint32_t e = h->lookup[buf >> (64 - LOOKUP)];
+            int len = ENTRY_LEN(e), rs;
+            if (!len) {
+                if ((rs = decode_long(buf, h, &len)) < 0) break;
+            } else {
+                rs = ENTRY_SYMBOL(e);
+                if (e & ENTRY_FULL) len -= rs & 15;
+            }
+            const int s = rs & 15, total = len + s;
+            /* the code and its magnitude within v's bits (a code of the
+             * zeros past them does not count) */
+            if (used + total > GI_JPEG_SKIP_BITS) break;
+            used += total;
+            buf <<= total;
+            if (s == 0 && rs != 0xF0) { /* stb ends the block on any size-0 run but 15 */
+                eob = SKIP_EOB;
+                break;
+            }
+            run += s ? (rs >> 4) + 1 : 16;
+        }
+        skip[v] = (uint32_t)used | (uint32_t)run << 4 | eob;
+    }
+}
+
 /* ---- blocks, as stb decodes them ---- */
 
 /* Blocks of a progressive scan are fetched this many units ahead: the
@@ -369,6 +409,52 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
         } else {
             k += rs >> 4;
             blk[zz[k++]] = (int16_t)receive_extend(&h, s);
+        }
+    } while (k < 64);
+    hot_give(br, &h);
+    return 0;
+}
+
+/* A baseline block of a component read for its DC alone: its DC stored
+ * (the rest of the block is left as it was, and never read), its AC codes
+ * passed over a skip table's entry at a time where the entry's codes stay
+ * inside the block, else one code at a time as block_baseline. Where no
+ * refill would fall between its codes (32 bits or more left after them),
+ * which is where block_baseline's refills would not either: the reader
+ * then refills at the very same places, so the bits read past the data
+ * (br.over), the markers met and every error are block_baseline's. */
+static inline __attribute__((always_inline)) int block_baseline_dc(scan_state *st, int16_t *blk,
+                                                                   const gi_jpeg_huff *dc,
+                                                                   const gi_jpeg_huff *ac,
+                                                                   const uint32_t *skip, int ci)
+{
+    bitreader *br = &st->br;
+    hot_bits h = hot_take(br);
+    int32_t diff;
+    ensure(br, &h);
+    if (decode_dc(&h, dc, &diff) < 0) return -1;
+    st->pred[ci] += (uint32_t)diff;
+    blk[0] = (int16_t)st->pred[ci];
+    int k = 1;
+    do {
+        ensure(br, &h);
+        const uint32_t e = skip[h.buf >> (64 - GI_JPEG_SKIP_BITS)];
+        const int len = SKIP_LEN(e);
+        if (len && k + SKIP_RUN(e) < 64 && h.nb - len >= 32) {
+            consume(&h, len);
+            k += SKIP_RUN(e);
+            if (e & SKIP_EOB) break;
+            continue;
+        }
+        const int rs = decode_symbol(&h, ac);
+        if (rs < 0) return -1;
+        const int s = rs & 15;
+        if (s == 0) {
+            if (rs != 0xF0) break;
+            k += 16;
+        } else {
+            consume(&h, s);
+            k += (rs >> 4) + 1;
         }
     } while (k < 64);
     hot_give(br, &h);
@@ -722,6 +808,9 @@ static inline __attribute__((always_inline)) int decode_unit_block(scan_state *s
 {
     switch (kind) {
     case GI_JPEG_BASELINE: return block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
+    case BASELINE_SKIPPING:
+        return sc->skip[i] ? block_baseline_dc(st, blk, sc->dc[i], sc->ac[i], sc->skip[i], i)
+                           : block_baseline(st, blk, sc->dc[i], sc->ac[i], i);
     case GI_JPEG_DC_FIRST: return block_dc_first(st, blk, sc->dc[i], i, sc->al, 0);
     case DC_FIRST_ZEROING:
         return block_dc_first(st, blk, sc->dc[i], i, sc->al, (int)(sc->zero_blocks >> i & 1u));
@@ -865,9 +954,15 @@ static __attribute__((noinline)) int scan_units(gi_jpeg_coeffs *c, const gi_jpeg
      * scan has one (jpeg_parse.c takes no other) */
     const int one = sc->n == 1;
     switch (kind) {
-    case GI_JPEG_BASELINE:
+    case GI_JPEG_BASELINE: {
+        int skipping = 0;
+        for (int i = 0; i < sc->n; i++) skipping |= sc->skip[i] != NULL;
+        if (skipping)
+            return one ? scan_loop(c, sc, BASELINE_SKIPPING, 1, st, u0, u1)
+                       : scan_loop(c, sc, BASELINE_SKIPPING, 0, st, u0, u1);
         return one ? scan_loop(c, sc, GI_JPEG_BASELINE, 1, st, u0, u1)
                    : scan_loop(c, sc, GI_JPEG_BASELINE, 0, st, u0, u1);
+    }
     case GI_JPEG_DC_FIRST:
         if (sc->zero_blocks)
             return one ? scan_loop(c, sc, DC_FIRST_ZEROING, 1, st, u0, u1)

@@ -54,6 +54,16 @@ typedef struct gi_jpeg_huff {
  * size over 15, which stb refuses only when it is decoded). */
 int gi__jpeg_huff_build(gi_jpeg_huff *h, const uint8_t counts[16], const uint8_t *values, int ac);
 
+/* A baseline block whose AC coefficients are not read (a component read
+ * for its DC alone: gi_jpeg_coeffs.dc_only) still has every code of its
+ * AC to be passed over; a skip table, indexed by the next
+ * GI_JPEG_SKIP_BITS bits of the stream, gives how many of those bits its
+ * whole codes (magnitude bits included) take, how far they move in the
+ * block and whether the last of them ends the block
+ * (gi__jpeg_huff_skip_build; jpeg_entropy.c has the fields). */
+#define GI_JPEG_SKIP_BITS 12
+void gi__jpeg_huff_skip_build(const gi_jpeg_huff *h, uint32_t skip[1 << GI_JPEG_SKIP_BITS]);
+
 /* One scan, as its header and the frame say. */
 typedef struct gi_jpeg_scan {
     int n;                         /* components in the scan, 1..4 */
@@ -66,6 +76,10 @@ typedef struct gi_jpeg_scan {
                                       component i before the DC, the storage having been
                                       left as allocated (0 for a component whose AC
                                       coefficients are not read: gi_jpeg_coeffs.dc_only) */
+    const uint32_t *skip[GI_JPEG_MAX_COMPONENTS]; /* a baseline scan: the skip table of
+                                      component i's AC table where its blocks' AC
+                                      coefficients are not read (only its DC is then
+                                      stored), else NULL */
 } gi_jpeg_scan;
 
 /* What a scan's blocks hold: every coefficient (baseline, sequential), or

@@ -37,6 +37,9 @@ typedef struct {
     gi_jpeg_progress *progress;
     int shrink_to;     /* the image is to be shrunk on load for this (0: not) */
     int dc_only_known; /* c->dc_only set, at the first scan */
+    /* a baseline scan's skip tables, of AC tables 0-3 (gi_jpeg_scan.skip),
+     * built for each scan that reads a component for its DC alone */
+    uint32_t skip[4][1 << GI_JPEG_SKIP_BITS];
     int skip_failed;   /* a scan left out had no plain end: read again, every scan decoded */
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
@@ -325,6 +328,19 @@ static void publish_quant(parser *ps)
         if (ps->quant_defined[t]) memcpy(ps->c->quant[t], ps->quant[t], sizeof ps->quant[t]);
 }
 
+/* c->dc_only, judged at the first scan: the components whose shrunk
+ * planes read their blocks' DC alone, for a shrunk image. Not for a
+ * baseline scan the device may take (it decodes every coefficient). */
+static void judge_dc_only(parser *ps)
+{
+    if (ps->dc_only_known) return;
+    gi_jpeg_coeffs *c = ps->c;
+    c->dc_only = ps->shrink_to > 0 && (c->progressive || !ps->defer)
+                     ? gi__jpeg_dc_only_components(c, ps->shrink_to)
+                     : 0;
+    ps->dc_only_known = 1;
+}
+
 /* Whether the scan is left out for a shrunk image: an AC scan of a
  * component whose shrunk plane reads its blocks' DC alone (progressive
  * AC scans hold one component). Its coefficients are never read and no
@@ -335,13 +351,24 @@ static void publish_quant(parser *ps)
  * change the colour mode. */
 static int left_out(parser *ps, const gi_jpeg_scan *sc)
 {
-    if (!ps->dc_only_known) {
-        ps->c->dc_only = ps->c->progressive && ps->shrink_to > 0
-                             ? gi__jpeg_dc_only_components(ps->c, ps->shrink_to)
-                             : 0;
-        ps->dc_only_known = 1;
-    }
+    judge_dc_only(ps);
     return sc->ss > 0 && (ps->c->dc_only >> sc->comp[0] & 1u);
+}
+
+/* A baseline scan's components read for their DC alone get their AC
+ * table's skip table (gi_jpeg_scan.skip): their AC codes are passed over,
+ * not stored. */
+static void skip_dc_only(parser *ps, gi_jpeg_scan *sc)
+{
+    judge_dc_only(ps);
+    unsigned built = 0;
+    for (int i = 0; i < sc->n; i++) {
+        if (!(ps->c->dc_only >> sc->comp[i] & 1u)) continue;
+        const int t = (int)(sc->ac[i] - ps->huff[1]);
+        if (!(built >> t & 1u)) gi__jpeg_huff_skip_build(sc->ac[i], ps->skip[t]);
+        built |= 1u << t;
+        sc->skip[i] = ps->skip[t];
+    }
 }
 
 static int read_file(parser *ps, uint64_t max_pixels)
@@ -359,7 +386,7 @@ static int read_file(parser *ps, uint64_t max_pixels)
                 (!ps->parallel || c->storage_bytes >= GI_JPEG_SCANS_PARALLEL_MIN_BYTES))
                 ps->scans = gi__jpeg_scan_list_new();
         } else if (ps->frame && m == 0xDA) {
-            gi_jpeg_scan sc;
+            gi_jpeg_scan sc = {0};
             size_t end;
             if (read_scan_header(ps, &sc) < 0) return GI_JPEG_NOT_MINE;
             if (ps->progress) publish_quant(ps);
@@ -393,6 +420,7 @@ static int read_file(parser *ps, uint64_t max_pixels)
             int r = allocate_storage(c, c->progressive && side_by_side);
             if (r != GI_JPEG_OK) return r;
             sc.zero_blocks = 0;
+            if (!c->progressive) skip_dc_only(ps, &sc);
             if (c->progressive && !side_by_side && sc.ss == 0 && sc.ah == 0)
                 for (int i = 0; i < sc.n; i++)
                     if (!(c->dc_only >> sc.comp[i] & 1u)) sc.zero_blocks |= 1u << i;
