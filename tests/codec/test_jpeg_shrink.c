@@ -11,6 +11,8 @@
  *     full decode's very bytes where no shrink is possible or the file is
  *     another kind; a progressive file's AC scans that the shrunk image
  *     does not read left out, the image the same as every scan's;
+ *   - a copy of each baseline YCbCr JFIF file that an Adobe segment after
+ *     its scan makes RGB: the thumbnail's read as the whole decode;
  *   - damaged copies of each baseline file (cut short, bytes changed, a
  *     code of all ones),
  *     whose AC codes a thumbnail passes over: the decoder takes such a
@@ -260,6 +262,36 @@ static void check_damaged(const char *path, const uint8_t *bytes, size_t size)
     free(copy);
 }
 
+static void check_bytes(const char *path, const uint8_t *bytes, size_t size, int variants);
+
+/* A copy of a baseline JFIF file without its JFIF segment and with an
+ * Adobe segment of colour transform 0 before its end: stb reads its
+ * components as RGB, which is known only after the scan, so a thumbnail's
+ * read that judged them YCbCr at the scan (and passed over their AC
+ * codes) must end as the whole file's decode. NULL where the file does
+ * not begin with a JFIF segment or end with its EOI. */
+static uint8_t *late_adobe_copy(const uint8_t *bytes, size_t size, size_t *out_size)
+{
+    static const uint8_t adobe[] = {0xFF, 0xEE, 0, 14, 'A', 'd', 'o', 'b', 'e', 0, 100, 0, 0, 0, 0, 0};
+    if (size < 8 || bytes[2] != 0xFF || bytes[3] != 0xE0 || bytes[size - 2] != 0xFF ||
+        bytes[size - 1] != 0xD9)
+        return NULL;
+    const size_t app0 = 2 + ((size_t)bytes[4] << 8 | bytes[5]);
+    if (2 + app0 > size - 2) return NULL;
+    uint8_t *copy = malloc(size + sizeof adobe);
+    if (!copy) return NULL;
+    size_t n = 0;
+    memcpy(copy, bytes, 2);
+    n = 2;
+    memcpy(copy + n, bytes + 2 + app0, size - 2 - app0 - 2);
+    n += size - 2 - app0 - 2;
+    memcpy(copy + n, adobe, sizeof adobe);
+    n += sizeof adobe;
+    memcpy(copy + n, bytes + size - 2, 2);
+    *out_size = n + 2;
+    return copy;
+}
+
 static void check_file(const char *path, void *arg)
 {
     (void)arg;
@@ -269,13 +301,19 @@ static void check_file(const char *path, void *arg)
         free(bytes);
         return;
     }
+    check_bytes(path, bytes, size, 1);
+    free(bytes);
+}
+
+static int late_adobe_copies;
+
+/* variants: also the file's damaged and late-Adobe copies */
+static void check_bytes(const char *path, const uint8_t *bytes, size_t size, int variants)
+{
     gi_load_limits limits;
     gi_load_limits_default(&limits);
     gi_image full, small;
-    if (gi_load_memory(&full, bytes, size, path, &limits) != GI_OK) { /* not for this test */
-        free(bytes);
-        return;
-    }
+    if (gi_load_memory(&full, bytes, size, path, &limits) != GI_OK) return; /* not for this test */
     /* which files shrink: those of the exact decoder, gray or YCbCr */
     gi_jpeg_coeffs c;
     int gray_or_ycc = 0;
@@ -291,10 +329,19 @@ static void check_file(const char *path, void *arg)
         gi__jpeg_coeffs_free(&c);
     }
     shrinkable_files += gray_or_ycc;
-    if (gray_or_ycc && gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c)) {
-        const int baseline = !c.progressive;
+    if (variants && gray_or_ycc && gi__load_jpeg_coeffs(bytes, size, &limits, 0, &c)) {
+        const int baseline = !c.progressive, three = c.ncomp == 3;
         gi__jpeg_coeffs_free(&c);
         if (baseline) check_damaged(path, bytes, size);
+        size_t late_size;
+        uint8_t *late = baseline && three ? late_adobe_copy(bytes, size, &late_size) : NULL;
+        if (late) {
+            char name[512];
+            snprintf(name, sizeof name, "%s (late Adobe segment)", path);
+            check_bytes(name, late, late_size, 0);
+            late_adobe_copies++;
+            free(late);
+        }
     }
     for (int at_least = 1; at_least <= 64; at_least *= 4) {
         limits.shrink_to = at_least;
@@ -333,7 +380,6 @@ static void check_file(const char *path, void *arg)
         gi_image_free(&small);
     }
     gi_image_free(&full);
-    free(bytes);
 }
 
 int main(int argc, char **argv)
@@ -346,5 +392,6 @@ int main(int argc, char **argv)
     th_check(argc < 2 || shrinkable_files > 0, "no gray or YCbCr JPEG among the files");
     th_check(argc < 2 || files_left_out > 0, "no progressive file had scans left out");
     th_check(argc < 2 || damaged_taken > 0, "no damaged baseline copy was taken");
+    th_check(argc < 2 || late_adobe_copies > 0, "no baseline JFIF file for a late Adobe copy");
     return th_finish();
 }

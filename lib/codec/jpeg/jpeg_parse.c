@@ -445,8 +445,13 @@ static int read_file(parser *ps, uint64_t max_pixels)
     }
     for (int i = 0; i < c->ncomp; i++)
         if (!ps->scanned[i]) return GI_JPEG_NOT_MINE; /* stb's memory for it is uninitialised */
-    if (c->dc_only && gi__jpeg_dc_only_components(c, ps->shrink_to) != c->dc_only) {
-        ps->skip_failed = 1; /* the shrunk planes read other coefficients after all */
+    /* The shrunk planes read other coefficients after all: read again,
+     * every coefficient decoded. Not where a baseline scan's rows went to
+     * the caller as they came (progress started): it judges the colour
+     * mode again itself and decodes the file otherwise (jpeg_shrink.c). */
+    if (c->dc_only && !(ps->progress && ps->progress->started) &&
+        gi__jpeg_dc_only_components(c, ps->shrink_to) != c->dc_only) {
+        ps->skip_failed = 1;
         return READ_AGAIN;
     }
     if (ps->scans &&
