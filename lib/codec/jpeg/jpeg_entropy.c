@@ -377,6 +377,19 @@ static inline __attribute__((always_inline)) void zero_block(int16_t *blk)
     for (int i = 0; i < 64; i += 8) memcpy(blk + i, &zero, sizeof zero);
 }
 
+/* A baseline block's DC: its difference added to the component's
+ * prediction, into blk[0]; -1 for no such code. */
+static inline __attribute__((always_inline)) int block_dc(scan_state *st, hot_bits *h, int16_t *blk,
+                                                          const gi_jpeg_huff *dc, int ci)
+{
+    int32_t diff;
+    ensure(&st->br, h);
+    if (decode_dc(h, dc, &diff) < 0) return -1;
+    st->pred[ci] += (uint32_t)diff;
+    blk[0] = (int16_t)st->pred[ci];
+    return 0;
+}
+
 static inline __attribute__((always_inline)) int block_baseline(scan_state *st, int16_t *blk,
                                                                 const gi_jpeg_huff *dc,
                                                                 const gi_jpeg_huff *ac, int ci)
@@ -385,11 +398,7 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
     hot_bits h = hot_take(br);
     const uint8_t *const zz = gi__jpeg_natural_order;
     zero_block(blk); /* the storage is not zeroed (jpeg_parse.c) */
-    int32_t diff;
-    ensure(br, &h);
-    if (decode_dc(&h, dc, &diff) < 0) return -1;
-    st->pred[ci] += (uint32_t)diff;
-    blk[0] = (int16_t)st->pred[ci];
+    if (block_dc(st, &h, blk, dc, ci) < 0) return -1;
     int k = 1;
     do {
         ensure(br, &h);
@@ -430,11 +439,7 @@ static inline __attribute__((always_inline)) int block_baseline_dc(scan_state *s
 {
     bitreader *br = &st->br;
     hot_bits h = hot_take(br);
-    int32_t diff;
-    ensure(br, &h);
-    if (decode_dc(&h, dc, &diff) < 0) return -1;
-    st->pred[ci] += (uint32_t)diff;
-    blk[0] = (int16_t)st->pred[ci];
+    if (block_dc(st, &h, blk, dc, ci) < 0) return -1;
     int k = 1;
     do {
         ensure(br, &h);
