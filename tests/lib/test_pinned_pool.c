@@ -4,13 +4,17 @@
  * pooled apart from the plain ones (a batch's steady state locks no more
  * memory, a smaller buffer reusing a larger block), and unlocked before
  * they are unmapped when the pool overflows; other buffers never are, and
- * a buffer the pinner cannot lock stays plain. A zeroed buffer is zero
- * even where it reuses a pooled block.
+ * a buffer the pinner cannot lock stays plain. A mapping reaches the
+ * pinner with every page backed already (the driver would fault them in
+ * itself, one thread at a time) and zero. A zeroed buffer is zero even
+ * where it reuses a pooled block.
  * Builds with AddressSanitizer keep every buffer plain (malloc'ed, which
  * it checks), and so does this test's expectation there. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "base/pixel_alloc.h"
@@ -29,11 +33,29 @@
 static int maps, unmaps, refuse;
 static void *locked[128];
 
+static int zeroed(const uint8_t *p, size_t n);
+
+/* Every page of [p, p + bytes) backed (mincore), the first one aside
+ * (it holds the allocator's header). */
+static int backed(void *p, size_t bytes)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = bytes / page;
+    unsigned char *in = malloc(pages ? pages : 1);
+    int all = in && mincore(p, bytes, in) == 0;
+    for (size_t i = 1; all && i < pages; i++) all = in[i] & 1;
+    free(in);
+    return all;
+}
+
 /* Locks whole page-aligned mappings, as cudaHostRegister needs, and
- * remembers them for the unlock; refuses while `refuse` is set. */
+ * remembers them for the unlock; refuses while `refuse` is set. Checks
+ * that the mapping's pages are backed and zero. */
 static int fake_lock(void *p, size_t bytes)
 {
     if (refuse || (uintptr_t)p % 4096 || bytes % 4096 || maps - unmaps >= 128) return -1;
+    th_check(backed(p, bytes), "a mapping reaches the pinner with pages not backed");
+    th_check(zeroed((const uint8_t *)p + 4096, bytes - 4096),
+             "a mapping reaches the pinner not zero past its header");
     for (int i = 0; i < 128; i++)
         if (!locked[i]) {
             locked[i] = p;
