@@ -53,6 +53,10 @@
 #define SKIP_LEN(e) ((int)((e)&15u))
 #define SKIP_RUN(e) ((int)(((e) >> 4) & 255u))
 #define SKIP_EOB 0x1000u
+/* SKIP_LEN's 4 bits hold the entry's bits; SKIP_RUN's 8 its move, at most
+ * 16 for each of those bits (a run of 15 zeros and its coefficient). */
+_Static_assert(GI_JPEG_SKIP_BITS <= 15 && 16 * GI_JPEG_SKIP_BITS <= 255,
+               "a skip entry's fields hold its bits and its move");
 
 const uint8_t *gi__jpeg_data_end(const uint8_t *p, const uint8_t *end)
 {
@@ -211,11 +215,16 @@ static inline __attribute__((always_inline)) void hot_give(bitreader *br, const 
     br->p = h->p;
 }
 
-/* At least 32 bits in the buffer (zeros past the data included): 8 bytes
- * at once where none of them is 0xFF, else byte by byte in refill_slow. */
+/* The bits ensure leaves in the buffer; it refills below them (and
+ * block_baseline_dc's skips count on where). */
+#define ENSURED_BITS 32
+
+/* At least ENSURED_BITS bits in the buffer (zeros past the data
+ * included): 8 bytes at once where none of them is 0xFF, else byte by
+ * byte in refill_slow. */
 static inline __attribute__((always_inline)) void ensure(bitreader *br, hot_bits *h)
 {
-    if (h->nb >= 32) return;
+    if (h->nb >= ENSURED_BITS) return;
     if (br->end - h->p >= 8) {
         uint64_t w;
         memcpy(&w, h->p, 8);
@@ -428,7 +437,7 @@ static inline __attribute__((always_inline)) int block_baseline(scan_state *st, 
  * (the rest of the block is left as it was, and never read), its AC codes
  * passed over a skip table's entry at a time where the entry's codes stay
  * inside the block, else one code at a time as block_baseline. Where no
- * refill would fall between its codes (32 bits or more left after them),
+ * refill would fall between its codes (ENSURED_BITS or more left after them),
  * which is where block_baseline's refills would not either: the reader
  * then refills at the very same places, so the bits read past the data
  * (br.over), the markers met and every error are block_baseline's. */
@@ -445,7 +454,7 @@ static inline __attribute__((always_inline)) int block_baseline_dc(scan_state *s
         ensure(br, &h);
         const uint32_t e = skip[h.buf >> (64 - GI_JPEG_SKIP_BITS)];
         const int len = SKIP_LEN(e);
-        if (len && k + SKIP_RUN(e) < 64 && h.nb - len >= 32) {
+        if (len && k + SKIP_RUN(e) < 64 && h.nb - len >= ENSURED_BITS) {
             consume(&h, len);
             k += SKIP_RUN(e);
             if (e & SKIP_EOB) break;
