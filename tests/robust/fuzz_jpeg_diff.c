@@ -12,8 +12,9 @@
  * and segments must describe it within the file, and the CPU's decode of
  * the kept file must give the CPU decoder's verdict.
  *
- * And read for a thumbnail (shrink_to: a progressive file's AC scans that
- * the shrunk planes do not read are skipped, jpeg_shrink.h): where the
+ * And read for a thumbnail (shrink_to: AC coefficients that the shrunk
+ * planes do not read are not decoded, a progressive file's AC scans of
+ * them skipped, a baseline file's codes passed over; jpeg_shrink.h): where the
  * decoder takes the file whole, that read takes it too and its shrunk
  * image is the reduction of every scan's coefficients; where it does not,
  * the read may take the file (damage in a skipped scan is not seen) and

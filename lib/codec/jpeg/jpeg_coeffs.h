@@ -73,9 +73,9 @@ typedef struct gi_jpeg_coeffs {
                              otherwise */
     struct gi_jpeg_deferred *deferred; /* NULL; or the file's scans, not yet
                                           Huffman-decoded (jpeg_deferred.h) */
-    int read_shrink_to; /* the shrink_to gi__jpeg_read_coeffs read the file for: a
-                           progressive file's AC scans of components a shrunk image
-                           reads only the DC of are not decoded (0: every scan is) */
+    int read_shrink_to; /* the shrink_to gi__jpeg_read_coeffs read the file for: the
+                           AC coefficients of components a shrunk image reads only
+                           the DC of are not decoded (0: every coefficient is) */
     unsigned dc_only;   /* those components (bit k: plane k): their blocks' AC
                            coefficients are left as allocated, as nothing reads them */
     int shrink;         /* 0: the arithmetic half makes the frame's pixels; 2, 4 or 8:

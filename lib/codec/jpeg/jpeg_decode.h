@@ -53,7 +53,7 @@ int gi__jpeg_image_from_coeffs(gi_image *img, const gi_jpeg_coeffs *c, int threa
  * file's scan may stay undecoded for the CUDA backend (c->deferred,
  * jpeg_deferred.h; `bytes` must outlive *c). With limits->shrink_to, the
  * coefficients are for gi__jpeg_plan_shrink with it (gi__jpeg_read_coeffs
- * skips the AC scans its shrunk planes do not read). */
+ * does not decode the AC coefficients its shrunk planes do not read). */
 int gi__load_jpeg_coeffs(const void *bytes, size_t size, const gi_load_limits *limits,
                          int defer, gi_jpeg_coeffs *c);
 

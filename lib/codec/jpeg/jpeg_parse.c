@@ -40,7 +40,8 @@ typedef struct {
     /* a baseline scan's skip tables, of AC tables 0-3 (gi_jpeg_scan.skip),
      * built for each scan that reads a component for its DC alone */
     uint32_t skip[4][1 << GI_JPEG_SKIP_BITS];
-    int skip_failed;   /* a scan left out had no plain end: read again, every scan decoded */
+    int skip_failed;   /* a scan left out had no plain end, or c->dc_only changed by the
+                          end: read again, every coefficient decoded */
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
 } parser;

@@ -31,9 +31,11 @@ enum { GI_JPEG_OK = 0, GI_JPEG_NOT_MINE = 1, GI_JPEG_NO_MEMORY = -1 };
  * threads. With `defer`, the file's scans may be left undecoded
  * (c->deferred, jpeg_deferred.h) for the CUDA backend's Huffman decoder;
  * `bytes` must then outlive *c. With shrink_to > 0 (gi_load_limits), for
- * an image shrunk on load, a progressive file's AC scans of components
- * whose shrunk planes read only the DC are skipped (their coefficients
- * stay 0, c->read_shrink_to; jpeg_shrink.h); 0: every scan is decoded.
+ * an image shrunk on load, the AC coefficients of components whose shrunk
+ * planes read only the DC (c->dc_only) are not decoded: a progressive
+ * file's AC scans of them are skipped, a baseline scan passes over their
+ * AC codes; those coefficients stay as allocated (c->read_shrink_to;
+ * jpeg_shrink.h). 0: every coefficient is decoded.
  * With `progress` (may be NULL), a single-pass baseline scan of
  * every component is published row by row as it is decoded
  * (jpeg_progress.h); *c's quantization tables are in place before it.

@@ -23,10 +23,11 @@
  * components are sampled at 1, 1/2 or 1/4 of the largest only (the
  * others decode at full size).
  * Where a component's N is 1 along both axes, its blocks' DC is all the
- * reduced IDCT reads, so a progressive file read for a shrunk image
- * leaves that component's AC scans out (gi__jpeg_dc_only_components,
- * gi__jpeg_read_coeffs): at 1/8, a 4:2:0 file's luma scans, the most of
- * its data. */
+ * reduced IDCT reads, so a file read for a shrunk image does not decode
+ * that component's AC (gi__jpeg_dc_only_components, gi__jpeg_read_coeffs):
+ * a progressive file leaves its AC scans out (at 1/8, a 4:2:0 file's luma
+ * scans, the most of its data), a baseline scan passes over its AC
+ * codes. */
 #ifndef GI_JPEG_SHRINK_H
 #define GI_JPEG_SHRINK_H
 
@@ -72,8 +73,8 @@ int gi__jpeg_shrinkable(const gi_jpeg_coeffs *c);
 /* The components (bit k: component k) whose planes, shrunk for
  * at_least as gi__jpeg_plan_shrink plans it, read their blocks' DC
  * coefficients alone (1 x 1 samples a block: a component at full
- * sampling shrunk by 8); 0 where the file is not shrunk. Their AC scans
- * need not be decoded (gi__jpeg_read_coeffs). */
+ * sampling shrunk by 8); 0 where the file is not shrunk. Their AC
+ * coefficients need not be decoded (gi__jpeg_read_coeffs). */
 unsigned gi__jpeg_dc_only_components(const gi_jpeg_coeffs *c, int at_least);
 
 /* Plans shrink-on-load for coefficients decoded at full size (c->shrink):
