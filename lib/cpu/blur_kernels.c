@@ -661,7 +661,20 @@ static void vertical_premultiplied(const blur_float_taps *t, const float *const 
 static void pairs16(const uint16_t *in, size_t count, int ch, uint32_t *out)
 {
     size_t i = 0;
-#if defined(__AVX2__) /* the AVX-512 set's too */
+#if VBYTES == 64
+    /* interleaved per 128-bit lane, then the lanes' qwords put in order */
+    const __m512i offset16 = _mm512_set1_epi16((short)0x8000);
+    const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+    const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+    for (; i + 32 <= count; i += 32) {
+        const __m512i a = _mm512_xor_si512(_mm512_loadu_si512(in + i), offset16);
+        const __m512i b = _mm512_xor_si512(_mm512_loadu_si512(in + i + ch), offset16);
+        const __m512i lo = _mm512_unpacklo_epi16(a, b), hi = _mm512_unpackhi_epi16(a, b);
+        _mm512_storeu_si512(out + i, _mm512_permutex2var_epi64(lo, first, hi));
+        _mm512_storeu_si512(out + i + 16, _mm512_permutex2var_epi64(lo, second, hi));
+    }
+#endif
+#if defined(__AVX2__) /* the AVX-512 set's too: the last 16 */
     /* interleaved per 128-bit half, then the halves put in order */
     const __m256i offset = _mm256_set1_epi16((short)0x8000);
     for (; i + 16 <= count; i += 16) {
@@ -716,7 +729,16 @@ static inline vu32 finish16(vu32 a, vu32 b)
  * went through memory). */
 static inline void put_words2(vu32 v0, vu32 v1, size_t count, uint16_t *out)
 {
-#if VBYTES == 32 && defined(__AVX2__)
+#if VBYTES == 64
+    /* packus works within 128-bit lanes: qwords v0 0-3, v1 0-3, v0 4-7, ...;
+     * one permute puts v0's four before v1's. Through memory and a plain
+     * loop (below) this took the 16-bit blur longer than AVX2's. */
+    const __m512i words = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7),
+                                                   _mm512_packus_epi32((__m512i)v0, (__m512i)v1));
+    const __mmask32 keep = count >= 2 * LANES ? ~(__mmask32)0 : (__mmask32)((1u << count) - 1);
+    _mm512_mask_storeu_epi16(out, keep, words);
+    return;
+#elif VBYTES == 32 && defined(__AVX2__)
     if (count >= 2 * LANES) {
         /* words v0 0-3, v1 0-3 | v0 4-7, v1 4-7, as v0 0-7 | v1 0-7 */
         const __m256i words = _mm256_permute4x64_epi64(_mm256_packus_epi32((__m256i)v0, (__m256i)v1), 0xD8);
