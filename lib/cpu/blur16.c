@@ -1,177 +1,184 @@
-/* CPU blur of 16-bit images with alpha (2 and 4 channels, blurred
- * premultiplied): gpuimg.h's 16-bit definition. (1 and 3 channels:
- * blur16_plain.c.)
+/* CPU blur of 16-bit images: gpuimg.h's 16-bit definition in 32-bit
+ * integer lanes, with the 8-bit blur's kernels and taps (blur_kernels.h)
+ * for the widest instruction set.
  *
- * Each thread walks its band of output rows down column strips, keeping
- * the last 2R + 1 horizontally filtered rows of the strip in a ring, so
- * each input row is filtered horizontally once per strip. The strip is as
- * wide as the ring budget allows. Every value and sum is an integer held
- * in a double, exact because none reaches 2^53 (gpuimg.h's bounds: inputs
- * below 2^32, h below 2^32, sums below 2^48), so the loops vectorize
- * without changing a result and need no conversions between taps. The
- * weights are symmetric (gi_blur_weights), so each pair of taps is added
- * before its one multiplication; both passes go BLOCK values at a time, so
- * the sums stay in L1 across the taps. */
+ * The horizontal sum sum_k w[k] u is below 2^32, so the pairs of samples
+ * (offset by -2^15 to fit int16) multiply as the 8-bit blur's do. Without
+ * alpha (1 and 3 channels), h = (sum + 128) >> 8 is exact; the vertical
+ * sum v = sum_k w[k] h reaches 2^40: h < 2^24 is kept as two pair rows,
+ * its bits from 8 up and its low byte, whose weighted sums (below 2^32 and
+ * 2^24) are each exact in 32 bits, and out = (v + 2^23) >> 24 is made
+ * from the two (blur_kernels.c, finish16). With alpha (2 and 4 channels,
+ * blurred premultiplied), u = c a < 2^32 goes in as its high and low 16
+ * bits, two streams of pairs whose sums make h (< 2^32) exactly; h goes
+ * into two pair rows, its high and low 16 bits, and the vertical sums of
+ * the two make v (< 2^48) exactly, which the colour's division and
+ * alpha's rounding take as a double (blur16_finish.h). Every step is exact
+ * integer arithmetic (or an exact double), so the results are the
+ * definition's on every set.
+ *
+ * As blur.c does for 8 bits: each thread walks its band down column
+ * strips, keeping the pair rows of the last horizontally filtered rows
+ * in a ring (rows y and y + 1, y even, in one pair row), and makes an
+ * even output row and the row below it from the same pair rows. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blur16_finish.h"
+#include "blur_kernels.h"
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
-#include "blur16_finish.h"
 #include "cpu_simd.h"
 
-#define RING_BUDGET (512u << 10) /* bytes of ring per thread: about half an L2 */
 #define MIN_STRIP 16
-#define BLOCK 512 /* values summed across all taps at a time */
 
 typedef struct {
     const gi_image *src;
     gi_image *dst;
-    const int32_t *w; /* w[-R..R] at w[k + R] */
+    int alpha;                /* 2 or 4 channels: blurred premultiplied */
     int radius;
     gi_border_mode mode;
-    uint16_t outside;  /* an outside sample in zero mode */
-    int strip;         /* columns per strip */
+    uint16_t outside;         /* an outside sample in zero mode */
+    int strip;                /* columns per strip */
+    int pad_left, pad_right;  /* columns the pairs reach past the strip */
+    size_t row_len;           /* values of one half (hi or lo) of a ring slot */
+    blur_taps taps, taps_odd; /* even and odd output rows */
+    const blur_kernels *k;
 } blur16_job;
 
 typedef struct {
-    double *pad;  /* one input row's values, virtual columns [x0 - R, x1 + R) */
-    double *sum;  /* a row's sums before rounding */
-    double *ring; /* 2R + 1 rows of h */
+    uint16_t *pad;   /* the border columns of one input row (and one inside column each side) */
+    uint32_t *pairs; /* its pairs of samples (alpha: of their high halves) */
+    uint32_t *ring;  /* slots of pair rows: hi, then lo row_len values on */
+    const uint32_t **rows;
+    /* alpha: the premultiplied samples' high and low halves, the pairs of
+     * the low ones, and two output rows' vertical sums */
+    uint16_t *high, *low;
+    uint32_t *pairs_low;
+    double *sums[2];
 } blur16_buffers;
 
-static size_t ring_rows(const blur16_job *j)
+/* Pair rows in the ring: output rows y, y + 1 (y even) read taps_odd.pairs
+ * of them (R + 1, or R + 2 for an odd R), the newest just written. */
+static size_t ring_slots(int radius)
 {
-    return 2 * (size_t)j->radius + 1;
+    return (size_t)radius + 2;
 }
 
-/* The filter input of one sample: colour times alpha. */
-static double input_value(const blur16_job *j, const uint16_t *px, int c)
+/* The ring slot of the pair row holding virtual row vy. */
+static uint32_t *ring_slot(const blur16_job *j, const blur16_buffers *b, long vy)
 {
-    const int ch = j->src->channels;
-    if (c == ch - 1) return px[c];
-    return (double)px[c] * px[ch - 1];
+    const long slots = (long)ring_slots(j->radius);
+    const long pair = vy >= 0 ? vy / 2 : -((1 - vy) / 2); /* floor(vy / 2) */
+    return b->ring + (size_t)(((pair % slots) + slots) % slots) * 2 * j->row_len;
 }
 
 /* Virtual columns [from, to) of row (NULL: an outside row) into pad,
  * whose first column is lo, through the border rule. */
 static void fill_border_columns(const blur16_job *j, const uint16_t *row, long lo, long from,
-                                long to, double *pad)
+                                long to, uint16_t *pad)
 {
     const int ch = j->src->channels;
-    uint16_t outside_px[4];
-    for (int c = 0; c < 4; c++) outside_px[c] = j->outside;
+    uint16_t outside[4];
+    for (int c = 0; c < 4; c++) outside[c] = j->outside;
     for (long vx = from; vx < to; vx++) {
         const long sx = row ? gi_border_index(vx, j->src->width, j->mode) : -1;
-        const uint16_t *px = sx >= 0 ? row + sx * ch : outside_px;
-        for (int c = 0; c < ch; c++) pad[(vx - lo) * ch + c] = input_value(j, px, c);
+        memcpy(pad + (vx - lo) * ch, sx >= 0 ? row + sx * ch : outside, (size_t)ch * sizeof *pad);
     }
 }
 
-/* Columns inside the image: colour times alpha. */
-GI_VECTOR_CLONES
-static void premultiply(const uint16_t *in, size_t pixels, int ch, double *out)
-{
-    for (size_t x = 0; x < pixels; x++) {
-        const double a = in[x * ch + ch - 1];
-        for (int c = 0; c < ch - 1; c++) out[x * ch + c] = in[x * ch + c] * a;
-        out[x * ch + ch - 1] = a;
-    }
-}
-
-/* pad: source row sy (sy < 0: an outside row) at virtual columns
- * [x0 - R, x1 + R); only those past an edge go through the border rule. */
-static void fill_pad(const blur16_job *j, long sy, int x0, int x1, double *pad)
+/* The pairs of virtual columns [x0 - pad_left, x1 + pad_right) of source
+ * row sy (sy < 0: an outside row). The kernel reads a value's partner one
+ * column on and nothing past it, so the inside's pairs are made from the
+ * row in place; those that reach an edge from pad, which holds the
+ * border columns and the inside column next to each. */
+static void fill_pairs(const blur16_job *j, long sy, int x0, int x1, blur16_buffers *b)
 {
     const int ch = j->src->channels, width = j->src->width;
-    const long lo = (long)x0 - j->radius, hi = (long)x1 + j->radius;
+    const long lo = (long)x0 - j->pad_left, hi = (long)x1 + j->pad_right;
+    const size_t count = (size_t)(hi - lo - 1) * ch;
     if (sy < 0) {
-        fill_border_columns(j, NULL, lo, lo, hi, pad);
+        fill_border_columns(j, NULL, lo, lo, hi, b->pad);
+        j->k->pairs16(b->pad, count, ch, b->pairs);
         return;
     }
     const uint16_t *row = (const uint16_t *)(j->src->data + (size_t)sy * j->src->stride);
     const long a = lo > 0 ? lo : 0, c = hi < width ? hi : width; /* a < c: x0 < width */
-    fill_border_columns(j, row, lo, lo, a, pad);
-    fill_border_columns(j, row, lo, c, hi, pad);
-    premultiply(row + a * ch, (size_t)(c - a), ch, pad + (a - lo) * ch);
+    fill_border_columns(j, row, lo, lo, a, b->pad);
+    fill_border_columns(j, row, lo, c, hi, b->pad);
+    memcpy(b->pad + (a - lo) * ch, row + a * ch, (size_t)ch * sizeof *row);
+    memcpy(b->pad + (c - 1 - lo) * ch, row + (c - 1) * ch, (size_t)ch * sizeof *row);
+    /* values [0, d0) and [d1, count) from pad, [d0, d1) in place */
+    const size_t d0 = (size_t)(a - lo) * ch, d1 = (size_t)(c - 1 - lo) * ch;
+    if (d0) j->k->pairs16(b->pad, d0, ch, b->pairs);
+    if (d1 > d0) j->k->pairs16(row + a * ch, d1 - d0, ch, b->pairs + d0);
+    j->k->pairs16(b->pad + d1, count - d1, ch, b->pairs + d1);
 }
 
-/* sum[i] = sum_k w[k] rows[k + R][i] over k in [-R, R], for i < n: the
- * horizontal pass with rows[k + R] = pad + (k + R) ch, the vertical one
- * with the ring's rows. */
-GI_VECTOR_CLONES
-static void weighted_sum(const int32_t *w, int R, const double *const *rows, size_t n, double *sum)
+/* The halves of virtual columns [lo, lo + pixels) from src, each
+ * virtual column's at (vx - lo) * ch. */
+static void split_at(const blur16_job *j, const uint16_t *src, size_t pixels, size_t at,
+                     blur16_buffers *b)
 {
-    for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
-        const size_t m = n - i0 < BLOCK ? n - i0 : BLOCK;
-        double *s = sum + i0;
-        const double centre = (double)w[R], *mid = rows[R] + i0;
-        for (size_t i = 0; i < m; i++) s[i] = centre * mid[i];
-        int k = 1;
-        /* four pairs of taps per pass over s: its loads and stores, not
-         * the arithmetic, bounded one pair a pass (every order of the
-         * additions gives the same exact sum) */
-        for (; k + 3 <= R; k += 4) {
-            const double w1 = (double)w[R + k], w2 = (double)w[R + k + 1];
-            const double w3 = (double)w[R + k + 2], w4 = (double)w[R + k + 3];
-            const double *a1 = rows[R - k] + i0, *b1 = rows[R + k] + i0;
-            const double *a2 = rows[R - k - 1] + i0, *b2 = rows[R + k + 1] + i0;
-            const double *a3 = rows[R - k - 2] + i0, *b3 = rows[R + k + 2] + i0;
-            const double *a4 = rows[R - k - 3] + i0, *b4 = rows[R + k + 3] + i0;
-            for (size_t i = 0; i < m; i++)
-                s[i] += (w1 * (a1[i] + b1[i]) + w2 * (a2[i] + b2[i])) +
-                        (w3 * (a3[i] + b3[i]) + w4 * (a4[i] + b4[i]));
-        }
-        for (; k <= R; k++) {
-            const double wk = (double)w[R + k];
-            const double *a = rows[R - k] + i0, *b = rows[R + k] + i0;
-            for (size_t i = 0; i < m; i++) s[i] += wk * (a[i] + b[i]);
-        }
+    const size_t ch = (size_t)j->src->channels;
+    j->k->split16p(src, pixels, (int)ch, b->high + at * ch, b->low + at * ch);
+}
+
+/* fill_pairs with alpha: the two streams of pairs, of the premultiplied
+ * samples' high and low halves (pad takes the border columns, and the
+ * inside is split from the row in place). */
+static void fill_pairs_premultiplied(const blur16_job *j, long sy, int x0, int x1, blur16_buffers *b)
+{
+    const int ch = j->src->channels, width = j->src->width;
+    const long lo = (long)x0 - j->pad_left, hi = (long)x1 + j->pad_right;
+    const size_t count = (size_t)(hi - lo - 1) * ch;
+    if (sy < 0) {
+        fill_border_columns(j, NULL, lo, lo, hi, b->pad);
+        split_at(j, b->pad, (size_t)(hi - lo), 0, b);
+    } else {
+        const uint16_t *row = (const uint16_t *)(j->src->data + (size_t)sy * j->src->stride);
+        const long a = lo > 0 ? lo : 0, c = hi < width ? hi : width; /* a < c: x0 < width */
+        fill_border_columns(j, row, lo, lo, a, b->pad);
+        split_at(j, b->pad, (size_t)(a - lo), 0, b);
+        split_at(j, row + a * ch, (size_t)(c - a), (size_t)(a - lo), b);
+        fill_border_columns(j, row, c, c, hi, b->pad);
+        split_at(j, b->pad, (size_t)(hi - c), (size_t)(c - lo), b);
     }
+    j->k->pairs16(b->high, count, ch, b->pairs);
+    j->k->pairs16(b->low, count, ch, b->pairs_low);
 }
 
-/* h from the horizontal sums: colour (sum + 2^15) >> 16 and alpha the
- * sum itself. */
-GI_VECTOR_CLONES
-static void round_premultiplied(const double *sum, size_t pixels, int ch, double *h)
+static void horizontal_row(const blur16_job *j, long vy, int x0, int x1, blur16_buffers *b)
 {
-    for (size_t x = 0; x < pixels; x++) {
-        for (int c = 0; c < ch - 1; c++) h[x * ch + c] = floor((sum[x * ch + c] + 0x1p15) * 0x1p-16);
-        h[x * ch + ch - 1] = sum[x * ch + ch - 1];
+    const int ch = j->src->channels, high = (int)(vy & 1); /* two's complement: rows above too */
+    const long sy = gi_border_index(vy, j->src->height, j->mode);
+    const size_t centre = (size_t)j->pad_left * ch, n = (size_t)(x1 - x0) * ch;
+    uint32_t *slot = ring_slot(j, b, vy);
+    if (j->alpha) {
+        fill_pairs_premultiplied(j, sy, x0, x1, b);
+        j->k->horizontal16p(&j->taps, b->pairs + centre, b->pairs_low + centre, ch, n, slot,
+                            slot + j->row_len, high);
+    } else {
+        fill_pairs(j, sy, x0, x1, b);
+        j->k->horizontal16(&j->taps, b->pairs + centre, ch, n, slot, slot + j->row_len, high);
     }
-}
-
-static double *ring_row(const blur16_job *j, const blur16_buffers *b, long vy, size_t n)
-{
-    const long slots = (long)ring_rows(j);
-    return b->ring + (size_t)(((vy % slots) + slots) % slots) * n;
-}
-
-/* h of virtual row vy, columns [x0, x1), into its ring slot. */
-static void horizontal_row(const blur16_job *j, long vy, int x0, int x1, blur16_buffers *b,
-                           const double **rows)
-{
-    const int ch = j->src->channels, R = j->radius;
-    const size_t n = (size_t)(x1 - x0) * ch;
-    fill_pad(j, gi_border_index(vy, j->src->height, j->mode), x0, x1, b->pad);
-    for (int k = 0; k <= 2 * R; k++) rows[k] = b->pad + (size_t)k * ch;
-    weighted_sum(j->w, R, rows, n, b->sum);
-    round_premultiplied(b->sum, (size_t)(x1 - x0), ch, ring_row(j, b, vy, n));
 }
 
 /* The outputs of `pixels` premultiplied pixels of CH channels from their
- * vertical sums: colour as above, alpha (va + 2^31) >> 32. */
-#define FINISH_PREMULTIPLIED(CH)                                                        \
-    GI_VECTOR_CLONES                                                                    \
-    static void finish_premultiplied##CH(const double *v, size_t pixels, uint16_t *out) \
-    {                                                                                   \
-        for (size_t p = 0; p < pixels; p++) {                                           \
-            const double va = v[p * CH + CH - 1];                                       \
-            for (int c = 0; c < CH - 1; c++)                                            \
-                out[p * CH + c] = (uint16_t)blur16_finish_colour(v[p * CH + c], va);           \
-            out[p * CH + CH - 1] = (uint16_t)floor((va + 0x1p31) * 0x1p-32);            \
-        }                                                                               \
+ * vertical sums (exact, below 2^48): colour min(65535, (vc 2^16 + va / 2)
+ * / va) with one division a pixel (blur16_finish.h), alpha (va + 2^31) >>
+ * 32. */
+#define FINISH_PREMULTIPLIED(CH)                                                              \
+    GI_VECTOR_CLONES                                                                          \
+    static void finish_premultiplied##CH(const double *v, size_t pixels, uint16_t *out)       \
+    {                                                                                         \
+        for (size_t p = 0; p < pixels; p++) {                                                 \
+            const double va = v[p * CH + CH - 1], inv_va = 1.0 / va;                          \
+            for (int c = 0; c < CH - 1; c++)                                                  \
+                out[p * CH + c] = (uint16_t)blur16_finish_colour(v[p * CH + c], va, inv_va);  \
+            out[p * CH + CH - 1] = (uint16_t)floor((va + 0x1p31) * 0x1p-32);                  \
+        }                                                                                     \
     }
 FINISH_PREMULTIPLIED(2)
 FINISH_PREMULTIPLIED(4)
@@ -182,32 +189,66 @@ static void finish_premultiplied(const double *v, int ch, size_t pixels, uint16_
     else finish_premultiplied4(v, pixels, out);
 }
 
-/* Output row y, columns [x0, x1), from the ring. */
-static void vertical_row(const blur16_job *j, int y, int x0, int x1, blur16_buffers *b,
-                         const double **rows)
+/* Output rows y .. y + nrows - 1 (1, or 2 from an even y), columns
+ * [x0, x1), their h rows in the ring. */
+static void vertical_rows(const blur16_job *j, int y, int nrows, int x0, int x1,
+                          blur16_buffers *b)
 {
-    const int ch = j->src->channels, R = j->radius;
+    const int ch = j->src->channels;
+    const long even = (long)y - (y & 1);
+    for (int p = 0; p < j->taps_odd.pairs; p++)
+        b->rows[p] = ring_slot(j, b, even + j->taps.first + 2 * p);
     const size_t n = (size_t)(x1 - x0) * ch;
-    for (int k = -R; k <= R; k++) rows[k + R] = ring_row(j, b, (long)y + k, n);
-    weighted_sum(j->w, R, rows, n, b->sum);
     uint16_t *out = (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride) + (size_t)x0 * ch;
-    finish_premultiplied(b->sum, ch, (size_t)(x1 - x0), out);
+    if (j->alpha) {
+        if (nrows == 2)
+            j->k->vertical16px2(&j->taps, &j->taps_odd, b->rows, j->row_len, n, b->sums[0], b->sums[1]);
+        else
+            j->k->vertical16p(y & 1 ? &j->taps_odd : &j->taps, b->rows, j->row_len, n, b->sums[0]);
+        for (int r = 0; r < nrows; r++)
+            finish_premultiplied(b->sums[r], ch, (size_t)(x1 - x0),
+                                 (uint16_t *)((uint8_t *)out + (size_t)r * j->dst->stride));
+        return;
+    }
+    if (nrows == 2)
+        j->k->vertical16x2(&j->taps, &j->taps_odd, b->rows, j->row_len, n, out,
+                           (uint16_t *)((uint8_t *)out + j->dst->stride));
+    else
+        j->k->vertical16(y & 1 ? &j->taps_odd : &j->taps, b->rows, j->row_len, n, out);
 }
 
 static void free_buffers(blur16_buffers *b)
 {
     free(b->pad);
-    free(b->sum);
+    free(b->pairs);
     free(b->ring);
+    free(b->rows);
+    free(b->high);
+    free(b->low);
+    free(b->pairs_low);
+    free(b->sums[0]);
+    free(b->sums[1]);
 }
 
+/* Zeroed, so that the lanes past a row's end that the kernels read are
+ * defined (their results are never stored). */
 static int alloc_buffers(const blur16_job *j, blur16_buffers *b)
 {
-    const size_t ch = (size_t)j->src->channels, n = (size_t)j->strip * ch;
-    b->pad = malloc(((size_t)j->strip + 2 * (size_t)j->radius) * ch * sizeof *b->pad);
-    b->sum = malloc(n * sizeof *b->sum);
-    b->ring = malloc(ring_rows(j) * n * sizeof *b->ring);
-    return b->pad && b->sum && b->ring;
+    const size_t ch = (size_t)j->src->channels;
+    const size_t padded = ((size_t)j->strip + j->pad_left + j->pad_right) * ch + BLUR_SLACK;
+    b->pad = calloc(padded, sizeof *b->pad);
+    b->pairs = calloc(padded, sizeof *b->pairs);
+    b->ring = calloc(ring_slots(j->radius) * 2 * j->row_len, sizeof *b->ring);
+    b->rows = malloc((size_t)j->taps_odd.pairs * sizeof *b->rows);
+    if (!j->alpha) return b->pad && b->pairs && b->ring && b->rows;
+    b->high = calloc(padded, sizeof *b->high);
+    b->low = calloc(padded, sizeof *b->low);
+    b->pairs_low = calloc(padded, sizeof *b->pairs_low);
+    const size_t sums = (size_t)j->strip * ch + BLUR_SLACK;
+    b->sums[0] = malloc(sums * sizeof *b->sums[0]);
+    b->sums[1] = malloc(sums * sizeof *b->sums[1]);
+    return b->pad && b->pairs && b->ring && b->rows && b->high && b->low && b->pairs_low &&
+           b->sums[0] && b->sums[1];
 }
 
 static int blur16_band(void *arg, int y0, int y1)
@@ -215,17 +256,18 @@ static int blur16_band(void *arg, int y0, int y1)
     const blur16_job *j = arg;
     const int R = j->radius, width = j->src->width;
     blur16_buffers b = {0};
-    const double **rows = malloc(ring_rows(j) * sizeof *rows);
-    int ok = rows && alloc_buffers(j, &b);
+    const int ok = alloc_buffers(j, &b);
     for (int x0 = 0; ok && x0 < width; x0 += j->strip) {
         const int x1 = x0 + j->strip < width ? x0 + j->strip : width;
-        for (long vy = (long)y0 - R; vy < (long)y0 + R; vy++) horizontal_row(j, vy, x0, x1, &b, rows);
-        for (int y = y0; y < y1; y++) {
-            horizontal_row(j, (long)y + R, x0, x1, &b, rows);
-            vertical_row(j, y, x0, x1, &b, rows);
+        for (long vy = (long)y0 + j->taps.first; vy < (long)y0 + R; vy++) horizontal_row(j, vy, x0, x1, &b);
+        for (int y = y0; y < y1;) {
+            /* an even row and the one below it, or one row alone */
+            const int step = y & 1 ? 1 : 2, nrows = y1 - y < step ? y1 - y : step;
+            for (int r = 0; r < nrows; r++) horizontal_row(j, (long)y + r + R, x0, x1, &b);
+            vertical_rows(j, y, nrows, x0, x1, &b);
+            y += nrows;
         }
     }
-    free(rows);
     free_buffers(&b);
     return ok ? 0 : -1;
 }
@@ -233,14 +275,30 @@ static int blur16_band(void *arg, int y0, int y1)
 gi_status gi__cpu_blur16(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
                          int radius, gi_border border)
 {
-    if (src->channels == 1 || src->channels == 3)
-        return gi__cpu_blur16_plain(gi__cpu_threads(state), src, dst, weights, radius, border);
-    blur16_job j = {src, dst, weights, radius, border.mode, (uint16_t)(border.value * 257), 0};
-    const size_t per_column = ring_rows(&j) * (size_t)src->channels * sizeof(double);
-    size_t strip = RING_BUDGET / per_column;
+    const int threads = gi__cpu_threads(state);
+    blur16_job j = {src, dst, src->channels % 2 == 0, radius, border.mode,
+                    (uint16_t)(border.value * 257), 0, 0, 0, 0, {0}, {0}, gi__blur_kernels()};
+    uint32_t *pair_w = malloc(((size_t)radius + 2) * sizeof *pair_w);
+    uint32_t *pair_w_odd = malloc(((size_t)radius + 2) * sizeof *pair_w_odd);
+    if (!pair_w || !pair_w_odd) {
+        free(pair_w);
+        free(pair_w_odd);
+        return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights (radius %d)", radius);
+    }
+    gi_status st = GI_OK;
+    if (gi__blur_make_taps(weights, radius, 0, pair_w, &j.taps) |
+        gi__blur_make_taps(weights, radius, 1, pair_w_odd, &j.taps_odd))
+        st = gi__fail(GI_ERR_INVALID_ARGUMENT, "blur weights: each 0..32767, the centre up to 65536");
+    j.pad_left = -j.taps.first;
+    j.pad_right = j.taps.first + 2 * j.taps.pairs - 1; /* the last pair's high half */
+    const size_t per_column = ring_slots(radius) * 2 * (size_t)src->channels * sizeof(uint32_t);
+    size_t strip = gi__blur_ring_budget() / per_column;
     if (strip < MIN_STRIP) strip = MIN_STRIP;
     j.strip = strip < (size_t)src->width ? (int)strip : src->width;
-    if (gi__parallel_rows(gi__cpu_threads(state), src->height, blur16_band, &j))
-        return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur buffers (radius %d)", radius);
-    return GI_OK;
+    j.row_len = (size_t)j.strip * src->channels + BLUR_SLACK;
+    if (st == GI_OK && gi__parallel_rows(threads, src->height, blur16_band, &j))
+        st = gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur buffers (radius %d)", radius);
+    free(pair_w);
+    free(pair_w_odd);
+    return st;
 }

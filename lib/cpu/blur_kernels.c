@@ -753,14 +753,16 @@ static inline void put_words2(vu32 v0, vu32 v1, size_t count, uint16_t *out)
 }
 
 /* The hi and lo sums of count vectors (a constant) from offset on: each
- * pair row's hi and lo vectors loaded together, one pass over the taps. */
+ * pair row's hi and lo vectors loaded together, one pass over the taps;
+ * hi's values lack 2^15 each (2^31 in all), lo's sum starts at lo_start. */
 static inline __attribute__((always_inline)) void split_sums(const blur_taps *t, const uint32_t *const *rows,
                                                              ptrdiff_t offset, ptrdiff_t lo_offset,
-                                                             const int count, block *a, block *b)
+                                                             uint32_t lo_start, const int count, block *a,
+                                                             block *b)
 {
     for (int g = 0; g < count; g++) {
         a->v[g] = splat(1u << 31);
-        b->v[g] = splat(0);
+        b->v[g] = splat(lo_start);
     }
     for (int p = 0; p < t->pairs; p++) {
         const uint32_t *row = rows[p] + offset;
@@ -783,7 +785,7 @@ static void vertical16(const blur_taps *t, const uint32_t *const *rows, size_t l
 {
     for (size_t i = 0; i < n; i += 4 * LANES) {
         block a, b;
-        split_sums(t, rows, (ptrdiff_t)i, (ptrdiff_t)lo_offset, 4, &a, &b);
+        split_sums(t, rows, (ptrdiff_t)i, (ptrdiff_t)lo_offset, 0, 4, &a, &b);
         for (int g = 0; g < 4; g += 2)
             if (i + g * LANES < n)
                 put_words2(finish16(a.v[g], b.v[g]), finish16(a.v[g + 1], b.v[g + 1]), n - i - g * LANES,
@@ -791,53 +793,185 @@ static void vertical16(const blur_taps *t, const uint32_t *const *rows, size_t l
     }
 }
 
-/* An even output row and the row below it, as vertical_plain2: two
- * vectors a block, so that the eight sums (hi and lo of both rows) and
- * the four vectors of a pair row stay in AVX2's sixteen registers. */
+/* The sums of an even output row (a0, b0) and of the row below it (a1,
+ * b1) from the same pair rows, as vertical_plain2's: two vectors a block,
+ * so that the eight sums (hi and lo of both rows) and the four vectors of
+ * a pair row stay in AVX2's sixteen registers. */
 #define G16 2
+static inline __attribute__((always_inline)) void split_sums2(const blur_taps *even, const blur_taps *odd,
+                                                              const uint32_t *const *rows, size_t i,
+                                                              size_t lo_offset, uint32_t lo_start,
+                                                              block *a0, block *b0, block *a1, block *b1)
+{
+    for (int g = 0; g < G16; g++) {
+        a0->v[g] = a1->v[g] = splat(1u << 31);
+        b0->v[g] = b1->v[g] = splat(lo_start);
+    }
+    for (int p = 0; p < odd->pairs; p++) {
+        const uint32_t *row = rows[p] + i;
+        vu32 h[G16], l[G16];
+        for (int g = 0; g < G16; g++) {
+            h[g] = load(row + g * LANES);
+            l[g] = load(row + lo_offset + g * LANES);
+        }
+        if (p < even->pairs) {
+            const vu32 w = splat(even->pair_w[p]);
+            for (int g = 0; g < G16; g++) {
+                a0->v[g] = madd_add(a0->v[g], h[g], w);
+                b0->v[g] = madd_add(b0->v[g], l[g], w);
+            }
+        }
+        const vu32 w = splat(odd->pair_w[p]);
+        for (int g = 0; g < G16; g++) {
+            a1->v[g] = madd_add(a1->v[g], h[g], w);
+            b1->v[g] = madd_add(b1->v[g], l[g], w);
+        }
+    }
+    if (even->centre_high) {
+        *a0 = centre_correction(even, rows, (ptrdiff_t)i, *a0, G16);
+        *b0 = centre_correction(even, rows, (ptrdiff_t)(i + lo_offset), *b0, G16);
+    }
+    if (odd->centre_high) {
+        *a1 = centre_correction(odd, rows, (ptrdiff_t)i, *a1, G16);
+        *b1 = centre_correction(odd, rows, (ptrdiff_t)(i + lo_offset), *b1, G16);
+    }
+}
+
+/* An even output row and the row below it, as vertical_plain2. */
 static void vertical16x2(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
                          size_t lo_offset, size_t n, uint16_t *out_even, uint16_t *out_odd)
 {
     for (size_t i = 0; i < n; i += G16 * LANES) {
         block a0, a1, b0, b1;
-        for (int g = 0; g < G16; g++) {
-            a0.v[g] = a1.v[g] = splat(1u << 31);
-            b0.v[g] = b1.v[g] = splat(0);
-        }
-        for (int p = 0; p < odd->pairs; p++) {
-            const uint32_t *row = rows[p] + i;
-            vu32 h[G16], l[G16];
-            for (int g = 0; g < G16; g++) {
-                h[g] = load(row + g * LANES);
-                l[g] = load(row + lo_offset + g * LANES);
-            }
-            if (p < even->pairs) {
-                const vu32 w = splat(even->pair_w[p]);
-                for (int g = 0; g < G16; g++) {
-                    a0.v[g] = madd_add(a0.v[g], h[g], w);
-                    b0.v[g] = madd_add(b0.v[g], l[g], w);
-                }
-            }
-            const vu32 w = splat(odd->pair_w[p]);
-            for (int g = 0; g < G16; g++) {
-                a1.v[g] = madd_add(a1.v[g], h[g], w);
-                b1.v[g] = madd_add(b1.v[g], l[g], w);
-            }
-        }
-        if (even->centre_high) {
-            a0 = centre_correction(even, rows, (ptrdiff_t)i, a0, G16);
-            b0 = centre_correction(even, rows, (ptrdiff_t)(i + lo_offset), b0, G16);
-        }
-        if (odd->centre_high) {
-            a1 = centre_correction(odd, rows, (ptrdiff_t)i, a1, G16);
-            b1 = centre_correction(odd, rows, (ptrdiff_t)(i + lo_offset), b1, G16);
-        }
+        split_sums2(even, odd, rows, i, lo_offset, 0, &a0, &b0, &a1, &b1);
         put_words2(finish16(a0.v[0], b0.v[0]), finish16(a0.v[1], b0.v[1]), n - i, out_even + i);
         put_words2(finish16(a1.v[0], b1.v[0]), finish16(a1.v[1], b1.v[1]), n - i, out_odd + i);
+    }
+}
+
+/* ---- 16 bits with alpha (blur16.c) ----
+ *
+ * The premultiplied samples u = c a (< 2^32) go in as two pair streams,
+ * their high and low 16 bits (alpha: a and 0), each less 2^15 (pairs16).
+ * With u = 2^16 uh + ul, sum_k w[k] u = 2^16 SH + SL, so colour's h =
+ * (sum + 2^15) >> 16 is SH + ((SL + 2^15) >> 16), with SL + 2^15 below
+ * 2^32; alpha's h, the sum itself, is SH (its SL is 0). h (< 2^32) goes
+ * into two pair rows, its high and low 16 bits, each less 2^15, and the
+ * vertical sums of the two, A and B (each below 2^32), make v = 2^16 A +
+ * B exactly, handed on as a double (below 2^48) for the colour's division
+ * and alpha's rounding (blur16.c). */
+
+/* The premultiplied samples of `pixels` pixels of ch (2 or 4) channels
+ * as their high and low 16 bits: colour c a, alpha a itself (its low half
+ * 0). AVX2 and AVX-512 multiply 16-bit words by their pixel's alpha
+ * (broadcast in each 8- or 4-byte pixel by a byte shuffle), high and low
+ * halves of the products apart. */
+static inline void split_scalar(const uint16_t *in, size_t from, size_t to, const int ch, uint16_t *high,
+                                uint16_t *low)
+{
+    for (size_t i = from; i < to; i++) {
+        const size_t alpha = i - i % (size_t)ch + (size_t)ch - 1;
+        const uint32_t u = i == alpha ? (uint32_t)in[i] << 16 : (uint32_t)in[i] * in[alpha];
+        high[i] = (uint16_t)(u >> 16);
+        low[i] = (uint16_t)u;
+    }
+}
+
+static void split16p(const uint16_t *in, size_t pixels, int ch, uint16_t *high, uint16_t *low)
+{
+    const size_t n = pixels * (size_t)ch;
+    size_t i = 0;
+#if VBYTES == 64
+    const __m512i pick = ch == 4 ? _mm512_broadcast_i32x4(_mm_setr_epi8(6, 7, 6, 7, 6, 7, 6, 7, 14, 15, 14, 15, 14, 15, 14, 15))
+                                 : _mm512_broadcast_i32x4(_mm_setr_epi8(2, 3, 2, 3, 6, 7, 6, 7, 10, 11, 10, 11, 14, 15, 14, 15));
+    const __mmask32 alpha = ch == 4 ? 0x88888888u : 0xAAAAAAAAu;
+    for (; i + 32 <= n; i += 32) {
+        const __m512i v = _mm512_loadu_si512(in + i), a = _mm512_shuffle_epi8(v, pick);
+        _mm512_storeu_si512(high + i, _mm512_mask_blend_epi16(alpha, _mm512_mulhi_epu16(v, a), v));
+        _mm512_storeu_si512(low + i, _mm512_maskz_mov_epi16(~alpha, _mm512_mullo_epi16(v, a)));
+    }
+#elif defined(__AVX2__)
+    const __m256i pick = ch == 4 ? _mm256_setr_epi8(6, 7, 6, 7, 6, 7, 6, 7, 14, 15, 14, 15, 14, 15, 14, 15,
+                                                    6, 7, 6, 7, 6, 7, 6, 7, 14, 15, 14, 15, 14, 15, 14, 15)
+                                 : _mm256_setr_epi8(2, 3, 2, 3, 6, 7, 6, 7, 10, 11, 10, 11, 14, 15, 14, 15,
+                                                    2, 3, 2, 3, 6, 7, 6, 7, 10, 11, 10, 11, 14, 15, 14, 15);
+    const __m256i zero = _mm256_setzero_si256();
+    for (; i + 16 <= n; i += 16) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(in + i)), a = _mm256_shuffle_epi8(v, pick);
+        const __m256i hi = _mm256_mulhi_epu16(v, a), lo = _mm256_mullo_epi16(v, a);
+        _mm256_storeu_si256((__m256i *)(high + i),
+                            ch == 4 ? _mm256_blend_epi16(hi, v, 0x88) : _mm256_blend_epi16(hi, v, 0xAA));
+        _mm256_storeu_si256((__m256i *)(low + i),
+                            ch == 4 ? _mm256_blend_epi16(lo, zero, 0x88) : _mm256_blend_epi16(lo, zero, 0xAA));
+    }
+#endif
+    if (ch == 4) split_scalar(in, i, n, 4, high, low);
+    else split_scalar(in, i, n, 2, high, low);
+}
+
+/* GP vectors a block: the two streams' sums in AVX2's sixteen registers. */
+#define GP (VBYTES == 32 ? 4 : G)
+
+static void horizontal16p(const blur_taps *t, const uint32_t *centre_h, const uint32_t *centre_l,
+                          int step, size_t n, uint32_t *hi, uint32_t *lo, int high)
+{
+    const uint32_t *taps_h[MAX_PAIRS], *taps_l[MAX_PAIRS];
+    tap_rows(t, centre_h, step, taps_h);
+    tap_rows(t, centre_l, step, taps_l);
+    for (size_t i = 0; i < n; i += GP * LANES) {
+        const block sh = pair_sums(t, taps_h, (ptrdiff_t)i, 1u << 31, GP);
+        const block sl = pair_sums(t, taps_l, (ptrdiff_t)i, (1u << 31) + (1u << 15), GP);
+        for (int g = 0; g < GP; g++) {
+            const vu32 h = sh.v[g] + (sl.v[g] >> 16);
+            const vu32 top = (h >> 16) ^ 0x8000, low = (h & 0xFFFF) ^ 0x8000;
+            if (high) {
+                put_high(hi + i + g * LANES, top);
+                put_high(lo + i + g * LANES, low);
+            } else {
+                store(hi + i + g * LANES, top);
+                store(lo + i + g * LANES, low);
+            }
+        }
+    }
+}
+
+typedef double vf64 __attribute__((vector_size(2 * VBYTES)));
+
+/* 2^16 a + b for LANES lanes, exact in doubles (below 2^48), into out. */
+static inline void put_sums(vu32 a, vu32 b, double *out)
+{
+    /* through int32, whose conversion every set has: v - 2^31, then back */
+    const vf64 da = __builtin_convertvector((vi32)(a ^ 0x80000000u), vf64) + 2147483648.0;
+    const vf64 db = __builtin_convertvector((vi32)(b ^ 0x80000000u), vf64) + 2147483648.0;
+    const vf64 v = da * 65536.0 + db;
+    memcpy(out, &v, sizeof v);
+}
+
+static void vertical16p(const blur_taps *t, const uint32_t *const *rows, size_t lo_offset, size_t n,
+                        double *out)
+{
+    for (size_t i = 0; i < n; i += 4 * LANES) {
+        block a, b;
+        split_sums(t, rows, (ptrdiff_t)i, (ptrdiff_t)lo_offset, 1u << 31, 4, &a, &b);
+        for (int g = 0; g < 4; g++) put_sums(a.v[g], b.v[g], out + i + g * LANES);
+    }
+}
+
+static void vertical16px2(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
+                          size_t lo_offset, size_t n, double *out_even, double *out_odd)
+{
+    for (size_t i = 0; i < n; i += G16 * LANES) {
+        block a0, a1, b0, b1;
+        split_sums2(even, odd, rows, i, lo_offset, 1u << 31, &a0, &b0, &a1, &b1);
+        for (int g = 0; g < G16; g++) {
+            put_sums(a0.v[g], b0.v[g], out_even + i + g * LANES);
+            put_sums(a1.v[g], b1.v[g], out_odd + i + g * LANES);
+        }
     }
 }
 
 const blur_kernels GI_BLUR_KERNELS = {pairs,          horizontal_plain, horizontal_premultiplied,
                                       vertical_plain, vertical_plain2,  vertical_premultiplied,
                                       pairs16,        horizontal16,     vertical16,
-                                      vertical16x2};
+                                      vertical16x2,   split16p,         horizontal16p,
+                                      vertical16p,    vertical16px2};

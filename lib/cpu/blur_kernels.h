@@ -90,6 +90,22 @@ typedef struct {
     /* an even row and the one below it, as vertical_plain2 */
     void (*vertical16x2)(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
                          size_t lo_offset, size_t n, uint16_t *out_even, uint16_t *out_odd);
+
+    /* 16 bits with alpha (blur16.c): the premultiplied samples c a of
+     * `pixels` pixels of 2 or 4 channels as their high 16 bits (alpha: a)
+     * and low (alpha: 0) */
+    void (*split16p)(const uint16_t *in, size_t pixels, int channels, uint16_t *high, uint16_t *low);
+    /* those as two pairs16 streams; h (< 2^32) into the pair rows hi and
+     * lo, its high and low 16 bits, as horizontal16 */
+    void (*horizontal16p)(const blur_taps *t, const uint32_t *centre_h, const uint32_t *centre_l,
+                          int step, size_t n, uint32_t *hi, uint32_t *lo, int high);
+    /* the vertical sums v (< 2^48) of those pair rows, exact, as doubles
+     * (the output row's division and rounding are blur16.c's) */
+    void (*vertical16p)(const blur_taps *t, const uint32_t *const *rows, size_t lo_offset, size_t n,
+                        double *out);
+    /* an even row and the one below it */
+    void (*vertical16px2)(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
+                          size_t lo_offset, size_t n, double *out_even, double *out_odd);
 } blur_kernels;
 
 /* The taps from w[-R..R] (weights[k + R]), shifted by shift (0 or 1;

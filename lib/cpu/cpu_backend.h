@@ -32,10 +32,6 @@ gi_status gi__cpu_sobel(void *state, const gi_image *src, gi_image *dst,
  * quantized for 16 bits. */
 gi_status gi__cpu_blur16(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
                          int radius, gi_border border);
-/* ...of 1 and 3 channels, in integer lanes (blur16_plain.c), on up to
- * `threads` threads. */
-gi_status gi__cpu_blur16_plain(int threads, const gi_image *src, gi_image *dst,
-                               const int32_t *weights, int radius, gi_border border);
 gi_status gi__cpu_sobel16(void *state, const gi_image *src, gi_image *dst,
                           const gi_sobel_params *p);
 gi_status gi__cpu_convolve16(void *state, const gi_image *src, gi_image *dst,

@@ -22,7 +22,7 @@ static long bad;
 static void check(uint64_t vc, uint64_t va)
 {
     const uint64_t want = formula(vc, va);
-    const double got = blur16_finish_colour((double)vc, (double)va);
+    const double got = blur16_finish_colour((double)vc, (double)va, 1.0 / (double)va);
     if (got != (double)want && bad++ < 10)
         th_check(0, "vc = %llu, va = %llu: got %.0f, want %llu", (unsigned long long)vc,
                  (unsigned long long)va, got, (unsigned long long)want);
