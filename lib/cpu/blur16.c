@@ -88,16 +88,43 @@ static void fill_border_columns(const blur16_job *j, const uint16_t *row, long l
     }
 }
 
+/* The premultiplied samples' high and low halves (blur_kernels.h, split16p) of
+ * virtual columns [lo, hi) of source row sy (sy < 0: an outside row) into
+ * b->high and b->low: pad takes the border columns, and the inside is
+ * split from the row in place. */
+static void split_row(const blur16_job *j, long sy, long lo, long hi, blur16_buffers *b)
+{
+    const int ch = j->src->channels, width = j->src->width;
+    const uint16_t *row = sy >= 0 ? (const uint16_t *)(j->src->data + (size_t)sy * j->src->stride)
+                                  : NULL;
+    /* inside [a, c); none for an outside row */
+    const long a = !row ? hi : lo > 0 ? lo : 0, c = !row ? hi : hi < width ? hi : width;
+    fill_border_columns(j, row, lo, lo, a, b->pad);
+    j->k->split16p(b->pad, (size_t)(a - lo), ch, b->high, b->low);
+    const size_t at = (size_t)(a - lo) * ch, end = (size_t)(c - lo) * ch;
+    j->k->split16p(row ? row + a * ch : b->pad, (size_t)(c - a), ch, b->high + at, b->low + at);
+    fill_border_columns(j, row, c, c, hi, b->pad);
+    j->k->split16p(b->pad, (size_t)(hi - c), ch, b->high + end, b->low + end);
+}
+
 /* The pairs of virtual columns [x0 - pad_left, x1 + pad_right) of source
- * row sy (sy < 0: an outside row). The kernel reads a value's partner one
- * column on and nothing past it, so the inside's pairs are made from the
- * row in place; those that reach an edge from pad, which holds the
- * border columns and the inside column next to each. */
+ * row sy (sy < 0: an outside row); with alpha, two streams: of the
+ * premultiplied samples' high halves (b->pairs) and low (b->pairs_low).
+ * The kernel reads a value's partner one column on and nothing past it,
+ * so without alpha the inside's pairs are made from the row in place;
+ * those that reach an edge from pad, which holds the border columns and
+ * the inside column next to each. */
 static void fill_pairs(const blur16_job *j, long sy, int x0, int x1, blur16_buffers *b)
 {
     const int ch = j->src->channels, width = j->src->width;
     const long lo = (long)x0 - j->pad_left, hi = (long)x1 + j->pad_right;
     const size_t count = (size_t)(hi - lo - 1) * ch;
+    if (j->alpha) {
+        split_row(j, sy, lo, hi, b);
+        j->k->pairs16(b->high, count, ch, b->pairs);
+        j->k->pairs16(b->low, count, ch, b->pairs_low);
+        return;
+    }
     if (sy < 0) {
         fill_border_columns(j, NULL, lo, lo, hi, b->pad);
         j->k->pairs16(b->pad, count, ch, b->pairs);
@@ -116,53 +143,18 @@ static void fill_pairs(const blur16_job *j, long sy, int x0, int x1, blur16_buff
     j->k->pairs16(b->pad + d1, count - d1, ch, b->pairs + d1);
 }
 
-/* The halves of virtual columns [lo, lo + pixels) from src, each
- * virtual column's at (vx - lo) * ch. */
-static void split_at(const blur16_job *j, const uint16_t *src, size_t pixels, size_t at,
-                     blur16_buffers *b)
-{
-    const size_t ch = (size_t)j->src->channels;
-    j->k->split16p(src, pixels, (int)ch, b->high + at * ch, b->low + at * ch);
-}
-
-/* fill_pairs with alpha: the two streams of pairs, of the premultiplied
- * samples' high and low halves (pad takes the border columns, and the
- * inside is split from the row in place). */
-static void fill_pairs_premultiplied(const blur16_job *j, long sy, int x0, int x1, blur16_buffers *b)
-{
-    const int ch = j->src->channels, width = j->src->width;
-    const long lo = (long)x0 - j->pad_left, hi = (long)x1 + j->pad_right;
-    const size_t count = (size_t)(hi - lo - 1) * ch;
-    if (sy < 0) {
-        fill_border_columns(j, NULL, lo, lo, hi, b->pad);
-        split_at(j, b->pad, (size_t)(hi - lo), 0, b);
-    } else {
-        const uint16_t *row = (const uint16_t *)(j->src->data + (size_t)sy * j->src->stride);
-        const long a = lo > 0 ? lo : 0, c = hi < width ? hi : width; /* a < c: x0 < width */
-        fill_border_columns(j, row, lo, lo, a, b->pad);
-        split_at(j, b->pad, (size_t)(a - lo), 0, b);
-        split_at(j, row + a * ch, (size_t)(c - a), (size_t)(a - lo), b);
-        fill_border_columns(j, row, c, c, hi, b->pad);
-        split_at(j, b->pad, (size_t)(hi - c), (size_t)(c - lo), b);
-    }
-    j->k->pairs16(b->high, count, ch, b->pairs);
-    j->k->pairs16(b->low, count, ch, b->pairs_low);
-}
-
 static void horizontal_row(const blur16_job *j, long vy, int x0, int x1, blur16_buffers *b)
 {
     const int ch = j->src->channels, high = (int)(vy & 1); /* two's complement: rows above too */
     const long sy = gi_border_index(vy, j->src->height, j->mode);
     const size_t centre = (size_t)j->pad_left * ch, n = (size_t)(x1 - x0) * ch;
     uint32_t *slot = ring_slot(j, b, vy);
-    if (j->alpha) {
-        fill_pairs_premultiplied(j, sy, x0, x1, b);
+    fill_pairs(j, sy, x0, x1, b);
+    if (j->alpha)
         j->k->horizontal16p(&j->taps, b->pairs + centre, b->pairs_low + centre, ch, n, slot,
                             slot + j->row_len, high);
-    } else {
-        fill_pairs(j, sy, x0, x1, b);
+    else
         j->k->horizontal16(&j->taps, b->pairs + centre, ch, n, slot, slot + j->row_len, high);
-    }
 }
 
 /* The outputs of `pixels` premultiplied pixels of CH channels from their

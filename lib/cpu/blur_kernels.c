@@ -688,6 +688,20 @@ static void pairs16(const uint16_t *in, size_t count, int ch, uint32_t *out)
     for (; i < count; i++) out[i] = (uint32_t)(in[i] ^ 0x8000u) | (uint32_t)(in[i + ch] ^ 0x8000u) << 16;
 }
 
+/* An h's two halves (each below 2^16) into the pair rows hi and lo: an
+ * even row's into the low halves (the high halves zeroed), an odd row's
+ * (high 1) into the high halves. */
+static inline void put_split(uint32_t *hi, uint32_t *lo, vu32 top, vu32 low, int high)
+{
+    if (high) {
+        put_high(hi, top);
+        put_high(lo, low);
+    } else {
+        store(hi, top);
+        store(lo, low);
+    }
+}
+
 /* h = (sum + 128) >> 8 (< 2^24) for n values from the pairs around
  * centre: the samples lack 2^15 each, their sum 2^15 * 65536 = 2^31, so
  * the sum modulo 2^32 starts there; the true sum is below 2^32 - 2^16.
@@ -703,14 +717,7 @@ static void horizontal16(const blur_taps *t, const uint32_t *centre, int step, s
         const block sums = pair_sums(t, taps, (ptrdiff_t)i, (1u << 31) + 128u, G);
         for (int g = 0; g < G; g++) {
             const vu32 h = sums.v[g] >> 8;
-            const vu32 top = (h >> 8) ^ 0x8000, low = h & 0xFF;
-            if (high) {
-                put_high(hi + i + g * LANES, top);
-                put_high(lo + i + g * LANES, low);
-            } else {
-                store(hi + i + g * LANES, top);
-                store(lo + i + g * LANES, low);
-            }
+            put_split(hi + i + g * LANES, lo + i + g * LANES, (h >> 8) ^ 0x8000, h & 0xFF, high);
         }
     }
 }
@@ -923,14 +930,8 @@ static void horizontal16p(const blur_taps *t, const uint32_t *centre_h, const ui
         const block sl = pair_sums(t, taps_l, (ptrdiff_t)i, (1u << 31) + (1u << 15), GP);
         for (int g = 0; g < GP; g++) {
             const vu32 h = sh.v[g] + (sl.v[g] >> 16);
-            const vu32 top = (h >> 16) ^ 0x8000, low = (h & 0xFFFF) ^ 0x8000;
-            if (high) {
-                put_high(hi + i + g * LANES, top);
-                put_high(lo + i + g * LANES, low);
-            } else {
-                store(hi + i + g * LANES, top);
-                store(lo + i + g * LANES, low);
-            }
+            put_split(hi + i + g * LANES, lo + i + g * LANES, (h >> 16) ^ 0x8000, (h & 0xFFFF) ^ 0x8000,
+                      high);
         }
     }
 }
