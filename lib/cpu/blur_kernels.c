@@ -868,11 +868,7 @@ static void vertical16x2(const blur_taps *even, const blur_taps *odd, const uint
  * B exactly, handed on as a double (below 2^48) for the colour's division
  * and alpha's rounding (blur16.c). */
 
-/* The premultiplied samples of `pixels` pixels of ch (2 or 4) channels
- * as their high and low 16 bits: colour c a, alpha a itself (its low half
- * 0). AVX2 and AVX-512 multiply 16-bit words by their pixel's alpha
- * (broadcast in each 8- or 4-byte pixel by a byte shuffle), high and low
- * halves of the products apart. */
+/* split16p's values [from, to) one at a time. */
 static inline void split_scalar(const uint16_t *in, size_t from, size_t to, const int ch, uint16_t *high,
                                 uint16_t *low)
 {
@@ -884,6 +880,11 @@ static inline void split_scalar(const uint16_t *in, size_t from, size_t to, cons
     }
 }
 
+/* The premultiplied samples of `pixels` pixels of ch (2 or 4) channels
+ * as their high and low 16 bits: colour c a, alpha a itself (its low half
+ * 0). AVX2 and AVX-512 multiply 16-bit words by their pixel's alpha
+ * (broadcast in each 8- or 4-byte pixel by a byte shuffle), high and low
+ * halves of the products apart. */
 static void split16p(const uint16_t *in, size_t pixels, int ch, uint16_t *high, uint16_t *low)
 {
     const size_t n = pixels * (size_t)ch;
