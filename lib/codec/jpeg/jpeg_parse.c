@@ -2,6 +2,7 @@
  * stbi__process_marker), for the files jpeg_parse.h says we take; every
  * other case returns NOT_MINE where stb would do something else. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,13 +38,15 @@ typedef struct {
     gi_jpeg_progress *progress;
     int shrink_to;     /* the image is to be shrunk on load for this (0: not) */
     int dc_only_known; /* c->dc_only set, at the first scan */
-    /* a baseline scan's skip tables, of AC tables 0-3 (gi_jpeg_scan.skip),
-     * built for each scan that reads a component for its DC alone */
-    uint32_t skip[4][1 << GI_JPEG_SKIP_BITS];
     int skip_failed;   /* a scan left out had no plain end, or c->dc_only changed by the
                           end: read again, every coefficient decoded */
     int frame;                           /* SOF read */
     int scanned[GI_JPEG_MAX_COMPONENTS]; /* baseline: its scan came; progressive: its first DC scan */
+    /* Last, and not zeroed with the rest (64 KB each file, most never
+     * read): a baseline scan's skip tables, of AC tables 0-3
+     * (gi_jpeg_scan.skip), each built before a scan points at it, for
+     * each scan that reads a component for its DC alone. */
+    uint32_t skip[4][1 << GI_JPEG_SKIP_BITS];
 } parser;
 
 static unsigned be16(const uint8_t *p)
@@ -467,14 +470,14 @@ static int read_file(parser *ps, uint64_t max_pixels)
 int gi__jpeg_read_coeffs(const uint8_t *bytes, size_t size, uint64_t max_pixels, int threads,
                          int defer, int shrink_to, gi_jpeg_progress *progress, gi_jpeg_coeffs *c)
 {
-    parser *ps = malloc(sizeof *ps); /* 40 KB of tables: not on a worker's stack */
+    parser *ps = malloc(sizeof *ps); /* 100 KB of tables: not on a worker's stack */
     if (!ps) return GI_JPEG_NO_MEMORY;
     int r, parallel = threads > 1, listed = 1;
     do {
         memset(c, 0, sizeof *c);
         c->adobe_transform = -1;
         c->read_shrink_to = shrink_to;
-        memset(ps, 0, sizeof *ps);
+        memset(ps, 0, offsetof(parser, skip));
         ps->b = bytes;
         ps->size = size;
         ps->c = c;
