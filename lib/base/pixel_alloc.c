@@ -175,10 +175,14 @@ static void learn_machine(void)
     pthread_mutex_unlock(&pool.lock);
 }
 
+/* The page a mapping is rounded to and touched by (the smallest there is:
+ * where pages are larger, touching every MAP_PAGE still backs them all). */
+#define MAP_PAGE 4096
+
 static void *map_block(size_t total)
 {
     pthread_once(&machine_once, learn_machine); /* before any block reaches the pool */
-    size_t page = 4096, mapped = (total + page - 1) / page * page;
+    size_t mapped = (total + MAP_PAGE - 1) / MAP_PAGE * MAP_PAGE;
     if (mapped < total) return NULL;
     void *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) return NULL;
@@ -203,7 +207,7 @@ static void *map_block(size_t total)
 static void fault_in(block_header *h)
 {
     volatile uint8_t *p = (uint8_t *)h;
-    for (size_t at = 4096; at < h->mapped; at += 4096) p[at] = 0;
+    for (size_t at = MAP_PAGE; at < h->mapped; at += MAP_PAGE) p[at] = 0;
 }
 
 /* A fresh mapping, page-locked by the pinner (zero, as fresh mappings
