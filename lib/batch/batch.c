@@ -14,11 +14,13 @@
  *
  * Every GPU of the batch (gi_batch_options.gpus) has lanes of its own. The
  * first lanes run on the first GPU; once their context runs the batch on
- * CUDA (asked for, or AUTO's plan), the first lane opens as many lanes on
- * each other GPU, the codec workers serving them all. A lane takes the next
- * decoded image only when its GPU is the one that finishes it first
- * (route.h, gi__route_gpu: queued work over rate; equal GPUs, the least
- * loaded), so one GPU runs the same code with a route of one. A lane whose
+ * CUDA (asked for, or AUTO's plan), the first lane adds the lanes a GPU
+ * gets on CUDA (more for a longer batch: device_plan.h, gi__plan_gpu_lanes)
+ * on the first GPU and on each other one, the codec workers serving them
+ * all. A lane takes the next decoded image only when its GPU is the one
+ * that finishes it first (route.h, gi__route_gpu: queued work over rate;
+ * equal GPUs, the least loaded), so one GPU runs the same code with a
+ * route of one. A lane whose
  * GPU fails hands its image back to the queue, and the GPU's lanes stop;
  * when no other GPU is left, they go on on the CPU under AUTO (or fail the
  * images left, naming the failure, under CUDA).
@@ -74,6 +76,8 @@ typedef struct {
     int bridge;       /* the CPU lane that serves while CUDA starts */
     int gpu;          /* its GPU's position in pipeline.gpus; -1: none (a lane that
                          took over on the CPU) */
+    int added;        /* opened by add_gpu_lanes once the batch runs on CUDA: a
+                         CUDA context on its GPU, which plans nothing */
     int joined;       /* counted among its GPU's open lanes */
     char gpu_why[200];/* why its GPU took the image it computes */
 } compute_lane;
@@ -109,7 +113,8 @@ typedef struct pipeline {
     int gpu_busy[GI_MAX_GPUS], gpu_opening[GI_MAX_GPUS], gpu_failed[GI_MAX_GPUS];
     int n_gpus;
     char lost_why[600];  /* the last GPU failure */
-    compute_lane *more_lanes; /* the lanes of gpus[1..n_gpus), more_count of them */
+    compute_lane *more_lanes; /* the lanes added on CUDA (every GPU's beyond the
+                                 first lanes), more_count of them */
     pthread_t *more_ids;      /* the threads of those that started */
     int more_count, more_started;
     double waited_ms;    /* every thread's time in wait_for_change, summed */
@@ -402,7 +407,7 @@ static void open_bridge(pipeline *p, compute_lane *lane)
     if (gi_context_create(&lane->ctx, &opts) != GI_OK) lane->ctx = NULL;
 }
 
-static void add_gpu_lanes(pipeline *p);
+static void add_gpu_lanes(pipeline *p, double samples);
 
 /* Tells a lane's context what is coming, from the header of the median
  * input by work (the first, the heaviest, overrated a mixed folder's
@@ -441,11 +446,12 @@ static void plan_lane(pipeline *p, compute_lane *lane)
     gi_format out = p->opts->job.save.format;
     if (out == GI_FORMAT_AUTO && median->out) out = gi_format_from_path(median->out);
     gi__context_hint_files(lane->ctx, size.format == GI_FORMAT_JPEG, out == GI_FORMAT_JPEG);
-    if (gi_context_plan_hint(lane->ctx, &hint) != GI_OK || single || lane->gpu != 0) return;
+    if (gi_context_plan_hint(lane->ctx, &hint) != GI_OK || single || lane->added) return;
     /* Under AUTO, where the plan is CUDA, the other GPUs' contexts start
      * now, beside this one's (a context asked for CUDA has started by
      * now): after it, they started 0.34-0.36 s later on a 4-GPU host. */
-    if (lane == &p->lanes[0] && gi__context_plans_cuda(lane->ctx)) add_gpu_lanes(p);
+    if (lane == &p->lanes[0] && gi__context_plans_cuda(lane->ctx))
+        add_gpu_lanes(p, (double)hint.width * hint.height * (hint.channels > 0 ? hint.channels : 4));
     const int on_cpu = strcmp(gi_context_backend(lane->ctx), "cpu") == 0;
     pthread_mutex_lock(&p->lock);
     if (on_cpu) p->lanes_on_cpu = 1;
@@ -454,8 +460,8 @@ static void plan_lane(pipeline *p, compute_lane *lane)
      * queue short, and they code a JPEG output themselves. With half the
      * workers plus the lanes (12 of 16), 400 progressive photos took
      * 1.23-1.24 s on the H200 machine, against 1.12-1.16 s with 16. The
-     * other GPUs' lanes hold images of their own. */
-    const size_t more = (size_t)(p->n_gpus > 1 ? p->n_gpus - 1 : 0) * (size_t)p->shape.lanes;
+     * added lanes hold images of their own. */
+    const size_t more = (size_t)p->more_count;
     if (!on_cpu && p->decoded.limit < (size_t)p->shape.codec_workers + more)
         p->decoded.limit = (size_t)p->shape.codec_workers + more;
     pthread_cond_broadcast(&p->changed);
@@ -464,63 +470,77 @@ static void plan_lane(pipeline *p, compute_lane *lane)
 
 static void *compute_worker(void *arg);
 
-/* The GPUs of the batch besides the first, with their rates, and their
- * lanes started (by the first lane, once the batch runs on CUDA): lanes
- * per GPU as on the first. A GPU that cannot be had is left out; an
- * explicit list was checked by gi_batch_run. A lent context keeps the
- * batch on its GPU unless the caller named GPUs (gpuimg serve names its
- * own: a served folder uses them all, as it would in the client's
- * process). */
-static void add_gpu_lanes(pipeline *p)
+/* The lanes a GPU gets on CUDA (device_plan.h, gi__plan_gpu_lanes: more
+ * for a longer batch, as its memory allows), for images of `samples`
+ * samples; lanes asked for by the caller are what every GPU gets. */
+static int gpu_lanes(const pipeline *p, const gi_device_info *info, double samples)
 {
-    gi_gpus chosen;
-    gi_device_info info;
-    if ((p->opts->context && p->opts->gpus.count == 0) || p->shape.codec_workers == 0 ||
-        gi_gpus_resolve(&p->opts->gpus, &chosen) != GI_OK)
-        return;
-    gi__gpu_load more[GI_MAX_GPUS];
-    int n = 0;
-    for (int k = 0; k < chosen.count; k++)
-        if (chosen.index[k] != p->gpus[0].index)
-            more[n++] = (gi__gpu_load){.index = chosen.index[k], .rate = 1};
-    const int per_gpu = p->shape.lanes;
-    if (n == 0 || !(p->more_lanes = calloc((size_t)n * per_gpu, sizeof *p->more_lanes)) ||
-        !(p->more_ids = calloc((size_t)n * per_gpu, sizeof *p->more_ids)))
-        return;
-    for (int k = 0; k < n; k++)
-        if (gi_cuda_device_info(more[k].index, 0, &info) == GI_OK)
-            more[k].rate = gi__plan_gpu_rate(info.multiprocessors);
-    double first_rate = 1;
-    if (gi_cuda_device_info(p->gpus[0].index, 0, &info) == GI_OK)
-        first_rate = gi__plan_gpu_rate(info.multiprocessors);
-    pthread_mutex_lock(&p->lock);
-    p->gpus[0].rate = first_rate;
-    for (int k = 0; k < n; k++) {
-        p->gpus[1 + k] = more[k];
-        p->gpu_opening[1 + k] = per_gpu;
-    }
-    p->n_gpus = 1 + n;
-    p->decoded.limit += (size_t)n * per_gpu;
-    p->computed.limit += (size_t)n * per_gpu;
-    pthread_mutex_unlock(&p->lock);
-    p->more_count = n * per_gpu;
-    for (int i = 0; i < p->more_count; i++) {
-        compute_lane *lane = &p->more_lanes[i];
-        *lane = (compute_lane){.p = p, .gpu = 1 + i / per_gpu};
-        if (pthread_create(&p->more_ids[p->more_started], NULL, compute_worker, lane) == 0) {
-            p->more_started++;
-            continue;
-        }
-        pthread_mutex_lock(&p->lock); /* a lane that never starts never opens */
-        p->gpu_opening[lane->gpu]--;
-        pthread_mutex_unlock(&p->lock);
-    }
+    if (p->opts->lanes) return p->shape.lanes;
+    return gi__plan_gpu_lanes((long)p->count, samples, info ? (double)info->total_memory : 0,
+                              p->shape.lanes);
 }
 
-/* A lane of a GPU after the first: a CUDA context on that GPU. The batch's
- * plan chose CUDA already (these lanes open only then), and each image
- * goes to the GPU that finishes it first (take_job), so the lane does not
- * weigh CUDA against the CPU again: under AUTO, a fresh context would count
+/* Adds lanes once the batch runs on CUDA (called by the first lane, which
+ * planned it): the first GPU's beyond the lanes the batch opened first,
+ * and every other GPU's, with its rate. `samples`: the median input's. A
+ * GPU that cannot be had is left out; an explicit list was checked by
+ * gi_batch_run. A lent context keeps the batch on its GPU unless the
+ * caller named GPUs (gpuimg serve names its own: a served folder uses
+ * them all, as it would in the client's process). */
+static void add_gpu_lanes(pipeline *p, double samples)
+{
+    if (p->shape.codec_workers == 0) return;
+    gi_gpus chosen;
+    if ((p->opts->context && p->opts->gpus.count == 0) ||
+        gi_gpus_resolve(&p->opts->gpus, &chosen) != GI_OK)
+        chosen = (gi_gpus){.count = 1, .index = {p->gpus[0].index}};
+    gi__gpu_load gpus[GI_MAX_GPUS];
+    int added[GI_MAX_GPUS], n = 1, total = 0;
+    gpus[0] = (gi__gpu_load){.index = p->gpus[0].index, .rate = 1};
+    for (int k = 0; k < chosen.count; k++)
+        if (chosen.index[k] != p->gpus[0].index)
+            gpus[n++] = (gi__gpu_load){.index = chosen.index[k], .rate = 1};
+    if (n == 1 && gpu_lanes(p, NULL, 0) == p->shape.lanes) return; /* a short batch on one GPU */
+    for (int g = 0; g < n; g++) {
+        gi_device_info info;
+        const int known = gi_cuda_device_info(gpus[g].index, 0, &info) == GI_OK;
+        if (known) gpus[g].rate = gi__plan_gpu_rate(info.multiprocessors);
+        added[g] = gpu_lanes(p, known ? &info : NULL, samples) - (g == 0 ? p->shape.lanes : 0);
+        total += added[g];
+    }
+    if (total == 0 || !(p->more_lanes = calloc((size_t)total, sizeof *p->more_lanes)) ||
+        !(p->more_ids = calloc((size_t)total, sizeof *p->more_ids)))
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->gpus[0].rate = gpus[0].rate;
+    p->gpu_opening[0] += added[0];
+    for (int g = 1; g < n; g++) {
+        p->gpus[g] = gpus[g];
+        p->gpu_opening[g] = added[g];
+    }
+    p->n_gpus = n;
+    p->decoded.limit += (size_t)total;
+    p->computed.limit += (size_t)total;
+    pthread_mutex_unlock(&p->lock);
+    p->more_count = total;
+    for (int g = 0, i = 0; g < n; g++)
+        for (int k = 0; k < added[g]; k++, i++) {
+            compute_lane *lane = &p->more_lanes[i];
+            *lane = (compute_lane){.p = p, .gpu = g, .added = 1};
+            if (pthread_create(&p->more_ids[p->more_started], NULL, compute_worker, lane) == 0) {
+                p->more_started++;
+                continue;
+            }
+            pthread_mutex_lock(&p->lock); /* a lane that never starts never opens */
+            p->gpu_opening[g]--;
+            pthread_mutex_unlock(&p->lock);
+        }
+}
+
+/* An added lane: a CUDA context on its GPU. The batch's plan chose CUDA
+ * already (these lanes open only then), and each image goes to the GPU
+ * that finishes it first (take_job), so the lane does not weigh CUDA
+ * against the CPU again: under AUTO, a fresh context would count
  * a whole CUDA start-up against the CPU's every core, though the CPU's
  * share is the codec workers' and the bridge's, and in a server the GPU
  * is warm. (A served folder on a 64-core host kept GPUs 1-3 idle so.) A
@@ -544,7 +564,7 @@ static void open_gpu_lane(pipeline *p, compute_lane *lane)
 static void open_lane(pipeline *p, compute_lane *lane)
 {
     compute_lane *first = &p->lanes[0];
-    if (lane->gpu > 0) {
+    if (lane->added) {
         open_gpu_lane(p, lane);
         return;
     }
@@ -673,7 +693,7 @@ static void *compute_worker(void *arg)
         p->gpu_opening[lane->gpu]--;
         lane->joined = lane->ctx != NULL;
         p->gpus[lane->gpu].open += lane->joined;
-        if (lane->gpu > 0 && !lane->ctx && !*p->lost_why) /* a GPU that did not open */
+        if (lane->added && !lane->ctx && !*p->lost_why) /* a lane that did not open */
             snprintf(p->lost_why, sizeof p->lost_why, "%s", lane->why);
     }
     for (;;) {
@@ -681,7 +701,7 @@ static void *compute_worker(void *arg)
         if (lane->bridge && (p->lane_warm || p->lanes_on_cpu || !lane->ctx)) {
             break;
         } else if (!lane->bridge && lane->gpu >= 0 &&
-                   (p->gpu_failed[lane->gpu] || (lane->gpu > 0 && !lane->ctx))) {
+                   (p->gpu_failed[lane->gpu] || (lane->added && !lane->ctx))) {
             /* its GPU failed (the others compute), or it did not open (the
              * others, its GPU's included, compute) */
             if (other_gpu_left(p, p->gpu_failed[lane->gpu] ? lane->gpu : -1)) break;
@@ -810,10 +830,13 @@ static batch_shape shape_of(const gi_batch_options *o, size_t count)
     int workers = o->codec_workers ? o->codec_workers : cores;
     if ((size_t)workers > count) workers = (int)count;
     if (workers > 256) workers = 256;
-    /* Four lanes, and no more than the cores: on the H200 machine (16
-     * cores) 400 JPEGs blurred in 3.35 s under the default device against
-     * 3.57 s with two (--device cuda 3.47 against 3.97: the lanes' staging
-     * copies overlap; eight: 3.94 and 3.55). On 2 cores, since the lanes
+    /* Four lanes to begin with, and no more than the cores; on CUDA the
+     * first lane adds more for a long batch (add_gpu_lanes). On the H200
+     * machine (16 cores) 400 JPEGs blurred in 3.35 s under the default
+     * device against 3.57 s with two (--device cuda 3.47 against 3.97: the
+     * lanes' staging copies overlap; eight: 3.94 and 3.55; with today's
+     * device codecs 400 take the same with four and eight: device_plan.c,
+     * gi__plan_gpu_lanes). On 2 cores, since the lanes
      * also code a blur's JPEG (lib/cpu/blur_jpeg.c), two lanes run 40
      * JPEGs in 1.44-1.45 s against 1.45-1.49 with four (blur; sobel 1.53
      * against 1.58, the mixed folder 3.02 against 3.05): fewer threads
@@ -889,11 +912,13 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
      * (which also caps the decodes under way, so that some workers are
      * left to encode), two per lane and the computed queue. */
     int workers = p.shape.codec_workers, lane_count = p.shape.lanes;
-    /* Each GPU after the first adds its lanes' share (add_gpu_lanes), for
-     * which the rings leave room, and for the jobs failed GPUs hand back
-     * past the limit (one a lane at most). */
+    /* The lanes added on CUDA add their share (add_gpu_lanes: at most the
+     * larger of lane_count and GI__GPU_LANES_MAX a GPU), for which the
+     * rings leave room, and for the jobs failed GPUs hand back past the
+     * limit (one a lane at most). */
     size_t decoded_cap = (size_t)workers / 2 + lane_count, computed_cap = lane_count + 1;
-    size_t spare = opts->device == GI_DEVICE_CPU ? 1 : (size_t)lane_count * GI_MAX_GPUS * 2 + 1;
+    const size_t per_gpu = lane_count > GI__GPU_LANES_MAX ? lane_count : GI__GPU_LANES_MAX;
+    size_t spare = opts->device == GI_DEVICE_CPU ? 1 : per_gpu * GI_MAX_GPUS * 2 + 1;
     /* ...and for every worker's decode on CUDA (plan_lane) */
     size_t cuda_room = opts->device == GI_DEVICE_CPU ? 0 : (size_t)workers;
     int threaded = workers > 0 && queue_init(&p.decoded, decoded_cap, spare + cuda_room) == 0 &&

@@ -251,3 +251,27 @@ double gi__plan_gpu_rate(int multiprocessors)
 {
     return multiprocessors > 0 ? multiprocessors / 132.0 : 1.0;
 }
+
+/* On the H200 machine (16 cores), 4000 9 MP JPEGs blurred to JPEG on one
+ * GPU took 5.88 s with 4 lanes, 4.80 with 8, 4.54 with 12 and 4.50 with
+ * 16 (medians of 3). 400 photos took 0.93-0.97 s with 4 and 0.94-0.95 with
+ * 8 (progressive ones 1.04-1.07 and 1.08-1.12 in another run), 0.98-1.02
+ * with 12 and 1.04-1.05 with 16: each lane's first image pays for its
+ * buffers, so a short batch keeps four. On a host of two H200 and 32
+ * cores, 12 and 16 lanes a GPU ran the 4000 in the same time, on one GPU
+ * and on both (bench/results/2026-11-29-h-gpu-lanes.md). A lane holds its
+ * image's source, result, scratch and the JPEG coder's coefficients on
+ * the device: 16 bytes a sample bounds them. */
+#define GPU_LANE_IMAGES 100
+#define GPU_LANE_BYTES_PER_SAMPLE 16.0
+
+int gi__plan_gpu_lanes(long images, double samples, double device_memory, int base)
+{
+    long lanes = images / GPU_LANE_IMAGES;
+    if (lanes > GI__GPU_LANES_MAX) lanes = GI__GPU_LANES_MAX;
+    if (samples > 0 && device_memory > 0) {
+        const double fit = device_memory / 2 / (samples * GPU_LANE_BYTES_PER_SAMPLE);
+        if (fit < lanes) lanes = (long)fit;
+    }
+    return lanes > base ? (int)lanes : base;
+}

@@ -119,6 +119,17 @@ void gi__plan_device(const gi__plan_input *in, const gi__device_costs *costs, gi
  * 0 (unknown) counts as the reference's. */
 double gi__plan_gpu_rate(int multiprocessors);
 
+/* The compute lanes a GPU gets in a batch that runs on CUDA. A lane runs
+ * one image at a time (its copies, its kernels, then the host's share of
+ * the JPEG writer, in turn), so a GPU keeps busy only with several: one
+ * lane for each 100 images of the batch, between `base` (the lanes the
+ * batch opens before its plan) and GI__GPU_LANES_MAX, and no more than
+ * fit in half of `device_memory` at 16 bytes for each of the median
+ * image's `samples` (width x height x channels); 0 for either: unknown,
+ * not bounding. device_plan.c says where the figures come from. */
+#define GI__GPU_LANES_MAX 12
+int gi__plan_gpu_lanes(long images, double samples, double device_memory, int base);
+
 /* A JPEG whose steps run on CUDA (the lane's context is CUDA's): whether
  * its arithmetic half runs there too, the codec worker decoding only to
  * coefficients (route 1), or on the codec worker, the lane uploading

@@ -13,13 +13,19 @@
 #     the same bytes, each image reported once. With GPU 0 alone, under
 #     CUDA the images left fail naming the failure (none written twice);
 #     under the default device, none is lost. Skips (77) without a GPU.
+#   long-batch: 1200 small images, enough for GPU 0 to get lanes added on
+#     CUDA (gi__plan_gpu_lanes: 12 lanes, 8 more than the CPU's): `--gpus
+#     0` under CUDA writes the CPU's bytes with 8 threads more than it;
+#     with GPU 0 failing, the images left fail naming it, none written
+#     twice; with two GPUs, `--gpus all` writes the same bytes. Skips (77)
+#     without a GPU.
 set -u
 gpuimg=$1 samples=$2 mode=$3
 case $gpuimg in /*) ;; *) gpuimg=$PWD/$gpuimg ;; esac
 case $samples in /*) ;; *) samples=$PWD/$samples ;; esac
 gpus=$("$gpuimg" info --no-bandwidth 2>/dev/null | grep -c '^cuda device [0-9]*:')
 [ "$gpus" -ge 1 ] || { echo "skip: no GPU"; exit 77; }
-[ "$mode" = failure ] || [ "$gpus" -ge 2 ] || { echo "skip: $gpus GPU, two needed"; exit 77; }
+[ "$mode" != same-bytes ] || [ "$gpus" -ge 2 ] || { echo "skip: $gpus GPU, two needed"; exit 77; }
 unset GPUIMG_DEVICE GPUIMG_GPUS GPUIMG_TEST_FAIL_GPU
 
 tmp=$(mktemp -d) || exit 1
@@ -37,13 +43,16 @@ check() {
     fi
 }
 
-# The folder: each sample enlarged, then turned six ways, alternately
-# written as PNG and JPEG (30 images).
+# The folder: each sample enlarged (for a long batch, made small), then
+# turned six ways, alternately written as PNG and JPEG (30 images; a long
+# batch has 40 copies of each).
+size=1600x1200
+[ "$mode" = long-batch ] && size=96x72
 mkdir "$tmp/in" || exit 1
 n=0
 for s in scene.png scene.jpg alpha.png gray_alpha.png edge_line.png; do
     big=$tmp/big-${s%.*}.png
-    "$gpuimg" resize --device cpu --size 1600x1200 "$samples/$s" "$big" || exit 1
+    "$gpuimg" resize --device cpu --size $size "$samples/$s" "$big" || exit 1
     for t in "rotate 90" "rotate 180" "rotate 270" "flip h" "flip v" "transpose"; do
         ext=png
         [ $((n % 2)) = 1 ] && ext=jpg
@@ -52,6 +61,12 @@ for s in scene.png scene.jpg alpha.png gray_alpha.png edge_line.png; do
         n=$((n + 1))
     done
 done
+if [ "$mode" = long-batch ]; then
+    for f in "$tmp"/in/*; do
+        for k in $(seq 1 39); do cp "$f" "${f%.*}-$k.${f##*.}" || exit 1; done
+    done
+    n=$((n * 40))
+fi
 
 # same_outputs DIR REF: every input's output in DIR is REF's, byte for byte.
 same_outputs() {
@@ -137,6 +152,32 @@ if [ "$mode" = same-bytes ]; then
     check "served, cuda: a line without a GPU of the server" \
         [ "$(grep -c ' -> .* on gpu [01]: ' "$tmp/served-cuda.log")" = "$n" ]
     served auto
+elif [ "$mode" = long-batch ]; then
+    # threads LOG: the thread count of the batch's -v summary
+    threads() { sed -n 's/.* over \([0-9]*\) threads$/\1/p' "$1"; }
+    more=$(($(threads "$tmp/one.log") - $(threads "$tmp/cpu.log")))
+    check "$n images on CUDA: $more threads more than on the CPU, want 8 (lanes added)" [ "$more" = 8 ]
+    check "--gpus 0: an image reported twice or never" reported_once "$tmp/one.log"
+    # (small images under the default device would plan the CPU)
+    fail=GPUIMG_TEST_FAIL_GPU=0
+    blur lost --device cuda --gpus 0
+    fail=
+    check "GPU 0 failing under CUDA: exit $rc, want 1" [ "$rc" = 1 ]
+    check "GPU 0 failing: no image failed naming it" grep -q 'GPUIMG_TEST_FAIL_GPU=0' "$tmp/lost.log"
+    check "GPU 0 failing: an image reported twice or never" reported_once "$tmp/lost.log"
+    written=0
+    for f in "$tmp"/lost/*; do
+        [ -e "$f" ] || continue
+        written=$((written + 1))
+        cmp -s "$f" "$tmp/one/$(basename "$f")" || check "lost: $(basename "$f") differs" false
+    done
+    check "GPU 0 failing: $written written, want 1 to $((n - 1))" between "$written" 1 $((n - 1))
+    if [ "$gpus" -ge 2 ]; then
+        blur all --device cuda --gpus all
+        check "--gpus all: exit $rc" [ "$rc" = 0 ]
+        check "--gpus all differs from --gpus 0" same_outputs "$tmp/all" "$tmp/one"
+        check "--gpus all: an image reported twice or never" reported_once "$tmp/all.log"
+    fi
 else
     if [ "$gpus" -ge 2 ]; then
         fail=GPUIMG_TEST_FAIL_GPU=0

@@ -220,6 +220,33 @@ static void check_gpu_route(void)
              "rates against the reference's 132 multiprocessors");
 }
 
+/* The lanes a GPU gets on CUDA (device_plan.h, gi__plan_gpu_lanes): one
+ * for each 100 images, between the batch's first lanes and the most, and
+ * no more than fit in half the GPU's memory at 16 bytes a sample. */
+static void check_gpu_lanes(void)
+{
+    const double photo = 3672.0 * 2448 * 3, h200 = 139.8 * (1u << 30);
+    static const struct {
+        long images;
+        int lanes;
+    } by_count[] = {{2, 4}, {499, 4}, {500, 5}, {800, 8}, {1199, 11}, {1200, 12}, {4000, 12}};
+    for (size_t i = 0; i < sizeof by_count / sizeof *by_count; i++) {
+        const int got = gi__plan_gpu_lanes(by_count[i].images, photo, h200, 4);
+        th_check(got == by_count[i].lanes, "%ld images: %d lanes, want %d", by_count[i].images, got,
+                 by_count[i].lanes);
+    }
+    th_check(gi__plan_gpu_lanes(4000, photo, 0, 4) == GI__GPU_LANES_MAX &&
+                 gi__plan_gpu_lanes(4000, 0, h200, 4) == GI__GPU_LANES_MAX,
+             "an unknown memory or size bounds nothing");
+    /* 27 MB of samples a lane, 432 MB at 16 bytes: 8 GiB holds 9 in its half */
+    th_check(gi__plan_gpu_lanes(4000, photo, 8.0 * (1u << 30), 4) == 9, "8 GiB: 9 lanes");
+    th_check(gi__plan_gpu_lanes(4000, photo, 2.0 * (1u << 30), 4) == 4,
+             "2 GiB: the first lanes, never fewer");
+    th_check(gi__plan_gpu_lanes(4000, photo, h200, 16) == 16, "more first lanes than the most: kept");
+    th_check(gi__plan_gpu_lanes(4000, 100e6 * 3, 96.0 * (1u << 30), 4) == 10,
+             "100 MP RGB on 96 GiB: 10 lanes");
+}
+
 /* --gpus and GPUIMG_GPUS's parser (gpuimg.h, gi_gpus_parse). */
 static void check_gpus_parse(void)
 {
@@ -393,6 +420,7 @@ int main(int argc, char **argv)
     check_jpeg_route();
     check_jpeg_arithmetic();
     check_gpu_route();
+    check_gpu_lanes();
     check_gpus_parse();
     check_parse();
     check_read_once();
