@@ -1374,7 +1374,9 @@ typedef struct gi_batch_options {
     gi_job job;          /* save.format AUTO: from each output's extension */
     gi_device device;
     int codec_workers;   /* decode/encode threads; 0: one per core */
-    int lanes;           /* compute lanes; 0: four (one for a single item) */
+    int lanes;           /* compute lanes, on each GPU when on CUDA; 0: four (one for a
+                            single item), and on CUDA one a GPU for each 100 items,
+                            up to twelve, as half the GPU's memory holds them */
     int lane_cpu_threads;/* CPU threads of each lane; 0: the cores shared out */
     /* The cores the batch shares out among its codec workers and lanes
      * (and a lone image's decode and steps); 0: every online core. A
@@ -1404,7 +1406,7 @@ typedef struct gi_batch_options {
      * NULL: every lane creates its own. */
     gi_context *context;
     /* The GPUs whose lanes compute when the batch runs on CUDA (asked
-     * for, or AUTO's plan): `lanes` lanes on each, each lane with its own
+     * for, or AUTO's plan): the lanes of `lanes` on each, each lane with its own
      * stream and pinned staging, the codec workers shared. An image goes to
      * the GPU that will finish it first (its queued work over its rate).
      * A GPU that fails hands its images to the others (under AUTO, to the
