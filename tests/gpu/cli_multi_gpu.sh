@@ -99,6 +99,25 @@ blur() {
 # between N LOW HIGH: LOW <= N <= HIGH
 between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 
+# fails_alone DIR: with GPU 0 failing after each lane's first image, a
+# batch on it alone under CUDA into DIR exits 1, the images left failing
+# with its name, none reported twice; what it wrote is --gpus 0's.
+fails_alone() {
+    fail=GPUIMG_TEST_FAIL_GPU=0
+    blur "$1" --device cuda --gpus 0
+    check "GPU 0 failing alone under CUDA: exit $rc, want 1" [ "$rc" = 1 ]
+    check "GPU 0 failing alone: no image failed naming it" grep -q 'GPUIMG_TEST_FAIL_GPU=0' "$tmp/$1.log"
+    check "GPU 0 failing alone: an image reported twice or never" reported_once "$tmp/$1.log"
+    written=0
+    for f in "$tmp/$1"/*; do
+        [ -e "$f" ] || continue
+        written=$((written + 1))
+        cmp -s "$f" "$tmp/one/$(basename "$f")" || check "$1: $(basename "$f") differs" false
+    done
+    check "GPU 0 failing alone: $written written, want 1 to $((n - 1))" \
+        between "$written" 1 $((n - 1))
+}
+
 blur cpu --device cpu
 check "--device cpu: exit $rc" [ "$rc" = 0 ]
 blur one --device cuda --gpus 0
@@ -159,19 +178,8 @@ elif [ "$mode" = long-batch ]; then
     check "$n images on CUDA: $more threads more than on the CPU, want 8 (lanes added)" [ "$more" = 8 ]
     check "--gpus 0: an image reported twice or never" reported_once "$tmp/one.log"
     # (small images under the default device would plan the CPU)
-    fail=GPUIMG_TEST_FAIL_GPU=0
-    blur lost --device cuda --gpus 0
+    fails_alone lost
     fail=
-    check "GPU 0 failing under CUDA: exit $rc, want 1" [ "$rc" = 1 ]
-    check "GPU 0 failing: no image failed naming it" grep -q 'GPUIMG_TEST_FAIL_GPU=0' "$tmp/lost.log"
-    check "GPU 0 failing: an image reported twice or never" reported_once "$tmp/lost.log"
-    written=0
-    for f in "$tmp"/lost/*; do
-        [ -e "$f" ] || continue
-        written=$((written + 1))
-        cmp -s "$f" "$tmp/one/$(basename "$f")" || check "lost: $(basename "$f") differs" false
-    done
-    check "GPU 0 failing: $written written, want 1 to $((n - 1))" between "$written" 1 $((n - 1))
     if [ "$gpus" -ge 2 ]; then
         blur all --device cuda --gpus all
         check "--gpus all: exit $rc" [ "$rc" = 0 ]
@@ -191,19 +199,7 @@ else
         check "GPU 0 failing, default device: an output differs" same_outputs "$tmp/lost-auto" "$tmp/one"
         check "GPU 0 failing, default device: reported twice or never" reported_once "$tmp/lost-auto.log"
     fi
-    fail=GPUIMG_TEST_FAIL_GPU=0
-    blur alone --device cuda --gpus 0
-    check "GPU 0 failing alone under CUDA: exit $rc, want 1" [ "$rc" = 1 ]
-    check "GPU 0 failing alone: no image failed naming it" grep -q 'GPUIMG_TEST_FAIL_GPU=0' "$tmp/alone.log"
-    check "GPU 0 failing alone: an image reported twice or never" reported_once "$tmp/alone.log"
-    written=0
-    for f in "$tmp"/alone/*; do
-        [ -e "$f" ] || continue
-        written=$((written + 1))
-        cmp -s "$f" "$tmp/one/$(basename "$f")" || check "alone: $(basename "$f") differs" false
-    done
-    check "GPU 0 failing alone: $written written, want 1 to $((n - 1))" \
-        between "$written" 1 $((n - 1))
+    fails_alone alone
     blur alone-auto --gpus 0
     check "GPU 0 failing alone, default device: exit $rc" [ "$rc" = 0 ]
     check "GPU 0 failing alone, default device: an output differs" \
