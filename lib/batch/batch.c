@@ -447,9 +447,10 @@ static void plan_lane(pipeline *p, compute_lane *lane)
     if (out == GI_FORMAT_AUTO && median->out) out = gi_format_from_path(median->out);
     gi__context_hint_files(lane->ctx, size.format == GI_FORMAT_JPEG, out == GI_FORMAT_JPEG);
     if (gi_context_plan_hint(lane->ctx, &hint) != GI_OK || single || lane->added) return;
-    /* Under AUTO, where the plan is CUDA, the other GPUs' contexts start
-     * now, beside this one's (a context asked for CUDA has started by
-     * now): after it, they started 0.34-0.36 s later on a 4-GPU host. */
+    /* Where the plan is CUDA, the added lanes' contexts (this GPU's beyond
+     * its first lanes, and the other GPUs') start now, beside this one's
+     * (a context asked for CUDA has started by now): after it, the other
+     * GPUs' started 0.34-0.36 s later on a 4-GPU host. */
     if (lane == &p->lanes[0] && gi__context_plans_cuda(lane->ctx))
         add_gpu_lanes(p, (double)hint.width * hint.height * (hint.channels > 0 ? hint.channels : 4));
     const int on_cpu = strcmp(gi_context_backend(lane->ctx), "cpu") == 0;
