@@ -7,7 +7,9 @@
  * encode's threads, and handed to libtiff as they are
  * (TIFFWriteRawStrip): libtiff's own deflate is zlib's, on one thread,
  * and took 10.4 s for a 24 MP 16-bit RGB photo on the 2-core machine.
- * Each strip is one zlib stream, so the bytes do not depend on the
+ * A strip goes through deflate_runs.h (literals, and runs a byte, a
+ * sample, a pixel or a row back), or through libdeflate (level 1) where
+ * that one's search for matches pays (runs_pay). Each strip is one zlib stream, so the bytes do not depend on the
  * thread count. Without libdeflate, libtiff compresses each strip. */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include <libdeflate.h>
 #endif
 
+#include "deflate_runs.h"
 #include "gi_tiff.h"
 #include "tiff_memory.h"
 #include "base/gi_error.h"
@@ -94,9 +97,47 @@ static void predict_row(const strip_job *j, const uint8_t *src, uint8_t *dst)
         for (size_t i = 0; i < n; i++) d[i] = (uint16_t)(d[i] << 8 | d[i] >> 8);
 }
 
+/* Whether deflate_runs codes a strip: where it makes the strip's first
+ * SAMPLE_BYTES no more than 1/RUNS_SLACK larger than libdeflate level 1
+ * does (the choice depends on the strip's bytes alone). On the 2-core
+ * machine, the strips of 24 MP 16-bit RGB photos
+ *   as taken: 0.668 of their size at 1.1 GB/s, against 0.649 at 133 MB/s;
+ *   blurred (sigma 2): 0.475 at 510 MB/s, against 0.463 at 231 MB/s;
+ * and of a smooth render with noise of 2 in 65535, where libdeflate's
+ * search finds the short repeats a run does not: 0.444 against 0.348.
+ * 8 KiB samples cost 4% of 8 blurred photos' time against 16 KiB, for
+ * 0.06% in size. */
+#define SAMPLE_BYTES ((size_t)8 << 10)
+#define RUNS_SLACK 20
+
+static int runs_pay(struct libdeflate_compressor *c, const uint8_t *p, size_t n,
+                    const uint32_t *dist, int nd, uint8_t *out, size_t cap)
+{
+    if (n > SAMPLE_BYTES) n = SAMPLE_BYTES;
+    const size_t lz = libdeflate_zlib_compress(c, p, n, out, cap);
+    const size_t runs = gi__deflate_runs(p, n, dist, nd, out, cap);
+    return runs && runs <= lz + lz / RUNS_SLACK;
+}
+
+/* The distances deflate_runs looks back at: a sample, a pixel, a row
+ * (within deflate's window), and a byte (zeros). */
+static int run_distances(const strip_job *j, uint32_t *d)
+{
+    int n = 0;
+    d[n++] = 1;
+    d[n++] = (uint32_t)(j->depth / 8);
+    d[n++] = (uint32_t)(j->channels * j->depth / 8);
+    if (j->row_bytes <= 32768) d[n++] = (uint32_t)j->row_bytes;
+    return n;
+}
+
 static void compress_strips(strip_job *j, struct libdeflate_compressor *c, uint8_t *predicted)
 {
-    const size_t bound = libdeflate_zlib_compress_bound(c, j->row_bytes * j->rows);
+    const size_t lz_bound = libdeflate_zlib_compress_bound(c, j->row_bytes * j->rows),
+                 runs_bound = gi__deflate_runs_bound(j->row_bytes * j->rows),
+                 bound = lz_bound > runs_bound ? lz_bound : runs_bound;
+    uint32_t dist[GI_DEFLATE_RUNS_MAX_DISTANCES];
+    const int nd = run_distances(j, dist);
     for (;;) {
         const int s = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if ((uint32_t)s >= j->count || __atomic_load_n(&j->failed, __ATOMIC_RELAXED)) return;
@@ -104,10 +145,12 @@ static void compress_strips(strip_job *j, struct libdeflate_compressor *c, uint8
         for (uint32_t r = 0; r < n; r++)
             predict_row(j, j->img->data + (size_t)((uint32_t)s * j->rows + r) * j->img->stride,
                         predicted + (size_t)r * j->row_bytes);
+        const size_t bytes = (size_t)n * j->row_bytes;
         uint8_t *out = malloc(bound);
-        const size_t z = out ? libdeflate_zlib_compress(c, predicted, (size_t)n * j->row_bytes,
-                                                         out, bound)
-                             : 0;
+        const size_t z = !out ? 0
+                         : runs_pay(c, predicted, bytes, dist, nd, out, bound)
+                             ? gi__deflate_runs(predicted, bytes, dist, nd, out, bound)
+                             : libdeflate_zlib_compress(c, predicted, bytes, out, bound);
         if (z == 0) { /* no memory (a bound that is too small cannot happen) */
             free(out);
             __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
