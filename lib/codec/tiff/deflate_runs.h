@@ -1,7 +1,7 @@
 /* A zlib stream (RFC 1950; deflate, RFC 1951) for rows of predicted image
  * samples, made for speed: each byte is a literal, or starts a run that
  * repeats the bytes at one of a few fixed distances back (a sample, a
- * pixel, a row: the caller's), found by comparing those places alone,
+ * pixel: the caller's), found by comparing those places alone,
  * without the hashing of a general matcher. Each block of up to
  * GI_DEFLATE_RUNS_BLOCK input bytes gets its own dynamic Huffman codes, or
  * is stored where those would not be shorter.

@@ -8,7 +8,7 @@
  * (TIFFWriteRawStrip): libtiff's own deflate is zlib's, on one thread,
  * and took 10.4 s for a 24 MP 16-bit RGB photo on the 2-core machine.
  * A strip goes through deflate_runs.h (literals, and runs a byte, a
- * sample, a pixel or a row back), or through libdeflate (level 1) where
+ * sample or a pixel back), or through libdeflate (level 1) where
  * that one's search for matches pays (runs_pay). Each strip is one zlib stream, so the bytes do not depend on the
  * thread count. Without libdeflate, libtiff compresses each strip. */
 #include <stdlib.h>
@@ -119,16 +119,15 @@ static int runs_pay(struct libdeflate_compressor *c, const uint8_t *p, size_t n,
     return runs && runs <= lz + lz / RUNS_SLACK;
 }
 
-/* The distances deflate_runs looks back at: a sample, a pixel, a row
- * (within deflate's window), and a byte (zeros). */
+/* The distances deflate_runs looks back at: a byte (zeros), a sample and
+ * a pixel. Not a row: its distance costs 10-13 extra bits a run, and with
+ * it the blurred photo's strips below came to 0.489 of their size. */
 static int run_distances(const strip_job *j, uint32_t *d)
 {
-    int n = 0;
-    d[n++] = 1;
-    d[n++] = (uint32_t)(j->depth / 8);
-    d[n++] = (uint32_t)(j->channels * j->depth / 8);
-    if (j->row_bytes <= 32768) d[n++] = (uint32_t)j->row_bytes;
-    return n;
+    d[0] = 1;
+    d[1] = (uint32_t)(j->depth / 8);
+    d[2] = (uint32_t)(j->channels * j->depth / 8);
+    return 3;
 }
 
 static void compress_strips(strip_job *j, struct libdeflate_compressor *c, uint8_t *predicted)
