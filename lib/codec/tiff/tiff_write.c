@@ -8,9 +8,10 @@
  * (TIFFWriteRawStrip): libtiff's own deflate is zlib's, on one thread,
  * and took 10.4 s for a 24 MP 16-bit RGB photo on the 2-core machine.
  * A strip goes through deflate_runs.h (literals, and runs a byte, a
- * sample or a pixel back), or through libdeflate (level 1) where
- * that one's search for matches pays (runs_pay). Each strip is one zlib stream, so the bytes do not depend on the
- * thread count. Without libdeflate, libtiff compresses each strip. */
+ * sample or a pixel back), or through libdeflate (level 1) where that
+ * one's search for matches pays (group_coder). Each strip is one zlib
+ * stream, so the bytes do not depend on the thread count. Without
+ * libdeflate, libtiff compresses each strip. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,7 +46,7 @@ typedef struct {
     int deflate;          /* 0: uncompressed */
     int next, failed;     /* the next strip to take; a thread ran out of memory */
     uint8_t *coder;       /* each group of GROUP_STRIPS strips' coder: 0 not chosen yet,
-                             RUNS or LZ (runs_pay) */
+                             RUNS or LZ (group_coder) */
     uint8_t **data;       /* each strip's zlib stream, malloc'ed */
     size_t *size;
 } strip_job;
