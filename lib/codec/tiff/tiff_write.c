@@ -100,6 +100,14 @@ static void predict_row(const strip_job *j, const uint8_t *src, uint8_t *dst)
         for (size_t i = 0; i < n; i++) d[i] = (uint16_t)(d[i] << 8 | d[i] >> 8);
 }
 
+/* The first `rows` rows of strip s, predicted, one after another into dst. */
+static void predict_rows(const strip_job *j, uint32_t s, uint32_t rows, uint8_t *dst)
+{
+    for (uint32_t r = 0; r < rows; r++)
+        predict_row(j, j->img->data + (size_t)(s * j->rows + r) * j->img->stride,
+                    dst + (size_t)r * j->row_bytes);
+}
+
 /* Whether deflate_runs codes a group of GROUP_STRIPS strips: where it
  * makes the first SAMPLE_BYTES of the group's first strip no more than
  * 1/RUNS_SLACK larger than libdeflate level 1 does (so the choice depends
@@ -133,10 +141,8 @@ static int group_coder(strip_job *j, uint32_t s, struct libdeflate_compressor *c
     const uint32_t g = s / GROUP_STRIPS, first = g * GROUP_STRIPS;
     int coder = __atomic_load_n(&j->coder[g], __ATOMIC_RELAXED);
     if (coder) return coder;
-    const uint32_t rows = sample_rows(j) < strip_rows(j, first) ? sample_rows(j) : strip_rows(j, first);
-    for (uint32_t r = 0; r < rows; r++)
-        predict_row(j, j->img->data + (size_t)(first * j->rows + r) * j->img->stride,
-                    sample + (size_t)r * j->row_bytes);
+    const uint32_t most = sample_rows(j), rows = most < strip_rows(j, first) ? most : strip_rows(j, first);
+    predict_rows(j, first, rows, sample);
     size_t n = rows * j->row_bytes;
     if (n > SAMPLE_BYTES) n = SAMPLE_BYTES;
     const size_t lz = libdeflate_zlib_compress(c, sample, n, out, cap);
@@ -169,9 +175,7 @@ static void compress_strips(strip_job *j, struct libdeflate_compressor *c, uint8
         const int s = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if ((uint32_t)s >= j->count || __atomic_load_n(&j->failed, __ATOMIC_RELAXED)) return;
         const uint32_t n = strip_rows(j, (uint32_t)s);
-        for (uint32_t r = 0; r < n; r++)
-            predict_row(j, j->img->data + (size_t)((uint32_t)s * j->rows + r) * j->img->stride,
-                        predicted + (size_t)r * j->row_bytes);
+        predict_rows(j, (uint32_t)s, n, predicted);
         const size_t bytes = (size_t)n * j->row_bytes;
         uint8_t *out = malloc(bound);
         const size_t z = !out ? 0
