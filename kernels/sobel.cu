@@ -16,10 +16,11 @@
  * 0.5)^2| >= 0.25), while sqrt.approx.f32 is off by at most ~255 * 2^-20 ~
  * 2.4e-4, so rounding the approximation to nearest gives the CPU's
  * floor(sqrt(s) + 0.5); for larger s both give 255 (sqrt >= 254.5005).
- * PERF_NOTES.md records the exhaustive check over every s. Any other scale,
- * a threshold, or 16 bits takes the double path with _rn intrinsics, so
- * nvcc cannot fuse it into FMAs: the CPU computes the same plain IEEE
- * operations. */
+ * PERF_NOTES.md records the exhaustive check over every s. The default
+ * 16-bit magnitude rounds a float root and corrects it with integer
+ * compares (edge_fast16). Any other scale, or a threshold, takes the
+ * double path with _rn intrinsics, so nvcc cannot fuse it into FMAs: the
+ * CPU computes the same plain IEEE operations. */
 #include "border.cuh"
 #include "gi_kernels.h"
 #include "tiling.h"
@@ -60,6 +61,24 @@ __device__ __forceinline__ uint32_t edge_fast(float s)
     /* adding 1.5 * 2^23 rounds to an integer in the low mantissa bits: the
      * result's low byte (the caller reads only that) */
     return __float_as_uint(__fadd_rn(fminf(m, 255.f), 12582912.f));
+}
+
+/* 16 bits, scale 1, no threshold: min(65535, R), R the correctly rounded
+ * root of s = gx^2 + gy^2, in 32-bit integers and one float root, as the
+ * CPU's sobel16_unit_magnitude (lib/cpu/sobel16_magnitude.h proves it
+ * and tests/cpu/test_sobel_steps.c checks it at every rounding boundary):
+ * past 65535 in |gx| or |gy|, or s past 32 bits, the root passes 65535.5;
+ * else the float root's rounding r is R or one off, and two compares of
+ * s with r^2 -/+ r put it right. */
+__device__ __forceinline__ uint32_t edge_fast16(float gx, float gy)
+{
+    const uint32_t ax = (uint32_t)fabsf(gx), ay = (uint32_t)fabsf(gy); /* exact: < 2^18 */
+    const uint32_t sx = ax * ax, s = sx + ay * ay;
+    if ((ax > 65535) | (ay > 65535) | (s < sx)) return 65535;
+    const int32_t r0 = __float2int_rz(__fadd_rn(__fsqrt_rn(__uint2float_rn(s)), 0.5f));
+    const uint32_t r = (uint32_t)(r0 < 65535 ? r0 : 65535);
+    const uint32_t rounded = r - ((r > 0) & (s <= r * r - r)) + (s > r * r + r);
+    return rounded > 65535 ? 65535 : rounded;
 }
 
 /* The tile words a lane reads for one row: HW words before its first pixel
@@ -173,6 +192,8 @@ __global__ void __launch_bounds__(THREADS)
                     if constexpr (SB == 1) {
                         const float sq = __fmaf_rn(gx, gx, __fmul_rn(gy, gy)); /* exact: < 2^22 */
                         e[i] = FAST ? edge_fast(sq) : edge_exact<T>((double)sq, rule);
+                    } else if constexpr (FAST) {
+                        e[i] = edge_fast16(gx, gy);
                     } else { /* exact: < 2^37 */
                         const double sq = __dadd_rn(__dmul_rn((double)gx, (double)gx),
                                                     __dmul_rn((double)gy, (double)gy));
@@ -236,12 +257,10 @@ cudaError_t launch_mode(const gi_src_view &s, uint8_t *dst, size_t dst_pitch, in
 {
     const bool src_vec = aligned(s.data, s.pitch, 16), dst_vec = aligned(dst, dst_pitch, 16);
     constexpr size_t smem = GI_SOBEL_SMEM((PB<T, C>));
-    if constexpr (sizeof(T) == 1) { /* the fast magnitude is proven for 8 bits only */
-        if (rule.scale == 1.0 && !rule.use_threshold) {
-            sobel_kernel<T, C, GRAY, true><<<blocks, THREADS, smem, stream>>>(
-                s, dst, dst_pitch, tiles_x, rule, src_vec, dst_vec);
-            return cudaGetLastError();
-        }
+    if (rule.scale == 1.0 && !rule.use_threshold) { /* edge_fast, edge_fast16 */
+        sobel_kernel<T, C, GRAY, true><<<blocks, THREADS, smem, stream>>>(s, dst, dst_pitch, tiles_x,
+                                                                          rule, src_vec, dst_vec);
+        return cudaGetLastError();
     }
     sobel_kernel<T, C, GRAY, false><<<blocks, THREADS, smem, stream>>>(s, dst, dst_pitch, tiles_x,
                                                                        rule, src_vec, dst_vec);

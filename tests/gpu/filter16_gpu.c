@@ -8,6 +8,7 @@
  * images between steps on the device. Exits 77 (skip) without a GPU;
  * GPUIMG_TEST_SMALL=1 (the sanitizers) runs one variant per case and no
  * large image. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,62 @@ static void test_sizes(void)
     r16_free(&src);
 }
 
+/* The default magnitude (scale 1) where it rounds: cells of three
+ * columns whose middle pixel's gradients (gx, gy) put gx^2 + gy^2 within
+ * r / 64 of r^2 - r or r^2 + r, the two ends of the s that round to r,
+ * where a float root may round to the wrong side (both backends correct
+ * it in integers); and past 65535 in gx, and past 2^32 in s, where it
+ * comes to 65535. The middle row's cell centres are checked against
+ * gpuimg.h's double formula, and the whole image against the CPU. Rows,
+ * top to bottom, of a cell: 0 0 0 / 0 0 m / 0 b p, which make gx = 2m +
+ * p and gy = 2b + p (gx + gy is even for every Sobel input). */
+static void test_sobel_roots(void)
+{
+    enum { CELLS = 4096 };
+    gi_image src = r16_blank(3 * CELLS, 3, 1);
+    long gxs[CELLS], gys[CELLS];
+    for (int y = 0; y < 3; y++) memset(r16_px(&src, 0, y), 0, (size_t)src.width * 2);
+    for (int k = 0; k < CELLS; k++) {
+        long gx = 0, gy = 0;
+        if (k % 16 == 15) { /* past the ends: gx or s too large */
+            gx = th_rand_int(0, 1) ? th_rand_int(65536, 131071) : th_rand_int(46341, 65535);
+            gy = th_rand_int(46341, 131071);
+        } else {
+            const long r = th_rand_int(k % 2 ? 2 : 40000, 65535);
+            const long target = r * r + (k % 4 < 2 ? -r : r), slack = r / 64 + 1;
+            for (int tries = 0; tries < 100000; tries++) {
+                gx = th_rand_int(0, (int)r);
+                gy = (long)floor(sqrt((double)(target - gx * gx)) + 0.5);
+                if (labs(gx * gx + gy * gy - target) <= slack && (gx + gy) % 2 == 0) break;
+            }
+        }
+        if ((gx + gy) % 2) gy--; /* the parity a Sobel input can make */
+        gxs[k] = gx;
+        gys[k] = gy;
+        const uint16_t p = (uint16_t)(gx % 2);
+        r16_px(&src, 3 * k + 2, 1)[0] = (uint16_t)((gx - p) / 2);
+        r16_px(&src, 3 * k + 1, 2)[0] = (uint16_t)((gy - p) / 2);
+        r16_px(&src, 3 * k + 2, 2)[0] = p;
+    }
+    gi_sobel_params p;
+    gi_sobel_params_default(&p);
+    compare("sobel16 rounding ends", &src, src.width, 3, 1, run_sobel, &p);
+    gi_image got = r16_blank(src.width, 3, 1);
+    if (th_check(gi_sobel(gpu, &src, &got, &p) == GI_OK, "sobel16 rounding ends: %s", gi_last_error())) {
+        long bad = 0;
+        for (int k = 0; k < CELLS; k++) {
+            const double m = floor(sqrt((double)gxs[k] * gxs[k] + (double)gys[k] * gys[k]) + 0.5);
+            const uint16_t want = m >= 65535.0 ? 65535 : (uint16_t)m;
+            const uint16_t v = r16_px(&got, 3 * k + 1, 1)[0];
+            if (v != want && bad++ < 5)
+                th_check(0, "sobel16 gx %ld gy %ld: %u, want %u", gxs[k], gys[k], v, want);
+        }
+        th_check(bad == 0, "sobel16 rounding ends: %ld of %d cells off the formula", bad, CELLS);
+    }
+    r16_free(&got);
+    r16_free(&src);
+}
+
 /* A photo-sized image of each channel count: many blocks, every path
  * (blur: the generic tiles at radius 1..8, the fused tile at 9, and at 12
  * the fused tile or, for 4 channels, whose tile would pass 48 KiB, the two
@@ -269,6 +326,7 @@ int main(void)
     th_seed();
     fflush(stdout);
     test_sizes();
+    test_sobel_roots();
     test_chains();
     if (!small) test_large();
     gi_context_destroy(gpu);
