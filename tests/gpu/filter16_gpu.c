@@ -256,12 +256,12 @@ static void test_sobel_roots(void)
             const long r = th_rand_int(k % 2 ? 2 : 40000, 65535);
             const long target = r * r + (k % 4 < 2 ? -r : r), slack = r / 64 + 1;
             for (int tries = 0; tries < 100000; tries++) {
-                gx = th_rand_int(0, (int)r);
+                gx = th_rand_int(0, (int)sqrt((double)target)); /* gx^2 <= target */
                 gy = (long)floor(sqrt((double)(target - gx * gx)) + 0.5);
                 if (labs(gx * gx + gy * gy - target) <= slack && (gx + gy) % 2 == 0) break;
             }
         }
-        if ((gx + gy) % 2) gy--; /* the parity a Sobel input can make */
+        if ((gx + gy) % 2) gy += gy < 131071 ? 1 : -1; /* the parity a Sobel input can make */
         gxs[k] = gx;
         gys[k] = gy;
         const uint16_t p = (uint16_t)(gx % 2);
