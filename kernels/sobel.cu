@@ -72,8 +72,9 @@ __device__ __forceinline__ uint32_t edge_fast(float s)
  * right by two compares of s with r^2 -/+ r (r > R: s <= r^2 - r; r < R:
  * s > r^2 + r). Here r rounds sqrt.approx of s summed in floats: s within
  * 2^-23, relative, the root within 2^-20 more (edge_fast's bound), so
- * within 0.08 of the exact root below 65536. |gx| and |gy| (< 2^18, exact floats) become integers
- * in the low mantissa bits of 2^23 + |g|, and r of 1.5 * 2^23 + root. */
+ * within 0.08 of the exact root below 65536. |gx| and |gy| (< 2^18, exact
+ * floats) become integers in the low mantissa bits of 2^23 + |g|, and r
+ * in those of 1.5 * 2^23 + the root. */
 __device__ __forceinline__ uint32_t edge_fast16(float gx, float gy)
 {
     const uint32_t ax = __float_as_uint(__fadd_rn(fabsf(gx), 8388608.f)) - 0x4B000000u;
