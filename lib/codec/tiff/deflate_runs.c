@@ -8,9 +8,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#ifdef GPUIMG_HAVE_LIBDEFLATE
-#include <libdeflate.h>
-#endif
+#include <libdeflate.h> /* the Adler-32; the writer uses this file only beside libdeflate */
 
 enum { LITLEN_CODES = 286, DIST_CODES = 30, CL_CODES = 19, MIN_RUN = 4, MAX_RUN = 258 };
 enum { END_OF_BLOCK = 256 };
@@ -398,26 +396,6 @@ static uint64_t stored_bits(size_t n)
     return ((n + STORED_MAX - 1) / STORED_MAX + (n == 0)) * (3 + 7 + 32) + 8 * (uint64_t)n;
 }
 
-static uint32_t adler32(const uint8_t *p, size_t n)
-{
-#ifdef GPUIMG_HAVE_LIBDEFLATE
-    return libdeflate_adler32(1, p, n);
-#else
-    uint32_t a = 1, b = 0;
-    while (n) {
-        size_t k = n < 5552 ? n : 5552; /* the most bytes before b can pass 2^32 */
-        n -= k;
-        while (k--) {
-            a += *p++;
-            b += a;
-        }
-        a %= 65521;
-        b %= 65521;
-    }
-    return b << 16 | a;
-#endif
-}
-
 size_t gi__deflate_runs_bound(size_t n)
 {
     /* zlib's header and Adler-32; a block is never longer than stored:
@@ -517,7 +495,7 @@ size_t gi__deflate_runs(const uint8_t *src, size_t n, const uint32_t *given, int
     } while (from < n);
     flush_to_byte(&o);
     free(runs);
-    const uint32_t a = adler32(src, n);
+    const uint32_t a = libdeflate_adler32(1, src, n);
     o.p[0] = (uint8_t)(a >> 24), o.p[1] = (uint8_t)(a >> 16), o.p[2] = (uint8_t)(a >> 8),
     o.p[3] = (uint8_t)a;
     return (size_t)(o.p + 4 - dst);

@@ -17,9 +17,10 @@
 
 #ifdef GPUIMG_HAVE_LIBDEFLATE
 #include <libdeflate.h>
-#endif
 
 #include "deflate_runs.h"
+#endif
+
 #include "gi_tiff.h"
 #include "tiff_memory.h"
 #include "base/gi_error.h"
