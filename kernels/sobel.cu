@@ -66,15 +66,15 @@ __device__ __forceinline__ uint32_t edge_fast(float s)
 /* 16 bits, scale 1, no threshold: min(65535, R), R the correctly rounded
  * root of s = gx^2 + gy^2, with one MUFU instruction (the XU pipe, 8
  * cycles a warp, sets this kernel's pace: no conversions). As the CPU's
- * sobel16_unit_magnitude (lib/cpu/sobel16_magnitude.h; test_sobel_steps.c
- * checks it at every rounding boundary): past 65535 in |gx| or |gy|, or s
- * past 32 bits, the root passes 65535.5; else any r within 1 of R is put
- * right by two compares of s with r^2 -/+ r (r > R: s <= r^2 - r; r < R:
- * s > r^2 + r). Here r rounds sqrt.approx of s summed in floats: s within
- * 2^-23, relative, the root within 2^-20 more (edge_fast's bound), so
- * within 0.08 of the exact root below 65536. |gx| and |gy| (< 2^18, exact
- * floats) become integers in the low mantissa bits of 2^23 + |g|, and r
- * in those of 1.5 * 2^23 + the root. */
+ * sobel16_unit_magnitude (lib/cpu/sobel16_magnitude.h says why, and
+ * test_sobel_steps.c checks it at every rounding boundary): past 65535 in
+ * |gx| or |gy|, or s past 32 bits, the root passes 65535.5; else, with k
+ * the floor of any root estimate within 1/2 of the exact one, R = k + (s >
+ * k^2 + k). Here the estimate is sqrt.approx of s summed in floats: s
+ * within 2^-23, relative, the root within 2^-20 more (edge_fast's bound),
+ * so within 0.08 of the exact root below 65536. |gx| and |gy| (< 2^18,
+ * exact floats) become integers in the low mantissa bits of 2^23 + |g|,
+ * and k in those of 2^23 + the root added rounding down. */
 __device__ __forceinline__ uint32_t edge_fast16(float gx, float gy)
 {
     const uint32_t ax = __float_as_uint(__fadd_rn(fabsf(gx), 8388608.f)) - 0x4B000000u;
@@ -82,10 +82,9 @@ __device__ __forceinline__ uint32_t edge_fast16(float gx, float gy)
     const uint32_t sx = ax * ax, s = sx + ay * ay;
     float m;
     asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(m) : "f"(__fadd_rn(__fmul_rn(gx, gx), __fmul_rn(gy, gy))));
-    const uint32_t r = __float_as_uint(__fadd_rn(fminf(m, 65535.f), 12582912.f)) & 0x3FFFFFu;
-    const uint32_t rr = r * r;
-    const uint32_t rounded = r - ((r > 0) & (s <= rr - r)) + (s > rr + r);
-    const bool big = (ax > 65535) | (ay > 65535) | (s < sx);
+    const uint32_t k = __float_as_uint(__fadd_rd(fminf(m, 65535.f), 8388608.f)) - 0x4B000000u;
+    const uint32_t rounded = k + (s > k * k + k);
+    const bool big = (ax | ay) > 65535 || s < sx;
     return big || rounded > 65535 ? 65535 : rounded;
 }
 

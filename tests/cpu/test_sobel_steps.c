@@ -3,8 +3,8 @@
  * the gradients can give, that the float path for scale 1 and the step
  * search for other scales and thresholds equal the double formula of
  * gpuimg.h. At 16 bits (lib/cpu/sobel16_magnitude.h), scale 1: the
- * integer root at every rounding boundary, r^2 - r and r^2 + r and their
- * neighbours for every r, and random gradients. */
+ * integer root at every rounding boundary, r^2 - r, r^2 and r^2 + r and
+ * their neighbours for every r, and random gradients. */
 #include "harness.h"
 #include "cpu/sobel16_magnitude.h"
 #include "cpu/sobel_magnitude.h"
@@ -20,8 +20,10 @@ static long root16_mismatches(void)
 {
     long bad = 0;
     for (uint64_t r = 0; r <= 65536; r++) {
-        const uint64_t edges[2] = {r * r - r, r * r + r};
-        for (int e = 0; e < 2; e++)
+        /* the rounding's ends, and the squares, where the float root's
+         * floor may fall on either side */
+        const uint64_t edges[3] = {r * r - r, r * r, r * r + r};
+        for (int e = 0; e < 3; e++)
             for (int d = -1; d <= 1; d++) {
                 const int64_t s = (int64_t)edges[e] + d;
                 if (s < 0 || s > UINT32_MAX) continue;

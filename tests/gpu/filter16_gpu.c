@@ -254,7 +254,9 @@ static void test_sobel_roots(void)
             gy = th_rand_int(46341, 131071);
         } else {
             const long r = th_rand_int(k % 2 ? 2 : 40000, 65535);
-            const long target = r * r + (k % 4 < 2 ? -r : r), slack = r / 64 + 1;
+            /* the rounding's ends r^2 -/+ r, and the squares, where the
+             * root's floor may fall on either side */
+            const long target = r * r + (k % 3 - 1) * r, slack = r / 64 + 1;
             for (int tries = 0; tries < 100000; tries++) {
                 gx = th_rand_int(0, (int)sqrt((double)target)); /* gx^2 <= target */
                 gy = (long)floor(sqrt((double)(target - gx * gx)) + 0.5);
