@@ -8,9 +8,9 @@
  * the image edge), then each thread filters a run of adjacent pixels on
  * each of its rows. Along one mask row it slides a window of that many
  * pixels through the tile, one pixel per tap, so a tap costs one shared
- * load for a whole run of int32 multiply-adds; the multiply-adds, not the
- * memory, bound this kernel (int32 at 8 bits; int64 sums of int32 x
- * uint16 products at 16). The common mask widths 3, 5 and 7 are compiled
+ * load for a whole run of multiply-adds; the multiply-adds, not the
+ * memory, bound this kernel (int32 at 8 bits; exact doubles at 16, see
+ * depth). The common mask widths 3, 5 and 7 are compiled
  * with the width fixed: their tap loop unrolls and the window slides by
  * renaming registers instead of moving them.
  *
@@ -48,16 +48,29 @@ template <typename T, int C> constexpr size_t smem_bytes(int rx, int ry)
 }
 
 /* What the depths differ in (gpuimg.h, convolve): the sums are exact in
- * int32 at 8 bits (255 * sum|q| <= 2^30) and in int64 at 16 (65535 *
- * sum|q| <= 2^52); the clamp's top. */
+ * int32 at 8 bits (255 * sum|q| <= 2^30), and in doubles at 16: every
+ * product |q| v < 2^47 and every partial sum, at most 65535 * sum|q| <=
+ * 2^52, is an integer a double holds, so each multiply-add is exact
+ * whatever its order (the CPU's convolve16.c sums in doubles too). A
+ * double multiply-add takes the FP64 pipe at the int32 multiply-add's
+ * rate, where a 64-bit integer one (IMAD.WIDE) takes twice as long. The
+ * window holds the samples in the sums' type, converted once as they
+ * enter it (sample). The clamp's top. */
 template <typename T> struct depth;
 template <> struct depth<uint8_t> {
     using acc = int32_t;
     static constexpr int32_t MAX = 255;
+    static __device__ __forceinline__ int32_t sample(int32_t v) { return v; }
 };
 template <> struct depth<uint16_t> {
-    using acc = int64_t;
+    using acc = double;
     static constexpr int32_t MAX = 65535;
+    /* 2^52 + v as a double's bits, less 2^52: one FP64 add, where a
+     * conversion instruction would take the slower conversion pipe */
+    static __device__ __forceinline__ double sample(int32_t v)
+    {
+        return __hiloint2double(0x43300000, v) - 4503599627370496.0;
+    }
 };
 
 template <typename T> constexpr bool runs_are_words()
@@ -85,7 +98,7 @@ static_assert(sizeof(mask_param) + sizeof(gi_src_view) + 32 <= 4096,
 
 /* One pixel's samples from the tile; pixels of 2, 4 and 8 bytes in one
  * load (a pixel's offset in the tile is a multiple of its bytes). */
-template <typename T, int C> __device__ __forceinline__ void load_px(const uint8_t *p, int32_t (&v)[C])
+template <typename T, int C> __device__ __forceinline__ void load_raw(const uint8_t *p, int32_t (&v)[C])
 {
     if constexpr (sizeof(T) == 1 && (C == 2 || C == 4)) {
         const uint32_t w = C == 4 ? *(const uint32_t *)p : *(const uint16_t *)p;
@@ -103,6 +116,16 @@ template <typename T, int C> __device__ __forceinline__ void load_px(const uint8
     }
 }
 
+/* The same, in the sums' type (depth<T>::sample). */
+template <typename T, int C>
+__device__ __forceinline__ void load_px(const uint8_t *p, typename depth<T>::acc (&v)[C])
+{
+    int32_t raw[C];
+    load_raw<T, C>(p, raw);
+#pragma unroll
+    for (int c = 0; c < C; c++) v[c] = depth<T>::sample(raw[c]);
+}
+
 /* Adds mask row j to a run: tap i multiplies tile pixels run+i .. run+i+P-1
  * (`row` points at pixel run of the tile row). MW: the mask width when
  * fixed at compile time, else 0. */
@@ -113,16 +136,16 @@ __device__ __forceinline__ void add_mask_row(typename depth<T>::acc (&acc)[run_p
     using A = typename depth<T>::acc;
     constexpr int P = run_px<T, C>;
     const int taps = MW ? MW : m.width;
-    int32_t win[P][C];
+    A win[P][C];
 #pragma unroll
     for (int k = 0; k < P; k++) load_px<T, C>(row + k * PB<T, C>, win[k]);
 #pragma unroll
     for (int i = 0; i < taps; i++) {
-        const int32_t q = m.q[j * taps + i];
+        const A q = (A)m.q[j * taps + i];
 #pragma unroll
         for (int k = 0; k < P; k++)
 #pragma unroll
-            for (int c = 0; c < C; c++) acc[k][c] += (A)q * win[k][c];
+            for (int c = 0; c < C; c++) acc[k][c] += q * win[k][c];
         if (i + 1 == taps) break; /* the tile row ends here for the last run */
 #pragma unroll
         for (int k = 0; k + 1 < P; k++)
@@ -130,6 +153,23 @@ __device__ __forceinline__ void add_mask_row(typename depth<T>::acc (&acc)[run_p
             for (int c = 0; c < C; c++) win[k][c] = win[k + 1][c];
         load_px<T, C>(row + (i + P) * PB<T, C>, win[P - 1]);
     }
+}
+
+/* clamp((sum + 2^(S-1)) >> S, 0, MAX), the shift arithmetic (halves round
+ * up). In doubles: sum + 2^(S-1) < 2^53 and the scaling by 2^-S are
+ * exact, so floor gives the shift's value. */
+template <typename T> __device__ __forceinline__ uint32_t rounded(int32_t sum, int shift)
+{
+    const int32_t v = (sum + (shift ? 1 << (shift - 1) : 0)) >> shift;
+    return (uint32_t)(v < 0 ? 0 : v > depth<T>::MAX ? depth<T>::MAX : v);
+}
+template <typename T> __device__ __forceinline__ uint32_t rounded(double sum, int shift)
+{
+    /* 2^(S-1) (0 for S = 0) and 2^-S from their exponent bits, S <= 30 */
+    const double half = shift ? __longlong_as_double((long long)(1022 + shift) << 52) : 0.0;
+    const double unit = __longlong_as_double((long long)(1023 - shift) << 52);
+    const double v = floor(__dmul_rn(__dadd_rn(sum, half), unit));
+    return v < 0 ? 0u : v > depth<T>::MAX ? (uint32_t)depth<T>::MAX : (uint32_t)v;
 }
 
 /* Rounds, clamps and stores a run of `left` or more pixels (fewer only at
@@ -141,18 +181,14 @@ __device__ __forceinline__ void store_run(uint8_t *out,
                                           const typename depth<T>::acc (&acc)[run_px<T, C>][C],
                                           int shift, int left, int align)
 {
-    using A = typename depth<T>::acc;
     constexpr int P = run_px<T, C>, SB = sizeof(T), SPW = 4 / SB, WORDS = P * C * SB / 4;
-    const A half = shift ? (A)1 << (shift - 1) : 0;
     uint32_t w[WORDS] = {};
 #pragma unroll
     for (int k = 0; k < P; k++)
 #pragma unroll
         for (int c = 0; c < C; c++) {
-            const A v = (acc[k][c] + half) >> shift; /* arithmetic: halves round up */
             const int b = k * C + c;
-            w[b / SPW] |= (uint32_t)(v < 0 ? 0 : v > depth<T>::MAX ? depth<T>::MAX : v)
-                          << (8 * SB * (b % SPW));
+            w[b / SPW] |= rounded<T>(acc[k][c], shift) << (8 * SB * (b % SPW));
         }
     if (left >= P && align >= 4) {
         if constexpr (WORDS == 4) {
