@@ -161,24 +161,47 @@ static void horizontal_row(const blur16_job *j, long vy, int x0, int x1, blur16_
  * vertical sums (exact, below 2^48): colour min(65535, (vc 2^16 + va / 2)
  * / va) with one division a pixel (blur16_finish.h), alpha (va + 2^31) >>
  * 32. */
-#define FINISH_PREMULTIPLIED(CH)                                                              \
-    GI_VECTOR_CLONES                                                                          \
-    static void finish_premultiplied##CH(const double *v, size_t pixels, uint16_t *out)       \
-    {                                                                                         \
-        for (size_t p = 0; p < pixels; p++) {                                                 \
-            const double va = v[p * CH + CH - 1], inv_va = 1.0 / va;                          \
-            for (int c = 0; c < CH - 1; c++)                                                  \
-                out[p * CH + c] = (uint16_t)blur16_finish_colour(v[p * CH + c], va, inv_va);  \
-            out[p * CH + CH - 1] = (uint16_t)floor((va + 0x1p31) * 0x1p-32);                  \
-        }                                                                                     \
-    }
-FINISH_PREMULTIPLIED(2)
-FINISH_PREMULTIPLIED(4)
-
-static void finish_premultiplied(const double *v, int ch, size_t pixels, uint16_t *out)
+/* Two channels store their samples in the loop. With four, GCC left
+ * that loop extracting uint16 lanes one by one; there the outputs go back
+ * over their sums as exact doubles, and a flat loop narrows them (both
+ * loops vectorize: 0.94x the blur's time on 2 threads of a Zen 4, where
+ * the same for two channels took 1.10x). */
+GI_VECTOR_CLONES
+static void finish_premultiplied2(const double *v, size_t pixels, uint16_t *out)
 {
-    if (ch == 2) finish_premultiplied2(v, pixels, out);
-    else finish_premultiplied4(v, pixels, out);
+    for (size_t p = 0; p < pixels; p++) {
+        const double va = v[2 * p + 1];
+        out[2 * p] = (uint16_t)blur16_finish_colour(v[2 * p], va, 1.0 / va);
+        out[2 * p + 1] = (uint16_t)floor((va + 0x1p31) * 0x1p-32);
+    }
+}
+
+GI_VECTOR_CLONES
+static void finish_premultiplied4(double *v, size_t pixels)
+{
+    for (size_t p = 0; p < pixels; p++) {
+        const double va = v[4 * p + 3], inv_va = 1.0 / va;
+        for (int c = 0; c < 3; c++) v[4 * p + c] = blur16_finish_colour(v[4 * p + c], va, inv_va);
+        v[4 * p + 3] = floor((va + 0x1p31) * 0x1p-32);
+    }
+}
+
+/* Exact doubles in [0, 65535] to samples. */
+GI_VECTOR_CLONES
+static void narrow_finished(const double *v, size_t n, uint16_t *out)
+{
+    for (size_t i = 0; i < n; i++) out[i] = (uint16_t)(int32_t)v[i];
+}
+
+/* The sums v of a row are overwritten. */
+static void finish_premultiplied(double *v, int ch, size_t pixels, uint16_t *out)
+{
+    if (ch == 2) {
+        finish_premultiplied2(v, pixels, out);
+        return;
+    }
+    finish_premultiplied4(v, pixels);
+    narrow_finished(v, pixels * 4, out);
 }
 
 /* Output rows y .. y + nrows - 1 (1, or 2 from an even y), columns
