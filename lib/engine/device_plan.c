@@ -60,8 +60,13 @@ static const gi__device_costs reference = {
             [GI_OP_TRANSFORM] = {{4, 0}, {6, 0}, {12, 0}, {7, 0}},
             [GI_OP_HIST] = {{2, 0}, {5, 0}, {11, 0}, {10, 0}},
             [GI_OP_CONVOLVE] = {{47, 0.6}, {43, 1.2}, {62, 1.7}, {54, 2.43}},
-            /* resize and crop: per source pixel, not yet measured (guesses from
-             * the separable passes' work: a resize's taps sum its two axes') */
+            /* resize and crop: per source pixel, estimates from the separable
+             * passes' work (a resize's taps sum its two axes'). Against the
+             * CPU's kernel stage on the H200 machine (2026-11-29, bench/results/
+             * 2026-11-29-p-resize-device-choice.md) they rate reductions
+             * 1.4-13x too slow and doubling 0.5-0.8x; the default device of
+             * resize batches of 20-300 photos came out the faster one all the
+             * same (the codecs' measured rates carry those jobs), so they stay. */
             [GI_OP_RESIZE] = {{2, 0.3}, {3, 0.6}, {3, 0.9}, {4, 1.2}},
             [GI_OP_CROP] = {{1, 0}, {1, 0}, {2, 0}, {2, 0}},
         },
