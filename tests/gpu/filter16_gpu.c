@@ -253,8 +253,8 @@ static void test_sobel_roots(void)
             gx = th_rand_int(0, 1) ? th_rand_int(65536, 131071) : th_rand_int(46341, 65535);
             gy = th_rand_int(46341, 131071);
         } else {
-            /* every eighth cell at the top, where the output reaches
-             * 65535 and the kernel's float test of s takes over */
+            /* every eighth cell at the top, where the output reaches its
+             * cap of 65535 */
             const long r = k % 8 == 6 ? 65535 : th_rand_int(k % 2 ? 2 : 40000, 65535);
             /* the rounding's ends r^2 -/+ r, and the squares, where the
              * root's floor may fall on either side */
