@@ -9,16 +9,16 @@
  *
  * The gradients are small integers, so float arithmetic on them is exact:
  * inputs are 2^23 + v (v < 2^16), |gx|, |gy| < 2^18. At 8 bits s = gx^2 +
- * gy^2 < 2^22 is exact in float too; at 16 bits it is formed in double
- * (exact below 2^53). The default 8-bit magnitude (scale 1, no threshold)
+ * gy^2 < 2^22 is exact in float too; at 16 bits the double path forms it
+ * in double (exact below 2^53). The default 8-bit magnitude (scale 1, no threshold)
  * rounds sqrt(s) without double arithmetic: for s = gx^2 + gy^2 <= 64770,
  * sqrt(s) is at least 0.25 / 509 ~ 4.9e-4 away from any k + 0.5 (|s - (k +
  * 0.5)^2| >= 0.25), while sqrt.approx.f32 is off by at most ~255 * 2^-20 ~
  * 2.4e-4, so rounding the approximation to nearest gives the CPU's
  * floor(sqrt(s) + 0.5); for larger s both give 255 (sqrt >= 254.5005).
  * PERF_NOTES.md records the exhaustive check over every s. The default
- * 16-bit magnitude rounds a float root and corrects it with integer
- * compares (edge_fast16). Any other scale, or a threshold, takes the
+ * 16-bit magnitude takes a float root's floor and corrects it with one
+ * integer compare (edge_fast16). Any other scale, or a threshold, takes the
  * double path with _rn intrinsics, so nvcc cannot fuse it into FMAs: the
  * CPU computes the same plain IEEE operations. */
 #include "border.cuh"

@@ -234,10 +234,10 @@ static void test_sizes(void)
 
 /* The default magnitude (scale 1) where it rounds: cells of three
  * columns whose middle pixel's gradients (gx, gy) put gx^2 + gy^2 within
- * r / 64 of r^2 - r or r^2 + r, the two ends of the s that round to r,
- * where a float root may round to the wrong side (both backends correct
- * it in integers); and past 65535 in gx, and past 2^32 in s, where it
- * comes to 65535. The middle row's cell centres are checked against
+ * r / 64 of r^2 - r or r^2 + r, the two ends of the s that round to r, or
+ * of r^2, where the float root's floor may fall on either side (both
+ * backends correct it in integers), an eighth of them at r = 65535; and
+ * past 65535 in gx, and past 2^32 in s, where it comes to 65535. The middle row's cell centres are checked against
  * gpuimg.h's double formula, and the whole image against the CPU. Rows,
  * top to bottom, of a cell: 0 0 0 / 0 0 m / 0 b p, which make gx = 2m +
  * p and gy = 2b + p (gx + gy is even for every Sobel input). */
@@ -253,11 +253,7 @@ static void test_sobel_roots(void)
             gx = th_rand_int(0, 1) ? th_rand_int(65536, 131071) : th_rand_int(46341, 65535);
             gy = th_rand_int(46341, 131071);
         } else {
-            /* every eighth cell at the top, where the output reaches its
-             * cap of 65535 */
             const long r = k % 8 == 6 ? 65535 : th_rand_int(k % 2 ? 2 : 40000, 65535);
-            /* the rounding's ends r^2 -/+ r, and the squares, where the
-             * root's floor may fall on either side */
             const long target = r * r + (k % 3 - 1) * r, slack = r / 64 + 1;
             for (int tries = 0; tries < 100000; tries++) {
                 gx = th_rand_int(0, (int)sqrt((double)target)); /* gx^2 <= target */
