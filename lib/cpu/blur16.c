@@ -172,7 +172,7 @@ static void finish_premultiplied2(const double *v, size_t pixels, uint16_t *out)
     for (size_t p = 0; p < pixels; p++) {
         const double va = v[2 * p + 1];
         out[2 * p] = (uint16_t)blur16_finish_colour(v[2 * p], va, 1.0 / va);
-        out[2 * p + 1] = (uint16_t)floor((va + 0x1p31) * 0x1p-32);
+        out[2 * p + 1] = (uint16_t)blur16_finish_alpha(va);
     }
 }
 
@@ -182,7 +182,7 @@ static void finish_premultiplied4(double *v, size_t pixels)
     for (size_t p = 0; p < pixels; p++) {
         const double va = v[4 * p + 3], inv_va = 1.0 / va;
         for (int c = 0; c < 3; c++) v[4 * p + c] = blur16_finish_colour(v[4 * p + c], va, inv_va);
-        v[4 * p + 3] = floor((va + 0x1p31) * 0x1p-32);
+        v[4 * p + 3] = blur16_finish_alpha(va);
     }
 }
 

@@ -1,7 +1,8 @@
-/* The 16-bit premultiplied blur's colour (gpuimg.h) from exact vertical
- * sums held in doubles, without 64-bit integers, so that blur16.c's loop
- * vectorizes; tests/cpu/test_blur16_finish.c checks it against the integer
- * formula where the estimate is off by one either way. */
+/* The 16-bit premultiplied blur's colour and alpha (gpuimg.h) from exact
+ * vertical sums held in doubles, without 64-bit integers, so that
+ * blur16.c's loops vectorize; tests/cpu/test_blur16_finish.c checks the
+ * colour against the integer formula where the estimate is off by one
+ * either way. */
 #ifndef GI_BLUR16_FINISH_H
 #define GI_BLUR16_FINISH_H
 
@@ -27,6 +28,12 @@ static inline double blur16_finish_colour(double vc, double va, double inv_va)
     const double r = (t - q * vh) + (hv - q * vl);
     const double exact = q + (r >= va ? 1.0 : 0.0) - (r < 0 ? 1.0 : 0.0);
     return va == 0 ? 0.0 : e >= 65536.0 || exact > 65535.0 ? 65535.0 : exact;
+}
+
+/* Alpha's output, (va + 2^31) >> 32, from its exact sum va < 2^48. */
+static inline double blur16_finish_alpha(double va)
+{
+    return floor((va + 0x1p31) * 0x1p-32);
 }
 
 #endif
