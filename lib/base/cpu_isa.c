@@ -73,3 +73,12 @@ int gi__cpu_fast_bit_deposit(void)
     }
     return a;
 }
+
+int gi__cpu_byte_permute(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return gi__cpu_isa() >= GI__ISA_AVX512 && __builtin_cpu_supports("avx512vbmi");
+#else
+    return 0;
+#endif
+}

@@ -22,4 +22,9 @@ gi__isa gi__cpu_isa(void);
  * cycles), with GPUIMG_CPU_ISA's cap at avx2 or above. */
 int gi__cpu_fast_bit_deposit(void);
 
+/* Whether AVX-512 VBMI's byte permutes (vpermb) run here, with the
+ * AVX-512 set allowed (Ice Lake and Zen 4 on; not Skylake-X nor Cascade
+ * Lake). */
+int gi__cpu_byte_permute(void);
+
 #endif

@@ -1,0 +1,57 @@
+/* The resize's horizontal pass of gray and RGB rows (resize.c) four taps
+ * at a time, where the CPU has AVX-512 with VBMI and VNNI (Ice Lake and
+ * Zen 4 on).
+ *
+ * Positions go in groups of a vector's 16 int32 lanes: 16 positions of a
+ * gray row, 4 of an RGB row (a lane a channel, the fourth idle). One
+ * 64-byte load holds every window of a group where they lie close enough
+ * (reductions to about a third and up with cubic), two where they reach
+ * 128 bytes (lanczos3 to a third); vpermb (vpermt2b) then gives each lane
+ * the bytes of 4 of its taps, and vpdpbusd adds their products with the
+ * weights. The weights q (|q| <= 32767) are
+ * split q = 256 a + b, a and b signed bytes, so two vpdpbusd give
+ * sum q u = 256 sum a u + sum b u exactly in int32: the sums gpuimg.h
+ * defines, as the AVX2 pass's pmaddwd makes them. Per group of 4 RGB
+ * positions that is one load, a vpermb per 4 taps, two vpdpbusd per 4
+ * taps and one store, where the AVX2 pass spends a broadcast, a shuffle,
+ * a pmaddwd and an add on each position's 4 taps. The tables (192 bytes
+ * a group and 4 taps) serve up to GI_RESIZE_QUADS_ROWS rows at once, so
+ * resize.c takes this pass for windows of more than 4 taps alone: with 4
+ * or fewer (enlargements) each source row takes a window's rows alone, and
+ * the tables, read again for each, made a 2x enlargement with cubic
+ * 1.05-1.2x slower than pmaddwd. */
+#ifndef GI_RESIZE_QUADS_H
+#define GI_RESIZE_QUADS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuimg.h"
+
+/* A run of positions [x0, x1): by groups (quads set) or left to the
+ * AVX2 pass. */
+typedef struct {
+    int x0, x1, quads;
+} gi__resize_run;
+
+typedef struct gi__resize_quads gi__resize_quads;
+
+/* The plan of an axis whose trimmed windows (resize.c) start at first[x]
+ * and hold count[x] taps (at most 4 * quads), for rows of ch (1 or 3)
+ * channels and row_bytes bytes: its runs. NULL where the CPU lacks the
+ * instructions, no group fits or memory runs out (the AVX2 pass then
+ * takes the row). */
+gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, const int32_t *first,
+                                        const int32_t *count, int quads, int ch, size_t row_bytes);
+void gi__resize_quads_free(gi__resize_quads *p);
+/* The runs, in order of position, *n of them. */
+const gi__resize_run *gi__resize_quads_runs(const gi__resize_quads *p, int *n);
+/* Source rows read at once at most: each group's tables serve them all. */
+#define GI_RESIZE_QUADS_ROWS 4
+/* h (gpuimg.h, rounded and shifted) of the positions of a run with quads
+ * set, from each of nrows (<= GI_RESIZE_QUADS_ROWS) source rows' bytes
+ * into its out (ch int32 a position). */
+void gi__resize_quads_span(const gi__resize_quads *p, const gi__resize_run *run,
+                           const uint8_t *const *rows, int32_t *const *outs, int nrows);
+
+#endif
