@@ -363,10 +363,11 @@ static void filter_rows(const resize_job *j, band_state *b, int y, int n)
  * the new rows take the slots of rows before the window. */
 static void filter_new_rows(const resize_job *j, band_state *b, int end)
 {
+    const int stop = b->limit > end ? b->limit : end; /* at least one row a round */
     while (b->next < end) {
         int n = GI_RESIZE_QUADS_ROWS;
         if (n > end + j->ahead - b->next) n = end + j->ahead - b->next;
-        if (n > b->limit - b->next) n = b->limit - b->next;
+        if (n > stop - b->next) n = stop - b->next;
         filter_rows(j, b, b->next, n);
         b->next += n;
     }

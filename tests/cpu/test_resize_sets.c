@@ -1,6 +1,7 @@
 /* The CPU resize under the instruction set GPUIMG_CPU_ISA caps it to (one
- * test per set: base, avx2, avx512; a set the CPU lacks falls to a
- * narrower one)
+ * test per set: base, avx2, avx512, which takes the horizontal pass by
+ * quads where the CPU has VBMI, resize_quads.h; a set the CPU lacks falls
+ * to a narrower one)
  * against gpuimg.h's integer formulas computed directly in 64 bits, byte
  * for byte, into poisoned outputs. The cases reach what the vector path
  * depends on: windows of 1 to 5 groups of 4 taps (enlargements, a half,
