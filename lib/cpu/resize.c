@@ -35,8 +35,8 @@ typedef struct {
     const gi_resize_axis *ax, *ay;
     size_t n;            /* samples of an output row (and of a ring row) */
     size_t ring_stride;  /* between ring rows: n and room for a 4-lane store */
-    int ring_rows;       /* a vertical window's taps, and the rows filtered ahead */
-    int ahead;           /* source rows filtered past a window, at most (filter_new_rows) */
+    int ahead;           /* source rows filtered past a window, at most (filter_new_rows);
+                            the ring holds a window's taps and these */
     /* the vector horizontal pass (gray and RGB with AVX2), else NULL: per
      * output position, its taps in groups of 4 (pair_weights) */
     int16_t *pair_q;
@@ -325,7 +325,7 @@ static void filter_pairs(const resize_job *j, band_state *b, const uint8_t *row,
 /* The ring's row for source row y. */
 static int32_t *ring_slot(const resize_job *j, const band_state *b, int y)
 {
-    return b->rows + (size_t)(y % j->ring_rows) * j->ring_stride;
+    return b->rows + (size_t)(y % (j->ay->taps + j->ahead)) * j->ring_stride;
 }
 
 /* h of source rows [y, y + n) (n <= GI_RESIZE_QUADS_ROWS) into their ring
@@ -344,7 +344,7 @@ static void filter_rows(const resize_job *j, band_state *b, int y, int n)
         const gi__resize_run whole = {0, j->ax->n_out, 0},
                              *runs = j->quads ? gi__resize_quads_runs(j->quads, &nruns) : &whole;
         for (int i = 0; i < nruns; i++) {
-            if (runs[i].quads) {
+            if (runs[i].grouped) {
                 gi__resize_quads_span(j->quads, &runs[i], rows, outs, n);
                 continue;
             }
@@ -359,7 +359,7 @@ static void filter_rows(const resize_job *j, band_state *b, int y, int n)
 /* Source rows [b->next, end) into the ring, a few at a time, so that a
  * group's tables serve them at once (resize_quads.c): with them up to
  * j->ahead rows past end, where the band's later windows need every row
- * (resize_job.ahead). The ring holds a window and those (ring_rows), so
+ * (resize_job.ahead). The ring holds a window and those, so
  * the new rows take the slots of rows before the window. */
 static void filter_new_rows(const resize_job *j, band_state *b, int end)
 {
@@ -560,7 +560,7 @@ static int resize_band(void *arg, int y0, int y1)
 {
     const resize_job *j = arg;
     band_state b = {0};
-    b.rows = malloc(sizeof(int32_t) * j->ring_stride * (size_t)j->ring_rows);
+    b.rows = malloc(sizeof(int32_t) * j->ring_stride * (size_t)(j->ay->taps + j->ahead));
     b.limit = j->ay->first[y1 - 1] + j->ay->count[y1 - 1];
     b.sums = malloc(sizeof(int64_t) * j->n);
     b.window = malloc(sizeof(*b.window) * (size_t)j->ay->taps);
@@ -588,7 +588,6 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
     resize_job j = {.src = src, .dst = dst, .ax = ax, .ay = ay};
     j.n = (size_t)dst->width * ch;
     j.ring_stride = j.n + 4;
-    j.ring_rows = ay->taps;
     if (HAVE_PAIR_FILTER && plain && gi__cpu_isa() >= GI__ISA_AVX2) {
         if (trim_windows(&j) != 0 || !(j.pair_q = pair_weights(&j))) {
             free(j.pair_first);
@@ -608,7 +607,6 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
          * gaps between them, nearest's, would have rows filtered that no
          * window reads) */
         if (j.quads && windows_touch(ay)) j.ahead = GI_RESIZE_QUADS_ROWS - 1;
-        j.ring_rows = ay->taps + j.ahead;
         j.wide_lanes = gi__cpu_isa() >= GI__ISA_AVX512;
     }
     const int failed = gi__parallel_rows(gi__cpu_threads(state), dst->height, resize_band, &j);

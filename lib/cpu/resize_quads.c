@@ -40,16 +40,18 @@ static int group_positions(int ch)
     return ch == 1 ? 16 : 4;
 }
 
-/* The bytes from group g's first window's start to its last one's end. */
-static size_t group_reach(const int32_t *first, const int32_t *count, int ch, int g)
+/* The bytes from group g's first window's start to its last one's end,
+ * and into *lo the first window's first position. */
+static size_t group_reach(const int32_t *first, const int32_t *count, int ch, int g, int *lo)
 {
     const int per = group_positions(ch), x0 = g * per;
-    int lo = first[x0], hi = first[x0] + count[x0];
+    int hi = first[x0] + count[x0];
+    *lo = first[x0];
     for (int x = x0; x < x0 + per; x++) {
-        if (first[x] < lo) lo = first[x];
+        if (first[x] < *lo) *lo = first[x];
         if (first[x] + count[x] > hi) hi = first[x] + count[x];
     }
-    return (size_t)(hi - lo) * (size_t)ch;
+    return (size_t)(hi - *lo) * (size_t)ch;
 }
 
 /* Group g's tables from the windows, where they fit: every window's
@@ -59,10 +61,8 @@ static int fill_group(gi__resize_quads *p, const gi_resize_axis *ax, const int32
                       const int32_t *count, int g)
 {
     const int ch = p->ch, per = group_positions(ch), x0 = g * per;
-    int lo = first[x0];
-    for (int x = x0; x < x0 + per; x++)
-        if (first[x] < lo) lo = first[x];
-    if (group_reach(first, count, ch, g) > (p->wide ? 128u : 64u)) return -1;
+    int lo;
+    if (group_reach(first, count, ch, g, &lo) > (p->wide ? 128u : 64u)) return -1;
     p->base[g] = lo * ch;
     uint8_t *t = p->tables + (size_t)g * (size_t)p->quads * QUAD_BYTES;
     memset(t, 0, (size_t)p->quads * QUAD_BYTES); /* idle lanes and taps: byte 0, weight 0 */
@@ -85,15 +85,15 @@ static int fill_group(gi__resize_quads *p, const gi_resize_axis *ax, const int32
 }
 
 /* A run appended, or the last one widened when it is of the same kind. */
-static void add_run(gi__resize_quads *p, int x0, int x1, int quads)
+static void add_run(gi__resize_quads *p, int x0, int x1, int grouped)
 {
     if (x1 <= x0) return;
     gi__resize_run *last = p->nruns ? &p->runs[p->nruns - 1] : NULL;
-    if (last && last->x1 == x0 && (last->quads != 0) == (quads != 0)) {
+    if (last && last->x1 == x0 && last->grouped == grouped) {
         last->x1 = x1;
         return;
     }
-    p->runs[p->nruns++] = (gi__resize_run){x0, x1, quads};
+    p->runs[p->nruns++] = (gi__resize_run){x0, x1, grouped};
 }
 
 void gi__resize_quads_free(gi__resize_quads *p)
@@ -116,8 +116,10 @@ gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, const int32_t 
     p->ch = ch;
     p->quads = quads;
     p->row_bytes = row_bytes;
-    for (int g = 0; g < groups; g++)
-        if (group_reach(first, count, ch, g) > 64) p->wide = 1;
+    for (int g = 0; g < groups; g++) {
+        int lo;
+        if (group_reach(first, count, ch, g, &lo) > 64) p->wide = 1;
+    }
     p->base = malloc(sizeof(int32_t) * (size_t)groups);
     p->tables = aligned_alloc(64, (size_t)groups * (size_t)quads * QUAD_BYTES);
     /* groups alternating with the AVX2 pass make 2 runs each, and a tail */
@@ -130,7 +132,7 @@ gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, const int32_t 
     for (int g = 0; g < groups; g++) {
         const int fits = fill_group(p, ax, first, count, g) == 0;
         fitted += fits;
-        add_run(p, g * per, (g + 1) * per, fits ? quads : 0);
+        add_run(p, g * per, (g + 1) * per, fits);
     }
     add_run(p, groups * per, ax->n_out, 0);
     if (!fitted) {
