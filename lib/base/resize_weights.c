@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gi_error.h"
+#include "resize_axis.h"
 
 static const char *const filter_names[] = {"lanczos3", "lanczos2", "cubic",
                                            "linear",   "area",     "nearest"};
@@ -150,35 +151,58 @@ static int max_taps(int n_in, int n_out, gi_resize_filter filter)
     return taps < n_in ? (int)taps : n_in;
 }
 
-gi_status gi_resize_axis_weights(int n_in, int n_out, gi_resize_filter filter,
-                                 gi_resize_axis *axis)
+gi_status gi__resize_axis_alloc(int n_in, int n_out, gi_resize_filter filter, gi_resize_axis *axis)
 {
     memset(axis, 0, sizeof *axis);
     if (n_in < 1 || n_out < 1 || n_out > GI_RESIZE_MAX_SIDE || (unsigned)filter > GI_RESIZE_NEAREST)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "resize from %d to %d samples with filter %d",
                         n_in, n_out, (int)filter);
     const int taps = max_taps(n_in, n_out, filter);
-    const double scale_in = (double)n_in / n_out;
     axis->n_in = n_in;
     axis->n_out = n_out;
     axis->taps = taps;
     axis->first = malloc(sizeof(int32_t) * (size_t)n_out);
     axis->count = malloc(sizeof(int32_t) * (size_t)n_out);
     axis->q = calloc((size_t)n_out * (size_t)taps, sizeof(int32_t));
-    double *w = malloc(sizeof(double) * (size_t)taps);
-    gi_status st = GI_OK;
-    if (!axis->first || !axis->count || !axis->q || !w)
-        st = gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize weights (%d x %d)", n_out, taps);
-    for (int x = 0; x < n_out && st == GI_OK; x++) {
+    if (axis->first && axis->count && axis->q) return GI_OK;
+    gi_resize_axis_free(axis);
+    return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize weights (%d x %d)", n_out, taps);
+}
+
+int gi__resize_axis_fill(gi_resize_axis *axis, gi_resize_filter filter, int x0, int x1)
+{
+    const double scale_in = (double)axis->n_in / axis->n_out;
+    double *w = malloc(sizeof(double) * (size_t)axis->taps);
+    if (!w) return GI_RESIZE_FILL_NO_MEMORY;
+    int failed = GI_RESIZE_FILL_OK;
+    for (int x = x0; x < x1 && failed == GI_RESIZE_FILL_OK; x++) {
         int first, count;
-        exact_weights(n_in, filter, scale_in, x, w, &first, &count);
+        exact_weights(axis->n_in, filter, scale_in, x, w, &first, &count);
         axis->first[x] = first;
         axis->count[x] = count;
-        if (count > taps || quantize(w, count, axis->q + (size_t)x * taps) != 0)
-            st = gi__fail(GI_ERR_INVALID_ARGUMENT, "resize weights of sample %d of %d -> %d", x,
-                          n_in, n_out);
+        if (count > axis->taps || quantize(w, count, axis->q + (size_t)x * axis->taps) != 0)
+            failed = x;
     }
     free(w);
-    if (st != GI_OK) gi_resize_axis_free(axis);
+    return failed;
+}
+
+gi_status gi__resize_axis_failed(const gi_resize_axis *axis, int failed)
+{
+    if (failed == GI_RESIZE_FILL_NO_MEMORY)
+        return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize weights (%d taps)", axis->taps);
+    return gi__fail(GI_ERR_INVALID_ARGUMENT, "resize weights of sample %d of %d -> %d", failed,
+                    axis->n_in, axis->n_out);
+}
+
+gi_status gi_resize_axis_weights(int n_in, int n_out, gi_resize_filter filter,
+                                 gi_resize_axis *axis)
+{
+    gi_status st = gi__resize_axis_alloc(n_in, n_out, filter, axis);
+    if (st != GI_OK) return st;
+    const int failed = gi__resize_axis_fill(axis, filter, 0, n_out);
+    if (failed == GI_RESIZE_FILL_OK) return GI_OK;
+    st = gi__resize_axis_failed(axis, failed);
+    gi_resize_axis_free(axis);
     return st;
 }

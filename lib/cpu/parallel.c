@@ -33,17 +33,102 @@
 #define CACHE_LINE 64
 #define SPIN_NS 50000L /* 50 us: a few steps' gap, a small share of a core */
 
-typedef struct {
-    alignas(CACHE_LINE) gi__row_fn fn;
+/* A hint to the core that this thread spins (x86 pause, arm yield). */
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* A shared band's rows left: next..end, changed under lock (a thread
+ * taking its next row, or another taking the band's later half), read
+ * without it as a hint. */
+struct gi__row_cursor {
+    atomic_int lock, next, end;
+};
+
+typedef struct band band;
+struct band {
+    alignas(CACHE_LINE) gi__row_fn fn;   /* a band of its own: fn(begin, end) */
+    gi__rows_fn shared_fn;              /* or rows shared: shared_fn(cursor) */
     void *arg;
     int begin, end, result;
+    gi__row_cursor cursor;
+    band *all;                          /* shared: every band of the call... */
+    int bands, min_take;                /* ...how many, and the fewest rows taken */
     atomic_ulong ticket; /* pool: the call whose band this is */
-} band;
+};
+
+static void lock_cursor(gi__row_cursor *c)
+{
+    while (atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&c->lock, memory_order_relaxed)) spin_pause();
+}
+
+static void unlock_cursor(gi__row_cursor *c)
+{
+    atomic_store_explicit(&c->lock, 0, memory_order_release);
+}
+
+int gi__row_next(gi__row_cursor *c)
+{
+    lock_cursor(c);
+    const int y = atomic_load_explicit(&c->next, memory_order_relaxed);
+    const int more = y < atomic_load_explicit(&c->end, memory_order_relaxed);
+    if (more) atomic_store_explicit(&c->next, y + 1, memory_order_relaxed);
+    unlock_cursor(c);
+    return more ? y : -1;
+}
+
+int gi__row_end(gi__row_cursor *c)
+{
+    return atomic_load_explicit(&c->end, memory_order_relaxed);
+}
+
+/* Takes the later half of the band with the most rows left, if it has
+ * min_take or more, as b's rows; 0 when no band has. */
+static int take_rows(band *b)
+{
+    for (;;) {
+        band *most = NULL;
+        int left = b->min_take - 1;
+        for (int t = 0; t < b->bands; t++) {
+            gi__row_cursor *c = &b->all[t].cursor;
+            const int n = atomic_load_explicit(&c->end, memory_order_relaxed) -
+                          atomic_load_explicit(&c->next, memory_order_relaxed);
+            if (n > left) most = &b->all[t], left = n;
+        }
+        if (!most) return 0;
+        gi__row_cursor *c = &most->cursor;
+        lock_cursor(c);
+        const int next = atomic_load_explicit(&c->next, memory_order_relaxed),
+                  end = atomic_load_explicit(&c->end, memory_order_relaxed);
+        /* the band keeps the first half (its rows under way are there) */
+        const int half = next + (end - next + 1) / 2, took = end - next >= b->min_take;
+        if (took) atomic_store_explicit(&c->end, half, memory_order_relaxed);
+        unlock_cursor(c);
+        if (took) {
+            lock_cursor(&b->cursor);
+            atomic_store_explicit(&b->cursor.next, half, memory_order_relaxed);
+            atomic_store_explicit(&b->cursor.end, end, memory_order_relaxed);
+            unlock_cursor(&b->cursor);
+            return 1;
+        }
+    }
+}
 
 static void *run_band(void *p)
 {
     band *b = p;
-    b->result = b->fn(b->arg, b->begin, b->end);
+    if (!b->shared_fn) {
+        b->result = b->fn(b->arg, b->begin, b->end);
+        return NULL;
+    }
+    b->result = b->shared_fn(b->arg, &b->cursor);
+    while (take_rows(b)) b->result |= b->shared_fn(b->arg, &b->cursor);
     return NULL;
 }
 
@@ -75,16 +160,6 @@ static long now_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1000000000L + t.tv_nsec;
-}
-
-/* A hint to the core that this thread spins (x86 pause, arm yield). */
-static inline void spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-    __asm__ __volatile__("yield");
-#endif
 }
 
 /* One pause of a spin that began at start: 0 once SPIN_NS have passed
@@ -153,23 +228,39 @@ static int grow_pool(int want)
     return pool.workers;
 }
 
+/* What a call's bands run: fn over a band of its own, or shared_fn over
+ * rows that threads done with theirs may take (at least min_take). */
+typedef struct {
+    gi__row_fn fn;
+    gi__rows_fn shared_fn;
+    void *arg;
+    int min_take;
+} work;
+
 /* Field by field: a pool slot's ticket is its worker's to watch. */
-static void split(band *bands, int threads, int rows, gi__row_fn fn, void *arg)
+static void split(band *bands, int threads, int rows, const work *w)
 {
     for (int t = 0; t < threads; t++) {
-        bands[t].fn = fn;
-        bands[t].arg = arg;
+        bands[t].fn = w->fn;
+        bands[t].shared_fn = w->shared_fn;
+        bands[t].arg = w->arg;
         bands[t].begin = (int)((long)rows * t / threads);
         bands[t].end = (int)((long)rows * (t + 1) / threads);
         bands[t].result = 0;
+        atomic_store_explicit(&bands[t].cursor.lock, 0, memory_order_relaxed);
+        atomic_store_explicit(&bands[t].cursor.next, bands[t].begin, memory_order_relaxed);
+        atomic_store_explicit(&bands[t].cursor.end, bands[t].end, memory_order_relaxed);
+        bands[t].all = bands;
+        bands[t].bands = threads;
+        bands[t].min_take = w->min_take;
     }
 }
 
-static int pooled(int threads, int rows, gi__row_fn fn, void *arg)
+static int pooled(int threads, int rows, const work *w)
 {
     int workers = grow_pool(threads - 1);
     if (threads > workers + 1) threads = workers + 1; /* a thread limit: fewer bands */
-    split(pool.slots, threads, rows, fn, arg);
+    split(pool.slots, threads, rows, w);
     atomic_store_explicit(&pool.pending, threads - 1, memory_order_relaxed);
     const unsigned long ticket = ++pool.call;
     pthread_mutex_lock(&pool.lock);
@@ -200,7 +291,7 @@ static int pooled(int threads, int rows, gi__row_fn fn, void *arg)
  * heap (on the stack, 256 of a cache line each took 16 KB of the
  * caller's); without memory for them the rows run on this thread alone,
  * so that the work is slower but never fails. */
-static int unpooled(int threads, int rows, gi__row_fn fn, void *arg)
+static int unpooled(int threads, int rows, const work *w)
 {
     band *bands = aligned_alloc(CACHE_LINE, sizeof *bands * (size_t)threads);
     pthread_t *ids = malloc(sizeof *ids * (size_t)threads);
@@ -209,9 +300,12 @@ static int unpooled(int threads, int rows, gi__row_fn fn, void *arg)
         free(bands);
         free(ids);
         free(started);
-        return fn(arg, 0, rows);
+        band one = {0};
+        split(&one, 1, rows, w);
+        run_band(&one);
+        return one.result;
     }
-    split(bands, threads, rows, fn, arg);
+    split(bands, threads, rows, w);
     for (int t = 0; t < threads; t++)
         /* Band 0 runs on this thread; a band whose thread cannot start
          * runs here too, so a thread limit slows the work but never fails it. */
@@ -230,17 +324,33 @@ static int unpooled(int threads, int rows, gi__row_fn fn, void *arg)
     return failed;
 }
 
-int gi__parallel_rows(int threads, int rows, gi__row_fn fn, void *arg)
+static int run_work(int threads, int rows, const work *w)
 {
     if (threads > rows) threads = rows;
     if (threads > MAX_THREADS) threads = MAX_THREADS;
-    if (threads <= 1) return fn(arg, 0, rows);
     int failed;
-    if (pthread_mutex_trylock(&pool.busy) == 0) {
-        failed = pooled(threads, rows, fn, arg);
+    if (threads <= 1) {
+        band one = {0};
+        split(&one, 1, rows, w);
+        run_band(&one);
+        failed = one.result;
+    } else if (pthread_mutex_trylock(&pool.busy) == 0) {
+        failed = pooled(threads, rows, w);
         pthread_mutex_unlock(&pool.busy);
     } else {
-        failed = unpooled(threads, rows, fn, arg);
+        failed = unpooled(threads, rows, w);
     }
     return failed ? -1 : 0;
+}
+
+int gi__parallel_rows(int threads, int rows, gi__row_fn fn, void *arg)
+{
+    const work w = {.fn = fn, .arg = arg};
+    return run_work(threads, rows, &w);
+}
+
+int gi__parallel_rows_shared(int threads, int rows, int min_take, gi__rows_fn fn, void *arg)
+{
+    const work w = {.shared_fn = fn, .arg = arg, .min_take = min_take > 1 ? min_take : 1};
+    return run_work(threads, rows, &w);
 }

@@ -29,6 +29,10 @@
 #define HAVE_PAIR_FILTER 0
 #endif
 
+/* Taps of the horizontal tables below which one thread makes them: about
+ * 25 us of work, a few times a hand-out to the threads. */
+#define PLAN_SHARED_TAPS 8192
+
 typedef struct {
     const gi_image *src;
     gi_image *dst;
@@ -168,24 +172,39 @@ static int trim_windows(resize_job *j)
     return 0;
 }
 
-/* Per position x, its trimmed window's taps as pmaddwd reads them: groups
- * of 4 taps, [q0 q1] x 4 then [q2 q3] x 4; narrow, [q0 q1] x 4 alone, so
- * that positions x and x + 1 make one 256-bit vector. */
-static int16_t *pair_weights(const resize_job *j)
+/* Bytes of a position's taps as pmaddwd reads them (pair_weights). */
+static size_t pair_bytes(const resize_job *j)
+{
+    return (j->narrow ? 8 : (size_t)j->groups * 16) * sizeof(int16_t);
+}
+
+/* Per position x in [x0, x1), its trimmed window's taps as pmaddwd reads
+ * them into the zeroed pair_q: groups of 4 taps, [q0 q1] x 4 then
+ * [q2 q3] x 4; narrow, [q0 q1] x 4 alone, so that positions x and x + 1
+ * make one 256-bit vector. */
+static void pair_weights(const resize_job *j, int x0, int x1)
 {
     const gi_resize_axis *ax = j->ax;
-    const size_t per = j->narrow ? 8 : (size_t)j->groups * 16;
-    int16_t *w = calloc((size_t)ax->n_out * per, sizeof(int16_t));
-    if (!w) return NULL;
-    for (int x = 0; x < ax->n_out; x++) {
+    const size_t per = pair_bytes(j) / sizeof(int16_t);
+    for (int x = x0; x < x1; x++) {
         const int32_t *q = ax->q + (size_t)x * ax->taps + (j->pair_first[x] - ax->first[x]);
         for (int k = 0; k < j->pair_count[x]; k++) {
             /* tap k: group k / 4, half (k / 2) % 2, lane k % 2 of each pair */
-            int16_t *half = w + (size_t)x * per + (size_t)(k / 4) * 16 + (k / 2 % 2) * 8;
+            int16_t *half = j->pair_q + (size_t)x * per + (size_t)(k / 4) * 16 + (k / 2 % 2) * 8;
             for (int c = 0; c < 4; c++) half[2 * c + k % 2] = (int16_t)q[k];
         }
     }
-    return w;
+}
+
+/* The horizontal pass's tables, pmaddwd's and the quads', of units
+ * [u0, u1) of 16 positions (a gray group's, 4 RGB groups'). */
+static int plan_units(void *arg, int u0, int u1)
+{
+    const resize_job *j = arg;
+    const int x0 = u0 * 16, x1 = u1 * 16 < j->ax->n_out ? u1 * 16 : j->ax->n_out;
+    pair_weights(j, x0, x1);
+    if (j->quads) gi__resize_quads_fill(j->quads, j->ax, j->pair_first, j->pair_count, x0, x1);
+    return 0;
 }
 
 #if HAVE_PAIR_FILTER
@@ -556,12 +575,14 @@ static int windows_touch(const gi_resize_axis *a)
     return 1;
 }
 
-static int resize_band(void *arg, int y0, int y1)
+/* The output rows the cursor gives, in order, through one ring. */
+static int resize_band(void *arg, gi__row_cursor *rows)
 {
     const resize_job *j = arg;
     band_state b = {0};
     b.rows = malloc(sizeof(int32_t) * j->ring_stride * (size_t)(j->ay->taps + j->ahead));
-    b.limit = j->ay->first[y1 - 1] + j->ay->count[y1 - 1];
+    const int last = gi__row_end(rows) - 1; /* rows taken from the band lower it, never raise it */
+    b.limit = j->ay->first[last] + j->ay->count[last];
     b.sums = malloc(sizeof(int64_t) * j->n);
     b.window = malloc(sizeof(*b.window) * (size_t)j->ay->taps);
     int ok = b.rows && b.sums && b.window;
@@ -572,7 +593,7 @@ static int resize_band(void *arg, int y0, int y1)
         ok = ok && (b.premultiplied = malloc(sizeof(int32_t) * (size_t)j->src->width *
                                              j->src->channels)) != NULL;
     }
-    for (int y = y0; y < y1 && ok; y++) resize_row(j, &b, y);
+    for (int y; ok && (y = gi__row_next(rows)) >= 0;) resize_row(j, &b, y);
     free(b.rows);
     free(b.premultiplied);
     free(b.padded);
@@ -584,15 +605,14 @@ static int resize_band(void *arg, int y0, int y1)
 gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const gi_resize_axis *ax,
                          const gi_resize_axis *ay)
 {
-    const int ch = src->channels, plain = ch == 1 || ch == 3;
+    const int ch = src->channels, plain = ch == 1 || ch == 3, threads = gi__cpu_threads(state);
     resize_job j = {.src = src, .dst = dst, .ax = ax, .ay = ay};
     j.n = (size_t)dst->width * ch;
     j.ring_stride = j.n + 4;
     if (HAVE_PAIR_FILTER && plain && gi__cpu_isa() >= GI__ISA_AVX2) {
-        if (trim_windows(&j) != 0 || !(j.pair_q = pair_weights(&j))) {
+        if (trim_windows(&j) != 0 || !(j.pair_q = calloc(ax->n_out, pair_bytes(&j)))) {
             free(j.pair_first);
             free(j.pair_count);
-            free(j.pair_q);
             return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize weights");
         }
         /* windows of 4 taps or fewer stay with pmaddwd: a 2x enlargement
@@ -601,6 +621,12 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
         if (j.groups >= 2)
             j.quads = gi__resize_quads_plan(ax, j.pair_first, j.pair_count, j.groups, ch,
                                             (size_t)src->width * ch);
+        /* the tables on the threads where they are large: a reduction to
+         * a third of a 9 MP photo with cubic took 0.1 ms making them on
+         * one, a twentieth of its 2 threads' call */
+        const int shared = (long)ax->n_out * j.groups * 4 >= PLAN_SHARED_TAPS;
+        gi__parallel_rows(shared ? threads : 1, (ax->n_out + 15) / 16, plan_units, &j);
+        if (j.quads) j.quads = gi__resize_quads_finish(j.quads, ax->n_out);
         j.vertical32 = vertical_fits_int32(ax, ay);
         /* rows ahead: where the quads pass batches rows, and every
          * window overlaps or touches the next (a reduction's windows with
@@ -609,7 +635,12 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
         if (j.quads && windows_touch(ay)) j.ahead = GI_RESIZE_QUADS_ROWS - 1;
         j.wide_lanes = gi__cpu_isa() >= GI__ISA_AVX512;
     }
-    const int failed = gi__parallel_rows(gi__cpu_threads(state), dst->height, resize_band, &j);
+    /* bands shared: a thread done early takes rows from one still at
+     * work, where they outweigh its first window's rows (16 threads ended
+     * their equal bands 1.5-2x apart on the H200 machine's Xeon) */
+    const int first_window = (int)(((long)ay->taps * ay->n_out + ay->n_in - 1) / ay->n_in);
+    const int failed =
+        gi__parallel_rows_shared(threads, dst->height, 2 * first_window + 2, resize_band, &j);
     gi__resize_quads_free(j.quads);
     free(j.pair_q);
     free(j.pair_first);

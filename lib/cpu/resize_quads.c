@@ -27,7 +27,9 @@ struct gi__resize_quads {
     int ch, quads;
     int wide;            /* windows reach past a group's first 64 bytes: two loads a group */
     size_t row_bytes;
+    int groups;
     int32_t *base;       /* per group of positions: the byte its load starts at */
+    uint8_t *fits;       /* per group: its tables are filled (else the AVX2 pass takes it) */
     uint8_t *tables;     /* per group: quads * QUAD_BYTES, 64-byte aligned */
     gi__resize_run *runs;
     int nruns;
@@ -100,6 +102,7 @@ void gi__resize_quads_free(gi__resize_quads *p)
 {
     if (!p) return;
     free(p->base);
+    free(p->fits);
     free(p->tables);
     free(p->runs);
     free(p);
@@ -115,26 +118,42 @@ gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, const int32_t 
     if (!p) return NULL;
     p->ch = ch;
     p->quads = quads;
+    p->groups = groups;
     p->row_bytes = row_bytes;
     for (int g = 0; g < groups; g++) {
         int lo;
         if (group_reach(first, count, ch, g, &lo) > 64) p->wide = 1;
     }
     p->base = malloc(sizeof(int32_t) * (size_t)groups);
+    p->fits = malloc((size_t)groups);
     p->tables = aligned_alloc(64, (size_t)groups * (size_t)quads * QUAD_BYTES);
     /* groups alternating with the AVX2 pass make 2 runs each, and a tail */
     p->runs = malloc(sizeof(gi__resize_run) * (2 * (size_t)groups + 1));
-    if (!p->base || !p->tables || !p->runs) {
+    if (!p->base || !p->fits || !p->tables || !p->runs) {
         gi__resize_quads_free(p);
         return NULL;
     }
+    return p;
+}
+
+void gi__resize_quads_fill(gi__resize_quads *p, const gi_resize_axis *ax, const int32_t *first,
+                           const int32_t *count, int x0, int x1)
+{
+    const int per = group_positions(p->ch);
+    const int g1 = (x1 + per - 1) / per < p->groups ? (x1 + per - 1) / per : p->groups;
+    for (int g = (x0 + per - 1) / per; g < g1; g++)
+        p->fits[g] = fill_group(p, ax, first, count, g) == 0;
+}
+
+gi__resize_quads *gi__resize_quads_finish(gi__resize_quads *p, int n_out)
+{
+    const int per = group_positions(p->ch);
     int fitted = 0;
-    for (int g = 0; g < groups; g++) {
-        const int fits = fill_group(p, ax, first, count, g) == 0;
-        fitted += fits;
-        add_run(p, g * per, (g + 1) * per, fits);
+    for (int g = 0; g < p->groups; g++) {
+        fitted += p->fits[g];
+        add_run(p, g * per, (g + 1) * per, p->fits[g]);
     }
-    add_run(p, groups * per, ax->n_out, 0);
+    add_run(p, p->groups * per, n_out, 0);
     if (!fitted) {
         gi__resize_quads_free(p);
         return NULL;

@@ -38,11 +38,17 @@ typedef struct gi__resize_quads gi__resize_quads;
 
 /* The plan of an axis whose trimmed windows (resize.c) start at first[x]
  * and hold count[x] taps (at most 4 * quads), for rows of ch (1 or 3)
- * channels and row_bytes bytes: its runs. NULL where the CPU lacks the
- * instructions, no group fits or memory runs out (the AVX2 pass then
- * takes the row). */
+ * channels and row_bytes bytes, in three steps: gi__resize_quads_plan
+ * allocates it (NULL where the CPU lacks the instructions or memory runs
+ * out: the AVX2 pass then takes the rows); gi__resize_quads_fill makes
+ * the tables of the groups that start at positions [x0, x1), on any
+ * thread, once for every position; gi__resize_quads_finish makes the
+ * runs, and frees the plan and gives NULL where no group fits. */
 gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, const int32_t *first,
                                         const int32_t *count, int quads, int ch, size_t row_bytes);
+void gi__resize_quads_fill(gi__resize_quads *p, const gi_resize_axis *ax, const int32_t *first,
+                           const int32_t *count, int x0, int x1);
+gi__resize_quads *gi__resize_quads_finish(gi__resize_quads *p, int n_out);
 void gi__resize_quads_free(gi__resize_quads *p);
 /* The runs, in order of position, *n of them. */
 const gi__resize_run *gi__resize_quads_runs(const gi__resize_quads *p, int *n);

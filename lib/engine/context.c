@@ -44,8 +44,7 @@ void gi__context_set_cpu_threads(gi_context *ctx, int threads)
     if (ctx->cpu_ops) gi__cpu_backend_set_threads(ctx->cpu_state, threads);
 }
 
-/* The threads the CPU backend will run, as it counts them. */
-static int cpu_thread_count(const gi_context *ctx)
+int gi__context_cpu_threads(const gi_context *ctx)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return ctx->cpu_threads > 0 ? ctx->cpu_threads : cores < 1 ? 1 : cores > 256 ? 256 : (int)cores;
@@ -56,7 +55,7 @@ static int cpu_thread_count(const gi_context *ctx)
 static int cpu_lanes_of(const gi_context *ctx)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int lanes = cores > 0 ? (int)(cores / cpu_thread_count(ctx)) : 1;
+    int lanes = cores > 0 ? (int)(cores / gi__context_cpu_threads(ctx)) : 1;
     return lanes < 1 ? 1 : lanes;
 }
 
@@ -152,7 +151,7 @@ static gi__run route_job(gi_context *ctx, const gi__plan_job *job, double ready_
     gi__plan_input in = {
         .job = *job,
         .images = ctx->images_left,
-        .cpu_threads = cpu_thread_count(ctx),
+        .cpu_threads = gi__context_cpu_threads(ctx),
         .cuda = ctx->cuda,
         .since_start_ms = ctx->cuda == GI__CUDA_STARTING ? gi__now_ms() - ctx->start_began_ms : 0,
         .ready_in_ms = ready_in_ms,
@@ -218,7 +217,7 @@ void gi__context_jpeg_route(const gi_context *ctx, gi__jpeg_route *route)
     const gi__route_engine engine = {
         .requested = ctx->requested,
         .cuda_planned = ctx->plan_says_cuda || ctx->cuda == GI__CUDA_READY,
-        .cores = cpu_thread_count(ctx), .lanes = 1, .pipelined = ctx->pipelined};
+        .cores = gi__context_cpu_threads(ctx), .lanes = 1, .pipelined = ctx->pipelined};
     gi__route_jpeg(&engine, route);
 }
 

@@ -65,6 +65,9 @@ void gi__context_jpeg_route(const gi_context *ctx, struct gi__jpeg_route *route)
 /* The CPU threads of ctx's operations from now on (0: one per core):
  * a context lent to a batch takes the batch's share of the cores. */
 void gi__context_set_cpu_threads(gi_context *ctx, int threads);
+/* The threads the CPU backend runs, as it counts them (work on the host
+ * for either backend, such as the resize weights, shares them too). */
+int gi__context_cpu_threads(const gi_context *ctx);
 /* Before gi_context_plan_hint: the images come as JPEG files (in) and
  * leave as JPEG files (out), so that the start pins no staging buffer for
  * their pixels: on CUDA they cross the bus compressed (jpeg_deferred.h,

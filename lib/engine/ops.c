@@ -14,6 +14,7 @@
 #include "base/op_size.h"
 #include "ops.h"
 #include "plan_job.h"
+#include "resize_axes.h"
 #include "route.h"
 
 /* Runs call on one backend and records where the time went. */
@@ -117,12 +118,16 @@ static gi_status check_destination(const gi_image *src, const gi_image *dst, int
     return GI_OK;
 }
 
-static gi_status check_output(const gi_op *op, const gi_image *src, const gi_image *dst)
-{
-    int w, h, ch;
-    gi__op_output_size(op, src, &w, &h, &ch);
-    return check_destination(src, dst, w, h, ch);
-}
+/* A step's call and what resolving it allocated. */
+typedef struct {
+    gi__op_call call;
+    int32_t *weights;         /* owned: blur weights */
+    gi_convolve_weights *mask; /* owned: quantized convolution mask */
+    gi_resize_axis axis_x, axis_y; /* owned: resize weights */
+    gi_op op;                 /* the parameters the call points into */
+} resolved_op;
+
+static void release_op(resolved_op *r);
 
 static gi_status check_border(gi_border b)
 {
@@ -131,7 +136,7 @@ static gi_status check_border(gi_border b)
     return GI_OK;
 }
 
-static gi_status resolve_blur(gi__resolved_op *r)
+static gi_status resolve_blur(resolved_op *r)
 {
     const gi_blur_params *p = &r->op.blur;
     int radius = gi_blur_radius(p);
@@ -146,7 +151,7 @@ static gi_status resolve_blur(gi__resolved_op *r)
     return gi_blur_weights(p, r->weights);
 }
 
-static gi_status resolve_sobel(gi__resolved_op *r)
+static gi_status resolve_sobel(resolved_op *r)
 {
     const gi_sobel_params *p = &r->op.sobel;
     r->call.sobel = p;
@@ -154,7 +159,7 @@ static gi_status resolve_sobel(gi__resolved_op *r)
     return GI_OK;
 }
 
-static gi_status resolve_convolve(gi__resolved_op *r)
+static gi_status resolve_convolve(resolved_op *r)
 {
     r->mask = malloc(sizeof *r->mask);
     if (!r->mask) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate convolution weights");
@@ -164,7 +169,8 @@ static gi_status resolve_convolve(gi__resolved_op *r)
     return gi_convolve_quantize_depth(&r->op.convolve, depth, r->mask);
 }
 
-static gi_status resolve_resize(gi__resolved_op *r)
+/* threads: the CPU threads its weights may take */
+static gi_status resolve_resize(resolved_op *r, int threads)
 {
     const gi_resize_params *p = &r->op.resize;
     const gi_image *src = r->call.src, *dst = r->call.dst;
@@ -178,14 +184,13 @@ static gi_status resolve_resize(gi__resolved_op *r)
                          src->height * p->scale >= GI_RESIZE_MAX_SIDE + 0.5))
         return gi__fail(GI_ERR_TOO_LARGE, "resize of %dx%d by %g: sides are at most %d",
                         src->width, src->height, p->scale, GI_RESIZE_MAX_SIDE);
-    gi_status st = gi_resize_axis_weights(src->width, dst->width, p->filter, &r->axis_x);
-    if (st == GI_OK) st = gi_resize_axis_weights(src->height, dst->height, p->filter, &r->axis_y);
+    gi_status st = gi__resize_axes(src, dst, p->filter, threads, &r->axis_x, &r->axis_y);
     r->call.axis_x = &r->axis_x;
     r->call.axis_y = &r->axis_y;
     return st;
 }
 
-static gi_status resolve_crop(gi__resolved_op *r)
+static gi_status resolve_crop(resolved_op *r)
 {
     const gi_crop_params *p = &r->op.crop;
     const gi_image *src = r->call.src;
@@ -197,7 +202,7 @@ static gi_status resolve_crop(gi__resolved_op *r)
     return GI_OK;
 }
 
-static gi_status resolve_kind(gi__resolved_op *r)
+static gi_status resolve_kind(resolved_op *r, int threads)
 {
     static const char *const names[] = {"blur", "sobel", "transform", "hist", "convolve",
                                         "resize", "crop"};
@@ -206,7 +211,7 @@ static gi_status resolve_kind(gi__resolved_op *r)
     case GI_OP_BLUR: return resolve_blur(r);
     case GI_OP_SOBEL: return resolve_sobel(r);
     case GI_OP_CONVOLVE: return resolve_convolve(r);
-    case GI_OP_RESIZE: return resolve_resize(r);
+    case GI_OP_RESIZE: return resolve_resize(r, threads);
     case GI_OP_CROP: return resolve_crop(r);
     case GI_OP_TRANSFORM:
         r->call.transform = r->op.transform;
@@ -248,9 +253,10 @@ static gi_status check_params(const gi_op *op)
     return GI_OK;
 }
 
-/* Resolves op's parameters for a step whose images are already checked. */
+/* Resolves op's parameters for a step whose images are already checked,
+ * on up to `threads` CPU threads. */
 static gi_status resolve_step(const gi_op *op, const gi_image *src, gi_image *dst,
-                              gi_histogram *hist, gi__resolved_op *r)
+                              gi_histogram *hist, int threads, resolved_op *r)
 {
     memset(r, 0, sizeof *r);
     r->op = *op;
@@ -263,23 +269,12 @@ static gi_status resolve_step(const gi_op *op, const gi_image *src, gi_image *ds
                                 : op->kind == GI_OP_CONVOLVE ? op->convolve.border
                                                              : (gi_border){0, 0});
     if (st == GI_OK) st = check_params(op);
-    if (st == GI_OK) st = resolve_kind(r);
-    if (st != GI_OK) gi__release_op(r);
+    if (st == GI_OK) st = resolve_kind(r, threads);
+    if (st != GI_OK) release_op(r);
     return st;
 }
 
-gi_status gi__resolve_op(const gi_op *op, const gi_image *src, gi_image *dst, gi_histogram *hist,
-                         gi__resolved_op *r)
-{
-    memset(r, 0, sizeof *r);
-    gi_status st = gi__check_image(src, "source");
-    if (st == GI_OK && op->kind != GI_OP_HIST) st = check_output(op, src, dst);
-    if (st == GI_OK && op->kind == GI_OP_HIST && !hist)
-        st = gi__fail(GI_ERR_INVALID_ARGUMENT, "no histogram to fill");
-    return st == GI_OK ? resolve_step(op, src, dst, hist, r) : st;
-}
-
-void gi__release_op(gi__resolved_op *r)
+static void release_op(resolved_op *r)
 {
     free(r->weights);
     free(r->mask);
@@ -293,7 +288,7 @@ void gi__release_op(gi__resolved_op *r)
 
 /* The steps of a chain, resolved, and the sizes of the images between them. */
 typedef struct {
-    gi__resolved_op resolved[GI_MAX_STEPS];
+    resolved_op resolved[GI_MAX_STEPS];
     gi__op_call calls[GI_MAX_STEPS];
     gi_image between[GI_MAX_STEPS]; /* sizes only: the backend holds the pixels */
     int n;
@@ -301,15 +296,17 @@ typedef struct {
 
 static void release_plan(chain_plan *p)
 {
-    for (int i = 0; i < p->n; i++) gi__release_op(&p->resolved[i]);
+    for (int i = 0; i < p->n; i++) release_op(&p->resolved[i]);
 }
 
 /* Checks the chain's ends and resolves every step; src and dst are in the
  * caller's memory, but for a source whose pixels the backend will make
  * (a JPEG's coefficients) and a result that comes back as a file
- * (jpeg_out): they give their sizes only. */
+ * (jpeg_out): they give their sizes only. threads: the CPU threads the
+ * steps' own host work may take (the context's). */
 static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_op *steps, int n,
-                            gi_image *dst, int dst_size_only, gi_histogram *hist, chain_plan *p)
+                            gi_image *dst, int dst_size_only, gi_histogram *hist, int threads,
+                            chain_plan *p)
 {
     int w, h, ch;
     p->n = 0;
@@ -332,7 +329,7 @@ static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_
             out->stride = (size_t)out->width * out->channels * (size_t)gi_image_sample_bytes(out);
         }
         st = resolve_step(&steps[i], in, steps[i].kind == GI_OP_HIST ? NULL : out,
-                          steps[i].kind == GI_OP_HIST ? hist : NULL, &p->resolved[i]);
+                          steps[i].kind == GI_OP_HIST ? hist : NULL, threads, &p->resolved[i]);
         if (st == GI_OK) p->calls[p->n++] = p->resolved[i].call;
         in = out;
     }
@@ -361,7 +358,7 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
 {
     const int to_jpeg = dst_where == GI__HOST && result_as_jpeg(jpeg_out, steps, n);
     chain_plan plan;
-    gi_status st = plan_chain(src, 0, steps, n, dst, to_jpeg, hist, &plan);
+    gi_status st = plan_chain(src, 0, steps, n, dst, to_jpeg, hist, gi__context_cpu_threads(ctx), &plan);
     if (st != GI_OK) return st;
     const gi__chain chain = {plan.calls, plan.n, src_where, dst_where, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);
@@ -409,7 +406,8 @@ gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *
     const gi_image size = gi__jpeg_decoded_size(c);
     const int to_jpeg = result_as_jpeg(jpeg_out, steps, n);
     chain_plan plan;
-    gi_status st = plan_chain(&size, 1, steps, n, dst, to_jpeg, hist, &plan);
+    gi_status st = plan_chain(&size, 1, steps, n, dst, to_jpeg, hist, gi__context_cpu_threads(ctx),
+                              &plan);
     if (st != GI_OK) return st;
     const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);

@@ -1,25 +1,9 @@
-/* Turning a gi_op into a checked gi__op_call, shared by the operation entry
- * points (ops.c) and the benchmarks (bench.c). */
+/* The operations' checks and dispatch that other engine files share (ops.c). */
 #ifndef GI_OPS_H
 #define GI_OPS_H
 
 #include "backend/backend.h"
 #include "device_plan.h"
-
-typedef struct {
-    gi__op_call call;
-    int32_t *weights;         /* owned: blur weights */
-    gi_convolve_weights *mask; /* owned: quantized convolution mask */
-    gi_resize_axis axis_x, axis_y; /* owned: resize weights */
-    gi_op op;                 /* the parameters the call points into */
-} gi__resolved_op;
-
-/* Validates op against src and dst (or hist for GI_OP_HIST) and fills r.
- * The output image must already have the size gi__op_output_size gives
- * (op_size.h). */
-gi_status gi__resolve_op(const gi_op *op, const gi_image *src, gi_image *dst, gi_histogram *hist,
-                         gi__resolved_op *r);
-void gi__release_op(gi__resolved_op *r);
 
 /* GI_OK when img has pixels, a size, 1..4 channels and a long enough
  * stride; `role` ("source") names it in the error. */

@@ -8,7 +8,7 @@
  * a third, 2/5, 100:1), the positions at a row's end whose loads read a
  * copy of the row, odd widths, and 1x1, 1xN and Nx1 images; every filter,
  * 1-4 channels (gray and RGB take the vector path, the rest check the
- * scalar one beside it). */
+ * scalar one beside it); on 2 threads and on 7. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -102,7 +102,9 @@ static void binarize(gi_image *img)
 int main(void)
 {
     th_seed();
-    gi_context *ctx = ti_cpu_context(2);
+    /* 2 threads, and 7: bands of a few rows, which threads done early
+     * take from others (gi__parallel_rows_shared) */
+    gi_context *ctxs[2] = {ti_cpu_context(2), ti_cpu_context(7)};
     static const int sizes[][2] = {{1, 1},   {1, 7},   {7, 1},    {2, 3},   {13, 17},
                                    {97, 31}, {300, 7}, {7, 300},  {257, 9}, {1000, 3}};
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
@@ -120,9 +122,11 @@ int main(void)
                                    {th_rand_int(1, 2 * w), th_rand_int(1, 2 * h)}};
             for (size_t o = 0; o < sizeof outs / sizeof *outs; o++)
                 for (int f = 0; f <= GI_RESIZE_NEAREST; f++)
-                    check_resize(ctx, &src, outs[o][0], outs[o][1], (gi_resize_filter)f);
+                    for (int c = 0; c < 2; c++)
+                        check_resize(ctxs[c], &src, outs[o][0], outs[o][1], (gi_resize_filter)f);
             ti_free(&src);
         }
-    gi_context_destroy(ctx);
+    gi_context_destroy(ctxs[0]);
+    gi_context_destroy(ctxs[1]);
     return th_finish();
 }

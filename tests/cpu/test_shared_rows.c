@@ -1,0 +1,95 @@
+/* gi__parallel_rows_shared (lib/cpu/cpu_parallel.h): every row is given
+ * exactly once, each call's rows come in increasing order, and a thread
+ * done with its band takes rows from a slow one (one band sleeps on each
+ * row, so the others must take its rows for the work to end in time);
+ * from the pool, and from threads of their own when the pool is busy (a
+ * call made inside another). */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "harness.h"
+#include "cpu/cpu_parallel.h"
+
+#define MAX_ROWS 2000
+
+typedef struct {
+    atomic_int seen[MAX_ROWS];
+    atomic_int calls, out_of_order, slow_rows;
+    int slow_below; /* rows below this sleep (the first band's) */
+} job;
+
+static void nap_us(long us)
+{
+    struct timespec t = {0, us * 1000};
+    nanosleep(&t, NULL);
+}
+
+static int visit(void *arg, gi__row_cursor *rows)
+{
+    job *j = arg;
+    atomic_fetch_add(&j->calls, 1);
+    int last = -1;
+    for (int y; (y = gi__row_next(rows)) >= 0;) {
+        if (y <= last || y >= gi__row_end(rows) + 1) atomic_fetch_add(&j->out_of_order, 1);
+        last = y;
+        atomic_fetch_add(&j->seen[y], 1);
+        if (y < j->slow_below) {
+            atomic_fetch_add(&j->slow_rows, 1);
+            nap_us(200);
+        }
+    }
+    return 0;
+}
+
+/* One call: its rows each seen once, in order; returns the calls made. */
+static int check_call(int threads, int rows, int min_take, int slow_below, const char *how)
+{
+    job *j = calloc(1, sizeof *j);
+    j->slow_below = slow_below;
+    const int r = gi__parallel_rows_shared(threads, rows, min_take, visit, j);
+    int wrong = 0;
+    for (int y = 0; y < rows; y++) wrong += atomic_load(&j->seen[y]) != 1;
+    th_check(r == 0 && wrong == 0 && atomic_load(&j->out_of_order) == 0,
+             "%s: %d threads, %d rows, min_take %d: %d rows not seen once, %d out of order", how,
+             threads, rows, min_take, wrong, atomic_load(&j->out_of_order));
+    const int calls = atomic_load(&j->calls);
+    free(j);
+    return calls;
+}
+
+/* With the first band's rows slow, the others take most of them. */
+static void check_taking(int threads, const char *how)
+{
+    const int rows = 400, band = rows / threads;
+    job *j = calloc(1, sizeof *j);
+    j->slow_below = band;
+    gi__parallel_rows_shared(threads, rows, 2, visit, j);
+    /* alone the first band would sleep on all of its rows */
+    th_check(atomic_load(&j->calls) > threads && atomic_load(&j->slow_rows) == band,
+             "%s: %d threads: %d calls for %d bands (rows taken from the slow band)", how,
+             threads, atomic_load(&j->calls), threads);
+    free(j);
+}
+
+static int nested(void *arg, int begin, int end)
+{
+    (void)arg;
+    (void)begin;
+    (void)end;
+    check_call(4, 997, 3, 0, "nested");
+    check_taking(4, "nested");
+    return 0;
+}
+
+int main(void)
+{
+    const int threads[] = {1, 2, 3, 8, 16}, rows[] = {1, 2, 7, 100, 1999};
+    for (int t = 0; t < 5; t++)
+        for (int r = 0; r < 5; r++)
+            for (int m = 1; m <= 8; m *= 8) check_call(threads[t], rows[r], m, 0, "pool");
+    for (int t = 2; t <= 16; t *= 2) check_taking(t, "pool");
+    /* the pool busy with this call: the inner calls start threads */
+    gi__parallel_rows(2, 2, nested, NULL);
+    return th_finish();
+}
