@@ -44,6 +44,10 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
 /* ...and of a 16-bit image (resize16.c). */
 gi_status gi__cpu_resize16(void *state, const gi_image *src, gi_image *dst,
                            const gi_resize_axis *ax, const gi_resize_axis *ay);
+/* The fewest output rows a thread takes from another's band (both
+ * resizes share their bands, gi__parallel_rows_shared): twice what its
+ * first window's source rows cost, in output rows of that axis. */
+int gi__resize_rows_taken(const gi_resize_axis *ay);
 gi_status gi__cpu_crop(void *state, const gi_image *src, gi_image *dst, int x0, int y0);
 gi_status gi__cpu_compare(void *state, const gi__compare_call *c, gi__compare_sums *sums);
 /* SSIM's per-row sums into c->row_ssim (ssim.c) on up to `threads`

@@ -575,6 +575,12 @@ static int windows_touch(const gi_resize_axis *a)
     return 1;
 }
 
+int gi__resize_rows_taken(const gi_resize_axis *ay)
+{
+    const long first_window = ((long)ay->taps * ay->n_out + ay->n_in - 1) / ay->n_in;
+    return (int)(2 * first_window + 2);
+}
+
 /* The output rows the cursor gives, in order, through one ring. */
 static int resize_band(void *arg, gi__row_cursor *rows)
 {
@@ -636,11 +642,10 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
         j.wide_lanes = gi__cpu_isa() >= GI__ISA_AVX512;
     }
     /* bands shared: a thread done early takes rows from one still at
-     * work, where they outweigh its first window's rows (16 threads ended
-     * their equal bands 1.5-2x apart on the H200 machine's Xeon) */
-    const int first_window = (int)(((long)ay->taps * ay->n_out + ay->n_in - 1) / ay->n_in);
-    const int failed =
-        gi__parallel_rows_shared(threads, dst->height, 2 * first_window + 2, resize_band, &j);
+     * work (16 threads ended equal bands 1.5-2x apart on the H200
+     * machine's Xeon) */
+    const int failed = gi__parallel_rows_shared(threads, dst->height, gi__resize_rows_taken(ay),
+                                                resize_band, &j);
     gi__resize_quads_free(j.quads);
     free(j.pair_q);
     free(j.pair_first);

@@ -107,7 +107,8 @@ static void resize_row16(const resize16_job *j, band16 *b, int y)
                  j->src->channels);
 }
 
-static int resize16_band(void *arg, int y0, int y1)
+/* The output rows the cursor gives, in order, through one ring. */
+static int resize16_band(void *arg, gi__row_cursor *rows)
 {
     const resize16_job *j = arg;
     const size_t n = (size_t)j->dst->width * j->src->channels;
@@ -115,7 +116,7 @@ static int resize16_band(void *arg, int y0, int y1)
                 malloc(sizeof(int64_t) * (size_t)j->src->width * j->src->channels),
                 malloc(sizeof(int64_t) * n), 0};
     int ok = b.rows && b.u && b.sums;
-    for (int y = y0; y < y1 && ok; y++) resize_row16(j, &b, y);
+    for (int y; ok && (y = gi__row_next(rows)) >= 0;) resize_row16(j, &b, y);
     free(b.rows);
     free(b.u);
     free(b.sums);
@@ -126,7 +127,8 @@ gi_status gi__cpu_resize16(void *state, const gi_image *src, gi_image *dst,
                            const gi_resize_axis *ax, const gi_resize_axis *ay)
 {
     resize16_job j = {src, dst, ax, ay};
-    if (gi__parallel_rows(gi__cpu_threads(state), dst->height, resize16_band, &j))
+    if (gi__parallel_rows_shared(gi__cpu_threads(state), dst->height, gi__resize_rows_taken(ay),
+                                 resize16_band, &j))
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize row buffers");
     return GI_OK;
 }
