@@ -25,6 +25,7 @@
 
 struct gi__resize_quads {
     int ch, quads;
+    int per;             /* positions a group holds */
     int wide;            /* windows reach past a group's first 64 bytes: two loads a group */
     size_t row_bytes;
     int groups;
@@ -35,18 +36,13 @@ struct gi__resize_quads {
     int nruns;
 };
 
-/* Positions a group holds: a lane each, or a lane a channel (RGB, the
- * fourth idle). */
-static int group_positions(int ch)
-{
-    return ch == 1 ? 16 : 4;
-}
-
 /* The bytes from group g's first window's start to its last one's end,
- * and into *lo the first window's first position. */
-static size_t group_reach(const int32_t *first, const int32_t *count, int ch, int g, int *lo)
+ * for groups of per positions, and into *lo the first window's first
+ * position. */
+static size_t group_reach(const int32_t *first, const int32_t *count, int ch, int per, int g,
+                          int *lo)
 {
-    const int per = group_positions(ch), x0 = g * per;
+    const int x0 = g * per;
     int hi = first[x0] + count[x0];
     *lo = first[x0];
     for (int x = x0; x < x0 + per; x++) {
@@ -56,15 +52,27 @@ static size_t group_reach(const int32_t *first, const int32_t *count, int ch, in
     return (size_t)(hi - *lo) * (size_t)ch;
 }
 
+/* The most bytes a group of per positions reaches. */
+static size_t widest_group(const int32_t *first, const int32_t *count, int n_out, int ch, int per)
+{
+    size_t most = 0;
+    for (int g = 0; g < n_out / per; g++) {
+        int lo;
+        const size_t reach = group_reach(first, count, ch, per, g, &lo);
+        if (reach > most) most = reach;
+    }
+    return most;
+}
+
 /* Group g's tables from the windows, where they fit: every window's
  * bytes within the 64 (wide: 128) from the group's first and every
  * weight's a in a signed byte. 0, or -1 where they do not fit. */
 static int fill_group(gi__resize_quads *p, const gi_resize_axis *ax, const int32_t *first,
                       const int32_t *count, int g)
 {
-    const int ch = p->ch, per = group_positions(ch), x0 = g * per;
+    const int ch = p->ch, per = p->per, x0 = g * per;
     int lo;
-    if (group_reach(first, count, ch, g, &lo) > (p->wide ? 128u : 64u)) return -1;
+    if (group_reach(first, count, ch, per, g, &lo) > (p->wide ? 128u : 64u)) return -1;
     p->base[g] = lo * ch;
     uint8_t *t = p->tables + (size_t)g * (size_t)p->quads * QUAD_BYTES;
     memset(t, 0, (size_t)p->quads * QUAD_BYTES); /* idle lanes and taps: byte 0, weight 0 */
@@ -75,8 +83,8 @@ static int fill_group(gi__resize_quads *p, const gi_resize_axis *ax, const int32
             if (a < -128 || a > 127) return -1;
             uint8_t *quad = t + (size_t)(k / 4) * QUAD_BYTES;
             for (int c = 0; c < ch; c++) {
-                /* lane (x - x0) * (ch == 1 ? 1 : 4) + c, its byte k % 4 */
-                const int at = ((x - x0) * (ch == 1 ? 1 : 4) + c) * 4 + k % 4;
+                /* lane (x - x0) * ch + c, its byte k % 4 */
+                const int at = ((x - x0) * ch + c) * 4 + k % 4;
                 quad[at] = (uint8_t)((first[x] + k) * ch + c - lo * ch);
                 quad[64 + at] = (uint8_t)(int8_t)a;
                 quad[128 + at] = (uint8_t)(int8_t)b;
@@ -112,18 +120,21 @@ gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, const int32_t 
                                         const int32_t *count, int quads, int ch, size_t row_bytes)
 {
     if (!HAVE_QUADS || !gi__cpu_byte_permute() || (ch != 1 && ch != 3)) return NULL;
-    const int per = group_positions(ch), groups = ax->n_out / per;
+    /* gray: 16 positions a group; RGB: 5 (15 lanes; with 4 a reduction
+     * to a third took 1.13-1.18x the time with linear and lanczos3, and
+     * with cubic, one load a group where 5 need two, as long) */
+    const int per = ch == 1 ? 16 : 5;
+    const size_t widest = widest_group(first, count, ax->n_out, ch, per);
+    const int groups = ax->n_out / per;
     if (groups == 0) return NULL;
     gi__resize_quads *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->ch = ch;
     p->quads = quads;
+    p->per = per;
     p->groups = groups;
     p->row_bytes = row_bytes;
-    for (int g = 0; g < groups; g++) {
-        int lo;
-        if (group_reach(first, count, ch, g, &lo) > 64) p->wide = 1;
-    }
+    p->wide = widest > 64;
     p->base = malloc(sizeof(int32_t) * (size_t)groups);
     p->fits = malloc((size_t)groups);
     p->tables = aligned_alloc(64, (size_t)groups * (size_t)quads * QUAD_BYTES);
@@ -139,7 +150,7 @@ gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, const int32_t 
 void gi__resize_quads_fill(gi__resize_quads *p, const gi_resize_axis *ax, const int32_t *first,
                            const int32_t *count, int x0, int x1)
 {
-    const int per = group_positions(p->ch);
+    const int per = p->per;
     const int g1 = (x1 + per - 1) / per < p->groups ? (x1 + per - 1) / per : p->groups;
     for (int g = (x0 + per - 1) / per; g < g1; g++)
         p->fits[g] = fill_group(p, ax, first, count, g) == 0;
@@ -147,7 +158,7 @@ void gi__resize_quads_fill(gi__resize_quads *p, const gi_resize_axis *ax, const 
 
 gi__resize_quads *gi__resize_quads_finish(gi__resize_quads *p, int n_out)
 {
-    const int per = group_positions(p->ch);
+    const int per = p->per;
     int fitted = 0;
     for (int g = 0; g < p->groups; g++) {
         fitted += p->fits[g];
@@ -180,9 +191,9 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
     span_groups(const gi__resize_quads *p, const gi__resize_run *run, const uint8_t *const *rows,
                 int32_t *const *outs, int nrows, const int ch, const int fixed_quads, const int wide)
 {
-    const int quads = fixed_quads ? fixed_quads : p->quads, per = group_positions(ch);
-    /* RGB: lanes 4p + c to 3p + c, the idle ones last */
-    const __m512i compact = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15);
+    const int quads = fixed_quads ? fixed_quads : p->quads, per = p->per;
+    /* lanes 3p + c of RGB's positions, the rest idle */
+    const __mmask16 used = (__mmask16)((1u << (per * ch)) - 1);
     const __m512i round = _mm512_set1_epi32(32);
     for (int g = run->x0 / per; g < run->x1 / per; g++) {
         const size_t at = (size_t)p->base[g];
@@ -209,8 +220,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
             if (ch == 1)
                 _mm512_storeu_si512(outs[r] + (size_t)g * 16, h);
             else
-                _mm512_mask_storeu_epi32(outs[r] + (size_t)g * 12, 0x0FFF,
-                                         _mm512_permutexvar_epi32(compact, h));
+                _mm512_mask_storeu_epi32(outs[r] + (size_t)g * per * 3, used, h);
         }
     }
 }

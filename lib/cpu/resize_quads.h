@@ -3,7 +3,8 @@
  * Zen 4 on).
  *
  * Positions go in groups of a vector's 16 int32 lanes: 16 positions of a
- * gray row, 4 of an RGB row (a lane a channel, the fourth idle). One
+ * gray row, 5 of an RGB row (a lane a channel, lane 3 p + c, the last
+ * idle). One
  * 64-byte load holds every window of a group where they lie close enough
  * (reductions to about a third and up with cubic), two where they reach
  * 128 bytes (lanczos3 to a third); vpermb (vpermt2b) then gives each lane
@@ -11,7 +12,7 @@
  * weights. The weights q (|q| <= 32767) are
  * split q = 256 a + b, a and b signed bytes, so two vpdpbusd give
  * sum q u = 256 sum a u + sum b u exactly in int32: the sums gpuimg.h
- * defines, as the AVX2 pass's pmaddwd makes them. Per group of 4 RGB
+ * defines, as the AVX2 pass's pmaddwd makes them. Per group of 5 RGB
  * positions that is one load, a vpermb per 4 taps, two vpdpbusd per 4
  * taps and one store, where the AVX2 pass spends a broadcast, a shuffle,
  * a pmaddwd and an add on each position's 4 taps. The tables (192 bytes
