@@ -11,26 +11,30 @@ typedef int (*gi__row_fn)(void *arg, int begin, int end);
  * thread count gives the same bytes. Returns -1 if any band failed. */
 int gi__parallel_rows(int threads, int rows, gi__row_fn fn, void *arg);
 
-/* Rows handed out one at a time: a band's, and later rows of other bands
- * once its own are done (gi__parallel_rows_shared). */
+/* Rows handed out one at a time: a band's, then rows of other bands once
+ * its own are done (gi__parallel_rows_shared). */
 typedef struct gi__row_cursor gi__row_cursor;
-/* The next row of the cursor's rows, in increasing order, or -1 when none
- * is left. */
-int gi__row_next(gi__row_cursor *c);
-/* A bound on the cursor's rows: none is at or past it (it only falls, as
- * other threads take rows). */
+/* The next row for this thread, or -1 when none is left. Rows come in
+ * increasing order but where *fresh is set: the first row, and the first
+ * of rows taken from another band (they may lie before the last ones
+ * given, and never just after them), where work that carries state from
+ * row to row starts again. */
+int gi__row_next(gi__row_cursor *c, int *fresh);
+/* A bound on the rows of the cursor's present run (from its last fresh
+ * row): none is at or past it (it only falls, as other threads take
+ * rows). */
 int gi__row_end(gi__row_cursor *c);
-/* A unit of shared work: process the rows gi__row_next gives, in order.
+/* A thread's share of shared work: process the rows gi__row_next gives.
  * Returns 0, or -1 on failure. */
 typedef int (*gi__rows_fn)(void *arg, gi__row_cursor *rows);
 
 /* gi__parallel_rows for work whose rows cost alike but whose threads may
- * not run alike (cores that others share, memory that is nearer some):
- * each thread takes the rows of its band one at a time, and a thread done
- * with its band takes the later half of the band with most rows left
- * while that is min_take rows or more, calling fn again for them (a start
- * that costs, such as a resize band's first window, is paid again there,
- * so min_take should outweigh it). Returns -1 if any call failed. */
+ * not run alike (cores that others share, memory nearer some): each
+ * thread takes the rows of its band one at a time, and a thread done with
+ * its band takes the later half of the band with most rows left while
+ * that is min_take rows or more (a start that costs, such as a resize
+ * band's first window, is paid again there, so min_take should outweigh
+ * it). fn runs once on each thread. Returns -1 if any call failed. */
 int gi__parallel_rows_shared(int threads, int rows, int min_take, gi__rows_fn fn, void *arg);
 
 /* Online cores, at least 1. */

@@ -43,22 +43,23 @@ static inline void spin_pause(void)
 #endif
 }
 
-/* A shared band's rows left: next..end, changed under lock (a thread
+/* A shared band's rows left: next..end, changed under lock (its thread
  * taking its next row, or another taking the band's later half), read
- * without it as a hint. */
+ * without it as a hint; and what its thread needs to take rows of other
+ * bands: them, and the row it gave last. */
+typedef struct band band;
 struct gi__row_cursor {
     atomic_int lock, next, end;
+    band *all;
+    int bands, min_take, last;
 };
 
-typedef struct band band;
 struct band {
     alignas(CACHE_LINE) gi__row_fn fn;   /* a band of its own: fn(begin, end) */
     gi__rows_fn shared_fn;              /* or rows shared: shared_fn(cursor) */
     void *arg;
     int begin, end, result;
     gi__row_cursor cursor;
-    band *all;                          /* shared: every band of the call... */
-    int bands, min_take;                /* ...how many, and the fewest rows taken */
     atomic_ulong ticket; /* pool: the call whose band this is */
 };
 
@@ -73,7 +74,8 @@ static void unlock_cursor(gi__row_cursor *c)
     atomic_store_explicit(&c->lock, 0, memory_order_release);
 }
 
-int gi__row_next(gi__row_cursor *c)
+/* The cursor's next row, or -1 when none is left. */
+static int claim_row(gi__row_cursor *c)
 {
     lock_cursor(c);
     const int y = atomic_load_explicit(&c->next, memory_order_relaxed);
@@ -83,41 +85,50 @@ int gi__row_next(gi__row_cursor *c)
     return more ? y : -1;
 }
 
-int gi__row_end(gi__row_cursor *c)
-{
-    return atomic_load_explicit(&c->end, memory_order_relaxed);
-}
-
 /* Takes the later half of the band with the most rows left, if it has
- * min_take or more, as b's rows; 0 when no band has. */
-static int take_rows(band *b)
+ * min_take or more, as c's rows; 0 when no band has. */
+static int take_rows(gi__row_cursor *mine)
 {
     for (;;) {
-        band *most = NULL;
-        int left = b->min_take - 1;
-        for (int t = 0; t < b->bands; t++) {
-            gi__row_cursor *c = &b->all[t].cursor;
+        gi__row_cursor *most = NULL;
+        int left = mine->min_take - 1;
+        for (int t = 0; t < mine->bands; t++) {
+            gi__row_cursor *c = &mine->all[t].cursor;
             const int n = atomic_load_explicit(&c->end, memory_order_relaxed) -
                           atomic_load_explicit(&c->next, memory_order_relaxed);
-            if (n > left) most = &b->all[t], left = n;
+            if (n > left) most = c, left = n;
         }
         if (!most) return 0;
-        gi__row_cursor *c = &most->cursor;
-        lock_cursor(c);
-        const int next = atomic_load_explicit(&c->next, memory_order_relaxed),
-                  end = atomic_load_explicit(&c->end, memory_order_relaxed);
+        lock_cursor(most);
+        const int next = atomic_load_explicit(&most->next, memory_order_relaxed),
+                  end = atomic_load_explicit(&most->end, memory_order_relaxed);
         /* the band keeps the first half (its rows under way are there) */
-        const int half = next + (end - next + 1) / 2, took = end - next >= b->min_take;
-        if (took) atomic_store_explicit(&c->end, half, memory_order_relaxed);
-        unlock_cursor(c);
+        const int half = next + (end - next + 1) / 2, took = end - next >= mine->min_take;
+        if (took) atomic_store_explicit(&most->end, half, memory_order_relaxed);
+        unlock_cursor(most);
         if (took) {
-            lock_cursor(&b->cursor);
-            atomic_store_explicit(&b->cursor.next, half, memory_order_relaxed);
-            atomic_store_explicit(&b->cursor.end, end, memory_order_relaxed);
-            unlock_cursor(&b->cursor);
+            lock_cursor(mine);
+            atomic_store_explicit(&mine->next, half, memory_order_relaxed);
+            atomic_store_explicit(&mine->end, end, memory_order_relaxed);
+            unlock_cursor(mine);
             return 1;
         }
     }
+}
+
+int gi__row_next(gi__row_cursor *c, int *fresh)
+{
+    int y;
+    while ((y = claim_row(c)) < 0)
+        if (!take_rows(c)) return -1;
+    *fresh = y != c->last + 1;
+    c->last = y;
+    return y;
+}
+
+int gi__row_end(gi__row_cursor *c)
+{
+    return atomic_load_explicit(&c->end, memory_order_relaxed);
 }
 
 static void *run_band(void *p)
@@ -128,7 +139,6 @@ static void *run_band(void *p)
         return NULL;
     }
     b->result = b->shared_fn(b->arg, &b->cursor);
-    while (take_rows(b)) b->result |= b->shared_fn(b->arg, &b->cursor);
     return NULL;
 }
 
@@ -250,9 +260,10 @@ static void split(band *bands, int threads, int rows, const work *w)
         atomic_store_explicit(&bands[t].cursor.lock, 0, memory_order_relaxed);
         atomic_store_explicit(&bands[t].cursor.next, bands[t].begin, memory_order_relaxed);
         atomic_store_explicit(&bands[t].cursor.end, bands[t].end, memory_order_relaxed);
-        bands[t].all = bands;
-        bands[t].bands = threads;
-        bands[t].min_take = w->min_take;
+        bands[t].cursor.all = bands;
+        bands[t].cursor.bands = threads;
+        bands[t].cursor.min_take = w->min_take;
+        bands[t].cursor.last = -2; /* the first row given is fresh */
     }
 }
 

@@ -581,14 +581,13 @@ int gi__resize_rows_taken(const gi_resize_axis *ay)
     return (int)(2 * first_window + 2);
 }
 
-/* The output rows the cursor gives, in order, through one ring. */
+/* The output rows the cursor gives through one ring, filled again from
+ * each run's first window. */
 static int resize_band(void *arg, gi__row_cursor *rows)
 {
     const resize_job *j = arg;
     band_state b = {0};
     b.rows = malloc(sizeof(int32_t) * j->ring_stride * (size_t)(j->ay->taps + j->ahead));
-    const int last = gi__row_end(rows) - 1; /* rows taken from the band lower it, never raise it */
-    b.limit = j->ay->first[last] + j->ay->count[last];
     b.sums = malloc(sizeof(int64_t) * j->n);
     b.window = malloc(sizeof(*b.window) * (size_t)j->ay->taps);
     int ok = b.rows && b.sums && b.window;
@@ -599,7 +598,17 @@ static int resize_band(void *arg, gi__row_cursor *rows)
         ok = ok && (b.premultiplied = malloc(sizeof(int32_t) * (size_t)j->src->width *
                                              j->src->channels)) != NULL;
     }
-    for (int y; ok && (y = gi__row_next(rows)) >= 0;) resize_row(j, &b, y);
+    for (int y, fresh; ok && (y = gi__row_next(rows, &fresh)) >= 0;) {
+        if (fresh) {
+            /* rows taken from another band lie anywhere: the ring starts
+             * again at this row's window, and the rows filtered ahead end
+             * at the run's last window */
+            const int last = gi__row_end(rows) - 1;
+            b.next = 0;
+            b.limit = j->ay->first[last] + j->ay->count[last];
+        }
+        resize_row(j, &b, y);
+    }
     free(b.rows);
     free(b.premultiplied);
     free(b.padded);

@@ -107,7 +107,8 @@ static void resize_row16(const resize16_job *j, band16 *b, int y)
                  j->src->channels);
 }
 
-/* The output rows the cursor gives, in order, through one ring. */
+/* The output rows the cursor gives through one ring, filled again from
+ * each run's first window. */
 static int resize16_band(void *arg, gi__row_cursor *rows)
 {
     const resize16_job *j = arg;
@@ -116,7 +117,10 @@ static int resize16_band(void *arg, gi__row_cursor *rows)
                 malloc(sizeof(int64_t) * (size_t)j->src->width * j->src->channels),
                 malloc(sizeof(int64_t) * n), 0};
     int ok = b.rows && b.u && b.sums;
-    for (int y; ok && (y = gi__row_next(rows)) >= 0;) resize_row16(j, &b, y);
+    for (int y, fresh; ok && (y = gi__row_next(rows, &fresh)) >= 0;) {
+        if (fresh) b.next = 0; /* rows taken from another band lie anywhere */
+        resize_row16(j, &b, y);
+    }
     free(b.rows);
     free(b.u);
     free(b.sums);

@@ -1,9 +1,9 @@
 /* gi__parallel_rows_shared (lib/cpu/cpu_parallel.h): every row is given
- * exactly once, each call's rows come in increasing order, and a thread
- * done with its band takes rows from a slow one (one band sleeps on each
- * row, so the others must take its rows for the work to end in time);
- * from the pool, and from threads of their own when the pool is busy (a
- * call made inside another). */
+ * exactly once, fn runs once a thread, a thread's rows follow each other
+ * but where they are marked fresh (and there never do), and a thread done
+ * with its band takes rows from a slow one (one band sleeps on each row,
+ * so the others must take its rows); from the pool, and from threads of
+ * their own when the pool is busy (a call made inside another). */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -15,7 +15,7 @@
 
 typedef struct {
     atomic_int seen[MAX_ROWS];
-    atomic_int calls, out_of_order, slow_rows;
+    atomic_int calls, out_of_order, runs, slow_rows;
     int slow_below; /* rows below this sleep (the first band's) */
 } job;
 
@@ -29,9 +29,11 @@ static int visit(void *arg, gi__row_cursor *rows)
 {
     job *j = arg;
     atomic_fetch_add(&j->calls, 1);
-    int last = -1;
-    for (int y; (y = gi__row_next(rows)) >= 0;) {
-        if (y <= last || y >= gi__row_end(rows) + 1) atomic_fetch_add(&j->out_of_order, 1);
+    int last = -2;
+    for (int y, fresh; (y = gi__row_next(rows, &fresh)) >= 0;) {
+        if (fresh != (y != last + 1) || y >= gi__row_end(rows))
+            atomic_fetch_add(&j->out_of_order, 1);
+        atomic_fetch_add(&j->runs, fresh);
         last = y;
         atomic_fetch_add(&j->seen[y], 1);
         if (y < j->slow_below) {
@@ -42,20 +44,19 @@ static int visit(void *arg, gi__row_cursor *rows)
     return 0;
 }
 
-/* One call: its rows each seen once, in order; returns the calls made. */
-static int check_call(int threads, int rows, int min_take, int slow_below, const char *how)
+/* One call: its rows each seen once, in order, fn once a thread. */
+static void check_call(int threads, int rows, int min_take, int slow_below, const char *how)
 {
     job *j = calloc(1, sizeof *j);
     j->slow_below = slow_below;
     const int r = gi__parallel_rows_shared(threads, rows, min_take, visit, j);
     int wrong = 0;
     for (int y = 0; y < rows; y++) wrong += atomic_load(&j->seen[y]) != 1;
-    th_check(r == 0 && wrong == 0 && atomic_load(&j->out_of_order) == 0,
-             "%s: %d threads, %d rows, min_take %d: %d rows not seen once, %d out of order", how,
-             threads, rows, min_take, wrong, atomic_load(&j->out_of_order));
-    const int calls = atomic_load(&j->calls);
+    const int calls = atomic_load(&j->calls), want = threads < rows ? threads : rows;
+    th_check(r == 0 && wrong == 0 && atomic_load(&j->out_of_order) == 0 && calls == want,
+             "%s: %d threads, %d rows, min_take %d: %d rows not seen once, %d out of order, "
+             "%d calls", how, threads, rows, min_take, wrong, atomic_load(&j->out_of_order), calls);
     free(j);
-    return calls;
 }
 
 /* With the first band's rows slow, the others take most of them. */
@@ -65,10 +66,10 @@ static void check_taking(int threads, const char *how)
     job *j = calloc(1, sizeof *j);
     j->slow_below = band;
     gi__parallel_rows_shared(threads, rows, 2, visit, j);
-    /* alone the first band would sleep on all of its rows */
-    th_check(atomic_load(&j->calls) > threads && atomic_load(&j->slow_rows) == band,
-             "%s: %d threads: %d calls for %d bands (rows taken from the slow band)", how,
-             threads, atomic_load(&j->calls), threads);
+    /* runs past each thread's first: rows taken from the slow band */
+    th_check(atomic_load(&j->runs) > threads && atomic_load(&j->slow_rows) == band,
+             "%s: %d threads: %d runs of rows for %d bands", how, threads,
+             atomic_load(&j->runs), threads);
     free(j);
 }
 
