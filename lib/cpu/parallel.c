@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,13 +44,19 @@ static inline void spin_pause(void)
 #endif
 }
 
-/* A shared band's rows left: next..end, changed under lock (its thread
- * taking its next row, or another taking the band's later half), read
- * without it as a hint; and what its thread needs to take rows of other
- * bands: them, and the row it gave last. */
+/* A shared band's rows left, next..end, in one word (next in the high
+ * half) that threads change by compare-and-swap: its thread taking its
+ * next row, another taking the band's later half. No lock, so a thread
+ * that the system stops midway (a machine with more threads than cores)
+ * holds no other up. A word's value never comes back once it has
+ * changed (next only grows within a run, and a new run's rows lie past
+ * the rows the band kept, all of them given before it ends), so a swap
+ * that finds the value it read acts on what it saw. And what the band's
+ * thread needs to take rows of other bands: them, and the row it gave
+ * last. */
 typedef struct band band;
 struct gi__row_cursor {
-    atomic_int lock, next, end;
+    _Atomic uint64_t rows;
     band *all;
     int bands, min_take, last;
 };
@@ -63,54 +70,52 @@ struct band {
     atomic_ulong ticket; /* pool: the call whose band this is */
 };
 
-static void lock_cursor(gi__row_cursor *c)
+static uint64_t pack_rows(int next, int end)
 {
-    while (atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
-        while (atomic_load_explicit(&c->lock, memory_order_relaxed)) spin_pause();
+    return (uint64_t)(uint32_t)next << 32 | (uint32_t)end;
 }
 
-static void unlock_cursor(gi__row_cursor *c)
+static int next_of(uint64_t rows)
 {
-    atomic_store_explicit(&c->lock, 0, memory_order_release);
+    return (int)(rows >> 32);
+}
+
+static int end_of(uint64_t rows)
+{
+    return (int)(uint32_t)rows;
 }
 
 /* The cursor's next row, or -1 when none is left. */
 static int claim_row(gi__row_cursor *c)
 {
-    lock_cursor(c);
-    const int y = atomic_load_explicit(&c->next, memory_order_relaxed);
-    const int more = y < atomic_load_explicit(&c->end, memory_order_relaxed);
-    if (more) atomic_store_explicit(&c->next, y + 1, memory_order_relaxed);
-    unlock_cursor(c);
-    return more ? y : -1;
+    uint64_t v = atomic_load_explicit(&c->rows, memory_order_relaxed);
+    while (next_of(v) < end_of(v))
+        if (atomic_compare_exchange_weak_explicit(&c->rows, &v, pack_rows(next_of(v) + 1, end_of(v)),
+                                                  memory_order_relaxed, memory_order_relaxed))
+            return next_of(v);
+    return -1;
 }
 
 /* Takes the later half of the band with the most rows left, if it has
- * min_take or more, as c's rows; 0 when no band has. */
+ * min_take or more, as mine's rows (mine has none left: no other thread
+ * changes it meanwhile); 0 when no band has. */
 static int take_rows(gi__row_cursor *mine)
 {
     for (;;) {
         gi__row_cursor *most = NULL;
+        uint64_t seen = 0;
         int left = mine->min_take - 1;
         for (int t = 0; t < mine->bands; t++) {
             gi__row_cursor *c = &mine->all[t].cursor;
-            const int n = atomic_load_explicit(&c->end, memory_order_relaxed) -
-                          atomic_load_explicit(&c->next, memory_order_relaxed);
-            if (n > left) most = c, left = n;
+            const uint64_t v = atomic_load_explicit(&c->rows, memory_order_relaxed);
+            if (end_of(v) - next_of(v) > left) most = c, seen = v, left = end_of(v) - next_of(v);
         }
         if (!most) return 0;
-        lock_cursor(most);
-        const int next = atomic_load_explicit(&most->next, memory_order_relaxed),
-                  end = atomic_load_explicit(&most->end, memory_order_relaxed);
         /* the band keeps the first half (its rows under way are there) */
-        const int half = next + (end - next + 1) / 2, took = end - next >= mine->min_take;
-        if (took) atomic_store_explicit(&most->end, half, memory_order_relaxed);
-        unlock_cursor(most);
-        if (took) {
-            lock_cursor(mine);
-            atomic_store_explicit(&mine->next, half, memory_order_relaxed);
-            atomic_store_explicit(&mine->end, end, memory_order_relaxed);
-            unlock_cursor(mine);
+        const int next = next_of(seen), end = end_of(seen), half = next + (end - next + 1) / 2;
+        if (atomic_compare_exchange_strong_explicit(&most->rows, &seen, pack_rows(next, half),
+                                                    memory_order_relaxed, memory_order_relaxed)) {
+            atomic_store_explicit(&mine->rows, pack_rows(half, end), memory_order_relaxed);
             return 1;
         }
     }
@@ -128,7 +133,7 @@ int gi__row_next(gi__row_cursor *c, int *fresh)
 
 int gi__row_end(gi__row_cursor *c)
 {
-    return atomic_load_explicit(&c->end, memory_order_relaxed);
+    return end_of(atomic_load_explicit(&c->rows, memory_order_relaxed));
 }
 
 static void *run_band(void *p)
@@ -257,9 +262,8 @@ static void split(band *bands, int threads, int rows, const work *w)
         bands[t].begin = (int)((long)rows * t / threads);
         bands[t].end = (int)((long)rows * (t + 1) / threads);
         bands[t].result = 0;
-        atomic_store_explicit(&bands[t].cursor.lock, 0, memory_order_relaxed);
-        atomic_store_explicit(&bands[t].cursor.next, bands[t].begin, memory_order_relaxed);
-        atomic_store_explicit(&bands[t].cursor.end, bands[t].end, memory_order_relaxed);
+        atomic_store_explicit(&bands[t].cursor.rows, pack_rows(bands[t].begin, bands[t].end),
+                              memory_order_relaxed);
         bands[t].cursor.all = bands;
         bands[t].cursor.bands = threads;
         bands[t].cursor.min_take = w->min_take;

@@ -73,13 +73,16 @@ static void check_taking(int threads, const char *how)
     free(j);
 }
 
+/* The outer call's first band (the harness counts on one thread): the
+ * pool is the outer call's meanwhile. */
 static int nested(void *arg, int begin, int end)
 {
     (void)arg;
-    (void)begin;
     (void)end;
-    check_call(4, 997, 3, 0, "nested");
-    check_taking(4, "nested");
+    if (begin == 0) {
+        check_call(4, 997, 3, 0, "nested");
+        check_taking(4, "nested");
+    }
     return 0;
 }
 
