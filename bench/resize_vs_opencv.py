@@ -19,7 +19,10 @@ cv2.setNumThreads(threads)
 
 
 def t(f, n=7):
-    """Median wall and CPU seconds of f."""
+    """Median wall and CPU seconds of f, after a pause (the other library's
+    threads, which spin a while after their work, go to sleep) and a
+    warm-up."""
+    time.sleep(0.05)
     f()
     walls, cpus = [], []
     for _ in range(n):
