@@ -14,17 +14,18 @@ int gi__parallel_rows(int threads, int rows, gi__row_fn fn, void *arg);
 /* Rows handed out one at a time: a band's, then rows of other bands once
  * its own are done (gi__parallel_rows_shared). */
 typedef struct gi__row_cursor gi__row_cursor;
-/* The next row for this thread, or -1 when none is left. Rows come in
- * increasing order but where *fresh is set: the first row, and the first
- * of rows taken from another band (they may lie before the last ones
- * given, and never just after them), where work that carries state from
- * row to row starts again. */
-int gi__row_next(gi__row_cursor *c, int *fresh);
+/* The next rows for this thread, at most `most` (at least 1) of them:
+ * returns the first and sets *end past the last; -1 when none is left.
+ * Rows come in increasing order but where *fresh is set: the first rows,
+ * and the first of rows taken from another band (they may lie before the
+ * last ones given, and never just after them), where work that carries
+ * state from row to row starts again. */
+int gi__rows_next(gi__row_cursor *c, int most, int *end, int *fresh);
 /* A bound on the rows of the cursor's present run (from its last fresh
  * row): none is at or past it (it only falls, as other threads take
  * rows). */
 int gi__row_end(gi__row_cursor *c);
-/* A thread's share of shared work: process the rows gi__row_next gives.
+/* A thread's share of shared work: process the rows gi__rows_next gives.
  * Returns 0, or -1 on failure. */
 typedef int (*gi__rows_fn)(void *arg, gi__row_cursor *rows);
 

@@ -52,8 +52,8 @@ static inline void spin_pause(void)
  * changed (next only grows within a run, and a new run's rows lie past
  * the rows the band kept, all of them given before it ends), so a swap
  * that finds the value it read acts on what it saw. And what the band's
- * thread needs to take rows of other bands: them, and the row it gave
- * last. */
+ * thread needs to take rows of other bands: them, and the row past the
+ * last it gave. */
 typedef struct band band;
 struct gi__row_cursor {
     _Atomic uint64_t rows;
@@ -85,14 +85,19 @@ static int end_of(uint64_t rows)
     return (int)(uint32_t)rows;
 }
 
-/* The cursor's next row, or -1 when none is left. */
-static int claim_row(gi__row_cursor *c)
+/* The cursor's next rows, at most `most` of them: the first, and into
+ * *end the row past them; -1 when none is left. */
+static int claim_rows(gi__row_cursor *c, int most, int *end)
 {
     uint64_t v = atomic_load_explicit(&c->rows, memory_order_relaxed);
-    while (next_of(v) < end_of(v))
-        if (atomic_compare_exchange_weak_explicit(&c->rows, &v, pack_rows(next_of(v) + 1, end_of(v)),
-                                                  memory_order_relaxed, memory_order_relaxed))
-            return next_of(v);
+    while (next_of(v) < end_of(v)) {
+        const int next = next_of(v), n = end_of(v) - next < most ? end_of(v) - next : most;
+        if (atomic_compare_exchange_weak_explicit(&c->rows, &v, pack_rows(next + n, end_of(v)),
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+            *end = next + n;
+            return next;
+        }
+    }
     return -1;
 }
 
@@ -121,13 +126,13 @@ static int take_rows(gi__row_cursor *mine)
     }
 }
 
-int gi__row_next(gi__row_cursor *c, int *fresh)
+int gi__rows_next(gi__row_cursor *c, int most, int *end, int *fresh)
 {
     int y;
-    while ((y = claim_row(c)) < 0)
+    while ((y = claim_rows(c, most > 0 ? most : 1, end)) < 0)
         if (!take_rows(c)) return -1;
-    *fresh = y != c->last + 1;
-    c->last = y;
+    *fresh = y != c->last;
+    c->last = *end;
     return y;
 }
 
@@ -267,7 +272,7 @@ static void split(band *bands, int threads, int rows, const work *w)
         bands[t].cursor.all = bands;
         bands[t].cursor.bands = threads;
         bands[t].cursor.min_take = w->min_take;
-        bands[t].cursor.last = -2; /* the first row given is fresh */
+        bands[t].cursor.last = -1; /* the first rows given are fresh */
     }
 }
 

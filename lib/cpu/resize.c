@@ -598,7 +598,7 @@ static int resize_band(void *arg, gi__row_cursor *rows)
         ok = ok && (b.premultiplied = malloc(sizeof(int32_t) * (size_t)j->src->width *
                                              j->src->channels)) != NULL;
     }
-    for (int y, fresh; ok && (y = gi__row_next(rows, &fresh)) >= 0;) {
+    for (int y, end, fresh; ok && (y = gi__rows_next(rows, 1, &end, &fresh)) >= 0;) {
         if (fresh) {
             /* rows taken from another band lie anywhere: the ring starts
              * again at this row's window, and the rows filtered ahead end

@@ -117,7 +117,7 @@ static int resize16_band(void *arg, gi__row_cursor *rows)
                 malloc(sizeof(int64_t) * (size_t)j->src->width * j->src->channels),
                 malloc(sizeof(int64_t) * n), 0};
     int ok = b.rows && b.u && b.sums;
-    for (int y, fresh; ok && (y = gi__row_next(rows, &fresh)) >= 0;) {
+    for (int y, end, fresh; ok && (y = gi__rows_next(rows, 1, &end, &fresh)) >= 0;) {
         if (fresh) b.next = 0; /* rows taken from another band lie anywhere */
         resize_row16(j, &b, y);
     }
