@@ -32,7 +32,8 @@ static uint8_t finish(int32_t sum, int shift)
     return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
-static int convolve_band(void *arg, int y0, int y1)
+/* The rows the cursor gives, each from its own rows of the source. */
+static int convolve_band(void *arg, gi__row_cursor *rows)
 {
     const convolve_job *j = arg;
     const int ch = j->src->channels, rx = (j->w->width - 1) / 2, ry = (j->w->height - 1) / 2;
@@ -44,19 +45,21 @@ static int convolve_band(void *arg, int y0, int y1)
         free(acc);
         return -1;
     }
-    for (int y = y0; y < y1; y++) {
-        memset(acc, 0, n * sizeof *acc);
-        for (int jy = 0; jy < j->w->height; jy++) {
-            fill_row(j, gi_border_index((long)y + jy - ry, j->src->height, j->border.mode), pad);
-            for (int ix = 0; ix < j->w->width; ix++) {
-                const int32_t q = j->w->q[jy * j->w->width + ix];
-                const int32_t *p = pad + (size_t)ix * ch;
-                if (q)
-                    for (size_t i = 0; i < n; i++) acc[i] += q * p[i];
+    for (int y0, y1, fresh; (y0 = gi__rows_next(rows, GI_ROWS_CLAIM, &y1, &fresh)) >= 0;) {
+        for (int y = y0; y < y1; y++) {
+            memset(acc, 0, n * sizeof *acc);
+            for (int jy = 0; jy < j->w->height; jy++) {
+                fill_row(j, gi_border_index((long)y + jy - ry, j->src->height, j->border.mode), pad);
+                for (int ix = 0; ix < j->w->width; ix++) {
+                    const int32_t q = j->w->q[jy * j->w->width + ix];
+                    const int32_t *p = pad + (size_t)ix * ch;
+                    if (q)
+                        for (size_t i = 0; i < n; i++) acc[i] += q * p[i];
+                }
             }
+            uint8_t *out = j->dst->data + (size_t)y * j->dst->stride;
+            for (size_t i = 0; i < n; i++) out[i] = finish(acc[i], j->w->shift);
         }
-        uint8_t *out = j->dst->data + (size_t)y * j->dst->stride;
-        for (size_t i = 0; i < n; i++) out[i] = finish(acc[i], j->w->shift);
     }
     free(pad);
     free(acc);
@@ -67,7 +70,8 @@ gi_status gi__cpu_convolve(void *state, const gi_image *src, gi_image *dst,
                            const gi_convolve_weights *w, gi_border border)
 {
     convolve_job j = {src, dst, w, border};
-    if (gi__parallel_rows(gi__cpu_threads(state), src->height, convolve_band, &j))
+    if (gi__parallel_rows_shared(gi__cpu_threads(state), src->height, 2 * GI_ROWS_CLAIM, convolve_band,
+                                 &j))
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate convolution row buffers");
     return GI_OK;
 }

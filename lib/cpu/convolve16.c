@@ -50,7 +50,8 @@ static void finish_row(const double *acc, size_t n, int shift, uint16_t *out)
     }
 }
 
-static int convolve16_band(void *arg, int y0, int y1)
+/* The rows the cursor gives, each from its own rows of the source. */
+static int convolve16_band(void *arg, gi__row_cursor *rows)
 {
     const convolve16_job *j = arg;
     const int ch = j->src->channels, rx = (j->w->width - 1) / 2, ry = (j->w->height - 1) / 2;
@@ -62,17 +63,19 @@ static int convolve16_band(void *arg, int y0, int y1)
         free(acc);
         return -1;
     }
-    for (int y = y0; y < y1; y++) {
-        memset(acc, 0, n * sizeof *acc);
-        for (int jy = 0; jy < j->w->height; jy++) {
-            fill_row(j, gi_border_index((long)y + jy - ry, j->src->height, j->mode), pad);
-            for (int ix = 0; ix < j->w->width; ix++) {
-                const int32_t q = j->w->q[jy * j->w->width + ix];
-                if (q) add_tap((double)q, pad + (size_t)ix * ch, n, acc);
+    for (int y0, y1, fresh; (y0 = gi__rows_next(rows, GI_ROWS_CLAIM, &y1, &fresh)) >= 0;) {
+        for (int y = y0; y < y1; y++) {
+            memset(acc, 0, n * sizeof *acc);
+            for (int jy = 0; jy < j->w->height; jy++) {
+                fill_row(j, gi_border_index((long)y + jy - ry, j->src->height, j->mode), pad);
+                for (int ix = 0; ix < j->w->width; ix++) {
+                    const int32_t q = j->w->q[jy * j->w->width + ix];
+                    if (q) add_tap((double)q, pad + (size_t)ix * ch, n, acc);
+                }
             }
+            finish_row(acc, n, j->w->shift,
+                       (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride));
         }
-        finish_row(acc, n, j->w->shift,
-                   (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride));
     }
     free(pad);
     free(acc);
@@ -83,7 +86,8 @@ gi_status gi__cpu_convolve16(void *state, const gi_image *src, gi_image *dst,
                              const gi_convolve_weights *w, gi_border border)
 {
     convolve16_job j = {src, dst, w, border.mode, border.value * 257.0};
-    if (gi__parallel_rows(gi__cpu_threads(state), src->height, convolve16_band, &j))
+    if (gi__parallel_rows_shared(gi__cpu_threads(state), src->height, 2 * GI_ROWS_CLAIM, convolve16_band,
+                                 &j))
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate convolution row buffers");
     return GI_OK;
 }

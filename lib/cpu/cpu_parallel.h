@@ -37,6 +37,10 @@ typedef int (*gi__rows_fn)(void *arg, gi__row_cursor *rows);
  * band's first window, is paid again there, so min_take should outweigh
  * it). fn runs once on each thread. Returns -1 if any call failed. */
 int gi__parallel_rows_shared(int threads, int rows, int min_take, gi__rows_fn fn, void *arg);
+/* Rows a thread takes at once where each row costs about the same and
+ * starts nothing (convolve's, sobel's after its first two): few enough
+ * that threads end together, enough that taking them costs nothing. */
+#define GI_ROWS_CLAIM 8
 
 /* Online cores, at least 1. */
 int gi__cpu_count(void);

@@ -125,7 +125,9 @@ static void sobel_row(const sobel_job *j, int y, const uint8_t *rows[3], int32_t
     }
 }
 
-static int sobel_band(void *arg, int y0, int y1)
+/* The rows the cursor gives, through a ring of three source rows that a
+ * run's first row fills again. */
+static int sobel_band(void *arg, gi__row_cursor *rows)
 {
     const sobel_job *j = arg;
     const size_t row_len = ((size_t)j->src->width + 2) * (size_t)j->values;
@@ -137,14 +139,19 @@ static int sobel_band(void *arg, int y0, int y1)
         return -1;
     }
     const gi_border_mode mode = j->p->border.mode;
-    /* slot (vy mod 3) holds virtual row vy; rows y0-1 and y0 come first */
-    for (long vy = (long)y0 - 1; vy <= y1; vy++) {
-        uint8_t *slot = ring + (size_t)(((vy % 3) + 3) % 3) * row_len;
-        fill_row(j, gi_border_index(vy, j->src->height, mode), slot);
-        if (vy < (long)y0 + 1) continue;
-        const uint8_t *rows[3];
-        for (int t = 0; t < 3; t++) rows[t] = ring + (size_t)((((vy - 2 + t) % 3) + 3) % 3) * row_len;
-        sobel_row(j, (int)vy - 1, rows, s);
+    long filled = 0; /* the last virtual row in the ring */
+    for (int y0, y1, fresh; (y0 = gi__rows_next(rows, GI_ROWS_CLAIM, &y1, &fresh)) >= 0;) {
+        /* slot (vy mod 3) holds virtual row vy; a run's rows y0-1 and y0 come first */
+        if (fresh) filled = (long)y0 - 2;
+        for (long vy = filled + 1; vy <= y1; vy++) {
+            uint8_t *slot = ring + (size_t)(((vy % 3) + 3) % 3) * row_len;
+            fill_row(j, gi_border_index(vy, j->src->height, mode), slot);
+            if (vy < (long)y0 + 1) continue;
+            const uint8_t *three[3];
+            for (int t = 0; t < 3; t++) three[t] = ring + (size_t)((((vy - 2 + t) % 3) + 3) % 3) * row_len;
+            sobel_row(j, (int)vy - 1, three, s);
+        }
+        filled = y1;
     }
     free(ring);
     free(s);
@@ -157,6 +164,7 @@ gi_status gi__cpu_sobel(void *state, const gi_image *src, gi_image *dst, const g
     if (p->use_threshold) j.kind = OUT_THRESHOLD;
     else if (p->scale == 1.0) j.kind = OUT_UNIT;
     if (j.kind != OUT_UNIT) sobel_steps(p->scale, p->use_threshold, p->threshold, j.steps);
-    if (gi__parallel_rows(gi__cpu_threads(state), src->height, sobel_band, &j)) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate sobel row buffers");
+    if (gi__parallel_rows_shared(gi__cpu_threads(state), src->height, 2 * GI_ROWS_CLAIM, sobel_band, &j))
+        return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate sobel row buffers");
     return GI_OK;
 }

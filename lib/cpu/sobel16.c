@@ -214,43 +214,53 @@ static void direct_row(const sobel16_job *j, int y, const uint16_t *outside, uin
     }
 }
 
-static int sobel16_band_direct(const sobel16_job *j, int y0, int y1)
+/* The rows the cursor gives, each from its own neighbours. */
+static int sobel16_band_direct(const sobel16_job *j, gi__row_cursor *rows)
 {
     const int w = j->src->width, k = j->values, ch = j->src->channels;
     uint16_t *outside = malloc((size_t)w * k * sizeof *outside);
     uint16_t edges[9 * 4];
     if (!outside) return -1;
     for (size_t i = 0; i < (size_t)w * k; i++) outside[i] = j->outside;
-    for (int y = y0; y < y1; y++) {
-        direct_row(j, y, outside, edges);
-        if (ch == 2 || ch == 4) { /* alpha is copied through */
-            const uint16_t *in = (const uint16_t *)(j->src->data + (size_t)y * j->src->stride);
-            uint16_t *out = (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride);
-            for (int x = 0; x < w; x++) out[x * ch + ch - 1] = in[x * ch + ch - 1];
+    for (int y0, y1, fresh; (y0 = gi__rows_next(rows, GI_ROWS_CLAIM, &y1, &fresh)) >= 0;) {
+        for (int y = y0; y < y1; y++) {
+            direct_row(j, y, outside, edges);
+            if (ch == 2 || ch == 4) { /* alpha is copied through */
+                const uint16_t *in = (const uint16_t *)(j->src->data + (size_t)y * j->src->stride);
+                uint16_t *out = (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride);
+                for (int x = 0; x < w; x++) out[x * ch + ch - 1] = in[x * ch + ch - 1];
+            }
         }
     }
     free(outside);
     return 0;
 }
 
-static int sobel16_band(void *arg, int y0, int y1)
+/* The rows the cursor gives, through a ring of three source rows that a
+ * run's first row fills again (gray of colour); else each row directly. */
+static int sobel16_band(void *arg, gi__row_cursor *rows)
 {
     const sobel16_job *j = arg;
     const int ch = j->src->channels, w = j->src->width, k = j->values;
-    if (k == ch) return sobel16_band_direct(j, y0, y1);
+    if (k == ch) return sobel16_band_direct(j, rows);
     const size_t row_len = ((size_t)w + 2) * (size_t)k;
     uint16_t *ring = malloc(3 * row_len * sizeof *ring);
     if (!ring) return -1;
-    /* slot (vy mod 3) holds virtual row vy; rows y0 - 1 and y0 come first */
-    for (long vy = (long)y0 - 1; vy <= y1; vy++) {
-        fill_row(j, gi_border_index(vy, j->src->height, j->p->border.mode),
-                 ring + (size_t)(((vy % 3) + 3) % 3) * row_len);
-        if (vy < (long)y0 + 1) continue;
-        const uint16_t *rows[3];
-        for (int t = 0; t < 3; t++) rows[t] = ring + (size_t)((((vy - 2 + t) % 3) + 3) % 3) * row_len;
-        const int y = (int)vy - 1;
-        uint16_t *out = (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride);
-        sobel16_values(j, rows[0], rows[1], rows[2], (size_t)w * k, (size_t)k, out);
+    long filled = 0; /* the last virtual row in the ring */
+    for (int y0, y1, fresh; (y0 = gi__rows_next(rows, GI_ROWS_CLAIM, &y1, &fresh)) >= 0;) {
+        /* slot (vy mod 3) holds virtual row vy; a run's rows y0 - 1 and y0 come first */
+        if (fresh) filled = (long)y0 - 2;
+        for (long vy = filled + 1; vy <= y1; vy++) {
+            fill_row(j, gi_border_index(vy, j->src->height, j->p->border.mode),
+                     ring + (size_t)(((vy % 3) + 3) % 3) * row_len);
+            if (vy < (long)y0 + 1) continue;
+            const uint16_t *three[3];
+            for (int t = 0; t < 3; t++) three[t] = ring + (size_t)((((vy - 2 + t) % 3) + 3) % 3) * row_len;
+            const int y = (int)vy - 1;
+            uint16_t *out = (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride);
+            sobel16_values(j, three[0], three[1], three[2], (size_t)w * k, (size_t)k, out);
+        }
+        filled = y1;
     }
     free(ring);
     return 0;
@@ -260,7 +270,8 @@ gi_status gi__cpu_sobel16(void *state, const gi_image *src, gi_image *dst,
                           const gi_sobel_params *p)
 {
     sobel16_job j = {src, dst, p, p->gray ? 1 : src->channels, (uint16_t)(p->border.value * 257)};
-    if (gi__parallel_rows(gi__cpu_threads(state), src->height, sobel16_band, &j))
+    if (gi__parallel_rows_shared(gi__cpu_threads(state), src->height, 2 * GI_ROWS_CLAIM, sobel16_band,
+                                 &j))
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate sobel row buffers");
     return GI_OK;
 }
