@@ -266,24 +266,37 @@ static int alloc_buffers(const blur16_job *j, blur16_buffers *b)
            b->sums[0] && b->sums[1];
 }
 
-static int blur16_band(void *arg, int y0, int y1)
+/* Output rows a thread takes at once (as the 8-bit blur's, blur.c). */
+#define BLUR16_CLAIM 32
+
+/* The rows the cursor gives, strip by strip within each claim; each strip
+ * keeps its ring from claim to claim, and a run's first rows fill it
+ * again. */
+static int blur16_band(void *arg, gi__row_cursor *rows)
 {
     const blur16_job *j = arg;
-    const int R = j->radius, width = j->src->width;
-    blur16_buffers b = {0};
-    const int ok = alloc_buffers(j, &b);
-    for (int x0 = 0; ok && x0 < width; x0 += j->strip) {
-        const int x1 = x0 + j->strip < width ? x0 + j->strip : width;
-        for (long vy = (long)y0 + j->taps.first; vy < (long)y0 + R; vy++) horizontal_row(j, vy, x0, x1, &b);
-        for (int y = y0; y < y1;) {
-            /* an even row and the one below it, or one row alone */
-            const int step = y & 1 ? 1 : 2, nrows = y1 - y < step ? y1 - y : step;
-            for (int r = 0; r < nrows; r++) horizontal_row(j, (long)y + r + R, x0, x1, &b);
-            vertical_rows(j, y, nrows, x0, x1, &b);
-            y += nrows;
+    const int R = j->radius, width = j->src->width, strips = (width + j->strip - 1) / j->strip;
+    blur16_buffers *bs = calloc((size_t)strips, sizeof *bs);
+    int ok = bs != NULL;
+    for (int s = 0; ok && s < strips; s++) ok = alloc_buffers(j, &bs[s]);
+    for (int y0, y1, fresh; ok && (y0 = gi__rows_next(rows, BLUR16_CLAIM, &y1, &fresh)) >= 0;) {
+        for (int s = 0; s < strips; s++) {
+            const int x0 = s * j->strip, x1 = x0 + j->strip < width ? x0 + j->strip : width;
+            blur16_buffers *b = &bs[s];
+            if (fresh)
+                for (long vy = (long)y0 + j->taps.first; vy < (long)y0 + R; vy++)
+                    horizontal_row(j, vy, x0, x1, b);
+            for (int y = y0; y < y1;) {
+                /* an even row and the one below it, or one row alone */
+                const int step = y & 1 ? 1 : 2, nrows = y1 - y < step ? y1 - y : step;
+                for (int r = 0; r < nrows; r++) horizontal_row(j, (long)y + r + R, x0, x1, b);
+                vertical_rows(j, y, nrows, x0, x1, b);
+                y += nrows;
+            }
         }
     }
-    free_buffers(&b);
+    for (int s = 0; bs && s < strips; s++) free_buffers(&bs[s]);
+    free(bs);
     return ok ? 0 : -1;
 }
 
@@ -311,7 +324,9 @@ gi_status gi__cpu_blur16(void *state, const gi_image *src, gi_image *dst, const 
     if (strip < MIN_STRIP) strip = MIN_STRIP;
     j.strip = strip < (size_t)src->width ? (int)strip : src->width;
     j.row_len = (size_t)j.strip * src->channels + BLUR_SLACK;
-    if (st == GI_OK && gi__parallel_rows(threads, src->height, blur16_band, &j))
+    /* rows shared as the 8-bit blur's (blur.c) */
+    if (st == GI_OK &&
+        gi__parallel_rows_shared(threads, src->height, 4 * radius + 4, blur16_band, &j))
         st = gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur buffers (radius %d)", radius);
     free(pair_w);
     free(pair_w_odd);
