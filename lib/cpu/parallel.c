@@ -34,16 +34,6 @@
 #define CACHE_LINE 64
 #define SPIN_NS 50000L /* 50 us: a few steps' gap, a small share of a core */
 
-/* A hint to the core that this thread spins (x86 pause, arm yield). */
-static inline void spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* A shared band's rows left, next..end, in one word (next in the high
  * half) that threads change by compare-and-swap: its thread taking its
  * next row, another taking the band's later half. No lock, so a thread
@@ -180,6 +170,16 @@ static long now_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* A hint to the core that this thread spins (x86 pause, arm yield). */
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
 }
 
 /* One pause of a spin that began at start: 0 once SPIN_NS have passed
