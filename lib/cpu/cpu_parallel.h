@@ -39,8 +39,15 @@ typedef int (*gi__rows_fn)(void *arg, gi__row_cursor *rows);
 int gi__parallel_rows_shared(int threads, int rows, int min_take, gi__rows_fn fn, void *arg);
 /* Rows a thread takes at once where each row costs about the same and
  * starts nothing (convolve's, sobel's after its first two): few enough
- * that threads end together, enough that taking them costs nothing. */
+ * that threads end together, enough that taking them costs nothing; and
+ * the fewest rows left in a band that another thread takes half of. */
 #define GI_ROWS_CLAIM 8
+#define GI_ROWS_MIN_TAKE (2 * GI_ROWS_CLAIM)
+
+/* Taps of weights or tables below which one thread makes them all (the
+ * resize's weights and its horizontal tables): about 25 us of work, a few
+ * times a hand-out to the threads. */
+#define GI_TAPS_ON_THREADS 8192
 
 /* Online cores, at least 1. */
 int gi__cpu_count(void);

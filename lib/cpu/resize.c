@@ -36,10 +36,6 @@
  * 6.2-6.6; 1024 bytes ahead: 3.8, 4096 as 2048). */
 #define PAIRS_PREFETCH_AHEAD 2048
 
-/* Taps of the horizontal tables below which one thread makes them: about
- * 25 us of work, a few times a hand-out to the threads. */
-#define PLAN_SHARED_TAPS 8192
-
 typedef struct {
     const gi_image *src;
     gi_image *dst;
@@ -647,7 +643,7 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
         /* the tables on the threads where they are large: a reduction to
          * a third of a 9 MP photo with cubic took 0.1 ms making them on
          * one, a twentieth of its 2 threads' call */
-        const int shared = (long)ax->n_out * j.groups * 4 >= PLAN_SHARED_TAPS;
+        const int shared = (long)ax->n_out * j.groups * 4 >= GI_TAPS_ON_THREADS;
         gi__parallel_rows(shared ? threads : 1, (ax->n_out + 15) / 16, plan_units, &j);
         if (j.quads) j.quads = gi__resize_quads_finish(j.quads, ax->n_out);
         j.vertical32 = vertical_fits_int32(ax, ay);

@@ -55,8 +55,9 @@ void gi__resize_quads_free(gi__resize_quads *p);
 const gi__resize_run *gi__resize_quads_runs(const gi__resize_quads *p, int *n);
 /* Source rows read at once at most: each group's tables serve them all. */
 #define GI_RESIZE_QUADS_ROWS 4
-/* h (gpuimg.h, rounded and shifted) of the positions of a grouped run, from each of nrows (<= GI_RESIZE_QUADS_ROWS) source rows' bytes
- * into its out (ch int32 a position). */
+/* h (gpuimg.h, rounded and shifted) of the positions of a grouped run,
+ * from each of nrows (<= GI_RESIZE_QUADS_ROWS) source rows' bytes into its
+ * out (ch int32 a position). */
 void gi__resize_quads_span(const gi__resize_quads *p, const gi__resize_run *run,
                            const uint8_t *const *rows, int32_t *const *outs, int nrows);
 

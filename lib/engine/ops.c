@@ -127,8 +127,6 @@ typedef struct {
     gi_op op;                 /* the parameters the call points into */
 } resolved_op;
 
-static void release_op(resolved_op *r);
-
 static gi_status check_border(gi_border b)
 {
     if ((unsigned)b.mode > GI_BORDER_WRAP)
@@ -253,6 +251,16 @@ static gi_status check_params(const gi_op *op)
     return GI_OK;
 }
 
+static void release_op(resolved_op *r)
+{
+    free(r->weights);
+    free(r->mask);
+    gi_resize_axis_free(&r->axis_x);
+    gi_resize_axis_free(&r->axis_y);
+    r->weights = NULL;
+    r->mask = NULL;
+}
+
 /* Resolves op's parameters for a step whose images are already checked,
  * on up to `threads` CPU threads. */
 static gi_status resolve_step(const gi_op *op, const gi_image *src, gi_image *dst,
@@ -272,16 +280,6 @@ static gi_status resolve_step(const gi_op *op, const gi_image *src, gi_image *ds
     if (st == GI_OK) st = resolve_kind(r, threads);
     if (st != GI_OK) release_op(r);
     return st;
-}
-
-static void release_op(resolved_op *r)
-{
-    free(r->weights);
-    free(r->mask);
-    gi_resize_axis_free(&r->axis_x);
-    gi_resize_axis_free(&r->axis_y);
-    r->weights = NULL;
-    r->mask = NULL;
 }
 
 /* ---------------------------------------------------------------- steps */
@@ -358,7 +356,8 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
 {
     const int to_jpeg = dst_where == GI__HOST && result_as_jpeg(jpeg_out, steps, n);
     chain_plan plan;
-    gi_status st = plan_chain(src, 0, steps, n, dst, to_jpeg, hist, gi__context_cpu_threads(ctx), &plan);
+    gi_status st = plan_chain(src, 0, steps, n, dst, to_jpeg, hist, gi__context_cpu_threads(ctx),
+                              &plan);
     if (st != GI_OK) return st;
     const gi__chain chain = {plan.calls, plan.n, src_where, dst_where, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);

@@ -12,10 +12,6 @@
 #include "base/resize_axis.h"
 #include "cpu/cpu_parallel.h"
 
-/* Taps below which one thread computes both axes: about 25 us of work,
- * a few times a hand-out to the threads. */
-#define SHARED_TAPS 8192
-
 typedef struct {
     gi_resize_axis *ax, *ay;
     gi_resize_filter filter;
@@ -38,7 +34,8 @@ static int fill_positions(void *arg, int begin, int end)
         const int r = gi__resize_axis_fill(a, j->filter, x0, x1);
         if (r != GI_RESIZE_FILL_OK) {
             int none = GI_RESIZE_FILL_OK;
-            if (atomic_compare_exchange_strong(&j->failed, &none, r)) atomic_store(&j->failed_in_y, axis);
+            if (atomic_compare_exchange_strong(&j->failed, &none, r))
+                atomic_store(&j->failed_in_y, axis);
             return -1;
         }
     }
@@ -57,7 +54,7 @@ gi_status gi__resize_axes(const gi_image *src, const gi_image *dst, gi_resize_fi
     axes_job j = {.ax = ax, .ay = ay, .filter = filter, .failed = GI_RESIZE_FILL_OK};
     const int positions = ax->n_out + ay->n_out;
     const long taps = (long)ax->n_out * ax->taps + (long)ay->n_out * ay->taps;
-    if (taps < SHARED_TAPS) threads = 1;
+    if (taps < GI_TAPS_ON_THREADS) threads = 1;
     gi__parallel_rows(threads, positions, fill_positions, &j);
     const int failed = atomic_load(&j.failed);
     if (failed == GI_RESIZE_FILL_OK) return GI_OK;
