@@ -19,8 +19,20 @@
  * the next call's band for it. Sleepers are counted under the lock, so a
  * call broadcasts only when someone sleeps, and no wake-up is lost: the
  * tickets are written under the lock, and a worker reads its own under the
- * lock before it waits. */
+ * lock before it waits.
+ *
+ * Workers are kept off the caller's CPU. Linux may place a woken thread
+ * on its waker's CPU while another CPU idles (seen on a 2-vCPU virtual
+ * machine: the worker queued 3 ms behind the caller for call after call,
+ * so the caller took every row and a 2-thread resize took its 1-thread
+ * time). So before waking them a call allows each sleeping worker every
+ * CPU it may use but the caller's, and a worker that finds itself on the
+ * caller's CPU all the same (a spinning one, where the caller woke on its
+ * CPU) moves off it. A hint: where the system refuses it, a worker runs
+ * where the system puts it. */
+#define _GNU_SOURCE /* sched_getcpu, pthread_setaffinity_np */
 #include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -159,11 +171,17 @@ static struct {
     unsigned long call;   /* counts calls: the tickets */
     int sleeping_workers; /* waiting on work, under lock */
     int caller_sleeps;    /* the call waits on done, under lock */
+    atomic_int caller_cpu; /* the CPU the call was handed out on, -1 unknown */
+    int asleep[MAX_THREADS];       /* worker w waits on work, under lock */
+    pthread_t ids[MAX_THREADS];    /* worker w's thread */
+    cpu_set_t allowed[MAX_THREADS]; /* the CPUs worker w may use (at its start) */
+    int allowed_known[MAX_THREADS];
+    int kept_off[MAX_THREADS]; /* the CPU worker w is kept off, -1 none */
     alignas(CACHE_LINE) atomic_int pending; /* worker bands of the call not yet done */
     unsigned long started_at[MAX_THREADS];  /* each worker's slot's ticket when it started */
     band slots[MAX_THREADS];
 } pool = {.busy = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER,
-          .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+          .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER, .caller_cpu = -1};
 
 static long now_ns(void)
 {
@@ -190,12 +208,50 @@ static int keep_spinning(long start, int *pauses)
     return (++*pauses & 31) != 0 || now_ns() - start <= SPIN_NS;
 }
 
+/* Lets worker w use every CPU it may but `cpu`, where that leaves it one;
+ * under lock. No system call where it is kept off that CPU already. A
+ * hint: a refusal leaves the worker's CPUs as they were. */
+static void keep_off(int w, int cpu)
+{
+    if (cpu < 0 || cpu >= CPU_SETSIZE || pool.kept_off[w] == cpu || !pool.allowed_known[w] ||
+        !CPU_ISSET(cpu, &pool.allowed[w]) || CPU_COUNT(&pool.allowed[w]) < 2)
+        return;
+    cpu_set_t others = pool.allowed[w];
+    CPU_CLR(cpu, &others);
+    if (pthread_setaffinity_np(pool.ids[w], sizeof others, &others) == 0) pool.kept_off[w] = cpu;
+}
+
+/* Keeps the sleeping workers of bands 1..threads-1 off the caller's CPU
+ * before they are woken; under lock. */
+static void wake_away_from(int cpu, int threads)
+{
+    for (int t = 1; t < threads; t++)
+        if (pool.asleep[t - 1]) keep_off(t - 1, cpu);
+}
+
+/* Worker `index`, run late on the caller's CPU (queued behind the caller,
+ * which a spinning worker can be when the caller woke on its CPU), moves
+ * off it: the system call moves it at once, and keeps its later wake-ups
+ * off that CPU. */
+static void leave_callers_cpu(int index)
+{
+    const int cpu = atomic_load_explicit(&pool.caller_cpu, memory_order_relaxed);
+    if (cpu < 0 || sched_getcpu() != cpu) return;
+    pthread_mutex_lock(&pool.lock);
+    keep_off(index, cpu);
+    pthread_mutex_unlock(&pool.lock);
+}
+
 static void *worker(void *p)
 {
     const int index = (int)(long)p;
     band *slot = &pool.slots[index + 1];
     pthread_mutex_lock(&pool.lock);
     unsigned long seen = pool.started_at[index];
+    pool.ids[index] = pthread_self();
+    pool.allowed_known[index] =
+        pthread_getaffinity_np(pthread_self(), sizeof pool.allowed[index], &pool.allowed[index]) == 0;
+    pool.kept_off[index] = -1;
     pthread_mutex_unlock(&pool.lock);
     for (;;) {
         unsigned long ticket;
@@ -207,13 +263,16 @@ static void *worker(void *p)
         if (ticket == seen) {
             pthread_mutex_lock(&pool.lock);
             pool.sleeping_workers++;
+            pool.asleep[index] = 1;
             while ((ticket = atomic_load_explicit(&slot->ticket, memory_order_acquire)) == seen)
                 pthread_cond_wait(&pool.work, &pool.lock);
+            pool.asleep[index] = 0;
             pool.sleeping_workers--;
             pthread_mutex_unlock(&pool.lock);
         }
         seen = ticket;
-        /* the slot and pending were written before the ticket */
+        /* the slot, pending and caller_cpu were written before the ticket */
+        leave_callers_cpu(index);
         run_band(slot);
         if (atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel) == 1) {
             pthread_mutex_lock(&pool.lock);
@@ -283,10 +342,15 @@ static int pooled(int threads, int rows, const work *w)
     split(pool.slots, threads, rows, w);
     atomic_store_explicit(&pool.pending, threads - 1, memory_order_relaxed);
     const unsigned long ticket = ++pool.call;
+    const int cpu = sched_getcpu();
+    atomic_store_explicit(&pool.caller_cpu, cpu, memory_order_relaxed);
     pthread_mutex_lock(&pool.lock);
     for (int t = 1; t < threads; t++)
         atomic_store_explicit(&pool.slots[t].ticket, ticket, memory_order_release);
-    if (pool.sleeping_workers) pthread_cond_broadcast(&pool.work);
+    if (pool.sleeping_workers) {
+        wake_away_from(cpu, threads);
+        pthread_cond_broadcast(&pool.work);
+    }
     pthread_mutex_unlock(&pool.lock);
     run_band(&pool.slots[0]);
     int pauses = 0;
