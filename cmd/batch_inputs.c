@@ -146,7 +146,7 @@ static int walked_file(int fd, const char *name, const struct stat *lst, const c
     return 1;
 }
 
-/* Adds every image file (PNG, JPEG, PNM, PAM) under the directory open as
+/* Adds every image file (PNG, JPEG, PNM, PAM, TIFF) under the directory open as
  * fd, whose path is `dir`; `rel` is its path below the top. The walk goes
  * by descriptors (openat, fstatat), so a path of any length is reached;
  * a file whose path is too long to be opened by name, or a symbolic link

@@ -28,7 +28,7 @@ static const command commands[] = {
     {"resize", cmd_resize, "resample to a size or by a scale (lanczos3, cubic, area, ...)"},
     {"crop", cmd_crop, "take a rectangle of the image"},
     {"thumbnail", cmd_thumbnail, "a small copy of a photo, fast: JPEG shrink-on-load, then resize"},
-    {"convert", cmd_convert, "write the image in another format (PNG, JPEG, PNM, PAM)"},
+    {"convert", cmd_convert, "write the image in another format (PNG, JPEG, PNM, PAM, TIFF)"},
     {"pipe", cmd_pipe, "several operations in one run: 'blur --sigma 2 | sobel'"},
     {"hist", cmd_hist, "per-channel histogram as text, CSV or JSON"},
     {"compare", cmd_compare, "compare two images (or trees) by pixels: golden-image tests"},

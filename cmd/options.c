@@ -313,7 +313,8 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
         {"output-dir", 'o', "DIR", "batch mode: write each input to DIR under its own name "
          "(with --format, that format's extension)",
          opt_string, &c->output_dir},
-        {"recursive", 'r', NULL, "batch: take PNG/JPEG/PNM/PAM files under directories, mirroring the tree",
+        {"recursive", 'r', NULL, "batch: take the PNG/JPEG/PNM/PAM/TIFF files under directories, "
+         "mirroring the tree",
          opt_flag, &c->recursive},
         {"files-from", 0, "FILE", "batch: read input paths from FILE, one per line ('-': stdin); "
          "outputs keep their base names",
@@ -340,16 +341,17 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          "as stored and the tag is kept; transpose, rotate and flip always orient first",
          opt_flag, &c->auto_orient},
         {"strip", 0, NULL, "write no metadata: Exif (GPS positions, camera, time), XMP, ICC "
-         "profile, PNG colour chunks. Default: kept, in the output's own container (PNG or "
-         "JPEG; Netpbm has no place for them)",
+         "profile, PNG colour chunks. Default: kept, in the output's own container (PNG, "
+         "JPEG; TIFF keeps the ICC profile and XMP; Netpbm has no place for them)",
          opt_flag, &c->strip},
-        {"format", 0, "FMT", "png | jpeg | pnm | pam: output format when it cannot come from "
-         "the name (no known extension, or '-'); a name saying another format is refused. pnm (also ppm, pgm) writes P5 for gray, P6 for colour, dropping alpha; pam "
-         "writes P7 with every channel",
+        {"format", 0, "FMT", "png | jpeg | pnm | pam | tiff: output format when it cannot come "
+         "from the name (no known extension, or '-'); a name saying another format is "
+         "refused. pnm (also ppm, pgm) writes P5 for gray, P6 for colour, dropping alpha; pam "
+         "writes P7 with every channel; tiff (also tif) a deflate-compressed TIFF",
          opt_image_format, &c->format},
         {"depth", 0, "D", "8 | 16 | keep: bits a sample of the output (default keep, or "
          "$GPUIMG_DEPTH). 8 -> 16 is v * 257; 16 -> 8 is (v + 128) / 257, v * 255 / 65535 "
-         "correctly rounded. PNG, PNM and PAM hold 16 bits; JPEG only 8",
+         "correctly rounded. PNG, PNM, PAM and TIFF hold 16 bits; JPEG only 8",
          opt_depth, &c->depth},
         {"quality", 0, "Q", "JPEG quality 1..100 (default 90)", opt_quality, &c->quality},
         {"png-level", 0, "N", "PNG deflate effort 1 (fast) .. 9 (small), 12 max with libdeflate "
