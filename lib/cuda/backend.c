@@ -25,6 +25,7 @@
 #include "jpeg_device.h"
 #include "jpeg_encode_device.h"
 #include "jpeg_entropy_device.h"
+#include "stream_wait.h"
 #include "base/overrides.h"
 #include "base/pixel_alloc.h"
 
@@ -44,6 +45,7 @@ typedef struct {
     buffer coeffs, planes;           /* device: a JPEG's coefficients, its component planes */
     buffer stage_in, stage_out;      /* pinned host */
     cudaEvent_t marks[MARK_COUNT];
+    gi__cuda_waiter waiter;          /* waits on the stream, sleeping */
     double stage_in_ms, stage_out_ms; /* host copies into and out of pinned memory */
     gi_op_times times;               /* of the last operation */
     unsigned long long counts[4 * GI_HIST_MAX_BINS]; /* a histogram, downloaded (2 MiB) */
@@ -148,7 +150,10 @@ static gi_status record_times(cuda_state *s)
  * stream, so no copy is in flight when the staging buffers are reused. */
 static gi_status finish(cuda_state *s, gi_status st)
 {
-    cudaError_t e = cudaStreamSynchronize(s->stream);
+    cudaError_t e = gi__cuda_wait(&s->waiter, s->stream);
+    /* a wait that failed (its event not made, or the work's error) drains
+     * the stream all the same; the error reported is the wait's */
+    if (e != cudaSuccess) (void)cudaStreamSynchronize(s->stream);
     if (st != GI_OK) {
         cudaGetLastError();
         return st;
@@ -820,6 +825,7 @@ static void cuda_destroy(void *state)
     cudaFreeHost(s->stage_out.ptr);
     gi__cuda_jpeg_encoder_free(&s->encoder);
     gi__cuda_jpeg_entropy_free(&s->entropy);
+    gi__cuda_waiter_free(&s->waiter);
     cudaStreamDestroy(s->stream);
     cudaGetLastError();
     free(s);

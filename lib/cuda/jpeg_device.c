@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_error.h"
+#include "stream_wait.h"
 #include "base/gi_error.h"
 #include "gi_kernels.h"
 #include "codec/jpeg/jpeg_recon_plan.h"
@@ -126,6 +127,7 @@ gi_status gi__cuda_jpeg_reconstruct_host(const gi_jpeg_coeffs *c, uint8_t *pixel
     int16_t *d_coeffs = NULL;
     uint8_t *d_planes = NULL, *d_out = NULL;
     cudaStream_t stream = NULL;
+    gi__cuda_waiter waiter = {0};
     gi_status st = GI_OK;
     cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     if (e == cudaSuccess) e = cudaMalloc((void **)&d_coeffs, c->storage_bytes ? c->storage_bytes : 1);
@@ -140,9 +142,10 @@ gi_status gi__cuda_jpeg_reconstruct_host(const gi_jpeg_coeffs *c, uint8_t *pixel
     if (st == GI_OK) {
         e = cudaMemcpy2DAsync(pixels, stride, d_out, out_pitch, out_pitch, (size_t)h,
                               cudaMemcpyDeviceToHost, stream);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+        if (e == cudaSuccess) e = gi__cuda_wait(&waiter, stream);
         if (e != cudaSuccess) st = gi__cuda_fail(e, "JPEG download");
     }
+    gi__cuda_waiter_free(&waiter);
     cudaFree(d_out);
     cudaFree(d_planes);
     cudaFree(d_coeffs);

@@ -30,7 +30,7 @@ static gi_status upload_tables(gi__cuda_jpeg_encoder *e, int quality, cudaStream
     }
     memcpy(d.natural_order, gi__jpeg_natural_order, sizeof d.natural_order);
     cudaError_t err = cudaMemcpyAsync(e->tables.ptr, &d, sizeof d, cudaMemcpyHostToDevice, stream);
-    if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess) err = gi__cuda_wait(&e->waiter, stream);
     if (err != cudaSuccess) {
         e->quality = 0;
         return gi__cuda_fail(err, "JPEG tables upload");
@@ -82,7 +82,7 @@ gi_status gi__cuda_jpeg_encode(gi__cuda_jpeg_encoder *e, const uint8_t *d_pixels
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(&total_bits, (unsigned long long *)e->offsets.ptr + blocks,
                               sizeof total_bits, cudaMemcpyDeviceToHost, s);
-    if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+    if (err == cudaSuccess) err = gi__cuda_wait(&e->waiter, s);
     if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG encode");
     const size_t scan_bytes = (size_t)((total_bits + 7) / 8); /* with stb's padding, whole bytes */
     const size_t nwords = (size_t)((total_bits + 7 + 31) / 32);
@@ -97,7 +97,7 @@ gi_status gi__cuda_jpeg_encode(gi__cuda_jpeg_encoder *e, const uint8_t *d_pixels
                                     e->offsets.ptr, e->words.ptr, nwords, s);
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(e->stage.ptr, e->words.ptr, scan_bytes, cudaMemcpyDeviceToHost, s);
-    if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+    if (err == cudaSuccess) err = gi__cuda_wait(&e->waiter, s);
     if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG encode");
     double start = gi__now_ms();
     int r = gi__jpeg_write_around_scan(width, height, quality, e->stage.ptr, scan_bytes, bytes, size);
@@ -114,5 +114,6 @@ void gi__cuda_jpeg_encoder_free(gi__cuda_jpeg_encoder *e)
     gi__cuda_free_device(&e->scan_temp);
     gi__cuda_free_device(&e->words);
     gi__cuda_free_pinned(&e->stage);
+    gi__cuda_waiter_free(&e->waiter);
     e->quality = 0;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "device_buffer.h"
+#include "stream_wait.h"
 #include "gpuimg.h"
 
 /* An encoder's device scratch, grown to the largest image it has coded,
@@ -18,6 +19,7 @@
 typedef struct {
     int quality; /* whose tables `tables` holds; 0: none yet */
     gi__cuda_buffer tables, coef, counts, offsets, scan_temp, words, stage;
+    gi__cuda_waiter waiter;
 } gi__cuda_jpeg_encoder;
 
 /* Encodes width x height pixels of `channels` (1-4, as gi__jpeg_write

@@ -99,7 +99,7 @@ static cudaError_t read_flag(gi__cuda_jpeg_entropy *e, int which, cudaStream_t s
     uint32_t *host = (uint32_t *)e->host_flags.ptr + which;
     cudaError_t err = cudaMemcpyAsync(host, (uint32_t *)e->flags.ptr + which, sizeof *host,
                                       cudaMemcpyDeviceToHost, stream);
-    if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess) err = gi__cuda_wait(&e->waiter, stream);
     *value = *host;
     return err;
 }
@@ -215,4 +215,5 @@ void gi__cuda_jpeg_entropy_free(gi__cuda_jpeg_entropy *e)
     gi__cuda_free_device(&e->flags);
     gi__cuda_free_device(&e->temp);
     gi__cuda_free_pinned(&e->host_flags);
+    gi__cuda_waiter_free(&e->waiter);
 }

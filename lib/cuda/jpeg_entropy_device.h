@@ -5,6 +5,7 @@
 #define GI_JPEG_ENTROPY_DEVICE_H
 
 #include "device_buffer.h"
+#include "stream_wait.h"
 #include "gpuimg.h"
 #include "codec/jpeg/jpeg_coeffs.h"
 
@@ -13,6 +14,7 @@ typedef struct gi__cuda_jpeg_entropy {
     gi__cuda_buffer upload;           /* device: the deferred scan's upload */
     gi__cuda_buffer states[2], counts, base, dc_diff, dc_key, dc_sum, seg_end, flags, temp;
     gi__cuda_buffer host_flags;       /* pinned: a round's "changed", the checks' "bad" */
+    gi__cuda_waiter waiter;           /* for the flags' copies */
 } gi__cuda_jpeg_entropy;
 
 /* Queues the upload of c's deferred scans on stream. */
