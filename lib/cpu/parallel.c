@@ -250,7 +250,8 @@ static void *worker(void *p)
     unsigned long seen = pool.started_at[index];
     pool.ids[index] = pthread_self();
     pool.allowed_known[index] =
-        pthread_getaffinity_np(pthread_self(), sizeof pool.allowed[index], &pool.allowed[index]) == 0;
+        pthread_getaffinity_np(pthread_self(), sizeof pool.allowed[index],
+                               &pool.allowed[index]) == 0;
     pool.kept_off[index] = -1;
     pthread_mutex_unlock(&pool.lock);
     for (;;) {

@@ -45,7 +45,7 @@ typedef struct {
     buffer coeffs, planes;           /* device: a JPEG's coefficients, its component planes */
     buffer stage_in, stage_out;      /* pinned host */
     cudaEvent_t marks[MARK_COUNT];
-    gi__cuda_waiter waiter;          /* waits on the stream, sleeping */
+    gi__cuda_waiter waiter;          /* waits on the stream (stream_wait.h) */
     double stage_in_ms, stage_out_ms; /* host copies into and out of pinned memory */
     gi_op_times times;               /* of the last operation */
     unsigned long long counts[4 * GI_HIST_MAX_BINS]; /* a histogram, downloaded (2 MiB) */

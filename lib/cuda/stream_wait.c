@@ -27,7 +27,8 @@ static cudaError_t wait_event(cudaEvent_t done)
     const long start = now_ns();
     cudaError_t e;
     while ((e = cudaEventQuery(done)) == cudaErrorNotReady)
-        if (now_ns() - start > POLL_NS && atomic_load_explicit(&waiting, memory_order_relaxed) > SPINNERS)
+        if (now_ns() - start > POLL_NS &&
+            atomic_load_explicit(&waiting, memory_order_relaxed) > SPINNERS)
             return cudaEventSynchronize(done);
     return e;
 }
