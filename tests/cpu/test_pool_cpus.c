@@ -4,7 +4,9 @@
  * (workers asleep, woken). Without
  * that rule a woken worker may be queued behind the caller on its CPU
  * (seen on 2-vCPU virtual machines), and then the caller does every row.
- * Skipped (77) where the process may use fewer than 2 CPUs. */
+ * Skipped (77) where the process may use fewer than 2 CPUs, or where the
+ * system does not let a thread choose its CPUs (the rule is a hint
+ * there). */
 #define _GNU_SOURCE /* sched_getcpu, pthread_setaffinity_np */
 #include <pthread.h>
 #include <sched.h>
@@ -64,9 +66,10 @@ int main(void)
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(first, &one);
-    if (!th_check(pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0,
-                  "cannot hold the test's thread to CPU %d", first))
-        return th_finish();
+    if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) {
+        printf("skipped: the system does not let a thread choose its CPUs\n");
+        return 77;
+    }
     const long pauses_ms[] = {0, 0, 0, 20, 0, 100, 5, 0, 300, 0};
     for (int round = 0; round < 3; round++)
         for (int i = 0; i < (int)(sizeof pauses_ms / sizeof pauses_ms[0]); i++) {
