@@ -231,15 +231,44 @@ window_at(const resize_job *j, const uint8_t *row, size_t sub, int x, const int 
     return row + ((size_t)j->pair_first[x] * ch - sub);
 }
 
-/* acc plus group g's 4 taps of a window at p (weights w): both halves of
- * one pmaddwd, as the comment above says. */
+/* The shuffle of a window's bytes: pixels 0, 1 (low half) and 2, 3 (high
+ * half) into pairs; -1 gives 0. */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
-add_group(__m256i acc, const uint8_t *p, const int16_t *w, int g, const int ch, __m256i pairs)
+pair_shuffle(const int ch)
+{
+    return ch == 3 ? _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, 6,
+                                      -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1)
+                   : _mm256_setr_epi8(0, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                      2, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+}
+
+/* acc plus group g's 4 taps of a window at p, weighed by q: both halves
+ * of one pmaddwd, as the comment above says. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
+add_group_q(__m256i acc, const uint8_t *p, __m256i q, int g, const int ch, __m256i pairs)
 {
     const __m128i bytes = _mm_loadu_si128((const __m128i *)(p + 4 * ch * g));
     const __m256i u = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(bytes), pairs);
-    const __m256i q = _mm256_loadu_si256((const __m256i *)(w + 16 * g));
     return _mm256_add_epi32(acc, _mm256_madd_epi16(u, q));
+}
+
+/* The same with group g's weights of w. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
+add_group(__m256i acc, const uint8_t *p, const int16_t *w, int g, const int ch, __m256i pairs)
+{
+    return add_group_q(acc, p, _mm256_loadu_si256((const __m256i *)(w + 16 * g)), g, ch, pairs);
+}
+
+/* Positions x and x + 1 of out from their sums s0 and s1 (each two
+ * halves): added crosswise, rounded, shifted and stored. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+store_two(int32_t *out, int x, __m256i s0, __m256i s1, const int ch)
+{
+    __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(s0, s1, 0x20),
+                                   _mm256_permute2x128_si256(s0, s1, 0x31));
+    sum = _mm256_srai_epi32(_mm256_add_epi32(sum, _mm256_set1_epi32(32)), 6);
+    store_position(out, x, _mm256_castsi256_si128(sum), ch);
+    store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
 }
 
 /* h of positions [x, x_end) of one source row (gray or RGB) into out,
@@ -255,13 +284,7 @@ filter_span(const resize_job *j, const uint8_t *row, size_t sub, int32_t *out, i
             const int ch, const int narrow, const int fixed_groups)
 {
     const int groups = fixed_groups ? fixed_groups : j->groups;
-    /* the bytes of pixels 0, 1 (low half) and 2, 3 (high half) into pairs;
-     * -1 gives 0 */
-    const __m256i pairs =
-        ch == 3 ? _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, 6, -1,
-                                   9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1)
-                : _mm256_setr_epi8(0, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                   2, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i pairs = pair_shuffle(ch);
     const __m256i round = _mm256_set1_epi32(32);
     if (narrow) { /* positions x and x + 1 in the two halves, a pair each */
         const __m256i both = _mm256_permute2x128_si256(pairs, pairs, 0x00);
@@ -294,11 +317,7 @@ filter_span(const resize_job *j, const uint8_t *row, size_t sub, int32_t *out, i
             s0 = add_group(s0, p0, w0, g, ch, pairs);
             s1 = add_group(s1, p1, w1, g, ch, pairs);
         }
-        __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(s0, s1, 0x20),
-                                       _mm256_permute2x128_si256(s0, s1, 0x31));
-        sum = _mm256_srai_epi32(_mm256_add_epi32(sum, round), 6);
-        store_position(out, x, _mm256_castsi256_si128(sum), ch);
-        store_position(out, x + 1, _mm256_extracti128_si256(sum, 1), ch);
+        store_two(out, x, s0, s1, ch);
     }
     if (x < x_end) {
         const uint8_t *p = window_at(j, row, sub, x, ch);
@@ -320,12 +339,7 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) voi
 filter_span_rows(const resize_job *j, const uint8_t *const *rows, int32_t *const *outs, int nrows,
                  int x, int x_end, const int ch, const int groups)
 {
-    const __m256i pairs =
-        ch == 3 ? _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, 6, -1,
-                                   9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1)
-                : _mm256_setr_epi8(0, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                   2, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    const __m256i round = _mm256_set1_epi32(32);
+    const __m256i pairs = pair_shuffle(ch);
     const size_t per = (size_t)groups * 16;
     for (; x + 1 < x_end; x += 2) {
         const size_t at0 = (size_t)j->pair_first[x] * ch, at1 = (size_t)j->pair_first[x + 1] * ch;
@@ -340,18 +354,10 @@ filter_span_rows(const resize_job *j, const uint8_t *const *rows, int32_t *const
             _mm_prefetch((const char *)p0 + PAIRS_PREFETCH_AHEAD, _MM_HINT_T0);
             __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
             for (int g = 0; g < groups; g++) {
-                const __m128i b0 = _mm_loadu_si128((const __m128i *)(p0 + 4 * ch * g));
-                const __m128i b1 = _mm_loadu_si128((const __m128i *)(p1 + 4 * ch * g));
-                s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_shuffle_epi8(
-                                              _mm256_broadcastsi128_si256(b0), pairs), q0[g]));
-                s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_shuffle_epi8(
-                                              _mm256_broadcastsi128_si256(b1), pairs), q1[g]));
+                s0 = add_group_q(s0, p0, q0[g], g, ch, pairs);
+                s1 = add_group_q(s1, p1, q1[g], g, ch, pairs);
             }
-            __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(s0, s1, 0x20),
-                                           _mm256_permute2x128_si256(s0, s1, 0x31));
-            sum = _mm256_srai_epi32(_mm256_add_epi32(sum, round), 6);
-            store_position(outs[r], x, _mm256_castsi256_si128(sum), ch);
-            store_position(outs[r], x + 1, _mm256_extracti128_si256(sum, 1), ch);
+            store_two(outs[r], x, s0, s1, ch);
         }
     }
     if (x < x_end)
