@@ -12,7 +12,7 @@
  * sleeping: a call's steps come back to back (a chain's steps, the rows of
  * a folder's images), and waking 15 sleeping workers through one mutex and
  * condition took as long as a 1-channel histogram of 9 MP on 16 cores.
- * A worker spins for SPIN_NS after its last band (or its start) before it
+ * A worker spins for SPIN_MS after its last band (or its start) before it
  * sleeps on the condition; the caller spins as long for the last band
  * before it sleeps. Each worker watches its own slot's ticket (the call
  * that gave it the band), so a worker slow to see one call can never take
@@ -37,14 +37,14 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cpu_parallel.h"
+#include "base/clock.h"
 
 #define MAX_THREADS 256
 #define CACHE_LINE 64
-#define SPIN_NS 50000L /* 50 us: a few steps' gap, a small share of a core */
+#define SPIN_MS 0.05 /* 50 us: a few steps' gap, a small share of a core */
 
 /* A shared band's rows left, next..end, in one word (next in the high
  * half) that threads change by compare-and-swap: its thread taking its
@@ -183,13 +183,6 @@ static struct {
 } pool = {.busy = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER,
           .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER, .caller_cpu = -1};
 
-static long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1000000000L + t.tv_nsec;
-}
-
 /* A hint to the core that this thread spins (x86 pause, arm yield). */
 static inline void spin_pause(void)
 {
@@ -200,12 +193,12 @@ static inline void spin_pause(void)
 #endif
 }
 
-/* One pause of a spin that began at start: 0 once SPIN_NS have passed
- * (the clock is read every 32 pauses). */
-static int keep_spinning(long start, int *pauses)
+/* One pause of a spin that began at start (gi__now_ms): 0 once SPIN_MS
+ * have passed (the clock is read every 32 pauses). */
+static int keep_spinning(double start, int *pauses)
 {
     spin_pause();
-    return (++*pauses & 31) != 0 || now_ns() - start <= SPIN_NS;
+    return (++*pauses & 31) != 0 || gi__now_ms() - start <= SPIN_MS;
 }
 
 /* Lets worker w use every CPU it may but `cpu`, where that leaves it one;
@@ -257,7 +250,7 @@ static void *worker(void *p)
     for (;;) {
         unsigned long ticket;
         int pauses = 0;
-        for (long start = now_ns();
+        for (double start = gi__now_ms();
              (ticket = atomic_load_explicit(&slot->ticket, memory_order_acquire)) == seen &&
              keep_spinning(start, &pauses);)
             ;
@@ -355,7 +348,7 @@ static int pooled(int threads, int rows, const work *w)
     pthread_mutex_unlock(&pool.lock);
     run_band(&pool.slots[0]);
     int pauses = 0;
-    for (long start = now_ns();
+    for (double start = gi__now_ms();
          atomic_load_explicit(&pool.pending, memory_order_acquire) != 0 &&
          keep_spinning(start, &pauses);)
         ;

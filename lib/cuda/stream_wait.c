@@ -2,32 +2,26 @@
 #include "stream_wait.h"
 
 #include <stdatomic.h>
-#include <time.h>
 
-/* A wait polls its event for POLL_NS, then sleeps on it, unless at most
+#include "base/clock.h"
+
+/* A wait polls its event for POLL_MS, then sleeps on it, unless at most
  * SPINNERS threads of the process are waiting: then it polls to the end.
  * A served call's waits (one lane) keep the latency of spinning (8.7-8.9
  * ms a call on the H200 machine, 9.3-10.0 with every wait sleeping past
  * 100 us), at the cost of a core or two; a batch's twelve or more lanes
  * sleep. */
-#define POLL_NS 100000L
+#define POLL_MS 0.1
 #define SPINNERS 2
 
 static atomic_int waiting; /* threads of the process in gi__cuda_wait */
 
-static long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1000000000L + t.tv_nsec;
-}
-
 static cudaError_t wait_event(cudaEvent_t done)
 {
-    const long start = now_ns();
+    const double start = gi__now_ms();
     cudaError_t e;
     while ((e = cudaEventQuery(done)) == cudaErrorNotReady)
-        if (now_ns() - start > POLL_NS &&
+        if (gi__now_ms() - start > POLL_MS &&
             atomic_load_explicit(&waiting, memory_order_relaxed) > SPINNERS)
             return cudaEventSynchronize(done);
     return e;
