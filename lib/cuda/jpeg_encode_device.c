@@ -77,13 +77,19 @@ gi_status gi__cuda_jpeg_encode(gi__cuda_jpeg_encoder *e, const uint8_t *d_pixels
                                              e->tables.ptr, e->coef.ptr, e->counts.ptr,
                                              e->offsets.ptr, e->scan_temp.ptr,
                                              e->scan_temp.bytes, s);
-    /* The scan's length decides how many words to clear and bring back. */
-    unsigned long long total_bits = 0;
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync(&total_bits, (unsigned long long *)e->offsets.ptr + blocks,
-                              sizeof total_bits, cudaMemcpyDeviceToHost, s);
+    /* The scan's length decides how many words to clear and bring back. It
+     * comes back through the pinned stage: a copy into pageable memory would
+     * hold this thread inside cudaMemcpyAsync until the kernels end,
+     * spinning, where gi__cuda_wait may sleep. */
+    if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG encode");
+    st = gi__cuda_reserve_pinned(&e->stage, sizeof(unsigned long long));
+    if (st != GI_OK) return st;
+    err = cudaMemcpyAsync(e->stage.ptr, (unsigned long long *)e->offsets.ptr + blocks,
+                          sizeof(unsigned long long), cudaMemcpyDeviceToHost, s);
     if (err == cudaSuccess) err = gi__cuda_wait(&e->waiter, s);
     if (err != cudaSuccess) return gi__cuda_fail(err, "JPEG encode");
+    unsigned long long total_bits;
+    memcpy(&total_bits, e->stage.ptr, sizeof total_bits);
     const size_t scan_bytes = (size_t)((total_bits + 7) / 8); /* with stb's padding, whole bytes */
     const size_t nwords = (size_t)((total_bits + 7 + 31) / 32);
     size_t word_bytes;
