@@ -96,7 +96,9 @@ typedef struct pipeline {
     gi_batch_item *items;
     size_t count;
     pthread_mutex_t lock, report_lock;
-    pthread_cond_t changed;
+    /* The codec workers wait on one condition and the lanes on the other,
+     * and a change wakes only the threads it may let go on (wake_*). */
+    pthread_cond_t for_workers, for_lanes;
     size_t *order;    /* item indices, largest first (NULL: list order) */
     size_t next;      /* the next position in `order` to start */
     job_queue decoded, computed;
@@ -197,8 +199,9 @@ static int all_done(const pipeline *p)
 }
 
 /* The stop flag is set by a signal handler, which cannot signal the
- * condition variable: waits are short so that a stop is noticed. */
-static void wait_for_change(pipeline *p)
+ * condition variable: waits are short so that a stop is noticed. A codec
+ * worker waits on for_workers, a lane on for_lanes. */
+static void wait_for_change(pipeline *p, pthread_cond_t *cond)
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
@@ -208,8 +211,35 @@ static void wait_for_change(pipeline *p)
         until.tv_nsec -= 1000000000L;
     }
     double start = gi__now_ms();
-    pthread_cond_timedwait(&p->changed, &p->lock, &until);
+    pthread_cond_timedwait(cond, &p->lock, &until);
     p->waited_ms += gi__now_ms() - start; /* under the lock again */
+}
+
+/* Wakes the threads a change concerns (under the lock). An image makes
+ * four changes on its way (decoded, taken by a lane, computed, taken to
+ * encode); each used to wake every thread, and at 1300 images a second a
+ * 2-GPU batch's 56 threads then queued for the one lock after each. Now:
+ * - one codec worker for room in the decoded queue or a computed job (any
+ *   waiting worker can take either; a busy one looks again before it
+ *   waits);
+ * - the lanes (every one: the next job may be for another GPU's lane)
+ *   for a decoded job, or room in the computed queue where it was full;
+ * - everybody for what is rare: a plan made, a lane opened or closed, a
+ *   GPU failed, the end. */
+static void wake_a_worker(pipeline *p)
+{
+    pthread_cond_signal(&p->for_workers);
+}
+
+static void wake_lanes(pipeline *p)
+{
+    pthread_cond_broadcast(&p->for_lanes);
+}
+
+static void wake_all(pipeline *p)
+{
+    pthread_cond_broadcast(&p->for_workers);
+    pthread_cond_broadcast(&p->for_lanes);
 }
 
 /* An item's texts when it has none: before and after on_item. */
@@ -369,15 +399,16 @@ static void *codec_worker(void *arg)
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (p->computed.count) {
+            const int was_full = !queue_has_room(&p->computed);
             gi__batch_image *job = queue_pop(&p->computed);
             job->encode_threads = tail_threads(p);
             p->encoding++;
-            pthread_cond_broadcast(&p->changed);
+            if (all_done(p)) wake_all(p);
+            else if (was_full) wake_lanes(p);
             pthread_mutex_unlock(&p->lock);
             finish(p, job);
             pthread_mutex_lock(&p->lock);
             p->encoding--;
-            pthread_cond_broadcast(&p->changed);
         } else if (inputs_left(p) && queue_has_room(&p->decoded) && plan_made(p)) {
             gi_batch_item *it = take_next_item(p);
             gi__jpeg_route space;
@@ -388,11 +419,12 @@ static void *codec_worker(void *arg)
             pthread_mutex_lock(&p->lock);
             p->decoded.reserved--;
             if (job) queue_push(&p->decoded, job);
-            pthread_cond_broadcast(&p->changed);
+            if (decoding_done(p)) wake_all(p);
+            else if (job) wake_lanes(p);
         } else if (all_done(p)) {
             break;
         } else {
-            wait_for_change(p);
+            wait_for_change(p, &p->for_workers);
         }
     }
     pthread_mutex_unlock(&p->lock);
@@ -465,7 +497,7 @@ static void plan_lane(pipeline *p, compute_lane *lane)
     const size_t more = (size_t)p->more_count;
     if (!on_cpu && p->decoded.limit < (size_t)p->shape.codec_workers + more)
         p->decoded.limit = (size_t)p->shape.codec_workers + more;
-    pthread_cond_broadcast(&p->changed);
+    wake_all(p);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -571,7 +603,7 @@ static void open_lane(pipeline *p, compute_lane *lane)
     }
     if (lane != first) {
         pthread_mutex_lock(&p->lock);
-        while (!p->first_lane_open) wait_for_change(p);
+        while (!p->first_lane_open) wait_for_change(p, &p->for_lanes);
         pthread_mutex_unlock(&p->lock);
         if (!first->ctx) {
             snprintf(lane->why, sizeof lane->why, "%s", first->why);
@@ -592,7 +624,7 @@ static void open_lane(pipeline *p, compute_lane *lane)
     if (lane == first) {
         pthread_mutex_lock(&p->lock);
         p->first_lane_open = 1;
-        pthread_cond_broadcast(&p->changed);
+        wake_all(p);
         pthread_mutex_unlock(&p->lock);
     }
 }
@@ -662,7 +694,8 @@ static void run_job(pipeline *p, compute_lane *lane, gi__batch_image *job)
         p->gpu_busy[g]++;
     }
     p->computed.reserved++;
-    pthread_cond_broadcast(&p->changed);
+    wake_a_worker(p); /* room in the decoded queue */
+    if (p->decoded.count) wake_lanes(p); /* the next job's GPU may have changed */
     pthread_mutex_unlock(&p->lock);
     int rc = compute(p, lane, job);
     if (rc < 0) settle(p, job);
@@ -672,6 +705,7 @@ static void run_job(pipeline *p, compute_lane *lane, gi__batch_image *job)
         p->gpus[g].queued -= work;
         p->gpu_busy[g]--;
     }
+    const int was_warm = p->lane_warm;
     if (rc > 0) {
         p->gpu_failed[g] = 1;
         snprintf(p->lost_why, sizeof p->lost_why, "%s", gi_last_error());
@@ -680,7 +714,10 @@ static void run_job(pipeline *p, compute_lane *lane, gi__batch_image *job)
         if (!lane->bridge) p->lane_warm = 1;
         if (rc == 0) queue_push(&p->computed, job);
     }
-    pthread_cond_broadcast(&p->changed);
+    if (rc > 0 || p->lane_warm != was_warm || (decoding_done(p) && p->computed.reserved == 0))
+        wake_all(p); /* a GPU lost, the bridge's end, or the lanes' */
+    else if (rc == 0)
+        wake_a_worker(p); /* a job to encode */
 }
 
 static void *compute_worker(void *arg)
@@ -713,11 +750,11 @@ static void *compute_worker(void *arg)
         } else if (decoding_done(p) && (lane->bridge || p->computed.reserved == 0)) {
             break; /* a lane stays while others compute: a GPU that fails hands back */
         } else {
-            wait_for_change(p);
+            wait_for_change(p, &p->for_lanes);
         }
     }
     if (lane->joined) p->gpus[lane->gpu].open--;
-    pthread_cond_broadcast(&p->changed);
+    wake_all(p);
     pthread_mutex_unlock(&p->lock);
     if (lane == &p->lanes[0])
         for (int i = 0; i < p->more_started; i++) pthread_join(p->more_ids[i], NULL);
@@ -907,7 +944,8 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     lanes[0].p = &p;
     pthread_mutex_init(&p.lock, NULL);
     pthread_mutex_init(&p.report_lock, NULL);
-    pthread_cond_init(&p.changed, NULL);
+    pthread_cond_init(&p.for_workers, NULL);
+    pthread_cond_init(&p.for_lanes, NULL);
     /* Queue depths bound the images in memory: one or two per codec
      * worker (a decoder's or encoder's own buffers), the decoded queue
      * (which also caps the decodes under way, so that some workers are
@@ -930,7 +968,8 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     free(p.order);
     free(p.decoded.jobs);
     free(p.computed.jobs);
-    pthread_cond_destroy(&p.changed);
+    pthread_cond_destroy(&p.for_workers);
+    pthread_cond_destroy(&p.for_lanes);
     pthread_mutex_destroy(&p.report_lock);
     pthread_mutex_destroy(&p.lock);
     for (int i = 0; i < lane_count; i++)
