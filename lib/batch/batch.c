@@ -393,6 +393,21 @@ static int plan_made(const pipeline *p)
     return p->opts->device != GI_DEVICE_AUTO || !gi_cuda_compiled() || p->first_lane_open;
 }
 
+/* Whether the GPUs bound the batch now (under the lock): the lanes on
+ * CUDA have half the decoded queue's room waiting for them. A codec
+ * worker then decodes its JPEG's Huffman codes itself, where it would
+ * leave them to the device: its core would otherwise wait for room, and
+ * the device's time goes to the steps. Where the lanes catch up, the
+ * workers leave the codes to the device again. On a host of 32 cores and
+ * one H200, 4000 9 MP JPEGs blurred to JPEG took 4.70-4.86 s with every
+ * Huffman decoding on the device and 3.68-3.77 s with every one on the
+ * cores; 400 JPEGs of quality 99 on 16 cores, 0.87 s on the device and
+ * 2.44 s on the cores. */
+static int lanes_behind(const pipeline *p)
+{
+    return p->lanes_on_cuda && p->decoded.count >= (p->decoded.limit + 1) / 2;
+}
+
 static void *codec_worker(void *arg)
 {
     pipeline *p = arg;
@@ -413,6 +428,7 @@ static void *codec_worker(void *arg)
             gi_batch_item *it = take_next_item(p);
             gi__jpeg_route space;
             const gi__jpeg_route *route = jpeg_route(p, NULL, &space);
+            space.entropy_on_host = lanes_behind(p);
             p->decoded.reserved++;
             pthread_mutex_unlock(&p->lock);
             gi__batch_image *job = start_job(p, it, route);

@@ -266,7 +266,7 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     memset(coeffs, 0, sizeof *coeffs);
     if (!route || !route->on_cuda ||
         !gi__load_jpeg_coeffs(in, size, &job->limits,
-                              gi__route_defers_entropy(gi__process_overrides()), coeffs))
+                              gi__route_defers_entropy(gi__process_overrides(), route), coeffs))
         return gi__job_decode(job, in, size, name, img, meta);
     /* shrink-on-load: the arithmetic half makes the shrunk image (the
      * reduced IDCT, on either device), as gi_load_memory does */

@@ -84,7 +84,8 @@ int gi__route_jpeg_arithmetic(const gi__overrides *o, const gi__jpeg_route *rout
     return gi__plan_jpeg_route(in, costs, why, why_size);
 }
 
-int gi__route_defers_entropy(const gi__overrides *o)
+int gi__route_defers_entropy(const gi__overrides *o, const gi__jpeg_route *route)
 {
-    return o->jpeg_entropy != GI__FORCE_CPU;
+    if (o->jpeg_entropy != GI__FORCE_NONE) return o->jpeg_entropy == GI__FORCE_GPU;
+    return !route->entropy_on_host;
 }

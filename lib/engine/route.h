@@ -73,6 +73,10 @@ typedef struct gi__jpeg_route {
     int cores, lanes, pipelined; /* the plan's view of the engine */
     int encodes_jpeg; /* the result leaves as an exact JPEG, which the device would
                          encode too (gi__chain_jpeg_out); set by the caller */
+    int entropy_on_host; /* the Huffman decoding stays on the host although the
+                            device could take it: a batch's lanes have images
+                            waiting, so the GPUs bound it and the codec
+                            worker's core is free (set by the caller) */
 } gi__jpeg_route;
 
 /* What a context or a batch knows of where its steps will run. */
@@ -95,8 +99,9 @@ int gi__route_jpeg_arithmetic(const gi__overrides *o, const gi__jpeg_route *rout
                               const gi__jpeg_route_input *in, const gi__device_costs *costs,
                               char *why, size_t why_size);
 
-/* Whether a JPEG sent to the device may leave its Huffman decoding to the
- * device too (jpeg_deferred.h): unless GPUIMG_JPEG_ENTROPY=cpu. */
-int gi__route_defers_entropy(const gi__overrides *o);
+/* Whether a JPEG sent to the device leaves its Huffman decoding to the
+ * device too (jpeg_deferred.h): GPUIMG_JPEG_ENTROPY decides when set, else
+ * the route (entropy_on_host). The bytes are the same either way. */
+int gi__route_defers_entropy(const gi__overrides *o, const gi__jpeg_route *route);
 
 #endif

@@ -175,11 +175,19 @@ static void check_jpeg_arithmetic(void)
     th_check(gi__route_jpeg_arithmetic(&gpu, &planned, NULL, &c, why, sizeof why) == 1 &&
                  strstr(why, "GPUIMG_JPEG_ARITHMETIC"), "forced to the GPU: %s", why);
     gi__overrides entropy = none;
-    th_check(gi__route_defers_entropy(&none), "the Huffman decoding may go to the device");
+    gi__jpeg_route behind = planned;
+    behind.entropy_on_host = 1;
+    th_check(gi__route_defers_entropy(&none, &planned), "the Huffman decoding may go to the device");
+    th_check(!gi__route_defers_entropy(&none, &behind),
+             "the lanes behind: the Huffman decoding on the codec workers");
     entropy.jpeg_entropy = GI__FORCE_GPU;
-    th_check(gi__route_defers_entropy(&entropy), "GPUIMG_JPEG_ENTROPY=gpu: to the device");
+    th_check(gi__route_defers_entropy(&entropy, &planned) &&
+                 gi__route_defers_entropy(&entropy, &behind),
+             "GPUIMG_JPEG_ENTROPY=gpu: to the device, lanes behind or not");
     entropy.jpeg_entropy = GI__FORCE_CPU;
-    th_check(!gi__route_defers_entropy(&entropy), "GPUIMG_JPEG_ENTROPY=cpu: on the codec workers");
+    th_check(!gi__route_defers_entropy(&entropy, &planned) &&
+                 !gi__route_defers_entropy(&entropy, &behind),
+             "GPUIMG_JPEG_ENTROPY=cpu: on the codec workers");
 }
 
 /* ---------------------------------------------------------------- GPUs */
