@@ -274,6 +274,11 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     memset(img, 0, sizeof *img);
     if (route_to_device(job, route, coeffs, why, why_size)) {
         *img = gi__jpeg_decoded_size(coeffs);
+        if (route->entropy_on_host && gi__process_overrides()->jpeg_entropy == GI__FORCE_NONE) {
+            const size_t n = strlen(why);
+            snprintf(why + n, why_size - n, "%sHuffman codes decoded on the CPU: the GPUs had "
+                     "images waiting", n ? "; " : "");
+        }
     } else if (coeffs->deferred && job->limits.shrink_to > 0) {
         /* the host's shrink-on-load follows the Huffman decoding, block
          * rows at a time, without the frame's coefficients */
