@@ -36,11 +36,13 @@
  * coefficients: the codec worker runs the entropy half alone, the lane
  * the arithmetic half on the device before the steps (job_flow.h's
  * route; under AUTO, once the lanes' plan chose CUDA, where the cost model
- * says it pays).
+ * says it pays). The worker leaves the Huffman decoding to the device too,
+ * unless the lanes are behind (lanes_behind).
  *
- * One mutex and one condition variable guard the queues: at tens of images
- * a second they are far from contended. Another one serializes the
- * caller's on_item callback. */
+ * One mutex guards the queues, with a condition for the codec workers and
+ * one for the lanes (wake_*: at a thousand images a second, a change must
+ * not wake every thread). Another mutex serializes the caller's on_item
+ * callback. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
