@@ -220,7 +220,7 @@ static void wait_for_change(pipeline *p, pthread_cond_t *cond)
 /* Wakes the threads a change concerns (under the lock). An image makes
  * four changes on its way (decoded, taken by a lane, computed, taken to
  * encode); each used to wake every thread, and at 1300 images a second a
- * 2-GPU batch's 56 threads then queued for the one lock after each. Now:
+ * 2-GPU batch's 57 threads then queued for the one lock after each. Now:
  * - one codec worker for room in the decoded queue or a computed job (any
  *   waiting worker can take either; a busy one looks again before it
  *   waits);
