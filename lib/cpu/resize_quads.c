@@ -179,11 +179,20 @@ const gi__resize_run *gi__resize_quads_runs(const gi__resize_quads *p, int *n)
 }
 
 #if HAVE_QUADS
+/* The most quads whose tables a group keeps in registers (3 each: 18 of
+ * the 32 vector registers at 6); a window of more taps reads them from
+ * memory for each row. */
+#define QUADS_IN_REGISTERS 6
+
 /* The groups of a run for rows[0..nrows), quads and wide constants where
  * this is inlined (quads 0: the plan's). A group's tables are read once
  * for all the rows: they are several times a row's bytes, and through L2
  * each row alone waited on them (a third of the pass's time at a
- * reduction to a third with cubic). Wide groups read 128 bytes in two
+ * reduction to a third with cubic). Where the quads are known here they
+ * are also loaded into registers once a group: the row's stores may
+ * alias them (a byte table), so the compiler read them again from L1 for
+ * every row, seven 64-byte loads a row at a reduction to a third with
+ * linear, where the row needs one. Wide groups read 128 bytes in two
  * loads and pick from both (vpermt2b); bytes past the row are masked
  * off, and only zero weights pick them. */
 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
@@ -192,16 +201,27 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
                 int32_t *const *outs, int nrows, const int ch, const int fixed_quads, const int wide)
 {
     const int quads = fixed_quads ? fixed_quads : p->quads, per = p->per;
+    const int g0 = run->x0 / per, g1 = run->x1 / per;
+    const size_t row_bytes = p->row_bytes, out_step = (size_t)per * (size_t)ch;
+    const int32_t *const base = p->base;
+    const uint8_t *const tables = p->tables;
     /* lanes 3p + c of RGB's positions, the rest idle */
     const __mmask16 used = (__mmask16)((1u << (per * ch)) - 1);
     const __m512i round = _mm512_set1_epi32(32);
-    for (int g = run->x0 / per; g < run->x1 / per; g++) {
-        const size_t at = (size_t)p->base[g];
+    for (int g = g0; g < g1; g++) {
+        const size_t at = (size_t)base[g];
         /* the bytes of the row from at, 64 and 64 more (wide) */
-        const size_t left = p->row_bytes - at;
+        const size_t left = row_bytes - at;
         const __mmask64 inside = left >= 64 ? ~0ull : ~0ull >> (64 - left),
                         inside2 = left >= 128 ? ~0ull : left <= 64 ? 0 : ~0ull >> (128 - left);
-        const uint8_t *t = p->tables + (size_t)g * (size_t)quads * QUAD_BYTES;
+        const uint8_t *t = tables + (size_t)g * (size_t)quads * QUAD_BYTES;
+        __m512i index[QUADS_IN_REGISTERS], wa[QUADS_IN_REGISTERS], wb[QUADS_IN_REGISTERS];
+        if (fixed_quads)
+            for (int j = 0; j < fixed_quads; j++) {
+                index[j] = _mm512_load_si512(t + (size_t)j * QUAD_BYTES);
+                wa[j] = _mm512_load_si512(t + (size_t)j * QUAD_BYTES + 64);
+                wb[j] = _mm512_load_si512(t + (size_t)j * QUAD_BYTES + 128);
+            }
         for (int r = 0; r < nrows; r++) {
             _mm_prefetch((const char *)rows[r] + at + PREFETCH_AHEAD, _MM_HINT_T0);
             const __m512i bytes = _mm512_maskz_loadu_epi8(inside, rows[r] + at),
@@ -210,17 +230,17 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
             __m512i high = _mm512_setzero_si512(), low = round;
             for (int j = 0; j < quads; j++) {
                 const uint8_t *quad = t + (size_t)j * QUAD_BYTES;
-                const __m512i index = _mm512_load_si512(quad);
-                const __m512i u = wide ? _mm512_permutex2var_epi8(bytes, index, more)
-                                       : _mm512_permutexvar_epi8(index, bytes);
-                high = _mm512_dpbusd_epi32(high, u, _mm512_load_si512(quad + 64));
-                low = _mm512_dpbusd_epi32(low, u, _mm512_load_si512(quad + 128));
+                const __m512i ix = fixed_quads ? index[j] : _mm512_load_si512(quad);
+                const __m512i u = wide ? _mm512_permutex2var_epi8(bytes, ix, more)
+                                       : _mm512_permutexvar_epi8(ix, bytes);
+                high = _mm512_dpbusd_epi32(high, u, fixed_quads ? wa[j] : _mm512_load_si512(quad + 64));
+                low = _mm512_dpbusd_epi32(low, u, fixed_quads ? wb[j] : _mm512_load_si512(quad + 128));
             }
             const __m512i h = _mm512_srai_epi32(_mm512_add_epi32(_mm512_slli_epi32(high, 8), low), 6);
             if (ch == 1)
                 _mm512_storeu_si512(outs[r] + (size_t)g * 16, h);
             else
-                _mm512_mask_storeu_epi32(outs[r] + (size_t)g * per * 3, used, h);
+                _mm512_mask_storeu_epi32(outs[r] + (size_t)g * out_step, used, h);
         }
     }
 }
@@ -230,14 +250,16 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
         const gi__resize_quads *p, const gi__resize_run *run, const uint8_t *const *rows,           \
         int32_t *const *outs, int nrows)                                                            \
     {                                                                                               \
-        if (p->wide) {                                                                              \
-            span_groups(p, run, rows, outs, nrows, ch, 0, 1);                                       \
-            return;                                                                                 \
-        }                                                                                           \
-        switch (p->quads) {                                                                         \
-        case 2: span_groups(p, run, rows, outs, nrows, ch, 2, 0); break;                            \
-        case 3: span_groups(p, run, rows, outs, nrows, ch, 3, 0); break;                            \
-        default: span_groups(p, run, rows, outs, nrows, ch, 0, 0); break;                           \
+        switch (p->quads * 2 + p->wide) {                                                           \
+        case 4: span_groups(p, run, rows, outs, nrows, ch, 2, 0); break;                            \
+        case 6: span_groups(p, run, rows, outs, nrows, ch, 3, 0); break;                            \
+        case 8: span_groups(p, run, rows, outs, nrows, ch, 4, 0); break;                            \
+        case 5: span_groups(p, run, rows, outs, nrows, ch, 2, 1); break;                            \
+        case 7: span_groups(p, run, rows, outs, nrows, ch, 3, 1); break;                            \
+        case 9: span_groups(p, run, rows, outs, nrows, ch, 4, 1); break;                            \
+        case 11: span_groups(p, run, rows, outs, nrows, ch, 5, 1); break;                           \
+        case 13: span_groups(p, run, rows, outs, nrows, ch, 6, 1); break;                           \
+        default: span_groups(p, run, rows, outs, nrows, ch, 0, p->wide); break;                    \
         }                                                                                           \
     }
 SPAN_GROUPS(1)
