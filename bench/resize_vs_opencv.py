@@ -2,9 +2,10 @@
 """resize_vs_opencv.py [PHOTO [THREADS]]: gpuimg.resize on the CPU against
 cv2.resize on a 9 MP RGB photo (default ../shared/photos/the-mouse.jpg) to
 a third and to double, each filter against its nearest OpenCV
-interpolation, medians of 7 after a warm-up, THREADS threads each (default
-2): wall time, and the CPU time of all the process's threads (which other
-work on a shared machine barely moves). Not run by the test suites."""
+interpolation, medians of 15 calls of each in turn after a warm-up,
+THREADS threads each (default 2): wall time, and the CPU time of all the
+process's threads (which other work on a shared machine barely moves).
+Not run by the test suites."""
 import statistics
 import sys
 import time
@@ -18,26 +19,29 @@ threads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
 cv2.setNumThreads(threads)
 
 
-def t(f, n=7):
-    """Median wall and CPU seconds of f, after a pause (the other library's
-    threads, which spin a while after their work, go to sleep) and a
-    warm-up."""
+def t(fs, n=15):
+    """Median wall and CPU seconds of each of the functions fs, called in
+    turn n times after a pause (the other library's threads, which spin a
+    while after their work, go to sleep) and a warm-up of each: call by
+    call, so that a shared machine's drift reaches both alike."""
     time.sleep(0.05)
-    f()
-    walls, cpus = [], []
-    for _ in range(n):
-        a, b = time.perf_counter(), time.process_time()
+    for f in fs:
         f()
-        walls.append(time.perf_counter() - a)
-        cpus.append(time.process_time() - b)
-    return statistics.median(walls), statistics.median(cpus)
+    walls, cpus = [[] for _ in fs], [[] for _ in fs]
+    for _ in range(n):
+        for i, f in enumerate(fs):
+            a, b = time.perf_counter(), time.process_time()
+            f()
+            walls[i].append(time.perf_counter() - a)
+            cpus[i].append(time.process_time() - b)
+    return [(statistics.median(w), statistics.median(c)) for w, c in zip(walls, cpus)]
 
 
 ctx = gpuimg.Context("cpu", threads=threads)
 for name, (ow, oh) in {"third": (w // 3, h // 3), "double": (w * 2, h * 2)}.items():
     for flt, interp in [("area", cv2.INTER_AREA), ("linear", cv2.INTER_LINEAR), ("cubic", cv2.INTER_CUBIC), ("lanczos3", cv2.INTER_LANCZOS4)]:
-        g = t(lambda: gpuimg.resize(img, width=ow, height=oh, fit="fill", filter=flt, device=ctx))
-        c = t(lambda: cv2.resize(img, (ow, oh), interpolation=interp))
+        g, c = t([lambda: gpuimg.resize(img, width=ow, height=oh, fit="fill", filter=flt, device=ctx),
+                  lambda: cv2.resize(img, (ow, oh), interpolation=interp)])
         print(f"{name:6s} {flt:8s} wall gpuimg {g[0]*1000:7.1f} ms cv2 {c[0]*1000:7.1f} ms "
               f"gpuimg/cv2 {g[0]/c[0]:5.2f} | cpu gpuimg {g[1]*1000:7.1f} ms cv2 {c[1]*1000:7.1f} ms "
               f"gpuimg/cv2 {g[1]/c[1]:5.2f}")
