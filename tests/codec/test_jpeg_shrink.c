@@ -1,8 +1,9 @@
 /* JPEG shrink-on-load (lib/codec/jpeg_shrink.h) against its definition:
  *   - the reduced IDCT's tables are round(2^12 C(u) cos((2x+1) u pi / 2N) / 2);
  *   - each block's samples equal the definition evaluated in float64 (its
- *     sums are exact integers there), for random blocks and tables,
- *     extremes included;
+ *     sums are exact integers there), for rows of 1 to 40 random blocks
+ *     and random tables, extremes included, under each instruction set
+ *     (the AVX-512 path takes 16 blocks at a time; meson.build);
  *   - the shrink chosen is the largest that keeps both sides >= the size;
  *   - gi_load_memory with shrink_to, over every JPEG in the folders given
  *     (the decoder's variants: gray, YCbCr of every sampling, progressive,
@@ -64,30 +65,40 @@ static int defined_sample(const int16_t *coeffs, const uint16_t *quant, int nx, 
     return s < 0 ? 0 : s > 255 ? 255 : (int)s;
 }
 
+/* Rows of 1 to 40 blocks (the vector path's 16 at a time, and the blocks
+ * after them one by one), each block's coefficients its own, every block
+ * size, into poisoned rows. */
 static void check_blocks(void)
 {
-    for (int trial = 0; trial < 3000; trial++) {
-        int16_t coeffs[64];
+    enum { MOST = 40, STRIDE = 8 * MOST + 3 };
+    static int16_t coeffs[MOST * 64];
+    static uint8_t out[8 * STRIDE];
+    for (int trial = 0; trial < 600; trial++) {
         uint16_t quant[64];
-        const int extreme = trial % 10 == 0;
-        for (int i = 0; i < 64; i++) {
-            coeffs[i] = (int16_t)(extreme ? th_rand_int(-32768, 32767) : th_rand_int(-300, 300));
+        const int extreme = trial % 10 == 0, blocks = 1 + trial % MOST;
+        for (int i = 0; i < 64; i++)
             quant[i] = (uint16_t)(extreme ? th_rand_int(1, 65535) : th_rand_int(1, 99));
-        }
+        for (int i = 0; i < blocks * 64; i++)
+            coeffs[i] = (int16_t)(extreme ? th_rand_int(-32768, 32767) : th_rand_int(-300, 300));
         for (int nx = 1; nx <= 8; nx *= 2)
             for (int ny = 1; ny <= 8; ny *= 2) {
-                uint8_t out[8 * 9];
                 memset(out, 0xA5, sizeof out);
-                gi__jpeg_reduced_idct(coeffs, quant, nx, ny, out, 9);
-                int bad = 0, fx = 0, fy = 0;
-                for (int y = 0; y < ny; y++)
-                    for (int x = 0; x < nx; x++)
-                        if (out[y * 9 + x] != defined_sample(coeffs, quant, nx, ny, x, y) &&
-                            bad++ == 0)
-                            fx = x, fy = y;
-                th_check(bad == 0, "reduced IDCT %dx%d, trial %d: %d samples off, first (%d,%d): "
-                         "%d, defined %d", nx, ny, trial, bad, fx, fy, out[fy * 9 + fx],
-                         defined_sample(coeffs, quant, nx, ny, fx, fy));
+                gi__jpeg_reduced_idct_row(coeffs, blocks, quant, nx, ny, out, STRIDE);
+                int bad = 0, fb = 0, fx = 0, fy = 0;
+                for (int b = 0; b < blocks; b++)
+                    for (int y = 0; y < ny; y++)
+                        for (int x = 0; x < nx; x++)
+                            if (out[y * STRIDE + b * nx + x] !=
+                                    defined_sample(coeffs + 64 * b, quant, nx, ny, x, y) &&
+                                bad++ == 0)
+                                fb = b, fx = x, fy = y;
+                /* nothing past the row's samples */
+                for (int y = 0; y < 8; y++)
+                    for (int x = y < ny ? blocks * nx : 0; x < STRIDE; x++) bad += out[y * STRIDE + x] != 0xA5;
+                th_check(bad == 0, "reduced IDCT %dx%d, trial %d (%d blocks): %d samples off, "
+                         "first block %d (%d,%d): %d, defined %d", nx, ny, trial, blocks, bad, fb, fx,
+                         fy, out[fy * STRIDE + fb * nx + fx],
+                         defined_sample(coeffs + 64 * fb, quant, nx, ny, fx, fy));
             }
     }
 }

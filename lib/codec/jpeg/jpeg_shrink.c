@@ -19,93 +19,6 @@
 #include "jpeg_shrink.h"
 #include "base/share_work.h"
 
-const int32_t gi__jpeg_reduced_a4[4][4] = {{1448, 1892, 1448, 784},
-                                           {1448, 784, -1448, -1892},
-                                           {1448, -784, -1448, 1892},
-                                           {1448, -1892, 1448, -784}};
-const int32_t gi__jpeg_reduced_a2[2][2] = {{1448, 1448}, {1448, -1448}};
-const int32_t gi__jpeg_reduced_a1[1][1] = {{1448}};
-const int32_t gi__jpeg_reduced_a8[8][8] = {
-    {1448, 2009, 1892, 1703, 1448, 1138, 784, 400},
-    {1448, 1703, 784, -400, -1448, -2009, -1892, -1138},
-    {1448, 1138, -784, -2009, -1448, 400, 1892, 1703},
-    {1448, 400, -1892, -1138, 1448, 1703, -784, -2009},
-    {1448, -400, -1892, 1138, 1448, -1703, -784, 2009},
-    {1448, -1138, -784, 2009, -1448, -400, 1892, -1703},
-    {1448, -1703, 784, 400, -1448, 2009, -1892, 1138},
-    {1448, -2009, 1892, -1703, 1448, -1138, 784, -400}};
-
-const int32_t *gi__jpeg_reduced_table(int n)
-{
-    return n == 8   ? &gi__jpeg_reduced_a8[0][0]
-           : n == 4 ? &gi__jpeg_reduced_a4[0][0]
-           : n == 2 ? &gi__jpeg_reduced_a2[0][0]
-                    : &gi__jpeg_reduced_a1[0][0];
-}
-
-/* The reduced IDCT for constant nx and ny (where this is inlined), so
- * that the sums unroll: a 1x1 or 2x2 block, what a 1/8 shrink makes of
- * most photos, costs a few multiplies instead of the loops' overhead. */
-static inline __attribute__((always_inline)) void reduced_idct_n(const int16_t *coeffs,
-                                                                 const uint16_t quant[64],
-                                                                 const int nx, const int ny,
-                                                                 uint8_t *out, size_t stride)
-{
-    const int32_t *ax = gi__jpeg_reduced_table(nx), *ay = gi__jpeg_reduced_table(ny);
-    int32_t f[8][8], g[8][8]; /* f[v][u] dequantized; g[y][u] */
-    for (int v = 0; v < ny; v++)
-        for (int u = 0; u < nx; u++)
-            f[v][u] = (int16_t)(coeffs[8 * v + u] * quant[8 * v + u]);
-    for (int y = 0; y < ny; y++)
-        for (int u = 0; u < nx; u++) {
-            int32_t sum = 0;
-            for (int v = 0; v < ny; v++) sum += ay[y * ny + v] * f[v][u];
-            g[y][u] = sum;
-        }
-    for (int y = 0; y < ny; y++)
-        for (int x = 0; x < nx; x++) {
-            int64_t sum = 0;
-            for (int u = 0; u < nx; u++) sum += (int64_t)ax[x * nx + u] * g[y][u];
-            const int64_t s = ((sum + (1 << 23)) >> 24) + 128;
-            out[(size_t)y * stride + x] = (uint8_t)(s < 0 ? 0 : s > 255 ? 255 : s);
-        }
-}
-
-/* A row of `blocks` blocks (64 coefficients apart) into their samples
- * side by side. */
-typedef void (*reduced_idct_fn)(const int16_t *, int blocks, const uint16_t *, uint8_t *, size_t);
-
-#define REDUCED_IDCT(NX, NY)                                                                   \
-    static void reduced_idct_##NX##x##NY(const int16_t *coeffs, int blocks,                    \
-                                         const uint16_t *quant, uint8_t *out, size_t stride)   \
-    {                                                                                          \
-        for (int b = 0; b < blocks; b++)                                                       \
-            reduced_idct_n(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX,        \
-                           stride);                                                            \
-    }
-#define REDUCED_IDCT_ROW(NX) REDUCED_IDCT(NX, 1) REDUCED_IDCT(NX, 2) REDUCED_IDCT(NX, 4) REDUCED_IDCT(NX, 8)
-REDUCED_IDCT_ROW(1)
-REDUCED_IDCT_ROW(2)
-REDUCED_IDCT_ROW(4)
-REDUCED_IDCT_ROW(8)
-
-/* The instance for nx x ny, each 1, 2, 4 or 8. */
-static reduced_idct_fn reduced_idct_for(int nx, int ny)
-{
-#define ROW(NX) {reduced_idct_##NX##x1, reduced_idct_##NX##x2, reduced_idct_##NX##x4, reduced_idct_##NX##x8}
-    static const reduced_idct_fn fns[4][4] = {ROW(1), ROW(2), ROW(4), ROW(8)};
-#undef ROW
-    const int ix = nx >= 8 ? 3 : nx >= 4 ? 2 : nx >= 2 ? 1 : 0;
-    const int iy = ny >= 8 ? 3 : ny >= 4 ? 2 : ny >= 2 ? 1 : 0;
-    return fns[ix][iy];
-}
-
-void gi__jpeg_reduced_idct(const int16_t *coeffs, const uint16_t quant[64], int nx, int ny,
-                           uint8_t *out, size_t stride)
-{
-    reduced_idct_for(nx, ny)(coeffs, 1, quant, out, stride);
-}
-
 int gi__jpeg_shrink_factor(int w, int h, int at_least)
 {
     for (int s = 8; s >= 2; s /= 2)
@@ -159,12 +72,11 @@ static void plane_reduce(const gi_jpeg_coeffs *c, int k, reduced_plane *r, int b
 {
     const gi_jpeg_plane *p = &c->plane[k];
     const int bw = (p->width + 7) / 8, bh = (p->height + 7) / 8;
-    const reduced_idct_fn idct = reduced_idct_for(r->g.nx, r->g.ny);
     const uint16_t *quant = c->quant[p->tq];
     if (by1 > bh) by1 = bh;
     for (int by = by0; by < by1; by++)
-        idct(gi__jpeg_block_row(p, by), bw, quant, r->samples + (size_t)by * r->g.ny * r->pitch,
-             r->pitch);
+        gi__jpeg_reduced_idct_row(gi__jpeg_block_row(p, by), bw, quant, r->g.nx, r->g.ny,
+                                  r->samples + (size_t)by * r->g.ny * r->pitch, r->pitch);
 }
 
 /* Which sample of its plane's rows each output column reads (x * num /

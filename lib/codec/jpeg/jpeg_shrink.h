@@ -42,11 +42,12 @@ extern const int32_t gi__jpeg_reduced_a8[8][8], gi__jpeg_reduced_a4[4][4],
     gi__jpeg_reduced_a2[2][2], gi__jpeg_reduced_a1[1][1];
 const int32_t *gi__jpeg_reduced_table(int n);
 
-/* One block's reduced IDCT: 64 quantized coefficients (natural order),
- * their table, nx x ny samples (each 8, 4, 2 or 1) into out, rows stride
- * apart. */
-void gi__jpeg_reduced_idct(const int16_t *coeffs, const uint16_t quant[64], int nx, int ny,
-                           uint8_t *out, size_t stride);
+/* A row of blocks' reduced IDCT (jpeg_reduced_idct.c): each block 64
+ * quantized coefficients (natural order) after the one before, their
+ * table, nx x ny samples a block (each 8, 4, 2 or 1), the blocks' side by
+ * side into out, rows stride apart. */
+void gi__jpeg_reduced_idct_row(const int16_t *coeffs, int blocks, const uint16_t quant[64], int nx,
+                               int ny, uint8_t *out, size_t stride);
 
 /* N along an axis sampled at 1/factor of the frame's largest, for shrink s. */
 int gi__jpeg_reduced_size(int factor, int s);

@@ -1,0 +1,194 @@
+/* The reduced IDCT of shrink-on-load (jpeg_shrink.h): a row of blocks at
+ * a time, 16 blocks to a vector where the CPU has AVX-512, the rest (and
+ * other CPUs) a block at a time; the same bytes either way. */
+#include "jpeg_shrink.h"
+
+#include "base/cpu_isa.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) /* as cpu_isa.c */
+#define HAVE_REDUCED_VECTOR 1
+#include <immintrin.h>
+#else
+#define HAVE_REDUCED_VECTOR 0
+#endif
+
+const int32_t gi__jpeg_reduced_a4[4][4] = {{1448, 1892, 1448, 784},
+                                           {1448, 784, -1448, -1892},
+                                           {1448, -784, -1448, 1892},
+                                           {1448, -1892, 1448, -784}};
+const int32_t gi__jpeg_reduced_a2[2][2] = {{1448, 1448}, {1448, -1448}};
+const int32_t gi__jpeg_reduced_a1[1][1] = {{1448}};
+const int32_t gi__jpeg_reduced_a8[8][8] = {
+    {1448, 2009, 1892, 1703, 1448, 1138, 784, 400},
+    {1448, 1703, 784, -400, -1448, -2009, -1892, -1138},
+    {1448, 1138, -784, -2009, -1448, 400, 1892, 1703},
+    {1448, 400, -1892, -1138, 1448, 1703, -784, -2009},
+    {1448, -400, -1892, 1138, 1448, -1703, -784, 2009},
+    {1448, -1138, -784, 2009, -1448, -400, 1892, -1703},
+    {1448, -1703, 784, 400, -1448, 2009, -1892, 1138},
+    {1448, -2009, 1892, -1703, 1448, -1138, 784, -400}};
+
+const int32_t *gi__jpeg_reduced_table(int n)
+{
+    return n == 8   ? &gi__jpeg_reduced_a8[0][0]
+           : n == 4 ? &gi__jpeg_reduced_a4[0][0]
+           : n == 2 ? &gi__jpeg_reduced_a2[0][0]
+                    : &gi__jpeg_reduced_a1[0][0];
+}
+
+/* One block's reduced IDCT for constant nx and ny (where this is inlined),
+ * so that the sums unroll: a 1x1 or 2x2 block, what a 1/8 shrink makes of
+ * most photos, costs a few multiplies instead of the loops' overhead. */
+static inline __attribute__((always_inline)) void reduced_idct_n(const int16_t *coeffs,
+                                                                 const uint16_t quant[64],
+                                                                 const int nx, const int ny,
+                                                                 uint8_t *out, size_t stride)
+{
+    const int32_t *ax = gi__jpeg_reduced_table(nx), *ay = gi__jpeg_reduced_table(ny);
+    int32_t f[8][8], g[8][8]; /* f[v][u] dequantized; g[y][u] */
+    for (int v = 0; v < ny; v++)
+        for (int u = 0; u < nx; u++)
+            f[v][u] = (int16_t)(coeffs[8 * v + u] * quant[8 * v + u]);
+    for (int y = 0; y < ny; y++)
+        for (int u = 0; u < nx; u++) {
+            int32_t sum = 0;
+            for (int v = 0; v < ny; v++) sum += ay[y * ny + v] * f[v][u];
+            g[y][u] = sum;
+        }
+    for (int y = 0; y < ny; y++)
+        for (int x = 0; x < nx; x++) {
+            int64_t sum = 0;
+            for (int u = 0; u < nx; u++) sum += (int64_t)ax[x * nx + u] * g[y][u];
+            const int64_t s = ((sum + (1 << 23)) >> 24) + 128;
+            out[(size_t)y * stride + x] = (uint8_t)(s < 0 ? 0 : s > 255 ? 255 : s);
+        }
+}
+
+#if HAVE_REDUCED_VECTOR
+/* 16 blocks' reduced IDCT (64 coefficients apart), a block an int32 lane,
+ * for nx and ny of 1, 2 or 4 (what shrinks of 1/8 and 1/4 make):
+ * - F: each dword gather brings a coefficient pair (u, u + 1) of every
+ *   block; vpmullw multiplies both halves by their quantizers keeping the
+ *   low 16 bits, which is (int16_t)(coefficient * quant), and the halves
+ *   are sign-extended apart;
+ * - g as the scalar's int32 sums (|g| < 2^28 at N <= 4);
+ * - f, whose exact value needs 64 bits, in two int32 sums: with g = 2^12
+ *   gh + gl (gh = g >> 12, gl = g & 4095), f = 2^12 S_hi + S_lo for S_hi =
+ *   sum A gh (|S_hi| < 2^28) and S_lo = sum A gl (|S_lo| < 2^25), and
+ *   (f + 2^23) >> 24 = (S_hi + ((S_lo + 2^23) >> 12)) >> 12, floors
+ *   throughout (2^12 S_hi is a multiple of 2^12);
+ * - the samples clamped to 0..255, the blocks' nx samples of a row side
+ *   by side. */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static inline
+    __attribute__((always_inline)) void
+    reduced_idct16(const int16_t *coeffs, const uint16_t quant[64], const int nx, const int ny,
+                   uint8_t *out, size_t stride)
+{
+    const int32_t *ax = gi__jpeg_reduced_table(nx), *ay = gi__jpeg_reduced_table(ny);
+    /* a block is 32 dwords */
+    const __m512i at = _mm512_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352,
+                                         384, 416, 448, 480);
+    __m512i f[8][8], g[8][8]; /* [4][4] used; 8 for the instances never called */
+    for (int v = 0; v < ny; v++)
+        for (int u = 0; u < nx; u += 2) {
+            const int k = 8 * v + u; /* even: a pair's first, k + 1 in the block */
+            const __m512i pair = _mm512_i32gather_epi32(at, (const void *)(coeffs + k), 4);
+            const __m512i q = _mm512_set1_epi32((int)((uint32_t)quant[k] | (uint32_t)quant[k + 1] << 16));
+            const __m512i product = _mm512_mullo_epi16(pair, q);
+            f[v][u] = _mm512_srai_epi32(_mm512_slli_epi32(product, 16), 16);
+            if (u + 1 < nx) f[v][u + 1] = _mm512_srai_epi32(product, 16);
+        }
+    for (int y = 0; y < ny; y++)
+        for (int u = 0; u < nx; u++) {
+            __m512i sum = _mm512_mullo_epi32(_mm512_set1_epi32(ay[y * ny]), f[0][u]);
+            for (int v = 1; v < ny; v++)
+                sum = _mm512_add_epi32(sum, _mm512_mullo_epi32(_mm512_set1_epi32(ay[y * ny + v]), f[v][u]));
+            g[y][u] = sum;
+        }
+    const __m512i low12 = _mm512_set1_epi32(4095), half = _mm512_set1_epi32(1 << 23),
+                  centre = _mm512_set1_epi32(128), zero = _mm512_setzero_si512();
+    for (int y = 0; y < ny; y++) {
+        __m128i samples[4];
+        for (int x = 0; x < nx; x++) {
+            __m512i hi = zero, lo = zero;
+            for (int u = 0; u < nx; u++) {
+                const __m512i a = _mm512_set1_epi32(ax[x * nx + u]);
+                hi = _mm512_add_epi32(hi, _mm512_mullo_epi32(a, _mm512_srai_epi32(g[y][u], 12)));
+                lo = _mm512_add_epi32(lo, _mm512_mullo_epi32(a, _mm512_and_si512(g[y][u], low12)));
+            }
+            const __m512i t = _mm512_add_epi32(hi, _mm512_srai_epi32(_mm512_add_epi32(lo, half), 12));
+            const __m512i s = _mm512_add_epi32(_mm512_srai_epi32(t, 12), centre);
+            samples[x] = _mm512_cvtusepi32_epi8(_mm512_max_epi32(s, zero));
+        }
+        uint8_t *row = out + (size_t)y * stride;
+        if (nx == 1) {
+            _mm_storeu_si128((__m128i *)row, samples[0]);
+        } else if (nx == 2) {
+            _mm_storeu_si128((__m128i *)row, _mm_unpacklo_epi8(samples[0], samples[1]));
+            _mm_storeu_si128((__m128i *)(row + 16), _mm_unpackhi_epi8(samples[0], samples[1]));
+        } else {
+            const __m128i ab_lo = _mm_unpacklo_epi8(samples[0], samples[1]),
+                          ab_hi = _mm_unpackhi_epi8(samples[0], samples[1]),
+                          cd_lo = _mm_unpacklo_epi8(samples[2], samples[3]),
+                          cd_hi = _mm_unpackhi_epi8(samples[2], samples[3]);
+            _mm_storeu_si128((__m128i *)row, _mm_unpacklo_epi16(ab_lo, cd_lo));
+            _mm_storeu_si128((__m128i *)(row + 16), _mm_unpackhi_epi16(ab_lo, cd_lo));
+            _mm_storeu_si128((__m128i *)(row + 32), _mm_unpacklo_epi16(ab_hi, cd_hi));
+            _mm_storeu_si128((__m128i *)(row + 48), _mm_unpackhi_epi16(ab_hi, cd_hi));
+        }
+    }
+}
+#endif
+
+/* A row of `blocks` blocks into their samples side by side: 16 at a time
+ * where vector16 (NX and NY of 1, 2 or 4, and AVX-512 here), the rest a
+ * block at a time. The vector loop is a function of its own: code the
+ * compiler makes for AVX-512 must not reach the block-at-a-time loop,
+ * which every CPU runs. */
+typedef void (*reduced_row_fn)(const int16_t *, int blocks, const uint16_t *, uint8_t *, size_t,
+                               int vector16);
+
+#if HAVE_REDUCED_VECTOR
+#define REDUCED_VECTOR(NX, NY)                                                                 \
+    __attribute__((target("avx512f,avx512bw,avx512vl"))) static int reduced16_##NX##x##NY(    \
+        const int16_t *coeffs, int blocks, const uint16_t *quant, uint8_t *out, size_t stride) \
+    {                                                                                          \
+        int b = 0;                                                                             \
+        if (NX <= 4 && NY <= 4)                                                                \
+            for (; b + 16 <= blocks; b += 16)                                                  \
+                reduced_idct16(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX,    \
+                               stride);                                                        \
+        return b;                                                                              \
+    }
+#define REDUCED_VECTOR_DONE(NX, NY) (vector16 ? reduced16_##NX##x##NY(coeffs, blocks, quant, out, stride) : 0)
+#else
+#define REDUCED_VECTOR(NX, NY)
+#define REDUCED_VECTOR_DONE(NX, NY) ((void)vector16, 0)
+#endif
+
+#define REDUCED_IDCT(NX, NY)                                                                   \
+    REDUCED_VECTOR(NX, NY)                                                                     \
+    static void reduced_idct_##NX##x##NY(const int16_t *coeffs, int blocks,                    \
+                                         const uint16_t *quant, uint8_t *out, size_t stride,   \
+                                         int vector16)                                         \
+    {                                                                                          \
+        for (int b = REDUCED_VECTOR_DONE(NX, NY); b < blocks; b++)                             \
+            reduced_idct_n(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX,        \
+                           stride);                                                            \
+    }
+#define REDUCED_IDCT_ROW(NX) REDUCED_IDCT(NX, 1) REDUCED_IDCT(NX, 2) REDUCED_IDCT(NX, 4) REDUCED_IDCT(NX, 8)
+REDUCED_IDCT_ROW(1)
+REDUCED_IDCT_ROW(2)
+REDUCED_IDCT_ROW(4)
+REDUCED_IDCT_ROW(8)
+
+void gi__jpeg_reduced_idct_row(const int16_t *coeffs, int blocks, const uint16_t quant[64], int nx,
+                               int ny, uint8_t *out, size_t stride)
+{
+#define ROW(NX) {reduced_idct_##NX##x1, reduced_idct_##NX##x2, reduced_idct_##NX##x4, reduced_idct_##NX##x8}
+    static const reduced_row_fn fns[4][4] = {ROW(1), ROW(2), ROW(4), ROW(8)};
+#undef ROW
+    const int ix = nx >= 8 ? 3 : nx >= 4 ? 2 : nx >= 2 ? 1 : 0;
+    const int iy = ny >= 8 ? 3 : ny >= 4 ? 2 : ny >= 2 ? 1 : 0;
+    fns[ix][iy](coeffs, blocks, quant, out, stride, HAVE_REDUCED_VECTOR && gi__cpu_isa() >= GI__ISA_AVX512);
+}
