@@ -2,8 +2,9 @@
  *   - the reduced IDCT's tables are round(2^12 C(u) cos((2x+1) u pi / 2N) / 2);
  *   - each block's samples equal the definition evaluated in float64 (its
  *     sums are exact integers there), for rows of 1 to 40 random blocks
- *     and random tables, extremes included, under each instruction set
- *     (the AVX-512 path takes 16 blocks at a time; meson.build);
+ *     and random tables, extremes and sums far past 0..255 included,
+ *     under each instruction set
+ *     (AVX-512 takes 16 blocks at a time, AVX2 8; meson.build);
  *   - the shrink chosen is the largest that keeps both sides >= the size;
  *   - gi_load_memory with shrink_to, over every JPEG in the folders given
  *     (the decoder's variants: gray, YCbCr of every sampling, progressive,
@@ -75,11 +76,19 @@ static void check_blocks(void)
     static uint8_t out[8 * STRIDE];
     for (int trial = 0; trial < 600; trial++) {
         uint16_t quant[64];
-        const int extreme = trial % 10 == 0, blocks = 1 + trial % MOST;
+        /* saturating: each block's coefficients near one end of int16, its
+         * sums far past 0 and 255 (a vector path's packing must clamp them) */
+        const int extreme = trial % 10 == 0, saturating = trial % 10 == 5;
+        const int blocks = 1 + trial % MOST;
         for (int i = 0; i < 64; i++)
-            quant[i] = (uint16_t)(extreme ? th_rand_int(1, 65535) : th_rand_int(1, 99));
-        for (int i = 0; i < blocks * 64; i++)
-            coeffs[i] = (int16_t)(extreme ? th_rand_int(-32768, 32767) : th_rand_int(-300, 300));
+            quant[i] = (uint16_t)(saturating ? 1 : extreme ? th_rand_int(1, 65535) : th_rand_int(1, 99));
+        for (int b = 0; b < blocks; b++) {
+            const int sign = th_rand_int(0, 1) ? 1 : -1;
+            for (int i = 0; i < 64; i++)
+                coeffs[b * 64 + i] = (int16_t)(saturating ? sign * th_rand_int(30000, 32767)
+                                               : extreme  ? th_rand_int(-32768, 32767)
+                                                          : th_rand_int(-300, 300));
+        }
         for (int nx = 1; nx <= 8; nx *= 2)
             for (int ny = 1; ny <= 8; ny *= 2) {
                 memset(out, 0xA5, sizeof out);

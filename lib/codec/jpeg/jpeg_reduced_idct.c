@@ -1,6 +1,7 @@
 /* The reduced IDCT of shrink-on-load (jpeg_shrink.h): a row of blocks at
- * a time, 16 blocks to a vector where the CPU has AVX-512, the rest (and
- * other CPUs) a block at a time; the same bytes either way. */
+ * a time, 16 blocks to a vector where the CPU has AVX-512, 8 where it has
+ * AVX2, the rest (and other CPUs) a block at a time; the same bytes every
+ * way. */
 #include "jpeg_shrink.h"
 
 #include "base/cpu_isa.h"
@@ -138,39 +139,104 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static inline
         }
     }
 }
+
+/* The same for 8 blocks in AVX2's 8 lanes. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+reduced_idct8(const int16_t *coeffs, const uint16_t quant[64], const int nx, const int ny,
+              uint8_t *out, size_t stride)
+{
+    const int32_t *ax = gi__jpeg_reduced_table(nx), *ay = gi__jpeg_reduced_table(ny);
+    const __m256i at = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
+    __m256i f[8][8], g[8][8]; /* [4][4] used; 8 for the instances never called */
+    for (int v = 0; v < ny; v++)
+        for (int u = 0; u < nx; u += 2) {
+            const int k = 8 * v + u;
+            const __m256i pair = _mm256_i32gather_epi32((const int *)(const void *)(coeffs + k), at, 4);
+            const __m256i q = _mm256_set1_epi32((int)((uint32_t)quant[k] | (uint32_t)quant[k + 1] << 16));
+            const __m256i product = _mm256_mullo_epi16(pair, q);
+            f[v][u] = _mm256_srai_epi32(_mm256_slli_epi32(product, 16), 16);
+            if (u + 1 < nx) f[v][u + 1] = _mm256_srai_epi32(product, 16);
+        }
+    for (int y = 0; y < ny; y++)
+        for (int u = 0; u < nx; u++) {
+            __m256i sum = _mm256_mullo_epi32(_mm256_set1_epi32(ay[y * ny]), f[0][u]);
+            for (int v = 1; v < ny; v++)
+                sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(_mm256_set1_epi32(ay[y * ny + v]), f[v][u]));
+            g[y][u] = sum;
+        }
+    const __m256i low12 = _mm256_set1_epi32(4095), half = _mm256_set1_epi32(1 << 23),
+                  centre = _mm256_set1_epi32(128), zero = _mm256_setzero_si256(),
+                  top = _mm256_set1_epi32(255);
+    for (int y = 0; y < ny; y++) {
+        __m128i samples[4]; /* 8 bytes each, in the low half */
+        for (int x = 0; x < nx; x++) {
+            __m256i hi = zero, lo = zero;
+            for (int u = 0; u < nx; u++) {
+                const __m256i a = _mm256_set1_epi32(ax[x * nx + u]);
+                hi = _mm256_add_epi32(hi, _mm256_mullo_epi32(a, _mm256_srai_epi32(g[y][u], 12)));
+                lo = _mm256_add_epi32(lo, _mm256_mullo_epi32(a, _mm256_and_si256(g[y][u], low12)));
+            }
+            const __m256i t = _mm256_add_epi32(hi, _mm256_srai_epi32(_mm256_add_epi32(lo, half), 12));
+            const __m256i s = _mm256_min_epi32(
+                _mm256_max_epi32(_mm256_add_epi32(_mm256_srai_epi32(t, 12), centre), zero), top);
+            /* clamped first: the second pack reads words as signed. packus
+             * works within each 128-bit half: bytes 0-3 of each half hold
+             * lanes 0-3 and 4-7 */
+            const __m256i words = _mm256_packus_epi32(s, s), bytes = _mm256_packus_epi16(words, words);
+            samples[x] = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes),
+                                            _mm256_extracti128_si256(bytes, 1));
+        }
+        uint8_t *row = out + (size_t)y * stride;
+        if (nx == 1) {
+            _mm_storel_epi64((__m128i *)row, samples[0]);
+        } else if (nx == 2) {
+            _mm_storeu_si128((__m128i *)row, _mm_unpacklo_epi8(samples[0], samples[1]));
+        } else {
+            const __m128i ab = _mm_unpacklo_epi8(samples[0], samples[1]),
+                          cd = _mm_unpacklo_epi8(samples[2], samples[3]);
+            _mm_storeu_si128((__m128i *)row, _mm_unpacklo_epi16(ab, cd));
+            _mm_storeu_si128((__m128i *)(row + 16), _mm_unpackhi_epi16(ab, cd));
+        }
+    }
+}
 #endif
 
 /* A row of `blocks` blocks into their samples side by side: 16 at a time
- * where vector16 (NX and NY of 1, 2 or 4, and AVX-512 here), the rest a
- * block at a time. The vector loop is a function of its own: code the
- * compiler makes for AVX-512 must not reach the block-at-a-time loop,
- * which every CPU runs. */
+ * with AVX-512, 8 with AVX2 (NX and NY of 1, 2 or 4), the rest a block at
+ * a time. The vector loops are functions of their own: code the compiler
+ * makes for a wider set must not reach the block-at-a-time loop, which
+ * every CPU runs. `isa` is gi__cpu_isa()'s. */
 typedef void (*reduced_row_fn)(const int16_t *, int blocks, const uint16_t *, uint8_t *, size_t,
-                               int vector16);
+                               gi__isa isa);
 
 #if HAVE_REDUCED_VECTOR
-#define REDUCED_VECTOR(NX, NY)                                                                 \
-    __attribute__((target("avx512f,avx512bw,avx512vl"))) static int reduced16_##NX##x##NY(    \
+#define REDUCED_LOOP(NAME, TARGET, KERNEL, LANES, NX, NY)                                      \
+    __attribute__((target(TARGET))) static int NAME##_##NX##x##NY(                             \
         const int16_t *coeffs, int blocks, const uint16_t *quant, uint8_t *out, size_t stride) \
     {                                                                                          \
         int b = 0;                                                                             \
         if (NX <= 4 && NY <= 4)                                                                \
-            for (; b + 16 <= blocks; b += 16)                                                  \
-                reduced_idct16(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX,    \
-                               stride);                                                        \
+            for (; b + LANES <= blocks; b += LANES)                                            \
+                KERNEL(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX, stride);  \
         return b;                                                                              \
     }
-#define REDUCED_VECTOR_DONE(NX, NY) (vector16 ? reduced16_##NX##x##NY(coeffs, blocks, quant, out, stride) : 0)
+#define REDUCED_VECTOR(NX, NY)                                                                 \
+    REDUCED_LOOP(reduced16, "avx512f,avx512bw,avx512vl", reduced_idct16, 16, NX, NY)           \
+    REDUCED_LOOP(reduced8, "avx2", reduced_idct8, 8, NX, NY)
+#define REDUCED_VECTOR_DONE(NX, NY)                                                            \
+    (isa >= GI__ISA_AVX512 ? reduced16_##NX##x##NY(coeffs, blocks, quant, out, stride)         \
+     : isa >= GI__ISA_AVX2 ? reduced8_##NX##x##NY(coeffs, blocks, quant, out, stride)          \
+                           : 0)
 #else
 #define REDUCED_VECTOR(NX, NY)
-#define REDUCED_VECTOR_DONE(NX, NY) ((void)vector16, 0)
+#define REDUCED_VECTOR_DONE(NX, NY) ((void)isa, 0)
 #endif
 
 #define REDUCED_IDCT(NX, NY)                                                                   \
     REDUCED_VECTOR(NX, NY)                                                                     \
     static void reduced_idct_##NX##x##NY(const int16_t *coeffs, int blocks,                    \
                                          const uint16_t *quant, uint8_t *out, size_t stride,   \
-                                         int vector16)                                         \
+                                         gi__isa isa)                                          \
     {                                                                                          \
         for (int b = REDUCED_VECTOR_DONE(NX, NY); b < blocks; b++)                             \
             reduced_idct_n(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX,        \
@@ -190,5 +256,5 @@ void gi__jpeg_reduced_idct_row(const int16_t *coeffs, int blocks, const uint16_t
 #undef ROW
     const int ix = nx >= 8 ? 3 : nx >= 4 ? 2 : nx >= 2 ? 1 : 0;
     const int iy = ny >= 8 ? 3 : ny >= 4 ? 2 : ny >= 2 ? 1 : 0;
-    fns[ix][iy](coeffs, blocks, quant, out, stride, HAVE_REDUCED_VECTOR && gi__cpu_isa() >= GI__ISA_AVX512);
+    fns[ix][iy](coeffs, blocks, quant, out, stride, gi__cpu_isa());
 }
