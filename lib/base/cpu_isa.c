@@ -43,14 +43,32 @@ gi__isa gi__cpu_isa_capped(gi__isa most)
     return GI__ISA_BASE;
 }
 
-gi__isa gi__cpu_isa(void)
+/* find's answer, found once and kept in *answer (-1 until then; every
+ * thread finds the same answer): CPUID costs a trap to the hypervisor in
+ * a virtual machine, and the JPEG decoder asks once a scan, once a row of
+ * MCUs of a scan, or once a row of blocks to shrink. */
+static int found_once(int *answer, int (*find)(void))
 {
-    return gi__cpu_isa_capped(gi__process_overrides()->isa_cap);
+    int a = __atomic_load_n(answer, __ATOMIC_RELAXED);
+    if (a < 0) {
+        a = find();
+        __atomic_store_n(answer, a, __ATOMIC_RELAXED);
+    }
+    return a;
 }
 
-/* The answer of gi__cpu_fast_bit_deposit, found once: CPUID costs a
- * trap to the hypervisor in a virtual machine, and the JPEG decoder asks
- * once a scan, or once a row of MCUs of a scan. */
+/* The process's cap is read once too (overrides.h). */
+static int capped_isa(void)
+{
+    return (int)gi__cpu_isa_capped(gi__process_overrides()->isa_cap);
+}
+
+gi__isa gi__cpu_isa(void)
+{
+    static int answer = -1;
+    return (gi__isa)found_once(&answer, capped_isa);
+}
+
 static int fast_bit_deposit(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -65,13 +83,8 @@ static int fast_bit_deposit(void)
 
 int gi__cpu_fast_bit_deposit(void)
 {
-    static int answer = -1; /* every thread finds the same answer */
-    int a = __atomic_load_n(&answer, __ATOMIC_RELAXED);
-    if (a < 0) {
-        a = fast_bit_deposit();
-        __atomic_store_n(&answer, a, __ATOMIC_RELAXED);
-    }
-    return a;
+    static int answer = -1;
+    return found_once(&answer, fast_bit_deposit);
 }
 
 int gi__cpu_byte_permute(void)

@@ -14,7 +14,8 @@ typedef enum {
 
 /* The widest set this CPU runs, up to `cap`. */
 gi__isa gi__cpu_isa_capped(gi__isa cap);
-/* ...up to GPUIMG_CPU_ISA's cap. */
+/* ...up to GPUIMG_CPU_ISA's cap, found once (CPUID traps to the
+ * hypervisor in a virtual machine): cheap to ask in a loop. */
 gi__isa gi__cpu_isa(void);
 
 /* Whether BMI2's pdep runs in hardware here (every x86 CPU with BMI2
