@@ -89,7 +89,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static inline
     /* a block is 32 dwords */
     const __m512i at = _mm512_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352,
                                          384, 416, 448, 480);
-    __m512i f[8][8], g[8][8]; /* [4][4] used; 8 for the instances never called */
+    __m512i f[4][4], g[4][4];
     for (int v = 0; v < ny; v++)
         for (int u = 0; u < nx; u += 2) {
             const int k = 8 * v + u; /* even: a pair's first, k + 1 in the block */
@@ -147,7 +147,7 @@ reduced_idct8(const int16_t *coeffs, const uint16_t quant[64], const int nx, con
 {
     const int32_t *ax = gi__jpeg_reduced_table(nx), *ay = gi__jpeg_reduced_table(ny);
     const __m256i at = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
-    __m256i f[8][8], g[8][8]; /* [4][4] used; 8 for the instances never called */
+    __m256i f[4][4], g[4][4];
     for (int v = 0; v < ny; v++)
         for (int u = 0; u < nx; u += 2) {
             const int k = 8 * v + u;
@@ -209,44 +209,49 @@ reduced_idct8(const int16_t *coeffs, const uint16_t quant[64], const int nx, con
 typedef void (*reduced_row_fn)(const int16_t *, int blocks, const uint16_t *, uint8_t *, size_t,
                                gi__isa isa);
 
+/* The vector loops of NX x NY (VECTOR 1: NX and NY of 1, 2 or 4; 0: none,
+ * the 8-point sizes) and the blocks they made, 0 where none. */
 #if HAVE_REDUCED_VECTOR
 #define REDUCED_LOOP(NAME, TARGET, KERNEL, LANES, NX, NY)                                      \
     __attribute__((target(TARGET))) static int NAME##_##NX##x##NY(                             \
         const int16_t *coeffs, int blocks, const uint16_t *quant, uint8_t *out, size_t stride) \
     {                                                                                          \
         int b = 0;                                                                             \
-        if (NX <= 4 && NY <= 4)                                                                \
-            for (; b + LANES <= blocks; b += LANES)                                            \
-                KERNEL(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX, stride);  \
+        for (; b + LANES <= blocks; b += LANES)                                                \
+            KERNEL(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX, stride);      \
         return b;                                                                              \
     }
-#define REDUCED_VECTOR(NX, NY)                                                                 \
+#define REDUCED_VECTOR_1(NX, NY)                                                               \
     REDUCED_LOOP(reduced16, "avx512f,avx512bw,avx512vl", reduced_idct16, 16, NX, NY)           \
     REDUCED_LOOP(reduced8, "avx2", reduced_idct8, 8, NX, NY)
-#define REDUCED_VECTOR_DONE(NX, NY)                                                            \
+#define REDUCED_DONE_1(NX, NY)                                                                 \
     (isa >= GI__ISA_AVX512 ? reduced16_##NX##x##NY(coeffs, blocks, quant, out, stride)         \
      : isa >= GI__ISA_AVX2 ? reduced8_##NX##x##NY(coeffs, blocks, quant, out, stride)          \
                            : 0)
 #else
-#define REDUCED_VECTOR(NX, NY)
-#define REDUCED_VECTOR_DONE(NX, NY) ((void)isa, 0)
+#define REDUCED_VECTOR_1(NX, NY)
+#define REDUCED_DONE_1(NX, NY) ((void)isa, 0)
 #endif
+#define REDUCED_VECTOR_0(NX, NY)
+#define REDUCED_DONE_0(NX, NY) ((void)isa, 0)
 
-#define REDUCED_IDCT(NX, NY)                                                                   \
-    REDUCED_VECTOR(NX, NY)                                                                     \
+#define REDUCED_IDCT(NX, NY, VECTOR)                                                           \
+    REDUCED_VECTOR_##VECTOR(NX, NY)                                                            \
     static void reduced_idct_##NX##x##NY(const int16_t *coeffs, int blocks,                    \
                                          const uint16_t *quant, uint8_t *out, size_t stride,   \
                                          gi__isa isa)                                          \
     {                                                                                          \
-        for (int b = REDUCED_VECTOR_DONE(NX, NY); b < blocks; b++)                             \
+        for (int b = REDUCED_DONE_##VECTOR(NX, NY); b < blocks; b++)                           \
             reduced_idct_n(coeffs + 64 * (size_t)b, quant, NX, NY, out + (size_t)b * NX,        \
                            stride);                                                            \
     }
-#define REDUCED_IDCT_ROW(NX) REDUCED_IDCT(NX, 1) REDUCED_IDCT(NX, 2) REDUCED_IDCT(NX, 4) REDUCED_IDCT(NX, 8)
-REDUCED_IDCT_ROW(1)
-REDUCED_IDCT_ROW(2)
-REDUCED_IDCT_ROW(4)
-REDUCED_IDCT_ROW(8)
+#define REDUCED_IDCT_ROW(NX, VECTOR)                                                           \
+    REDUCED_IDCT(NX, 1, VECTOR) REDUCED_IDCT(NX, 2, VECTOR) REDUCED_IDCT(NX, 4, VECTOR)        \
+    REDUCED_IDCT(NX, 8, 0)
+REDUCED_IDCT_ROW(1, 1)
+REDUCED_IDCT_ROW(2, 1)
+REDUCED_IDCT_ROW(4, 1)
+REDUCED_IDCT_ROW(8, 0)
 
 void gi__jpeg_reduced_idct_row(const int16_t *coeffs, int blocks, const uint16_t quant[64], int nx,
                                int ny, uint8_t *out, size_t stride)
