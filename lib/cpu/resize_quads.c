@@ -245,20 +245,23 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
     }
 }
 
+/* A case of span_##ch's switch: quads and wide as constants. */
+#define SPAN_CASE(ch, quads, wide)                                                                  \
+    case (quads) * 2 + (wide): span_groups(p, run, rows, outs, nrows, ch, quads, wide); break;
 #define SPAN_GROUPS(ch)                                                                             \
     __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static void span_##ch(       \
         const gi__resize_quads *p, const gi__resize_run *run, const uint8_t *const *rows,           \
         int32_t *const *outs, int nrows)                                                            \
     {                                                                                               \
         switch (p->quads * 2 + p->wide) {                                                           \
-        case 4: span_groups(p, run, rows, outs, nrows, ch, 2, 0); break;                            \
-        case 6: span_groups(p, run, rows, outs, nrows, ch, 3, 0); break;                            \
-        case 8: span_groups(p, run, rows, outs, nrows, ch, 4, 0); break;                            \
-        case 5: span_groups(p, run, rows, outs, nrows, ch, 2, 1); break;                            \
-        case 7: span_groups(p, run, rows, outs, nrows, ch, 3, 1); break;                            \
-        case 9: span_groups(p, run, rows, outs, nrows, ch, 4, 1); break;                            \
-        case 11: span_groups(p, run, rows, outs, nrows, ch, 5, 1); break;                           \
-        case 13: span_groups(p, run, rows, outs, nrows, ch, 6, 1); break;                           \
+            SPAN_CASE(ch, 2, 0)                                                                     \
+            SPAN_CASE(ch, 3, 0)                                                                     \
+            SPAN_CASE(ch, 4, 0)                                                                     \
+            SPAN_CASE(ch, 2, 1)                                                                     \
+            SPAN_CASE(ch, 3, 1)                                                                     \
+            SPAN_CASE(ch, 4, 1)                                                                     \
+            SPAN_CASE(ch, 5, 1)                                                                     \
+            SPAN_CASE(ch, 6, 1)                                                                     \
         default: span_groups(p, run, rows, outs, nrows, ch, 0, p->wide); break;                    \
         }                                                                                           \
     }
