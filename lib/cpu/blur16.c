@@ -13,7 +13,7 @@
  * bits, two streams of pairs whose sums make h (< 2^32) exactly; h goes
  * into two pair rows, its high and low 16 bits, and the vertical sums of
  * the two make v (< 2^48) exactly, which the colour's division and
- * alpha's rounding take as a double (blur16_finish.h). Every step is exact
+ * alpha's rounding take as a double (blur16_finish.h, through the kernels). Every step is exact
  * integer arithmetic (or an exact double), so the results are the
  * definition's on every set.
  *
@@ -25,11 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blur16_finish.h"
 #include "blur_kernels.h"
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
-#include "cpu_simd.h"
 
 #define MIN_STRIP 16
 
@@ -52,11 +50,10 @@ typedef struct {
     uint32_t *pairs; /* its pairs of samples (alpha: of their high halves) */
     uint32_t *ring;  /* slots of pair rows: hi, then lo row_len values on */
     const uint32_t **rows;
-    /* alpha: the premultiplied samples' high and low halves, the pairs of
-     * the low ones, and two output rows' vertical sums */
+    /* alpha: the premultiplied samples' high and low halves, and the
+     * pairs of the low ones */
     uint16_t *high, *low;
     uint32_t *pairs_low;
-    double *sums[2];
 } blur16_buffers;
 
 /* Pair rows in the ring: output rows y, y + 1 (y even) read taps_odd.pairs
@@ -157,53 +154,6 @@ static void horizontal_row(const blur16_job *j, long vy, int x0, int x1, blur16_
         j->k->horizontal16(&j->taps, b->pairs + centre, ch, n, slot, slot + j->row_len, high);
 }
 
-/* The outputs of `pixels` premultiplied pixels of CH channels from their
- * vertical sums (exact, below 2^48): colour min(65535, (vc 2^16 + va / 2)
- * / va) with one division a pixel (blur16_finish.h), alpha (va + 2^31) >>
- * 32. */
-/* Two channels store their samples in the loop. With four, GCC left
- * that loop extracting uint16 lanes one by one; there the outputs go back
- * over their sums as exact doubles, and a flat loop narrows them (both
- * loops vectorize: 0.94x the blur's time on 2 threads of a Zen 4, where
- * the same for two channels took 1.10x). */
-GI_VECTOR_CLONES
-static void finish_premultiplied2(const double *v, size_t pixels, uint16_t *out)
-{
-    for (size_t p = 0; p < pixels; p++) {
-        const double va = v[2 * p + 1];
-        out[2 * p] = (uint16_t)blur16_finish_colour(v[2 * p], va, 1.0 / va);
-        out[2 * p + 1] = (uint16_t)blur16_finish_alpha(va);
-    }
-}
-
-GI_VECTOR_CLONES
-static void finish_premultiplied4(double *v, size_t pixels)
-{
-    for (size_t p = 0; p < pixels; p++) {
-        const double va = v[4 * p + 3], inv_va = 1.0 / va;
-        for (int c = 0; c < 3; c++) v[4 * p + c] = blur16_finish_colour(v[4 * p + c], va, inv_va);
-        v[4 * p + 3] = blur16_finish_alpha(va);
-    }
-}
-
-/* Exact doubles in [0, 65535] to samples. */
-GI_VECTOR_CLONES
-static void narrow_finished(const double *v, size_t n, uint16_t *out)
-{
-    for (size_t i = 0; i < n; i++) out[i] = (uint16_t)(int32_t)v[i];
-}
-
-/* The sums v of a row are overwritten. */
-static void finish_premultiplied(double *v, int ch, size_t pixels, uint16_t *out)
-{
-    if (ch == 2) {
-        finish_premultiplied2(v, pixels, out);
-        return;
-    }
-    finish_premultiplied4(v, pixels);
-    narrow_finished(v, pixels * 4, out);
-}
-
 /* Output rows y .. y + nrows - 1 (1, or 2 from an even y), columns
  * [x0, x1), their h rows in the ring. */
 static void vertical_rows(const blur16_job *j, int y, int nrows, int x0, int x1,
@@ -217,12 +167,10 @@ static void vertical_rows(const blur16_job *j, int y, int nrows, int x0, int x1,
     uint16_t *out = (uint16_t *)(j->dst->data + (size_t)y * j->dst->stride) + (size_t)x0 * ch;
     if (j->alpha) {
         if (nrows == 2)
-            j->k->vertical16px2(&j->taps, &j->taps_odd, b->rows, j->row_len, n, b->sums[0], b->sums[1]);
+            j->k->vertical16px2(&j->taps, &j->taps_odd, b->rows, j->row_len, n, ch, out,
+                                (uint16_t *)((uint8_t *)out + j->dst->stride));
         else
-            j->k->vertical16p(y & 1 ? &j->taps_odd : &j->taps, b->rows, j->row_len, n, b->sums[0]);
-        for (int r = 0; r < nrows; r++)
-            finish_premultiplied(b->sums[r], ch, (size_t)(x1 - x0),
-                                 (uint16_t *)((uint8_t *)out + (size_t)r * j->dst->stride));
+            j->k->vertical16p(y & 1 ? &j->taps_odd : &j->taps, b->rows, j->row_len, n, ch, out);
         return;
     }
     if (nrows == 2)
@@ -241,8 +189,6 @@ static void free_buffers(blur16_buffers *b)
     free(b->high);
     free(b->low);
     free(b->pairs_low);
-    free(b->sums[0]);
-    free(b->sums[1]);
 }
 
 /* Zeroed, so that the lanes past a row's end that the kernels read are
@@ -259,11 +205,7 @@ static int alloc_buffers(const blur16_job *j, blur16_buffers *b)
     b->high = calloc(padded, sizeof *b->high);
     b->low = calloc(padded, sizeof *b->low);
     b->pairs_low = calloc(padded, sizeof *b->pairs_low);
-    const size_t sums = (size_t)j->strip * ch + BLUR_SLACK;
-    b->sums[0] = malloc(sums * sizeof *b->sums[0]);
-    b->sums[1] = malloc(sums * sizeof *b->sums[1]);
-    return b->pad && b->pairs && b->ring && b->rows && b->high && b->low && b->pairs_low &&
-           b->sums[0] && b->sums[1];
+    return b->pad && b->pairs && b->ring && b->rows && b->high && b->low && b->pairs_low;
 }
 
 /* Output rows a thread takes at once (as the 8-bit blur's, blur.c). */

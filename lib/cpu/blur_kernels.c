@@ -28,6 +28,7 @@
 #define BLUR_LANES 4
 #endif
 
+#include "blur16_finish.h"
 #include "blur_kernels.h" /* and blur_finish.h, at BLUR_LANES */
 
 #ifndef GI_BLUR_KERNELS
@@ -949,27 +950,57 @@ static inline void put_sums(vu32 a, vu32 b, double *out)
     memcpy(out, &v, sizeof v);
 }
 
-static void vertical16p(const blur_taps *t, const uint32_t *const *rows, size_t lo_offset, size_t n,
-                        double *out)
+/* The outputs of a block's first count values (whole pixels) from its
+ * count vectors of hi and lo sums: the exact sums go through a buffer
+ * that stays in L1 (a row of them, 16 times the output's bytes, went
+ * through L2 and took as long as the division) to blur16_finish.h. */
+static inline __attribute__((always_inline)) void finish_block(const block *a, const block *b,
+                                                               const int count, size_t values, int ch,
+                                                               uint16_t *out)
+{
+    double v[4 * LANES];
+    for (int g = 0; g < count; g++) put_sums(a->v[g], b->v[g], v + g * LANES);
+    blur16_finish_row(v, values < (size_t)count * LANES ? values : (size_t)count * LANES, ch, out);
+}
+
+/* CH a constant in each of the functions below, so that the finish's
+ * shuffles and masks are too (a test of ch each block took 3% of it) */
+static inline __attribute__((always_inline)) void vertical16p_ch(const blur_taps *t, const uint32_t *const *rows,
+                                                                 size_t lo_offset, size_t n, const int ch,
+                                                                 uint16_t *out)
 {
     for (size_t i = 0; i < n; i += 4 * LANES) {
         block a, b;
         split_sums(t, rows, (ptrdiff_t)i, (ptrdiff_t)lo_offset, 1u << 31, 4, &a, &b);
-        for (int g = 0; g < 4; g++) put_sums(a.v[g], b.v[g], out + i + g * LANES);
+        finish_block(&a, &b, 4, n - i, ch, out + i);
     }
 }
 
-static void vertical16px2(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
-                          size_t lo_offset, size_t n, double *out_even, double *out_odd)
+static void vertical16p(const blur_taps *t, const uint32_t *const *rows, size_t lo_offset, size_t n,
+                        int ch, uint16_t *out)
+{
+    if (ch == 4) vertical16p_ch(t, rows, lo_offset, n, 4, out);
+    else vertical16p_ch(t, rows, lo_offset, n, 2, out);
+}
+
+static inline __attribute__((always_inline)) void vertical16px2_ch(const blur_taps *even, const blur_taps *odd,
+                                                                   const uint32_t *const *rows, size_t lo_offset,
+                                                                   size_t n, const int ch, uint16_t *out_even,
+                                                                   uint16_t *out_odd)
 {
     for (size_t i = 0; i < n; i += G16 * LANES) {
         block a0, a1, b0, b1;
         split_sums2(even, odd, rows, i, lo_offset, 1u << 31, &a0, &b0, &a1, &b1);
-        for (int g = 0; g < G16; g++) {
-            put_sums(a0.v[g], b0.v[g], out_even + i + g * LANES);
-            put_sums(a1.v[g], b1.v[g], out_odd + i + g * LANES);
-        }
+        finish_block(&a0, &b0, G16, n - i, ch, out_even + i);
+        finish_block(&a1, &b1, G16, n - i, ch, out_odd + i);
     }
+}
+
+static void vertical16px2(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
+                          size_t lo_offset, size_t n, int ch, uint16_t *out_even, uint16_t *out_odd)
+{
+    if (ch == 4) vertical16px2_ch(even, odd, rows, lo_offset, n, 4, out_even, out_odd);
+    else vertical16px2_ch(even, odd, rows, lo_offset, n, 2, out_even, out_odd);
 }
 
 const blur_kernels GI_BLUR_KERNELS = {pairs,          horizontal_plain, horizontal_premultiplied,

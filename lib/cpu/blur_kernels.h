@@ -99,13 +99,15 @@ typedef struct {
      * lo, its high and low 16 bits, as horizontal16 */
     void (*horizontal16p)(const blur_taps *t, const uint32_t *centre_h, const uint32_t *centre_l,
                           int step, size_t n, uint32_t *hi, uint32_t *lo, int high);
-    /* the vertical sums v (< 2^48) of those pair rows, exact, as doubles
-     * (the output row's division and rounding are blur16.c's) */
+    /* the outputs of n values (whole pixels of ch, 2 or 4, channels)
+     * from the vertical sums v (< 2^48, exact) of those pair rows
+     * (blur16_finish.h): colour min(65535, (vc 2^16 + va / 2) / va),
+     * alpha (va + 2^31) >> 32 */
     void (*vertical16p)(const blur_taps *t, const uint32_t *const *rows, size_t lo_offset, size_t n,
-                        double *out);
+                        int ch, uint16_t *out);
     /* an even row and the one below it */
     void (*vertical16px2)(const blur_taps *even, const blur_taps *odd, const uint32_t *const *rows,
-                          size_t lo_offset, size_t n, double *out_even, double *out_odd);
+                          size_t lo_offset, size_t n, int ch, uint16_t *out_even, uint16_t *out_odd);
 } blur_kernels;
 
 /* The taps from w[-R..R] (weights[k + R]), shifted by shift (0 or 1;
