@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* min(65535, floor((vc 2^16 + floor(va / 2)) / va)), 0 where va = 0, all
  * in doubles so that it vectorizes; inv_va is 1 / va (rounded; the caller
@@ -46,107 +47,197 @@ static inline void blur16_finish_pixel(const double *v, int ch, uint16_t *out)
     out[ch - 1] = (uint16_t)blur16_finish_alpha(va);
 }
 
-/* The vector forms take the sums as they lie, interleaved: each lane
- * gets its pixel's alpha sum by a shuffle inside the pixel, every lane is
- * finished as a colour, and the alpha lanes are then replaced. The
- * quotient's estimate e = (t + hv) r uses an approximate reciprocal r of
- * max(va, 1), refined by one Newton step: within 2^-22 of 1 / va
- * (AVX-512's 14-bit estimate squared to 2^-28; AVX2's float estimate,
- * 1.5 2^-12 off, of va rounded to a float, 2^-24 off, squared to
- * 2^-22.5), so where x = n / va < 65537, e is within 65537 2^-22 < 2^-5
- * of x, q = floor(min(e, 65536)) is Q - 1, Q or Q + 1 (Q = floor(x)), and
- * the remainder r = (t - q va) + hv says which: t - q va is an integer
- * below 2^50, which the fused multiply-add gives exactly, and adding hv
- * keeps it exact. Where x >= 65537, e > 65536, q = 65536, the remainder
- * is at least va and the output 65535, as it must be. va = 0 gives 0 in
- * every lane, colour and alpha alike. */
-#if defined(__AVX512F__)
+/* The vector forms: each pixel's quotient estimate e = (t + hv) r = v
+ * (2^16 r) + hv r uses an approximate reciprocal r of max(va, 1), refined
+ * by one Newton step: within 2^-22 of 1 / va (AVX-512's 14-bit estimate
+ * squared to 2^-28; AVX2's float estimate, 1.5 2^-12 off, of va rounded
+ * to a float, 2^-24 off, squared to 2^-22.5). Where x = n / va < 65537,
+ * e is within 65537 2^-22 < 2^-5 of x, so q = floor(e) is Q - 1, Q or Q +
+ * 1 (Q = floor(x)), and d = t - q va, an integer below 2^50 that the
+ * fused multiply-add gives exactly, says which: the remainder d + hv is
+ * at least va where d >= va - hv, negative where d < -hv. Where x >=
+ * 65537, e > 65536, so q is at least 65535 after the correction and the
+ * output 65535, as it must be. va = 0 gives 0, colour and alpha alike. */
+#if defined(__AVX512F__) && defined(__AVX512BW__)
 #include <immintrin.h>
 
-/* 8 sums (2 pixels of 4 channels, or 4 of 2) to their outputs as int32. */
-static inline __attribute__((always_inline)) __m256i blur16_finish8(__m512d v, const int ch)
+/* What a pixel's colours share, for 8 pixels. */
+typedef struct {
+    __m512d va, r16, hr, upper, neg_hv;
+    __mmask8 nonzero;
+} blur16_pixels8;
+
+static inline __attribute__((always_inline)) blur16_pixels8 blur16_pixels(__m512d va)
 {
-    const __m512d va = ch == 4 ? _mm512_permutex_pd(v, 0xFF) : _mm512_permute_pd(v, 0xFF);
-    const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
-    const __m512d c65536 = _mm512_set1_pd(65536.0);
-    const int floor_mode = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-    const __m512d va1 = _mm512_max_pd(va, one);
+    const __m512d va1 = _mm512_max_pd(va, _mm512_set1_pd(1.0));
     __m512d r = _mm512_rcp14_pd(va1);
     r = _mm512_mul_pd(r, _mm512_fnmadd_pd(va1, r, _mm512_set1_pd(2.0)));
-    const __m512d t = _mm512_mul_pd(v, c65536);
-    const __m512d hv = _mm512_roundscale_pd(_mm512_mul_pd(va, _mm512_set1_pd(0.5)), floor_mode);
-    const __m512d e = _mm512_mul_pd(_mm512_add_pd(t, hv), r);
-    __m512d q = _mm512_roundscale_pd(_mm512_min_pd(e, c65536), floor_mode);
-    const __m512d rem = _mm512_add_pd(_mm512_fnmadd_pd(q, va, t), hv);
-    q = _mm512_mask_add_pd(q, _mm512_cmp_pd_mask(rem, va, _CMP_GE_OQ), q, one);
-    q = _mm512_mask_sub_pd(q, _mm512_cmp_pd_mask(rem, zero, _CMP_LT_OQ), q, one);
-    q = _mm512_min_pd(q, _mm512_set1_pd(65535.0));
-    const __m512d a = _mm512_roundscale_pd(
-        _mm512_mul_pd(_mm512_add_pd(va, _mm512_set1_pd(0x1p31)), _mm512_set1_pd(0x1p-32)), floor_mode);
-    q = _mm512_mask_mov_pd(q, ch == 4 ? 0x88 : 0xAA, a);
-    q = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(va, zero, _CMP_NEQ_OQ), q);
+    const __m512d hv = _mm512_roundscale_pd(_mm512_mul_pd(va, _mm512_set1_pd(0.5)),
+                                            _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    blur16_pixels8 p = {va, _mm512_mul_pd(r, _mm512_set1_pd(65536.0)), _mm512_mul_pd(hv, r),
+                        _mm512_sub_pd(va, hv), _mm512_sub_pd(_mm512_setzero_pd(), hv),
+                        _mm512_cmp_pd_mask(va, _mm512_setzero_pd(), _CMP_NEQ_OQ)};
+    return p;
+}
+
+/* One colour of 8 pixels, as int32. */
+static inline __attribute__((always_inline)) __m256i blur16_colour8(__m512d v, const blur16_pixels8 *p)
+{
+    const __m512d one = _mm512_set1_pd(1.0);
+    const __m512d t = _mm512_mul_pd(v, _mm512_set1_pd(65536.0));
+    __m512d q = _mm512_roundscale_pd(_mm512_fmadd_pd(v, p->r16, p->hr),
+                                     _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    const __m512d d = _mm512_fnmadd_pd(q, p->va, t);
+    q = _mm512_mask_add_pd(q, _mm512_cmp_pd_mask(d, p->upper, _CMP_GE_OQ), q, one);
+    q = _mm512_mask_sub_pd(q, _mm512_cmp_pd_mask(d, p->neg_hv, _CMP_LT_OQ), q, one);
+    q = _mm512_maskz_min_pd(p->nonzero, q, _mm512_set1_pd(65535.0));
     return _mm512_cvttpd_epi32(q);
 }
 
-/* n sums (whole pixels of ch channels) to samples, 16 at a time. */
+/* Alpha's outputs of 8 pixels, as int32. */
+static inline __attribute__((always_inline)) __m256i blur16_alpha8(__m512d va)
+{
+    return _mm512_cvttpd_epi32(_mm512_roundscale_pd(
+        _mm512_mul_pd(_mm512_add_pd(va, _mm512_set1_pd(0x1p31)), _mm512_set1_pd(0x1p-32)),
+        _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+}
+
+/* Two int32 vectors' values as words, in the order idx names (word 2m of
+ * a, 32 + 2m of b: their dwords' low halves). */
+static inline __attribute__((always_inline)) __m512i blur16_words(__m256i a0, __m256i a1, __m256i b0,
+                                                                  __m256i b1, __m512i idx)
+{
+    return _mm512_permutex2var_epi16(_mm512_inserti64x4(_mm512_castsi256_si512(a0), a1, 1), idx,
+                                     _mm512_inserti64x4(_mm512_castsi256_si512(b0), b1, 1));
+}
+
+/* n sums (whole pixels of ch channels) to samples, 8 pixels at a time:
+ * the channels taken apart (a 4 x 4 transpose of pixel pairs for RGBA),
+ * each pixel's shared terms found once, and the samples put back in
+ * order by one word permute. */
 static inline __attribute__((always_inline)) void blur16_finish_row(const double *v, size_t n, const int ch,
                                                                     uint16_t *out)
 {
     size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(blur16_finish8(_mm512_loadu_pd(v + i), ch)),
-                                             blur16_finish8(_mm512_loadu_pd(v + i + 8), ch), 1);
-        _mm256_storeu_si256((__m256i *)(out + i), _mm512_cvtepi32_epi16(w));
+    if (ch == 4) {
+        const __m512i lo = _mm512_setr_epi64(0, 4, 8, 12, 1, 5, 9, 13);
+        const __m512i hi = _mm512_setr_epi64(2, 6, 10, 14, 3, 7, 11, 15);
+        __m512i idx; /* word j: pixel j / 4, channel j % 4 */
+        uint16_t order[32];
+        for (int j = 0; j < 32; j++) order[j] = (uint16_t)(32 * ((j & 3) >> 1) + 16 * (j & 1) + 2 * (j >> 2));
+        memcpy(&idx, order, sizeof idx);
+        for (; i + 32 <= n; i += 32) {
+            const __m512d v0 = _mm512_loadu_pd(v + i), v1 = _mm512_loadu_pd(v + i + 8);
+            const __m512d v2 = _mm512_loadu_pd(v + i + 16), v3 = _mm512_loadu_pd(v + i + 24);
+            /* pixels 0-3's channels 0 and 1, 2 and 3; then pixels 4-7's */
+            const __m512d s0 = _mm512_permutex2var_pd(v0, lo, v1), s1 = _mm512_permutex2var_pd(v0, hi, v1);
+            const __m512d s2 = _mm512_permutex2var_pd(v2, lo, v3), s3 = _mm512_permutex2var_pd(v2, hi, v3);
+            const __m512d va = _mm512_shuffle_f64x2(s1, s3, 0xEE);
+            const blur16_pixels8 p = blur16_pixels(va);
+            const __m512i w = blur16_words(blur16_colour8(_mm512_shuffle_f64x2(s0, s2, 0x44), &p),
+                                           blur16_colour8(_mm512_shuffle_f64x2(s0, s2, 0xEE), &p),
+                                           blur16_colour8(_mm512_shuffle_f64x2(s1, s3, 0x44), &p),
+                                           blur16_alpha8(va), idx);
+            _mm512_storeu_si512(out + i, w);
+        }
+    } else {
+        const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+        const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+        __m512i idx; /* word j < 16: pixel j / 2, channel j % 2 (the rest unused) */
+        uint16_t order[32] = {0};
+        for (int j = 0; j < 16; j++) order[j] = (uint16_t)(16 * (j & 1) + 2 * (j >> 1));
+        memcpy(&idx, order, sizeof idx);
+        for (; i + 16 <= n; i += 16) {
+            const __m512d v0 = _mm512_loadu_pd(v + i), v1 = _mm512_loadu_pd(v + i + 8);
+            const __m512d va = _mm512_permutex2var_pd(v0, odd, v1);
+            const blur16_pixels8 p = blur16_pixels(va);
+            const __m256i c = blur16_colour8(_mm512_permutex2var_pd(v0, even, v1), &p);
+            const __m512i w = _mm512_permutexvar_epi16(
+                idx, _mm512_inserti64x4(_mm512_castsi256_si512(c), blur16_alpha8(va), 1));
+            _mm256_storeu_si256((__m256i *)(out + i), _mm512_castsi512_si256(w));
+        }
     }
     for (; i < n; i += (size_t)ch) blur16_finish_pixel(v + i, ch, out + i);
 }
 #elif defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
-/* 4 sums (1 pixel of 4 channels, or 2 of 2); CH a constant. */
-#define BLUR16_FINISH4(v, CH)                                                                      \
-    blur16_finish4(v, CH == 4 ? _mm256_permute4x64_pd(v, 0xFF) : _mm256_permute_pd(v, 0xF),     \
-                   CH == 4 ? 0x8 : 0xA)
+/* What a pixel's colours share, for 4 pixels. */
+typedef struct {
+    __m256d va, r16, hr, upper, neg_hv, nonzero;
+} blur16_pixels4;
 
-static inline __attribute__((always_inline)) __m128i blur16_finish4(__m256d v, __m256d va, const int alpha)
+static inline __attribute__((always_inline)) blur16_pixels4 blur16_pixels(__m256d va)
 {
-    const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
-    const __m256d c65536 = _mm256_set1_pd(65536.0);
-    const __m256d va1 = _mm256_max_pd(va, one);
+    const __m256d zero = _mm256_setzero_pd(), va1 = _mm256_max_pd(va, _mm256_set1_pd(1.0));
     __m256d r = _mm256_cvtps_pd(_mm_rcp_ps(_mm256_cvtpd_ps(va1)));
     r = _mm256_mul_pd(r, _mm256_fnmadd_pd(va1, r, _mm256_set1_pd(2.0)));
-    const __m256d t = _mm256_mul_pd(v, c65536);
     const __m256d hv = _mm256_floor_pd(_mm256_mul_pd(va, _mm256_set1_pd(0.5)));
-    const __m256d e = _mm256_mul_pd(_mm256_add_pd(t, hv), r);
-    __m256d q = _mm256_floor_pd(_mm256_min_pd(e, c65536));
-    const __m256d rem = _mm256_add_pd(_mm256_fnmadd_pd(q, va, t), hv);
-    q = _mm256_add_pd(q, _mm256_and_pd(_mm256_cmp_pd(rem, va, _CMP_GE_OQ), one));
-    q = _mm256_sub_pd(q, _mm256_and_pd(_mm256_cmp_pd(rem, zero, _CMP_LT_OQ), one));
-    q = _mm256_min_pd(q, _mm256_set1_pd(65535.0));
-    const __m256d a = _mm256_floor_pd(
-        _mm256_mul_pd(_mm256_add_pd(va, _mm256_set1_pd(0x1p31)), _mm256_set1_pd(0x1p-32)));
-    q = _mm256_blend_pd(q, a, alpha);
-    q = _mm256_and_pd(q, _mm256_cmp_pd(va, zero, _CMP_NEQ_OQ));
+    blur16_pixels4 p = {va, _mm256_mul_pd(r, _mm256_set1_pd(65536.0)), _mm256_mul_pd(hv, r),
+                        _mm256_sub_pd(va, hv), _mm256_sub_pd(zero, hv),
+                        _mm256_cmp_pd(va, zero, _CMP_NEQ_OQ)};
+    return p;
+}
+
+/* One colour of 4 pixels, as int32. */
+static inline __attribute__((always_inline)) __m128i blur16_colour4(__m256d v, const blur16_pixels4 *p)
+{
+    const __m256d one = _mm256_set1_pd(1.0);
+    const __m256d t = _mm256_mul_pd(v, _mm256_set1_pd(65536.0));
+    __m256d q = _mm256_floor_pd(_mm256_fmadd_pd(v, p->r16, p->hr));
+    const __m256d d = _mm256_fnmadd_pd(q, p->va, t);
+    q = _mm256_add_pd(q, _mm256_and_pd(_mm256_cmp_pd(d, p->upper, _CMP_GE_OQ), one));
+    q = _mm256_sub_pd(q, _mm256_and_pd(_mm256_cmp_pd(d, p->neg_hv, _CMP_LT_OQ), one));
+    q = _mm256_and_pd(_mm256_min_pd(q, _mm256_set1_pd(65535.0)), p->nonzero);
     return _mm256_cvttpd_epi32(q);
 }
 
-static inline __attribute__((always_inline)) size_t blur16_finish_row_ch(const double *v, size_t n,
-                                                                         const int ch, uint16_t *out)
+/* Alpha's outputs of 4 pixels, as int32. */
+static inline __attribute__((always_inline)) __m128i blur16_alpha4(__m256d va)
 {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256d a = _mm256_loadu_pd(v + i), b = _mm256_loadu_pd(v + i + 4);
-        const __m128i w = ch == 4 ? _mm_packus_epi32(BLUR16_FINISH4(a, 4), BLUR16_FINISH4(b, 4))
-                                  : _mm_packus_epi32(BLUR16_FINISH4(a, 2), BLUR16_FINISH4(b, 2));
-        _mm_storeu_si128((__m128i *)(out + i), w);
-    }
-    return i;
+    return _mm256_cvttpd_epi32(_mm256_floor_pd(
+        _mm256_mul_pd(_mm256_add_pd(va, _mm256_set1_pd(0x1p31)), _mm256_set1_pd(0x1p-32))));
 }
 
+/* n sums (whole pixels of ch channels) to samples, 4 pixels at a time:
+ * the channels taken apart (a 4 x 4 transpose for RGBA; for gray+alpha
+ * pixels 0, 2, 1, 3, put back in order with the words), each pixel's
+ * shared terms found once. */
 static inline __attribute__((always_inline)) void blur16_finish_row(const double *v, size_t n, const int ch,
                                                                     uint16_t *out)
 {
-    size_t i = ch == 4 ? blur16_finish_row_ch(v, n, 4, out) : blur16_finish_row_ch(v, n, 2, out);
+    size_t i = 0;
+    if (ch == 4) {
+        /* words c0 of pixels 0-3, c1 of 0-3 (or c2, alpha) to pixel by pixel pairs */
+        const __m128i pairs = _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+        for (; i + 16 <= n; i += 16) {
+            const __m256d v0 = _mm256_loadu_pd(v + i), v1 = _mm256_loadu_pd(v + i + 4);
+            const __m256d v2 = _mm256_loadu_pd(v + i + 8), v3 = _mm256_loadu_pd(v + i + 12);
+            const __m256d t0 = _mm256_unpacklo_pd(v0, v1), t1 = _mm256_unpackhi_pd(v0, v1);
+            const __m256d t2 = _mm256_unpacklo_pd(v2, v3), t3 = _mm256_unpackhi_pd(v2, v3);
+            const __m256d va = _mm256_permute2f128_pd(t1, t3, 0x31);
+            const blur16_pixels4 p = blur16_pixels(va);
+            const __m128i c01 = _mm_shuffle_epi8(
+                _mm_packus_epi32(blur16_colour4(_mm256_permute2f128_pd(t0, t2, 0x20), &p),
+                                 blur16_colour4(_mm256_permute2f128_pd(t1, t3, 0x20), &p)),
+                pairs);
+            const __m128i c2a = _mm_shuffle_epi8(
+                _mm_packus_epi32(blur16_colour4(_mm256_permute2f128_pd(t0, t2, 0x31), &p), blur16_alpha4(va)),
+                pairs);
+            _mm_storeu_si128((__m128i *)(out + i), _mm_unpacklo_epi32(c01, c2a));
+            _mm_storeu_si128((__m128i *)(out + i + 8), _mm_unpackhi_epi32(c01, c2a));
+        }
+    } else {
+        /* words colour of pixels 0, 2, 1, 3, then alpha's, to pixel order */
+        const __m128i order = _mm_setr_epi8(0, 1, 8, 9, 4, 5, 12, 13, 2, 3, 10, 11, 6, 7, 14, 15);
+        for (; i + 8 <= n; i += 8) {
+            const __m256d v0 = _mm256_loadu_pd(v + i), v1 = _mm256_loadu_pd(v + i + 4);
+            const __m256d va = _mm256_unpackhi_pd(v0, v1);
+            const blur16_pixels4 p = blur16_pixels(va);
+            const __m128i w = _mm_packus_epi32(blur16_colour4(_mm256_unpacklo_pd(v0, v1), &p), blur16_alpha4(va));
+            _mm_storeu_si128((__m128i *)(out + i), _mm_shuffle_epi8(w, order));
+        }
+    }
     for (; i < n; i += (size_t)ch) blur16_finish_pixel(v + i, ch, out + i);
 }
 #else
