@@ -47,35 +47,38 @@ static inline void blur16_finish_pixel(const double *v, int ch, uint16_t *out)
     out[ch - 1] = (uint16_t)blur16_finish_alpha(va);
 }
 
-/* The vector forms: each pixel's quotient estimate e = (t + hv) r = v
- * (2^16 r) + hv r uses an approximate reciprocal r of max(va, 1), refined
- * by one Newton step: within 2^-22 of 1 / va (AVX-512's 14-bit estimate
- * squared to 2^-28; AVX2's float estimate, 1.5 2^-12 off, of va rounded
- * to a float, 2^-24 off, squared to 2^-22.5). Where x = n / va < 65537,
- * e is within 65537 2^-22 < 2^-5 of x, so q = floor(e) is Q - 1, Q or Q +
- * 1 (Q = floor(x)), and d = t - q va, an integer below 2^50 that the
- * fused multiply-add gives exactly, says which: the remainder d + hv is
- * at least va where d >= va - hv, negative where d < -hv. Where x >=
- * 65537, e > 65536, so q is at least 65535 after the correction and the
- * output 65535, as it must be. va = 0 gives 0, colour and alpha alike. */
+/* The vector forms: each pixel's quotient estimate e = (t + hv) r - 1/16
+ * = v (2^16 r) + (hv r - 1/16) uses an approximate reciprocal r of
+ * max(va, 1), refined by one Newton step: within 2^-22 of 1 / va
+ * (AVX-512's 14-bit estimate squared to 2^-28; AVX2's float estimate, 1.5
+ * 2^-12 off, of va rounded to a float, 2^-24 off, squared to 2^-22.8).
+ * Where x = n / va < 65537, (t + hv) r is within 65537 2^-22 < 1/63 of x,
+ * so e lies in (x - 1, x): q = floor(e) is Q - 1 or Q (Q = floor(x)), and
+ * the remainder d + hv, d = t - q va, says which (Q where it is at least
+ * va). d is an integer below 2^50, and the fused multiply-add gives d
+ * 2^-16 = v - q (va 2^-16) exactly, compared with (va - hv) 2^-16. Where
+ * x >= 65537, e > 65536, so q is at least 65536 and the output 65535, as
+ * it must be. va = 0 gives 0, colour and alpha alike. */
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 #include <immintrin.h>
 
-/* What a pixel's colours share, for 8 pixels. */
+/* What a pixel's colours share, for 8 pixels: va 2^-16, 2^16 r, hv r -
+ * 1/16 and (va - hv) 2^-16. */
 typedef struct {
-    __m512d va, r16, hr, upper, neg_hv;
+    __m512d va_s, r16, hr, upper_s;
     __mmask8 nonzero;
 } blur16_pixels8;
 
 static inline __attribute__((always_inline)) blur16_pixels8 blur16_pixels(__m512d va)
 {
-    const __m512d va1 = _mm512_max_pd(va, _mm512_set1_pd(1.0));
+    const __m512d va1 = _mm512_max_pd(va, _mm512_set1_pd(1.0)), s = _mm512_set1_pd(0x1p-16);
     __m512d r = _mm512_rcp14_pd(va1);
     r = _mm512_mul_pd(r, _mm512_fnmadd_pd(va1, r, _mm512_set1_pd(2.0)));
     const __m512d hv = _mm512_roundscale_pd(_mm512_mul_pd(va, _mm512_set1_pd(0.5)),
                                             _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    blur16_pixels8 p = {va, _mm512_mul_pd(r, _mm512_set1_pd(65536.0)), _mm512_mul_pd(hv, r),
-                        _mm512_sub_pd(va, hv), _mm512_sub_pd(_mm512_setzero_pd(), hv),
+    blur16_pixels8 p = {_mm512_mul_pd(va, s), _mm512_mul_pd(r, _mm512_set1_pd(65536.0)),
+                        _mm512_fmsub_pd(hv, r, _mm512_set1_pd(0.0625)),
+                        _mm512_mul_pd(_mm512_sub_pd(va, hv), s),
                         _mm512_cmp_pd_mask(va, _mm512_setzero_pd(), _CMP_NEQ_OQ)};
     return p;
 }
@@ -83,13 +86,10 @@ static inline __attribute__((always_inline)) blur16_pixels8 blur16_pixels(__m512
 /* One colour of 8 pixels, as int32. */
 static inline __attribute__((always_inline)) __m256i blur16_colour8(__m512d v, const blur16_pixels8 *p)
 {
-    const __m512d one = _mm512_set1_pd(1.0);
-    const __m512d t = _mm512_mul_pd(v, _mm512_set1_pd(65536.0));
     __m512d q = _mm512_roundscale_pd(_mm512_fmadd_pd(v, p->r16, p->hr),
                                      _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    const __m512d d = _mm512_fnmadd_pd(q, p->va, t);
-    q = _mm512_mask_add_pd(q, _mm512_cmp_pd_mask(d, p->upper, _CMP_GE_OQ), q, one);
-    q = _mm512_mask_sub_pd(q, _mm512_cmp_pd_mask(d, p->neg_hv, _CMP_LT_OQ), q, one);
+    const __m512d d = _mm512_fnmadd_pd(q, p->va_s, v);
+    q = _mm512_mask_add_pd(q, _mm512_cmp_pd_mask(d, p->upper_s, _CMP_GE_OQ), q, _mm512_set1_pd(1.0));
     q = _mm512_maskz_min_pd(p->nonzero, q, _mm512_set1_pd(65535.0));
     return _mm512_cvttpd_epi32(q);
 }
@@ -162,32 +162,30 @@ static inline __attribute__((always_inline)) void blur16_finish_row(const double
 #elif defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
-/* What a pixel's colours share, for 4 pixels. */
+/* What a pixel's colours share, for 4 pixels (as blur16_pixels8). */
 typedef struct {
-    __m256d va, r16, hr, upper, neg_hv, nonzero;
+    __m256d va_s, r16, hr, upper_s, nonzero;
 } blur16_pixels4;
 
 static inline __attribute__((always_inline)) blur16_pixels4 blur16_pixels(__m256d va)
 {
-    const __m256d zero = _mm256_setzero_pd(), va1 = _mm256_max_pd(va, _mm256_set1_pd(1.0));
+    const __m256d va1 = _mm256_max_pd(va, _mm256_set1_pd(1.0)), s = _mm256_set1_pd(0x1p-16);
     __m256d r = _mm256_cvtps_pd(_mm_rcp_ps(_mm256_cvtpd_ps(va1)));
     r = _mm256_mul_pd(r, _mm256_fnmadd_pd(va1, r, _mm256_set1_pd(2.0)));
     const __m256d hv = _mm256_floor_pd(_mm256_mul_pd(va, _mm256_set1_pd(0.5)));
-    blur16_pixels4 p = {va, _mm256_mul_pd(r, _mm256_set1_pd(65536.0)), _mm256_mul_pd(hv, r),
-                        _mm256_sub_pd(va, hv), _mm256_sub_pd(zero, hv),
-                        _mm256_cmp_pd(va, zero, _CMP_NEQ_OQ)};
+    blur16_pixels4 p = {_mm256_mul_pd(va, s), _mm256_mul_pd(r, _mm256_set1_pd(65536.0)),
+                        _mm256_fmsub_pd(hv, r, _mm256_set1_pd(0.0625)),
+                        _mm256_mul_pd(_mm256_sub_pd(va, hv), s),
+                        _mm256_cmp_pd(va, _mm256_setzero_pd(), _CMP_NEQ_OQ)};
     return p;
 }
 
 /* One colour of 4 pixels, as int32. */
 static inline __attribute__((always_inline)) __m128i blur16_colour4(__m256d v, const blur16_pixels4 *p)
 {
-    const __m256d one = _mm256_set1_pd(1.0);
-    const __m256d t = _mm256_mul_pd(v, _mm256_set1_pd(65536.0));
     __m256d q = _mm256_floor_pd(_mm256_fmadd_pd(v, p->r16, p->hr));
-    const __m256d d = _mm256_fnmadd_pd(q, p->va, t);
-    q = _mm256_add_pd(q, _mm256_and_pd(_mm256_cmp_pd(d, p->upper, _CMP_GE_OQ), one));
-    q = _mm256_sub_pd(q, _mm256_and_pd(_mm256_cmp_pd(d, p->neg_hv, _CMP_LT_OQ), one));
+    const __m256d d = _mm256_fnmadd_pd(q, p->va_s, v);
+    q = _mm256_add_pd(q, _mm256_and_pd(_mm256_cmp_pd(d, p->upper_s, _CMP_GE_OQ), _mm256_set1_pd(1.0)));
     q = _mm256_and_pd(_mm256_min_pd(q, _mm256_set1_pd(65535.0)), p->nonzero);
     return _mm256_cvttpd_epi32(q);
 }
