@@ -958,7 +958,7 @@ static inline __attribute__((always_inline)) void finish_block(const block *a, c
                                                                const int count, size_t values, int ch,
                                                                uint16_t *out)
 {
-    double v[4 * LANES];
+    double v[4 * LANES] __attribute__((aligned(64))); /* no vector split across lines */
     for (int g = 0; g < count; g++) put_sums(a->v[g], b->v[g], v + g * LANES);
     blur16_finish_row(v, values < (size_t)count * LANES ? values : (size_t)count * LANES, ch, out);
 }
