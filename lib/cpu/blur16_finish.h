@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 /* min(65535, floor((vc 2^16 + floor(va / 2)) / va)), 0 where va = 0, all
  * in doubles so that it vectorizes; inv_va is 1 / va (rounded; the caller
@@ -122,10 +121,11 @@ static inline __attribute__((always_inline)) void blur16_finish_row(const double
     if (ch == 4) {
         const __m512i lo = _mm512_setr_epi64(0, 4, 8, 12, 1, 5, 9, 13);
         const __m512i hi = _mm512_setr_epi64(2, 6, 10, 14, 3, 7, 11, 15);
-        __m512i idx; /* word j: pixel j / 4, channel j % 4 */
-        uint16_t order[32];
-        for (int j = 0; j < 32; j++) order[j] = (uint16_t)(32 * ((j & 3) >> 1) + 16 * (j & 1) + 2 * (j >> 2));
-        memcpy(&idx, order, sizeof idx);
+        /* word j: pixel j / 4, channel c = j % 4, at 2 (j / 4) + 16 (c & 1) + 32 (c >> 1) */
+        static const uint16_t order[32] __attribute__((aligned(64))) = {
+            0, 16, 32, 48, 2,  18, 34, 50, 4,  20, 36, 52, 6,  22, 38, 54,
+            8, 24, 40, 56, 10, 26, 42, 58, 12, 28, 44, 60, 14, 30, 46, 62};
+        const __m512i idx = _mm512_load_si512(order);
         for (; i + 32 <= n; i += 32) {
             const __m512d v0 = _mm512_loadu_pd(v + i), v1 = _mm512_loadu_pd(v + i + 8);
             const __m512d v2 = _mm512_loadu_pd(v + i + 16), v3 = _mm512_loadu_pd(v + i + 24);
@@ -143,10 +143,10 @@ static inline __attribute__((always_inline)) void blur16_finish_row(const double
     } else {
         const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
         const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
-        __m512i idx; /* word j < 16: pixel j / 2, channel j % 2 (the rest unused) */
-        uint16_t order[32] = {0};
-        for (int j = 0; j < 16; j++) order[j] = (uint16_t)(16 * (j & 1) + 2 * (j >> 1));
-        memcpy(&idx, order, sizeof idx);
+        /* word j < 16: pixel j / 2, channel j % 2, at 2 (j / 2) + 16 (j % 2) (the rest unused) */
+        static const uint16_t order[32] __attribute__((aligned(64))) = {
+            0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30};
+        const __m512i idx = _mm512_load_si512(order);
         for (; i + 16 <= n; i += 16) {
             const __m512d v0 = _mm512_loadu_pd(v + i), v1 = _mm512_loadu_pd(v + i + 8);
             const __m512d va = _mm512_permutex2var_pd(v0, odd, v1);
