@@ -199,6 +199,8 @@ gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_c
      * (damaged data, which that decoder leaves to stb; a scan that did not
      * settle; or no device): the file decodes here as gi_load_memory
      * decodes any file, and is refused with its message where it refuses. */
+    char device_said[256]; /* for -v: why the decode took longer than planned */
+    snprintf(device_said, sizeof device_said, "%s", gi_last_error());
     const gi_jpeg_deferred *d = coeffs->deferred;
     gi_image img;
     st = gi_load_memory(&img, d->file, d->file_size, name, &job->limits);
@@ -206,6 +208,11 @@ gi_status gi__job_apply_jpeg(gi_context *ctx, const gi_job *job, const gi_jpeg_c
     if (fell_back) *fell_back = how;
     if (st == GI_OK) st = gi__job_apply_to_jpeg(ctx, job, &img, meta, dst, hist, jpeg_out);
     gi_image_free(&img);
+    if (st == GI_OK) {
+        const size_t n = strlen(ctx->last_fallback);
+        snprintf(ctx->last_fallback + n, sizeof ctx->last_fallback - n, "%s%s", n ? "; " : "",
+                 device_said);
+    }
     return st;
 }
 

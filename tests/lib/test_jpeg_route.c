@@ -87,7 +87,8 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     th_check(img.width == px->width && img.height == px->height && img.channels == px->channels,
              "%s: routed decode's size", path);
     /* a deferred scan on the CPU backend: the job decodes the file after
-     * all, and says so (-v then names the decoder that took it) */
+     * all, and says so (-v then names the decoder that took it, and the
+     * backend's reason) */
     int fell_back = -1;
     st = gi__jpeg_coeffs_present(&c) ? gi__job_apply_jpeg(ctx, &job, &c, path, &meta, &got, NULL,
                                                           NULL, &fell_back)
@@ -95,6 +96,10 @@ static void check_job(gi_context *ctx, const char *path, const uint8_t *bytes, s
     if (gi__jpeg_coeffs_present(&c))
         th_check(fell_back == (c.deferred ? GI__DECODED_HERE : GI__DECODED_BY_BACKEND),
                  "%s: fell back %d, deferred %d", path, fell_back, c.deferred != NULL);
+    /* ...and -v's note names the backend's reason */
+    if (fell_back == GI__DECODED_HERE)
+        th_check(strstr(gi_context_last_fallback(ctx), "a deferred JPEG scan on the CPU backend") != NULL,
+                 "%s: the fallback's note: '%s'", path, gi_context_last_fallback(ctx));
     gi_metadata_read(bytes, size, &want_meta);
     gi_status st2 = gi_job_apply(ctx, &job, px, &want_meta, &want, NULL);
     if (th_check(st == GI_OK && st2 == GI_OK, "%s: job statuses %d %d", path, st, st2))
