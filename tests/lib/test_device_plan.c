@@ -192,6 +192,30 @@ static void check_jpeg(void)
     th_check(coeffs.cpu_ms > pixels.cpu_ms + 3640.0 * 2400 * 1.7 / 16 / 1e6 * 0.99 &&
                  coeffs.copy_ms > pixels.copy_ms && coeffs.kernel_ms > pixels.kernel_ms,
              "a JPEG source: %s / %s", pixels.reason, coeffs.reason);
+
+    /* A deferred scan's Huffman codes take one core: a served 12 MP
+     * thumbnail (shrunk to 612 x 322, CUDA ready) goes to the GPU, whether
+     * its batch of one counts as a pipeline or not; in a long pipeline the
+     * other cores decode the images to come meanwhile. */
+    c.cpu_jpeg_entropy_ns = 5.6;
+    c.gpu_jpeg_entropy_ns = 0.28;
+    gi__plan_input thumb = job(GI_OP_BLUR, 7, 612, 322, 3);
+    thumb.cuda = GI__CUDA_READY;
+    thumb.job.jpeg_pixels = 612.0 * 322;
+    thumb.job.jpeg_coeff_bytes = 2 * 3 * 612.0 * 322;
+    thumb.job.jpeg_entropy_pixels = 4898.0 * 2576;
+    for (int pipelined = 0; pipelined <= 1; pipelined++) {
+        thumb.pipelined = pipelined;
+        expect_with(&c, pipelined ? "a served thumbnail's batch of one" : "a served thumbnail", &thumb,
+                    GI_DEVICE_CUDA, 1);
+    }
+    gi__plan one, many;
+    gi__plan_device(&thumb, &c, &one);
+    thumb.images = 1000;
+    gi__plan_device(&thumb, &c, &many);
+    th_check(one.cpu_ms > 4898.0 * 2576 * 5.6 / 1e6 && many.cpu_ms < one.cpu_ms / 8,
+             "a deferred scan's Huffman codes: one image %s, one of 1000 in a pipeline %s", one.reason,
+             many.reason);
 }
 
 int main(void)
