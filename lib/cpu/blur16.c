@@ -13,15 +13,14 @@
  * bits, two streams of pairs whose sums make h (< 2^32) exactly; h goes
  * into two pair rows, its high and low 16 bits, and the vertical sums of
  * the two make v (< 2^48) exactly, which the colour's division and
- * alpha's rounding take as a double (blur16_finish.h, through the kernels). Every step is exact
- * integer arithmetic (or an exact double), so the results are the
- * definition's on every set.
+ * alpha's rounding take as a double (blur16_finish.h, inside the vertical
+ * pass's kernels). Every step is exact integer arithmetic (or an exact
+ * double), so the results are the definition's on every set.
  *
  * As blur.c does for 8 bits: each thread walks its band down column
  * strips, keeping the pair rows of the last horizontally filtered rows
  * in a ring (rows y and y + 1, y even, in one pair row), and makes an
  * even output row and the row below it from the same pair rows. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,8 +1,10 @@
 /* The 16-bit premultiplied blur's colour and alpha (gpuimg.h) from exact
- * vertical sums held in doubles, without 64-bit integers, so that
- * blur16.c's loops vectorize; tests/cpu/test_blur16_finish.c checks the
- * colour against the integer formula where the estimate is off by one
- * either way. */
+ * vertical sums held in doubles, without 64-bit integers: one pixel at a
+ * time, and a row's pixels in AVX-512 or AVX2 vectors, which the vertical
+ * pass's kernels call for each block of sums (blur_kernels.c).
+ * tests/cpu/test_blur16_finish.c checks both forms, built for each set,
+ * against the integer formulas where the estimate is off by one either
+ * way. */
 #ifndef GI_BLUR16_FINISH_H
 #define GI_BLUR16_FINISH_H
 

@@ -2,9 +2,11 @@
  * meson compiles this file once per set, each with GI_BLUR_KERNELS naming
  * its table. Plain GCC vector code throughout, at the set's widest
  * vector, but for madd, the one instruction the compilers do not derive
- * from C, the float steps blur_finish.h fuses or estimates, and the
- * pairs' byte shuffles and widening on x86, where GCC's code for them was
- * slow (measured: the notes at each). */
+ * from C, the float steps blur_finish.h fuses or estimates, the 16-bit
+ * premultiplied finish (blur16_finish.h: reciprocal estimates, rounding
+ * and the channels' shuffles), and the pairs' byte shuffles and widening
+ * on x86, where GCC's code for them was slow (measured: the notes at
+ * each). */
 #include <string.h>
 
 #if defined(__AVX512BW__)
@@ -952,8 +954,9 @@ static inline void put_sums(vu32 a, vu32 b, double *out)
 
 /* The outputs of a block's first count values (whole pixels) from its
  * count vectors of hi and lo sums: the exact sums go through a buffer
- * that stays in L1 (a row of them, 16 times the output's bytes, went
- * through L2 and took as long as the division) to blur16_finish.h. */
+ * that stays in L1 to blur16_finish.h (a row of them, 16 times the
+ * output's bytes, went through L2 and was read again by a loop of its
+ * own). */
 static inline __attribute__((always_inline)) void finish_block(const block *a, const block *b,
                                                                const int count, size_t values, int ch,
                                                                uint16_t *out)
@@ -964,7 +967,8 @@ static inline __attribute__((always_inline)) void finish_block(const block *a, c
 }
 
 /* CH a constant in each of the functions below, so that the finish's
- * shuffles and masks are too (a test of ch each block took 3% of it) */
+ * shuffles, masks and word orders are too (not a test of ch and a table
+ * set up at each block) */
 static inline __attribute__((always_inline)) void vertical16p_ch(const blur_taps *t, const uint32_t *const *rows,
                                                                  size_t lo_offset, size_t n, const int ch,
                                                                  uint16_t *out)
