@@ -245,9 +245,13 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
     }
 }
 
-/* A case of span_##ch's switch: quads and wide as constants. */
+/* A case of span_##ch's switch: quads and wide as constants, quads within
+ * what span_groups keeps in registers (its arrays hold that many). */
 #define SPAN_CASE(ch, quads, wide)                                                                  \
-    case (quads) * 2 + (wide): span_groups(p, run, rows, outs, nrows, ch, quads, wide); break;
+    case (quads) * 2 + (wide): {                                                                    \
+        _Static_assert((quads) <= QUADS_IN_REGISTERS, "a group's tables fit its registers");       \
+        span_groups(p, run, rows, outs, nrows, ch, quads, wide);                                    \
+    } break;
 #define SPAN_GROUPS(ch)                                                                             \
     __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static void span_##ch(       \
         const gi__resize_quads *p, const gi__resize_run *run, const uint8_t *const *rows,           \
