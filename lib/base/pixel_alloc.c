@@ -46,6 +46,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cores.h"
 #include "pixel_alloc.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -166,8 +167,7 @@ static int huge_pages_pay;
 
 static void learn_machine(void)
 {
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    huge_pages_pay = cores >= HUGE_CORES;
+    huge_pages_pay = gi__online_cores() >= HUGE_CORES;
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     const size_t eighth = pages > 0 && page > 0 ? (size_t)pages / 8 * (size_t)page : POOL_BYTES;
     pthread_mutex_lock(&pool.lock);

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/cores.h"
 #include "base/gi_error.h"
 #include "base/share_work.h"
 #include "engine/ops.h"
@@ -179,8 +179,8 @@ gi_status gi_compare_files(const gi_compare_files_options *opts, gi_file_pair *p
     if (opts->compare.tolerance < 0 || opts->compare.tolerance > 255 || !(opts->max_different >= 0))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "compare: tolerance must be 0..255 and "
                         "max_different >= 0");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int workers = opts->workers ? opts->workers : (int)(cores < 1 ? 1 : cores > 256 ? 256 : cores);
+    const int cores = gi__online_cores();
+    int workers = opts->workers ? opts->workers : cores > 256 ? 256 : cores;
     if ((size_t)workers > count) workers = count ? (int)count : 1;
     /* Several workers share the cores: one CPU thread each. */
     pair_queue q = {opts, pairs, count, 0, workers > 1 ? 1 : opts->cpu_threads,

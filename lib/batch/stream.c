@@ -11,9 +11,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/clock.h"
+#include "base/cores.h"
 #include "base/gi_error.h"
 #include "engine/job_flow.h"
 
@@ -219,8 +219,7 @@ static void compute_frames(stream *s, gi_context *ctx, frame *end)
  * the first image is read. */
 static void compute(stream *s, frame *end)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = s->opts->cpu_threads ? s->opts->cpu_threads : cores < 1 ? 1 : (int)cores;
+    int threads = s->opts->cpu_threads ? s->opts->cpu_threads : gi__online_cores();
     gi_context_options copts = {s->opts->device, threads, 0};
     gi_context *ctx;
     gi_status st = gi_context_create(&ctx, &copts);

@@ -37,10 +37,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "cpu_parallel.h"
 #include "base/clock.h"
+#include "base/cores.h"
 
 #define MAX_THREADS 256
 #define CACHE_LINE 64
@@ -156,8 +156,8 @@ static void *run_band(void *p)
 
 int gi__cpu_count(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+    const int n = gi__online_cores();
+    return n > MAX_THREADS ? MAX_THREADS : n;
 }
 
 /* The pool. busy is held by the call that uses it, from hand-out to the

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/clock.h"
+#include "base/cores.h"
 #include "context.h"
 #include "base/gi_error.h"
 #include "job_flow.h"
@@ -46,16 +46,15 @@ void gi__context_set_cpu_threads(gi_context *ctx, int threads)
 
 int gi__context_cpu_threads(const gi_context *ctx)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return ctx->cpu_threads > 0 ? ctx->cpu_threads : cores < 1 ? 1 : cores > 256 ? 256 : (int)cores;
+    const int cores = gi__online_cores();
+    return ctx->cpu_threads > 0 ? ctx->cpu_threads : cores > 256 ? 256 : cores;
 }
 
 /* In a pipeline each lane's context has its share of the cores (the
  * batch gives lanes cores / lanes threads): how many lanes share them. */
 static int cpu_lanes_of(const gi_context *ctx)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int lanes = cores > 0 ? (int)(cores / gi__context_cpu_threads(ctx)) : 1;
+    int lanes = gi__online_cores() / gi__context_cpu_threads(ctx);
     return lanes < 1 ? 1 : lanes;
 }
 
