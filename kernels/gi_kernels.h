@@ -143,9 +143,10 @@ typedef struct gi_cuda_jpeg_reduced_table {
 } gi_cuda_jpeg_reduced_table;
 
 /* The blocks (bx < blocks_x, by < block_rows) of one component's
- * coefficients, dequantized, through the nx x ny reduced IDCT into plane
+ * coefficients, block_len int16s a block (64; 1 for a plane of DCs alone,
+ * read at 1 x 1), dequantized, through the nx x ny reduced IDCT into plane
  * (device; block (bx, by) at row ny by, column nx bx). */
-cudaError_t gi_cuda_jpeg_reduced_idct(const int16_t *coeffs, int blocks_w, int blocks_x,
+cudaError_t gi_cuda_jpeg_reduced_idct(const int16_t *coeffs, int block_len, int blocks_w, int blocks_x,
                                       int block_rows, const gi_cuda_jpeg_quant *quant,
                                       const gi_cuda_jpeg_reduced_table *ax,
                                       const gi_cuda_jpeg_reduced_table *ay, uint8_t *plane,

@@ -144,7 +144,7 @@ __global__ void jpeg_colour(gi_cuda_jpeg_frame f, uint8_t *dst, size_t pitch)
 
 /* jpeg_shrink.c's reduced_idct_n for one block: f dequantized in 16 bits,
  * g = A_ny f in 32 bits, A_nx g in 64, rounded at 2^24 and levelled. */
-__global__ void jpeg_reduced_idct(const int16_t *coeffs, int blocks_w, int blocks_x,
+__global__ void jpeg_reduced_idct(const int16_t *coeffs, int block_len, int blocks_w, int blocks_x,
                                   int block_rows, gi_cuda_jpeg_quant quant,
                                   gi_cuda_jpeg_reduced_table ax, gi_cuda_jpeg_reduced_table ay,
                                   uint8_t *plane, size_t pitch)
@@ -152,7 +152,7 @@ __global__ void jpeg_reduced_idct(const int16_t *coeffs, int blocks_w, int block
     int bx = blockIdx.x * blockDim.x + threadIdx.x;
     int by = blockIdx.y * blockDim.y + threadIdx.y;
     if (bx >= blocks_x || by >= block_rows) return;
-    const int16_t *src = coeffs + 64 * ((size_t)by * blocks_w + bx);
+    const int16_t *src = coeffs + (size_t)block_len * ((size_t)by * blocks_w + bx);
     const int nx = ax.n, ny = ay.n;
     int32_t f[8][8], g[8][8];
     for (int v = 0; v < ny; v++)
@@ -201,7 +201,7 @@ __global__ void jpeg_reduced_colour(gi_cuda_jpeg_reduced_frame f, uint8_t *dst, 
 
 } // namespace
 
-extern "C" cudaError_t gi_cuda_jpeg_reduced_idct(const int16_t *coeffs, int blocks_w,
+extern "C" cudaError_t gi_cuda_jpeg_reduced_idct(const int16_t *coeffs, int block_len, int blocks_w,
                                                  int blocks_x, int block_rows,
                                                  const gi_cuda_jpeg_quant *quant,
                                                  const gi_cuda_jpeg_reduced_table *ax,
@@ -212,7 +212,7 @@ extern "C" cudaError_t gi_cuda_jpeg_reduced_idct(const int16_t *coeffs, int bloc
     dim3 threads(IDCT_THREADS_X, IDCT_THREADS_Y);
     dim3 grid((blocks_x + IDCT_THREADS_X - 1) / IDCT_THREADS_X,
               (block_rows + IDCT_THREADS_Y - 1) / IDCT_THREADS_Y);
-    jpeg_reduced_idct<<<grid, threads, 0, stream>>>(coeffs, blocks_w, blocks_x, block_rows,
+    jpeg_reduced_idct<<<grid, threads, 0, stream>>>(coeffs, block_len, blocks_w, blocks_x, block_rows,
                                                     *quant, *ax, *ay, plane, pitch);
     return cudaGetLastError();
 }

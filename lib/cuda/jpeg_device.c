@@ -73,7 +73,7 @@ static gi_status reconstruct_shrunk(const gi_jpeg_coeffs *c, const int16_t *d_co
         for (int k = 0; k < 64; k++) q.q[k] = c->quant[p->tq][k];
         const gi_cuda_jpeg_reduced_table ax = reduced_table(g.nx), ay = reduced_table(g.ny);
         const size_t pitch = reduced_pitch(&g);
-        cudaError_t e = gi_cuda_jpeg_reduced_idct(d_coeffs + p->offset, p->blocks_w,
+        cudaError_t e = gi_cuda_jpeg_reduced_idct(d_coeffs + p->offset, p->block_len, p->blocks_w,
                                                   (p->width + 7) / 8, (p->height + 7) / 8, &q,
                                                   &ax, &ay, d_planes, pitch, s);
         if (e != cudaSuccess) return gi__cuda_fail(e, "JPEG reduced IDCT launch");
@@ -91,6 +91,9 @@ gi_status gi__cuda_jpeg_reconstruct(const gi_jpeg_coeffs *c, const int16_t *d_co
                                     void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
+    if (!gi__jpeg_dc_planes_fit(c, c->shrink > 1 ? c->shrink : 1))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "JPEG coefficients of DCs alone for an image "
+                        "that reads more");
     if (c->shrink > 1) return reconstruct_shrunk(c, d_coeffs, d_planes, d_out, out_pitch, s);
     gi_cuda_jpeg_frame f = {.width = c->width, .height = c->height,
                             .out_channels = c->out_channels,

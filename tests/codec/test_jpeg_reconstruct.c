@@ -222,6 +222,7 @@ static void capture_block(stbi_uc *out, int out_stride, short data[64])
         if (!p->coeffs) {
             p->blocks_w = j->img_comp[n].w2 / 8;
             p->blocks_h = j->img_comp[n].h2 / 8;
+            p->block_len = 64;
             p->coeffs = calloc((size_t)p->blocks_w * p->blocks_h, 64 * sizeof(int16_t));
             if (!p->coeffs) abort();
         }

@@ -111,6 +111,17 @@ static void check_blocks(void)
                          nx, ny, trial, blocks, bad, fb, fx, fy, out[fy * STRIDE + fb * nx + fx],
                          defined_sample(coeffs + 64 * fb, quant, nx, ny, fx, fy), past);
             }
+        /* a plane of DCs alone (jpeg_coeffs.h, block_len 1): the 1 x 1
+         * samples of the same blocks, and nothing past them */
+        int16_t dcs[MOST];
+        for (int b = 0; b < blocks; b++) dcs[b] = coeffs[64 * b];
+        memset(out, 0xA5, sizeof out);
+        gi__jpeg_dc_idct_row(dcs, blocks, quant, out);
+        int bad = 0, past = 0;
+        for (int b = 0; b < blocks; b++) bad += out[b] != defined_sample(coeffs + 64 * b, quant, 1, 1, 0, 0);
+        for (size_t x = (size_t)blocks; x < sizeof out; x++) past += out[x] != 0xA5;
+        th_check(bad == 0 && past == 0, "DC row, trial %d (%d blocks): %d samples off, %d bytes past",
+                 trial, blocks, bad, past);
     }
 }
 
@@ -202,6 +213,20 @@ static void check_scans_left_out(const char *path, const uint8_t *bytes, size_t 
             continue;
         th_check(part.dc_only == gi__jpeg_dc_only_components(&part, at_least),
                  "%s shrink_to %d: components read for their DC %#x", path, at_least, part.dc_only);
+        /* those components' blocks hold their DC alone, after the others' */
+        size_t dc_values = 0, full_values = 0;
+        for (int k = 0; k < part.ncomp; k++) {
+            const gi_jpeg_plane *pl = &part.plane[k];
+            const int alone = (int)(part.dc_only >> k & 1u);
+            const size_t rows = (size_t)(pl->ring_rows ? pl->ring_rows : pl->blocks_h);
+            th_check(pl->block_len == (alone ? 1 : 64), "%s shrink_to %d: plane %d of %d int16s a "
+                     "block", path, at_least, k, pl->block_len);
+            if (alone) dc_values += (size_t)pl->blocks_w * rows;
+            else full_values += (size_t)pl->blocks_w * rows * 64;
+        }
+        th_check(part.storage_bytes == (dc_values + full_values) * sizeof(int16_t),
+                 "%s shrink_to %d: storage of %zu bytes for %zu values", path, at_least,
+                 part.storage_bytes, dc_values + full_values);
         if (threads == 1 && part.dc_only) files_left_out++;
         gi_image shrunk = {0};
         gi__jpeg_plan_shrink(&part, at_least);

@@ -73,6 +73,7 @@ static gi_jpeg_coeffs make_coeffs(const layout *l, int w, int h, int extreme)
         p->height = (h * p->v + c.vmax - 1) / c.vmax;
         p->blocks_w = c.mcus_x * p->h;
         p->blocks_h = c.mcus_y * p->v;
+        p->block_len = 64;
         total += (size_t)p->blocks_w * (size_t)p->blocks_h * 64;
     }
     for (int t = 0; t < 4; t++)
@@ -128,6 +129,74 @@ static int compare_shrunk(gi_jpeg_coeffs *c, const layout *l, int s, int extreme
     return ok;
 }
 
+/* c with the planes that a 1/8 shrink reads for their DC alone stored as
+ * their DCs alone (jpeg_coeffs.h, block_len 1), after the planes of
+ * blocks of 64, as the decoder lays them out for a thumbnail; storage
+ * NULL where no plane is such (or memory ran out). */
+static gi_jpeg_coeffs dc_alone_copy(const gi_jpeg_coeffs *c)
+{
+    gi_jpeg_coeffs d = *c;
+    d.storage = NULL;
+    const unsigned alone = gi__jpeg_dc_only_components(c, 1);
+    if (!alone) return d;
+    size_t total = 0;
+    for (int i = 0; i < c->ncomp; i++)
+        total += (size_t)c->plane[i].blocks_w * (size_t)c->plane[i].blocks_h * (alone >> i & 1u ? 1 : 64);
+    if (!(d.storage = malloc(total * sizeof(int16_t)))) return d;
+    d.storage_bytes = total * sizeof(int16_t);
+    size_t next = 0;
+    for (unsigned pass = 0; pass < 2; pass++)
+        for (int i = 0; i < c->ncomp; i++) {
+            if ((alone >> i & 1u) != pass) continue;
+            gi_jpeg_plane *p = &d.plane[i];
+            const size_t blocks = (size_t)p->blocks_w * (size_t)p->blocks_h;
+            p->block_len = pass ? 1 : 64;
+            p->offset = next;
+            p->coeffs = d.storage + next;
+            for (size_t b = 0; b < blocks; b++)
+                if (pass) p->coeffs[b] = c->plane[i].coeffs[64 * b];
+                else memcpy(p->coeffs + 64 * b, c->plane[i].coeffs + 64 * b, 64 * sizeof(int16_t));
+            next += blocks * (size_t)p->block_len;
+        }
+    return d;
+}
+
+/* The planes of DCs alone shrunk by 8: the same bytes on both devices, and
+ * as the planes of 64 coefficients a block give; refused at full size. */
+static int compare_dc_alone(const gi_jpeg_coeffs *c, const layout *l, int extreme)
+{
+    gi_jpeg_coeffs d = dc_alone_copy(c);
+    if (!d.storage) return 1; /* none of its planes is read for the DC alone */
+    int ok = compare_shrunk(&d, l, 8, extreme);
+    gi_image whole = {0}, alone = {0};
+    if (ok && th_check(gi__jpeg_image_shrunk(&whole, c, 8, 1) == 1 &&
+                           gi__jpeg_image_shrunk(&alone, &d, 8, 1) == 1,
+                       "CPU shrink of both layouts")) {
+        const size_t row = (size_t)whole.width * (size_t)whole.channels;
+        for (int y = 0; ok && y < whole.height; y++)
+            ok = th_check(memcmp(whole.data + (size_t)y * whole.stride,
+                                 alone.data + (size_t)y * alone.stride, row) == 0,
+                          "%dx%d: DCs alone shrunk by 8 differ from the blocks of 64 at row %d",
+                          c->width, c->height, y);
+    }
+    gi_image_free(&whole);
+    gi_image_free(&alone);
+    /* a full-size image reads the AC coefficients the planes lack */
+    uint8_t *out = malloc((size_t)c->width * (size_t)c->height * (size_t)l->out_channels);
+    if (out) {
+        d.shrink = 0;
+        ok = th_check(gi__jpeg_reconstruct(&d, &(gi_jpeg_rows_out){.pixels = out,
+                                                                 .stride = (size_t)c->width * (size_t)l->out_channels},
+                                           1) != 0,
+                      "CPU: DCs alone taken at full size") && ok;
+        ok = th_check(gi__cuda_jpeg_reconstruct_host(&d, out, (size_t)c->width * (size_t)l->out_channels) != GI_OK,
+                      "GPU: DCs alone taken at full size") && ok;
+        free(out);
+    }
+    free(d.storage);
+    return ok;
+}
+
 static int compare_one(const layout *l, int w, int h, int extreme)
 {
     gi_jpeg_coeffs c = make_coeffs(l, w, h, extreme);
@@ -158,6 +227,7 @@ static int compare_one(const layout *l, int w, int h, int extreme)
     }
     for (int s = 2; ok && s <= 8 && gi__jpeg_shrinkable(&c); s *= 2)
         ok = compare_shrunk(&c, l, s, extreme);
+    if (ok) ok = compare_dc_alone(&c, l, extreme);
     free(cpu);
     free(gpu);
     free(c.storage); /* the test's own malloc, not the decoder's allocator */

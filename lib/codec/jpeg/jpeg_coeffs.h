@@ -38,7 +38,10 @@ typedef struct gi_jpeg_plane {
     int blocks_h;       /* block rows: mcus_y * v */
     size_t offset;      /* where its blocks start in storage, in int16s (storage may
                            be NULL: a deferred scan's coefficients are made elsewhere) */
-    int16_t *coeffs;    /* storage + offset; block (bx, by) at coeffs + 64 * ((size_t)by * blocks_w + bx);
+    int block_len;      /* the int16s a block takes in storage: 64; or 1, its DC alone,
+                           where the plane is read for its DC alone (c->dc_only) */
+    int16_t *coeffs;    /* storage + offset; block (bx, by) at
+                           coeffs + block_len * ((size_t)by * blocks_w + bx);
                            the blocks that hold samples, (width + 7) / 8 by
                            (height + 7) / 8 of them, are defined; the rest of the
                            MCU grid is zero (progressive) or undefined (baseline) */
@@ -49,7 +52,8 @@ typedef struct gi_jpeg_plane {
 /* The first block of block row by. */
 static inline int16_t *gi__jpeg_block_row(const gi_jpeg_plane *p, int by)
 {
-    return p->coeffs + 64 * (size_t)(p->ring_rows ? by % p->ring_rows : by) * (size_t)p->blocks_w;
+    return p->coeffs +
+           (size_t)p->block_len * (size_t)(p->ring_rows ? by % p->ring_rows : by) * (size_t)p->blocks_w;
 }
 
 typedef struct gi_jpeg_coeffs {
@@ -64,11 +68,13 @@ typedef struct gi_jpeg_coeffs {
     uint16_t quant[4][64]; /* natural order, as each table stands when the planes are
                               reconstructed */
     gi_jpeg_plane plane[GI_JPEG_MAX_COMPONENTS];
-    int16_t *storage;   /* the one allocation every plane's coeffs point into; NULL
-                           while the scan is deferred */
-    size_t storage_bytes; /* its size, deferred or not */
+    int16_t *storage;   /* the one allocation every plane's coeffs point into (the
+                           planes of 64 int16s a block first, those of DCs alone after
+                           them); NULL while the scan is deferred */
+    size_t storage_bytes; /* its size, deferred or not (before the first scan: every
+                             plane's blocks of 64) */
     uint64_t *ac_nonzero; /* while a progressive frame's scans are decoded: for each block
-                             of storage (block i at storage + 64 i), which of its AC
+                             of 64 in storage (block i at storage + 64 i), which of its AC
                              coefficients are not 0, bit k for zigzag position k; NULL
                              otherwise */
     struct gi_jpeg_deferred *deferred; /* NULL; or the file's scans, not yet
@@ -76,8 +82,10 @@ typedef struct gi_jpeg_coeffs {
     int read_shrink_to; /* the shrink_to gi__jpeg_read_coeffs read the file for: the
                            AC coefficients of components a shrunk image reads only
                            the DC of are not decoded (0: every coefficient is) */
-    unsigned dc_only;   /* those components (bit k: plane k): their blocks' AC
-                           coefficients are left as allocated, as nothing reads them */
+    unsigned dc_only;   /* those components (bit k: plane k): their blocks hold their DC
+                           alone (block_len 1), as nothing reads the AC coefficients; a
+                           single-file progressive thumbnail once faulted in a whole
+                           frame's blocks of 64 to set their DCs */
     int shrink;         /* 0: the arithmetic half makes the frame's pixels; 2, 4 or 8:
                            the image shrunk by that much on load (jpeg_shrink.h), set by
                            gi__jpeg_plan_shrink */

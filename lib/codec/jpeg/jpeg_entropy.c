@@ -860,7 +860,7 @@ static int unit_row(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, int uy, int
 {
     if (sc->n == 1) {
         first[0] = gi__jpeg_block_row(&c->plane[sc->comp[0]], uy);
-        step[0] = 64;
+        step[0] = c->plane[sc->comp[0]].block_len;
         comp[0] = 0;
         return 1;
     }
@@ -869,8 +869,8 @@ static int unit_row(const gi_jpeg_coeffs *c, const gi_jpeg_scan *sc, int uy, int
         const gi_jpeg_plane *pl = &c->plane[sc->comp[i]];
         for (int y = 0; y < pl->v; y++)
             for (int x = 0; x < pl->h; x++, n++) {
-                first[n] = gi__jpeg_block_row(pl, uy * pl->v + y) + 64 * x;
-                step[n] = 64 * pl->h;
+                first[n] = gi__jpeg_block_row(pl, uy * pl->v + y) + pl->block_len * x;
+                step[n] = pl->block_len * pl->h;
                 comp[n] = i;
             }
     }

@@ -212,6 +212,7 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
     for (int i = 0; i < n; i++) {
         gi_jpeg_plane *pl = &c->plane[i];
         pl->offset = next;
+        pl->block_len = 64; /* until the first scan knows c->dc_only (lay_out_storage) */
         pl->ring_rows = ring * pl->v;
         next += (size_t)pl->blocks_w * (size_t)(ring ? pl->ring_rows : pl->blocks_h) * 64;
     }
@@ -232,8 +233,8 @@ static void zero_padding(gi_jpeg_coeffs *c)
         for (int by = 0; by < p->blocks_h; by++) {
             const int from = by < h ? w : 0; /* a row below the samples: all of it */
             if (from < p->blocks_w)
-                memset(gi__jpeg_block_row(p, by) + 64 * (size_t)from, 0,
-                       64 * sizeof(int16_t) * (size_t)(p->blocks_w - from));
+                memset(gi__jpeg_block_row(p, by) + (size_t)p->block_len * (size_t)from, 0,
+                       (size_t)p->block_len * sizeof(int16_t) * (size_t)(p->blocks_w - from));
         }
     }
 }
@@ -254,15 +255,41 @@ static void zero_padding(gi_jpeg_coeffs *c)
  * masks, which their threads zero (side_by_side: neither is zeroed
  * here). Neither zeroes the planes of c->dc_only, whose AC coefficients
  * are not read (their DC scans set each DC). */
+/* The planes' places in storage, c->dc_only known: the planes of blocks
+ * of 64 first, so that a block's index in the AC scans' masks is its
+ * place / 64 (jpeg_entropy.c, jpeg_scans_parallel.c), then those of DCs
+ * alone. A 10 MP progressive photo's thumbnail (4:2:0, its luma read for
+ * the DC alone) took 36 MB of blocks of 64, 8100 page faults and 34 ms,
+ * where a baseline one's took 8 ms. Returns the blocks of 64. */
+static size_t lay_out_storage(gi_jpeg_coeffs *c)
+{
+    size_t next = 0, full_blocks = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < c->ncomp; i++) {
+            gi_jpeg_plane *pl = &c->plane[i];
+            const int dc_alone = (int)(c->dc_only >> i & 1u);
+            if (dc_alone != pass) continue;
+            pl->block_len = dc_alone ? 1 : 64;
+            pl->offset = next;
+            const size_t blocks =
+                (size_t)pl->blocks_w * (size_t)(pl->ring_rows ? pl->ring_rows : pl->blocks_h);
+            next += blocks * (size_t)pl->block_len;
+            if (!dc_alone) full_blocks += blocks;
+        }
+    c->storage_bytes = next * sizeof(int16_t);
+    return full_blocks;
+}
+
 static int allocate_storage(gi_jpeg_coeffs *c, int side_by_side)
 {
     if (c->storage) return GI_JPEG_OK;
+    const size_t full_blocks = lay_out_storage(c);
     c->storage = gi__pixels_alloc_for_device(c->storage_bytes);
     if (!c->storage) return GI_JPEG_NO_MEMORY;
     for (int i = 0; i < c->ncomp; i++) c->plane[i].coeffs = c->storage + c->plane[i].offset;
     if (c->progressive) zero_padding(c);
     /* the AC scans' masks of nonzero coefficients (jpeg_entropy.h) */
-    const size_t mask_bytes = sizeof(uint64_t) * (c->storage_bytes / (64 * sizeof(int16_t)));
+    const size_t mask_bytes = sizeof(uint64_t) * full_blocks;
     if (c->progressive && !(c->ac_nonzero = side_by_side ? gi__pixels_alloc(mask_bytes)
                                                          : gi__pixels_calloc(mask_bytes)))
         return GI_JPEG_NO_MEMORY;

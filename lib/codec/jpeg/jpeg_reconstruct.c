@@ -33,6 +33,7 @@
 #include "jpeg_recon_kernels.h"
 #include "jpeg_recon_plan.h"
 #include "jpeg_progress.h"
+#include "jpeg_shrink.h"
 #include "base/overrides.h"
 
 typedef struct {
@@ -333,6 +334,8 @@ const jpeg_recon_kernels *gi__jpeg_recon_kernels(void)
 gi_jpeg_recon *gi__jpeg_recon_start(const gi_jpeg_coeffs *c, const gi_jpeg_rows_out *out,
                                     int threads, gi_jpeg_progress *progress)
 {
+    /* planes of DCs alone make shrunk images only */
+    if (!gi__jpeg_dc_planes_fit(c, 1)) return NULL;
     struct gi_jpeg_recon *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->jb = (job){.c = c, .k = out->kernels ? out->kernels : gi__jpeg_recon_kernels(), .mode = gi__jpeg_colour_mode(c),

@@ -263,3 +263,9 @@ void gi__jpeg_reduced_idct_row(const int16_t *coeffs, int blocks, const uint16_t
     const int iy = ny >= 8 ? 3 : ny >= 4 ? 2 : ny >= 2 ? 1 : 0;
     fns[ix][iy](coeffs, blocks, quant, out, stride, gi__cpu_isa());
 }
+
+void gi__jpeg_dc_idct_row(const int16_t *dcs, int blocks, const uint16_t quant[64], uint8_t *out)
+{
+    /* at 1 x 1, reduced_idct_n reads a block's DC alone */
+    for (int b = 0; b < blocks; b++) reduced_idct_n(dcs + b, quant, 1, 1, out + b, 1);
+}

@@ -74,9 +74,14 @@ static void plane_reduce(const gi_jpeg_coeffs *c, int k, reduced_plane *r, int b
     const int bw = (p->width + 7) / 8, bh = (p->height + 7) / 8;
     const uint16_t *quant = c->quant[p->tq];
     if (by1 > bh) by1 = bh;
-    for (int by = by0; by < by1; by++)
-        gi__jpeg_reduced_idct_row(gi__jpeg_block_row(p, by), bw, quant, r->g.nx, r->g.ny,
-                                  r->samples + (size_t)by * r->g.ny * r->pitch, r->pitch);
+    for (int by = by0; by < by1; by++) {
+        uint8_t *out = r->samples + (size_t)by * r->g.ny * r->pitch;
+        if (p->block_len == 1) /* 1 x 1 (gi__jpeg_image_shrunk) */
+            gi__jpeg_dc_idct_row(gi__jpeg_block_row(p, by), bw, quant, out);
+        else
+            gi__jpeg_reduced_idct_row(gi__jpeg_block_row(p, by), bw, quant, r->g.nx, r->g.ny, out,
+                                      r->pitch);
+    }
 }
 
 /* Which sample of its plane's rows each output column reads (x * num /
@@ -251,7 +256,7 @@ static int image_from_planes(gi_image *img, const gi_jpeg_coeffs *c, reduced_pla
 int gi__jpeg_image_shrunk(gi_image *img, const gi_jpeg_coeffs *c, int s, int threads)
 {
     const int used = gi__jpeg_shrinkable(c);
-    if (!used || !c->storage) return 0;
+    if (!used || !c->storage || !gi__jpeg_dc_planes_fit(c, s)) return 0;
     reduced_plane planes[3] = {{0}};
     int ok = 1;
     shrink_job j = {.c = c, .planes = planes, .used = used};

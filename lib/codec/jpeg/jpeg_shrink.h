@@ -48,6 +48,9 @@ const int32_t *gi__jpeg_reduced_table(int n);
  * side into out, rows stride apart. */
 void gi__jpeg_reduced_idct_row(const int16_t *coeffs, int blocks, const uint16_t quant[64], int nx,
                                int ny, uint8_t *out, size_t stride);
+/* The same at 1 x 1 for a row of blocks stored as their DCs alone, one
+ * after the other (a plane of c->dc_only: jpeg_coeffs.h). */
+void gi__jpeg_dc_idct_row(const int16_t *dcs, int blocks, const uint16_t quant[64], uint8_t *out);
 
 /* N along an axis sampled at 1/factor of the frame's largest, for shrink s. */
 int gi__jpeg_reduced_size(int factor, int s);
@@ -85,6 +88,23 @@ unsigned gi__jpeg_dc_only_components(const gi_jpeg_coeffs *c, int at_least);
  * shrink_to the coefficients were read for (c->read_shrink_to), or they
  * may lack the AC scans the plan reads. */
 void gi__jpeg_plan_shrink(gi_jpeg_coeffs *c, int at_least);
+
+/* Whether the planes stored as their DCs alone (block_len 1) are read
+ * for their DC alone by an image shrunk by s (1: at full size, which
+ * reads every coefficient): 1 x 1 samples a block. Where it is not so,
+ * the coefficients cannot make that image. (Inline: the CUDA module
+ * checks it too, through the host's functions it calls.) */
+static inline int gi__jpeg_dc_planes_fit(const gi_jpeg_coeffs *c, int s)
+{
+    for (int k = 0; k < c->ncomp; k++) {
+        if (c->plane[k].block_len != 1) continue;
+        gi_jpeg_reduced_geometry g;
+        if (s <= 1 || k >= gi__jpeg_shrinkable(c)) return 0;
+        gi__jpeg_reduced_geometry(c, k, s, &g);
+        if (g.nx != 1 || g.ny != 1) return 0;
+    }
+    return 1;
+}
 
 /* The image of c's coefficients shrunk by s (2, 4 or 8) into *img (owned,
  * c->out_channels channels), on up to `threads` threads (the same bytes on
