@@ -80,7 +80,9 @@ def dtype_of(depth: int) -> Any:
 
 
 def alloc_host(shape: Tuple[int, int, int], depth: int = 8) -> np.ndarray:
-    return np.empty(shape, dtype_of(depth))
+    """A result's array, over memory of the library's pool (_gpuimg.c,
+    pixels): freed with the array, kept for the next result."""
+    return np.asarray(_c.pixels(shape[0], shape[1], shape[2], depth))
 
 
 # ---------------------------------------------------------------- CUDA arrays

@@ -39,6 +39,26 @@ def test_cpu_dlpack_tensor(rng):
     np.testing.assert_array_equal(gpuimg.hist(CpuTensor(a)), gpuimg.hist(a))
 
 
+def test_results_from_the_pool_stay_apart(rng):
+    """Results live in memory of the library's pool (gpuimg._arrays.alloc_host),
+    which a freed result returns to: results alive at once never share it,
+    and a result keeps its pixels while later ones reuse freed memory."""
+    a = random_image(rng, 1100, 1000, 3)  # 3.3 MB: a mapping of the pool's own
+    b = random_image(rng, 1100, 1000, 3)
+    first = gpuimg.resize(a, size=(1500, 1600), fit="fill")
+    kept = first.copy()
+    for _ in range(3):  # freed results go back to the pool and come out again
+        gpuimg.resize(b, size=(1500, 1600), fit="fill")
+    second = gpuimg.resize(b, size=(1500, 1600), fit="fill")
+    assert not np.shares_memory(first, second)
+    np.testing.assert_array_equal(first, kept)
+    assert first.flags.writeable and first.flags.c_contiguous and first.dtype == np.uint8
+    assert first.shape == (1600, 1500, 3)
+    wide = gpuimg.blur(a.astype(np.uint16) * 257, sigma=1)
+    assert wide.dtype == np.uint16 and wide.shape == a.shape and wide.flags.writeable
+    del first, second, wide
+
+
 def test_dlpack_capsule_reader(rng):
     a = random_image(rng, 7, 9, 4)[:, ::2]
     t = _c.dlpack_open(a.__dlpack__())
