@@ -239,22 +239,6 @@ static void zero_padding(gi_jpeg_coeffs *c)
     }
 }
 
-/* The planes' one allocation, made when the first scan is decoded here (a
- * deferred scan's coefficients are made on the device: jpeg_deferred.h).
- * The GPU's upload reads it where it lies. A baseline scan zeroes each
- * block it decodes (stb's decode_block does too) and the rest of the grid
- * (a non-interleaved scan's padding blocks) is never read; not zeroing
- * 50 MB a 9 MP photo saved a tenth of the entropy half's time where 16
- * workers share the memory's bandwidth. Progressive scans add to the
- * coefficients bit by bit, and each component's first scan is its first
- * DC scan (read_scan_header): decoded in order, that scan zeroes the
- * blocks as it visits them (gi_jpeg_scan.zero_blocks), as stb's does, in
- * the same pass, and zero_padding the blocks no scan of one component
- * visits. Scans decoded side by side (jpeg_scans_parallel.h), where an
- * AC scan may run beside that DC scan, start from zeroed storage and
- * masks, which their threads zero (side_by_side: neither is zeroed
- * here). Neither zeroes the planes of c->dc_only, whose AC coefficients
- * are not read (their DC scans set each DC). */
 /* The planes' places in storage, c->dc_only known: the planes of blocks
  * of 64 first, so that a block's index in the AC scans' masks is its
  * place / 64 (jpeg_entropy.c, jpeg_scans_parallel.c), then those of DCs
@@ -280,6 +264,22 @@ static size_t lay_out_storage(gi_jpeg_coeffs *c)
     return full_blocks;
 }
 
+/* The planes' one allocation, made when the first scan is decoded here (a
+ * deferred scan's coefficients are made on the device: jpeg_deferred.h).
+ * The GPU's upload reads it where it lies. A baseline scan zeroes each
+ * block it decodes (stb's decode_block does too) and the rest of the grid
+ * (a non-interleaved scan's padding blocks) is never read; not zeroing
+ * 50 MB a 9 MP photo saved a tenth of the entropy half's time where 16
+ * workers share the memory's bandwidth. Progressive scans add to the
+ * coefficients bit by bit, and each component's first scan is its first
+ * DC scan (read_scan_header): decoded in order, that scan zeroes the
+ * blocks as it visits them (gi_jpeg_scan.zero_blocks), as stb's does, in
+ * the same pass, and zero_padding the blocks no scan of one component
+ * visits. Scans decoded side by side (jpeg_scans_parallel.h), where an
+ * AC scan may run beside that DC scan, start from zeroed storage and
+ * masks, which their threads zero (side_by_side: neither is zeroed
+ * here). Neither zeroes the planes of c->dc_only, which hold their DCs
+ * alone (lay_out_storage), each set by its DC scan. */
 static int allocate_storage(gi_jpeg_coeffs *c, int side_by_side)
 {
     if (c->storage) return GI_JPEG_OK;

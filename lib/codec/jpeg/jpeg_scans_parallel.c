@@ -44,7 +44,7 @@ struct gi_jpeg_scan_list {
  * a piece at a time: one thread's memset of a 12 MP photo's 40-50 MB of
  * coefficients took 4-7 ms on the H200 host, longer than its longest
  * scan, where 16 threads share it. The planes of c->dc_only are left as
- * they are (their AC is not read, their DC scans set each DC). */
+ * they are (their DCs alone, which their DC scans set). */
 #define ZERO_CHUNK ((size_t)1 << 20)
 
 gi_jpeg_scan_list *gi__jpeg_scan_list_new(void)
