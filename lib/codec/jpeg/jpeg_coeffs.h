@@ -82,10 +82,11 @@ typedef struct gi_jpeg_coeffs {
     int read_shrink_to; /* the shrink_to gi__jpeg_read_coeffs read the file for: the
                            AC coefficients of components a shrunk image reads only
                            the DC of are not decoded (0: every coefficient is) */
-    unsigned dc_only;   /* those components (bit k: plane k): their blocks hold their DC
-                           alone (block_len 1), as nothing reads the AC coefficients; a
-                           single-file progressive thumbnail once faulted in a whole
-                           frame's blocks of 64 to set their DCs */
+    unsigned dc_only;   /* those components (bit k: plane k): nothing reads their AC
+                           coefficients, and in storage the host decoded their blocks
+                           hold their DC alone (block_len 1; scans deferred to the device
+                           keep blocks of 64). A single-file progressive thumbnail had
+                           faulted in a whole frame's blocks of 64 to set their DCs */
     int shrink;         /* 0: the arithmetic half makes the frame's pixels; 2, 4 or 8:
                            the image shrunk by that much on load (jpeg_shrink.h), set by
                            gi__jpeg_plan_shrink */

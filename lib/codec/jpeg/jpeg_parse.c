@@ -212,7 +212,8 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
     for (int i = 0; i < n; i++) {
         gi_jpeg_plane *pl = &c->plane[i];
         pl->offset = next;
-        pl->block_len = 64; /* until the first scan knows c->dc_only (lay_out_storage) */
+        pl->block_len = 64; /* the device's layout; the host's is laid out at the first
+                               scan it decodes, c->dc_only known (lay_out_storage) */
         pl->ring_rows = ring * pl->v;
         next += (size_t)pl->blocks_w * (size_t)(ring ? pl->ring_rows : pl->blocks_h) * 64;
     }
