@@ -138,6 +138,31 @@ static int read_table_or_misc(parser *ps, int marker)
     return -1; /* stb: unknown marker */
 }
 
+/* The planes' places in storage for c->dc_only (0 at the frame header,
+ * judged at the first scan): the planes of blocks of 64 first, so that a
+ * block's index in the AC scans' masks is its place / 64 (jpeg_entropy.c,
+ * jpeg_scans_parallel.c), then those of DCs alone. A 10 MP progressive photo's thumbnail (4:2:0, its luma read for
+ * the DC alone) took 36 MB of blocks of 64, 8100 page faults and 34 ms,
+ * where a baseline one's took 8 ms. Returns the blocks of 64. */
+static size_t lay_out_storage(gi_jpeg_coeffs *c)
+{
+    size_t next = 0, full_blocks = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < c->ncomp; i++) {
+            gi_jpeg_plane *pl = &c->plane[i];
+            const int dc_alone = (int)(c->dc_only >> i & 1u);
+            if (dc_alone != pass) continue;
+            pl->block_len = dc_alone ? 1 : 64;
+            pl->offset = next;
+            const size_t blocks =
+                (size_t)pl->blocks_w * (size_t)(pl->ring_rows ? pl->ring_rows : pl->blocks_h);
+            next += blocks * (size_t)pl->block_len;
+            if (!dc_alone) full_blocks += blocks;
+        }
+    c->storage_bytes = next * sizeof(int16_t);
+    return full_blocks;
+}
+
 /* stbi__mad3sizes_valid and friends: products that stb keeps in an int. */
 static int fits_int(uint64_t v)
 {
@@ -181,7 +206,6 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
         return GI_JPEG_NOT_MINE;
     c->mcus_x = (w + 8 * c->hmax - 1) / (8 * c->hmax);
     c->mcus_y = (h + 8 * c->vmax - 1) / (8 * c->vmax);
-    uint64_t blocks = 0;
     for (int i = 0; i < n; i++) {
         gi_jpeg_plane *pl = &c->plane[i];
         if (c->hmax % pl->h || c->vmax % pl->v) return GI_JPEG_NOT_MINE;
@@ -192,7 +216,6 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
         /* stb's planes of samples (and of coefficients, progressive) */
         uint64_t samples = (uint64_t)pl->blocks_w * pl->blocks_h * 64;
         if (!fits_int(samples * (c->progressive ? 2 : 1) + 15)) return GI_JPEG_NOT_MINE;
-        blocks += (uint64_t)pl->blocks_w * pl->blocks_h;
     }
     /* The pipelined decode's ring (jpeg_progress.h): MCU rows enough for
      * the workers' chunks of output rows, and two more (the rows above and
@@ -203,20 +226,11 @@ static int read_frame(parser *ps, int marker, uint64_t max_pixels)
         if (ring >= c->mcus_y) ring = 0;
         ps->progress->ring_used = ring > 0;
     }
-    if (ring) {
-        blocks = 0;
-        for (int i = 0; i < n; i++) blocks += (uint64_t)c->plane[i].blocks_w * c->plane[i].v * ring;
-    }
-    c->storage_bytes = (size_t)(blocks * 64 * sizeof(int16_t));
-    size_t next = 0;
-    for (int i = 0; i < n; i++) {
-        gi_jpeg_plane *pl = &c->plane[i];
-        pl->offset = next;
-        pl->block_len = 64; /* the device's layout; the host's is laid out at the first
-                               scan it decodes, c->dc_only known (lay_out_storage) */
-        pl->ring_rows = ring * pl->v;
-        next += (size_t)pl->blocks_w * (size_t)(ring ? pl->ring_rows : pl->blocks_h) * 64;
-    }
+    for (int i = 0; i < n; i++) c->plane[i].ring_rows = ring * c->plane[i].v;
+    /* every plane in blocks of 64 (c->dc_only is judged at the first
+     * scan): the device's layout, and the size the plan reads; the host
+     * lays its storage out again at the first scan it decodes */
+    lay_out_storage(c);
     ps->frame = 1;
     return GI_JPEG_OK;
 }
@@ -238,31 +252,6 @@ static void zero_padding(gi_jpeg_coeffs *c)
                        (size_t)p->block_len * sizeof(int16_t) * (size_t)(p->blocks_w - from));
         }
     }
-}
-
-/* The planes' places in storage, c->dc_only known: the planes of blocks
- * of 64 first, so that a block's index in the AC scans' masks is its
- * place / 64 (jpeg_entropy.c, jpeg_scans_parallel.c), then those of DCs
- * alone. A 10 MP progressive photo's thumbnail (4:2:0, its luma read for
- * the DC alone) took 36 MB of blocks of 64, 8100 page faults and 34 ms,
- * where a baseline one's took 8 ms. Returns the blocks of 64. */
-static size_t lay_out_storage(gi_jpeg_coeffs *c)
-{
-    size_t next = 0, full_blocks = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < c->ncomp; i++) {
-            gi_jpeg_plane *pl = &c->plane[i];
-            const int dc_alone = (int)(c->dc_only >> i & 1u);
-            if (dc_alone != pass) continue;
-            pl->block_len = dc_alone ? 1 : 64;
-            pl->offset = next;
-            const size_t blocks =
-                (size_t)pl->blocks_w * (size_t)(pl->ring_rows ? pl->ring_rows : pl->blocks_h);
-            next += blocks * (size_t)pl->block_len;
-            if (!dc_alone) full_blocks += blocks;
-        }
-    c->storage_bytes = next * sizeof(int16_t);
-    return full_blocks;
 }
 
 /* The planes' one allocation, made when the first scan is decoded here (a
