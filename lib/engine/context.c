@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/cores.h"
 #include "context.h"
+#include "cpu/cpu_parallel.h"
 #include "base/gi_error.h"
 #include "job_flow.h"
 #include "plan_job.h"
@@ -46,8 +47,7 @@ void gi__context_set_cpu_threads(gi_context *ctx, int threads)
 
 int gi__context_cpu_threads(const gi_context *ctx)
 {
-    const int cores = gi__online_cores();
-    return ctx->cpu_threads > 0 ? ctx->cpu_threads : cores > 256 ? 256 : cores;
+    return ctx->cpu_threads > 0 ? ctx->cpu_threads : gi__cpu_count(); /* as the CPU backend's */
 }
 
 /* In a pipeline each lane's context has its share of the cores (the
