@@ -125,6 +125,33 @@ static void check_blocks(void)
     }
 }
 
+/* The DC row on every dequantized DC: each int16 value f once (quant 1),
+ * then every DC times quants whose products wrap past int16, against the
+ * defined sample. */
+static void check_dc_values(void)
+{
+    enum { N = 65536 };
+    static int16_t dcs[N];
+    static uint8_t out[N + 64];
+    static const uint16_t quants[] = {1, 3, 255, 4099, 65535};
+    for (size_t qi = 0; qi < sizeof quants / sizeof *quants; qi++) {
+        uint16_t quant[64] = {0};
+        quant[0] = quants[qi];
+        for (int i = 0; i < N; i++) dcs[i] = (int16_t)(i - 32768);
+        memset(out, 0xA5, sizeof out);
+        gi__jpeg_dc_idct_row(dcs, N, quant, out);
+        int bad = 0, first = -1, past = 0;
+        for (int i = 0; i < N; i++) {
+            int16_t block[64] = {0};
+            block[0] = dcs[i];
+            if (out[i] != defined_sample(block, quant, 1, 1, 0, 0) && bad++ == 0) first = i;
+        }
+        for (size_t x = N; x < sizeof out; x++) past += out[x] != 0xA5;
+        th_check(bad == 0 && past == 0, "DC row, quant %u: %d of 65536 DCs off (first %d), %d bytes past",
+                 quant[0], bad, first < 0 ? 0 : dcs[first], past);
+    }
+}
+
 static void check_factor(void)
 {
     static const int cases[][4] = {{4000, 3000, 256, 8}, {4000, 3000, 375, 8}, {4000, 3000, 376, 4},
@@ -434,6 +461,7 @@ int main(int argc, char **argv)
     th_seed();
     check_tables();
     check_blocks();
+    check_dc_values();
     check_factor();
     for (int i = 1; i < argc; i++) ti_each_image(argv[i], check_file, NULL);
     th_check(argc < 2 || shrinkable_files > 0, "no gray or YCbCr JPEG among the files");

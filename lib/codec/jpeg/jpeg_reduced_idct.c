@@ -264,8 +264,50 @@ void gi__jpeg_reduced_idct_row(const int16_t *coeffs, int blocks, const uint16_t
     fns[ix][iy](coeffs, blocks, quant, out, stride, gi__cpu_isa());
 }
 
+#if HAVE_REDUCED_VECTOR
+/* 16 DCs' samples at 1 x 1, as reduced_idct_n defines them: with f =
+ * (int16_t)(dc q), A = 1448 (gi__jpeg_reduced_a1) and A^2 = 2^21 - 448,
+ * the sample before its +128 and clamp is (A^2 f + 2^23) >> 24, whose
+ * product needs 37 bits. Writing f = 8 (f >> 3) + (f & 7), it is
+ * (f >> 3) + ((2^21 (f & 7) - 448 f + 2^23) >> 24) exactly (2^24 (f >> 3)
+ * leaves the floor whole), and that inner sum lies within (-2^24, 2^26):
+ * all in int32 lanes. vpmullw keeps the product's low 16 bits, which is
+ * the cast to int16_t; the saturating packs clamp to 0..255. */
+__attribute__((target("avx2"))) static int dc_idct16_avx2(const int16_t *dcs, int blocks,
+                                                          uint16_t q0, uint8_t *out)
+{
+    const __m256i q = _mm256_set1_epi16((short)q0), seven = _mm256_set1_epi32(7);
+    const __m256i a2_low = _mm256_set1_epi32(448), half = _mm256_set1_epi32(1 << 23);
+    const __m256i centre = _mm256_set1_epi32(128);
+    int b = 0;
+    for (; b + 16 <= blocks; b += 16) {
+        const __m256i f = _mm256_mullo_epi16(_mm256_loadu_si256((const __m256i *)(dcs + b)), q);
+        __m256i s[2];
+        for (int i = 0; i < 2; i++) {
+            const __m256i fi = _mm256_cvtepi16_epi32(i ? _mm256_extracti128_si256(f, 1)
+                                                       : _mm256_castsi256_si128(f));
+            const __m256i inner = _mm256_add_epi32(
+                _mm256_sub_epi32(_mm256_slli_epi32(_mm256_and_si256(fi, seven), 21),
+                                 _mm256_mullo_epi32(fi, a2_low)),
+                half);
+            s[i] = _mm256_add_epi32(_mm256_add_epi32(_mm256_srai_epi32(fi, 3), _mm256_srai_epi32(inner, 24)),
+                                    centre);
+        }
+        /* packs work within 128-bit halves: words 0-3 8-11 | 4-7 12-15 */
+        const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(s[0], s[1]), 0xD8);
+        const __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+        _mm_storeu_si128((__m128i *)(out + b), bytes);
+    }
+    return b;
+}
+#endif
+
 void gi__jpeg_dc_idct_row(const int16_t *dcs, int blocks, const uint16_t quant[64], uint8_t *out)
 {
+    int b = 0;
+#if HAVE_REDUCED_VECTOR
+    if (gi__cpu_isa() >= GI__ISA_AVX2) b = dc_idct16_avx2(dcs, blocks, quant[0], out);
+#endif
     /* at 1 x 1, reduced_idct_n reads a block's DC alone */
-    for (int b = 0; b < blocks; b++) reduced_idct_n(dcs + b, quant, 1, 1, out + b, 1);
+    for (; b < blocks; b++) reduced_idct_n(dcs + b, quant, 1, 1, out + b, 1);
 }
