@@ -289,6 +289,7 @@ void gi_context_destroy(gi_context *ctx)
     if (ctx->cuda == GI__CUDA_STARTING) pthread_join(ctx->starter, NULL);
     if (ctx->cuda_ops) ctx->cuda_ops->destroy(ctx->cuda_state);
     if (ctx->cpu_ops) ctx->cpu_ops->destroy(ctx->cpu_state);
+    gi__axis_cache_free(&ctx->resize_axes);
     free(ctx);
 }
 

@@ -9,6 +9,7 @@
 
 #include "backend/backend.h"
 #include "device_plan.h"
+#include "resize_axes.h"
 
 struct gi_context {
     gi_device requested;
@@ -46,6 +47,8 @@ struct gi_context {
     int pipelined;
     int plan_says_cuda;        /* the hint's plan: CUDA will be used */
     char last_choice[800];     /* the device of the last operation, and why */
+
+    gi__axis_cache resize_axes; /* the recent resizes' weights (resize_axes.h) */
 };
 
 /* Chooses ctx's backend if that has not happened yet (AUTO is lazy). */

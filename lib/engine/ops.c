@@ -167,8 +167,9 @@ static gi_status resolve_convolve(resolved_op *r)
     return gi_convolve_quantize_depth(&r->op.convolve, depth, r->mask);
 }
 
-/* threads: the CPU threads its weights may take */
-static gi_status resolve_resize(resolved_op *r, int threads)
+/* threads: the CPU threads its weights may take; axes: the context's
+ * recent axes */
+static gi_status resolve_resize(resolved_op *r, int threads, gi__axis_cache *axes)
 {
     const gi_resize_params *p = &r->op.resize;
     const gi_image *src = r->call.src, *dst = r->call.dst;
@@ -182,7 +183,7 @@ static gi_status resolve_resize(resolved_op *r, int threads)
                          src->height * p->scale >= GI_RESIZE_MAX_SIDE + 0.5))
         return gi__fail(GI_ERR_TOO_LARGE, "resize of %dx%d by %g: sides are at most %d",
                         src->width, src->height, p->scale, GI_RESIZE_MAX_SIDE);
-    gi_status st = gi__resize_axes(src, dst, p->filter, threads, &r->axis_x, &r->axis_y);
+    gi_status st = gi__resize_axes(src, dst, p->filter, threads, axes, &r->axis_x, &r->axis_y);
     r->call.axis_x = &r->axis_x;
     r->call.axis_y = &r->axis_y;
     return st;
@@ -200,7 +201,7 @@ static gi_status resolve_crop(resolved_op *r)
     return GI_OK;
 }
 
-static gi_status resolve_kind(resolved_op *r, int threads)
+static gi_status resolve_kind(resolved_op *r, int threads, gi__axis_cache *axes)
 {
     static const char *const names[] = {"blur", "sobel", "transform", "hist", "convolve",
                                         "resize", "crop"};
@@ -209,7 +210,7 @@ static gi_status resolve_kind(resolved_op *r, int threads)
     case GI_OP_BLUR: return resolve_blur(r);
     case GI_OP_SOBEL: return resolve_sobel(r);
     case GI_OP_CONVOLVE: return resolve_convolve(r);
-    case GI_OP_RESIZE: return resolve_resize(r, threads);
+    case GI_OP_RESIZE: return resolve_resize(r, threads, axes);
     case GI_OP_CROP: return resolve_crop(r);
     case GI_OP_TRANSFORM:
         r->call.transform = r->op.transform;
@@ -262,9 +263,11 @@ static void release_op(resolved_op *r)
 }
 
 /* Resolves op's parameters for a step whose images are already checked,
- * on up to `threads` CPU threads. */
+ * on up to `threads` CPU threads, resize's axes through the context's
+ * recent ones (`axes`). */
 static gi_status resolve_step(const gi_op *op, const gi_image *src, gi_image *dst,
-                              gi_histogram *hist, int threads, resolved_op *r)
+                              gi_histogram *hist, int threads, gi__axis_cache *axes,
+                              resolved_op *r)
 {
     memset(r, 0, sizeof *r);
     r->op = *op;
@@ -277,7 +280,7 @@ static gi_status resolve_step(const gi_op *op, const gi_image *src, gi_image *ds
                                 : op->kind == GI_OP_CONVOLVE ? op->convolve.border
                                                              : (gi_border){0, 0});
     if (st == GI_OK) st = check_params(op);
-    if (st == GI_OK) st = resolve_kind(r, threads);
+    if (st == GI_OK) st = resolve_kind(r, threads, axes);
     if (st != GI_OK) release_op(r);
     return st;
 }
@@ -301,10 +304,11 @@ static void release_plan(chain_plan *p)
  * caller's memory, but for a source whose pixels the backend will make
  * (a JPEG's coefficients) and a result that comes back as a file
  * (jpeg_out): they give their sizes only. threads: the CPU threads the
- * steps' own host work may take (the context's). */
+ * steps' own host work may take (the context's); axes: the context's
+ * recent resize axes. */
 static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_op *steps, int n,
                             gi_image *dst, int dst_size_only, gi_histogram *hist, int threads,
-                            chain_plan *p)
+                            gi__axis_cache *axes, chain_plan *p)
 {
     int w, h, ch;
     p->n = 0;
@@ -327,7 +331,7 @@ static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_
             out->stride = (size_t)out->width * out->channels * (size_t)gi_image_sample_bytes(out);
         }
         st = resolve_step(&steps[i], in, steps[i].kind == GI_OP_HIST ? NULL : out,
-                          steps[i].kind == GI_OP_HIST ? hist : NULL, threads, &p->resolved[i]);
+                          steps[i].kind == GI_OP_HIST ? hist : NULL, threads, axes, &p->resolved[i]);
         if (st == GI_OK) p->calls[p->n++] = p->resolved[i].call;
         in = out;
     }
@@ -357,7 +361,7 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
     const int to_jpeg = dst_where == GI__HOST && result_as_jpeg(jpeg_out, steps, n);
     chain_plan plan;
     gi_status st = plan_chain(src, 0, steps, n, dst, to_jpeg, hist, gi__context_cpu_threads(ctx),
-                              &plan);
+                              &ctx->resize_axes, &plan);
     if (st != GI_OK) return st;
     const gi__chain chain = {plan.calls, plan.n, src_where, dst_where, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);
@@ -406,7 +410,7 @@ gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *
     const int to_jpeg = result_as_jpeg(jpeg_out, steps, n);
     chain_plan plan;
     gi_status st = plan_chain(&size, 1, steps, n, dst, to_jpeg, hist, gi__context_cpu_threads(ctx),
-                              &plan);
+                              &ctx->resize_axes, &plan);
     if (st != GI_OK) return st;
     const gi__chain chain = {plan.calls, plan.n, GI__HOST, GI__HOST, to_jpeg ? jpeg_out : NULL};
     gi__plan_job work = gi__plan_job_of_chain(&chain);

@@ -1,4 +1,5 @@
-/* The resize weights on the CPU's threads (resize_axes.h).
+/* The resize weights on the CPU's threads, and a context's recent axes
+ * (resize_axes.h).
  *
  * A position's weights take a few multiplications and a division a tap,
  * and with lanczos two sines: a reduction of a 9 MP photo to a third took
@@ -8,57 +9,135 @@
 #include "resize_axes.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "base/resize_axis.h"
 #include "cpu/cpu_parallel.h"
 
 typedef struct {
-    gi_resize_axis *ax, *ay;
+    gi_resize_axis *axis[2]; /* the axes to fill, in order; NULL: none */
     gi_resize_filter filter;
     atomic_int failed; /* a fill's failure (GI_RESIZE_FILL_OK: none), and its axis */
-    atomic_int failed_in_y;
+    atomic_int failed_in;
 } axes_job;
 
-/* Positions [begin, end) of the two axes in a row: ax's, then ay's. */
+static int positions_of(const gi_resize_axis *a)
+{
+    return a ? a->n_out : 0;
+}
+
+/* Positions [begin, end) of the axes to fill in a row: the first's, then
+ * the second's. */
 static int fill_positions(void *arg, int begin, int end)
 {
     axes_job *j = arg;
-    const int nx = j->ax->n_out;
-    for (int axis = 0; axis < 2; axis++) {
-        gi_resize_axis *a = axis ? j->ay : j->ax;
-        const int offset = axis ? nx : 0;
+    int offset = 0;
+    for (int i = 0; i < 2; i++) {
+        gi_resize_axis *a = j->axis[i];
+        const int n = positions_of(a);
         int x0 = begin - offset, x1 = end - offset;
+        offset += n;
         if (x0 < 0) x0 = 0;
-        if (x1 > a->n_out) x1 = a->n_out;
+        if (x1 > n) x1 = n;
         if (x0 >= x1) continue;
         const int r = gi__resize_axis_fill(a, j->filter, x0, x1);
         if (r != GI_RESIZE_FILL_OK) {
             int none = GI_RESIZE_FILL_OK;
-            if (atomic_compare_exchange_strong(&j->failed, &none, r))
-                atomic_store(&j->failed_in_y, axis);
+            if (atomic_compare_exchange_strong(&j->failed, &none, r)) atomic_store(&j->failed_in, i);
             return -1;
         }
     }
     return 0;
 }
 
-gi_status gi__resize_axes(const gi_image *src, const gi_image *dst, gi_resize_filter filter,
-                          int threads, gi_resize_axis *ax, gi_resize_axis *ay)
+static size_t axis_taps(const gi_resize_axis *a)
 {
-    gi_status st = gi__resize_axis_alloc(src->width, dst->width, filter, ax);
-    if (st == GI_OK) st = gi__resize_axis_alloc(src->height, dst->height, filter, ay);
+    return (size_t)a->n_out * (size_t)a->taps;
+}
+
+/* *to (allocated for from's sizes) takes from's weights. */
+static void copy_axis(const gi_resize_axis *from, gi_resize_axis *to)
+{
+    memcpy(to->first, from->first, sizeof(int32_t) * (size_t)from->n_out);
+    memcpy(to->count, from->count, sizeof(int32_t) * (size_t)from->n_out);
+    memcpy(to->q, from->q, sizeof(int32_t) * axis_taps(from));
+}
+
+/* The cache's axis for n_in -> n_out with filter, or NULL. */
+static const gi_resize_axis *cached(gi__axis_cache *cache, int n_in, int n_out,
+                                    gi_resize_filter filter)
+{
+    for (int i = 0; cache && i < GI_AXIS_CACHE_ENTRIES; i++) {
+        const gi_resize_axis *a = &cache->entry[i].axis;
+        if (a->n_out == n_out && a->n_in == n_in && cache->entry[i].filter == filter) {
+            cache->entry[i].used = ++cache->clock;
+            return a;
+        }
+    }
+    return NULL;
+}
+
+/* A copy of a computed axis into the cache, in place of its oldest entry;
+ * none where memory is short (the cache only saves work). */
+static void keep(gi__axis_cache *cache, const gi_resize_axis *a, gi_resize_filter filter)
+{
+    if (!cache || axis_taps(a) > GI_AXIS_CACHE_MAX_TAPS) return;
+    int oldest = 0;
+    for (int i = 1; i < GI_AXIS_CACHE_ENTRIES; i++)
+        if (cache->entry[i].used < cache->entry[oldest].used) oldest = i;
+    gi_resize_axis copy = {a->n_in, a->n_out, a->taps, malloc(sizeof(int32_t) * (size_t)a->n_out),
+                           malloc(sizeof(int32_t) * (size_t)a->n_out),
+                           malloc(sizeof(int32_t) * axis_taps(a))};
+    if (!copy.first || !copy.count || !copy.q) {
+        gi_resize_axis_free(&copy);
+        return;
+    }
+    copy_axis(a, &copy);
+    gi_resize_axis_free(&cache->entry[oldest].axis);
+    cache->entry[oldest].axis = copy;
+    cache->entry[oldest].filter = filter;
+    cache->entry[oldest].used = ++cache->clock;
+}
+
+void gi__axis_cache_free(gi__axis_cache *cache)
+{
+    for (int i = 0; i < GI_AXIS_CACHE_ENTRIES; i++) gi_resize_axis_free(&cache->entry[i].axis);
+    memset(cache, 0, sizeof *cache);
+}
+
+gi_status gi__resize_axes(const gi_image *src, const gi_image *dst, gi_resize_filter filter,
+                          int threads, gi__axis_cache *cache, gi_resize_axis *ax, gi_resize_axis *ay)
+{
+    gi_resize_axis *const out[2] = {ax, ay};
+    const int n_in[2] = {src->width, src->height}, n_out[2] = {dst->width, dst->height};
+    axes_job j = {.filter = filter, .failed = GI_RESIZE_FILL_OK};
+    int to_fill = 0;
+    gi_status st = GI_OK;
+    memset(ay, 0, sizeof *ay);
+    for (int i = 0; i < 2 && st == GI_OK; i++) {
+        const gi_resize_axis *hit = cached(cache, n_in[i], n_out[i], filter);
+        st = gi__resize_axis_alloc(n_in[i], n_out[i], filter, out[i]);
+        if (st != GI_OK) break;
+        if (hit) copy_axis(hit, out[i]);
+        else j.axis[to_fill++] = out[i];
+    }
     if (st != GI_OK) {
         gi_resize_axis_free(ax);
+        gi_resize_axis_free(ay);
         return st;
     }
-    axes_job j = {.ax = ax, .ay = ay, .filter = filter, .failed = GI_RESIZE_FILL_OK};
-    const int positions = ax->n_out + ay->n_out;
-    const long taps = (long)ax->n_out * ax->taps + (long)ay->n_out * ay->taps;
+    const int positions = positions_of(j.axis[0]) + positions_of(j.axis[1]);
+    size_t taps = 0;
+    for (int i = 0; i < to_fill; i++) taps += axis_taps(j.axis[i]);
     if (taps < GI_TAPS_ON_THREADS) threads = 1;
-    gi__parallel_rows(threads, positions, fill_positions, &j);
+    if (positions) gi__parallel_rows(threads, positions, fill_positions, &j);
     const int failed = atomic_load(&j.failed);
-    if (failed == GI_RESIZE_FILL_OK) return GI_OK;
-    st = gi__resize_axis_failed(atomic_load(&j.failed_in_y) ? ay : ax, failed);
+    if (failed == GI_RESIZE_FILL_OK) {
+        for (int i = 0; i < to_fill; i++) keep(cache, j.axis[i], filter);
+        return GI_OK;
+    }
+    st = gi__resize_axis_failed(j.axis[atomic_load(&j.failed_in)], failed);
     gi_resize_axis_free(ax);
     gi_resize_axis_free(ay);
     return st;

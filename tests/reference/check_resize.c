@@ -229,12 +229,35 @@ static void resize_case(gi_context *ctx, const gi_image *src, gi_resize_params p
     ti_free(&dst);
 }
 
+/* Resizes of a few geometries and filters in a random order on one
+ * context, whose recent axes (resize_axes.h) then serve some and are
+ * pushed out by others: each result is still the definition's. */
+static void check_recent_axes(gi_context *ctx)
+{
+    static const int geometries[][4] = {{31, 29, 10, 10}, {29, 31, 10, 10}, {31, 29, 9, 10},
+                                        {64, 48, 21, 16}, {48, 64, 16, 21}, {7, 7, 20, 3}};
+    gi_image src[6];
+    for (int g = 0; g < 6; g++) src[g] = ti_random(geometries[g][0], geometries[g][1], 1 + g % 4);
+    for (int i = 0; i < 60; i++) {
+        const int g = th_rand_int(0, 5);
+        gi_resize_params p;
+        gi_resize_params_default(&p);
+        p.fit = GI_FIT_FILL;
+        p.width = geometries[g][2];
+        p.height = geometries[g][3];
+        p.filter = (gi_resize_filter)th_rand_int(0, 2); /* lanczos3, lanczos2, cubic */
+        resize_case(ctx, &src[g], p);
+    }
+    for (int g = 0; g < 6; g++) ti_free(&src[g]);
+}
+
 /* Sizes: 1x1, a column, a row, primes, and long strips for 100:1. */
 static const int sources[][2] = {{1, 1}, {1, 17}, {17, 1}, {31, 29}, {257, 3}, {503, 7}, {6, 400}};
 
 void check_resize(gi_context *ctx)
 {
     check_weights();
+    check_recent_axes(ctx);
     static const double scales[] = {0.5, 1.0 / 3, 0.37, 2, 3, 1.7, 1};
     for (size_t s = 0; s < sizeof sources / sizeof *sources; s++)
         for (int ch = 1; ch <= 4; ch++) {
