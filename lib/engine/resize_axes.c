@@ -115,12 +115,14 @@ gi_status gi__resize_axes(const gi_image *src, const gi_image *dst, gi_resize_fi
     int to_fill = 0;
     gi_status st = GI_OK;
     memset(ay, 0, sizeof *ay);
+    /* a square's (or any equal sides') y axis is its x axis: computed once */
+    const int y_is_x = n_in[1] == n_in[0] && n_out[1] == n_out[0];
     for (int i = 0; i < 2 && st == GI_OK; i++) {
-        const gi_resize_axis *hit = cached(cache, n_in[i], n_out[i], filter);
+        const gi_resize_axis *hit = i == 1 && y_is_x ? NULL : cached(cache, n_in[i], n_out[i], filter);
         st = gi__resize_axis_alloc(n_in[i], n_out[i], filter, out[i]);
         if (st != GI_OK) break;
         if (hit) copy_axis(hit, out[i]);
-        else j.axis[to_fill++] = out[i];
+        else if (!(i == 1 && y_is_x)) j.axis[to_fill++] = out[i];
     }
     if (st != GI_OK) {
         gi_resize_axis_free(ax);
@@ -134,6 +136,7 @@ gi_status gi__resize_axes(const gi_image *src, const gi_image *dst, gi_resize_fi
     if (positions) gi__parallel_rows(threads, positions, fill_positions, &j);
     const int failed = atomic_load(&j.failed);
     if (failed == GI_RESIZE_FILL_OK) {
+        if (y_is_x) copy_axis(ax, ay);
         for (int i = 0; i < to_fill; i++) keep(cache, j.axis[i], filter);
         return GI_OK;
     }
