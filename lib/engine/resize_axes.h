@@ -29,8 +29,8 @@ void gi__axis_cache_free(gi__axis_cache *cache);
 /* ax and ay (gpuimg.h, gi_resize_axis_weights) for src -> dst with filter,
  * their positions shared by up to `threads` threads where there are taps
  * enough to pay for them; an axis found in `cache` (NULL: none) is copied
- * from it, and one computed is kept there. GI_OK, or an error with both
- * axes empty. */
+ * from it, and one computed is kept there; ay of the same sizes as ax is
+ * ax's copy. GI_OK, or an error with both axes empty. */
 gi_status gi__resize_axes(const gi_image *src, const gi_image *dst, gi_resize_filter filter,
                           int threads, gi__axis_cache *cache, gi_resize_axis *ax, gi_resize_axis *ay);
 
