@@ -15,10 +15,16 @@ gi_status gi__cpu_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
                                       const gi__chain *chain);
 
 /* The backend's state (cpu_state.c): its worker threads (0: one per
- * core), made and freed, and read by the operations. */
+ * core), made and freed, and read by the operations; and the resize's
+ * tables of its last GI_CPU_RESIZE_PLANS geometries (resize.c), most
+ * recent first, NULL where none, freed with the state. */
 gi_status gi__cpu_state_create(int threads, void **state);
 void gi__cpu_state_destroy(void *state);
 int gi__cpu_threads(const void *state);
+#define GI_CPU_RESIZE_PLANS 2
+typedef struct gi__resize_plan gi__resize_plan;
+gi__resize_plan **gi__cpu_resize_plans(void *state);
+void gi__resize_plan_free(gi__resize_plan *plan);
 
 gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
                        int radius, gi_border border);

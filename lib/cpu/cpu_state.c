@@ -1,6 +1,8 @@
-/* The CPU backend's only state, its thread count: apart from the
- * operation table (backend.c), so that the operations and the benchmarks
- * that read it do not depend on the table that names them. */
+/* The CPU backend's state, its thread count and the resize's recent
+ * tables: apart from the operation table (backend.c), so that the
+ * operations and the benchmarks that read it do not depend on the table
+ * that names them. A context, and so its backend, is one thread's at a
+ * time (gpuimg.h): the tables need no lock. */
 #include <stdlib.h>
 
 #include "cpu_backend.h"
@@ -8,11 +10,12 @@
 
 typedef struct {
     int threads;
+    gi__resize_plan *resize_plans[GI_CPU_RESIZE_PLANS];
 } cpu_state;
 
 gi_status gi__cpu_state_create(int threads, void **state)
 {
-    cpu_state *s = malloc(sizeof *s);
+    cpu_state *s = calloc(1, sizeof *s);
     if (!s) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate the CPU backend");
     s->threads = threads > 0 ? threads : gi__cpu_count();
     *state = s;
@@ -21,7 +24,15 @@ gi_status gi__cpu_state_create(int threads, void **state)
 
 void gi__cpu_state_destroy(void *state)
 {
-    free(state);
+    cpu_state *s = state;
+    if (!s) return;
+    for (int i = 0; i < GI_CPU_RESIZE_PLANS; i++) gi__resize_plan_free(s->resize_plans[i]);
+    free(s);
+}
+
+gi__resize_plan **gi__cpu_resize_plans(void *state)
+{
+    return ((cpu_state *)state)->resize_plans;
 }
 
 void gi__cpu_backend_set_threads(void *state, int threads)

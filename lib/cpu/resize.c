@@ -64,6 +64,26 @@ typedef struct {
     int wide_lanes;      /* ...and go 512 bits at a time (AVX-512) */
 } resize_job;
 
+/* The vector horizontal pass's tables (resize_job's pair_q to quads) for
+ * one axis and source row, kept by the CPU backend's state for the next
+ * resize of the same geometry (cpu_state.c): with lanczos3, a 300x300
+ * image to 100x100 spent 14% of its call making them. Its key is a copy
+ * of the axis's weights, the source's width and channels: the tables
+ * depend on nothing else (the instruction set is fixed for the
+ * process). */
+struct gi__resize_plan {
+    gi_resize_axis ax;
+    int ch, width;
+    int16_t *pair_q;
+    int groups, narrow, direct;
+    int32_t *pair_first, *pair_count;
+    size_t tail_from;
+    gi__resize_quads *quads;
+};
+/* Axes of more taps are not kept: their tables (and the key) would hold
+ * memory for little, as making them costs little beside their resize. */
+#define PLAN_MAX_TAPS (1 << 16)
+
 /* One band's ring of filtered rows (h of gpuimg.h, int32), and the
  * source row as the horizontal pass reads it: premultiplied int32
  * samples (scalar), or its bytes with room to read past (vector). */
@@ -725,31 +745,139 @@ static int resize_band(void *arg, gi__row_cursor *rows)
     return ok ? 0 : -1;
 }
 
+void gi__resize_plan_free(gi__resize_plan *plan)
+{
+    if (!plan) return;
+    gi_resize_axis_free(&plan->ax);
+    gi__resize_quads_free(plan->quads);
+    free(plan->pair_q);
+    free(plan->pair_first);
+    free(plan->pair_count);
+    free(plan);
+}
+
+/* Whether plan was made for axis ax on rows of width x ch. */
+static int plan_fits(const gi__resize_plan *plan, const gi_resize_axis *ax, int width, int ch)
+{
+    const gi_resize_axis *k = &plan->ax;
+    return plan->ch == ch && plan->width == width && k->n_in == ax->n_in && k->n_out == ax->n_out &&
+           k->taps == ax->taps &&
+           memcmp(k->first, ax->first, sizeof(int32_t) * (size_t)ax->n_out) == 0 &&
+           memcmp(k->count, ax->count, sizeof(int32_t) * (size_t)ax->n_out) == 0 &&
+           memcmp(k->q, ax->q, sizeof(int32_t) * (size_t)ax->n_out * (size_t)ax->taps) == 0;
+}
+
+/* The horizontal pass's tables into j, on up to `threads` threads; 0, or
+ * -1 where memory ran out (j's arrays then freed). */
+static int make_tables(resize_job *j, int threads)
+{
+    const gi_resize_axis *ax = j->ax;
+    const int ch = j->src->channels;
+    if (trim_windows(j) != 0 || !(j->pair_q = calloc(ax->n_out, pair_bytes(j)))) {
+        free(j->pair_first);
+        free(j->pair_count);
+        j->pair_first = j->pair_count = NULL;
+        return -1;
+    }
+    /* windows of 4 taps or fewer stay with pmaddwd: a 2x enlargement
+     * with cubic took 1.05-1.2x its time by quads (their tables, 48
+     * bytes a position, stream from L2 for each row) */
+    if (j->groups >= 2)
+        j->quads = gi__resize_quads_plan(ax, j->pair_first, j->pair_count, j->groups, ch,
+                                         (size_t)j->src->width * ch);
+    /* the tables on the threads where they are large: a reduction to
+     * a third of a 9 MP photo with cubic took 0.1 ms making them on
+     * one, a twentieth of its 2 threads' call */
+    const int shared = (long)ax->n_out * j->groups * 4 >= GI_TAPS_ON_THREADS;
+    gi__parallel_rows(shared ? threads : 1, (ax->n_out + 15) / 16, plan_units, j);
+    if (j->quads) j->quads = gi__resize_quads_finish(j->quads, ax->n_out);
+    return 0;
+}
+
+/* A plan holding j's tables (which it then owns) and a copy of its axis,
+ * or NULL where memory is short (j keeps its tables). */
+static gi__resize_plan *plan_of(const resize_job *j)
+{
+    gi__resize_plan *plan = calloc(1, sizeof *plan);
+    const gi_resize_axis *ax = j->ax;
+    const size_t taps = (size_t)ax->n_out * (size_t)ax->taps;
+    if (!plan) return NULL;
+    plan->ax = (gi_resize_axis){ax->n_in, ax->n_out, ax->taps,
+                                malloc(sizeof(int32_t) * (size_t)ax->n_out),
+                                malloc(sizeof(int32_t) * (size_t)ax->n_out), malloc(sizeof(int32_t) * taps)};
+    if (!plan->ax.first || !plan->ax.count || !plan->ax.q) {
+        gi_resize_axis_free(&plan->ax);
+        free(plan);
+        return NULL;
+    }
+    memcpy(plan->ax.first, ax->first, sizeof(int32_t) * (size_t)ax->n_out);
+    memcpy(plan->ax.count, ax->count, sizeof(int32_t) * (size_t)ax->n_out);
+    memcpy(plan->ax.q, ax->q, sizeof(int32_t) * taps);
+    plan->ch = j->src->channels;
+    plan->width = j->src->width;
+    plan->pair_q = j->pair_q;
+    plan->groups = j->groups;
+    plan->narrow = j->narrow;
+    plan->direct = j->direct;
+    plan->pair_first = j->pair_first;
+    plan->pair_count = j->pair_count;
+    plan->tail_from = j->tail_from;
+    plan->quads = j->quads;
+    return plan;
+}
+
+static void use_plan(resize_job *j, const gi__resize_plan *plan)
+{
+    j->pair_q = plan->pair_q;
+    j->groups = plan->groups;
+    j->narrow = plan->narrow;
+    j->direct = plan->direct;
+    j->pair_first = plan->pair_first;
+    j->pair_count = plan->pair_count;
+    j->tail_from = plan->tail_from;
+    j->quads = plan->quads;
+}
+
+/* j's horizontal tables: from one of the state's plans where one fits
+ * (it becomes the most recent), else made, and kept in place of the
+ * oldest where the axis is small enough. *owned: j's tables are its own,
+ * to free after the resize. 0, or -1 where memory ran out. */
+static int find_tables(void *state, resize_job *j, int threads, int *owned)
+{
+    gi__resize_plan **plans = gi__cpu_resize_plans(state);
+    const int ch = j->src->channels, width = j->src->width;
+    *owned = 0;
+    for (int i = 0; i < GI_CPU_RESIZE_PLANS; i++)
+        if (plans[i] && plan_fits(plans[i], j->ax, width, ch)) {
+            gi__resize_plan *hit = plans[i];
+            memmove(&plans[1], &plans[0], sizeof *plans * (size_t)i);
+            plans[0] = hit;
+            use_plan(j, hit);
+            return 0;
+        }
+    if (make_tables(j, threads) != 0) return -1;
+    gi__resize_plan *made = (size_t)j->ax->n_out * (size_t)j->ax->taps <= PLAN_MAX_TAPS ? plan_of(j) : NULL;
+    if (!made) {
+        *owned = 1;
+        return 0;
+    }
+    gi__resize_plan_free(plans[GI_CPU_RESIZE_PLANS - 1]);
+    memmove(&plans[1], &plans[0], sizeof *plans * (GI_CPU_RESIZE_PLANS - 1));
+    plans[0] = made;
+    return 0;
+}
+
 gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const gi_resize_axis *ax,
                          const gi_resize_axis *ay)
 {
     const int ch = src->channels, plain = ch == 1 || ch == 3, threads = gi__cpu_threads(state);
     resize_job j = {.src = src, .dst = dst, .ax = ax, .ay = ay};
+    int owned = 0;
     j.n = (size_t)dst->width * ch;
     j.ring_stride = j.n + 4;
     if (HAVE_PAIR_FILTER && plain && gi__cpu_isa() >= GI__ISA_AVX2) {
-        if (trim_windows(&j) != 0 || !(j.pair_q = calloc(ax->n_out, pair_bytes(&j)))) {
-            free(j.pair_first);
-            free(j.pair_count);
+        if (find_tables(state, &j, threads, &owned) != 0)
             return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize weights");
-        }
-        /* windows of 4 taps or fewer stay with pmaddwd: a 2x enlargement
-         * with cubic took 1.05-1.2x its time by quads (their tables, 48
-         * bytes a position, stream from L2 for each row) */
-        if (j.groups >= 2)
-            j.quads = gi__resize_quads_plan(ax, j.pair_first, j.pair_count, j.groups, ch,
-                                            (size_t)src->width * ch);
-        /* the tables on the threads where they are large: a reduction to
-         * a third of a 9 MP photo with cubic took 0.1 ms making them on
-         * one, a twentieth of its 2 threads' call */
-        const int shared = (long)ax->n_out * j.groups * 4 >= GI_TAPS_ON_THREADS;
-        gi__parallel_rows(shared ? threads : 1, (ax->n_out + 15) / 16, plan_units, &j);
-        if (j.quads) j.quads = gi__resize_quads_finish(j.quads, ax->n_out);
         j.vertical32 = vertical_fits_int32(ax, ay);
         /* rows ahead: where the quads pass batches rows, and every
          * window overlaps or touches the next (a reduction's windows with
@@ -769,10 +897,12 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
      * machine's Xeon) */
     const int failed = gi__parallel_rows_shared(threads, dst->height, gi__resize_rows_taken(ay),
                                                 resize_band, &j);
-    gi__resize_quads_free(j.quads);
-    free(j.pair_q);
-    free(j.pair_first);
-    free(j.pair_count);
+    if (owned) {
+        gi__resize_quads_free(j.quads);
+        free(j.pair_q);
+        free(j.pair_first);
+        free(j.pair_count);
+    }
     if (failed) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize row buffers");
     return GI_OK;
 }

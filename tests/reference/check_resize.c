@@ -229,27 +229,30 @@ static void resize_case(gi_context *ctx, const gi_image *src, gi_resize_params p
     ti_free(&dst);
 }
 
-/* Resizes of a few geometries and filters in a random order on one
- * context (a square among them, whose two axes are one), whose recent
- * axes (resize_axes.h) then serve some and are pushed out by others:
- * each result is still the definition's. */
+/* Resizes of a few geometries, channel counts and filters in a random
+ * order on one context (a square among them, whose two axes are one),
+ * whose recent axes (resize_axes.h) and the CPU's recent tables
+ * (resize.c, made for an axis and a channel count) then serve some and
+ * are pushed out by others: each result is still the definition's. */
 static void check_recent_axes(gi_context *ctx)
 {
     static const int geometries[][4] = {{31, 29, 10, 10}, {29, 31, 10, 10}, {31, 29, 9, 10},
                                         {64, 48, 21, 16}, {48, 64, 16, 21}, {24, 24, 10, 10}};
-    gi_image src[6];
-    for (int g = 0; g < 6; g++) src[g] = ti_random(geometries[g][0], geometries[g][1], 1 + g % 4);
-    for (int i = 0; i < 60; i++) {
-        const int g = th_rand_int(0, 5);
+    gi_image src[6][4];
+    for (int g = 0; g < 6; g++)
+        for (int ch = 1; ch <= 4; ch++) src[g][ch - 1] = ti_random(geometries[g][0], geometries[g][1], ch);
+    for (int i = 0; i < 120; i++) {
+        const int g = th_rand_int(0, 5), ch = th_rand_int(1, 4);
         gi_resize_params p;
         gi_resize_params_default(&p);
         p.fit = GI_FIT_FILL;
         p.width = geometries[g][2];
         p.height = geometries[g][3];
         p.filter = (gi_resize_filter)th_rand_int(0, 2); /* lanczos3, lanczos2, cubic */
-        resize_case(ctx, &src[g], p);
+        resize_case(ctx, &src[g][ch - 1], p);
     }
-    for (int g = 0; g < 6; g++) ti_free(&src[g]);
+    for (int g = 0; g < 6; g++)
+        for (int ch = 0; ch < 4; ch++) ti_free(&src[g][ch]);
 }
 
 /* Sizes: 1x1, a column, a row, primes, and long strips for 100:1. */
