@@ -25,4 +25,11 @@ int gi__resize_axis_fill(gi_resize_axis *axis, gi_resize_filter filter, int x0, 
 /* The error of a fill that returned `failed` (not GI_RESIZE_FILL_OK). */
 gi_status gi__resize_axis_failed(const gi_resize_axis *axis, int failed);
 
+/* A copy of `from` into *to, with arrays of its own: 0, or -1 with *to
+ * empty where memory is short. Sets no error: the copies that recent
+ * resizes keep only save work. */
+int gi__resize_axis_copy(const gi_resize_axis *from, gi_resize_axis *to);
+/* Whether a and b hold the same sizes and the same weights. */
+int gi__resize_axis_same(const gi_resize_axis *a, const gi_resize_axis *b);
+
 #endif

@@ -143,6 +143,38 @@ void gi_resize_axis_free(gi_resize_axis *axis)
     memset(axis, 0, sizeof *axis);
 }
 
+/* The bytes of an axis's per-position arrays (first, count) and of q. */
+static size_t position_bytes(const gi_resize_axis *a)
+{
+    return sizeof(int32_t) * (size_t)a->n_out;
+}
+
+static size_t weight_bytes(const gi_resize_axis *a)
+{
+    return sizeof(int32_t) * (size_t)a->n_out * (size_t)a->taps;
+}
+
+int gi__resize_axis_copy(const gi_resize_axis *from, gi_resize_axis *to)
+{
+    *to = (gi_resize_axis){from->n_in, from->n_out, from->taps, malloc(position_bytes(from)),
+                           malloc(position_bytes(from)), malloc(weight_bytes(from))};
+    if (!to->first || !to->count || !to->q) {
+        gi_resize_axis_free(to);
+        return -1;
+    }
+    memcpy(to->first, from->first, position_bytes(from));
+    memcpy(to->count, from->count, position_bytes(from));
+    memcpy(to->q, from->q, weight_bytes(from));
+    return 0;
+}
+
+int gi__resize_axis_same(const gi_resize_axis *a, const gi_resize_axis *b)
+{
+    return a->n_in == b->n_in && a->n_out == b->n_out && a->taps == b->taps &&
+           memcmp(a->first, b->first, position_bytes(a)) == 0 &&
+           memcmp(a->count, b->count, position_bytes(a)) == 0 && memcmp(a->q, b->q, weight_bytes(a)) == 0;
+}
+
 /* The most taps any output position can have. */
 static int max_taps(int n_in, int n_out, gi_resize_filter filter)
 {

@@ -21,6 +21,7 @@
 #include "cpu_parallel.h"
 #include "resize_quads.h"
 #include "base/cpu_isa.h"
+#include "base/resize_axis.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) /* as cpu_isa.c: AVX2 is asked of the CPU there */
 #define HAVE_PAIR_FILTER 1
@@ -759,12 +760,7 @@ void gi__resize_plan_free(gi__resize_plan *plan)
 /* Whether plan was made for axis ax on rows of width x ch. */
 static int plan_fits(const gi__resize_plan *plan, const gi_resize_axis *ax, int width, int ch)
 {
-    const gi_resize_axis *k = &plan->ax;
-    return plan->ch == ch && plan->width == width && k->n_in == ax->n_in && k->n_out == ax->n_out &&
-           k->taps == ax->taps &&
-           memcmp(k->first, ax->first, sizeof(int32_t) * (size_t)ax->n_out) == 0 &&
-           memcmp(k->count, ax->count, sizeof(int32_t) * (size_t)ax->n_out) == 0 &&
-           memcmp(k->q, ax->q, sizeof(int32_t) * (size_t)ax->n_out * (size_t)ax->taps) == 0;
+    return plan->ch == ch && plan->width == width && gi__resize_axis_same(&plan->ax, ax);
 }
 
 /* The horizontal pass's tables into j, on up to `threads` threads; 0, or
@@ -799,20 +795,11 @@ static int make_tables(resize_job *j, int threads)
 static gi__resize_plan *plan_of(const resize_job *j)
 {
     gi__resize_plan *plan = calloc(1, sizeof *plan);
-    const gi_resize_axis *ax = j->ax;
-    const size_t taps = (size_t)ax->n_out * (size_t)ax->taps;
     if (!plan) return NULL;
-    plan->ax = (gi_resize_axis){ax->n_in, ax->n_out, ax->taps,
-                                malloc(sizeof(int32_t) * (size_t)ax->n_out),
-                                malloc(sizeof(int32_t) * (size_t)ax->n_out), malloc(sizeof(int32_t) * taps)};
-    if (!plan->ax.first || !plan->ax.count || !plan->ax.q) {
-        gi_resize_axis_free(&plan->ax);
+    if (gi__resize_axis_copy(j->ax, &plan->ax) != 0) {
         free(plan);
         return NULL;
     }
-    memcpy(plan->ax.first, ax->first, sizeof(int32_t) * (size_t)ax->n_out);
-    memcpy(plan->ax.count, ax->count, sizeof(int32_t) * (size_t)ax->n_out);
-    memcpy(plan->ax.q, ax->q, sizeof(int32_t) * taps);
     plan->ch = j->src->channels;
     plan->width = j->src->width;
     plan->pair_q = j->pair_q;

@@ -9,9 +9,9 @@
 #include "resize_axes.h"
 
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "base/gi_error.h"
 #include "base/resize_axis.h"
 #include "cpu/cpu_parallel.h"
 
@@ -56,14 +56,6 @@ static size_t axis_taps(const gi_resize_axis *a)
     return (size_t)a->n_out * (size_t)a->taps;
 }
 
-/* *to (allocated for from's sizes) takes from's weights. */
-static void copy_axis(const gi_resize_axis *from, gi_resize_axis *to)
-{
-    memcpy(to->first, from->first, sizeof(int32_t) * (size_t)from->n_out);
-    memcpy(to->count, from->count, sizeof(int32_t) * (size_t)from->n_out);
-    memcpy(to->q, from->q, sizeof(int32_t) * axis_taps(from));
-}
-
 /* The cache's axis for n_in -> n_out with filter, or NULL. */
 static const gi_resize_axis *cached(gi__axis_cache *cache, int n_in, int n_out,
                                     gi_resize_filter filter)
@@ -86,18 +78,19 @@ static void keep(gi__axis_cache *cache, const gi_resize_axis *a, gi_resize_filte
     int oldest = 0;
     for (int i = 1; i < GI_AXIS_CACHE_ENTRIES; i++)
         if (cache->entry[i].used < cache->entry[oldest].used) oldest = i;
-    gi_resize_axis copy = {a->n_in, a->n_out, a->taps, malloc(sizeof(int32_t) * (size_t)a->n_out),
-                           malloc(sizeof(int32_t) * (size_t)a->n_out),
-                           malloc(sizeof(int32_t) * axis_taps(a))};
-    if (!copy.first || !copy.count || !copy.q) {
-        gi_resize_axis_free(&copy);
-        return;
-    }
-    copy_axis(a, &copy);
+    gi_resize_axis copy;
+    if (gi__resize_axis_copy(a, &copy) != 0) return;
     gi_resize_axis_free(&cache->entry[oldest].axis);
     cache->entry[oldest].axis = copy;
     cache->entry[oldest].filter = filter;
     cache->entry[oldest].used = ++cache->clock;
+}
+
+/* The error of an axis like a that could not be copied: as
+ * gi__resize_axis_alloc's. */
+static gi_status no_memory(const gi_resize_axis *a)
+{
+    return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize weights (%d x %d)", a->n_out, a->taps);
 }
 
 void gi__axis_cache_free(gi__axis_cache *cache)
@@ -115,14 +108,15 @@ gi_status gi__resize_axes(const gi_image *src, const gi_image *dst, gi_resize_fi
     int to_fill = 0;
     gi_status st = GI_OK;
     memset(ay, 0, sizeof *ay);
-    /* a square's (or any equal sides') y axis is its x axis: computed once */
+    /* a square's (or any equal sides') y axis is its x axis: copied from
+     * it once that is made */
     const int y_is_x = n_in[1] == n_in[0] && n_out[1] == n_out[0];
-    for (int i = 0; i < 2 && st == GI_OK; i++) {
-        const gi_resize_axis *hit = i == 1 && y_is_x ? NULL : cached(cache, n_in[i], n_out[i], filter);
-        st = gi__resize_axis_alloc(n_in[i], n_out[i], filter, out[i]);
-        if (st != GI_OK) break;
-        if (hit) copy_axis(hit, out[i]);
-        else if (!(i == 1 && y_is_x)) j.axis[to_fill++] = out[i];
+    for (int i = 0; i < (y_is_x ? 1 : 2) && st == GI_OK; i++) {
+        const gi_resize_axis *hit = cached(cache, n_in[i], n_out[i], filter);
+        if (hit && gi__resize_axis_copy(hit, out[i]) != 0)
+            st = no_memory(hit);
+        else if (!hit && (st = gi__resize_axis_alloc(n_in[i], n_out[i], filter, out[i])) == GI_OK)
+            j.axis[to_fill++] = out[i];
     }
     if (st != GI_OK) {
         gi_resize_axis_free(ax);
@@ -136,9 +130,11 @@ gi_status gi__resize_axes(const gi_image *src, const gi_image *dst, gi_resize_fi
     if (positions) gi__parallel_rows(threads, positions, fill_positions, &j);
     const int failed = atomic_load(&j.failed);
     if (failed == GI_RESIZE_FILL_OK) {
-        if (y_is_x) copy_axis(ax, ay);
         for (int i = 0; i < to_fill; i++) keep(cache, j.axis[i], filter);
-        return GI_OK;
+        if (!y_is_x || gi__resize_axis_copy(ax, ay) == 0) return GI_OK;
+        st = no_memory(ax);
+        gi_resize_axis_free(ax);
+        return st;
     }
     st = gi__resize_axis_failed(j.axis[atomic_load(&j.failed_in)], failed);
     gi_resize_axis_free(ax);
