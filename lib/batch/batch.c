@@ -81,6 +81,10 @@ typedef struct {
     int added;        /* opened by add_gpu_lanes once the batch runs on CUDA: a
                          CUDA context on its GPU, which plans nothing */
     int joined;       /* counted among its GPU's open lanes */
+    int helper;       /* a GPU's lane beside lanes that the plan put on the CPU
+                         (add_helper_lanes): it takes the files decoded for the
+                         device alone; gpu is -1, helper_device its CUDA device */
+    int helper_device;
     char gpu_why[200];/* why its GPU took the image it computes */
 } compute_lane;
 
@@ -110,6 +114,10 @@ typedef struct pipeline {
     int lanes_on_cpu;    /* the lanes' plan chose the CPU: no bridge needed */
     int lanes_on_cuda;   /* ...or CUDA: JPEGs may decode to coefficients */
     int encoding;        /* codec workers encoding an image */
+    /* The GPUs' lanes beside lanes on the CPU (add_helper_lanes): those
+     * open, those still opening, and the codec workers decoding a file for
+     * them now. */
+    int helpers_open, helpers_opening, helper_decodes;
     /* The GPUs whose lanes compute: [0] the first lanes' (route.h's view:
      * its index, rate, queued work and open lanes), with for each the
      * lanes computing, those still opening and whether it failed. */
@@ -118,7 +126,8 @@ typedef struct pipeline {
     int n_gpus;
     char lost_why[600];  /* the last GPU failure */
     compute_lane *more_lanes; /* the lanes added on CUDA (every GPU's beyond the
-                                 first lanes), more_count of them */
+                                 first lanes), or the helpers beside the CPU's,
+                                 more_count of them */
     pthread_t *more_ids;      /* the threads of those that started */
     int more_count, more_started;
     double waited_ms;    /* every thread's time in wait_for_change, summed */
@@ -160,22 +169,46 @@ static gi__batch_image *queue_pop(job_queue *q)
     return job;
 }
 
+/* Takes the job at place i of the queue, the jobs before it moving up one
+ * place. */
+static gi__batch_image *queue_take_at(job_queue *q, size_t i)
+{
+    gi__batch_image *job = q->jobs[(q->head + i) % q->cap];
+    for (size_t k = i; k > 0; k--)
+        q->jobs[(q->head + k) % q->cap] = q->jobs[(q->head + k - 1) % q->cap];
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    return job;
+}
+
 /* Takes the first job that the CPU can compute at its own pace: one
  * decoded to pixels, not a JPEG whose Huffman decoding was deferred to the
  * device (jpeg_deferred.h: the CPU would decode it all over again, 50
  * times the GPU's time); NULL when the queue holds none. */
 static gi__batch_image *queue_take_for_cpu(job_queue *q)
 {
-    for (size_t i = 0; i < q->count; i++) {
-        gi__batch_image *job = q->jobs[(q->head + i) % q->cap];
-        if (job->coeffs.deferred) continue;
-        for (size_t k = i; k > 0; k--) /* the jobs before it move up one place */
-            q->jobs[(q->head + k) % q->cap] = q->jobs[(q->head + k - 1) % q->cap];
-        q->head = (q->head + 1) % q->cap;
-        q->count--;
-        return job;
-    }
+    for (size_t i = 0; i < q->count; i++)
+        if (!q->jobs[(q->head + i) % q->cap]->coeffs.deferred) return queue_take_at(q, i);
     return NULL;
+}
+
+/* Takes the first job decoded for the device: a JPEG's coefficients or
+ * its deferred scan; NULL when the queue holds none. */
+static gi__batch_image *queue_take_for_device(job_queue *q)
+{
+    for (size_t i = 0; i < q->count; i++)
+        if (gi__jpeg_coeffs_present(&q->jobs[(q->head + i) % q->cap]->coeffs))
+            return queue_take_at(q, i);
+    return NULL;
+}
+
+/* The jobs decoded for the device that wait in the queue. */
+static int queue_device_jobs(const job_queue *q)
+{
+    int n = 0;
+    for (size_t i = 0; i < q->count; i++)
+        n += gi__jpeg_coeffs_present(&q->jobs[(q->head + i) % q->cap]->coeffs);
+    return n;
 }
 
 static int stopped(const pipeline *p)
@@ -349,14 +382,15 @@ static int compute(pipeline *p, compute_lane *lane, gi__batch_image *job)
         gi__batch_fail(job, "%s: %s", gi_quote_name(job->item->in), lane->why);
         return -1;
     }
-    const int hand_back = lane->gpu >= 0 && !lane->bridge && p->shape.codec_workers > 0;
+    const int on_gpu = !lane->bridge && (lane->gpu >= 0 || lane->helper);
+    const int hand_back = on_gpu && p->shape.codec_workers > 0;
     int rc = gi__batch_compute(lane->ctx, p->opts, job, hand_back);
     if (rc == 0 && lane->bridge)
         snprintf(job->notes.choice, sizeof job->notes.choice,
                  "cpu: the bridge lane, while CUDA starts");
     /* a GPU's lane names its GPU and why it took the image (one image in
      * turn has no routing to say: its line names the device alone) */
-    if (rc == 0 && !lane->bridge && lane->gpu >= 0 && *lane->gpu_why &&
+    if (rc == 0 && on_gpu && *lane->gpu_why &&
         strcmp(job->item->backend, "cuda") == 0) {
         char choice[sizeof job->notes.choice];
         snprintf(choice, sizeof choice, "%s", job->notes.choice);
@@ -431,10 +465,17 @@ static void *codec_worker(void *arg)
             gi__jpeg_route space;
             const gi__jpeg_route *route = jpeg_route(p, NULL, &space);
             space.entropy_on_host = lanes_behind(p);
+            const int for_helpers =
+                !route && gi__route_to_helpers(p->helpers_open,
+                                               p->helper_decodes + queue_device_jobs(&p->decoded),
+                                               p->shape.codec_workers, &space);
+            if (for_helpers) route = &space;
+            p->helper_decodes += for_helpers;
             p->decoded.reserved++;
             pthread_mutex_unlock(&p->lock);
             gi__batch_image *job = start_job(p, it, route);
             pthread_mutex_lock(&p->lock);
+            p->helper_decodes -= for_helpers;
             p->decoded.reserved--;
             if (job) queue_push(&p->decoded, job);
             if (decoding_done(p)) wake_all(p);
@@ -458,6 +499,7 @@ static void open_bridge(pipeline *p, compute_lane *lane)
 }
 
 static void add_gpu_lanes(pipeline *p, double samples);
+static void add_helper_lanes(pipeline *p, double frame_pixels, double samples);
 
 /* Tells a lane's context what is coming, from the header of the median
  * input by work (the first, the heaviest, overrated a mixed folder's
@@ -473,13 +515,14 @@ static void plan_lane(pipeline *p, compute_lane *lane)
     const gi_batch_item *median = &p->items[p->order ? p->order[mid] : mid];
     gi__image_size size;
     gi__item_image_size(median, &size); /* zeros when unreadable: each image plans alone */
+    const double frame_pixels = (double)size.width * size.height;
     /* A shrink-on-load decodes a JPEG at 1/s of its sides, on the CPU
      * (image_io.c), and the steps see that size: planned at the file's
      * size, 400 thumbnails went to CUDA for a resize of 2.5 ms an image
      * and took 0.71 s on the H200 machine, against 0.37 s on the CPU. */
     const int shrink_to = p->opts->job.limits.shrink_to;
-    if (size.format == GI_FORMAT_JPEG && shrink_to > 0 && size.width <= 65536 &&
-        size.height <= 65536) {
+    const int shrunk_jpegs = size.format == GI_FORMAT_JPEG && shrink_to > 0;
+    if (shrunk_jpegs && size.width <= 65536 && size.height <= 65536) {
         const int s = gi__jpeg_shrink_factor((int)size.width, (int)size.height, shrink_to);
         size.width = (size.width + s - 1) / s;
         size.height = (size.height + s - 1) / s;
@@ -517,6 +560,9 @@ static void plan_lane(pipeline *p, compute_lane *lane)
         p->decoded.limit = (size_t)p->shape.codec_workers + more;
     wake_all(p);
     pthread_mutex_unlock(&p->lock);
+    if (on_cpu && lane == &p->lanes[0] && shrunk_jpegs)
+        add_helper_lanes(p, frame_pixels,
+                         (double)hint.width * hint.height * (hint.channels > 0 ? hint.channels : 3));
 }
 
 static void *compute_worker(void *arg);
@@ -586,6 +632,101 @@ static void add_gpu_lanes(pipeline *p, double samples)
             p->gpu_opening[g]--;
             pthread_mutex_unlock(&p->lock);
         }
+}
+
+/* Thumbnails planned on the CPU: their cores' time is nearly all the
+ * Huffman decoding, which a GPU's lane takes off them for the files it
+ * takes whole (route.h, gi__route_gpu_helpers). On a long enough batch,
+ * every GPU of the batch opens lanes beside the CPU's (as many as a batch
+ * on CUDA would, for the median image's `samples`), which start CUDA while
+ * the cores decode; the codec workers send them files while fewer of
+ * theirs wait than they have lanes open (gi__route_to_helpers). A GPU
+ * that fails leaves its files to the others, or to the CPU's lanes. */
+static void add_helper_lanes(pipeline *p, double frame_pixels, double samples)
+{
+    if (!gi_cuda_compiled() ||
+        !gi__route_gpu_helpers(p->opts->device, (long)p->count, frame_pixels,
+                               p->shape.codec_workers, gi__device_costs_default()))
+        return;
+    gi_gpus chosen;
+    if (p->opts->context && p->opts->gpus.count == 0)
+        chosen = (gi_gpus){.count = 1, .index = {p->gpus[0].index}};
+    else if (gi_gpus_resolve(&p->opts->gpus, &chosen) != GI_OK)
+        return;
+    int lanes[GI_MAX_GPUS], total = 0;
+    for (int g = 0; g < chosen.count; g++) {
+        gi_device_info info;
+        lanes[g] = gi_cuda_device_info(chosen.index[g], 0, &info) != GI_OK
+                       ? 0
+                       : gi__plan_gpu_lanes((long)p->count, samples, (double)info.total_memory,
+                                            p->shape.lanes);
+        total += lanes[g];
+    }
+    if (total == 0 || !(p->more_lanes = calloc((size_t)total, sizeof *p->more_lanes)) ||
+        !(p->more_ids = calloc((size_t)total, sizeof *p->more_ids)))
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->helpers_opening = total;
+    p->decoded.limit += (size_t)total; /* room for the files waiting for them */
+    p->computed.limit += (size_t)total;
+    pthread_mutex_unlock(&p->lock);
+    p->more_count = total;
+    for (int g = 0, i = 0; g < chosen.count; g++)
+        for (int k = 0; k < lanes[g]; k++, i++) {
+            compute_lane *lane = &p->more_lanes[i];
+            *lane = (compute_lane){.p = p, .gpu = -1, .added = 1, .helper = 1,
+                                   .helper_device = chosen.index[g]};
+            if (pthread_create(&p->more_ids[p->more_started], NULL, compute_worker, lane) == 0) {
+                p->more_started++;
+                continue;
+            }
+            pthread_mutex_lock(&p->lock); /* a lane that never starts never opens */
+            p->helpers_opening--;
+            pthread_mutex_unlock(&p->lock);
+        }
+}
+
+/* A helper lane (add_helper_lanes) from its start to the batch's end: a
+ * CUDA context on its GPU, and the files decoded for the device. Where
+ * its GPU fails, it hands its file back and leaves. */
+static void run_helper(pipeline *p, compute_lane *lane)
+{
+    gi_context_options opts = {GI_DEVICE_CUDA, p->shape.lane_cpu_threads, lane->helper_device};
+    if (gi_context_create(&lane->ctx, &opts) != GI_OK) lane->ctx = NULL;
+    snprintf(lane->gpu_why, sizeof lane->gpu_why,
+             "gpu %d: a lane beside the CPU's, taking whole JPEGs off the cores",
+             lane->helper_device);
+    pthread_mutex_lock(&p->lock);
+    p->helpers_opening--;
+    p->helpers_open += lane->ctx != NULL;
+    for (int open = lane->ctx != NULL; open;) {
+        gi__batch_image *job = NULL;
+        if (p->decoded.count && queue_has_room(&p->computed) &&
+            (job = queue_take_for_device(&p->decoded)) != NULL) {
+            p->computed.reserved++;
+            wake_a_worker(p); /* room in the decoded queue, and for a file of ours */
+            pthread_mutex_unlock(&p->lock);
+            const int rc = compute(p, lane, job);
+            if (rc < 0) settle(p, job);
+            pthread_mutex_lock(&p->lock);
+            p->computed.reserved--;
+            if (rc > 0) {
+                queue_push_front(&p->decoded, job);
+                open = 0;
+            } else if (rc == 0) {
+                queue_push(&p->computed, job);
+            }
+            if (decoding_done(p) && p->computed.reserved == 0) wake_all(p);
+            else if (rc == 0) wake_a_worker(p); /* a job to encode */
+        } else if (decoding_done(p)) {
+            break;
+        } else {
+            wait_for_change(p, &p->for_lanes);
+        }
+    }
+    p->helpers_open -= lane->ctx != NULL;
+    wake_all(p); /* the CPU's lanes take the files left once no helper is */
+    pthread_mutex_unlock(&p->lock);
 }
 
 /* An added lane: a CUDA context on its GPU. The batch's plan chose CUDA
@@ -660,6 +801,10 @@ static double job_work(const gi__batch_image *job)
 static gi__batch_image *take_job(pipeline *p, compute_lane *lane)
 {
     if (lane->bridge) return queue_take_for_cpu(&p->decoded);
+    if (lane->helper) return queue_take_for_device(&p->decoded);
+    /* beside helpers, the files decoded for them are theirs while any is
+     * open or opening */
+    if (p->helpers_open + p->helpers_opening > 0) return queue_take_for_cpu(&p->decoded);
     if (lane->gpu < 0 || !lane->ctx) return queue_pop(&p->decoded);
     gi__gpu_load loads[GI_MAX_GPUS];
     for (int g = 0; g < p->n_gpus; g++) {
@@ -742,6 +887,10 @@ static void *compute_worker(void *arg)
 {
     compute_lane *lane = arg;
     pipeline *p = lane->p;
+    if (lane->helper) {
+        run_helper(p, lane);
+        return NULL;
+    }
     if (lane->bridge) open_bridge(p, lane);
     else open_lane(p, lane);
     pthread_mutex_lock(&p->lock);

@@ -110,6 +110,11 @@ static const gi__device_costs reference = {
      * and the kernel stage's, 1.0 s (its rounds wait on the device). */
     .cpu_jpeg_entropy_ns = 5.6,
     .gpu_jpeg_entropy_ns = 0.28,
+    /* A thumbnail's decode (2026-11-30, the H200 machine, main at 2c9cd8c):
+     * `gpuimg thumbnail --size 256` of 1000 baseline photos of 8.4 MP on
+     * average (bench/make_photo_folder.py, seed 701), 8.3-8.7 s of user
+     * time on 16 cores, the Huffman decoding 63-70% of it. */
+    .cpu_jpeg_shrink_ns = 1.0,
     /* The exact JPEG writer, same machine and folder: the encode stage of
      * the CPU route, 14.9 s over 3500 MP (16 writers at once), and the
      * GPU's kernels with the file's download (the download stage of the
@@ -287,4 +292,21 @@ int gi__plan_gpu_lanes(long images, double samples, double device_memory, int ba
         if (fit < lanes) lanes = (long)fit;
     }
     return lanes > base ? (int)lanes : base;
+}
+
+/* GPUs beside a thumbnail batch on the cores cost its cores a fixed time
+ * (CUDA's start and teardown, in which the codec workers ran at 60% of
+ * the machine) and save each file they take: on the H200 machine (16
+ * cores, 2026-11-30, bench/results/2026-11-30-r-gpu-lanes-beside-cpu.md)
+ * 1000 photos took 0.77-0.92 s with them against 0.63-0.69 without, 2000
+ * the same time, 4000 0.84x (2.79-2.82 s against 3.34-3.35, the GPU taking
+ * 1969 of them). The batch's estimate on the cores must pass start-up and
+ * exit this many times (2000 of those photos: 1.05 s, 2.8 times). */
+#define HELPERS_PAY_PAST 3.0
+
+int gi__plan_gpu_helpers(long images, double frame_pixels, int cores, const gi__device_costs *c)
+{
+    const double batch_ms =
+        (double)images * frame_pixels * c->cpu_jpeg_shrink_ns / 1e6 / (cores < 1 ? 1 : cores);
+    return batch_ms > HELPERS_PAY_PAST * (c->cuda_start_ms + c->cuda_exit_ms);
 }

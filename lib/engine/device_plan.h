@@ -92,6 +92,10 @@ typedef struct gi__device_costs {
     double cpu_jpeg_entropy_ns; /* the Huffman decoding of a baseline scan on one core (a
                                    part of cpu_jpeg_rest_ns) */
     double gpu_jpeg_entropy_ns; /* the same on the GPU (jpeg_deferred.h), of the whole GPU */
+    double cpu_jpeg_shrink_ns; /* a codec worker's whole work on a JPEG shrunk on load (a
+                                  thumbnail): reading, the Huffman decoding past the ACs it
+                                  skips, the reduced IDCT; per pixel of its frame, on a core
+                                  of a pool where every core works */
     /* The exact JPEG writer, per pixel of its image */
     double cpu_jpeg_encode_ns; /* on one core */
     double gpu_jpeg_encode_ns; /* its kernels and the file's way down, of the whole GPU */
@@ -129,6 +133,16 @@ double gi__plan_gpu_rate(int multiprocessors);
  * not bounding. device_plan.c says where the figures come from. */
 #define GI__GPU_LANES_MAX 12
 int gi__plan_gpu_lanes(long images, double samples, double device_memory, int base);
+
+/* A batch whose plan chose the CPU for JPEGs shrunk on load: 1 where GPUs
+ * pay as lanes beside the cores, taking whole files (their Huffman
+ * decoding, nearly all of the cores' time on a thumbnail, included), 0
+ * otherwise. They pay where the batch on the cores (`images` of
+ * `frame_pixels`, `cores` codec workers) lasts several times CUDA's
+ * start-up and its teardown at exit, which the lanes' first images wait
+ * for and the process pays after its last. device_plan.c says where the
+ * figures come from. */
+int gi__plan_gpu_helpers(long images, double frame_pixels, int cores, const gi__device_costs *costs);
 
 /* A JPEG whose steps run on CUDA (the lane's context is CUDA's): whether
  * its arithmetic half runs there too, the codec worker decoding only to

@@ -68,6 +68,22 @@ void gi__route_jpeg(const gi__route_engine *e, gi__jpeg_route *route)
                               .lanes = e->lanes < 1 ? 1 : e->lanes, .pipelined = e->pipelined};
 }
 
+int gi__route_gpu_helpers(gi_device requested, long images, double frame_pixels, int cores,
+                          const gi__device_costs *costs)
+{
+    return requested == GI_DEVICE_AUTO && gi__plan_gpu_helpers(images, frame_pixels, cores, costs);
+}
+
+int gi__route_to_helpers(int lanes_open, int files_waiting, int cores, gi__jpeg_route *route)
+{
+    if (lanes_open < 1 || files_waiting >= lanes_open) return 0;
+    const gi__route_engine engine = {.requested = GI_DEVICE_CUDA, .cores = cores,
+                                     .lanes = lanes_open, .pipelined = 1};
+    gi__route_jpeg(&engine, route);
+    route->entropy_on_host = 0;
+    return 1;
+}
+
 int gi__route_jpeg_arithmetic(const gi__overrides *o, const gi__jpeg_route *route,
                               const gi__jpeg_route_input *in, const gi__device_costs *costs,
                               char *why, size_t why_size)

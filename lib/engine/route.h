@@ -99,6 +99,19 @@ int gi__route_jpeg_arithmetic(const gi__overrides *o, const gi__jpeg_route *rout
                               const gi__jpeg_route_input *in, const gi__device_costs *costs,
                               char *why, size_t why_size);
 
+/* A batch of JPEGs shrunk on load (thumbnails) whose lanes' plan chose the
+ * CPU: 1 under AUTO where GPUs open lanes beside the cores, which take
+ * whole files, Huffman decoding included (gi__plan_gpu_helpers). */
+int gi__route_gpu_helpers(gi_device requested, long images, double frame_pixels, int cores,
+                          const gi__device_costs *costs);
+
+/* A codec worker's next input in such a batch: 1 when it goes to the GPUs'
+ * lanes (*route then sends a JPEG to the device whole), 0 when the cores
+ * decode it. The lanes take a file while fewer of theirs wait than they
+ * have lanes open: enough to keep each busy, and no more, so that the
+ * cores never wait while files queue for the GPUs. */
+int gi__route_to_helpers(int lanes_open, int files_waiting, int cores, gi__jpeg_route *route);
+
 /* Whether a JPEG sent to the device leaves its Huffman decoding to the
  * device too (jpeg_deferred.h): GPUIMG_JPEG_ENTROPY decides when set, else
  * the route (entropy_on_host). The bytes are the same either way. */

@@ -21,7 +21,10 @@
 #     refuses too) fails on both devices with the same message;
 #  4. the default device writes the same bytes too;
 #  5. a folder's thumbnails stay on the CPU under the default device (the
-#     plan sees the shrunk size), with --device cpu's bytes.
+#     plan sees the shrunk size), with --device cpu's bytes; where the
+#     folder outlasts CUDA's start on the cores, GPU lanes beside the
+#     CPU's take some files whole, with the same bytes, and a GPU that
+#     fails hands its files back to the CPU's lanes.
 # Skips (77) without a GPU.
 gpuimg=$1
 jpegs=$2
@@ -111,19 +114,34 @@ done
 cmp -s "$tmp/arith-cpu.txt" "$tmp/arith-cuda.txt" || fail "$arith: the messages differ"
 
 # 5. Thumbnails: the default device plans a folder from the shrunk size,
-# so a folder's small resizes stay on the CPU, with its bytes (planned at the files' size, 400 photos went to
-# CUDA, whose start cost twice their time). One 9 MP JPEG, linked 400 times.
+# so a folder's small resizes stay on the CPU, with its bytes (planned at
+# the files' size, 400 photos went to CUDA, whose start cost twice their
+# time). One 9 MP JPEG, linked 400 times. On 16 cores the folder is too
+# short for GPUs beside the cores (their start and exit outlast it); on 2
+# it is long enough, and they take some files whole, with the same bytes.
 mkdir -p "$tmp/big"
 "$gpuimg" resize --device cpu -q --size 3672x2448 --fit fill "$jpegs/prog-jpegtran-big.jpg" \
     "$tmp/big.jpg" || fail "resize to 9 MP"
 i=0
 while [ $i -lt 400 ]; do ln "$tmp/big.jpg" "$tmp/big/$i.jpg" || fail "ln"; i=$((i + 1)); done
-"$gpuimg" thumbnail --size 256 -v -o "$tmp/th" "$tmp"/big/*.jpg >"$tmp/thumb.log" 2>&1 ||
-    fail "thumbnail of a folder"
 "$gpuimg" thumbnail --size 256 --device cpu "$tmp/big.jpg" "$tmp/th-cpu.jpg" || fail "thumbnail --device cpu"
+"$gpuimg" thumbnail --size 256 -j 16 -v -o "$tmp/th" "$tmp"/big/*.jpg >"$tmp/thumb.log" 2>&1 ||
+    fail "thumbnail of a folder"
 grep -q " on gpu " "$tmp/thumb.log" && fail "thumbnails went to the GPU: $(grep -m1 ' on gpu ' "$tmp/thumb.log")"
-for f in 0 199 399; do
-    cmp -s "$tmp/th-cpu.jpg" "$tmp/th/$f.jpg" || fail "thumbnail $f.jpg differs from --device cpu's"
+"$gpuimg" thumbnail --size 256 -j 2 -v -o "$tmp/th2" "$tmp"/big/*.jpg >"$tmp/thumb2.log" 2>&1 ||
+    fail "thumbnail of a folder, 2 codec workers"
+grep -q " on gpu [0-9]*: a lane beside the CPU's" "$tmp/thumb2.log" ||
+    fail "2 codec workers: no GPU lane beside the CPU's took a file"
+grep -q " on cpu" "$tmp/thumb2.log" || fail "2 codec workers: the CPU's lanes took no file"
+# A GPU beside the cores that fails hands its files back to the CPU's lanes.
+GPUIMG_TEST_FAIL_GPU=0 "$gpuimg" thumbnail --size 256 -j 2 -q -o "$tmp/th3" "$tmp"/big/*.jpg \
+    >"$tmp/thumb3.log" 2>&1 || fail "2 codec workers, the GPU failing: $(tail -1 "$tmp/thumb3.log")"
+i=0
+while [ $i -lt 400 ]; do
+    cmp -s "$tmp/th-cpu.jpg" "$tmp/th/$i.jpg" || fail "thumbnail $i.jpg differs from --device cpu's"
+    cmp -s "$tmp/th-cpu.jpg" "$tmp/th2/$i.jpg" || fail "2 codec workers: $i.jpg differs from --device cpu's"
+    cmp -s "$tmp/th-cpu.jpg" "$tmp/th3/$i.jpg" || fail "the GPU failing: $i.jpg differs from --device cpu's"
+    i=$((i + 1))
 done
 
 if [ $failed != 0 ]; then

@@ -255,6 +255,38 @@ static void check_gpu_lanes(void)
              "100 MP RGB on 96 GiB: 10 lanes");
 }
 
+/* GPUs beside a thumbnail batch planned on the CPU (route.h,
+ * gi__route_gpu_helpers, gi__route_to_helpers): under AUTO alone, where
+ * the batch on the cores lasts three times CUDA's start-up and exit (2000
+ * photos of 8 MP on 16 cores do not, 4000 do); a file goes to
+ * them while fewer of theirs wait than they have lanes open, whole (every
+ * file to the device, its Huffman decoding too). */
+static void check_gpu_helpers(void)
+{
+    const gi__device_costs *c = gi__device_costs_default();
+    const double mp8 = 8e6, bound = 3 * (c->cuda_start_ms + c->cuda_exit_ms);
+    /* images whose batch on 16 cores lasts just over and under three times
+     * CUDA's start-up and exit */
+    const long over = (long)(bound * 1e6 * 16 / (mp8 * c->cpu_jpeg_shrink_ns)) + 1;
+    th_check(gi__route_gpu_helpers(GI_DEVICE_AUTO, over, mp8, 16, c), "%ld photos: helpers", over);
+    th_check(!gi__route_gpu_helpers(GI_DEVICE_AUTO, over - 1, mp8, 16, c), "%ld photos: none",
+             over - 1);
+    th_check(gi__route_gpu_helpers(GI_DEVICE_AUTO, over, mp8, 8, c) &&
+                 !gi__route_gpu_helpers(GI_DEVICE_AUTO, over, mp8, 32, c),
+             "fewer cores take longer: helpers pay sooner");
+    th_check(!gi__route_gpu_helpers(GI_DEVICE_CPU, 100000, mp8, 16, c) &&
+                 !gi__route_gpu_helpers(GI_DEVICE_CUDA, 100000, mp8, 16, c),
+             "a device asked for: no helpers");
+    gi__jpeg_route r;
+    memset(&r, 0x5a, sizeof r);
+    th_check(!gi__route_to_helpers(0, 0, 16, &r), "no lane open: the cores decode");
+    th_check(!gi__route_to_helpers(4, 4, 16, &r), "as many waiting as lanes: the cores decode");
+    memset(&r, 0x5a, sizeof r);
+    th_check(gi__route_to_helpers(4, 3, 16, &r) && r.on_cuda && !r.planned && !r.entropy_on_host &&
+                 r.cores == 16 && r.lanes == 4 && r.pipelined,
+             "a lane free: the file goes to the device whole");
+}
+
 /* --gpus and GPUIMG_GPUS's parser (gpuimg.h, gi_gpus_parse). */
 static void check_gpus_parse(void)
 {
@@ -429,6 +461,7 @@ int main(int argc, char **argv)
     check_jpeg_arithmetic();
     check_gpu_route();
     check_gpu_lanes();
+    check_gpu_helpers();
     check_gpus_parse();
     check_parse();
     check_read_once();
