@@ -32,6 +32,13 @@
  * chose, a bridge lane computes on the CPU, and it stops once another
  * lane has finished an image, or at once when the plan chose the CPU.
  *
+ * A long batch of thumbnails planned on the CPU gets GPU lanes beside the
+ * CPU's (add_helper_lanes): the cores' time on a thumbnail is nearly all
+ * its Huffman decoding, and a file those lanes take whole costs the cores
+ * about a third of it. A codec worker sends them its next file while
+ * fewer of theirs wait than they have lanes open, and decodes it itself
+ * otherwise; the CPU's lanes leave those files to them.
+ *
  * On CUDA a JPEG that the exact decoder takes crosses the bus as its
  * coefficients: the codec worker runs the entropy half alone, the lane
  * the arithmetic half on the device before the steps (job_flow.h's

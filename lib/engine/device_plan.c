@@ -294,9 +294,9 @@ int gi__plan_gpu_lanes(long images, double samples, double device_memory, int ba
     return lanes > base ? (int)lanes : base;
 }
 
-/* GPUs beside a thumbnail batch on the cores cost its cores a fixed time
- * (CUDA's start and teardown, in which the codec workers ran at 60% of
- * the machine) and save each file they take: on the H200 machine (16
+/* GPUs beside a thumbnail batch on the cores cost it a fixed time (CUDA's
+ * start-up and teardown: the cores kept 9.5-10 busy against 12.8) and
+ * save a part of each file they take: on the H200 machine (16
  * cores, 2026-11-30, bench/results/2026-11-30-r-gpu-lanes-beside-cpu.md)
  * 1000 photos took 0.77-0.92 s with them against 0.63-0.69 without, 2000
  * the same time, 4000 0.84x (2.79-2.82 s against 3.34-3.35, the GPU taking
