@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "hist.h"
@@ -119,8 +118,7 @@ static gi_status report_file(const cli_common *c, const hist_settings *s, const 
     int orient = orients_first(c, before, n_before);
     /* one file: its JPEG decode may use the cores (-j) */
     gi_load_limits limits = c->limits;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (!limits.decode_threads) limits.decode_threads = c->jobs > 0 ? c->jobs : cores > 1 ? (int)cores : 1;
+    if (!limits.decode_threads) limits.decode_threads = c->jobs > 0 ? c->jobs : gi_cpu_threads_default();
     gi_status st = report_streamed(c, s, in, &limits, orient, n_before, text, size);
     if (st != GI_OK || *text) return st;
     st = gi_load_file_with_metadata(&img, in, &limits, orient ? &meta : NULL);

@@ -1,6 +1,5 @@
 /* gpuimg info: version, backends, devices and threads of this machine. */
 #include <stdio.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "options.h"
@@ -85,10 +84,9 @@ int cmd_info(int argc, char **argv)
     int rc = cli_parse_command(argc, argv, &common, own, 0, &help, &rest, &count);
     if (rc != CLI_RUN) return rc;
     if (count) return cli_usage_error(&common, "unexpected argument '%s'", rest[0]);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("gpuimg %s\n", GI_VERSION_STRING);
     printf("backends: cpu%s\n", gi_cuda_compiled() ? " cuda" : "");
-    printf("cpu threads: %ld\n", cores < 1 ? 1 : cores);
+    printf("cpu threads: %d\n", gi_cpu_threads_default());
     if (gi_cuda_compiled()) print_startup();
     print_devices(!quick);
     if (gi_cuda_compiled()) print_batch_gpus(&common);

@@ -437,9 +437,15 @@ typedef enum gi_device {
 
 typedef struct gi_context gi_context;
 
+/* The CPU threads that a context, a batch's codec workers and a stream take
+ * where their options leave 0: one for each core this process may run on
+ * (its affinity mask, which taskset, numactl or a container's cpuset set;
+ * a CPU quota without a cpuset is not seen), counted at the first call. */
+GI_API int gi_cpu_threads_default(void);
+
 typedef struct gi_context_options {
     gi_device device;
-    int cpu_threads; /* 0 = one per online core */
+    int cpu_threads; /* 0 = gi_cpu_threads_default() */
     /* The GPU its CUDA backend runs on: an index among the visible devices
      * (CUDA_VISIBLE_DEVICES chooses and orders them), as gi_cuda_device_info
      * numbers them; 0 = the first. An index with no device fails

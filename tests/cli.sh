@@ -1238,6 +1238,12 @@ group_messages() {
     # info names the trouble with the driver in words, not CUDA's enum.
     expect 0 info --no-bandwidth
     check "info prints a CUDA error name" lacks_ere "cudaError" "$tmp/out"
+    # A process held to one core (taskset) counts that core alone.
+    if command -v taskset >/dev/null 2>&1; then
+        taskset -c "$(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')" "$gpuimg" info --no-bandwidth \
+            >"$tmp/out" 2>"$tmp/err"
+        check "info under taskset -c N: 'cpu threads: 1'" grep -qx "cpu threads: 1" "$tmp/out"
+    fi
 }
 
 # ---------------------------------------------------------------- metadata

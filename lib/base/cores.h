@@ -1,9 +1,10 @@
-/* How many cores are online, found once per process. */
+/* How many cores the process may run on, found once per process. */
 #ifndef GI_CORES_H
 #define GI_CORES_H
 
-/* The cores online (at least 1), as sysconf(_SC_NPROCESSORS_ONLN) said at
- * the first call: cheap to ask per image or per call. */
-int gi__online_cores(void);
+/* The cores this process may run on (its affinity mask's; the cores online
+ * where that cannot be read), at least 1, as at the first call: cheap to
+ * ask per image or per call. */
+int gi__process_cores(void);
 
 #endif

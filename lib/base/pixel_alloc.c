@@ -167,7 +167,7 @@ static int huge_pages_pay;
 
 static void learn_machine(void)
 {
-    huge_pages_pay = gi__online_cores() >= HUGE_CORES;
+    huge_pages_pay = gi__process_cores() >= HUGE_CORES;
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     const size_t eighth = pages > 0 && page > 0 ? (size_t)pages / 8 * (size_t)page : POOL_BYTES;
     pthread_mutex_lock(&pool.lock);

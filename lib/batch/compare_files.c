@@ -179,7 +179,7 @@ gi_status gi_compare_files(const gi_compare_files_options *opts, gi_file_pair *p
     if (opts->compare.tolerance < 0 || opts->compare.tolerance > 255 || !(opts->max_different >= 0))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "compare: tolerance must be 0..255 and "
                         "max_different >= 0");
-    const int cores = gi__online_cores();
+    const int cores = gi__process_cores();
     int workers = opts->workers ? opts->workers : cores > 256 ? 256 : cores;
     if ((size_t)workers > count) workers = count ? (int)count : 1;
     /* Several workers share the cores: one CPU thread each. */

@@ -219,7 +219,7 @@ static void compute_frames(stream *s, gi_context *ctx, frame *end)
  * the first image is read. */
 static void compute(stream *s, frame *end)
 {
-    int threads = s->opts->cpu_threads ? s->opts->cpu_threads : gi__online_cores();
+    int threads = s->opts->cpu_threads ? s->opts->cpu_threads : gi__process_cores();
     gi_context_options copts = {s->opts->device, threads, 0};
     gi_context *ctx;
     gi_status st = gi_context_create(&ctx, &copts);

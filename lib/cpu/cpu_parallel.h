@@ -49,7 +49,8 @@ int gi__parallel_rows_shared(int threads, int rows, int min_take, gi__rows_fn fn
  * times a hand-out to the threads. */
 #define GI_TAPS_ON_THREADS 8192
 
-/* Online cores, at least 1. */
+/* The cores this process may run on (gi__process_cores), at least 1 and at
+ * most the pool's threads. */
 int gi__cpu_count(void);
 
 #endif

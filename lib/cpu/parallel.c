@@ -156,7 +156,7 @@ static void *run_band(void *p)
 
 int gi__cpu_count(void)
 {
-    const int n = gi__online_cores();
+    const int n = gi__process_cores();
     return n > MAX_THREADS ? MAX_THREADS : n;
 }
 

@@ -54,7 +54,7 @@ int gi__context_cpu_threads(const gi_context *ctx)
  * batch gives lanes cores / lanes threads): how many lanes share them. */
 static int cpu_lanes_of(const gi_context *ctx)
 {
-    int lanes = gi__online_cores() / gi__context_cpu_threads(ctx);
+    int lanes = gi__process_cores() / gi__context_cpu_threads(ctx);
     return lanes < 1 ? 1 : lanes;
 }
 
@@ -248,6 +248,11 @@ gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)
 void gi_context_last_times(const gi_context *ctx, gi_op_times *times)
 {
     *times = ctx->last_times;
+}
+
+int gi_cpu_threads_default(void)
+{
+    return gi__cpu_count();
 }
 
 gi_status gi_context_create(gi_context **out, const gi_context_options *opts)

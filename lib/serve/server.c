@@ -549,7 +549,7 @@ gi_status gi_serve_run(const gi_serve_options *opts)
      * decode on the cores but encode on one; at -j 16 on 16 cores xargs -P
      * 16 through the server reached 0.71-0.75x of one batch's throughput,
      * at -j 4 0.41x (bench/serve_latency.sh, H200 machine). */
-    if (o.jobs <= 0) o.jobs = gi__online_cores();
+    if (o.jobs <= 0) o.jobs = gi__process_cores();
     if (o.jobs > MAX_JOBS) o.jobs = MAX_JOBS;
     if (o.max_clients <= 0) o.max_clients = 64;
     if (o.max_wait_s <= 0) o.max_wait_s = 2;
