@@ -808,9 +808,8 @@ static double job_work(const gi__batch_image *job)
 static gi__batch_image *take_job(pipeline *p, compute_lane *lane)
 {
     if (lane->bridge) return queue_take_for_cpu(&p->decoded);
-    if (lane->helper) return queue_take_for_device(&p->decoded);
-    /* beside helpers, the files decoded for them are theirs while any is
-     * open or opening */
+    /* beside helper lanes (run_helper), the files decoded for the device
+     * are theirs while any is open or opening */
     if (p->helpers_open + p->helpers_opening > 0) return queue_take_for_cpu(&p->decoded);
     if (lane->gpu < 0 || !lane->ctx) return queue_pop(&p->decoded);
     gi__gpu_load loads[GI_MAX_GPUS];
