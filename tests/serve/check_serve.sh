@@ -256,7 +256,7 @@ hold_turn() {
 # server's log: no timing.
 group_cores() {
     start_server -j 2
-    cores=$(getconf _NPROCESSORS_ONLN)
+    cores=$(nproc) # the cores the process may run on, as the server counts them
     half=$((cores / 2 > 1 ? cores / 2 : 1))
     "$gpuimg" --no-server blur --sigma 2 "$samples/scene.jpg" "$t/ref.jpg" || fail "in-process"
     hold_turn trickle
