@@ -56,7 +56,7 @@ static const char *paper_cpu(int n, int reps, double *median_ms, double *max_err
         paper_matrix((float *)j.in, n);
         for (int i = 0; i < reps; i++) {
             double start = bench_now_ms();
-            bench_parallel_rows(bench_cores(), n, paper_rows, &j);
+            bench_parallel_rows(gi_cpu_threads_default(), n, paper_rows, &j);
             ms[i] = bench_now_ms() - start;
         }
         *median_ms = bench_median(ms, reps);

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "timing.h"
 
@@ -28,12 +27,6 @@ double bench_median(double *ms, int n)
 {
     qsort(ms, (size_t)n, sizeof *ms, by_value);
     return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
-}
-
-int bench_cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
 }
 
 typedef struct {
@@ -138,7 +131,7 @@ static const char *host_copy(double *gbytes_per_s)
     double ms[COPY_RUNS];
     for (int i = 0; i <= COPY_RUNS; i++) { /* the first run warms up */
         double start = bench_now_ms();
-        bench_parallel_rows(bench_cores(), 1024, copy_rows, &j);
+        bench_parallel_rows(gi_cpu_threads_default(), 1024, copy_rows, &j);
         if (i) ms[i - 1] = bench_now_ms() - start;
     }
     *gbytes_per_s = 2.0 * COPY_BYTES / (bench_median(ms, COPY_RUNS) * 1e6);

@@ -24,8 +24,6 @@ const char *bench_copy(gi_context *ctx, double *gbytes_per_s);
  * not start (the bands then run on the calling thread). */
 int bench_parallel_rows(int threads, int rows, void (*fn)(void *arg, int begin, int end),
                         void *arg);
-/* Online cores, at least 1. */
-int bench_cores(void);
 /* Monotonic milliseconds, and the median of n times (reordered). */
 double bench_now_ms(void);
 double bench_median(double *ms, int n);
