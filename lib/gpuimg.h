@@ -439,8 +439,9 @@ typedef struct gi_context gi_context;
 
 /* The CPU threads that a context, a batch's codec workers and a stream take
  * where their options leave 0: one for each core this process may run on
- * (its affinity mask, which taskset, numactl or a container's cpuset set;
- * a CPU quota without a cpuset is not seen), counted at the first call. */
+ * (its affinity mask, which taskset, numactl or a container's cpuset set),
+ * and no more than its control groups' CPU quota allows, rounded up
+ * (docker --cpus, a Kubernetes CPU limit); counted at the first call. */
 GI_API int gi_cpu_threads_default(void);
 
 typedef struct gi_context_options {

@@ -2,8 +2,10 @@
  * cores (taskset, a container's cpuset, numactl) counts those alone, as
  * nproc, GNU OpenMP and Python's os.process_cpu_count do: counting the
  * machine's, a batch held to 4 of 16 cores started 16 codec workers on
- * them. Where the mask cannot be read, the cores online (sysconf). A CPU
- * quota without a cpuset (docker --cpus) is not a mask, and is not seen.
+ * them. Where the mask cannot be read, the cores online (sysconf). A
+ * control group's CPU quota (docker --cpus, a Kubernetes CPU limit) bounds
+ * the count too, rounded up (cgroup_cpus.h), as the JVM and Go's runtime
+ * bound theirs.
  * glibc's sysconf(_SC_NPROCESSORS_ONLN) reads /sys/devices/system/cpu/online
  * at every call (an open, a read and a close: 4-7 us, and 30 us a call on
  * the H200 machine when 16 threads ask at once), and the engine asked for
@@ -18,6 +20,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "cgroup_cpus.h"
 #include "cores.h"
 
 int gi__process_cores(void)
@@ -30,6 +33,8 @@ int gi__process_cores(void)
                             ? CPU_COUNT(&mask)
                             : sysconf(_SC_NPROCESSORS_ONLN);
     n = usable < 1 ? 1 : usable > 1 << 20 ? 1 << 20 : (int)usable;
+    const int quota = gi__process_cgroup_cpu_limit();
+    if (quota > 0 && quota < n) n = quota;
     atomic_store_explicit(&cores, n, memory_order_relaxed);
     return n;
 }
