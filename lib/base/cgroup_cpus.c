@@ -33,6 +33,14 @@ static int read_text(const char *path, char *buf, size_t size)
     return rc;
 }
 
+/* dir/name's text, as read_text; -1 where the path is too long too. */
+static int read_in(const char *dir, const char *name, char *buf, size_t size)
+{
+    char path[PATH_BYTES];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return -1;
+    return read_text(path, buf, size);
+}
+
 /* A count of microseconds at s (decimal digits, at most 18 of them); -1
  * where there is none. *end: the first character after it. */
 static long long parse_count(const char *s, const char **end)
@@ -62,11 +70,9 @@ static int ends(const char *s)
 /* Version 2: dir/cpu.max, "max PERIOD" or "QUOTA PERIOD". */
 static int v2_limit(const char *dir)
 {
-    char path[PATH_BYTES], text[64];
+    char text[64];
     const char *end;
-    if ((size_t)snprintf(path, sizeof path, "%s/cpu.max", dir) >= sizeof path ||
-        read_text(path, text, sizeof text) < 0)
-        return 0;
+    if (read_in(dir, "cpu.max", text, sizeof text) < 0) return 0;
     const long long quota = parse_count(text, &end);
     if (quota < 0 || *end != ' ') return 0; /* "max", or not a quota */
     const long long period = parse_count(end + 1, &end);
@@ -76,15 +82,11 @@ static int v2_limit(const char *dir)
 /* Version 1: dir/cpu.cfs_quota_us (-1: none) and dir/cpu.cfs_period_us. */
 static int v1_limit(const char *dir)
 {
-    char path[PATH_BYTES], quota_text[32], period_text[32];
+    char quota_text[32], period_text[32];
     const char *end;
-    if ((size_t)snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", dir) >= sizeof path ||
-        read_text(path, quota_text, sizeof quota_text) < 0)
-        return 0;
+    if (read_in(dir, "cpu.cfs_quota_us", quota_text, sizeof quota_text) < 0) return 0;
     const long long quota = parse_count(quota_text, &end); /* -1 is no count: no quota */
-    if (quota < 0 || !ends(end)) return 0;
-    if ((size_t)snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir) >= sizeof path ||
-        read_text(path, period_text, sizeof period_text) < 0)
+    if (quota < 0 || !ends(end) || read_in(dir, "cpu.cfs_period_us", period_text, sizeof period_text) < 0)
         return 0;
     const long long period = parse_count(period_text, &end);
     return period > 0 && ends(end) ? cpus_of(quota, period) : 0;
@@ -125,12 +127,10 @@ static int names_cpu(const char *list, size_t len)
 
 int gi__cgroup_cpu_limit(const char *root, const char *cgroups)
 {
-    char v2_base[PATH_BYTES], v1_base[PATH_BYTES], probe[PATH_BYTES], unused[8];
+    char v2_base[PATH_BYTES], v1_base[PATH_BYTES], unused[8];
     /* version 2 alone at root, or beside version 1 at root/unified */
-    if ((size_t)snprintf(probe, sizeof probe, "%s/cgroup.controllers", root) >= sizeof probe ||
-        (size_t)snprintf(v1_base, sizeof v1_base, "%s/cpu", root) >= sizeof v1_base)
-        return 0;
-    const int v2_at_root = read_text(probe, unused, sizeof unused) == 0;
+    if ((size_t)snprintf(v1_base, sizeof v1_base, "%s/cpu", root) >= sizeof v1_base) return 0;
+    const int v2_at_root = read_in(root, "cgroup.controllers", unused, sizeof unused) == 0;
     if ((size_t)snprintf(v2_base, sizeof v2_base, v2_at_root ? "%s" : "%s/unified", root) >=
         sizeof v2_base)
         return 0;

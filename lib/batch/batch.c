@@ -584,20 +584,52 @@ static int gpu_lanes(const pipeline *p, const gi_device_info *info, double sampl
                               p->shape.lanes);
 }
 
+/* The GPUs that added lanes go to: a lent context keeps the batch on its
+ * GPU unless the caller named GPUs (gpuimg serve names its own: a served
+ * folder uses them all, as it would in the client's process); else the
+ * ones gi_gpus_resolve gives. 0 where those cannot be had. */
+static int added_lanes_gpus(const pipeline *p, gi_gpus *chosen)
+{
+    if (p->opts->context && p->opts->gpus.count == 0) {
+        *chosen = (gi_gpus){.count = 1, .index = {p->gpus[0].index}};
+        return 1;
+    }
+    return gi_gpus_resolve(&p->opts->gpus, chosen) == GI_OK;
+}
+
+/* Room for `total` added lanes and their threads: 0, or -1. */
+static int alloc_added_lanes(pipeline *p, int total)
+{
+    if (total == 0 || !(p->more_lanes = calloc((size_t)total, sizeof *p->more_lanes)) ||
+        !(p->more_ids = calloc((size_t)total, sizeof *p->more_ids)))
+        return -1;
+    p->more_count = total;
+    return 0;
+}
+
+/* Starts an added lane's thread; where it cannot start, the lane never
+ * opens, and *opening (under the lock) counts it no more. */
+static void start_added_lane(pipeline *p, compute_lane *lane, int *opening)
+{
+    if (pthread_create(&p->more_ids[p->more_started], NULL, compute_worker, lane) == 0) {
+        p->more_started++;
+        return;
+    }
+    pthread_mutex_lock(&p->lock);
+    (*opening)--;
+    pthread_mutex_unlock(&p->lock);
+}
+
 /* Adds lanes once the batch runs on CUDA (called by the first lane, which
  * planned it): the first GPU's beyond the lanes the batch opened first,
- * and every other GPU's, with its rate. `samples`: the median input's. A
- * GPU that cannot be had is left out; an explicit list was checked by
- * gi_batch_run. A lent context keeps the batch on its GPU unless the
- * caller named GPUs (gpuimg serve names its own: a served folder uses
- * them all, as it would in the client's process). */
+ * and every other GPU's (added_lanes_gpus), with its rate. `samples`: the
+ * median input's. A GPU that cannot be had is left out; an explicit list
+ * was checked by gi_batch_run. */
 static void add_gpu_lanes(pipeline *p, double samples)
 {
     if (p->shape.codec_workers == 0) return;
     gi_gpus chosen;
-    if ((p->opts->context && p->opts->gpus.count == 0) ||
-        gi_gpus_resolve(&p->opts->gpus, &chosen) != GI_OK)
-        chosen = (gi_gpus){.count = 1, .index = {p->gpus[0].index}};
+    if (!added_lanes_gpus(p, &chosen)) chosen = (gi_gpus){.count = 1, .index = {p->gpus[0].index}};
     gi__gpu_load gpus[GI_MAX_GPUS];
     int added[GI_MAX_GPUS], n = 1, total = 0;
     gpus[0] = (gi__gpu_load){.index = p->gpus[0].index, .rate = 1};
@@ -612,9 +644,7 @@ static void add_gpu_lanes(pipeline *p, double samples)
         added[g] = gpu_lanes(p, known ? &info : NULL, samples) - (g == 0 ? p->shape.lanes : 0);
         total += added[g];
     }
-    if (total == 0 || !(p->more_lanes = calloc((size_t)total, sizeof *p->more_lanes)) ||
-        !(p->more_ids = calloc((size_t)total, sizeof *p->more_ids)))
-        return;
+    if (alloc_added_lanes(p, total) != 0) return;
     pthread_mutex_lock(&p->lock);
     p->gpus[0].rate = gpus[0].rate;
     p->gpu_opening[0] += added[0];
@@ -626,18 +656,10 @@ static void add_gpu_lanes(pipeline *p, double samples)
     p->decoded.limit += (size_t)total;
     p->computed.limit += (size_t)total;
     pthread_mutex_unlock(&p->lock);
-    p->more_count = total;
     for (int g = 0, i = 0; g < n; g++)
         for (int k = 0; k < added[g]; k++, i++) {
-            compute_lane *lane = &p->more_lanes[i];
-            *lane = (compute_lane){.p = p, .gpu = g, .added = 1};
-            if (pthread_create(&p->more_ids[p->more_started], NULL, compute_worker, lane) == 0) {
-                p->more_started++;
-                continue;
-            }
-            pthread_mutex_lock(&p->lock); /* a lane that never starts never opens */
-            p->gpu_opening[g]--;
-            pthread_mutex_unlock(&p->lock);
+            p->more_lanes[i] = (compute_lane){.p = p, .gpu = g, .added = 1};
+            start_added_lane(p, &p->more_lanes[i], &p->gpu_opening[g]);
         }
 }
 
@@ -656,84 +678,25 @@ static void add_helper_lanes(pipeline *p, double frame_pixels, double samples)
                                p->shape.codec_workers, gi__device_costs_default()))
         return;
     gi_gpus chosen;
-    if (p->opts->context && p->opts->gpus.count == 0)
-        chosen = (gi_gpus){.count = 1, .index = {p->gpus[0].index}};
-    else if (gi_gpus_resolve(&p->opts->gpus, &chosen) != GI_OK)
-        return;
+    if (!added_lanes_gpus(p, &chosen)) return;
     int lanes[GI_MAX_GPUS], total = 0;
     for (int g = 0; g < chosen.count; g++) {
         gi_device_info info;
-        lanes[g] = gi_cuda_device_info(chosen.index[g], 0, &info) != GI_OK
-                       ? 0
-                       : gi__plan_gpu_lanes((long)p->count, samples, (double)info.total_memory,
-                                            p->shape.lanes);
+        lanes[g] = gi_cuda_device_info(chosen.index[g], 0, &info) == GI_OK ? gpu_lanes(p, &info, samples) : 0;
         total += lanes[g];
     }
-    if (total == 0 || !(p->more_lanes = calloc((size_t)total, sizeof *p->more_lanes)) ||
-        !(p->more_ids = calloc((size_t)total, sizeof *p->more_ids)))
-        return;
+    if (alloc_added_lanes(p, total) != 0) return;
     pthread_mutex_lock(&p->lock);
     p->helpers_opening = total;
     p->decoded.limit += (size_t)total; /* room for the files waiting for them */
     p->computed.limit += (size_t)total;
     pthread_mutex_unlock(&p->lock);
-    p->more_count = total;
     for (int g = 0, i = 0; g < chosen.count; g++)
         for (int k = 0; k < lanes[g]; k++, i++) {
-            compute_lane *lane = &p->more_lanes[i];
-            *lane = (compute_lane){.p = p, .gpu = -1, .added = 1, .helper = 1,
-                                   .helper_device = chosen.index[g]};
-            if (pthread_create(&p->more_ids[p->more_started], NULL, compute_worker, lane) == 0) {
-                p->more_started++;
-                continue;
-            }
-            pthread_mutex_lock(&p->lock); /* a lane that never starts never opens */
-            p->helpers_opening--;
-            pthread_mutex_unlock(&p->lock);
+            p->more_lanes[i] = (compute_lane){.p = p, .gpu = -1, .added = 1, .helper = 1,
+                                              .helper_device = chosen.index[g]};
+            start_added_lane(p, &p->more_lanes[i], &p->helpers_opening);
         }
-}
-
-/* A helper lane (add_helper_lanes) from its start to the batch's end: a
- * CUDA context on its GPU, and the files decoded for the device. Where
- * its GPU fails, it hands its file back and leaves. */
-static void run_helper(pipeline *p, compute_lane *lane)
-{
-    gi_context_options opts = {GI_DEVICE_CUDA, p->shape.lane_cpu_threads, lane->helper_device};
-    if (gi_context_create(&lane->ctx, &opts) != GI_OK) lane->ctx = NULL;
-    snprintf(lane->gpu_why, sizeof lane->gpu_why,
-             "gpu %d: a lane beside the CPU's, taking whole JPEGs off the cores",
-             lane->helper_device);
-    pthread_mutex_lock(&p->lock);
-    p->helpers_opening--;
-    p->helpers_open += lane->ctx != NULL;
-    for (int open = lane->ctx != NULL; open;) {
-        gi__batch_image *job = NULL;
-        if (p->decoded.count && queue_has_room(&p->computed) &&
-            (job = queue_take_for_device(&p->decoded)) != NULL) {
-            p->computed.reserved++;
-            wake_a_worker(p); /* room in the decoded queue, and for a file of ours */
-            pthread_mutex_unlock(&p->lock);
-            const int rc = compute(p, lane, job);
-            if (rc < 0) settle(p, job);
-            pthread_mutex_lock(&p->lock);
-            p->computed.reserved--;
-            if (rc > 0) {
-                queue_push_front(&p->decoded, job);
-                open = 0;
-            } else if (rc == 0) {
-                queue_push(&p->computed, job);
-            }
-            if (decoding_done(p) && p->computed.reserved == 0) wake_all(p);
-            else if (rc == 0) wake_a_worker(p); /* a job to encode */
-        } else if (decoding_done(p)) {
-            break;
-        } else {
-            wait_for_change(p, &p->for_lanes);
-        }
-    }
-    p->helpers_open -= lane->ctx != NULL;
-    wake_all(p); /* the CPU's lanes take the files left once no helper is */
-    pthread_mutex_unlock(&p->lock);
 }
 
 /* An added lane: a CUDA context on its GPU. The batch's plan chose CUDA
@@ -853,8 +816,8 @@ static void take_over(pipeline *p, compute_lane *lane)
 
 /* Computes a job taken from the queue (the lock held on entry and exit),
  * counting it in its GPU's queue meanwhile; a job whose GPU failed goes
- * back to the head of the queue. */
-static void run_job(pipeline *p, compute_lane *lane, gi__batch_image *job)
+ * back to the head of the queue. Returns compute's result. */
+static int run_job(pipeline *p, compute_lane *lane, gi__batch_image *job)
 {
     const int g = lane->bridge ? -1 : lane->gpu;
     const double work = job_work(job);
@@ -876,7 +839,7 @@ static void run_job(pipeline *p, compute_lane *lane, gi__batch_image *job)
     }
     const int was_warm = p->lane_warm;
     if (rc > 0) {
-        p->gpu_failed[g] = 1;
+        if (g >= 0) p->gpu_failed[g] = 1; /* a helper lane (no position) leaves alone */
         snprintf(p->lost_why, sizeof p->lost_why, "%s", gi_last_error());
         queue_push_front(&p->decoded, job);
     } else {
@@ -887,6 +850,35 @@ static void run_job(pipeline *p, compute_lane *lane, gi__batch_image *job)
         wake_all(p); /* a GPU lost, the bridge's end, or the lanes' */
     else if (rc == 0)
         wake_a_worker(p); /* a job to encode */
+    return rc;
+}
+
+/* A helper lane (add_helper_lanes) from its start to the batch's end: a
+ * CUDA context on its GPU, and the files decoded for the device. Where
+ * its GPU fails, it hands its file back and leaves. */
+static void run_helper(pipeline *p, compute_lane *lane)
+{
+    gi_context_options opts = {GI_DEVICE_CUDA, p->shape.lane_cpu_threads, lane->helper_device};
+    if (gi_context_create(&lane->ctx, &opts) != GI_OK) lane->ctx = NULL;
+    snprintf(lane->gpu_why, sizeof lane->gpu_why,
+             "gpu %d: a lane beside the CPU's, taking whole JPEGs off the cores",
+             lane->helper_device);
+    pthread_mutex_lock(&p->lock);
+    p->helpers_opening--;
+    p->helpers_open += lane->ctx != NULL;
+    for (int open = lane->ctx != NULL; open;) {
+        gi__batch_image *job = NULL;
+        if (p->decoded.count && queue_has_room(&p->computed) &&
+            (job = queue_take_for_device(&p->decoded)) != NULL)
+            open = run_job(p, lane, job) <= 0;
+        else if (decoding_done(p))
+            break;
+        else
+            wait_for_change(p, &p->for_lanes);
+    }
+    p->helpers_open -= lane->ctx != NULL;
+    wake_all(p); /* the CPU's lanes take the files left once no helper is */
+    pthread_mutex_unlock(&p->lock);
 }
 
 static void *compute_worker(void *arg)

@@ -746,14 +746,21 @@ static int resize_band(void *arg, gi__row_cursor *rows)
     return ok ? 0 : -1;
 }
 
+/* The horizontal pass's tables (a job's or a plan's), freed. */
+static void free_tables(int16_t *pair_q, int32_t *pair_first, int32_t *pair_count,
+                        gi__resize_quads *quads)
+{
+    gi__resize_quads_free(quads);
+    free(pair_q);
+    free(pair_first);
+    free(pair_count);
+}
+
 void gi__resize_plan_free(gi__resize_plan *plan)
 {
     if (!plan) return;
     gi_resize_axis_free(&plan->ax);
-    gi__resize_quads_free(plan->quads);
-    free(plan->pair_q);
-    free(plan->pair_first);
-    free(plan->pair_count);
+    free_tables(plan->pair_q, plan->pair_first, plan->pair_count, plan->quads);
     free(plan);
 }
 
@@ -770,8 +777,7 @@ static int make_tables(resize_job *j, int threads)
     const gi_resize_axis *ax = j->ax;
     const int ch = j->src->channels;
     if (trim_windows(j) != 0 || !(j->pair_q = calloc(ax->n_out, pair_bytes(j)))) {
-        free(j->pair_first);
-        free(j->pair_count);
+        free_tables(j->pair_q, j->pair_first, j->pair_count, j->quads);
         j->pair_first = j->pair_count = NULL;
         return -1;
     }
@@ -884,12 +890,7 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
      * machine's Xeon) */
     const int failed = gi__parallel_rows_shared(threads, dst->height, gi__resize_rows_taken(ay),
                                                 resize_band, &j);
-    if (owned) {
-        gi__resize_quads_free(j.quads);
-        free(j.pair_q);
-        free(j.pair_first);
-        free(j.pair_count);
-    }
+    if (owned) free_tables(j.pair_q, j.pair_first, j.pair_count, j.quads);
     if (failed) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize row buffers");
     return GI_OK;
 }

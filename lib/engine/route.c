@@ -79,8 +79,7 @@ int gi__route_to_helpers(int lanes_open, int files_waiting, int cores, gi__jpeg_
     if (lanes_open < 1 || files_waiting >= lanes_open) return 0;
     const gi__route_engine engine = {.requested = GI_DEVICE_CUDA, .cores = cores,
                                      .lanes = lanes_open, .pipelined = 1};
-    gi__route_jpeg(&engine, route);
-    route->entropy_on_host = 0;
+    gi__route_jpeg(&engine, route); /* entropy_on_host 0: the device decodes the codes */
     return 1;
 }
 
