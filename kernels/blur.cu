@@ -577,6 +577,17 @@ __device__ __forceinline__ void row_sums(const uint8_t *in_row, int q, const int
     }
 }
 
+/* Stage 3's sum of window column p for output row j: sum_k w[k] h(j + k),
+ * the weights' symmetry pairing rows (A: the sum's type, WP: a pair's). */
+template <typename A, typename WP, int R, int WIN, int P>
+__device__ __forceinline__ A column_taps(const uint32_t (&win)[WIN][P], int j, int p, const int32_t *w)
+{
+    A acc = (A)(uint32_t)w[R] * win[j + R][p];
+#pragma unroll
+    for (int k = 1; k <= R; k++) acc += (A)(uint32_t)w[R + k] * ((WP)win[j + R - k][p] + win[j + R + k][p]);
+    return acc;
+}
+
 template <typename T, int C, int R>
 __global__ void __launch_bounds__(NT)
     blur_small(gi_src_view s, uint8_t *dst, size_t dst_pitch, int tiles_x, fused_weights wt,
@@ -643,10 +654,7 @@ __global__ void __launch_bounds__(NT)
             for (int j = 0; j < RS; j++)
 #pragma unroll
                 for (int p = 0; p < P; p++) {
-                    V acc = (V)(uint32_t)w[R] * win[j + R][p];
-#pragma unroll
-                    for (int k = 1; k <= R; k++)
-                        acc += (V)(uint32_t)w[R + k] * ((WP)win[j + R - k][p] + win[j + R + k][p]);
+                    const V acc = column_taps<V, WP, R>(win, j, p, w);
                     va[j][p] = acc;
                     inv_va[j][p] = __frcp_rn((float)acc);
                     constexpr int S = out_shift<T, C>(C - 1);
@@ -660,13 +668,9 @@ __global__ void __launch_bounds__(NT)
 #pragma unroll
             for (int j = 0; j < RS; j++)
 #pragma unroll
-                for (int p = 0; p < P; p++) {
-                    uint64_t acc = (uint64_t)(uint32_t)w[R] * win[j + R][p];
-#pragma unroll
-                    for (int k = 1; k <= R; k++)
-                        acc += (uint64_t)(uint32_t)w[R + k] * ((WP)win[j + R - k][p] + win[j + R + k][p]);
-                    values[j][p * C + c] = colour_out<T>(acc, va[j][p], inv_va[j][p]);
-                }
+                for (int p = 0; p < P; p++)
+                    values[j][p * C + c] =
+                        colour_out<T>(column_taps<uint64_t, WP, R>(win, j, p, w), va[j][p], inv_va[j][p]);
         }
     } else {
         const uint32_t *col = hs + (seg * RS * TW + grp * VP<C>) * C;
@@ -686,10 +690,7 @@ __global__ void __launch_bounds__(NT)
 #pragma unroll
             for (int i = 0; i < N; i++) {
                 const int S = out_shift<T, C>(i % C);
-                V acc = (V)(uint32_t)w[R] * win[j + R][i];
-#pragma unroll
-                for (int k = 1; k <= R; k++)
-                    acc += (V)(uint32_t)w[R + k] * ((PAIR)win[j + R - k][i] + win[j + R + k][i]);
+                const V acc = column_taps<V, PAIR, R>(win, j, i, w);
                 values[j][i] = (uint32_t)((acc + ((V)1 << (S - 1))) >> S);
             }
     }
