@@ -256,7 +256,10 @@ hold_turn() {
 # server's log: no timing.
 group_cores() {
     start_server -j 2
-    cores=$(nproc) # the cores the process may run on, as the server counts them
+    # the cores as the server counts them (gi_cpu_threads_default: the
+    # process's mask, bounded by a CPU quota), which nproc does not bound
+    cores=$("$gpuimg" info --no-bandwidth | sed -n "s/^cpu threads: //p")
+    [ -n "$cores" ] || fail "gpuimg info printed no cpu threads"
     half=$((cores / 2 > 1 ? cores / 2 : 1))
     "$gpuimg" --no-server blur --sigma 2 "$samples/scene.jpg" "$t/ref.jpg" || fail "in-process"
     hold_turn trickle
