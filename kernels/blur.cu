@@ -18,7 +18,9 @@
  *    they filter the current one.
  *  - any channel count, radius 1..8: staged tile, horizontal sums of four
  *    pixels per thread into shared memory, vertical sums from a sliding
- *    window of rows in registers, using the weights' symmetry.
+ *    window of rows in registers, using the weights' symmetry. With alpha
+ *    the sums are planar and the window holds one channel at a time,
+ *    alpha's first (every channel at once took RGBA to 102-106 registers).
  *  - larger radii (and radius 0): the original fused tile kernel up to
  *    GI_BLUR_FUSED_MAX_RADIUS (where its tile fits: GI_BLUR_FUSED_FITS),
  *    else two passes through scratch memory.
@@ -502,10 +504,12 @@ __device__ __forceinline__ uint32_t colour_out(uint64_t vc, typename depth<T>::c
     return q;
 }
 
-/* Stage 2: horizontal sums of 4 adjacent pixels of one staged row. */
+/* Stage 2: horizontal sums of 4 adjacent pixels of one staged row, into
+ * out: their C values each in turn, or with alpha (planar) the 4 values of
+ * each channel at out + c * plane. */
 template <typename T, int C, int R>
 __device__ __forceinline__ void row_sums(const uint8_t *in_row, int q, const int32_t *w,
-                                         uint32_t *out)
+                                         uint32_t *out, int plane)
 {
     using D = depth<T>;
     using CR = typename D::colour_row;
@@ -562,9 +566,26 @@ __device__ __forceinline__ void row_sums(const uint8_t *in_row, int q, const int
                 h[i * C + c] = acc >> S;
             }
         }
+    if constexpr (alpha) {
 #pragma unroll
-    for (int i = 0; i < C; i++)
-        ((uint4 *)out)[i] = make_uint4(h[4 * i], h[4 * i + 1], h[4 * i + 2], h[4 * i + 3]);
+        for (int c = 0; c < C; c++)
+            *(uint4 *)(out + c * plane) = make_uint4(h[c], h[C + c], h[2 * C + c], h[3 * C + c]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < C; i++)
+            ((uint4 *)out)[i] = make_uint4(h[4 * i], h[4 * i + 1], h[4 * i + 2], h[4 * i + 3]);
+    }
+}
+
+/* Stage 3's sum of window column p for output row j: sum_k w[k] h(j + k),
+ * the weights' symmetry pairing rows (A: the sum's type, WP: a pair's). */
+template <typename A, typename WP, int R, int WIN, int P>
+__device__ __forceinline__ A column_taps(const uint32_t (&win)[WIN][P], int j, int p, const int32_t *w)
+{
+    A acc = (A)(uint32_t)w[R] * win[j + R][p];
+#pragma unroll
+    for (int k = 1; k <= R; k++) acc += (A)(uint32_t)w[R + k] * ((WP)win[j + R - k][p] + win[j + R + k][p]);
+    return acc;
 }
 
 template <typename T, int C, int R>
@@ -580,7 +601,10 @@ __global__ void __launch_bounds__(NT)
     using PAIR = std::conditional_t<alpha, typename D::wide_pair, uint32_t>;
     extern __shared__ __align__(16) uint8_t gen_smem[];
     uint8_t *in = gen_smem;
-    uint32_t *hs = (uint32_t *)(gen_smem + ROWS * IN_ROW<T, C>); /* [row][px][c] */
+    /* [row][px][c]; with alpha planar, [c][row][px], so that the column
+     * pass reads one channel at a time without bank conflicts */
+    uint32_t *hs = (uint32_t *)(gen_smem + ROWS * IN_ROW<T, C>);
+    constexpr int PLANE = ROWS * TW;
     const int x0 = (int)(blockIdx.x % tiles_x) * TW, y0 = (int)(blockIdx.x / tiles_x) * TH<T, C>;
     const int32_t *w = wt.w;
 
@@ -590,7 +614,8 @@ __global__ void __launch_bounds__(NT)
 
     for (int job = threadIdx.x; job < ROWS * (TW / 4); job += NT) {
         const int r = job / (TW / 4), q = job % (TW / 4);
-        row_sums<T, C, R>(in + r * IN_ROW<T, C>, q, w, hs + (r * TW + 4 * q) * C);
+        row_sums<T, C, R>(in + r * IN_ROW<T, C>, q, w,
+                          hs + (alpha ? r * TW + 4 * q : (r * TW + 4 * q) * C), PLANE);
     }
     __syncthreads();
 
@@ -601,64 +626,88 @@ __global__ void __launch_bounds__(NT)
     const int grp = threadIdx.x % GROUPS, seg = threadIdx.x / GROUPS;
     const int x = x0 + grp * VP<C>;
     if (x >= s.width) return;
-    const uint32_t *col = hs + (seg * RS * TW + grp * VP<C>) * C;
-    uint32_t win[RS + 2 * R][N];
+    uint32_t values[RS][N];
+    if constexpr (alpha) {
+        /* alpha's sums first, then each colour's from a window of its own
+         * channel: a window of every channel at once held RGBA's blur to
+         * 102-106 registers a thread, two blocks a multiprocessor */
+        constexpr int P = VP<C>, WIN = RS + 2 * R;
+        const uint32_t *col = hs + seg * RS * TW + grp * P;
+        auto load = [&](const uint32_t *plane, uint32_t (&win)[WIN][P]) {
 #pragma unroll
-    for (int r = 0; r < RS + 2 * R; r++) {
-        if constexpr (N == 4) {
-            const uint4 v = *(const uint4 *)(col + r * TW * C);
-            win[r][0] = v.x, win[r][1] = v.y, win[r][2] = v.z, win[r][3] = v.w;
-        } else {
+            for (int r = 0; r < WIN; r++) {
+                if constexpr (P == 2) {
+                    const uint2 v = *(const uint2 *)(plane + r * TW);
+                    win[r][0] = v.x, win[r][1] = v.y;
+                } else {
+                    win[r][0] = plane[r * TW];
+                }
+            }
+        };
+        using WP = typename D::wide_pair;
+        V va[RS][P];
+        float inv_va[RS][P];
+        {
+            uint32_t win[WIN][P];
+            load(col + (C - 1) * PLANE, win);
 #pragma unroll
-            for (int i = 0; i < N; i++) win[r][i] = col[r * TW * C + i];
+            for (int j = 0; j < RS; j++)
+#pragma unroll
+                for (int p = 0; p < P; p++) {
+                    const V acc = column_taps<V, WP, R>(win, j, p, w);
+                    va[j][p] = acc;
+                    inv_va[j][p] = __frcp_rn((float)acc);
+                    constexpr int S = out_shift<T, C>(C - 1);
+                    values[j][p * C + C - 1] = (uint32_t)((acc + ((V)1 << (S - 1))) >> S);
+                }
         }
+#pragma unroll
+        for (int c = 0; c < C - 1; c++) {
+            uint32_t win[WIN][P];
+            load(col + c * PLANE, win);
+#pragma unroll
+            for (int j = 0; j < RS; j++)
+#pragma unroll
+                for (int p = 0; p < P; p++)
+                    values[j][p * C + c] =
+                        colour_out<T>(column_taps<uint64_t, WP, R>(win, j, p, w), va[j][p], inv_va[j][p]);
+        }
+    } else {
+        const uint32_t *col = hs + (seg * RS * TW + grp * VP<C>) * C;
+        uint32_t win[RS + 2 * R][N];
+#pragma unroll
+        for (int r = 0; r < RS + 2 * R; r++) {
+            if constexpr (N == 4) {
+                const uint4 v = *(const uint4 *)(col + r * TW * C);
+                win[r][0] = v.x, win[r][1] = v.y, win[r][2] = v.z, win[r][3] = v.w;
+            } else {
+#pragma unroll
+                for (int i = 0; i < N; i++) win[r][i] = col[r * TW * C + i];
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < RS; j++)
+#pragma unroll
+            for (int i = 0; i < N; i++) {
+                const int S = out_shift<T, C>(i % C);
+                const V acc = column_taps<V, PAIR, R>(win, j, i, w);
+                values[j][i] = (uint32_t)((acc + ((V)1 << (S - 1))) >> S);
+            }
     }
 #pragma unroll
     for (int j = 0; j < RS; j++) {
         const int y = y0 + seg * RS + j;
         if (y >= s.height) break;
-        V plain[N];
-        uint64_t colour[N];
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            const bool is_colour = alpha && i % C < C - 1;
-            if (is_colour) {
-                using P = typename D::wide_pair;
-                uint64_t acc = (uint64_t)(uint32_t)w[R] * win[j + R][i];
-#pragma unroll
-                for (int k = 1; k <= R; k++)
-                    acc += (uint64_t)(uint32_t)w[R + k] * ((P)win[j + R - k][i] + win[j + R + k][i]);
-                colour[i] = acc;
-            } else {
-                V acc = (V)(uint32_t)w[R] * win[j + R][i];
-#pragma unroll
-                for (int k = 1; k <= R; k++)
-                    acc += (V)(uint32_t)w[R + k] * ((PAIR)win[j + R - k][i] + win[j + R + k][i]);
-                plain[i] = acc;
-            }
-        }
-        uint32_t values[N];
-#pragma unroll
-        for (int p = 0; p < VP<C>; p++) {
-            const V va = plain[p * C + C - 1];
-            const float inv_va = alpha ? __frcp_rn((float)va) : 0.f;
-#pragma unroll
-            for (int c = 0; c < C; c++) {
-                const int i = p * C + c, S = out_shift<T, C>(c);
-                values[i] = alpha && c < C - 1 ? colour_out<T>(colour[i], va, inv_va)
-                                               : (uint32_t)((plain[i] + ((V)1 << (S - 1))) >> S);
-            }
-        }
         T *out = (T *)(dst + (size_t)y * dst_pitch) + (size_t)x * C;
         if (N == 4 && dst_vec && x + VP<C> <= s.width) {
             if constexpr (sizeof(T) == 1)
-                *(uint32_t *)out = values[0] | values[1] << 8 | values[2] << 16 | values[3] << 24;
+                *(uint32_t *)out = values[j][0] | values[j][1] << 8 | values[j][2] << 16 | values[j][3] << 24;
             else
-                *(uint2 *)out = make_uint2(values[0] | values[1] << 16, values[2] | values[3] << 16);
+                *(uint2 *)out = make_uint2(values[j][0] | values[j][1] << 16, values[j][2] | values[j][3] << 16);
         } else {
 #pragma unroll
             for (int i = 0; i < N; i++)
-                if (x + i / C < s.width) out[i] = (T)values[i];
+                if (x + i / C < s.width) out[i] = (T)values[j][i];
         }
     }
 }

@@ -205,6 +205,20 @@ static void test_chains(void)
     }
 }
 
+/* Each radius of the generic kernel (1..8) on images with alpha, whose
+ * column pass takes one channel at a time from planar rows: several tiles,
+ * the last ones partial, every border mode in turn. */
+static void test_blur_alpha_radii(void)
+{
+    for (int ch = 2; ch <= 4; ch += 2)
+        for (int radius = 1; radius <= 8; radius++) {
+            gi_image src = make_source(97, 131, ch);
+            blur_case(&src, GI_BLUR_GAUSSIAN, radius,
+                      random_border((gi_border_mode)(GI_BORDER_ZERO + radius % (GI_BORDER_WRAP + 1))));
+            r16_free(&src);
+        }
+}
+
 static void test_sizes(void)
 {
     for (int s = 0; s < N_SIZES; s++)
@@ -326,6 +340,7 @@ int main(void)
     th_seed();
     fflush(stdout);
     test_sizes();
+    test_blur_alpha_radii();
     test_sobel_roots();
     test_chains();
     if (!small) test_large();

@@ -124,6 +124,20 @@ static int pick_radius(int which, int w, int h)
     }
 }
 
+/* Each radius of the generic kernel (1..8) on images with alpha, whose
+ * column pass takes one channel at a time from planar rows: several tiles,
+ * the last ones partial, every border mode in turn. */
+static void test_blur_alpha_radii(void)
+{
+    for (int ch = 2; ch <= 4; ch += 2)
+        for (int radius = 1; radius <= 8; radius++) {
+            gi_image src = make_source(97, 131, ch, radius % 4 == 0 ? FILL_EXTREME : FILL_RANDOM);
+            blur_case(&src, GI_BLUR_GAUSSIAN, radius,
+                      random_border((gi_border_mode)(GI_BORDER_ZERO + radius % (GI_BORDER_WRAP + 1))));
+            ti_free(&src);
+        }
+}
+
 static void test_blur(void)
 {
     for (int s = 0; s < N_SIZES; s++)
@@ -486,6 +500,7 @@ int main(int argc, char **argv)
 
     test_device_info(!small);
     test_blur();
+    test_blur_alpha_radii();
     test_sobel();
     test_transform();
     test_hist();
