@@ -44,7 +44,9 @@
  * the arithmetic half on the device before the steps (job_flow.h's
  * route; under AUTO, once the lanes' plan chose CUDA, where the cost model
  * says it pays). The worker leaves the Huffman decoding to the device too,
- * unless the lanes are behind (lanes_behind).
+ * unless the lanes are behind (lanes_behind); a planned thumbnail's JPEG
+ * is then shrunk on load on the worker whole (route.h,
+ * gi__route_shrunk_on_host).
  *
  * One mutex guards the queues, with a condition for the codec workers and
  * one for the lanes (wake_*: at a thousand images a second, a change must

@@ -271,6 +271,10 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     }
     *why = '\0';
     memset(coeffs, 0, sizeof *coeffs);
+    if (gi__route_shrunk_on_host(gi__process_overrides(), route, job->limits.shrink_to > 0)) {
+        snprintf(why, why_size, "shrunk on load on the CPU: the GPUs had images waiting");
+        return gi__job_decode(job, in, size, name, img, meta);
+    }
     if (!route || !route->on_cuda ||
         !gi__load_jpeg_coeffs(in, size, &job->limits,
                               gi__route_defers_entropy(gi__process_overrides(), route), coeffs))

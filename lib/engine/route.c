@@ -99,6 +99,12 @@ int gi__route_jpeg_arithmetic(const gi__overrides *o, const gi__jpeg_route *rout
     return gi__plan_jpeg_route(in, costs, why, why_size);
 }
 
+int gi__route_shrunk_on_host(const gi__overrides *o, const gi__jpeg_route *route, int shrinks)
+{
+    return shrinks && route && route->on_cuda && route->planned && route->entropy_on_host &&
+           o->jpeg_arithmetic == GI__FORCE_NONE && o->jpeg_entropy == GI__FORCE_NONE;
+}
+
 int gi__route_defers_entropy(const gi__overrides *o, const gi__jpeg_route *route)
 {
     if (o->jpeg_entropy != GI__FORCE_NONE) return o->jpeg_entropy == GI__FORCE_GPU;

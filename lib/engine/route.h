@@ -112,6 +112,17 @@ int gi__route_gpu_helpers(gi_device requested, long images, double frame_pixels,
  * cores never wait while files queue for the GPUs. */
 int gi__route_to_helpers(int lanes_open, int files_waiting, int cores, gi__jpeg_route *route);
 
+/* Whether a JPEG that shrinks on load (a thumbnail's) decodes whole on the
+ * host although its route goes to the device: where the plan weighs the
+ * files and the batch's lanes have images waiting (entropy_on_host), its
+ * Huffman decoding is on the host either way, and that is nearly all of a
+ * shrunk file's work; the reduced IDCT left to the device would cost the
+ * cores little, and the lanes' time more (it kept a served batch of 1000
+ * thumbnails from gaining anything by its warm GPU). The lanes are left the
+ * files they take whole. GPUIMG_JPEG_ARITHMETIC and GPUIMG_JPEG_ENTROPY
+ * keep the files where they say. */
+int gi__route_shrunk_on_host(const gi__overrides *o, const gi__jpeg_route *route, int shrinks);
+
 /* Whether a JPEG sent to the device leaves its Huffman decoding to the
  * device too (jpeg_deferred.h): GPUIMG_JPEG_ENTROPY decides when set, else
  * the route (entropy_on_host). The bytes are the same either way. */

@@ -155,6 +155,23 @@ static void check_shrunk(gi_context *ctx, const char *path, const uint8_t *bytes
                  img.height, px.width, px.height);
     gi__jpeg_coeffs_free(&c);
     gi_metadata_free(&meta);
+    gi_image_free(&img);
+    /* planned, with the batch's lanes behind: decoded whole here, the
+     * pixels of gi_load_memory's shrunk decode */
+    const gi__jpeg_route behind = {.on_cuda = 1, .planned = 1, .cores = 16, .lanes = 4,
+                                   .pipelined = 1, .entropy_on_host = 1};
+    char why[200], differs[200] = "";
+    memset(&img, 0, sizeof img);
+    if (th_check(gi__job_decode_routed(&job, bytes, size, path, &behind, &img, &c, &meta, why,
+                                       sizeof why) == GI_OK,
+                 "%s: %s: routed decode, lanes behind: %s", path, what, gi_last_error()))
+        th_check(!gi__jpeg_coeffs_present(&c) && ti_same(&img, &px, differs, sizeof differs) &&
+                     strstr(why, "on the CPU: the GPUs had images waiting"),
+                 "%s: %s: lanes behind: the pixels of the host's shrink-on-load (%s; why \"%s\")",
+                 path, what, differs, why);
+    gi__jpeg_coeffs_free(&c);
+    gi_metadata_free(&meta);
+    gi_image_free(&img);
     gi_image_free(&px);
 }
 

@@ -188,6 +188,21 @@ static void check_jpeg_arithmetic(void)
     th_check(!gi__route_defers_entropy(&entropy, &planned) &&
                  !gi__route_defers_entropy(&entropy, &behind),
              "GPUIMG_JPEG_ENTROPY=cpu: on the codec workers");
+    /* a thumbnail's JPEG with the lanes behind: decoded whole on the host */
+    th_check(gi__route_shrunk_on_host(&none, &behind, 1), "shrunk, lanes behind: the host");
+    th_check(!gi__route_shrunk_on_host(&none, &behind, 0), "not shrunk: the plan's route");
+    th_check(!gi__route_shrunk_on_host(&none, &planned, 1), "lanes not behind: the plan's route");
+    gi__jpeg_route behind_asked = asked;
+    behind_asked.entropy_on_host = 1;
+    th_check(!gi__route_shrunk_on_host(&none, &behind_asked, 1), "CUDA asked for: the device");
+    gi__jpeg_route behind_off = behind;
+    behind_off.on_cuda = 0;
+    th_check(!gi__route_shrunk_on_host(&none, &behind_off, 1) &&
+                 !gi__route_shrunk_on_host(&none, NULL, 1),
+             "no route to the device: nothing to decide");
+    th_check(!gi__route_shrunk_on_host(&cpu, &behind, 1) && !gi__route_shrunk_on_host(&gpu, &behind, 1) &&
+                 !gi__route_shrunk_on_host(&entropy, &behind, 1),
+             "GPUIMG_JPEG_ARITHMETIC or GPUIMG_JPEG_ENTROPY set: where they say");
 }
 
 /* ---------------------------------------------------------------- GPUs */
