@@ -94,6 +94,7 @@ typedef struct {
                          (add_helper_lanes): it takes the files decoded for the
                          device alone; gpu is -1, helper_device its CUDA device */
     int helper_device;
+    int on_cuda;      /* its context computes on CUDA (counted in cuda_lanes) */
     char gpu_why[200];/* why its GPU took the image it computes */
 } compute_lane;
 
@@ -127,6 +128,9 @@ typedef struct pipeline {
      * open, those still opening, and the codec workers decoding a file for
      * them now. */
     int helpers_open, helpers_opening, helper_decodes;
+    /* The lanes open (not the bridge or the helpers) whose contexts
+     * compute on CUDA, and on the CPU (count_lane). */
+    int cuda_lanes, cpu_lanes;
     /* The GPUs whose lanes compute: [0] the first lanes' (route.h's view:
      * its index, rate, queued work and open lanes), with for each the
      * lanes computing, those still opening and whether it failed. */
@@ -766,6 +770,24 @@ static double job_work(const gi__batch_image *job)
     return (double)job->src.width * job->src.height / 1e6;
 }
 
+/* Counts an open lane (sign 1; its kind from its context) or one that
+ * leaves (-1) among the lanes on CUDA or on the CPU (under the lock). */
+static void count_lane(pipeline *p, compute_lane *lane, int sign)
+{
+    if (!lane->ctx) return;
+    if (sign > 0) lane->on_cuda = strcmp(gi_context_backend(lane->ctx), "cuda") == 0;
+    *(lane->on_cuda ? &p->cuda_lanes : &p->cpu_lanes) += sign;
+}
+
+/* The place of the first job decoded for the device, or 0 (the head)
+ * when the queue holds none. */
+static size_t first_for_device(const job_queue *q)
+{
+    for (size_t i = 0; i < q->count; i++)
+        if (gi__jpeg_coeffs_present(&q->jobs[(q->head + i) % q->cap]->coeffs)) return i;
+    return 0;
+}
+
 /* The next decoded job for this lane (under the lock), or NULL: the
  * bridge takes one the CPU computes at its pace; a GPU's lane the head
  * when its GPU finishes it first (lane->gpu_why says why); a lane without
@@ -776,6 +798,14 @@ static gi__batch_image *take_job(pipeline *p, compute_lane *lane)
     /* beside helper lanes (run_helper), the files decoded for the device
      * are theirs while any is open or opening */
     if (p->helpers_open + p->helpers_opening > 0) return queue_take_for_cpu(&p->decoded);
+    /* Lanes on the CPU beside lanes on CUDA (a served batch: its first
+     * lane computes on the server's warm context, the others planned
+     * fresh ones on the CPU): the files decoded for the device go to the
+     * lanes on CUDA, which take them first, and whole; a lane on the CPU
+     * would decode their Huffman codes on its own threads (a served batch
+     * of 1000 thumbnails had its CPU lanes decode 133 files so). */
+    const int mixed = p->cuda_lanes > 0 && p->cpu_lanes > 0;
+    if (mixed && !lane->on_cuda) return queue_take_for_cpu(&p->decoded);
     if (lane->gpu < 0 || !lane->ctx) return queue_pop(&p->decoded);
     gi__gpu_load loads[GI_MAX_GPUS];
     for (int g = 0; g < p->n_gpus; g++) {
@@ -783,9 +813,10 @@ static gi__batch_image *take_job(pipeline *p, compute_lane *lane)
         loads[g].free_lanes = p->gpus[g].open - p->gpu_busy[g];
         if (p->gpu_failed[g]) loads[g].open = 0;
     }
-    const gi__batch_image *next = p->decoded.jobs[p->decoded.head];
+    const size_t at = mixed ? first_for_device(&p->decoded) : 0;
+    const gi__batch_image *next = p->decoded.jobs[(p->decoded.head + at) % p->decoded.cap];
     int g = gi__route_gpu(loads, p->n_gpus, job_work(next), lane->gpu_why, sizeof lane->gpu_why);
-    return g == lane->gpu ? queue_pop(&p->decoded) : NULL;
+    return g == lane->gpu ? queue_take_at(&p->decoded, at) : NULL;
 }
 
 /* Whether a GPU other than g (-1: any GPU) has lanes open or opening, and
@@ -806,6 +837,7 @@ static void take_over(pipeline *p, compute_lane *lane)
     if (lane->joined) p->gpus[lane->gpu].open--;
     lane->joined = 0;
     lane->gpu = -1;
+    count_lane(p, lane, -1);
     snprintf(lane->why, sizeof lane->why, "%s", p->lost_why);
     pthread_mutex_unlock(&p->lock);
     if (lane->ctx != p->opts->context) gi_context_destroy(lane->ctx);
@@ -814,6 +846,7 @@ static void take_over(pipeline *p, compute_lane *lane)
     if (p->opts->device == GI_DEVICE_AUTO && gi_context_create(&lane->ctx, &cpu) != GI_OK)
         lane->ctx = NULL;
     pthread_mutex_lock(&p->lock);
+    count_lane(p, lane, 1);
 }
 
 /* Computes a job taken from the queue (the lock held on entry and exit),
@@ -898,6 +931,7 @@ static void *compute_worker(void *arg)
         p->gpu_opening[lane->gpu]--;
         lane->joined = lane->ctx != NULL;
         p->gpus[lane->gpu].open += lane->joined;
+        count_lane(p, lane, 1);
         if (lane->added && !lane->ctx && !*p->lost_why) /* a lane that did not open */
             snprintf(p->lost_why, sizeof p->lost_why, "%s", lane->why);
     }
@@ -921,6 +955,7 @@ static void *compute_worker(void *arg)
         }
     }
     if (lane->joined) p->gpus[lane->gpu].open--;
+    if (!lane->bridge) count_lane(p, lane, -1);
     wake_all(p);
     pthread_mutex_unlock(&p->lock);
     if (lane == &p->lanes[0])
