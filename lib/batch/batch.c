@@ -205,14 +205,25 @@ static gi__batch_image *queue_take_for_cpu(job_queue *q)
     return NULL;
 }
 
-/* Takes the first job decoded for the device: a JPEG's coefficients or
- * its deferred scan; NULL when the queue holds none. */
-static gi__batch_image *queue_take_for_device(job_queue *q)
+/* The place of the first job decoded for the device (a JPEG's
+ * coefficients or its deferred scan) into *at; 0 when the queue holds
+ * none. */
+static int find_for_device(const job_queue *q, size_t *at)
 {
     for (size_t i = 0; i < q->count; i++)
-        if (gi__jpeg_coeffs_present(&q->jobs[(q->head + i) % q->cap]->coeffs))
-            return queue_take_at(q, i);
-    return NULL;
+        if (gi__jpeg_coeffs_present(&q->jobs[(q->head + i) % q->cap]->coeffs)) {
+            *at = i;
+            return 1;
+        }
+    return 0;
+}
+
+/* Takes the first job decoded for the device; NULL when the queue holds
+ * none. */
+static gi__batch_image *queue_take_for_device(job_queue *q)
+{
+    size_t at;
+    return find_for_device(q, &at) ? queue_take_at(q, at) : NULL;
 }
 
 /* The jobs decoded for the device that wait in the queue. */
@@ -779,15 +790,6 @@ static void count_lane(pipeline *p, compute_lane *lane, int sign)
     *(lane->on_cuda ? &p->cuda_lanes : &p->cpu_lanes) += sign;
 }
 
-/* The place of the first job decoded for the device, or 0 (the head)
- * when the queue holds none. */
-static size_t first_for_device(const job_queue *q)
-{
-    for (size_t i = 0; i < q->count; i++)
-        if (gi__jpeg_coeffs_present(&q->jobs[(q->head + i) % q->cap]->coeffs)) return i;
-    return 0;
-}
-
 /* The next decoded job for this lane (under the lock), or NULL: the
  * bridge takes one the CPU computes at its pace; a GPU's lane the head
  * when its GPU finishes it first (lane->gpu_why says why); a lane without
@@ -813,7 +815,8 @@ static gi__batch_image *take_job(pipeline *p, compute_lane *lane)
         loads[g].free_lanes = p->gpus[g].open - p->gpu_busy[g];
         if (p->gpu_failed[g]) loads[g].open = 0;
     }
-    const size_t at = mixed ? first_for_device(&p->decoded) : 0;
+    size_t at = 0; /* the head, or beside lanes on the CPU the first job for the device */
+    if (mixed && !find_for_device(&p->decoded, &at)) at = 0;
     const gi__batch_image *next = p->decoded.jobs[(p->decoded.head + at) % p->decoded.cap];
     int g = gi__route_gpu(loads, p->n_gpus, job_work(next), lane->gpu_why, sizeof lane->gpu_why);
     return g == lane->gpu ? queue_take_at(&p->decoded, at) : NULL;
