@@ -790,24 +790,16 @@ static void count_lane(pipeline *p, compute_lane *lane, int sign)
     *(lane->on_cuda ? &p->cuda_lanes : &p->cpu_lanes) += sign;
 }
 
-/* The next decoded job for this lane (under the lock), or NULL: the
- * bridge takes one the CPU computes at its pace; a GPU's lane the head
- * when its GPU finishes it first (lane->gpu_why says why); a lane without
- * a GPU or a context, the head. */
+/* The next decoded job for this lane (under the lock), or NULL: which
+ * jobs it may take as route.h's gi__route_lane_take says; of those, a
+ * GPU's lane the first when its GPU finishes it first (lane->gpu_why
+ * says why), a lane without a GPU or a context the first. */
 static gi__batch_image *take_job(pipeline *p, compute_lane *lane)
 {
-    if (lane->bridge) return queue_take_for_cpu(&p->decoded);
-    /* beside helper lanes (run_helper), the files decoded for the device
-     * are theirs while any is open or opening */
-    if (p->helpers_open + p->helpers_opening > 0) return queue_take_for_cpu(&p->decoded);
-    /* Lanes on the CPU beside lanes on CUDA (a served batch: its first
-     * lane computes on the server's warm context, the others planned
-     * fresh ones on the CPU): the files decoded for the device go to the
-     * lanes on CUDA, which take them first, and whole; a lane on the CPU
-     * would decode their Huffman codes on its own threads (a served batch
-     * of 1000 thumbnails had its CPU lanes decode 133 files so). */
-    const int mixed = p->cuda_lanes > 0 && p->cpu_lanes > 0;
-    if (mixed && !lane->on_cuda) return queue_take_for_cpu(&p->decoded);
+    const gi__lane_take take =
+        gi__route_lane_take(lane->bridge, lane->on_cuda, p->helpers_open + p->helpers_opening,
+                            p->cuda_lanes, p->cpu_lanes);
+    if (take == GI__TAKE_HOST_JOBS) return queue_take_for_cpu(&p->decoded);
     if (lane->gpu < 0 || !lane->ctx) return queue_pop(&p->decoded);
     gi__gpu_load loads[GI_MAX_GPUS];
     for (int g = 0; g < p->n_gpus; g++) {
@@ -815,8 +807,8 @@ static gi__batch_image *take_job(pipeline *p, compute_lane *lane)
         loads[g].free_lanes = p->gpus[g].open - p->gpu_busy[g];
         if (p->gpu_failed[g]) loads[g].open = 0;
     }
-    size_t at = 0; /* the head, or beside lanes on the CPU the first job for the device */
-    if (mixed && !find_for_device(&p->decoded, &at)) at = 0;
+    size_t at = 0; /* the head, or the first job for the device where there is one */
+    if (take == GI__TAKE_DEVICE_JOBS_FIRST && !find_for_device(&p->decoded, &at)) at = 0;
     const gi__batch_image *next = p->decoded.jobs[(p->decoded.head + at) % p->decoded.cap];
     int g = gi__route_gpu(loads, p->n_gpus, job_work(next), lane->gpu_why, sizeof lane->gpu_why);
     return g == lane->gpu ? queue_take_at(&p->decoded, at) : NULL;

@@ -99,6 +99,15 @@ int gi__route_jpeg_arithmetic(const gi__overrides *o, const gi__jpeg_route *rout
     return gi__plan_jpeg_route(in, costs, why, why_size);
 }
 
+gi__lane_take gi__route_lane_take(int bridge, int on_cuda, int helper_lanes, int cuda_lanes,
+                                  int cpu_lanes)
+{
+    if (bridge || helper_lanes > 0) return GI__TAKE_HOST_JOBS;
+    if (cuda_lanes > 0 && cpu_lanes > 0)
+        return on_cuda ? GI__TAKE_DEVICE_JOBS_FIRST : GI__TAKE_HOST_JOBS;
+    return GI__TAKE_HEAD;
+}
+
 int gi__route_shrunk_on_host(const gi__overrides *o, const gi__jpeg_route *route, int shrinks)
 {
     return shrinks && route && route->on_cuda && route->planned && route->entropy_on_host &&

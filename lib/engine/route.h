@@ -112,6 +112,23 @@ int gi__route_gpu_helpers(gi_device requested, long images, double frame_pixels,
  * cores never wait while files queue for the GPUs. */
 int gi__route_to_helpers(int lanes_open, int files_waiting, int cores, gi__jpeg_route *route);
 
+/* Which of a batch's decoded jobs a compute lane takes: the head (and a
+ * GPU's lane only where its GPU finishes it first), only jobs the CPU
+ * computes at its pace (none decoded for the device: the CPU would decode
+ * their Huffman codes all over again), or the first job decoded for the
+ * device before the head. The bridge, and every lane beside helper lanes
+ * (the GPUs' lanes beside a thumbnail batch on the CPU, while any is open
+ * or opening), take the CPU's; where lanes on CUDA and on the CPU compute
+ * side by side (a served batch: its first lane on the server's warm
+ * context and its GPU's added lanes, its other first lanes on fresh
+ * contexts that planned the CPU), the lanes on CUDA take the device's
+ * jobs first and the CPU's lanes leave those to them (a served batch of
+ * 1000 thumbnails had its CPU lanes decode 133 files meant for the GPU
+ * whole so). */
+typedef enum { GI__TAKE_HEAD, GI__TAKE_HOST_JOBS, GI__TAKE_DEVICE_JOBS_FIRST } gi__lane_take;
+gi__lane_take gi__route_lane_take(int bridge, int on_cuda, int helper_lanes, int cuda_lanes,
+                                  int cpu_lanes);
+
 /* Whether a JPEG that shrinks on load (a thumbnail's) decodes whole on the
  * host although its route goes to the device: where the plan weighs the
  * files and the batch's lanes have images waiting (entropy_on_host), its

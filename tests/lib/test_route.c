@@ -302,6 +302,26 @@ static void check_gpu_helpers(void)
              "a lane free: the file goes to the device whole");
 }
 
+/* Which decoded jobs a batch's lane takes (gi__route_lane_take). */
+static void check_lane_take(void)
+{
+    th_check(gi__route_lane_take(0, 0, 0, 0, 4) == GI__TAKE_HEAD &&
+                 gi__route_lane_take(0, 1, 0, 4, 0) == GI__TAKE_HEAD,
+             "lanes of one kind: the head");
+    th_check(gi__route_lane_take(1, 0, 0, 0, 4) == GI__TAKE_HOST_JOBS &&
+                 gi__route_lane_take(1, 0, 0, 3, 1) == GI__TAKE_HOST_JOBS,
+             "the bridge: jobs the CPU computes at its pace");
+    th_check(gi__route_lane_take(0, 0, 2, 0, 4) == GI__TAKE_HOST_JOBS &&
+                 gi__route_lane_take(0, 0, 1, 0, 4) == GI__TAKE_HOST_JOBS,
+             "beside helper lanes, open or opening: the CPU's jobs");
+    th_check(gi__route_lane_take(0, 0, 0, 10, 3) == GI__TAKE_HOST_JOBS,
+             "a CPU lane beside lanes on CUDA: leaves the device's jobs to them");
+    th_check(gi__route_lane_take(0, 1, 0, 10, 3) == GI__TAKE_DEVICE_JOBS_FIRST,
+             "a CUDA lane beside lanes on the CPU: the device's jobs first");
+    th_check(gi__route_lane_take(0, 0, 0, 0, 3) == GI__TAKE_HEAD,
+             "the last lane on CUDA gone: the CPU's lanes take the head again");
+}
+
 /* --gpus and GPUIMG_GPUS's parser (gpuimg.h, gi_gpus_parse). */
 static void check_gpus_parse(void)
 {
@@ -477,6 +497,7 @@ int main(int argc, char **argv)
     check_gpu_route();
     check_gpu_lanes();
     check_gpu_helpers();
+    check_lane_take();
     check_gpus_parse();
     check_parse();
     check_read_once();
