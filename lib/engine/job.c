@@ -271,7 +271,10 @@ gi_status gi__job_decode_routed(const gi_job *job, const void *in, size_t size, 
     }
     *why = '\0';
     memset(coeffs, 0, sizeof *coeffs);
-    if (gi__route_shrunk_on_host(gi__process_overrides(), route, job->limits.shrink_to > 0)) {
+    /* only a JPEG shrinks on load (other formats decode whole, then resize) */
+    const int shrinks_jpeg =
+        job->limits.shrink_to > 0 && gi__sniff_format(in, size) == GI_FORMAT_JPEG;
+    if (gi__route_shrunk_on_host(gi__process_overrides(), route, shrinks_jpeg)) {
         snprintf(why, why_size, "shrunk on load on the CPU: the GPUs had images waiting");
         return gi__job_decode(job, in, size, name, img, meta);
     }

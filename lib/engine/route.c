@@ -108,9 +108,10 @@ gi__lane_take gi__route_lane_take(int bridge, int on_cuda, int helper_lanes, int
     return GI__TAKE_HEAD;
 }
 
-int gi__route_shrunk_on_host(const gi__overrides *o, const gi__jpeg_route *route, int shrinks)
+int gi__route_shrunk_on_host(const gi__overrides *o, const gi__jpeg_route *route,
+                             int shrinks_jpeg)
 {
-    return shrinks && route && route->on_cuda && route->planned && route->entropy_on_host &&
+    return shrinks_jpeg && route && route->on_cuda && route->planned && route->entropy_on_host &&
            o->jpeg_arithmetic == GI__FORCE_NONE && o->jpeg_entropy == GI__FORCE_NONE;
 }
 

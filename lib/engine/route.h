@@ -138,7 +138,8 @@ gi__lane_take gi__route_lane_take(int bridge, int on_cuda, int helper_lanes, int
  * thumbnails from gaining anything by its warm GPU). The lanes are left the
  * files they take whole. GPUIMG_JPEG_ARITHMETIC and GPUIMG_JPEG_ENTROPY
  * keep the files where they say. */
-int gi__route_shrunk_on_host(const gi__overrides *o, const gi__jpeg_route *route, int shrinks);
+int gi__route_shrunk_on_host(const gi__overrides *o, const gi__jpeg_route *route,
+                             int shrinks_jpeg);
 
 /* Whether a JPEG sent to the device leaves its Huffman decoding to the
  * device too (jpeg_deferred.h): GPUIMG_JPEG_ENTROPY decides when set, else

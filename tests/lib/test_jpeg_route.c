@@ -357,6 +357,46 @@ static void check_file(gi_context *const ctx[2], const char *path)
     gi__pixels_free(bytes);
 }
 
+/* A PNG in a thumbnail's job with the lanes behind: not a JPEG, so
+ * nothing shrinks on load and the routed decode says nothing of it; the
+ * pixels are the plain decode's. */
+static void check_png_not_shrunk(void)
+{
+    gi_image src = ti_random(61, 37, 3), want = {0}, img = {0};
+    gi_save_options save;
+    gi_save_options_default(&save);
+    save.format = GI_FORMAT_PNG;
+    uint8_t *png = NULL;
+    size_t size = 0;
+    if (!th_check(gi_encode(&src, &save, &png, &size) == GI_OK &&
+                      gi_load_memory(&want, png, size, "png", NULL) == GI_OK,
+                  "a PNG to decode: %s", gi_last_error())) {
+        ti_free(&src);
+        return;
+    }
+    gi_op step;
+    gi_job job;
+    ti_blur_job(&job, &step, GI_FORMAT_AUTO);
+    job.limits.shrink_to = 8;
+    const gi__jpeg_route behind = {.on_cuda = 1, .planned = 1, .cores = 16, .lanes = 4,
+                                   .pipelined = 1, .entropy_on_host = 1};
+    gi_jpeg_coeffs c;
+    gi_metadata meta = {0};
+    char why[200] = "x", differs[200] = "";
+    if (th_check(gi__job_decode_routed(&job, png, size, "png", &behind, &img, &c, &meta, why,
+                                       sizeof why) == GI_OK,
+                 "PNG, lanes behind: routed decode: %s", gi_last_error()))
+        th_check(!gi__jpeg_coeffs_present(&c) && ti_same(&img, &want, differs, sizeof differs) &&
+                     *why == '\0',
+                 "PNG, lanes behind: the plain decode, no reason (%s; why \"%s\")", differs, why);
+    gi__jpeg_coeffs_free(&c);
+    gi_metadata_free(&meta);
+    gi_image_free(&img);
+    gi_image_free(&want);
+    gi_free(png);
+    ti_free(&src);
+}
+
 static void check_dir(gi_context *const ctx[2], const char *dir)
 {
     char *names[4096];
@@ -383,6 +423,7 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/i1-q75.jpg", argv[1]);
         check_refused_alike(ctx[1], path);
     }
+    check_png_not_shrunk();
     th_check(files_taken > 0, "no JPEG taken by the entropy half");
     printf("%d files from coefficients, %d left to stb\n", files_taken, files_left);
     gi_context_destroy(ctx[0]);
