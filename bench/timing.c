@@ -1,9 +1,13 @@
 /* `gpuimg bench`'s measurements: the real call, timed where the backend
  * computes, and a copy of the same memory beside it. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "timing.h"
 
@@ -109,14 +113,32 @@ typedef struct {
     const uint8_t *from;
     uint8_t *to;
     size_t chunk;
+    int stream; /* stores past the caches */
 } copy_job;
 
 static void copy_rows(void *arg, int begin, int end)
 {
     const copy_job *j = arg;
-    memcpy(j->to + j->chunk * begin, j->from + j->chunk * begin, j->chunk * (size_t)(end - begin));
+    const uint8_t *from = j->from + j->chunk * begin;
+    uint8_t *to = j->to + j->chunk * begin;
+    const size_t n = j->chunk * (size_t)(end - begin);
+#ifdef __SSE2__
+    if (j->stream && (uintptr_t)from % 16 == 0 && (uintptr_t)to % 16 == 0 && n % 64 == 0) {
+        for (size_t i = 0; i < n; i += 64)
+            for (int k = 0; k < 4; k++)
+                _mm_stream_si128((__m128i *)(void *)(to + i + 16 * k),
+                                 _mm_load_si128((const __m128i *)(const void *)(from + i + 16 * k)));
+        _mm_sfence();
+        return;
+    }
+#endif
+    memcpy(to, from, n);
 }
 
+/* The copy bandwidth of the host: the faster of memcpy (which may keep
+ * its stores in the caches, and so first reads each line it writes) and a
+ * copy with streaming stores, which the CPU backend's large transposes
+ * use: the floor is what the memory can do. */
 static const char *host_copy(double *gbytes_per_s)
 {
     uint8_t *a = malloc(COPY_BYTES), *b = malloc(COPY_BYTES);
@@ -127,14 +149,19 @@ static const char *host_copy(double *gbytes_per_s)
     }
     memset(a, 1, COPY_BYTES);
     memset(b, 2, COPY_BYTES);
-    copy_job j = {a, b, COPY_BYTES / 1024};
-    double ms[COPY_RUNS];
-    for (int i = 0; i <= COPY_RUNS; i++) { /* the first run warms up */
-        double start = bench_now_ms();
-        bench_parallel_rows(gi_cpu_threads_default(), 1024, copy_rows, &j);
-        if (i) ms[i - 1] = bench_now_ms() - start;
+    double best = 0;
+    for (int stream = 0; stream < 2; stream++) {
+        copy_job j = {a, b, COPY_BYTES / 1024, stream};
+        double ms[COPY_RUNS];
+        for (int i = 0; i <= COPY_RUNS; i++) { /* the first run warms up */
+            double start = bench_now_ms();
+            bench_parallel_rows(gi_cpu_threads_default(), 1024, copy_rows, &j);
+            if (i) ms[i - 1] = bench_now_ms() - start;
+        }
+        const double gbs = 2.0 * COPY_BYTES / (bench_median(ms, COPY_RUNS) * 1e6);
+        if (gbs > best) best = gbs;
     }
-    *gbytes_per_s = 2.0 * COPY_BYTES / (bench_median(ms, COPY_RUNS) * 1e6);
+    *gbytes_per_s = best;
     free(a);
     free(b);
     return NULL;

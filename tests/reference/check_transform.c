@@ -7,6 +7,7 @@
 #include "../testimg.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *const names[] = {"transpose", "rotate90", "rotate180",
                                     "rotate270", "flip_h",   "flip_v"};
@@ -82,8 +83,50 @@ static void invariants(gi_context *ctx, const gi_image *src)
 static const int block_sizes[][2] = {{100, 70}, {64, 33}, {47, 130}, {530, 290}};
 #define N_BLOCK_SIZES (int)(sizeof block_sizes / sizeof block_sizes[0])
 
+/* Outputs of 16 MiB and more of 4- and 8-byte pixels whose rows are
+ * 16-byte aligned are written past the caches (lib/cpu/transform.c): a
+ * quarter turn of that size for each, its output rows 4096 pixels long
+ * (aligned) and its last rows a partial block. */
+static void streamed_case(gi_context *ctx, int width, int channels, int depth)
+{
+    const int height = 4096;
+    gi_image src, out;
+    th_check(gi_image_alloc_depth(&src, width, height, channels, depth) == GI_OK &&
+                 gi_image_alloc_depth(&out, height, width, channels, depth) == GI_OK,
+             "cannot allocate %dx%dx%d images", width, height, channels);
+    if (!src.data || !out.data) return;
+    const size_t pb = (size_t)channels * (size_t)gi_image_sample_bytes(&src);
+    uint32_t seed = 12345;
+    for (size_t i = 0; i < src.stride * (size_t)height; i++)
+        src.data[i] = (uint8_t)((seed = seed * 1103515245u + 12345u) >> 23);
+    const gi_transform turns[] = {GI_TRANSPOSE, GI_ROTATE_90, GI_ROTATE_270};
+    for (int k = 0; k < 3; k++) {
+        const gi_transform t = turns[k];
+        memset(out.data, 0xA5, out.stride * (size_t)out.height);
+        if (gi_transform_image(ctx, &src, &out, t) != GI_OK) {
+            th_check(0, "%s of %dx%d, %d bits: %s", names[t], width, height, depth, gi_last_error());
+            continue;
+        }
+        long bad = 0;
+        for (int y = 0; y < out.height; y++)
+            for (int x = 0; x < out.width; x++) {
+                const int sx = t == GI_ROTATE_270 ? width - 1 - y : y;
+                const int sy = t == GI_ROTATE_90 ? height - 1 - x : x;
+                bad += memcmp(out.data + (size_t)y * out.stride + (size_t)x * pb,
+                              src.data + (size_t)sy * src.stride + (size_t)sx * pb, pb) != 0;
+            }
+        th_check(bad == 0, "%s of %dx%dx%d, %d bits (output streamed): %ld pixels wrong", names[t],
+                 width, height, channels, depth, bad);
+    }
+    gi_image_free(&src);
+    gi_image_free(&out);
+}
+
 void check_transform(gi_context *ctx)
 {
+    streamed_case(ctx, 1027, 4, 8);
+    streamed_case(ctx, 515, 4, 16);
+
     for (int s = 0; s < REF_NSIZES + N_BLOCK_SIZES; s++)
         for (int ch = 1; ch <= 4; ch++) {
             const int *size = s < REF_NSIZES ? ref_sizes[s] : block_sizes[s - REF_NSIZES];
