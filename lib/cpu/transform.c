@@ -6,15 +6,14 @@
  * in L2 together with the output tile, and the pixel copy is specialised
  * for each channel count, so a pixel moves as one load and one store;
  * transposes and quarter turns of 1-, 2-, 4- and 8-byte pixels move
- * blocks in registers (16x16 bytes, 8x8 2-byte pixels, 4x4 larger ones),
- * prefetch along the source rows, and write large outputs past the
- * caches. */
+ * blocks in registers (16x16 bytes, 8x8 2-byte pixels, 4x4 larger ones).
+ * Neither prefetching along the source rows nor streaming stores past the
+ * caches were kept: both helped on Zen 4 and cost the Xeon of the H200
+ * machine (streamed, a 16-bit RGBA transpose of 3840x2400 on 16 threads
+ * took 5 ms instead of 1.4). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
@@ -29,25 +28,12 @@
 #define TILE 256
 #define GRAY_TILE 512
 
-/* Outputs of at least this many bytes (with 16-byte aligned rows) of 4-
- * and 8-byte pixels are written by the blocks with streaming stores: an
- * output past the last-level cache would only evict the source on its way
- * to memory, and a cached store first reads the line it fills. Smaller
- * outputs stay in the caches for the next step. A block of 1- or 2-byte
- * pixels writes 16 bytes into each of 16 or 8 lines, more than the
- * write-combining buffers hold: streamed, a 16-bit gray transpose of
- * 3840x2400 took 7 ms in some runs on Zen 4 instead of 0.8. */
-#define STREAM_BYTES ((size_t)16 << 20)
-
-/* How far along a source row a block prefetches: two cache lines. */
-#define PREFETCH_BYTES 128
 
 typedef struct {
     const gi_image *src;
     gi_image *dst;
     const uint8_t *origin; /* the source of output (0, 0) */
     ptrdiff_t dx, dy;      /* source bytes per output column, per output row */
-    int stream;            /* the blocks' stores bypass the caches (STREAM_BYTES) */
 } transform_job;
 
 /* A pixel's bytes: the permutations move whole pixels, so a 16-bit pixel
@@ -164,20 +150,6 @@ static inline __attribute__((always_inline)) void transpose_qwords(bytes16 b[2])
     memcpy(b + 1, &t1, sizeof t1);
 }
 
-/* A block row's 16 bytes to an aligned output address, past the caches
- * where the job streams. */
-static inline __attribute__((always_inline)) void store_vector(uint8_t *out, bytes16 v, const int stream)
-{
-#ifdef __SSE2__
-    if (stream) {
-        _mm_stream_si128((__m128i *)(void *)out, (__m128i)v);
-        return;
-    }
-#endif
-    (void)stream;
-    memcpy(out, &v, sizeof v);
-}
-
 /* The side of a block of pb-byte pixels: a vector's pixels, and 4 for
  * 8-byte ones (two vectors a row: blocks of 2x2 took 1.3 times as long). */
 static inline __attribute__((always_inline)) int block_side(const int pb)
@@ -191,19 +163,15 @@ static inline __attribute__((always_inline)) int block_side(const int pb)
  * pb), or the same backwards (dy = -pb: loaded from its low end, and the
  * transposed rows stored bottom up). */
 static inline __attribute__((always_inline)) void transpose_block(const transform_job *j, int x, int y,
-                                                                  const int pb, const int stream)
+                                                                  const int pb)
 {
     const int n = block_side(pb), w = n * pb / 16, back = j->dy < 0; /* w: vectors a row */
     const ptrdiff_t stride = (ptrdiff_t)j->dst->stride, step = back ? -stride : stride;
     const uint8_t *in = j->origin + (ptrdiff_t)x * j->dx + (ptrdiff_t)y * j->dy - (back ? (n - 1) * pb : 0);
     uint8_t *out = j->dst->data + (size_t)(y + (back ? n - 1 : 0)) * (size_t)stride + (size_t)x * pb;
     bytes16 v[16]; /* source row r's vector k in v[r * w + k] */
-    for (int r = 0; r < n; r++) {
+    for (int r = 0; r < n; r++)
         for (int k = 0; k < w; k++) memcpy(&v[r * w + k], in + r * j->dx + 16 * k, 16);
-        /* the line two on along this source row: the rows of a tile are
-         * too many for the prefetchers to follow */
-        __builtin_prefetch(in + r * j->dx + PREFETCH_BYTES / pb * j->dy);
-    }
     if (pb == 8) {
         /* output row c, columns 2k and 2k + 1: pixel c of source rows 2k
          * and 2k + 1, a 2x2 transpose of their vectors c / 2 */
@@ -211,8 +179,8 @@ static inline __attribute__((always_inline)) void transpose_block(const transfor
             for (int k = 0; k < 2; k++) {
                 bytes16 pair[2] = {v[4 * k + h], v[4 * k + 2 + h]};
                 transpose_qwords(pair);
-                store_vector(out + 2 * h * step + 16 * k, pair[0], stream);
-                store_vector(out + (2 * h + 1) * step + 16 * k, pair[1], stream);
+                memcpy(out + 2 * h * step + 16 * k, &pair[0], 16);
+                memcpy(out + (2 * h + 1) * step + 16 * k, &pair[1], 16);
             }
         return;
     }
@@ -221,7 +189,7 @@ static inline __attribute__((always_inline)) void transpose_block(const transfor
     case 2: transpose_words(v); break;
     default: transpose_dwords(v); break;
     }
-    for (int c = 0; c < n; c++) store_vector(out + c * step, v[c], stream);
+    for (int c = 0; c < n; c++) memcpy(out + c * step, &v[c], 16);
 }
 
 /* A tile of a transpose or quarter turn (source columns are output rows)
@@ -233,12 +201,8 @@ static inline __attribute__((always_inline)) void transpose_tile(const transform
 {
     const int n = block_side(pb);
     const int yb = y0 + (y1 - y0) / n * n, xb = x0 + (x1 - x0) / n * n;
-    if (j->stream)
-        for (int y = y0; y < yb; y += n)
-            for (int x = x0; x < xb; x += n) transpose_block(j, x, y, pb, 1);
-    else
-        for (int y = y0; y < yb; y += n)
-            for (int x = x0; x < xb; x += n) transpose_block(j, x, y, pb, 0);
+    for (int y = y0; y < yb; y += n)
+        for (int x = x0; x < xb; x += n) transpose_block(j, x, y, pb);
     copy_pixels(j, y0, yb, xb, x1, pb);
     copy_pixels(j, yb, y1, x0, x1, pb);
 }
@@ -306,22 +270,13 @@ static int transform_band(void *arg, int y0, int y1)
     case 6: permute_band(j, y0, y1, 6); break;
     default: permute_band(j, y0, y1, 8); break;
     }
-#ifdef __SSE2__
-    /* the band's streamed stores reach memory before the caller's join
-     * tells another thread the output is ready */
-    if (j->stream) _mm_sfence();
-#endif
     return 0;
 }
 
 gi_status gi__cpu_transform(void *state, const gi_image *src, gi_image *dst, gi_transform t)
 {
-    transform_job j = {src, dst, src->data, 0, 0, 0};
+    transform_job j = {src, dst, src->data, 0, 0};
     source_map(&j, t);
-    const size_t out_bytes = (size_t)dst->height * dst->stride;
-    const int pb = pixel_bytes(src);
-    j.stream = (pb == 4 || pb == 8) && out_bytes >= STREAM_BYTES && (uintptr_t)dst->data % 16 == 0 &&
-               dst->stride % 16 == 0;
     gi__parallel_rows(gi__cpu_threads(state), dst->height, transform_band, &j);
     return GI_OK;
 }
