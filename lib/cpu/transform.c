@@ -86,68 +86,58 @@ static inline __attribute__((always_inline)) void copy_pixels(const transform_jo
     }
 }
 
-/* Blocks move as 16-byte vectors of n = 16 / pb pixels. Each in-register
- * transpose of n such rows below interleaves row i with row i + n / 2 (the
- * pixels of rows 2i and 2i + 1 come from the low and high halves), which
- * moves one bit of the row index into the column index; log2(n) rounds
- * move them all. 64 byte interleaves (SSE2 punpck, NEON zip) for 16x16
- * bytes; 2 unpacks a vector for 4-byte pixels, 1 for 8-byte ones. */
+/* Blocks move as 16-byte vectors of n = 16 / pb pixels. A transpose of n
+ * such rows in registers interleaves row i with row i + n / 2 (the pixels
+ * of rows 2i and 2i + 1 come from the low and high halves), which moves
+ * one bit of the row index into the column index; log2(n) rounds move
+ * them all. 64 byte interleaves (SSE2 punpck, NEON zip) for 16x16 bytes;
+ * 2 unpacks a vector for 4-byte pixels, 1 for 8-byte ones. */
 typedef uint8_t bytes16 __attribute__((vector_size(16)));
 typedef uint16_t words8 __attribute__((vector_size(16)));
 typedef uint32_t dwords4 __attribute__((vector_size(16)));
 typedef uint64_t qwords2 __attribute__((vector_size(16)));
 
-static inline __attribute__((always_inline)) void transpose_bytes(bytes16 v[16])
+/* The pb-byte lanes of a and b interleaved: their low halves (high = 0)
+ * or their high halves. */
+static inline __attribute__((always_inline)) bytes16 interleave(bytes16 a, bytes16 b, const int pb,
+                                                                const int high)
 {
-    for (int round = 0; round < 4; round++) {
+    switch (pb) {
+    case 1:
+        return high ? GI_SHUFFLE(a, b, bytes16, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31)
+                    : GI_SHUFFLE(a, b, bytes16, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    case 2:
+        return (bytes16)(high ? GI_SHUFFLE((words8)a, (words8)b, words8, 4, 12, 5, 13, 6, 14, 7, 15)
+                              : GI_SHUFFLE((words8)a, (words8)b, words8, 0, 8, 1, 9, 2, 10, 3, 11));
+    case 4:
+        return (bytes16)(high ? GI_SHUFFLE((dwords4)a, (dwords4)b, dwords4, 2, 6, 3, 7)
+                              : GI_SHUFFLE((dwords4)a, (dwords4)b, dwords4, 0, 4, 1, 5));
+    default:
+        return (bytes16)(high ? GI_SHUFFLE((qwords2)a, (qwords2)b, qwords2, 1, 3)
+                              : GI_SHUFFLE((qwords2)a, (qwords2)b, qwords2, 0, 2));
+    }
+}
+
+/* n = 16 / pb rows of 16 bytes transposed in registers: lane c of v[r]
+ * becomes lane r of v[c]. */
+static inline __attribute__((always_inline)) void transpose_vectors(bytes16 *v, const int pb)
+{
+    /* unrolled and copied a row at a time, so that the rows stay in
+     * registers: GCC kept a loop over the rounds of 2-byte lanes, and
+     * copied 4 rows as one 64-byte vector through memory, and the 16-bit
+     * gray and 8-bit RGBA transposes took 2-3 times as long */
+    const int n = 16 / pb, rounds = pb == 1 ? 4 : pb == 2 ? 3 : pb == 4 ? 2 : 1;
+#pragma GCC unroll 4
+    for (int round = 0; round < rounds; round++) {
         bytes16 t[16];
-        for (int i = 0; i < 8; i++) {
-            t[2 * i] = GI_SHUFFLE(v[i], v[i + 8], bytes16, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22,
-                                  7, 23);
-            t[2 * i + 1] = GI_SHUFFLE(v[i], v[i + 8], bytes16, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29,
-                                      14, 30, 15, 31);
+#pragma GCC unroll 8
+        for (int i = 0; i < n / 2; i++) {
+            t[2 * i] = interleave(v[i], v[i + n / 2], pb, 0);
+            t[2 * i + 1] = interleave(v[i], v[i + n / 2], pb, 1);
         }
-        memcpy(v, t, sizeof t);
+#pragma GCC unroll 16
+        for (int i = 0; i < n; i++) v[i] = t[i];
     }
-}
-
-static inline __attribute__((always_inline)) void transpose_words(bytes16 b[8])
-{
-    words8 v[8];
-    memcpy(v, b, sizeof v);
-    for (int round = 0; round < 3; round++) {
-        words8 t[8];
-        for (int i = 0; i < 4; i++) {
-            t[2 * i] = GI_SHUFFLE(v[i], v[i + 4], words8, 0, 8, 1, 9, 2, 10, 3, 11);
-            t[2 * i + 1] = GI_SHUFFLE(v[i], v[i + 4], words8, 4, 12, 5, 13, 6, 14, 7, 15);
-        }
-        memcpy(v, t, sizeof t);
-    }
-    memcpy(b, v, sizeof v);
-}
-
-static inline __attribute__((always_inline)) void transpose_dwords(bytes16 b[4])
-{
-    dwords4 v[4];
-    memcpy(v, b, sizeof v);
-    for (int round = 0; round < 2; round++) {
-        dwords4 t[4];
-        for (int i = 0; i < 2; i++) {
-            t[2 * i] = GI_SHUFFLE(v[i], v[i + 2], dwords4, 0, 4, 1, 5);
-            t[2 * i + 1] = GI_SHUFFLE(v[i], v[i + 2], dwords4, 2, 6, 3, 7);
-        }
-        memcpy(v, t, sizeof t);
-    }
-    memcpy(b, v, sizeof v);
-}
-
-static inline __attribute__((always_inline)) void transpose_qwords(bytes16 b[2])
-{
-    qwords2 v[2];
-    memcpy(v, b, sizeof v);
-    const qwords2 t0 = GI_SHUFFLE(v[0], v[1], qwords2, 0, 2), t1 = GI_SHUFFLE(v[0], v[1], qwords2, 1, 3);
-    memcpy(b, &t0, sizeof t0);
-    memcpy(b + 1, &t1, sizeof t1);
 }
 
 /* The side of a block of pb-byte pixels: a vector's pixels, and 4 for
@@ -178,17 +168,13 @@ static inline __attribute__((always_inline)) void transpose_block(const transfor
         for (int h = 0; h < 2; h++)
             for (int k = 0; k < 2; k++) {
                 bytes16 pair[2] = {v[4 * k + h], v[4 * k + 2 + h]};
-                transpose_qwords(pair);
+                transpose_vectors(pair, 8);
                 memcpy(out + 2 * h * step + 16 * k, &pair[0], 16);
                 memcpy(out + (2 * h + 1) * step + 16 * k, &pair[1], 16);
             }
         return;
     }
-    switch (pb) {
-    case 1: transpose_bytes(v); break;
-    case 2: transpose_words(v); break;
-    default: transpose_dwords(v); break;
-    }
+    transpose_vectors(v, pb);
     for (int c = 0; c < n; c++) memcpy(out + c * step, &v[c], 16);
 }
 
@@ -207,30 +193,17 @@ static inline __attribute__((always_inline)) void transpose_tile(const transform
     copy_pixels(j, yb, y1, x0, x1, pb);
 }
 
-/* One clone each: AVX's three-operand forms and AVX-512's 32 registers
- * keep a block's rows in registers with fewer copies. */
+/* Cloned: AVX's three-operand forms and AVX-512's 32 registers keep a
+ * block's rows in registers with fewer copies. */
 GI_VECTOR_CLONES
-static void transpose_tile1(const transform_job *j, int y0, int y1, int x0, int x1)
+static void transpose_tile_cloned(const transform_job *j, int y0, int y1, int x0, int x1, int pb)
 {
-    transpose_tile(j, y0, y1, x0, x1, 1);
-}
-
-GI_VECTOR_CLONES
-static void transpose_tile2(const transform_job *j, int y0, int y1, int x0, int x1)
-{
-    transpose_tile(j, y0, y1, x0, x1, 2);
-}
-
-GI_VECTOR_CLONES
-static void transpose_tile4(const transform_job *j, int y0, int y1, int x0, int x1)
-{
-    transpose_tile(j, y0, y1, x0, x1, 4);
-}
-
-GI_VECTOR_CLONES
-static void transpose_tile8(const transform_job *j, int y0, int y1, int x0, int x1)
-{
-    transpose_tile(j, y0, y1, x0, x1, 8);
+    switch (pb) {
+    case 1: transpose_tile(j, y0, y1, x0, x1, 1); break;
+    case 2: transpose_tile(j, y0, y1, x0, x1, 2); break;
+    case 4: transpose_tile(j, y0, y1, x0, x1, 4); break;
+    default: transpose_tile(j, y0, y1, x0, x1, 8); break;
+    }
 }
 
 /* Output rows [y0, y1) with ch, the pixel's bytes, a constant where this
@@ -245,16 +218,10 @@ static inline __attribute__((always_inline)) void permute_band(const transform_j
         const int ty1 = ty + tile < y1 ? ty + tile : y1;
         for (int tx = 0; tx < width; tx += tile) {
             const int tx1 = tx + tile < width ? tx + tile : width;
-            if (!turn)
-                copy_pixels(j, ty, ty1, tx, tx1, ch);
-            else if (ch == 1)
-                transpose_tile1(j, ty, ty1, tx, tx1);
-            else if (ch == 2)
-                transpose_tile2(j, ty, ty1, tx, tx1);
-            else if (ch == 4)
-                transpose_tile4(j, ty, ty1, tx, tx1);
+            if (turn)
+                transpose_tile_cloned(j, ty, ty1, tx, tx1, ch);
             else
-                transpose_tile8(j, ty, ty1, tx, tx1);
+                copy_pixels(j, ty, ty1, tx, tx1, ch);
         }
     }
 }
