@@ -303,8 +303,9 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          opt_gpus, &c->gpus},
         {"jobs", 'j', "N", "images decoded and encoded at once (default: one per core)",
          opt_jobs, &c->jobs},
-        {"max-pixels", 0, "N", "refuse images with more pixels, read from the header before "
-         "decoding (default 268435456 = 16384^2, or $GPUIMG_MAX_PIXELS)", opt_limit,
+        {"max-pixels", 0, "N", "refuse images with more pixels: an input, read from the header "
+         "before decoding, and a result or an image between steps, before it is made (default "
+         "268435456 = 16384^2, or $GPUIMG_MAX_PIXELS)", opt_limit,
          &c->limits.max_pixels},
         {"max-input-bytes", 0, "N", "refuse input files (stdin too) larger than N bytes "
          "(default 1G)", opt_limit, &c->limits.max_input_bytes},

@@ -229,7 +229,9 @@ GI_API const char *gi_last_codec(void);
 /* Limits checked before any large allocation, and a decode's threads. */
 typedef struct gi_load_limits {
     uint64_t max_input_bytes; /* default 1 GiB */
-    uint64_t max_pixels;      /* width * height, default 16384 * 16384 */
+    uint64_t max_pixels;      /* width * height of an image read, and of a job's
+                                 result and each image between its steps;
+                                 default 16384 * 16384 */
     /* Threads one JPEG or TIFF decode may use (JPEG: restart intervals of
      * the entropy decoding, a progressive file's scans, bands of rows of
      * the IDCT and colour; TIFF: its strips or tiles): 0 (the default) or

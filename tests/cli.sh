@@ -956,6 +956,17 @@ group_resize() {
     expect_usage resize --width 5 --filter bicubic "$scene" "$tmp/x.png"
     expect_usage resize --width 5 --fit stretch "$scene" "$tmp/x.png"
     expect_usage resize --width 5 --border zero "$scene" "$tmp/x.png"
+    # a result past --max-pixels (scene 64x48) is refused before it is
+    # made, and so is an image between a pipe's steps; past the sides'
+    # limit, a scale is refused rather than clamped
+    expect 1 resize --scale 10 --max-pixels 300000 "$scene" "$tmp/big.png"
+    check "a result past --max-pixels does not say so" has "640x480 image, more than 300000 pixels" "$tmp/err"
+    check "a refused result left a file" [ ! -e "$tmp/big.png" ]
+    expect 1 pipe 'resize --scale 10 | crop 0 0 8 8' --max-pixels 300000 "$scene" "$tmp/big.png"
+    check "a pipe's large step does not say so" has "step 1 would make a 640x480 image" "$tmp/err"
+    sized pipe 'resize --scale 10 | crop 0 0 8 8' --max-pixels 307200 "$scene" 8x8
+    expect 1 resize --scale 2000 "$scene" "$tmp/big.png"
+    check "a scale past the sides' limit does not say so" has "sides are at most 65536" "$tmp/err"
 
     # crop: a rectangle, its samples unchanged
     sized crop 10 5 20 30 "$scene" 20x30

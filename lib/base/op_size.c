@@ -18,6 +18,14 @@ void gi__op_output_size(const gi_op *op, const gi_image *src, int *w, int *h, in
     }
 }
 
+gi_status gi__resize_scale_check(int w, int h, double scale)
+{
+    if (scale > 0 && (w * scale >= GI_RESIZE_MAX_SIDE + 0.5 || h * scale >= GI_RESIZE_MAX_SIDE + 0.5))
+        return gi__fail(GI_ERR_TOO_LARGE, "resize of %dx%d by %g: sides are at most %d", w, h, scale,
+                        GI_RESIZE_MAX_SIDE);
+    return GI_OK;
+}
+
 /* The part of [at, at + want) inside [0, n) (want 0: up to n); its start
  * past the end gives a size of 0, which ops.c refuses. */
 static void cut(int n, int at, int want, int *start, int *size)
@@ -68,6 +76,10 @@ gi_status gi__chain_size(const gi_image *src, const gi_op *steps, int n, int any
             steps[i].resize.width <= 0 && steps[i].resize.height <= 0)
             return gi__fail(GI_ERR_INVALID_ARGUMENT,
                             "step %d (resize): give a width, a height or a scale", i + 1);
+        if (steps[i].kind == GI_OP_RESIZE && !any_source) {
+            const gi_status st = gi__resize_scale_check(size.width, size.height, steps[i].resize.scale);
+            if (st != GI_OK) return st;
+        }
         int w, h, ch; /* not straight into size, which the call reads */
         gi__op_output_size(&steps[i], &size, &w, &h, &ch);
         if (any_source && (w < 1 || h < 1)) w = h = 1; /* a crop outside this source */

@@ -8,6 +8,12 @@
 /* Width, height and channels of op's output image (not for hist). */
 void gi__op_output_size(const gi_op *op, const gi_image *src, int *w, int *h, int *ch);
 
+/* GI_OK when a resize of a w x h image by scale (0: by a size) keeps its
+ * sides within GI_RESIZE_MAX_SIDE, else GI_ERR_TOO_LARGE with a message:
+ * gpuimg.h's size rule would clamp them, which a scale must not do in
+ * silence. */
+gi_status gi__resize_scale_check(int w, int h, double scale);
+
 /* gi_apply_size; with any_source, checks only what holds for every source
  * (a crop that would start outside this one counts as 1x1): a batch's
  * check of its steps before it has read an image. */

@@ -144,10 +144,33 @@ gi_status gi_orient_image(gi_context *ctx, gi_image *img, int orientation)
     return GI_OK;
 }
 
+/* Refuses a job whose result, or an image between its steps, would have
+ * more pixels than its limits let a file have: a resize by a large scale
+ * would otherwise allocate, and compute, tens of gigabytes. */
+static gi_status check_result_pixels(const gi_job *job, const job_source *src)
+{
+    const gi_image size = src->jpeg ? gi__jpeg_decoded_size(src->jpeg) : *src->img;
+    for (int i = 1; i <= job->n_steps; i++) {
+        int w, h, ch;
+        gi_status st = gi_apply_size(&size, job->steps, i, &w, &h, &ch);
+        if (st != GI_OK) return st;
+        if ((uint64_t)w * (uint64_t)h <= job->limits.max_pixels) continue;
+        char what[32] = "the result would be";
+        if (i < job->n_steps) snprintf(what, sizeof what, "step %d would make", i);
+        return gi__fail(GI_ERR_TOO_LARGE,
+                        "%s a %dx%d image, more than %llu pixels (the limit of an image's pixels, "
+                        "--max-pixels)",
+                        what, w, h, (unsigned long long)job->limits.max_pixels);
+    }
+    return GI_OK;
+}
+
 static gi_status apply_job(gi_context *ctx, const gi_job *job, const job_source *src,
                            gi_metadata *meta, gi_image *dst, gi_histogram *hist)
 {
     memset(dst, 0, sizeof *dst);
+    gi_status checked = check_result_pixels(job, src);
+    if (checked != GI_OK) return checked;
     gi_op chain[GI_MAX_STEPS];
     gi_transform turn[2];
     int n_turn = job->auto_orient ? gi_orientation_steps(meta->orientation, turn) : 0;
