@@ -417,12 +417,16 @@ int cli_parse(int argc, char **argv, cli_common *common, const cli_option *own, 
         if (got == -1) break;
         int i = got >= 1000 ? got - 1000 : find_short(all, n, got);
         if (got == '?' || got == ':' || i < 0) {
-            if (prev == 0) prev = 1; /* optind 0 asked glibc to start over at 1 */
-            const char *bad = prev < argc ? argv[prev] : "?";
             if (optopt && find_short(all, n, optopt) >= 0)
                 return cli_usage_error(common, "option '-%c' needs a value", optopt);
             if (optopt >= 1000)
                 return cli_usage_error(common, "option '--%s' needs a value", all[optopt - 1000].name);
+            if (optopt > 0) return cli_usage_error(common, "unknown option '-%c'", optopt);
+            /* an unknown or ambiguous long option: getopt has stepped past
+             * it, wherever the arguments before it were (it moves them
+             * after the options as it goes, so the index before the call
+             * can be that of an argument) */
+            const char *bad = optind > prev && optind - 1 < argc ? argv[optind - 1] : "?";
             return cli_usage_error(common, "unknown option '%s'", bad);
         }
         if (all[i].apply(&all[i], optarg)) return EXIT_USAGE;

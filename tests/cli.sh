@@ -89,6 +89,13 @@ group_exit_codes() {
     expect_usage blur --no-such-option "$scene" "$tmp/x.png"
     check "unknown option not named on stderr" has no-such-option "$tmp/err"
     expect_usage blur -Z "$scene" "$tmp/x.png"
+    check "an unknown short option is not named" has "unknown option '-Z'" "$tmp/err"
+    # named after the arguments too, where getopt has moved past them
+    expect_usage crop 0 0 5 5 "$scene" "$tmp/x.png" --no-such-option
+    check "an unknown option after the arguments is not named" \
+        has "unknown option '--no-such-option'" "$tmp/err"
+    expect_usage blur "$scene" "$tmp/x.png" -qZ
+    check "an unknown option in a cluster is not named" has "unknown option '-Z'" "$tmp/err"
     expect_usage blur "$scene" "$tmp/x.png" --sigma
     for bad in "--sigma 0" "--sigma -1" "--sigma abc" "--sigma nan" "--radius -2" \
         "--radius 1025" "--radius 2.5" "--kernel median" "--quality 0" "--quality 101" \
