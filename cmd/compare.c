@@ -28,9 +28,11 @@ static const char *const status_names[] = {"equal", "different", "shape-differs"
 
 /* ---------------------------------------------------------------- options */
 
+/* 0..65535: the library refuses more than 255 for a pair of 8-bit
+ * images, naming their depth. */
 static int opt_tolerance(const cli_option *o, const char *arg)
 {
-    return opt_int_range(o, arg, 0, 255);
+    return opt_int_range(o, arg, 0, 65535);
 }
 
 /* K (pixels) or K% (of the pixels). */
@@ -316,8 +318,9 @@ int cmd_compare(int argc, char **argv)
     cli_common_init(&common, "compare");
     cli_output_failure_status = EXIT_TROUBLE;
     const cli_option own[] = {
-        {"tolerance", 't', "N", "samples that differ by at most N (0..255) count as equal "
-         "(default 0)", opt_tolerance, &s.lib.compare.tolerance},
+        {"tolerance", 't', "N", "samples that differ by at most N count as equal: 0..255 for "
+         "8-bit images, 0..65535 for 16-bit ones (default 0)", opt_tolerance,
+         &s.lib.compare.tolerance},
         {"max-different", 'k', "K", "images with at most K differing pixels, or K% of the "
          "pixels, count as equal (default 0)", opt_max_different, &s.lib},
         {"format", 'f', "FMT", "text | json (default text)", opt_report_format, &s.format},
@@ -338,19 +341,21 @@ int cmd_compare(int argc, char **argv)
     static const cli_help help = {
         "usage: gpuimg compare [options] EXPECTED ACTUAL\n"
         "       gpuimg compare [options] -r EXPECTED_DIR ACTUAL_DIR",
-        "Compares two PNG/JPEG images by their decoded pixels (never the file bytes).\n"
+        "Compares two images (PNG, JPEG, PNM/PAM, TIFF) by their decoded pixels (never\n"
+        "the file bytes), at their depth: 8 and 16 bits, the same on both sides.\n"
         "A pixel differs when one of its channels differs by more than --tolerance.\n"
-        "With alpha, colour is compared premultiplied (v * alpha / 255, rounded),\n"
-        "alpha as stored: a transparent pixel's colour does not count\n"
+        "With alpha, colour is compared premultiplied (v * alpha / 255, rounded; 65535\n"
+        "at 16 bits), alpha as stored: a transparent pixel's colour does not count\n"
         "(--straight-alpha compares the colour as stored).\n"
         "Prints the size, the differing pixels, the largest difference per channel,\n"
-        "the mean absolute difference, PSNR (peak 255, 'inf' when equal) and SSIM\n"
-        "(Gaussian window sigma 1.5, as scikit-image's structural_similarity with\n"
-        "gaussian_weights=True, use_sample_covariance=False, data_range=255).\n"
+        "the mean absolute difference, PSNR (peak 255, or 65535 at 16 bits; 'inf'\n"
+        "when equal) and SSIM (Gaussian window sigma 1.5, as scikit-image's\n"
+        "structural_similarity with gaussian_weights=True,\n"
+        "use_sample_covariance=False, data_range=255, or 65535 at 16 bits).\n"
         "With -r, one line per differing, missing or extra file and a summary;\n"
         "-j N compares N pairs at once.\n"
         "Exit status (as cmp and diff): 0 equal within the limits, 1 different\n"
-        "(including a different size or channel count, or a file missing on one\n"
+        "(including a different size, channel count or depth, or a file missing on one\n"
         "side), 2 trouble (an unreadable file, a report that cannot be written,\n"
         "a usage error)."};
     char **files;

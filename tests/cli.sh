@@ -1070,6 +1070,18 @@ group_compare() {
     expect 0 compare -t 1 "$scene" "$tmp/off1.png"
     expect 1 compare --tolerance 4 "$scene" "$tmp/off5.png"
     expect 0 compare --tolerance 5 "$scene" "$tmp/off5.png"
+    # at 16 bits the tolerance is in 16-bit steps (5 * 257 = 1285), up to
+    # 65535; at 8 bits more than 255 is refused, naming the depth
+    expect 0 convert --depth 16 "$scene" "$tmp/s16.png"
+    expect 0 convert --depth 16 "$tmp/off5.png" "$tmp/off5_16.png"
+    expect 1 compare -q --tolerance 1284 "$tmp/s16.png" "$tmp/off5_16.png"
+    expect 0 compare -q --tolerance 1285 "$tmp/s16.png" "$tmp/off5_16.png"
+    expect 0 compare --tolerance 65535 "$tmp/s16.png" "$tmp/off5_16.png"
+    check "16-bit compare: PSNR not on 65535" has "^psnr: 73\\.7968" "$tmp/out"
+    expect 2 compare --tolerance 256 "$scene" "$tmp/off5.png"
+    check "a tolerance past 8 bits does not say so" has "must be 0..255 for 8-bit images" "$tmp/err"
+    check "a refused tolerance does not name the files" has "scene.png and " "$tmp/err"
+    expect 1 compare -q "$tmp/s16.png" "$scene"
 
     # --max-different: 2 of 3072 pixels differ (0.0651%).
     "$poke" "$scene" "$tmp/two.png" 0 0 0 9 63 47 2 -9
@@ -1135,7 +1147,7 @@ open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(
         check "compare >/dev/full: no message naming compare" has "^gpuimg compare: standard output" "$tmp/err"
     done
     expect_usage compare "$scene"
-    expect_usage compare --tolerance 256 "$scene" "$scene"
+    expect_usage compare --tolerance 65536 "$scene" "$scene"
     expect_usage compare --max-different many "$scene" "$scene"
     expect_usage compare --diff-dir "$tmp/d" "$scene" "$scene"
     expect_usage compare -r --diff "$tmp/d.png" "$tmp" "$tmp"

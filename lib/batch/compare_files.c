@@ -106,7 +106,12 @@ static void compare_loaded(gi_context *ctx, const gi_compare_files_options *o, g
     as_stored.straight_alpha = 1;
     gi__compare_premultiply(e, &o->compare);
     gi__compare_premultiply(a, &o->compare);
-    if (gi_compare(ctx, e, a, &as_stored, &p->result) != GI_OK) return pair_error(p, "compare");
+    if (gi_compare(ctx, e, a, &as_stored, &p->result) != GI_OK) {
+        char names[200]; /* the detail keeps room for the reason */
+        snprintf(names, sizeof names, "%s and %s", gi_quote_name(p->expected),
+                 gi_quote_name(p->actual));
+        return pair_error(p, names);
+    }
     p->status = within_limit(o, &p->result) ? GI_PAIR_EQUAL : GI_PAIR_DIFFERENT;
     if (!p->diff_out || p->result.different_pixels == 0) return;
     if (make_parents(p->diff_out) != 0) {
@@ -176,8 +181,9 @@ static void *compare_worker(void *arg)
 gi_status gi_compare_files(const gi_compare_files_options *opts, gi_file_pair *pairs,
                            size_t count)
 {
-    if (opts->compare.tolerance < 0 || opts->compare.tolerance > 255 || !(opts->max_different >= 0))
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "compare: tolerance must be 0..255 and "
+    /* each pair's depth bounds the tolerance (gi_compare: 255 at 8 bits) */
+    if (opts->compare.tolerance < 0 || opts->compare.tolerance > 65535 || !(opts->max_different >= 0))
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "compare: tolerance must be 0..65535 and "
                         "max_different >= 0");
     const int cores = gi__process_cores();
     int workers = opts->workers ? opts->workers : cores > 256 ? 256 : cores;

@@ -107,8 +107,8 @@ static gi_status check_pair(const gi_image *e, const gi_image *a, const gi_compa
                         8 * gi_image_sample_bytes(e), 8 * gi_image_sample_bytes(a));
     const int top = (int)peak_of(e);
     if (p->tolerance < 0 || p->tolerance > top)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "tolerance %d: must be 0..%d", p->tolerance,
-                        top);
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "tolerance %d: must be 0..%d for %d-bit images",
+                        p->tolerance, top, 8 * gi_image_sample_bytes(e));
     return GI_OK;
 }
 
