@@ -197,7 +197,7 @@ static int run_single(const cli_common *c, char **args, int count, const gi_op *
     if (format_contradicts(c, args[1])) return format_contradiction_error(c, args[1]);
     if (output_format(c, args[1]) == GI_FORMAT_AUTO)
         return cli_usage_error(c, "cannot tell the output format of '%s': name it "
-                               ".png/.jpg/.pnm/.pam or give --format", args[1]);
+                               ".png/.jpg/.pnm/.pam/.tif or give --format", args[1]);
     if (strcmp(args[0], "-") == 0) return run_stream(c, args[1], steps, n_steps);
     gi_batch_item item = {.in = args[0], .out = args[1]};
     progress prog;

@@ -465,7 +465,7 @@ group_files() {
     cd "$tmp/odd" || return
     expect 1 blur "$nl_name" "$tmp/odd-out.png"
     check "a name with a newline: not one line, quoted: $(cat "$tmp/err")" \
-        [ "$(cat "$tmp/err")" = "gpuimg blur: 'a'\$'\\n''b.png': not a PNG, JPEG or PNM/PAM file" ]
+        [ "$(cat "$tmp/err")" = "gpuimg blur: 'a'\$'\\n''b.png': not a PNG, JPEG, PNM/PAM or TIFF file" ]
     expect 1 blur -o "$tmp/odd-dir" "$nl_name" "$esc_name"
     check "batch: a failure's message is not one line" [ "$(grep -c 'not a PNG' "$tmp/err")" -eq 2 ]
     check "batch: the escape name not quoted" grep -qF "'x'\$'\\033''[31mred.png'" "$tmp/err"

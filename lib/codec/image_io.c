@@ -134,7 +134,7 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
     }
     const char *kind = format == GI_FORMAT_PNG ? "PNG" : "JPEG";
     if (format == GI_FORMAT_AUTO)
-        return gi__fail(GI_ERR_DECODE, "%s: not a PNG, JPEG or PNM/PAM file", name);
+        return gi__fail(GI_ERR_DECODE, "%s: not a PNG, JPEG, PNM/PAM or TIFF file", name);
     if (size > (size_t)INT_MAX) /* stb counts in int */
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %zu bytes is over the input limit", name, size);
     /* The header first: refuse oversized images before any large allocation.
