@@ -6,8 +6,9 @@
 # the horizontal predictor and reads back (tinytiff.py) to the same
 # samples, and with --tiff-compression none is uncompressed with those
 # samples; a 16-bit TIFF is converted at 16 bits or refused, never cut to
-# 8; -v counts a multi-page file's pages; a palette TIFF is refused
-# naming the file. Exit 77 in a build without TIFF support.
+# 8; -v counts a multi-page file's pages; a palette TIFF, with or without
+# its colour map, is refused naming the file. Exit 77 in a build without
+# TIFF support.
 set -u
 gpuimg=$1 imgcmp=$2 samples=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -96,13 +97,14 @@ else
     grep -q '16-bit image is not supported' "$tmp/err" || fail "16-bit convert: $(cat "$tmp/err")"
 fi
 
-python3 - "$tiny" "$tmp/pages.tif" "$tmp/palette.tif" <<'PY' || fail "could not write the test TIFFs"
+python3 - "$tiny" "$tmp/pages.tif" "$tmp/palette.tif" "$tmp/palette-nomap.tif" <<'PY' || fail "could not write the test TIFFs"
 import sys, os
 sys.path.insert(0, os.path.dirname(sys.argv[1]))
 import tinytiff
 page = {'width': 4, 'height': 3, 'channels': 1, 'bits': 8, 'samples': list(range(12))}
 open(sys.argv[2], 'wb').write(tinytiff.encode([page, page, page, page]))
 page['photometric'] = 3
+open(sys.argv[4], 'wb').write(tinytiff.encode([page]))  # libtiff reads it as gray
 page['tags'] = {320: (3, [0] * 768)}
 open(sys.argv[3], 'wb').write(tinytiff.encode([page]))
 PY
@@ -115,6 +117,10 @@ PY
 rc=$?
 [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "palette.tif.*palette" "$tmp/err" &&
     [ ! -e "$tmp/palette.png" ] || fail "palette TIFF: exit $rc, $(cat "$tmp/err")"
+"$gpuimg" convert "$tmp/palette-nomap.tif" "$tmp/palette-nomap.png" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "palette-nomap.tif: a palette (colour-mapped) TIFF is not supported" "$tmp/err" &&
+    [ ! -e "$tmp/palette-nomap.png" ] || fail "palette TIFF without a colour map: exit $rc, $(cat "$tmp/err")"
 
 [ "$failed" -eq 0 ] && echo "ok: TIFF through the command"
 exit "$failed"

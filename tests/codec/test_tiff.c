@@ -1,8 +1,9 @@
 /* TIFF: round trips through gi_encode and gi_load_memory (8 and 16 bits,
  * 1-4 channels, odd sizes, ICC and XMP), every layout libtiff writes that
  * gpuimg reads (compressions, predictor, strips and tiles, byte orders,
- * planar configurations, MinIsWhite, extra samples, several pages),
- * what is refused and why, and damaged files; the file named by the first
+ * planar configurations, MinIsWhite, extra samples, several pages), what
+ * is refused and why (every palette TIFF, with or without its colour map),
+ * and damaged files; the file named by the first
  * argument (a deflate strip libtiff decodes short) decodes to the same
  * samples whatever the heap held. In a build without libtiff: the refusal,
  * then skipped (77). */
@@ -55,6 +56,8 @@ typedef struct {
     int big_endian;
     int pages;         /* 0 or 1: one page */
     uint16_t sample_format;
+    int no_colormap;   /* a palette without its ColorMap */
+    int bigtiff;
 } layout;
 
 /* The file libtiff writes for `l`, its bytes malloc'ed into *size. Page k
@@ -63,7 +66,8 @@ static uint8_t *write_tiff(const layout *l, size_t *size)
 {
     char path[320];
     snprintf(path, sizeof path, "%s/variant.tif", tmpdir);
-    TIFF *tif = TIFFOpen(path, l->big_endian ? "wb" : "wl");
+    TIFF *tif = TIFFOpen(path, l->bigtiff ? (l->big_endian ? "wb8" : "wl8")
+                                          : (l->big_endian ? "wb" : "wl"));
     if (!tif) return NULL;
     const int planes = l->planar == PLANARCONFIG_SEPARATE ? l->samples : 1;
     const int per = l->samples / planes, sb = (l->bits + 7) / 8;
@@ -96,7 +100,7 @@ static uint8_t *write_tiff(const layout *l, size_t *size)
         } else {
             TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, (uint32_t)bh);
         }
-        if (l->photometric == PHOTOMETRIC_PALETTE) {
+        if (l->photometric == PHOTOMETRIC_PALETTE && !l->no_colormap) {
             static uint16_t map[3][256];
             TIFFSetField(tif, TIFFTAG_COLORMAP, map[0], map[1], map[2]);
         }
@@ -168,9 +172,9 @@ static const char *describe(const layout *l)
 {
     static char s[200];
     snprintf(s, sizeof s, "%dx%d %d samples %d-bit compression %u predictor %u photometric %u "
-             "planar %u extra %u tile %d rows %d %s-endian", l->w, l->h, l->samples, l->bits,
+             "planar %u extra %u tile %d rows %d %s-endian%s", l->w, l->h, l->samples, l->bits,
              l->compression, l->predictor, l->photometric, l->planar, l->extra, l->tile, l->rows,
-             l->big_endian ? "big" : "little");
+             l->big_endian ? "big" : "little", l->bigtiff ? " BigTIFF" : "");
     return s;
 }
 
@@ -315,9 +319,24 @@ static void check_refusals(void)
 {
     layout l = {.w = 8, .h = 4, .samples = 1, .bits = 8, .compression = COMPRESSION_NONE,
                 .photometric = PHOTOMETRIC_PALETTE, .planar = PLANARCONFIG_CONTIG};
-    /* libtiff writes no colour map unless given one; the photometric alone
-     * is refused before it matters */
-    expect_refused(&l, GI_ERR_UNSUPPORTED, "palette");
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "palette (colour-mapped) TIFF is not supported");
+    /* without its colour map, which libtiff reads as gray (8 bits), RGB (3
+     * samples) or fails (4 bits), in either byte order and in BigTIFF */
+    l.no_colormap = 1;
+    for (int big = 0; big <= 1; big++) {
+        l.big_endian = big;
+        expect_refused(&l, GI_ERR_UNSUPPORTED, "palette (colour-mapped) TIFF is not supported");
+        l.bigtiff = 1;
+        expect_refused(&l, GI_ERR_UNSUPPORTED, "palette (colour-mapped) TIFF is not supported");
+        l.bigtiff = 0;
+    }
+    l.samples = 3;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "palette (colour-mapped) TIFF is not supported");
+    l.samples = 1;
+    l.bits = 4;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "palette (colour-mapped) TIFF is not supported");
+    l = (layout){.w = 8, .h = 4, .samples = 1, .bits = 8, .compression = COMPRESSION_NONE,
+                 .planar = PLANARCONFIG_CONTIG};
     l.photometric = PHOTOMETRIC_MINISBLACK;
     l.bits = 1;
     expect_refused(&l, GI_ERR_UNSUPPORTED, "1-bit");

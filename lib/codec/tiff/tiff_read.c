@@ -67,6 +67,47 @@ static const char *compression_name(uint16_t c)
     }
 }
 
+/* The unsigned integer of n bytes (1, 2, 4 or 8) at p, in the file's order. */
+static uint64_t file_uint(const uint8_t *p, int n, int big_endian)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v |= (uint64_t)p[big_endian ? i : n - 1 - i] << (8 * (n - 1 - i));
+    return v;
+}
+
+/* The value of `tag` in the first IFD as the file stores it (one BYTE,
+ * SHORT or LONG), or -1 when the tag is absent, of another form, or the
+ * header or IFD lies outside the bytes. libtiff does not say what it set
+ * aside: it reads a palette TIFF without a colour map as gray or RGB. */
+static int64_t stored_tag(const uint8_t *b, size_t size, uint16_t tag)
+{
+    if (size < 16 || !((b[0] == 'I' && b[1] == 'I') || (b[0] == 'M' && b[1] == 'M'))) return -1;
+    const int be = b[0] == 'M', big = file_uint(b + 2, 2, be) == 43;
+    if (!big && file_uint(b + 2, 2, be) != 42) return -1;
+    /* classic: a 2-byte count, entries of 12 bytes with a 4-byte value;
+     * BigTIFF: an 8-byte count, entries of 20 with an 8-byte value */
+    const int count_bytes = big ? 8 : 2, entry_bytes = big ? 20 : 12, value_at = big ? 12 : 8;
+    const uint64_t ifd = big ? file_uint(b + 8, 8, be) : file_uint(b + 4, 4, be);
+    if (ifd > size || size - ifd < (uint64_t)count_bytes) return -1;
+    const uint64_t entries = file_uint(b + ifd, count_bytes, be);
+    const uint64_t room = (size - ifd - (uint64_t)count_bytes) / (uint64_t)entry_bytes;
+    for (uint64_t i = 0; i < entries && i < room; i++) {
+        const uint8_t *e = b + ifd + count_bytes + i * entry_bytes;
+        const uint64_t type = file_uint(e + 2, 2, be), n = file_uint(e + 4, big ? 8 : 4, be);
+        if (file_uint(e, 2, be) != tag) continue;
+        if (n != 1 || (type != TIFF_BYTE && type != TIFF_SHORT && type != TIFF_LONG)) return -1;
+        return (int64_t)file_uint(e + value_at, type == TIFF_LONG ? 4 : type == TIFF_SHORT ? 2 : 1,
+                                  be);
+    }
+    return -1;
+}
+
+static gi_status refuse_palette(const char *name)
+{
+    return gi__fail(GI_ERR_UNSUPPORTED, "%s: a palette (colour-mapped) TIFF is not supported",
+                    name);
+}
+
 /* Reads and checks the tags; GI_OK, or the failure naming `name` and the
  * property gpuimg does not read. */
 static gi_status read_layout(TIFF *tif, const char *name, const gi_load_limits *limits,
@@ -88,9 +129,7 @@ static gi_status read_layout(TIFF *tif, const char *name, const gi_load_limits *
                         name);
     switch (p->photometric) {
     case PHOTOMETRIC_MINISBLACK: case PHOTOMETRIC_MINISWHITE: case PHOTOMETRIC_RGB: break;
-    case PHOTOMETRIC_PALETTE:
-        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a palette (colour-mapped) TIFF is not supported",
-                        name);
+    case PHOTOMETRIC_PALETTE: return refuse_palette(name);
     case PHOTOMETRIC_SEPARATED:
         return gi__fail(GI_ERR_UNSUPPORTED, "%s: a CMYK (separated) TIFF is not supported", name);
     case PHOTOMETRIC_YCBCR:
@@ -420,6 +459,10 @@ gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, cons
 {
     memset(img, 0, sizeof *img);
     if (!gi__tiff_load()) return gi__fail(GI_ERR_UNSUPPORTED, "%s: %s", name, gi__tiff_load_error());
+    /* libtiff would read a palette without its colour map as gray or RGB,
+     * or fail it (under 8 bits) for the missing map */
+    if (stored_tag(bytes, size, TIFFTAG_PHOTOMETRIC) == PHOTOMETRIC_PALETTE)
+        return refuse_palette(name);
     gi_tiff_memory m;
     TIFF *tif = gi__tiff_open_read(&m, bytes, size, libtiff_alloc_limit(size));
     if (!tif) return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (%s)", name, m.error);
