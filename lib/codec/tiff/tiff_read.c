@@ -78,7 +78,8 @@ static uint64_t file_uint(const uint8_t *p, int n, int big_endian)
 /* The value of `tag` in the first IFD as the file stores it (one BYTE,
  * SHORT or LONG), or -1 when the tag is absent, of another form, or the
  * header or IFD lies outside the bytes. libtiff does not say what it set
- * aside: it reads a palette TIFF without a colour map as gray or RGB. */
+ * aside: it reads a palette TIFF without a colour map as gray or RGB, and
+ * drops an Orientation outside 1..8. */
 static int64_t stored_tag(const uint8_t *b, size_t size, uint16_t tag)
 {
     if (size < 16 || !((b[0] == 'I' && b[1] == 'I') || (b[0] == 'M' && b[1] == 'M'))) return -1;
@@ -510,8 +511,21 @@ int gi__tiff_pages_note(const uint8_t *bytes, size_t size, char *note, size_t no
     return 1;
 }
 
+/* The Orientation tag (274) into out->orientation: 1..8 as stored, 1 when
+ * absent or out of range (noted, as an Exif one is). */
+static void read_orientation(const uint8_t *bytes, size_t size, gi_metadata *out)
+{
+    const int64_t value = stored_tag(bytes, size, TIFFTAG_ORIENTATION);
+    const int known = value >= ORIENTATION_TOPLEFT && value <= ORIENTATION_LEFTBOT;
+    out->orientation = known ? (int)value : 1;
+    if (value != -1 && !known)
+        snprintf(out->dropped, sizeof out->dropped, "TIFF Orientation %lld is not 1..8: read as 1",
+                 (long long)value);
+}
+
 int gi__tiff_metadata_read(const uint8_t *bytes, size_t size, gi_metadata *out)
 {
+    read_orientation(bytes, size, out);
     gi_tiff_memory m;
     TIFF *tif = gi__tiff_open_read(&m, bytes, size, libtiff_alloc_limit(size));
     if (!tif) return 0;
