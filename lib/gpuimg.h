@@ -200,7 +200,8 @@ GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
  *   Palette (with or without its colour map), bilevel (1-bit),
  *   floating-point or signed samples, CMYK, YCbCr, JPEG and other
  *   compressions, and more than one extra sample fail with
- *   GI_ERR_UNSUPPORTED naming the property.
+ *   GI_ERR_UNSUPPORTED naming the property; a damaged strip or tile
+ *   fails with libtiff's reason for it.
  *   Written: 8 or 16 bits as the image is, gray, gray+alpha, RGB or RGBA
  *   (alpha an unassociated extra sample), in strips of about 256 KiB
  *   (BigTIFF past 3 GiB of samples): deflate with the horizontal

@@ -9,8 +9,9 @@
 # 8; -v counts a multi-page file's pages; a palette TIFF, with or without
 # its colour map, is refused naming the file; the Orientation tag turns
 # the pixels under --auto-orient, rotate and thumbnail, and is kept in a
-# TIFF written without --auto-orient (a JPEG's Exif Orientation too).
-# Exit 77 in a build without TIFF support.
+# TIFF written without --auto-orient (a JPEG's Exif Orientation too); a
+# strip cut short fails saying so. Exit 77 in a build without TIFF
+# support.
 set -u
 gpuimg=$1 imgcmp=$2 samples=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -124,6 +125,22 @@ rc=$?
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "palette-nomap.tif: a palette (colour-mapped) TIFF is not supported" "$tmp/err" &&
     [ ! -e "$tmp/palette-nomap.png" ] || fail "palette TIFF without a colour map: exit $rc, $(cat "$tmp/err")"
+
+# A strip whose byte count runs past the end of the file (500 of its 1961
+# bytes there): the message says so (libtiff's read error), no output is
+# left.
+python3 - "$tiny" "$tmp/short.tif" <<'PY' || fail "could not write the cut TIFF"
+import sys, os
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import tinytiff
+page = {'width': 53, 'height': 37, 'channels': 1, 'bits': 8,
+        'samples': [(i * 7) % 256 for i in range(500)], 'tags': {279: (4, [53 * 37])}}
+open(sys.argv[2], 'wb').write(tinytiff.encode([page]))
+PY
+"$gpuimg" convert "$tmp/short.tif" "$tmp/short.png" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "short.tif: cannot decode TIFF (strip 0: Read error on strip 0" "$tmp/err" &&
+    [ ! -e "$tmp/short.png" ] || fail "a strip cut short: exit $rc, $(cat "$tmp/err")"
 
 # tag FILE: the Orientation tag of a TIFF's first IFD, or none.
 tag() {

@@ -4,7 +4,8 @@
  * tiles, byte orders, planar configurations, MinIsWhite, extra samples,
  * several pages), the Orientation tag read into the metadata, what is
  * refused and why (every palette TIFF, with or without its colour map),
- * and damaged files; the file named by the first
+ * damaged files, and a strip cut short named for what it is (not for an
+ * error libtiff reported on the way); the file named by the first
  * argument (a deflate strip libtiff decodes short) decodes to the same
  * samples whatever the heap held. In a build without libtiff: the refusal,
  * then skipped (77). */
@@ -497,7 +498,8 @@ static void check_strip_coders(void)
 }
 
 /* A little-endian TIFF of w x h 8-bit gray in one strip, made by hand for
- * what libtiff does not write: an Orientation outside 1..8 (0: none). The IFD follows the header; the
+ * what libtiff does not write: a byte count past the end of the file, an
+ * Orientation outside 1..8 (0: none). The IFD follows the header; the
  * strip, `n` bytes of `data` said to be `claimed`, follows the IFD.
  * malloc'ed, its size in *size. */
 static uint8_t *hand_tiff(uint32_t w, uint32_t h, uint16_t compression, uint16_t orientation,
@@ -607,6 +609,64 @@ static void check_orientation_written(void)
         gi_free(bytes);
     }
     gi_image_free(&img);
+}
+
+/* A strip cut short, uncompressed or PackBits (its bytes past the end of
+ * the file, or zeroed), fails naming the strip and libtiff's reason for
+ * it: not an error libtiff reported before it read the strip (a predictor
+ * asked of a compression that has none, an Orientation it set aside). */
+static void check_short_strip(void)
+{
+    enum { W = 53, H = 37 };
+    uint8_t pixels[W * H], packed[W * H + W * H / 128 + 1];
+    size_t packed_size = 0;
+    for (int i = 0; i < W * H; i++) pixels[i] = (uint8_t)pattern(i % W, i / W, 0, 8);
+    for (int i = 0; i < W * H; i += 128) { /* PackBits literal runs of up to 128 */
+        const int n = W * H - i < 128 ? W * H - i : 128;
+        packed[packed_size++] = (uint8_t)(n - 1);
+        memcpy(packed + packed_size, pixels + i, (size_t)n);
+        packed_size += (size_t)n;
+    }
+    static const uint8_t zeros[W * H];
+    const struct {
+        uint16_t compression, orientation;
+        const uint8_t *data;
+        size_t present, claimed;
+        const char *phrase;
+    } cases[] = {
+        {COMPRESSION_NONE, 0, pixels, 500, W * H, "Read error on strip 0"},
+        {COMPRESSION_NONE, 9, pixels, 500, W * H, "Read error on strip 0"},
+        {COMPRESSION_PACKBITS, 0, packed, packed_size / 2, packed_size, "Read error on strip 0"},
+        {COMPRESSION_PACKBITS, 0, zeros, packed_size, packed_size, "Not enough data"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        size_t size;
+        uint8_t *bytes = hand_tiff(W, H, cases[k].compression, cases[k].orientation,
+                                   cases[k].data, cases[k].present, (uint32_t)cases[k].claimed,
+                                   &size);
+        if (!bytes) continue;
+        gi_image img;
+        const gi_status st = gi_load_memory(&img, bytes, size, "short.tif", NULL);
+        const char *why = gi_last_error();
+        th_check(st == GI_ERR_DECODE && !img.data && strstr(why, "short.tif") &&
+                     strstr(why, "strip 0: ") && strstr(why, cases[k].phrase) &&
+                     !strstr(why, "Predictor"),
+                 "compression %u, Orientation %u, %zu of %zu bytes: %d \"%s\", want \"%s\"",
+                 cases[k].compression, cases[k].orientation, cases[k].present, cases[k].claimed,
+                 (int)st, why, cases[k].phrase);
+        check_threads_agree(bytes, size, "a strip cut short");
+        free(bytes);
+    }
+    /* the whole strip is read */
+    size_t size;
+    uint8_t *bytes = hand_tiff(W, H, COMPRESSION_PACKBITS, 0, packed, packed_size,
+                               (uint32_t)packed_size, &size);
+    gi_image img;
+    th_check(bytes && gi_load_memory(&img, bytes, size, "whole.tif", NULL) == GI_OK &&
+                 memcmp(img.data, pixels, sizeof pixels) == 0,
+             "the PackBits strip whole: %s", gi_last_error());
+    gi_image_free(&img);
+    free(bytes);
 }
 
 /* The ICC profile and XMP packet go into their tags and come back; Exif
@@ -757,6 +817,7 @@ int main(int argc, char **argv)
     check_metadata();
     check_orientation_read();
     check_orientation_written();
+    check_short_strip();
     check_save_failure();
     /* damaged LZW strips, deflate strips (libdeflate's path) and tiles */
     check_damaged(&(layout){.w = 40, .h = 30, .samples = 3, .bits = 16,

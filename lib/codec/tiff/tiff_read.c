@@ -310,13 +310,15 @@ static void *inflate_worker(void *arg)
 static void inflate_strips(TIFF *tif, const page_layout *p, const block_grid *g, gi_image *img,
                            const uint8_t *bytes, size_t size, int threads, uint8_t *done)
 {
-    uint16_t predictor = PREDICTOR_NONE;
-    TIFFGetFieldDefaulted(tif, TIFFTAG_PREDICTOR, &predictor);
     if (p->tiled || p->planar != PLANARCONFIG_CONTIG ||
         (p->compression != COMPRESSION_ADOBE_DEFLATE && p->compression != COMPRESSION_DEFLATE) ||
-        (predictor != PREDICTOR_NONE && predictor != PREDICTOR_HORIZONTAL) ||
         img->stride != g->row_bytes)
         return;
+    /* asked of deflate alone: asked of a compression that has none
+     * (uncompressed, PackBits), libtiff reports an error */
+    uint16_t predictor = PREDICTOR_NONE;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PREDICTOR, &predictor);
+    if (predictor != PREDICTOR_NONE && predictor != PREDICTOR_HORIZONTAL) return;
     const uint32_t strips = g->count; /* one plane: a strip a block */
     if (TIFFNumberOfStrips(tif) < strips) return; /* libtiff names the damage */
     inflate_job j = {.bytes = bytes, .size = size, .p = p, .img = img, .strips = strips,
@@ -411,11 +413,11 @@ static void *block_worker(void *arg)
 }
 
 /* Decodes the blocks `done` does not mark: first on up to `threads`
- * threads, then what is left in order with `tif`, so that a failure is
- * the first block's, named as one thread would name it. */
-static gi_status read_blocks(TIFF *tif, const page_layout *p, const block_grid *g, gi_image *img,
-                             uint8_t *buf, uint8_t *done, const uint8_t *bytes, size_t size,
-                             int threads, const char *name, const char *why)
+ * threads, then what is left in order with `tif` (opened over m), so that
+ * a failure is the first block's, named as one thread would name it. */
+static gi_status read_blocks(TIFF *tif, gi_tiff_memory *m, const page_layout *p,
+                             const block_grid *g, gi_image *img, uint8_t *buf, uint8_t *done,
+                             const uint8_t *bytes, size_t size, int threads, const char *name)
 {
     if (threads > 1 && g->count > 1) {
         block_job j = {.bytes = bytes, .size = size, .p = p, .g = g, .img = img, .done = done};
@@ -423,9 +425,14 @@ static gi_status read_blocks(TIFF *tif, const page_layout *p, const block_grid *
     }
     for (uint32_t b = 0; b < g->count; b++) {
         uint32_t index;
-        if (!done[b] && !read_block(tif, p, g, img, buf, b, &index))
+        if (done[b]) continue;
+        /* The message is the failing block's own: an error libtiff
+         * reported before (a tag it set aside) did not stop the decode. */
+        m->error[0] = '\0';
+        if (!read_block(tif, p, g, img, buf, b, &index))
             return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (%s %u: %s)", name,
-                            p->tiled ? "tile" : "strip", index, *why ? why : "short or damaged");
+                            p->tiled ? "tile" : "strip", index,
+                            *m->error ? m->error : "short or damaged");
     }
     return GI_OK;
 }
@@ -487,7 +494,7 @@ gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, cons
                         p.height);
     }
     inflate_strips(tif, &p, &g, img, bytes, size, threads, done);
-    st = read_blocks(tif, &p, &g, img, buf, done, bytes, size, threads, name, m.error);
+    st = read_blocks(tif, &m, &p, &g, img, buf, done, bytes, size, threads, name);
     free(done);
     free(buf);
     TIFFClose(tif);
