@@ -186,8 +186,9 @@ GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
 
 /* TIFF (builds with libtiff; without it, GI_ERR_UNSUPPORTED "this build
  * has no TIFF support")
- *   Read: the first page (gpuimg -v says when there are more), 8 or 16
- *   bits a sample as stored (16-bit samples in host byte order), gray
+ *   Read: the first page (gpuimg -v says when there are more), its
+ *   Orientation tag into the metadata (the pixels stay as stored), 8 or
+ *   16 bits a sample as stored (16-bit samples in host byte order), gray
  *   (MinIsBlack, or MinIsWhite turned into it: v -> max - v), gray+alpha,
  *   RGB or RGBA; uncompressed, LZW, deflate (Adobe's and the old code)
  *   or PackBits, with or without a predictor; strips or tiles; either
@@ -196,17 +197,20 @@ GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
  *   associated (premultiplied) colour is divided by alpha, correctly
  *   rounded, halves up, with max = 255 or 65535:
  *       c = a == 0 ? 0 : min(max, (c * max + a / 2) / a)
- *   Palette, bilevel (1-bit), floating-point or signed samples, CMYK,
- *   YCbCr, JPEG and other compressions, and more than one extra sample
- *   fail with GI_ERR_UNSUPPORTED naming the property.
+ *   Palette (with or without its colour map), bilevel (1-bit),
+ *   floating-point or signed samples, CMYK, YCbCr, JPEG and other
+ *   compressions, and more than one extra sample fail with
+ *   GI_ERR_UNSUPPORTED naming the property; a damaged strip or tile
+ *   fails with libtiff's reason for it.
  *   Written: 8 or 16 bits as the image is, gray, gray+alpha, RGB or RGBA
  *   (alpha an unassociated extra sample), in strips of about 256 KiB
  *   (BigTIFF past 3 GiB of samples): deflate with the horizontal
  *   predictor, each strip one zlib stream (libdeflate's level 1, on the
  *   encode's threads, where the build has libdeflate; else libtiff's
  *   zlib), or uncompressed (gi_save_options.tiff_compression);
- *   the ICC profile and XMP packet of the metadata in their tags (Exif
- *   is left out: gi_metadata_unwritable says so). */
+ *   the ICC profile and XMP packet of the metadata in their tags, its
+ *   orientation in the Orientation tag (2..8; none for 1) (the rest of
+ *   the Exif is left out: gi_metadata_unwritable says so). */
 typedef enum gi_format {
     GI_FORMAT_AUTO = 0, /* from the file name's extension */
     GI_FORMAT_PNG,
@@ -825,7 +829,10 @@ GI_API gi_status gi_crop(gi_context *ctx, const gi_image *src, gi_image *dst, co
  *   JPEG  APP1 "Exif\0\0", APP1 XMP ("http://ns.adobe.com/xap/1.0/"), APP2
  *         "ICC_PROFILE" in up to 255 numbered segments;
  *   PNG   eXIf, iCCP (zlib), iTXt or zTXt keyword "XML:com.adobe.xmp", sRGB,
- *         gAMA, cHRM.
+ *         gAMA, cHRM;
+ *   TIFF  the first page's ICC profile (tag 34675), XMP (700) and
+ *         Orientation (274), which fills `orientation` as an Exif one does
+ *         (without an Exif to carry it into a PNG or JPEG).
  * Parsing is of the container only, bounded and overflow-checked: an ICC
  * profile or XMP packet inflates to at most GI_METADATA_MAX_BYTES; the
  * Exif IFDs (IFD0, its chain and the Exif, GPS and interoperability
@@ -840,11 +847,12 @@ GI_API gi_status gi_crop(gi_context *ctx, const gi_image *src, gi_image *dst, co
  * gi_metadata_free(), which is also safe on a zeroed struct. Nothing else
  * keeps pointers into the input bytes, which may be freed at once.
  *
- * ORIENTATION: Exif IFD0 tag 0x0112, 1..8 (the TIFF/Exif meaning: 1 rows
- * top to bottom as stored, 6 the stored image is shown turned 90 degrees
- * clockwise, ...). gi_orientation_steps gives the gi_transform(s) that
- * turn stored pixels into what a viewer shows; after applying them, set
- * the tag to 1 with gi_metadata_set_orientation before embedding.
+ * ORIENTATION: Exif IFD0 tag 0x0112 (a TIFF's tag 274), 1..8 (the
+ * TIFF/Exif meaning: 1 rows top to bottom as stored, 6 the stored image
+ * is shown turned 90 degrees clockwise, ...). gi_orientation_steps gives
+ * the gi_transform(s) that turn stored pixels into what a viewer shows;
+ * after applying them, set the tag to 1 with gi_metadata_set_orientation
+ * before embedding.
  */
 #define GI_METADATA_MAX_BYTES (16u << 20) /* one ICC profile or XMP packet */
 
@@ -856,7 +864,7 @@ struct gi_metadata {
     size_t icc_size;
     uint8_t *xmp;        /* the XMP packet (UTF-8 XML), or NULL */
     size_t xmp_size;
-    int orientation;     /* 1..8 from Exif; 1 when absent or out of range */
+    int orientation;     /* 1..8 from Exif or a TIFF's tag; 1 when absent or out of range */
     int has_srgb;        /* PNG sRGB present, with its */
     int srgb_intent;     /* rendering intent 0..3 */
     uint32_t gamma;      /* PNG gAMA, gamma * 100000; 0 for none */
@@ -865,7 +873,7 @@ struct gi_metadata {
     char dropped[512];   /* "" or what was dropped and why, "; " between */
 };
 
-/* Reads the metadata of PNG or JPEG bytes into *out (always initialised;
+/* Reads the metadata of PNG, JPEG or TIFF bytes into *out (always initialised;
  * other bytes give an empty one). GI_OK, or GI_ERR_NO_MEMORY with *out
  * empty and `dropped` saying so; a damaged container is never an error. */
 GI_API gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out);

@@ -6,12 +6,17 @@
 # the horizontal predictor and reads back (tinytiff.py) to the same
 # samples, and with --tiff-compression none is uncompressed with those
 # samples; a 16-bit TIFF is converted at 16 bits or refused, never cut to
-# 8; -v counts a multi-page file's pages; a palette TIFF is refused
-# naming the file. Exit 77 in a build without TIFF support.
+# 8; -v counts a multi-page file's pages; a palette TIFF, with or without
+# its colour map, is refused naming the file; the Orientation tag turns
+# the pixels under --auto-orient, rotate and thumbnail, and is kept in a
+# TIFF written without --auto-orient (a JPEG's Exif Orientation too); a
+# strip cut short fails saying so. Exit 77 in a build without TIFF
+# support.
 set -u
 gpuimg=$1 imgcmp=$2 samples=$3
 here=$(cd "$(dirname "$0")" && pwd)
 tiny="$here/../robust/tinytiff.py"
+mt="$here/../metadata_tool.py"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 unset GPUIMG_DEVICE GPUIMG_MAX_PIXELS
@@ -96,13 +101,14 @@ else
     grep -q '16-bit image is not supported' "$tmp/err" || fail "16-bit convert: $(cat "$tmp/err")"
 fi
 
-python3 - "$tiny" "$tmp/pages.tif" "$tmp/palette.tif" <<'PY' || fail "could not write the test TIFFs"
+python3 - "$tiny" "$tmp/pages.tif" "$tmp/palette.tif" "$tmp/palette-nomap.tif" <<'PY' || fail "could not write the test TIFFs"
 import sys, os
 sys.path.insert(0, os.path.dirname(sys.argv[1]))
 import tinytiff
 page = {'width': 4, 'height': 3, 'channels': 1, 'bits': 8, 'samples': list(range(12))}
 open(sys.argv[2], 'wb').write(tinytiff.encode([page, page, page, page]))
 page['photometric'] = 3
+open(sys.argv[4], 'wb').write(tinytiff.encode([page]))  # libtiff reads it as gray
 page['tags'] = {320: (3, [0] * 768)}
 open(sys.argv[3], 'wb').write(tinytiff.encode([page]))
 PY
@@ -115,6 +121,92 @@ PY
 rc=$?
 [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "palette.tif.*palette" "$tmp/err" &&
     [ ! -e "$tmp/palette.png" ] || fail "palette TIFF: exit $rc, $(cat "$tmp/err")"
+"$gpuimg" convert "$tmp/palette-nomap.tif" "$tmp/palette-nomap.png" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "palette-nomap.tif: a palette (colour-mapped) TIFF is not supported" "$tmp/err" &&
+    [ ! -e "$tmp/palette-nomap.png" ] || fail "palette TIFF without a colour map: exit $rc, $(cat "$tmp/err")"
+
+# A strip whose byte count runs past the end of the file (500 of its 1961
+# bytes there): the message says so (libtiff's read error), no output is
+# left.
+python3 - "$tiny" "$tmp/short.tif" <<'PY' || fail "could not write the cut TIFF"
+import sys, os
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import tinytiff
+page = {'width': 53, 'height': 37, 'channels': 1, 'bits': 8,
+        'samples': [(i * 7) % 256 for i in range(500)], 'tags': {279: (4, [53 * 37])}}
+open(sys.argv[2], 'wb').write(tinytiff.encode([page]))
+PY
+"$gpuimg" convert "$tmp/short.tif" "$tmp/short.png" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "short.tif: cannot decode TIFF (strip 0: Read error on strip 0" "$tmp/err" &&
+    [ ! -e "$tmp/short.png" ] || fail "a strip cut short: exit $rc, $(cat "$tmp/err")"
+
+# tag FILE: the Orientation tag of a TIFF's first IFD, or none.
+tag() {
+    python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+e = '<' if d[:2] == b'II' else '>'
+ifd = struct.unpack_from(e + 'I', d, 4)[0]
+for i in range(struct.unpack_from(e + 'H', d, ifd)[0]):
+    t, typ, n, v = struct.unpack_from(e + 'HHIH', d, ifd + 2 + 12 * i)
+    if t == 274:
+        print(v)
+        sys.exit(0)
+print('none')
+PY
+}
+
+# The Orientation tag, 1 to 8, on the scene's pixels: --auto-orient and
+# rotate turn them as a viewer shows the file; a TIFF written without
+# --auto-orient keeps the pixels as stored and the tag (none for 1).
+"$gpuimg" convert --tiff-compression none "$samples/scene.png" "$tmp/scene-plain.tif" ||
+    fail "convert the scene to TIFF"
+for o in 1 2 3 4 5 6 7 8; do
+    python3 - "$tiny" "$tmp/scene-plain.tif" "$tmp/o$o.tif" "$o" <<'PY' || fail "could not write o$o.tif"
+import sys, os
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import tinytiff
+w, h, ch, bits, samples, comp, predictor = tinytiff.read(open(sys.argv[2], 'rb').read())
+page = {'width': w, 'height': h, 'channels': ch, 'bits': bits, 'samples': samples,
+        'tags': {274: (3, [int(sys.argv[4])])}}
+open(sys.argv[3], 'wb').write(tinytiff.encode([page], big_endian=int(sys.argv[4]) % 2 == 0))
+PY
+    "$gpuimg" convert --auto-orient "$tmp/o$o.tif" "$tmp/auto.png" &&
+        python3 "$mt" shown "$tmp/auto.png" "$samples/scene.png" "$o" ||
+        fail "--auto-orient of Orientation $o"
+    "$gpuimg" rotate 180 "$tmp/o$o.tif" "$tmp/rot.png" &&
+        python3 "$mt" shown "$tmp/rot.png" "$samples/scene.png" "$o" 3 ||
+        fail "rotate 180 of Orientation $o"
+    "$gpuimg" convert "$tmp/o$o.tif" "$tmp/kept.tif" && "$gpuimg" convert "$tmp/kept.tif" "$tmp/kept.png" &&
+        python3 "$mt" shown "$tmp/kept.png" "$samples/scene.png" 1 || fail "Orientation $o: pixels not as stored"
+    want=$o
+    [ "$o" -eq 1 ] && want=none
+    [ "$(tag "$tmp/kept.tif")" = "$want" ] || fail "Orientation $o: written as $(tag "$tmp/kept.tif")"
+done
+# thumbnail turns first, as for the upright pixels
+"$gpuimg" convert --auto-orient "$tmp/o6.tif" "$tmp/upright.png" &&
+    "$gpuimg" thumbnail --size 20 "$tmp/o6.tif" "$tmp/th-tif.png" &&
+    "$gpuimg" thumbnail --size 20 "$tmp/upright.png" "$tmp/th-png.png" &&
+    "$imgcmp" "$tmp/th-png.png" "$tmp/th-tif.png" >/dev/null || fail "thumbnail of Orientation 6"
+# a JPEG's Exif Orientation goes into the TIFF's tag
+python3 "$mt" tag "$samples/scene.jpg" "$tmp/o6.jpg" orientation=6 &&
+    "$gpuimg" convert "$tmp/o6.jpg" "$tmp/o6-jpg.tif" && [ "$(tag "$tmp/o6-jpg.tif")" = 6 ] ||
+    fail "a JPEG of Exif Orientation 6 to TIFF: tag $(tag "$tmp/o6-jpg.tif")"
+# out of 1..8: read as 1, -v says so
+python3 - "$tiny" "$tmp/scene-plain.tif" "$tmp/o9.tif" <<'PY' || fail "could not write o9.tif"
+import sys, os
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import tinytiff
+w, h, ch, bits, samples, comp, predictor = tinytiff.read(open(sys.argv[2], 'rb').read())
+page = {'width': w, 'height': h, 'channels': ch, 'bits': bits, 'samples': samples,
+        'tags': {274: (3, [9])}}
+open(sys.argv[3], 'wb').write(tinytiff.encode([page]))
+PY
+"$gpuimg" convert -v --no-server --auto-orient "$tmp/o9.tif" "$tmp/o9.png" 2>"$tmp/err" &&
+    python3 "$mt" shown "$tmp/o9.png" "$samples/scene.png" 1 &&
+    grep -q "TIFF Orientation 9 is not 1..8: read as 1" "$tmp/err" || fail "Orientation 9: $(cat "$tmp/err")"
 
 [ "$failed" -eq 0 ] && echo "ok: TIFF through the command"
 exit "$failed"

@@ -1,8 +1,11 @@
 /* TIFF: round trips through gi_encode and gi_load_memory (8 and 16 bits,
- * 1-4 channels, odd sizes, ICC and XMP), every layout libtiff writes that
- * gpuimg reads (compressions, predictor, strips and tiles, byte orders,
- * planar configurations, MinIsWhite, extra samples, several pages),
- * what is refused and why, and damaged files; the file named by the first
+ * 1-4 channels, odd sizes, ICC, XMP and the orientation), every layout
+ * libtiff writes that gpuimg reads (compressions, predictor, strips and
+ * tiles, byte orders, planar configurations, MinIsWhite, extra samples,
+ * several pages), the Orientation tag read into the metadata, what is
+ * refused and why (every palette TIFF, with or without its colour map),
+ * damaged files, and a strip cut short named for what it is (not for an
+ * error libtiff reported on the way); the file named by the first
  * argument (a deflate strip libtiff decodes short) decodes to the same
  * samples whatever the heap held. In a build without libtiff: the refusal,
  * then skipped (77). */
@@ -55,6 +58,9 @@ typedef struct {
     int big_endian;
     int pages;         /* 0 or 1: one page */
     uint16_t sample_format;
+    uint16_t orientation; /* 0: no Orientation tag */
+    int no_colormap;   /* a palette without its ColorMap */
+    int bigtiff;
 } layout;
 
 /* The file libtiff writes for `l`, its bytes malloc'ed into *size. Page k
@@ -63,7 +69,8 @@ static uint8_t *write_tiff(const layout *l, size_t *size)
 {
     char path[320];
     snprintf(path, sizeof path, "%s/variant.tif", tmpdir);
-    TIFF *tif = TIFFOpen(path, l->big_endian ? "wb" : "wl");
+    TIFF *tif = TIFFOpen(path, l->bigtiff ? (l->big_endian ? "wb8" : "wl8")
+                                          : (l->big_endian ? "wb" : "wl"));
     if (!tif) return NULL;
     const int planes = l->planar == PLANARCONFIG_SEPARATE ? l->samples : 1;
     const int per = l->samples / planes, sb = (l->bits + 7) / 8;
@@ -79,6 +86,7 @@ static uint8_t *write_tiff(const layout *l, size_t *size)
         TIFFSetField(tif, TIFFTAG_COMPRESSION, l->compression);
         if (l->sample_format) TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, l->sample_format);
         if (l->predictor) TIFFSetField(tif, TIFFTAG_PREDICTOR, l->predictor);
+        if (l->orientation) TIFFSetField(tif, TIFFTAG_ORIENTATION, l->orientation);
         int colour = l->photometric == PHOTOMETRIC_RGB ? 3 : 1;
         if (l->samples > colour) {
             uint16_t extra[4] = {l->extra, l->extra, l->extra, l->extra};
@@ -96,7 +104,7 @@ static uint8_t *write_tiff(const layout *l, size_t *size)
         } else {
             TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, (uint32_t)bh);
         }
-        if (l->photometric == PHOTOMETRIC_PALETTE) {
+        if (l->photometric == PHOTOMETRIC_PALETTE && !l->no_colormap) {
             static uint16_t map[3][256];
             TIFFSetField(tif, TIFFTAG_COLORMAP, map[0], map[1], map[2]);
         }
@@ -168,9 +176,9 @@ static const char *describe(const layout *l)
 {
     static char s[200];
     snprintf(s, sizeof s, "%dx%d %d samples %d-bit compression %u predictor %u photometric %u "
-             "planar %u extra %u tile %d rows %d %s-endian", l->w, l->h, l->samples, l->bits,
+             "planar %u extra %u tile %d rows %d %s-endian%s", l->w, l->h, l->samples, l->bits,
              l->compression, l->predictor, l->photometric, l->planar, l->extra, l->tile, l->rows,
-             l->big_endian ? "big" : "little");
+             l->big_endian ? "big" : "little", l->bigtiff ? " BigTIFF" : "");
     return s;
 }
 
@@ -315,9 +323,24 @@ static void check_refusals(void)
 {
     layout l = {.w = 8, .h = 4, .samples = 1, .bits = 8, .compression = COMPRESSION_NONE,
                 .photometric = PHOTOMETRIC_PALETTE, .planar = PLANARCONFIG_CONTIG};
-    /* libtiff writes no colour map unless given one; the photometric alone
-     * is refused before it matters */
-    expect_refused(&l, GI_ERR_UNSUPPORTED, "palette");
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "palette (colour-mapped) TIFF is not supported");
+    /* without its colour map, which libtiff reads as gray (8 bits), RGB (3
+     * samples) or fails (4 bits), in either byte order and in BigTIFF */
+    l.no_colormap = 1;
+    for (int big = 0; big <= 1; big++) {
+        l.big_endian = big;
+        expect_refused(&l, GI_ERR_UNSUPPORTED, "palette (colour-mapped) TIFF is not supported");
+        l.bigtiff = 1;
+        expect_refused(&l, GI_ERR_UNSUPPORTED, "palette (colour-mapped) TIFF is not supported");
+        l.bigtiff = 0;
+    }
+    l.samples = 3;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "palette (colour-mapped) TIFF is not supported");
+    l.samples = 1;
+    l.bits = 4;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "palette (colour-mapped) TIFF is not supported");
+    l = (layout){.w = 8, .h = 4, .samples = 1, .bits = 8, .compression = COMPRESSION_NONE,
+                 .planar = PLANARCONFIG_CONTIG};
     l.photometric = PHOTOMETRIC_MINISBLACK;
     l.bits = 1;
     expect_refused(&l, GI_ERR_UNSUPPORTED, "1-bit");
@@ -474,6 +497,178 @@ static void check_strip_coders(void)
     gi_image_free(&src);
 }
 
+/* A little-endian TIFF of w x h 8-bit gray in one strip, made by hand for
+ * what libtiff does not write: a byte count past the end of the file, an
+ * Orientation outside 1..8 (0: none). The IFD follows the header; the
+ * strip, `n` bytes of `data` said to be `claimed`, follows the IFD.
+ * malloc'ed, its size in *size. */
+static uint8_t *hand_tiff(uint32_t w, uint32_t h, uint16_t compression, uint16_t orientation,
+                          const uint8_t *data, size_t n, uint32_t claimed, size_t *size)
+{
+    const uint32_t tags[][3] = { /* tag, type (3 SHORT, 4 LONG), value */
+        {256, 4, w}, {257, 4, h}, {258, 3, 8}, {259, 3, compression},
+        {262, 3, PHOTOMETRIC_MINISBLACK}, {273, 4, 0}, {274, 3, orientation}, {277, 3, 1},
+        {278, 4, h}, {279, 4, claimed}};
+    const int count = sizeof tags / sizeof *tags - (orientation == 0);
+    const size_t at = 8 + 2 + 12 * (size_t)count + 4;
+    uint8_t *b = calloc(at + n, 1);
+    if (!b) return NULL;
+    memcpy(b, "II*\0\x08\0\0\0", 8);
+    b[8] = (uint8_t)count;
+    uint8_t *e = b + 10;
+    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++) {
+        if (tags[i][0] == 274 && orientation == 0) continue;
+        const uint32_t v = tags[i][0] == 273 ? (uint32_t)at : tags[i][2];
+        const uint8_t entry[12] = {(uint8_t)tags[i][0], (uint8_t)(tags[i][0] >> 8),
+                                   (uint8_t)tags[i][1], 0, 1, 0, 0, 0, (uint8_t)v,
+                                   (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+        memcpy(e, entry, 12);
+        e += 12;
+    }
+    memcpy(b + at, data, n);
+    *size = at + n;
+    return b;
+}
+
+/* The Orientation tag (274) is read into the metadata, 1..8 in either
+ * byte order and in BigTIFF, the pixels left as stored; absent, it is 1;
+ * outside 1..8 it is 1, noted. */
+static void check_orientation_read(void)
+{
+    for (uint16_t o = 1; o <= 8; o++)
+        for (int kind = 0; kind < 3; kind++) {
+            layout l = {.w = 9, .h = 7, .samples = 3, .bits = 8, .compression = COMPRESSION_LZW,
+                        .photometric = PHOTOMETRIC_RGB, .planar = PLANARCONFIG_CONTIG,
+                        .orientation = o, .big_endian = kind == 1, .bigtiff = kind == 2};
+            check_variant(&l);
+            size_t size;
+            uint8_t *bytes = write_tiff(&l, &size);
+            gi_metadata m;
+            th_check(bytes && gi_metadata_read(bytes, size, &m) == GI_OK &&
+                         m.orientation == o && !m.dropped[0],
+                     "Orientation %u (%s): read as %d, dropped \"%s\"", o, describe(&l),
+                     bytes ? m.orientation : 0, bytes ? m.dropped : "");
+            gi_metadata_free(&m);
+            free(bytes);
+        }
+    const uint8_t pixels[6] = {1, 2, 3, 4, 5, 6};
+    const uint16_t values[] = {0, 9, 300};
+    for (size_t k = 0; k < sizeof values / sizeof *values; k++) {
+        size_t size;
+        uint8_t *bytes = hand_tiff(3, 2, COMPRESSION_NONE, values[k], pixels, 6, 6, &size);
+        gi_metadata m;
+        gi_image img;
+        char want[80] = "";
+        if (values[k]) snprintf(want, sizeof want, "TIFF Orientation %u is not 1..8", values[k]);
+        th_check(bytes && gi_metadata_read(bytes, size, &m) == GI_OK && m.orientation == 1 &&
+                     (values[k] ? strstr(m.dropped, want) != NULL : !m.dropped[0]),
+                 "Orientation %u: read as %d, dropped \"%s\"", values[k], m.orientation,
+                 m.dropped);
+        th_check(bytes && gi_load_memory(&img, bytes, size, "hand.tif", NULL) == GI_OK &&
+                     img.width == 3 && img.height == 2 && memcmp(img.data, pixels, 6) == 0,
+                 "Orientation %u: the pixels: %s", values[k], gi_last_error());
+        gi_image_free(&img);
+        gi_metadata_free(&m);
+        free(bytes);
+    }
+}
+
+/* The orientation is written as the Orientation tag for 2..8, none for 1,
+ * and read back. */
+static void check_orientation_written(void)
+{
+    gi_image img;
+    gi_image_alloc(&img, 5, 3, 1);
+    memset(img.data, 90, img.stride * 3);
+    for (int o = 1; o <= 8; o++) {
+        gi_metadata m = {.orientation = o};
+        gi_save_options opts = {.format = GI_FORMAT_TIFF, .metadata = &m};
+        uint8_t *bytes = NULL;
+        size_t size = 0;
+        if (!th_check(gi_encode(&img, &opts, &bytes, &size) == GI_OK, "encode with orientation "
+                      "%d: %s", o, gi_last_error()))
+            continue;
+        char path[320];
+        snprintf(path, sizeof path, "%s/oriented.tif", tmpdir);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fwrite(bytes, 1, size, f);
+            fclose(f);
+        }
+        TIFF *tif = TIFFOpen(path, "r");
+        uint16_t tag = 0;
+        const int has = tif && TIFFGetField(tif, TIFFTAG_ORIENTATION, &tag);
+        th_check(tif && (o == 1 ? !has : has && tag == o),
+                 "orientation %d written as %s %u", o, has ? "tag" : "no tag", tag);
+        if (tif) TIFFClose(tif);
+        unlink(path);
+        gi_metadata back;
+        th_check(gi_metadata_read(bytes, size, &back) == GI_OK && back.orientation == o,
+                 "orientation %d read back as %d", o, back.orientation);
+        gi_metadata_free(&back);
+        gi_free(bytes);
+    }
+    gi_image_free(&img);
+}
+
+/* A strip cut short, uncompressed or PackBits (its bytes past the end of
+ * the file, or zeroed), fails naming the strip and libtiff's reason for
+ * it: not an error libtiff reported before it read the strip (a predictor
+ * asked of a compression that has none, an Orientation it set aside). */
+static void check_short_strip(void)
+{
+    enum { W = 53, H = 37 };
+    uint8_t pixels[W * H], packed[W * H + W * H / 128 + 1];
+    size_t packed_size = 0;
+    for (int i = 0; i < W * H; i++) pixels[i] = (uint8_t)pattern(i % W, i / W, 0, 8);
+    for (int i = 0; i < W * H; i += 128) { /* PackBits literal runs of up to 128 */
+        const int n = W * H - i < 128 ? W * H - i : 128;
+        packed[packed_size++] = (uint8_t)(n - 1);
+        memcpy(packed + packed_size, pixels + i, (size_t)n);
+        packed_size += (size_t)n;
+    }
+    static const uint8_t zeros[W * H];
+    const struct {
+        uint16_t compression, orientation;
+        const uint8_t *data;
+        size_t present, claimed;
+        const char *phrase;
+    } cases[] = {
+        {COMPRESSION_NONE, 0, pixels, 500, W * H, "Read error on strip 0"},
+        {COMPRESSION_NONE, 9, pixels, 500, W * H, "Read error on strip 0"},
+        {COMPRESSION_PACKBITS, 0, packed, packed_size / 2, packed_size, "Read error on strip 0"},
+        {COMPRESSION_PACKBITS, 0, zeros, packed_size, packed_size, "Not enough data"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        size_t size;
+        uint8_t *bytes = hand_tiff(W, H, cases[k].compression, cases[k].orientation,
+                                   cases[k].data, cases[k].present, (uint32_t)cases[k].claimed,
+                                   &size);
+        if (!bytes) continue;
+        gi_image img;
+        const gi_status st = gi_load_memory(&img, bytes, size, "short.tif", NULL);
+        const char *why = gi_last_error();
+        th_check(st == GI_ERR_DECODE && !img.data && strstr(why, "short.tif") &&
+                     strstr(why, "strip 0: ") && strstr(why, cases[k].phrase) &&
+                     !strstr(why, "Predictor"),
+                 "compression %u, Orientation %u, %zu of %zu bytes: %d \"%s\", want \"%s\"",
+                 cases[k].compression, cases[k].orientation, cases[k].present, cases[k].claimed,
+                 (int)st, why, cases[k].phrase);
+        check_threads_agree(bytes, size, "a strip cut short");
+        free(bytes);
+    }
+    /* the whole strip is read */
+    size_t size;
+    uint8_t *bytes = hand_tiff(W, H, COMPRESSION_PACKBITS, 0, packed, packed_size,
+                               (uint32_t)packed_size, &size);
+    gi_image img;
+    th_check(bytes && gi_load_memory(&img, bytes, size, "whole.tif", NULL) == GI_OK &&
+                 memcmp(img.data, pixels, sizeof pixels) == 0,
+             "the PackBits strip whole: %s", gi_last_error());
+    gi_image_free(&img);
+    free(bytes);
+}
+
 /* The ICC profile and XMP packet go into their tags and come back; Exif
  * is left out, and gi_metadata_unwritable says so. */
 static void check_metadata(void)
@@ -620,6 +815,9 @@ int main(int argc, char **argv)
                 check_round_trip(sizes[s][0], sizes[s][1], ch, depth);
     check_strip_coders();
     check_metadata();
+    check_orientation_read();
+    check_orientation_written();
+    check_short_strip();
     check_save_failure();
     /* damaged LZW strips, deflate strips (libdeflate's path) and tiles */
     check_damaged(&(layout){.w = 40, .h = 30, .samples = 3, .bits = 16,

@@ -67,6 +67,48 @@ static const char *compression_name(uint16_t c)
     }
 }
 
+/* The unsigned integer of n bytes (1, 2, 4 or 8) at p, in the file's order. */
+static uint64_t file_uint(const uint8_t *p, int n, int big_endian)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v |= (uint64_t)p[big_endian ? i : n - 1 - i] << (8 * (n - 1 - i));
+    return v;
+}
+
+/* The value of `tag` in the first IFD as the file stores it (one BYTE,
+ * SHORT or LONG), or -1 when the tag is absent, of another form, or the
+ * header or IFD lies outside the bytes. libtiff does not say what it set
+ * aside: it reads a palette TIFF without a colour map as gray or RGB, and
+ * drops an Orientation outside 1..8. */
+static int64_t stored_tag(const uint8_t *b, size_t size, uint16_t tag)
+{
+    if (size < 16 || !((b[0] == 'I' && b[1] == 'I') || (b[0] == 'M' && b[1] == 'M'))) return -1;
+    const int be = b[0] == 'M', big = file_uint(b + 2, 2, be) == 43;
+    if (!big && file_uint(b + 2, 2, be) != 42) return -1;
+    /* classic: a 2-byte count, entries of 12 bytes with a 4-byte value;
+     * BigTIFF: an 8-byte count, entries of 20 with an 8-byte value */
+    const int count_bytes = big ? 8 : 2, entry_bytes = big ? 20 : 12, value_at = big ? 12 : 8;
+    const uint64_t ifd = big ? file_uint(b + 8, 8, be) : file_uint(b + 4, 4, be);
+    if (ifd > size || size - ifd < (uint64_t)count_bytes) return -1;
+    const uint64_t entries = file_uint(b + ifd, count_bytes, be);
+    const uint64_t room = (size - ifd - (uint64_t)count_bytes) / (uint64_t)entry_bytes;
+    for (uint64_t i = 0; i < entries && i < room; i++) {
+        const uint8_t *e = b + ifd + count_bytes + i * entry_bytes;
+        const uint64_t type = file_uint(e + 2, 2, be), n = file_uint(e + 4, big ? 8 : 4, be);
+        if (file_uint(e, 2, be) != tag) continue;
+        if (n != 1 || (type != TIFF_BYTE && type != TIFF_SHORT && type != TIFF_LONG)) return -1;
+        return (int64_t)file_uint(e + value_at, type == TIFF_LONG ? 4 : type == TIFF_SHORT ? 2 : 1,
+                                  be);
+    }
+    return -1;
+}
+
+static gi_status refuse_palette(const char *name)
+{
+    return gi__fail(GI_ERR_UNSUPPORTED, "%s: a palette (colour-mapped) TIFF is not supported",
+                    name);
+}
+
 /* Reads and checks the tags; GI_OK, or the failure naming `name` and the
  * property gpuimg does not read. */
 static gi_status read_layout(TIFF *tif, const char *name, const gi_load_limits *limits,
@@ -88,9 +130,7 @@ static gi_status read_layout(TIFF *tif, const char *name, const gi_load_limits *
                         name);
     switch (p->photometric) {
     case PHOTOMETRIC_MINISBLACK: case PHOTOMETRIC_MINISWHITE: case PHOTOMETRIC_RGB: break;
-    case PHOTOMETRIC_PALETTE:
-        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a palette (colour-mapped) TIFF is not supported",
-                        name);
+    case PHOTOMETRIC_PALETTE: return refuse_palette(name);
     case PHOTOMETRIC_SEPARATED:
         return gi__fail(GI_ERR_UNSUPPORTED, "%s: a CMYK (separated) TIFF is not supported", name);
     case PHOTOMETRIC_YCBCR:
@@ -270,13 +310,15 @@ static void *inflate_worker(void *arg)
 static void inflate_strips(TIFF *tif, const page_layout *p, const block_grid *g, gi_image *img,
                            const uint8_t *bytes, size_t size, int threads, uint8_t *done)
 {
-    uint16_t predictor = PREDICTOR_NONE;
-    TIFFGetFieldDefaulted(tif, TIFFTAG_PREDICTOR, &predictor);
     if (p->tiled || p->planar != PLANARCONFIG_CONTIG ||
         (p->compression != COMPRESSION_ADOBE_DEFLATE && p->compression != COMPRESSION_DEFLATE) ||
-        (predictor != PREDICTOR_NONE && predictor != PREDICTOR_HORIZONTAL) ||
         img->stride != g->row_bytes)
         return;
+    /* asked of deflate alone: asked of a compression that has none
+     * (uncompressed, PackBits), libtiff reports an error */
+    uint16_t predictor = PREDICTOR_NONE;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PREDICTOR, &predictor);
+    if (predictor != PREDICTOR_NONE && predictor != PREDICTOR_HORIZONTAL) return;
     const uint32_t strips = g->count; /* one plane: a strip a block */
     if (TIFFNumberOfStrips(tif) < strips) return; /* libtiff names the damage */
     inflate_job j = {.bytes = bytes, .size = size, .p = p, .img = img, .strips = strips,
@@ -371,11 +413,11 @@ static void *block_worker(void *arg)
 }
 
 /* Decodes the blocks `done` does not mark: first on up to `threads`
- * threads, then what is left in order with `tif`, so that a failure is
- * the first block's, named as one thread would name it. */
-static gi_status read_blocks(TIFF *tif, const page_layout *p, const block_grid *g, gi_image *img,
-                             uint8_t *buf, uint8_t *done, const uint8_t *bytes, size_t size,
-                             int threads, const char *name, const char *why)
+ * threads, then what is left in order with `tif` (opened over m), so that
+ * a failure is the first block's, named as one thread would name it. */
+static gi_status read_blocks(TIFF *tif, gi_tiff_memory *m, const page_layout *p,
+                             const block_grid *g, gi_image *img, uint8_t *buf, uint8_t *done,
+                             const uint8_t *bytes, size_t size, int threads, const char *name)
 {
     if (threads > 1 && g->count > 1) {
         block_job j = {.bytes = bytes, .size = size, .p = p, .g = g, .img = img, .done = done};
@@ -383,9 +425,14 @@ static gi_status read_blocks(TIFF *tif, const page_layout *p, const block_grid *
     }
     for (uint32_t b = 0; b < g->count; b++) {
         uint32_t index;
-        if (!done[b] && !read_block(tif, p, g, img, buf, b, &index))
+        if (done[b]) continue;
+        /* The message is the failing block's own: an error libtiff
+         * reported before (a tag it set aside) did not stop the decode. */
+        m->error[0] = '\0';
+        if (!read_block(tif, p, g, img, buf, b, &index))
             return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (%s %u: %s)", name,
-                            p->tiled ? "tile" : "strip", index, *why ? why : "short or damaged");
+                            p->tiled ? "tile" : "strip", index,
+                            *m->error ? m->error : "short or damaged");
     }
     return GI_OK;
 }
@@ -420,6 +467,10 @@ gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, cons
 {
     memset(img, 0, sizeof *img);
     if (!gi__tiff_load()) return gi__fail(GI_ERR_UNSUPPORTED, "%s: %s", name, gi__tiff_load_error());
+    /* libtiff would read a palette without its colour map as gray or RGB,
+     * or fail it (under 8 bits) for the missing map */
+    if (stored_tag(bytes, size, TIFFTAG_PHOTOMETRIC) == PHOTOMETRIC_PALETTE)
+        return refuse_palette(name);
     gi_tiff_memory m;
     TIFF *tif = gi__tiff_open_read(&m, bytes, size, libtiff_alloc_limit(size));
     if (!tif) return gi__fail(GI_ERR_DECODE, "%s: cannot decode TIFF (%s)", name, m.error);
@@ -443,7 +494,7 @@ gi_status gi__tiff_decode(gi_image *img, const uint8_t *bytes, size_t size, cons
                         p.height);
     }
     inflate_strips(tif, &p, &g, img, bytes, size, threads, done);
-    st = read_blocks(tif, &p, &g, img, buf, done, bytes, size, threads, name, m.error);
+    st = read_blocks(tif, &m, &p, &g, img, buf, done, bytes, size, threads, name);
     free(done);
     free(buf);
     TIFFClose(tif);
@@ -467,8 +518,21 @@ int gi__tiff_pages_note(const uint8_t *bytes, size_t size, char *note, size_t no
     return 1;
 }
 
+/* The Orientation tag (274) into out->orientation: 1..8 as stored, 1 when
+ * absent or out of range (noted, as an Exif one is). */
+static void read_orientation(const uint8_t *bytes, size_t size, gi_metadata *out)
+{
+    const int64_t value = stored_tag(bytes, size, TIFFTAG_ORIENTATION);
+    const int known = value >= ORIENTATION_TOPLEFT && value <= ORIENTATION_LEFTBOT;
+    out->orientation = known ? (int)value : 1;
+    if (value != -1 && !known)
+        snprintf(out->dropped, sizeof out->dropped, "TIFF Orientation %lld is not 1..8: read as 1",
+                 (long long)value);
+}
+
 int gi__tiff_metadata_read(const uint8_t *bytes, size_t size, gi_metadata *out)
 {
+    read_orientation(bytes, size, out);
     gi_tiff_memory m;
     TIFF *tif = gi__tiff_open_read(&m, bytes, size, libtiff_alloc_limit(size));
     if (!tif) return 0;

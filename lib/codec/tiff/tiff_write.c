@@ -1,7 +1,7 @@
 /* A gi_image as a TIFF: strips of about 256 KiB, deflate with the
  * horizontal predictor or uncompressed, alpha as an unassociated extra
- * sample, and the ICC profile and XMP packet of the metadata in their
- * tags.
+ * sample, and the ICC profile, XMP packet and orientation of the metadata
+ * in their tags.
  *
  * With libdeflate the strips are predicted and compressed here, on the
  * encode's threads, and handed to libtiff as they are
@@ -286,6 +286,11 @@ gi_status gi__tiff_encode(const gi_image *img, const gi_save_options *opts, uint
         ok = TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)meta->icc_size, meta->icc);
     if (ok && meta && meta->xmp_size)
         ok = TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)meta->xmp_size, meta->xmp);
+    /* the pixels stay as stored: a viewer turns them as the tag says (1,
+     * the default, is not written) */
+    if (ok && meta && meta->orientation > ORIENTATION_TOPLEFT &&
+        meta->orientation <= ORIENTATION_LEFTBOT)
+        ok = TIFFSetField(tif, TIFFTAG_ORIENTATION, (uint16_t)meta->orientation);
     strip_job job = {.img = img, .row_bytes = row_bytes, .rows = rows,
                      .count = (uint32_t)((img->height - 1) / (int)rows + 1), .depth = depth,
                      .channels = ch, .swap = TIFFIsByteSwapped(tif), .deflate = deflate};
