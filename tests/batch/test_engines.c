@@ -156,8 +156,14 @@ static void check_compare_files(void)
         th_check((p.status == GI_PAIR_EQUAL) == above, "max %.4f%%: status %d", o.max_different,
                  p.status);
     }
+    /* past 16 bits the call fails; past 8 bits, an 8-bit pair does */
+    o.compare.tolerance = 65536;
+    th_check(gi_compare_files(&o, pairs, 1) == GI_ERR_INVALID_ARGUMENT, "tolerance 65536 taken");
     o.compare.tolerance = 256;
-    th_check(gi_compare_files(&o, pairs, 1) == GI_ERR_INVALID_ARGUMENT, "tolerance 256 taken");
+    gi_file_pair p = pair_of("a.png", "b.png");
+    th_check(gi_compare_files(&o, &p, 1) == GI_OK && p.status == GI_PAIR_ERROR &&
+                 strstr(p.detail, "0..255 for 8-bit images") != NULL,
+             "tolerance 256 on 8-bit images: status %d, %s", p.status, p.detail);
     ti_free(&a);
     ti_free(&b);
     ti_free(&small);
