@@ -305,8 +305,8 @@ def load_with_metadata(path: PathLike, auto_orient: bool = False,
 
 
 def load(path: PathLike, auto_orient: bool = False, device: Device = "auto") -> _np.ndarray:
-    """Decodes a PNG, JPEG or PNM/PAM file to (H, W) for gray, else
-    (H, W, C): uint8, or uint16 for a 16-bit PNG or a PNM/PAM of maxval
+    """Decodes a PNG, JPEG, PNM/PAM or TIFF file to (H, W) for gray, else
+    (H, W, C): uint8, or uint16 for a 16-bit PNG or TIFF or a PNM/PAM of maxval
     over 255 (scaled to 0..65535, see gpuimg.h), the pixels as stored (JPEGs decode to stb_image's pixels on
     every machine). auto_orient turns them as the Exif Orientation says a
     viewer shows them."""
