@@ -751,10 +751,7 @@ GI_API gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
  *   width and height   fill: exactly that; inside (the default): the
  *                      largest size of the source's aspect within the box;
  *                      cover: the smallest that covers it
- * rounding halves up, every side at least 1. A side past
- * GI_RESIZE_MAX_SIDE fails the resize (GI_ERR_TOO_LARGE) rather than
- * change the aspect; gi_resize_size gives such a side as
- * GI_RESIZE_MAX_SIDE.
+ * rounding halves up, every side at least 1 and at most GI_RESIZE_MAX_SIDE.
  */
 typedef enum gi_resize_filter {
     GI_RESIZE_LANCZOS3 = 0,

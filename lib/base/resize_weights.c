@@ -26,6 +26,33 @@ int gi_resize_filter_parse(const char *name, gi_resize_filter *filter)
     return -1;
 }
 
+/* round(v), halves up, within 1..GI_RESIZE_MAX_SIDE (NaN gives 1). */
+static int side(double v)
+{
+    v = floor(v + 0.5);
+    return !(v >= 1) ? 1 : v > GI_RESIZE_MAX_SIDE ? GI_RESIZE_MAX_SIDE : (int)v;
+}
+
+void gi_resize_size(const gi_image *src, const gi_resize_params *p, int *width, int *height)
+{
+    const double w0 = src->width, h0 = src->height;
+    *width = *height = 0;
+    if (p->scale > 0) {
+        *width = side(w0 * p->scale);
+        *height = side(h0 * p->scale);
+    } else if (p->width > 0 && p->height > 0) {
+        const double sx = p->width / w0, sy = p->height / h0;
+        const int by_width = p->fit == GI_FIT_COVER ? sx >= sy : sx <= sy;
+        *width = p->fit == GI_FIT_FILL || by_width ? p->width : side(w0 * sy);
+        *height = p->fit == GI_FIT_FILL || !by_width ? p->height : side(h0 * sx);
+    } else if (p->width > 0) {
+        *width = p->width;
+        *height = side(h0 * p->width / w0);
+    } else if (p->height > 0) {
+        *width = side(w0 * p->height / h0);
+        *height = p->height;
+    }
+}
 
 static double sinc(double t)
 {

@@ -179,7 +179,7 @@ static gi_status resolve_resize(resolved_op *r, int threads, gi__axis_cache *axe
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "resize to %dx%d, scale %g: give a size "
                         "(sides 1..%d) or a scale > 0", p->width, p->height, p->scale,
                         GI_RESIZE_MAX_SIDE);
-    gi_status st = gi__resize_size_check(src->width, src->height, p);
+    gi_status st = gi__resize_scale_check(src->width, src->height, p->scale);
     if (st != GI_OK) return st;
     st = gi__resize_axes(src, dst, p->filter, threads, axes, &r->axis_x, &r->axis_y);
     r->call.axis_x = &r->axis_x;
