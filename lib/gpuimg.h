@@ -154,6 +154,19 @@ GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
  *   convert it first (gi_convert_depth, or gi_save_options.depth = 8).
  *   Netpbm: see below. gi_save_options.depth writes another depth. */
 
+/* PNG
+ *   Read: stb_image's pixels, on the calling thread: gpuimg's own fast
+ *   decoder gives them for the common file (8 bits, not interlaced) in
+ *   builds with libdeflate, stb_image itself decodes the rest. Unlike
+ *   stb, every way checks the file's checksums, as libpng does: a critical
+ *   chunk (IHDR, PLTE, IDAT, IEND) that fails its CRC-32, or image data
+ *   that fails the zlib stream's Adler-32 (or ends before it), is refused
+ *   with GI_ERR_DECODE ("corrupt PNG: chunk IDAT at byte 33 fails its
+ *   CRC", "corrupt PNG: the image data fails its zlib checksum") rather
+ *   than decoded to wrong pixels; an ancillary chunk that fails its CRC is
+ *   dropped, as libpng drops it (a tRNS then adds no alpha; for metadata
+ *   see METADATA). */
+
 /* JPEG
  *   Read: stb_image's pixels, on the calling thread: gpuimg's own exact
  *   decoder gives them for the files it takes (8-bit Huffman baseline and
@@ -270,7 +283,8 @@ typedef struct gi_metadata gi_metadata;
  * (palette PNGs become RGB or RGBA, an index past the palette's end
  * opaque black; bitmaps gray) and its depth (16-bit PNGs and PNMs of
  * maxval over 255 give 16-bit images: see DEPTHS). Rows are never flipped. `name` is used in error messages
- * only and may be NULL. */
+ * only and may be NULL. A PNG that fails its checksums is refused (see
+ * PNG). */
 GI_API gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
                          const char *name, const gi_load_limits *limits);
 /* Reads a whole file ("-" is standard input) and decodes it. */
@@ -834,7 +848,8 @@ GI_API gi_status gi_crop(gi_context *ctx, const gi_image *src, gi_image *dst, co
  * profile or XMP packet inflates to at most GI_METADATA_MAX_BYTES; the
  * Exif IFDs (IFD0, its chain and the Exif, GPS and interoperability
  * IFDs, at most 32) must lie inside the Exif bytes, without loops, with
- * every value's bytes inside too. Whatever fails those checks is dropped
+ * every value's bytes inside too. A PNG chunk read here whose CRC fails
+ * is dropped, as libpng drops it. Whatever fails those checks is dropped
  * and `dropped` says what and why; it never makes the image fail. Only
  * the first Exif, XMP and ICC of a file are kept; JPEG Extended XMP is
  * dropped (noted).

@@ -49,4 +49,20 @@ int gi__stb_info_as(const void *bytes, int size, gi_format format, int *w, int *
 uint8_t *gi__stb_load_as(const void *bytes, int size, gi_format format, int *w, int *h,
                          int req_comp, int *depth);
 
+/* stb reads no checksum of a PNG, so a PNG it decodes has its image data
+ * inflated and checked first (stb_impl.c says how): GI__PNG_DATA_OK with
+ * *out the copy of the file to give stb instead (from the pixel allocator;
+ * NULL where stb is to read the file as it is: a file stb refuses whatever
+ * its data, one whose data has no checksum, a CgBI file), BAD when the
+ * Adler-32 does not match the inflated data, CUT when the stream ends
+ * before its Adler-32, NO_MEMORY. */
+typedef enum {
+    GI__PNG_DATA_OK,
+    GI__PNG_DATA_BAD,
+    GI__PNG_DATA_CUT,
+    GI__PNG_DATA_NO_MEMORY
+} gi__png_data;
+gi__png_data gi__stb_png_check_data(const uint8_t *bytes, size_t size, uint8_t **out,
+                                    size_t *out_size);
+
 #endif

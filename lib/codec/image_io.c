@@ -1,9 +1,10 @@
 /* Decoding and encoding by format: PNG and JPEG through stb (compiled in
  * stb_impl.c), but for the files that the exact JPEG decoder
  * (jpeg_decode.c) and the fast PNG decoder (png_fast.c) take, with stb's
- * very pixels; PNG and JPEG written by png_write.c and jpeg_write.c, with
- * stb_image_write's very bytes; Netpbm through pnm.c; TIFF through libtiff
- * (tiff/). */
+ * very pixels (a PNG's CRCs and Adler-32, which stb leaves unread,
+ * checked on either way: png_check.h, stb_impl.c); PNG and JPEG written
+ * by png_write.c and jpeg_write.c, with stb_image_write's very bytes;
+ * Netpbm through pnm.c; TIFF through libtiff (tiff/). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 #include "codec/jpeg/jpeg_parse.h"
 #include "codec/jpeg/jpeg_write.h"
 #include "base/pixel_alloc.h"
+#include "codec/png/png_check.h"
+#include "codec/png/png_checksum.h"
 #include "codec/png/png_fast.h"
 #include "codec/png/png_write.h"
 #include "codec/pnm/pnm.h"
@@ -109,6 +112,110 @@ static int load_jpeg_shrunk(gi_image *img, const void *bytes, size_t size,
                                   limits->shrink_to);
 }
 
+/* stb reads no checksum of a PNG: its image data is checked first, and
+ * *copy is the file stb is to decode instead (NULL: the file as it is);
+ * stb_impl.c says why and how. */
+static gi_status check_png_data(const uint8_t *bytes, size_t size, const char *name,
+                                uint8_t **copy, size_t *copy_size)
+{
+    const gi__png_data data = gi__stb_png_check_data(bytes, size, copy, copy_size);
+    if (data == GI__PNG_DATA_BAD || data == GI__PNG_DATA_CUT)
+        return gi__fail(GI_ERR_DECODE, "%s: corrupt PNG: the image data %s", name,
+                        data == GI__PNG_DATA_BAD ? "fails its zlib checksum"
+                                                 : "ends before its zlib checksum");
+    if (data == GI__PNG_DATA_NO_MEMORY)
+        return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory for a PNG's image data", name);
+    return GI_OK;
+}
+
+/* stb's decode of a PNG or JPEG that the exact decoders left: its header
+ * against the limits, then its pixels. */
+static gi_status load_with_stb(gi_image *img, const uint8_t *bytes, size_t size,
+                               gi_format format, const char *name,
+                               const gi_load_limits *limits, int trns)
+{
+    const char *kind = format == GI_FORMAT_PNG ? "PNG" : "JPEG";
+    int w, h, comp;
+    if (!gi__stb_info_as(bytes, (int)size, format, &w, &h, &comp))
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
+    if (w <= 0 || h <= 0 || (uint64_t)w * (uint64_t)h > limits->max_pixels)
+        return gi__fail(GI_ERR_TOO_LARGE, "%s: %dx%d is over the %llu-pixel limit", name, w, h,
+                        (unsigned long long)limits->max_pixels);
+    /* stb reports a PNG's stored channels; transparency in tRNS becomes an
+     * alpha channel, which a fixed request must include to keep it. */
+    if (trns && (comp == 1 || comp == 3)) comp++;
+    uint8_t *copy = NULL;
+    size_t copy_size = 0;
+    gi_status st = format == GI_FORMAT_PNG ? check_png_data(bytes, size, name, &copy, &copy_size)
+                                           : GI_OK;
+    if (st != GI_OK) return st;
+    int depth;
+    uint8_t *pixels = gi__stb_load_as(copy ? copy : bytes, (int)(copy ? copy_size : size), format,
+                                      &w, &h, comp, &depth);
+    gi__pixels_free(copy);
+    if (!pixels)
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
+    img->width = w;
+    img->height = h;
+    img->channels = comp;
+    img->depth = depth;
+    img->stride = (size_t)w * (size_t)comp * (size_t)(depth / 8);
+    img->data = pixels; /* stb allocates from pixel_alloc.c, as gi_image_free frees */
+    img->owns_data = 1;
+    return GI_OK;
+}
+
+/* A PNG whose chunks have passed their checks: the fast decoder's, or
+ * stb's. */
+static gi_status decode_png(gi_image *img, const uint8_t *bytes, size_t size, const char *name,
+                            const gi_load_limits *limits)
+{
+    uint32_t w, h;
+    int trns = 0;
+    /* The common PNG decodes fast, to stb's bytes; the rest, damaged files
+     * included, goes to stb. */
+    if (gi__png_header(bytes, size, &w, &h, &trns) == 0 && gi__png_fast_load(img, bytes, size)) {
+        last_codec = "libdeflate";
+        return GI_OK;
+    }
+    return load_with_stb(img, bytes, size, GI_FORMAT_PNG, name, limits, trns);
+}
+
+/* A PNG: its size against the limits before any large allocation, its
+ * chunks' lengths and CRCs (png_check.h), then the decoders, on a copy
+ * without the ancillary chunks that fail their CRC where there are any. */
+static gi_status load_png(gi_image *img, const uint8_t *bytes, size_t size, const char *name,
+                          const gi_load_limits *limits)
+{
+    /* IHDR's size is read here, since stb refuses some huge headers with a
+     * vaguer reason of its own. */
+    uint32_t pw = 0, ph = 0;
+    int trns = 0;
+    const int header = gi__png_header(bytes, size, &pw, &ph, &trns) == 0;
+    if (header && (pw == 0 || ph == 0))
+        return gi__fail(GI_ERR_DECODE, "%s: a %ux%u PNG has no pixels", name, pw, ph);
+    if (header && (uint64_t)pw * ph > limits->max_pixels)
+        return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name, pw, ph,
+                        (unsigned long long)limits->max_pixels);
+    if (gi__png_chunks_fit(bytes, size) != 0)
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode PNG (a chunk runs past the end of the "
+                        "file)", name);
+    char why[64];
+    int damaged;
+    if (gi__png_check_crcs(bytes, size, &damaged, why, sizeof why) != 0)
+        return GI_CHECKSUMS_REFUSE
+                   ? gi__fail(GI_ERR_DECODE, "%s: corrupt PNG: %s", name, why)
+                   : load_with_stb(img, bytes, size, GI_FORMAT_PNG, name, limits, trns);
+    if (!damaged) return decode_png(img, bytes, size, name, limits);
+    uint8_t *kept;
+    size_t kept_size;
+    if (gi__png_drop_damaged(bytes, size, &kept, &kept_size) != 0)
+        return gi__fail(GI_ERR_NO_MEMORY, "%s: out of memory for a %ux%u PNG", name, pw, ph);
+    gi_status st = decode_png(img, kept, kept_size, name, limits);
+    free(kept);
+    return st;
+}
+
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const char *name,
                          const gi_load_limits *limits)
 {
@@ -132,67 +239,25 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
         last_codec = "libtiff";
         return gi__tiff_decode(img, bytes, size, name, limits);
     }
-    const char *kind = format == GI_FORMAT_PNG ? "PNG" : "JPEG";
     if (format == GI_FORMAT_AUTO)
         return gi__fail(GI_ERR_DECODE, "%s: not a PNG, JPEG, PNM/PAM or TIFF file", name);
     if (size > (size_t)INT_MAX) /* stb counts in int */
         return gi__fail(GI_ERR_TOO_LARGE, "%s: %zu bytes is over the input limit", name, size);
-    /* The header first: refuse oversized images before any large allocation.
-     * A PNG's size is read from IHDR here, since stb refuses some huge
-     * headers with a vaguer reason of its own. */
-    uint32_t pw = 0, ph = 0;
-    int trns = 0;
-    int png_ok = format == GI_FORMAT_PNG && gi__png_header(bytes, size, &pw, &ph, &trns) == 0;
-    if (png_ok && (pw == 0 || ph == 0))
-        return gi__fail(GI_ERR_DECODE, "%s: a %ux%u PNG has no pixels", name, pw, ph);
-    if (png_ok && (uint64_t)pw * ph > limits->max_pixels)
-        return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name, pw, ph,
-                        (unsigned long long)limits->max_pixels);
-    if (format == GI_FORMAT_PNG && gi__png_chunks_fit(bytes, size) != 0)
-        return gi__fail(GI_ERR_DECODE, "%s: cannot decode PNG (a chunk runs past the end of the "
-                        "file)", name);
-    /* The common PNG decodes fast, to stb's bytes; the rest, damaged files
-     * included, goes to stb. */
-    if (png_ok && gi__png_fast_load(img, bytes, size)) {
-        last_codec = "libdeflate";
-        return GI_OK;
-    }
+    if (format == GI_FORMAT_PNG) return load_png(img, bytes, size, name, limits);
     char why[64];
-    if (format == GI_FORMAT_JPEG && gi__jpeg_check_tables(bytes, size, why, sizeof why) != 0)
+    if (gi__jpeg_check_tables(bytes, size, why, sizeof why) != 0)
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (%s)", name, why);
     /* The exact decoder gives stb's very pixels, faster; a file it leaves
      * (jpeg_parse.h) goes on to stb, which decodes or refuses it. */
-    if (format == GI_FORMAT_JPEG && limits->shrink_to > 0 &&
-        load_jpeg_shrunk(img, bytes, size, limits)) {
+    if (limits->shrink_to > 0 && load_jpeg_shrunk(img, bytes, size, limits)) {
         last_codec = "gpuimg-jpeg";
         return GI_OK;
     }
-    if (format == GI_FORMAT_JPEG &&
-        gi__jpeg_decode(img, bytes, size, limits->max_pixels, decode_threads(limits))) {
+    if (gi__jpeg_decode(img, bytes, size, limits->max_pixels, decode_threads(limits))) {
         last_codec = "gpuimg-jpeg";
         return GI_OK;
     }
-    int w, h, comp;
-    if (!gi__stb_info_as(bytes, (int)size, format, &w, &h, &comp))
-        return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
-    if (w <= 0 || h <= 0 || (uint64_t)w * (uint64_t)h > limits->max_pixels)
-        return gi__fail(GI_ERR_TOO_LARGE, "%s: %dx%d is over the %llu-pixel limit", name, w, h,
-                        (unsigned long long)limits->max_pixels);
-    /* stb reports a PNG's stored channels; transparency in tRNS becomes an
-     * alpha channel, which a fixed request must include to keep it. */
-    if (trns && (comp == 1 || comp == 3)) comp++;
-    int depth;
-    uint8_t *pixels = gi__stb_load_as(bytes, (int)size, format, &w, &h, comp, &depth);
-    if (!pixels)
-        return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
-    img->width = w;
-    img->height = h;
-    img->channels = comp;
-    img->depth = depth;
-    img->stride = (size_t)w * (size_t)comp * (size_t)(depth / 8);
-    img->data = pixels; /* stb allocates from pixel_alloc.c, as gi_image_free frees */
-    img->owns_data = 1;
-    return GI_OK;
+    return load_with_stb(img, bytes, size, GI_FORMAT_JPEG, name, limits, 0);
 }
 
 gi_status gi_load_file_with_metadata(gi_image *img, const char *path,

@@ -1,8 +1,9 @@
 /* Metadata: the orientation steps against the Exif definition of each
  * orientation, Exif/ICC/XMP round trips through JPEG and PNG (a 100 KB
  * profile takes several APP2 segments), setting the orientation in place,
- * hostile Exif dropped with a note while the image still decodes, and a
- * job keeping, orienting and stripping. */
+ * hostile Exif dropped with a note while the image still decodes, PNG
+ * metadata chunks that fail their CRC dropped with a note, and a job
+ * keeping, orienting and stripping. */
 #include "harness.h"
 
 #include <stdio.h>
@@ -202,6 +203,60 @@ static void check_hostile_exif(void)
     }
 }
 
+/* The offset of the first PNG chunk of `type`, or 0. */
+static size_t png_chunk(const uint8_t *png, size_t size, const char *type)
+{
+    for (size_t at = 8; at + 12 <= size;) {
+        if (memcmp(png + at + 4, type, 4) == 0) return at;
+        const uint8_t *n = png + at;
+        at += 12 + ((size_t)n[0] << 24 | (size_t)n[1] << 16 | (size_t)n[2] << 8 | n[3]);
+    }
+    return 0;
+}
+
+/* A PNG chunk of metadata whose CRC fails is dropped with a note naming
+ * it, as libpng drops an ancillary chunk that fails its CRC; the others
+ * are kept, and the image still decodes. */
+static void check_damaged_png_chunks(void)
+{
+    uint8_t exif[128];
+    static const char xmp[] = "<x:xmpmeta/>";
+    const char *types[] = {"eXIf", "iCCP", "iTXt", "gAMA"};
+    for (int t = 0; t < 4; t++) {
+        gi_metadata m = {0}, back;
+        gi_metadata_free(&m);
+        m.exif = exif;
+        m.exif_size = make_exif(exif, 1, 6);
+        m.icc = (uint8_t *)"not really a profile";
+        m.icc_size = 20;
+        m.xmp = (uint8_t *)xmp;
+        m.xmp_size = sizeof xmp - 1;
+        m.gamma = 45455;
+        uint8_t *enc, *out;
+        size_t enc_size, out_size;
+        encode_small(GI_FORMAT_PNG, &enc, &enc_size);
+        gi_metadata_embed(enc, enc_size, GI_FORMAT_PNG, &m, &out, &out_size);
+        const size_t at = png_chunk(out, out_size, types[t]);
+        out[at + 8] ^= 0x10; /* a data byte: the CRC no longer matches */
+        th_check(gi_metadata_read(out, out_size, &back) == GI_OK, "%s damaged: read", types[t]);
+        char note[64];
+        snprintf(note, sizeof note, "%s chunk at byte %zu dropped: it fails its CRC", types[t], at);
+        th_check(strstr(back.dropped, note) != NULL, "%s damaged: dropped '%s'", types[t],
+                 back.dropped);
+        th_check(!back.exif == (t == 0) && back.orientation == (t == 0 ? 1 : 6) &&
+                     !back.icc == (t == 1) && !back.xmp == (t == 2) &&
+                     back.gamma == (t == 3 ? 0u : 45455u),
+                 "%s damaged: the wrong chunks kept", types[t]);
+        gi_image img;
+        th_check(gi_load_memory(&img, out, out_size, "x.png", NULL) == GI_OK && img.width == 4,
+                 "%s damaged: the image does not decode: %s", types[t], gi_last_error());
+        gi_image_free(&img);
+        gi_metadata_free(&back);
+        gi_free(out);
+        gi_free(enc);
+    }
+}
+
 /* gi_job keeps the metadata, orients with auto_orient, drops it with strip. */
 static void check_job(gi_context *ctx)
 {
@@ -261,6 +316,7 @@ int main(void)
     check_orientation_steps(ctx);
     check_round_trips();
     check_hostile_exif();
+    check_damaged_png_chunks();
     check_job(ctx);
     gi_context_destroy(ctx);
     return th_finish();

@@ -5,12 +5,13 @@
  * in one IDAT or many with ancillary chunks between. Each must be taken by
  * the fast decoder (gi_last_codec) and give stb's very bytes. 16-bit PNGs
  * of every colour type (interlaced, tRNS, sBIT) give stb's 16-bit loader's
- * pixels, as 16-bit images. Then damaged
- * files: cut at every length, a filter type of 5, data one byte short or
- * long, a bad Adler-32, an unknown critical chunk, interlaced and 16-bit
- * files. Each must end as stb ends it: the same pixels, or a failure whose
- * reason names the file. Indices past the palette are opaque black, in
- * the fast decoder and in stb (the stack painted first, so that stb's
+ * pixels, as 16-bit images. Then damaged files: cut at every length, a
+ * filter type of 5, data one byte short or long, an unknown critical
+ * chunk, interlaced and 16-bit files, their CRCs made right
+ * (test_png_checks.c has the files that fail a checksum, which every way
+ * refuses). Each must end as stb ends it: the same pixels, or a failure
+ * whose reason names the file. Indices past the palette are opaque black,
+ * in the fast decoder and in stb (the stack painted first, so that stb's
  * unset entries would show), the same on every run.
  *
  *   test_png_fast DIR...    (the folders whose PNGs are checked)
@@ -25,7 +26,7 @@
 #include <string.h>
 
 #include "codec/format_sniff.h"
-#include "codec/metadata/metadata.h"
+#include "png_maker.h"
 
 /* ---------------------------------------------------------------- stb's side */
 
@@ -113,167 +114,6 @@ static void check_folder(const char *dir)
     closedir(d);
 }
 
-/* ---------------------------------------------------------------- a PNG writer */
-
-typedef struct {
-    uint8_t *data;
-    size_t size, cap;
-} bytes_out;
-
-static void put(bytes_out *o, const void *p, size_t n)
-{
-    if (o->size + n > o->cap) {
-        o->cap = (o->size + n) * 2;
-        o->data = realloc(o->data, o->cap);
-    }
-    memcpy(o->data + o->size, p, n);
-    o->size += n;
-}
-
-static void put32(bytes_out *o, uint32_t v)
-{
-    const uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
-    put(o, b, 4);
-}
-
-static void put_chunk(bytes_out *o, const char *type, const uint8_t *data, size_t n)
-{
-    put32(o, (uint32_t)n);
-    const size_t at = o->size;
-    put(o, type, 4);
-    if (n) put(o, data, n);
-    put32(o, ti_crc32(o->data + at, n + 4));
-}
-
-static int paeth(int a, int b, int c)
-{
-    int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
-    return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-}
-
-/* Row y of pixels (rows of n bytes, bpp per pixel) filtered with f. */
-static void filter_row(const uint8_t *px, size_t n, int y, int bpp, int f, uint8_t *out)
-{
-    const uint8_t *cur = px + (size_t)y * n, *up = y ? cur - n : NULL;
-    out[0] = (uint8_t)f;
-    for (size_t k = 0; k < n; k++) {
-        const int a = k >= (size_t)bpp ? cur[k - bpp] : 0, b = up ? up[k] : 0;
-        const int c = up && k >= (size_t)bpp ? up[k - bpp] : 0;
-        const int pred = f == 1 ? a : f == 2 ? b : f == 3 ? (a + b) >> 1 : f == 4 ? paeth(a, b, c) : 0;
-        out[1 + k] = (uint8_t)(cur[k] - pred);
-    }
-}
-
-typedef struct {
-    int w, h, color; /* 0 gray, 2 RGB, 3 palette, 4 gray+alpha, 6 RGBA */
-    int filter;      /* 0..4, or -1: a random one per row */
-    int palette_len, trns_len;
-    int idat_parts;  /* the zlib stream split over this many IDATs */
-    int extra_rows;  /* rows more (or fewer) in the stream than the header says */
-    int depth;       /* bits a sample: 0 (8) or 16 */
-    int interlace;   /* 1: Adam7 */
-    int sbit;        /* 1: an sBIT chunk (significant bits 12) */
-} png_spec;
-
-static int sample_bytes(const png_spec *s)
-{
-    return s->depth == 16 ? 2 : 1;
-}
-
-static int samples_of(int color)
-{
-    return color == 2 ? 3 : color == 4 ? 2 : color == 6 ? 4 : 1;
-}
-
-/* The filtered rows of px (rows of n bytes), rows + extra_rows of them,
- * appended at raw; returns the bytes written. */
-static size_t filter_rows(const png_spec *s, const uint8_t *px, size_t n, int rows, int bpp,
-                          uint8_t *raw)
-{
-    for (int y = 0; y < rows + (n ? s->extra_rows : 0); y++)
-        filter_row(px, n, y < rows ? y : rows - 1, bpp, s->filter >= 0 ? s->filter : th_rand_int(0, 4),
-                   raw + (size_t)y * (n + 1));
-    return n ? (n + 1) * (size_t)(rows + s->extra_rows) : 0;
-}
-
-/* The zlib stream of the filtered rows of px: one image, or Adam7's seven
- * passes, each filtered as an image of its own (an empty pass has no rows). */
-static uint8_t *filtered_stream(const png_spec *s, const uint8_t *px, size_t *size)
-{
-    static const int adam7[7][4] = {{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4},
-                                    {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}};
-    const int bpp = samples_of(s->color) * sample_bytes(s);
-    const size_t n = (size_t)s->w * bpp;
-    uint8_t *raw = malloc(2 * (n + 1) * (size_t)(s->h + 1) + 64), *z;
-    size_t used = 0;
-    if (!s->interlace) {
-        used = filter_rows(s, px, n, s->h, bpp, raw);
-    } else {
-        uint8_t *pass = malloc(n * (size_t)s->h + 1);
-        for (int p = 0; p < 7; p++) {
-            const int x0 = adam7[p][0], y0 = adam7[p][1], dx = adam7[p][2], dy = adam7[p][3];
-            const int pw = s->w > x0 ? (s->w - x0 + dx - 1) / dx : 0;
-            const int ph = s->h > y0 ? (s->h - y0 + dy - 1) / dy : 0;
-            if (!pw || !ph) continue;
-            for (int y = 0; y < ph; y++)
-                for (int x = 0; x < pw; x++)
-                    memcpy(pass + ((size_t)y * pw + x) * bpp,
-                           px + ((size_t)(y0 + y * dy) * s->w + x0 + x * dx) * bpp, (size_t)bpp);
-            used += filter_rows(s, pass, (size_t)pw * bpp, ph, bpp, raw + used);
-        }
-        free(pass);
-    }
-    gi__zlib_deflate(raw, used, &z, size);
-    free(raw);
-    return z;
-}
-
-static bytes_out write_png(const png_spec *s, const uint8_t *px)
-{
-    bytes_out o = {0};
-    put(&o, "\x89PNG\r\n\x1a\n", 8);
-    uint8_t ihdr[13] = {0};
-    for (int i = 0; i < 4; i++) {
-        ihdr[i] = (uint8_t)((uint32_t)s->w >> (24 - 8 * i));
-        ihdr[4 + i] = (uint8_t)((uint32_t)s->h >> (24 - 8 * i));
-    }
-    ihdr[8] = (uint8_t)(s->depth ? s->depth : 8);
-    ihdr[9] = (uint8_t)s->color;
-    ihdr[12] = (uint8_t)s->interlace;
-    put_chunk(&o, "IHDR", ihdr, 13);
-    static const uint8_t twelve[4] = {12, 12, 12, 12};
-    if (s->sbit) put_chunk(&o, "sBIT", twelve, (size_t)samples_of(s->color));
-    put_chunk(&o, "tEXt", (const uint8_t *)"Comment\0test", 12);
-    uint8_t table[768];
-    for (int i = 0; i < 768; i++) table[i] = (uint8_t)(i * 37 + 11);
-    if (s->palette_len) put_chunk(&o, "PLTE", table, 3 * (size_t)s->palette_len);
-    if (s->trns_len) put_chunk(&o, "tRNS", table + 100, (size_t)s->trns_len);
-    size_t zn;
-    uint8_t *z = filtered_stream(s, px, &zn);
-    for (int part = 0; part < s->idat_parts; part++) {
-        const size_t from = zn * part / s->idat_parts, to = zn * (part + 1) / s->idat_parts;
-        put_chunk(&o, "IDAT", z + from, to - from);
-        if (part == 0) put_chunk(&o, "tIME", table, 7);
-    }
-    free(z);
-    put_chunk(&o, "IEND", NULL, 0);
-    return o;
-}
-
-/* Random pixels with runs, so every Paeth branch and tie occurs. */
-static uint8_t *random_pixels(const png_spec *s)
-{
-    const size_t n = (size_t)s->w * s->h * samples_of(s->color) * sample_bytes(s);
-    uint8_t *px = malloc(n ? n : 1);
-    for (size_t i = 0; i < n; i++) {
-        const int kind = th_rand_int(0, 3);
-        px[i] = kind == 0 && i ? px[i - 1] : kind == 1 ? (uint8_t)th_rand_int(250, 255)
-                                                       : (uint8_t)th_rand_int(0, 255);
-        if (s->palette_len) px[i] = (uint8_t)(px[i] % s->palette_len);
-    }
-    return px;
-}
-
 static void describe(const png_spec *s, const char *what, char *buf, size_t size)
 {
     snprintf(buf, size, "%s %dx%d colour %d filter %d palette %d trns %d idat %d extra rows %d "
@@ -308,17 +148,20 @@ static void check_every_kind(void)
         for (size_t c = 0; c < sizeof colors / sizeof colors[0]; c++)
             for (int f = -1; f <= 4; f++) {
                 png_spec s = {sizes[z][0], sizes[z][1], colors[c][0], f, colors[c][1],
-                              colors[c][2], 1 + (f + 1) % 3, 0, 0, 0, 0};
+                              colors[c][2], 1 + (f + 1) % 3, 0, 0, 0, 0, 0};
                 check_generated(&s, "generated", 1);
             }
 }
 
 /* 16-bit files, which stb decodes to 16-bit images: every colour type,
  * interlaced or not, with tRNS (gray and RGB: a 16-bit colour) and sBIT
- * (which leaves the samples as stored). */
+ * (which leaves the samples as stored). 128x255 and 128x510: a gray
+ * image's data is one and two stored blocks of 65535 bytes exactly in the
+ * copy stb is given (png_stored.h). */
 static void check_sixteen_bits(void)
 {
-    const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {17, 5}, {13, 11}, {31, 7}};
+    const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {17, 5}, {13, 11}, {31, 7},
+                            {128, 255}, {128, 510}};
     const int colors[] = {0, 2, 4, 6};
     for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
         for (size_t c = 0; c < 4; c++)
@@ -326,7 +169,7 @@ static void check_sixteen_bits(void)
                 const int color = colors[c], trns = (variant & 1) && (color == 0 || color == 2);
                 png_spec s = {sizes[z][0], sizes[z][1], color, variant == 3 ? -1 : variant,
                               0, trns ? 2 * samples_of(color) : 0, 1 + variant % 2, 0, 16,
-                              variant >= 2, variant == 1 || variant == 3};
+                              variant >= 2, variant == 1 || variant == 3, 0};
                 check_generated(&s, "16-bit", 0);
                 gi_image img;
                 uint8_t *px = random_pixels(&s);
@@ -344,7 +187,7 @@ static void check_sixteen_bits(void)
 
 static void check_damaged(void)
 {
-    png_spec s = {23, 7, 2, -1, 0, 0, 3, 0, 0, 0, 0};
+    png_spec s = {23, 7, 2, -1, 0, 0, 3, 0, 0, 0, 0, 0};
     uint8_t *px = random_pixels(&s);
     bytes_out png = write_png(&s, px);
     char what[100];
@@ -353,20 +196,12 @@ static void check_damaged(void)
         check_like_stb(png.data, cut, what, 0);
     }
     /* a filter type of 5 in the first row: the stream written with it */
-    png_spec one = {5, 3, 0, 5, 0, 0, 1, 0, 0, 0, 0};
+    png_spec one = {5, 3, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0};
     check_generated(&one, "filter type 5", 0);
     for (int extra = -1; extra <= 1; extra += 2) {
-        png_spec rows = {13, 4, 6, 4, 0, 0, 2, extra, 0, 0, 0};
+        png_spec rows = {13, 4, 6, 4, 0, 0, 2, extra, 0, 0, 0, 0};
         check_generated(&rows, "stream of another size", 0);
     }
-    /* the Adler-32 at the end of the one IDAT: stb does not check it */
-    png_spec one_idat = {9, 9, 2, 1, 0, 0, 1, 0, 0, 0, 0};
-    uint8_t *px1 = random_pixels(&one_idat);
-    bytes_out bad = write_png(&one_idat, px1);
-    bad.data[bad.size - 12 - 4 - 1] ^= 1; /* before IEND (12) and the IDAT's CRC (4) */
-    check_like_stb(bad.data, bad.size, "bad Adler-32", 0);
-    free(bad.data);
-    free(px1);
     /* an unknown critical chunk, interlace, 16 bits */
     for (int k = 0; k < 3; k++) {
         bytes_out odd = {malloc(png.size), png.size, png.size};
@@ -375,6 +210,7 @@ static void check_damaged(void)
         if (k == 0) memcpy(odd.data + 33 + 4, "XXXX", 4); /* the tEXt chunk becomes critical */
         if (k == 1) odd.data[ihdr + 12] = 1;              /* interlaced */
         if (k == 2) odd.data[ihdr + 8] = 16;              /* 16-bit: the data is short */
+        png_fix_crc(&odd, k == 0 ? 33 : 8);
         snprintf(what, sizeof what, "header or chunk variant %d", k);
         check_like_stb(odd.data, odd.size, what, 0);
         free(odd.data);
@@ -423,7 +259,7 @@ static void check_pixels(const gi_image *img, const uint8_t *want, int channels,
 static void check_short_palette(void)
 {
     for (int trns = 0; trns <= 1; trns++) {
-        png_spec s = {16, 16, 3, -1, 256, 0, 1, 0, 0, 0, 0};
+        png_spec s = {16, 16, 3, -1, 256, 0, 1, 0, 0, 0, 0, 0};
         uint8_t *index = random_pixels(&s);
         for (int i = 0; i < 8; i++) index[i] = (uint8_t)(i < 4 ? i : 255 - i);
         s.palette_len = 2;
@@ -452,10 +288,11 @@ static void check_short_palette(void)
                 gi_image_free(&stb_img);
             }
             /* 1x1 interlaced: Adam7's first pass is the whole stream */
-            png_spec one = {1, 1, 3, 0, 2, trns, 1, 0, 0, 0, 0};
+            png_spec one = {1, 1, 3, 0, 2, trns, 1, 0, 0, 0, 0, 0};
             const uint8_t past = 200;
             bytes_out laced = write_png(&one, &past);
             laced.data[8 + 8 + 12] = 1;
+            png_fix_crc(&laced, 8);
             paint_stack();
             snprintf(what, sizeof what, "short palette, tRNS %d, interlaced", trns);
             if (th_check(gi_load_memory(&img, laced.data, laced.size, "the-input", NULL) == GI_OK,

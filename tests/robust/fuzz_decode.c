@@ -8,11 +8,13 @@
  * (gi_metadata_embed) and read back unchanged. */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "codec/format_sniff.h"
+#include "codec/png/png_check.h"
 #include "fuzz.h"
 #include "gpuimg.h"
 
@@ -114,9 +116,19 @@ static void check_metadata(const uint8_t *data, size_t size)
     FUZZ_REQUIRE(gi_metadata_empty(&m));
 }
 
-/* What the fast PNG decoder made is what stb makes of the same bytes. */
+/* What the fast PNG decoder made is what stb makes of the same bytes: the
+ * file without its ancillary chunks that fail their CRC, which the
+ * decoders drop (png_check.h; regression png-damaged-trns-dropped, a tRNS
+ * stb alone would have read). */
 static void check_same_as_stb(const gi_image *img, const uint8_t *data, size_t size)
 {
+    char why[64];
+    int damaged = 0;
+    uint8_t *kept = NULL;
+    if (gi__png_check_crcs(data, size, &damaged, why, sizeof why) == 0 && damaged) {
+        FUZZ_REQUIRE(gi__png_drop_damaged(data, size, &kept, &size) == 0);
+        data = kept;
+    }
     int w, h, comp;
     FUZZ_REQUIRE(gi__stb_info_as(data, (int)size, GI_FORMAT_PNG, &w, &h, &comp));
     gi_image stb = {0, 0, img->channels, img->stride, NULL, 1, 8};
@@ -126,6 +138,7 @@ static void check_same_as_stb(const gi_image *img, const uint8_t *data, size_t s
                  comp == img->channels && stb.depth == 8);
     FUZZ_REQUIRE(memcmp(stb.data, img->data, img->stride * (size_t)img->height) == 0);
     gi_image_free(&stb);
+    free(kept);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

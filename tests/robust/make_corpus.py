@@ -19,15 +19,18 @@ here. Makers:
     jpeg CJPEG-OPTIONS...        cjpeg of a test picture; pixels from djpeg
     cmyk                         convert -colorspace CMYK; pixels from convert
     truncate SRC AT              the first AT bytes of SRC
-    flip SRC AT MASK             SRC with the byte at AT xor MASK (hex)
-    poke SRC AT HEX              SRC with bytes overwritten from AT
+    flip SRC AT MASK [crc]       SRC with the byte at AT xor MASK (hex)
+    poke SRC AT HEX [crc]        SRC with bytes overwritten from AT
+                                 (crc: the CRC of the PNG chunk that holds AT
+                                 made right, so that the damage reaches the
+                                 decoders)
     strip SRC MARKER             the JPEG SRC without its MARKER segments (DHT, ...)
     meta SRC KIND                SRC with hostile metadata KIND after IHDR or SOI
                                  (see hostile_metadata); pixels: SRC's
 SRC is an earlier case or a file of SAMPLES. AT is a byte offset (negative:
 from the end), 'half', or PART+N (or PART-N): N bytes into the data of the
-first PNG chunk of that type (IHDR, PLTE, IDAT, IEND; IDAT-8 is its length
-field) or after the first JPEG marker of that kind (SOF0, SOF2, DHT, DQT,
+first PNG chunk of that type (IHDR, PLTE, IDAT, IEND, tEXt...; IDAT-8 is its
+length field) or after the first JPEG marker of that kind (SOF0, SOF2, DHT, DQT,
 SOS, DRI, EOI), counting from the marker's length field."""
 import os
 import re
@@ -317,7 +320,7 @@ def offset(data, at):
     if at.lstrip('-').isdigit():
         n = int(at)
         return n if n >= 0 else len(data) + n
-    part, n = re.fullmatch(r'([A-Z0-9]+)([+-][0-9]+)', at).groups()
+    part, n = re.fullmatch(r'([A-Za-z0-9]+)([+-][0-9]+)', at).groups()
     n = int(n)
     if data.startswith(tinypng.SIGNATURE):
         pos = data.index(part.encode()) + 4
@@ -344,9 +347,24 @@ def edit(kind, data, args):
         return data[:offset(data, args[0])]
     at = offset(data, args[0])
     if kind == 'flip':
-        return data[:at] + bytes((data[at] ^ int(args[1], 16),)) + data[at + 1:]
-    patch = bytes.fromhex(args[1])  # poke
-    return data[:at] + patch + data[at + len(patch):]
+        edited = data[:at] + bytes((data[at] ^ int(args[1], 16),)) + data[at + 1:]
+    else:  # poke
+        patch = bytes.fromhex(args[1])
+        edited = data[:at] + patch + data[at + len(patch):]
+    return crc_made_right(edited, at) if args[2:] == ['crc'] else edited
+
+
+def crc_made_right(data, at):
+    """The PNG with the CRC of the chunk that holds byte `at` recomputed."""
+    pos = 8
+    while pos + 12 <= len(data):
+        length = struct.unpack('>I', data[pos:pos + 4])[0]
+        end = pos + 8 + length
+        if pos <= at < end + 4:
+            crc = struct.pack('>I', zlib.crc32(data[pos + 4:end]))
+            return data[:end] + crc + data[end + 4:]
+        pos = end + 4
+    raise ValueError('byte %d is in no chunk' % at)
 
 
 # ---------------------------------------------------------------- metadata

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codec/format_sniff.h"
+#include "codec/png/png_checksum.h"
 #include "codec/tiff/gi_tiff.h"
 #include "base/gi_error.h"
 #include "metadata.h"
@@ -235,6 +236,20 @@ static int png_chunk(gi_metadata *m, const uint8_t *type, const uint8_t *data, s
     return 0;
 }
 
+/* Whether the chunk at `chunk` (len data bytes) is one png_chunk reads
+ * and its CRC fails: it is dropped, as libpng drops an ancillary chunk
+ * that fails its CRC (png_check.h). Only those chunks' CRCs are computed
+ * here: the image data's is the decoder's. */
+static int read_but_damaged(const uint8_t *chunk, size_t len)
+{
+    static const char read[][5] = {"eXIf", "iTXt", "zTXt", "iCCP", "sRGB", "gAMA", "cHRM"};
+    for (size_t i = 0; i < sizeof read / sizeof *read; i++)
+        if (memcmp(chunk + 4, read[i], 4) == 0)
+            return GI_CHECKSUMS_REFUSE &&
+                   gi__crc32(0, chunk + 4, 4 + len) != gi__be32(chunk + 8 + len);
+    return 0;
+}
+
 /* Every chunk up to IEND: eXIf may follow the image data. */
 static int read_png(gi_metadata *m, const uint8_t *b, size_t n)
 {
@@ -247,7 +262,10 @@ static int read_png(gi_metadata *m, const uint8_t *b, size_t n)
         }
         const uint8_t *type = b + at + 4;
         if (memcmp(type, "IEND", 4) == 0) break;
-        if (png_chunk(m, type, b + at + 8, len) != 0) return -1;
+        if (read_but_damaged(b + at, len))
+            note(m, "%.4s chunk at byte %zu dropped: it fails its CRC", (const char *)type, at);
+        else if (png_chunk(m, type, b + at + 8, len) != 0)
+            return -1;
         at += 12 + len;
     }
     return 0;

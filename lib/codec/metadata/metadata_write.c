@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "codec/format_sniff.h"
+#include "codec/png/png_checksum.h"
 #include "base/gi_error.h"
 #include "metadata.h"
 
@@ -83,29 +84,6 @@ int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, si
 
 /* ---------------------------------------------------------------- PNG */
 
-/* PNG's CRC-32. The table is built per chunk (2 K steps): few chunks are
- * written, and a local table needs no care between threads. */
-typedef struct {
-    uint32_t table[256];
-    uint32_t crc;
-} png_crc;
-
-static void crc_init(png_crc *c)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t v = i;
-        for (int k = 0; k < 8; k++) v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
-        c->table[i] = v;
-    }
-    c->crc = 0xffffffffu;
-}
-
-static void crc_add(png_crc *c, const void *bytes, size_t n)
-{
-    const uint8_t *p = bytes;
-    for (size_t i = 0; i < n; i++) c->crc = c->table[(c->crc ^ p[i]) & 0xff] ^ (c->crc >> 8);
-}
-
 /* A chunk of a header part and a body part (either may be empty). */
 static void put_chunk(out_buf *o, const char *type, const void *head, size_t head_size,
                       const uint8_t *body, size_t body_size)
@@ -118,12 +96,9 @@ static void put_chunk(out_buf *o, const char *type, const void *head, size_t hea
     put(o, type, 4);
     put(o, head, head_size);
     put(o, body, body_size);
-    png_crc crc;
-    crc_init(&crc);
-    crc_add(&crc, type, 4);
-    crc_add(&crc, head, head_size);
-    crc_add(&crc, body, body_size);
-    put_be32(o, crc.crc ^ 0xffffffffu);
+    uint32_t crc = gi__crc32(0, (const uint8_t *)type, 4);
+    crc = gi__crc32(crc, head, head_size);
+    put_be32(o, gi__crc32(crc, body, body_size));
 }
 
 static gi_status embed_png(const uint8_t *png, size_t size, const gi_metadata *m, out_buf *o)

@@ -9,28 +9,26 @@
  * them or after IDAT, CgBI, any unknown critical chunk) send the file to
  * stb, as does any failure: a stream that does not inflate to exactly
  * rows * (1 + row bytes) bytes (stb accepts more, and gives its own reason
- * for less), a bad Adler-32 (stb does not check it, so it decodes such a
- * file), a filter type over 4. An index past the palette names opaque
- * black here, as it does for stb (png_palette.h), libpng and browsers.
- * So damaged files get stb's result and reason,
- * and a stream inflates here only when libdeflate's reading of it matches
- * the checksum its writer computed.
+ * for less), a bad Adler-32 (which stb_impl.c then reports), a filter
+ * type over 4. An index past the palette names opaque black here, as it
+ * does for stb (png_palette.h), libpng and browsers. So damaged files get
+ * stb's result and reason, and a stream inflates here only when
+ * libdeflate's reading of it matches the checksum its writer computed.
  *
- * CRCs are not checked as a reason to refuse, as stb does not check them:
- * a file stb decodes must decode (here or by stb). (libpng, and so
- * ImageMagick and OpenCV, refuses a critical chunk with a bad CRC; libspng
- * by default too; Wuffs skips the check by default.) But an IDAT chunk
- * whose CRC does not match sends the file to stb: libdeflate is more
- * lenient than stb's inflate (it decoded a bit-flipped stream, through a
- * code stb calls bad, to the very bytes whose Adler-32 it then checked;
- * regression png-idat-bit-flip-libdeflate-lenient), so damaged image data
- * must be stb's to judge. A crafted stream with valid CRCs that only
- * libdeflate reads would still decode here where stb refuses it. */
+ * The chunks' CRCs have been checked before (png_check.h): a file whose
+ * critical chunks fail theirs never comes here. That matters beyond the
+ * refusal: libdeflate is more lenient than stb's inflate (it decoded a
+ * bit-flipped stream, through a code stb calls bad, to the very bytes
+ * whose Adler-32 it then checked; regression
+ * png-idat-bit-flip-libdeflate-lenient), so damaged image data must not
+ * reach it. A crafted stream with valid CRCs that only libdeflate reads
+ * would still decode here where stb refuses it. */
 #include <libdeflate.h>
 #include <string.h>
 
 #include "base/pixel_alloc.h"
 #include "png_fast.h"
+#include "png_stored.h"
 #include "png_unfilter.h"
 
 #define MAX_DIMENSION (1u << 24) /* stb's STBI_MAX_DIMENSIONS */
@@ -44,8 +42,7 @@ typedef struct {
     int channels; /* of the decoded image */
     uint8_t palette[256][4];
     uint32_t palette_len;
-    size_t idat_count, idat_bytes;
-    const uint8_t *idat; /* the first IDAT's data */
+    size_t idat_count;
 } png_plan;
 
 static uint32_t be32(const uint8_t *p)
@@ -112,10 +109,8 @@ static int read_chunk(png_plan *p, const uint8_t *chunk, uint32_t len)
     if (is_type(chunk, "PLTE")) return read_plte(p, data, len);
     if (is_type(chunk, "tRNS")) return read_trns(p, data, len);
     if (is_type(chunk, "IDAT")) {
-        if (p->color == COLOR_PALETTE && !p->palette_len) return 0;
-        if (!p->idat_count++) p->idat = data;
-        p->idat_bytes += len;
-        return 1;
+        p->idat_count++;
+        return p->color != COLOR_PALETTE || p->palette_len;
     }
     /* Ancillary chunks are skipped, as stb skips them. A critical one is a
      * second IHDR, CgBI, or one stb refuses. */
@@ -140,43 +135,20 @@ static int plan_png(png_plan *p, const uint8_t *bytes, size_t size)
             return 0;
         }
         if (size - at - 8 - len < 4) return 0; /* no room for the CRC */
-        if (is_type(chunk, "IDAT") &&
-            libdeflate_crc32(0, chunk + 4, 4 + (size_t)len) != be32(chunk + 8 + len))
-            return 0;
         at += 12 + (size_t)len;
     }
 }
 
-/* The image data of several IDAT chunks, joined. */
-static uint8_t *join_idat(const png_plan *p)
+/* Inflates the image data into buf: exactly `size` bytes, or fails. */
+static int inflate_idat(const uint8_t *bytes, size_t file_size, uint8_t *buf, size_t size)
 {
-    uint8_t *joined = gi__pixels_alloc(p->idat_bytes ? p->idat_bytes : 1);
-    if (!joined) return NULL;
-    size_t used = 0;
-    for (const uint8_t *chunk = p->idat - 8; used < p->idat_bytes;) {
-        const uint32_t len = be32(chunk);
-        if (is_type(chunk, "IDAT")) {
-            memcpy(joined + used, chunk + 8, len);
-            used += len;
-        }
-        chunk += 12 + (size_t)len;
-    }
-    return joined;
-}
-
-/* Inflates into buf exactly `size` bytes, or fails. */
-static int inflate_idat(const png_plan *p, uint8_t *buf, size_t size)
-{
-    uint8_t *joined = NULL;
-    const uint8_t *in = p->idat;
-    if (p->idat_count > 1) {
-        joined = join_idat(p);
-        if (!joined) return 0;
-        in = joined;
-    }
+    const uint8_t *stream;
+    size_t n;
+    uint8_t *joined;
+    if (gi__png_idat_stream(bytes, file_size, &stream, &n, &joined) != 0) return 0;
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-    const int ok = d && libdeflate_zlib_decompress(d, in, p->idat_bytes, buf, size, NULL) ==
-                            LIBDEFLATE_SUCCESS;
+    const int ok =
+        d && libdeflate_zlib_decompress(d, stream, n, buf, size, NULL) == LIBDEFLATE_SUCCESS;
     libdeflate_free_decompressor(d);
     gi__pixels_free(joined);
     return ok;
@@ -202,7 +174,7 @@ int gi__png_fast_load(gi_image *img, const uint8_t *bytes, size_t size)
     const size_t inflated = (row + 1) * p.height;
     uint8_t *buf = gi__pixels_alloc(inflated);
     if (!buf) return 0;
-    if (!inflate_idat(&p, buf, inflated) ||
+    if (!inflate_idat(bytes, size, buf, inflated) ||
         gi__png_unfilter(buf, row, p.height, p.samples) != 0) {
         gi__pixels_free(buf);
         return 0;

@@ -9,12 +9,11 @@
 #include "base/cpu_isa.h"
 #include "codec/format_sniff.h"
 #include "base/pixel_alloc.h"
+#include "png_checksum.h"
 #include "png_filter.h"
 #include "base/share_work.h"
 
 #ifdef GPUIMG_HAVE_LIBDEFLATE
-#include <libdeflate.h>
-
 #include "zlib_pieces.h"
 #endif
 
@@ -73,25 +72,6 @@ static uint8_t *deflate_rows(const uint8_t *rows, size_t size, int level, int th
 #endif
 }
 
-/* The chunks' CRC-32 (ISO 3309, as PNG wants): libdeflate's, which folds
- * with carry-less multiplies, where the library has it. */
-#ifdef GPUIMG_HAVE_LIBDEFLATE
-static uint32_t crc32_of(const uint8_t *p, size_t n)
-{
-    return libdeflate_crc32(0, p, n);
-}
-#else
-static uint32_t crc32_of(const uint8_t *p, size_t n)
-{
-    uint32_t crc = 0xFFFFFFFFu;
-    for (size_t i = 0; i < n; i++) {
-        crc ^= p[i];
-        for (int k = 0; k < 8; k++) crc = crc >> 1 ^ (0xEDB88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
-}
-#endif
-
 static uint8_t *put32(uint8_t *o, uint32_t v)
 {
     o[0] = (uint8_t)(v >> 24);
@@ -105,7 +85,7 @@ static uint8_t *put32(uint8_t *o, uint32_t v)
  * at o: its CRC (over the tag and data) after them. */
 static uint8_t *end_chunk(uint8_t *o, size_t length)
 {
-    return put32(o + 8 + length, crc32_of(o + 4, 4 + length));
+    return put32(o + 8 + length, gi__crc32(0, o + 4, 4 + length));
 }
 
 /* A 16-bit image's rows as PNG stores them, big-endian, packed (len bytes
