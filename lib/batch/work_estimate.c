@@ -8,22 +8,13 @@
 #include <unistd.h>
 
 #include "work_estimate.h"
+#include "base/byte_order.h"
 
 /* Per decoded byte, a PNG encode (libdeflate level 6, filter up) took 1.5
  * to 2.5 times a JPEG encode's time on the photos of the benchmarks
  * (README, "Folders of photos"), and the two decoders cost about the same:
  * decoding plus a PNG encode is about 1.5 times decoding plus a JPEG one. */
 #define PNG_OUTPUT_WEIGHT 1.5
-
-static uint32_t be16(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 8 | p[1];
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-    return be16(p) << 16 | be16(p + 2);
-}
 
 /* The channels stb gives for a PNG colour type (a palette becomes RGB). */
 static int png_channels(int colour_type)
@@ -42,7 +33,7 @@ static int png_size(int fd, gi__image_size *size)
 {
     uint8_t h[26]; /* signature, IHDR's length and type, width, height, depth, colour type */
     if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h) return -1;
-    *size = (gi__image_size){be32(h + 16), be32(h + 20), png_channels(h[25]), GI_FORMAT_PNG};
+    *size = (gi__image_size){gi__be32(h + 16), gi__be32(h + 20), png_channels(h[25]), GI_FORMAT_PNG};
     return 0;
 }
 
@@ -59,10 +50,10 @@ static int jpeg_size(int fd, gi__image_size *size)
         uint8_t s[10]; /* marker, length, and a frame header's precision, height, width, components */
         if (pread(fd, s, sizeof s, at) != (ssize_t)sizeof s || s[0] != 0xFF) return -1;
         if (is_frame_marker(s[1])) {
-            *size = (gi__image_size){be16(s + 7), be16(s + 5), s[9], GI_FORMAT_JPEG};
+            *size = (gi__image_size){gi__be16(s + 7), gi__be16(s + 5), s[9], GI_FORMAT_JPEG};
             return 0;
         }
-        at += 2 + (off_t)be16(s + 2);
+        at += 2 + (off_t)gi__be16(s + 2);
     }
     return -1;
 }

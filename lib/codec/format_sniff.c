@@ -4,6 +4,7 @@
 
 #include "format_sniff.h"
 #include "codec/pnm/pnm.h"
+#include "base/byte_order.h"
 
 static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
@@ -18,15 +19,10 @@ gi_format gi__sniff_format(const uint8_t *bytes, size_t size)
     return GI_FORMAT_AUTO;
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 int gi__png_chunks_fit(const uint8_t *bytes, size_t size)
 {
     for (size_t at = 8; at + 8 <= size;) {
-        uint32_t len = be32(bytes + at);
+        uint32_t len = gi__be32(bytes + at);
         if (len > size - at - 8) return -1;
         if (memcmp(bytes + at + 4, "IEND", 4) == 0) return 0;
         at += 12 + (size_t)len;
@@ -38,11 +34,11 @@ int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, 
 {
     *has_trns = 0;
     if (size < 33 || memcmp(bytes + 12, "IHDR", 4) != 0) return -1;
-    *w = be32(bytes + 16);
-    *h = be32(bytes + 20);
+    *w = gi__be32(bytes + 16);
+    *h = gi__be32(bytes + 20);
     /* Each chunk: 4-byte length, 4-byte type, data, 4-byte CRC. */
     for (size_t at = 8; at + 8 <= size;) {
-        uint32_t len = be32(bytes + at);
+        uint32_t len = gi__be32(bytes + at);
         const uint8_t *type = bytes + at + 4;
         if (memcmp(type, "IDAT", 4) == 0 || memcmp(type, "IEND", 4) == 0) return 0;
         if (memcmp(type, "tRNS", 4) == 0) *has_trns = 1;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "gpuimg.h"
+#include "base/byte_order.h"
 
 /* Checks the Exif (TIFF) bytes as gpuimg.h describes. Returns 0 and sets
  * *orientation_at to the offset of IFD0's Orientation value (SIZE_MAX when
@@ -23,14 +24,5 @@ int gi__zlib_inflate(const uint8_t *in, size_t size, size_t max_out, uint8_t **o
                      size_t *out_size);
 int gi__zlib_deflate(const uint8_t *in, size_t size, uint8_t **out, size_t *out_size);
 
-static inline uint32_t gi__be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint16_t gi__be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
 
 #endif

@@ -6,18 +6,14 @@
 #include <string.h>
 
 #include "png_checksum.h"
-
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
+#include "base/byte_order.h"
 
 /* The length of the chunk at `at` when it lies wholly inside the file,
  * its CRC included; else -1, which ends a walk. */
 static int64_t whole_chunk(const uint8_t *bytes, size_t size, size_t at)
 {
     if (size - at < 12) return -1;
-    const uint32_t len = be32(bytes + at);
+    const uint32_t len = gi__be32(bytes + at);
     return len <= size - at - 12 ? (int64_t)len : -1;
 }
 
@@ -25,7 +21,7 @@ static int64_t whole_chunk(const uint8_t *bytes, size_t size, size_t at)
  * covers its type and data. */
 static int fails_crc(const uint8_t *chunk, uint32_t len)
 {
-    return gi__crc32(0, chunk + 4, 4 + (size_t)len) != be32(chunk + 8 + len);
+    return gi__crc32(0, chunk + 4, 4 + (size_t)len) != gi__be32(chunk + 8 + len);
 }
 
 static int is_critical(const uint8_t *chunk)

@@ -30,6 +30,7 @@
 #include "png_fast.h"
 #include "png_stored.h"
 #include "png_unfilter.h"
+#include "base/byte_order.h"
 
 #define MAX_DIMENSION (1u << 24) /* stb's STBI_MAX_DIMENSIONS */
 
@@ -45,11 +46,6 @@ typedef struct {
     size_t idat_count;
 } png_plan;
 
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static int is_type(const uint8_t *chunk, const char *type)
 {
     return memcmp(chunk + 4, type, 4) == 0;
@@ -58,8 +54,8 @@ static int is_type(const uint8_t *chunk, const char *type)
 /* IHDR's 13 bytes: a kind this decoder takes, within stb's size limits. */
 static int read_ihdr(png_plan *p, const uint8_t *d)
 {
-    p->width = be32(d);
-    p->height = be32(d + 4);
+    p->width = gi__be32(d);
+    p->height = gi__be32(d + 4);
     p->color = d[9];
     if (d[8] != 8 || d[10] || d[11] || d[12]) return 0; /* depth, methods, interlace */
     if (p->width == 0 || p->height == 0 || p->width > MAX_DIMENSION || p->height > MAX_DIMENSION)
@@ -125,7 +121,7 @@ static int plan_png(png_plan *p, const uint8_t *bytes, size_t size)
     for (size_t at = 8;;) {
         if (size - at < 8) return 0;
         const uint8_t *chunk = bytes + at;
-        const uint32_t len = be32(chunk);
+        const uint32_t len = gi__be32(chunk);
         if (len > size - at - 8) return 0;
         if (at == 8) {
             if (!is_type(chunk, "IHDR") || len != 13 || !read_ihdr(p, chunk + 8)) return 0;

@@ -1,23 +1,11 @@
 /* Completing a PNG's palette with black entries for stb (png_palette.h). */
 #include "png_palette.h"
+#include "base/byte_order.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define FULL_PLTE 768 /* 256 entries of 3 bytes */
-
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 /* A PLTE stb takes but would leave short: 1 to 255 whole entries. */
 static int short_plte(const uint8_t *chunk, uint32_t len)
@@ -35,7 +23,7 @@ static int count_short_plte(const uint8_t *bytes, size_t size)
     uint32_t plte_len = 0;
     for (size_t at = 8; size - at >= 12;) {
         const uint8_t *chunk = bytes + at;
-        const uint32_t len = be32(chunk);
+        const uint32_t len = gi__be32(chunk);
         if (len > size - at - 12) break;
         if (memcmp(chunk + 4, "PLTE", 4) == 0) plte_len = len;
         if (memcmp(chunk + 4, "tRNS", 4) == 0 && plte_len && len > plte_len / 3) return -1;
@@ -60,10 +48,10 @@ int gi__png_complete_palette(const uint8_t *bytes, size_t size, uint8_t **comple
     size_t at = 8, used = 8;
     while (size - at >= 12) {
         const uint8_t *chunk = bytes + at;
-        const uint32_t len = be32(chunk);
+        const uint32_t len = gi__be32(chunk);
         if (len > size - at - 12) break;
         if (short_plte(chunk, len)) {
-            put_be32(out + used, FULL_PLTE);
+            gi__put_be32(out + used, FULL_PLTE);
             memcpy(out + used + 4, chunk + 4, 4 + (size_t)len);
             memset(out + used + 8 + len, 0, FULL_PLTE - (size_t)len);
             memcpy(out + used + 8 + FULL_PLTE, chunk + 8 + len, 4);

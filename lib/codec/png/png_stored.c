@@ -5,22 +5,10 @@
 #include <string.h>
 
 #include "base/pixel_alloc.h"
+#include "base/byte_order.h"
 
 #define STORED_MAX 65535u /* the most bytes a stored block holds */
 #define MAX_SIDE (1u << 24) /* stb's STBI_MAX_DIMENSIONS: it refuses longer sides */
-
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 static int is_type(const uint8_t *chunk, const char *type)
 {
@@ -32,8 +20,8 @@ static int is_type(const uint8_t *chunk, const char *type)
  * does not read it). */
 static size_t next_chunk(const uint8_t *bytes, size_t size, size_t at)
 {
-    if (size - at < 8 || be32(bytes + at) > size - at - 8) return 0;
-    return at + 12 + (size_t)be32(bytes + at);
+    if (size - at < 8 || gi__be32(bytes + at) > size - at - 8) return 0;
+    return at + 12 + (size_t)gi__be32(bytes + at);
 }
 
 /* Where IEND starts, the count and bytes of the IDAT data before it in
@@ -49,7 +37,7 @@ static size_t find_iend(const uint8_t *bytes, size_t size, size_t *count, size_t
         if (is_type(bytes + at, "CgBI")) return 0;
         if (is_type(bytes + at, "IDAT")) {
             if (!(*count)++) *first = at;
-            *total += be32(bytes + at);
+            *total += gi__be32(bytes + at);
         }
     }
     return 0;
@@ -70,7 +58,7 @@ int gi__png_idat_stream(const uint8_t *bytes, size_t size, const uint8_t **strea
     if (!out) return -1;
     size_t used = 0;
     for (size_t at = first; used < total; at = next_chunk(bytes, size, at)) {
-        const uint32_t len = be32(bytes + at);
+        const uint32_t len = gi__be32(bytes + at);
         if (is_type(bytes + at, "IDAT")) {
             memcpy(out + used, bytes + at + 8, len);
             used += len;
@@ -90,9 +78,9 @@ uint64_t gi__png_filtered_size(const uint8_t *bytes, size_t size)
 {
     static const int x0[7] = {0, 4, 0, 2, 0, 1, 0}, y0[7] = {0, 0, 4, 0, 2, 0, 1};
     static const int dx[7] = {8, 8, 4, 4, 2, 2, 1}, dy[7] = {8, 8, 8, 4, 4, 2, 2};
-    if (size < 33 || be32(bytes + 8) != 13 || !is_type(bytes + 8, "IHDR")) return 0;
+    if (size < 33 || gi__be32(bytes + 8) != 13 || !is_type(bytes + 8, "IHDR")) return 0;
     const uint8_t *h = bytes + 16;
-    const uint64_t width = be32(h), height = be32(h + 4);
+    const uint64_t width = gi__be32(h), height = gi__be32(h + 4);
     const int depth = h[8], color = h[9], interlace = h[12];
     if ((depth != 1 && depth != 2 && depth != 4 && depth != 8 && depth != 16) ||
         (color != 0 && color != 2 && color != 3 && color != 4 && color != 6) ||
@@ -152,14 +140,14 @@ uint8_t *gi__png_with_stored_data(const uint8_t *bytes, size_t size, const uint8
     memcpy(o, bytes, first);
     o += first;
     for (size_t at = first; at < iend; at = next_chunk(bytes, size, at)) {
-        const uint32_t len = be32(bytes + at);
+        const uint32_t len = gi__be32(bytes + at);
         if (!is_type(bytes + at, "IDAT")) {
             memcpy(o, bytes + at, 12 + (size_t)len);
             o += 12 + (size_t)len;
             continue;
         }
         const size_t stream = at == first ? stored_size(n) : 0;
-        put_be32(o, (uint32_t)stream);
+        gi__put_be32(o, (uint32_t)stream);
         memcpy(o + 4, "IDAT", 4);
         o = at == first ? put_stored(o + 8, data, n) : o + 8;
         memset(o, 0, 4); /* the CRC, which stb does not read */
