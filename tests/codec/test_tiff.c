@@ -627,7 +627,7 @@ static void check_short_strip(void)
         memcpy(packed + packed_size, pixels + i, (size_t)n);
         packed_size += (size_t)n;
     }
-    static const uint8_t zeros[W * H];
+    static const uint8_t zeros[sizeof packed]; /* as long as any packed strip */
     const struct {
         uint16_t compression, orientation;
         const uint8_t *data;
