@@ -137,8 +137,8 @@ static void copy_rows(void *arg, int begin, int end)
 
 /* The copy bandwidth of the host: the faster of memcpy (which may keep
  * its stores in the caches, and so first reads each line it writes) and a
- * copy with streaming stores, which the CPU backend's large transposes
- * use: the floor is what the memory can do. */
+ * copy with streaming stores: the floor is what the memory can do,
+ * whichever way a backend writes. */
 static const char *host_copy(double *gbytes_per_s)
 {
     uint8_t *a = malloc(COPY_BYTES), *b = malloc(COPY_BYTES);
