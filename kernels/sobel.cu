@@ -70,9 +70,10 @@ __device__ __forceinline__ uint32_t edge_fast(float s)
  * test_sobel_steps.c checks it at every rounding boundary): past 65535 in
  * |gx| or |gy|, or s past 32 bits, the root passes 65535.5; else, with k
  * the floor of any root estimate within 1/2 of the exact one, R = k + (s >
- * k^2 + k). Here the estimate is sqrt.approx of s summed in floats: s
- * within 2^-23, relative, the root within 2^-20 more (edge_fast's bound),
- * so within 0.08 of the exact root below 65536. |gx| and |gy| (< 2^18,
+ * k^2 + k). Here the estimate is sqrt.approx of s formed in floats (a
+ * product and a fused multiply-add): s within 2^-23, relative, the root
+ * within 2^-20 more (edge_fast's bound), so within 0.08 of the exact root
+ * below 65536. |gx| and |gy| (< 2^18,
  * exact floats) become integers in the low mantissa bits of 2^23 + |g|,
  * and k in those of 2^23 + the root added rounding down. */
 __device__ __forceinline__ uint32_t edge_fast16(float gx, float gy)
@@ -81,8 +82,13 @@ __device__ __forceinline__ uint32_t edge_fast16(float gx, float gy)
     const uint32_t ay = __float_as_uint(__fadd_rn(fabsf(gy), 8388608.f)) - 0x4B000000u;
     const uint32_t sx = ax * ax, s = sx + ay * ay;
     float m;
-    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(m) : "f"(__fadd_rn(__fmul_rn(gx, gx), __fmul_rn(gy, gy))));
-    const uint32_t k = __float_as_uint(__fadd_rd(fminf(m, 65535.f), 8388608.f)) - 0x4B000000u;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(m) : "f"(__fmaf_rn(gx, gx, __fmul_rn(gy, gy))));
+    /* not capped at 65535 as the CPU's k is: where the output is not
+     * `big`, the root is below 65536 and k at most 65536, whose k^2 + k
+     * wraps to 65536 < s, so rounded = 65537 and the output 65535, which
+     * the exact root (>= 65535.9) rounds to as well; where it is big, k
+     * does not matter */
+    const uint32_t k = __float_as_uint(__fadd_rd(m, 8388608.f)) - 0x4B000000u;
     const uint32_t rounded = k + (s > k * k + k);
     const bool big = (ax | ay) > 65535 || s < sx;
     return big || rounded > 65535 ? 65535 : rounded;
@@ -248,8 +254,11 @@ __global__ void __launch_bounds__(THREADS)
                 for (int k = 0; k < OW; k++) ((uint32_t *)o)[k] = out[k];
             continue;
         }
-        for (int b = 0; b < NP * OC && x + b / OC < s.width; b++)
-            ((T *)o)[b] = (T)(out[b / SPW] >> (8 * SB * (b % SPW)));
+        /* unrolled with constant indices, so out stays in registers (a loop
+         * that stops at the edge indexes it at run time: local memory) */
+#pragma unroll
+        for (int b = 0; b < NP * OC; b++)
+            if (x + b / OC < s.width) ((T *)o)[b] = (T)(out[b / SPW] >> (8 * SB * (b % SPW)));
     }
 }
 

@@ -250,8 +250,10 @@ static void test_sizes(void)
  * columns whose middle pixel's gradients (gx, gy) put gx^2 + gy^2 within
  * r / 64 of r^2 - r or r^2 + r, the two ends of the s that round to r, or
  * of r^2, where the float root's floor may fall on either side (both
- * backends correct it in integers), an eighth of them at r = 65535; and
- * past 65535 in gx, and past 2^32 in s, where it comes to 65535. The middle row's cell centres are checked against
+ * backends correct it in integers), an eighth of them at r = 65535; s
+ * just below 2^32, where the root is 65535.9 or more; and past 65535 in
+ * gx, and past 2^32 in s, where it comes to 65535. The middle row's cell
+ * centres are checked against
  * gpuimg.h's double formula, and the whole image against the CPU. Rows,
  * top to bottom, of a cell: 0 0 0 / 0 0 m / 0 b p, which make gx = 2m +
  * p and gy = 2b + p (gx + gy is even for every Sobel input). */
@@ -268,7 +270,11 @@ static void test_sobel_roots(void)
             gy = th_rand_int(46341, 131071);
         } else {
             const long r = k % 8 == 6 ? 65535 : th_rand_int(k % 2 ? 2 : 40000, 65535);
-            const long target = r * r + (k % 3 - 1) * r, slack = r / 64 + 1;
+            /* k % 16 == 14: s just below 2^32 (a root past 65535.9, whose
+             * float estimate may reach 65536), else near r's ends */
+            const long target = k % 16 == 14 ? 4294967296L - th_rand_int(1, 10000)
+                                             : r * r + (k % 3 - 1) * r;
+            const long slack = r / 64 + 1;
             for (int tries = 0; tries < 100000; tries++) {
                 gx = th_rand_int(0, (int)sqrt((double)target)); /* gx^2 <= target */
                 gy = (long)floor(sqrt((double)(target - gx * gx)) + 0.5);
