@@ -65,33 +65,28 @@ __device__ __forceinline__ uint32_t edge_fast(float s)
 
 /* 16 bits, scale 1, no threshold: min(65535, R), R the correctly rounded
  * root of s = gx^2 + gy^2, with one MUFU instruction (the XU pipe, 8
- * cycles a warp, sets this kernel's pace: no conversions). As the CPU's
- * sobel16_unit_magnitude (lib/cpu/sobel16_magnitude.h says why, and
- * test_sobel_steps.c checks it at every rounding boundary): past 65535 in
- * |gx| or |gy|, or s past 32 bits, the root passes 65535.5; else, with k
- * the floor of any root estimate within 1/2 of the exact one, R = k + (s >
- * k^2 + k). Here the estimate is sqrt.approx of s formed in floats (a
- * product and a fused multiply-add): s within 2^-23, relative, the root
- * within 2^-20 more (edge_fast's bound), so within 0.08 of the exact root
- * below 65536. |gx| and |gy| (< 2^18,
+ * cycles a warp) and 32-bit integers. The estimate e is sqrt.approx of s
+ * formed in floats (a product and a fused multiply-add): s within 2^-23,
+ * relative, the root within 2^-20 more (edge_fast's bound), so e is within
+ * 0.07 of the exact root where e < 65536. With k = floor(e): where k >=
+ * 65536 the exact root passes 65535.9, and the output is 65535; else the
+ * root lies within 0.07 of [k, k + 1), and R = k + (s > k^2 + k), as the
+ * CPU's sobel16_unit_magnitude finds it (lib/cpu/sobel16_magnitude.h says
+ * why; test_sobel_steps.c checks it at every rounding boundary). There s -
+ * (k^2 + k) lies within 1.2 (k + 1) of 0, so its value modulo 2^32 read as
+ * a signed integer is exact, whether or not s passes 32 bits or |gx| or
+ * |gy| pass 65535 (the CPU tests those apart). |gx| and |gy| (< 2^18,
  * exact floats) become integers in the low mantissa bits of 2^23 + |g|,
- * and k in those of 2^23 + the root added rounding down. */
+ * and k in those of 2^23 + e added rounding down. */
 __device__ __forceinline__ uint32_t edge_fast16(float gx, float gy)
 {
     const uint32_t ax = __float_as_uint(__fadd_rn(fabsf(gx), 8388608.f)) - 0x4B000000u;
     const uint32_t ay = __float_as_uint(__fadd_rn(fabsf(gy), 8388608.f)) - 0x4B000000u;
-    const uint32_t sx = ax * ax, s = sx + ay * ay;
     float m;
     asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(m) : "f"(__fmaf_rn(gx, gx, __fmul_rn(gy, gy))));
-    /* not capped at 65535 as the CPU's k is: where the output is not
-     * `big`, the root is below 65536 and k at most 65536, whose k^2 + k
-     * wraps to 65536 < s, so rounded = 65537 and the output 65535, which
-     * the exact root (>= 65535.9) rounds to as well; where it is big, k
-     * does not matter */
     const uint32_t k = __float_as_uint(__fadd_rd(m, 8388608.f)) - 0x4B000000u;
-    const uint32_t rounded = k + (s > k * k + k);
-    const bool big = (ax | ay) > 65535 || s < sx;
-    return big || rounded > 65535 ? 65535 : rounded;
+    const int32_t d = (int32_t)(ax * ax + ay * ay - (k * k + k)); /* exact: above */
+    return min(k + (d > 0 ? 1u : 0u), 65535u);
 }
 
 /* The tile words a lane reads for one row: HW words before its first pixel
