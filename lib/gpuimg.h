@@ -355,7 +355,8 @@ typedef enum gi_tiff_compression {
  *                 ownership.
  *   depth         0 (the default): the image's own; 8 or 16: written at that
  *                 depth, converted as gi_convert_depth does. A 16-bit image
- *                 to JPEG needs depth 8 (else GI_ERR_UNSUPPORTED). */
+ *                 to JPEG needs depth 8 (else GI_ERR_UNSUPPORTED); depth 16
+ *                 to JPEG is GI_ERR_UNSUPPORTED. */
 
 typedef struct gi_save_options {
     gi_format format;

@@ -1468,6 +1468,16 @@ group_depth() {
     check "16-bit to JPEG: a file left" [ ! -e "$tmp/x.jpg" ]
     expect 0 convert --depth 8 "$tmp/rgb16.png" "$tmp/x.jpg"
     check "--depth 8 to JPEG: not a JPEG" is_jpeg "$tmp/x.jpg"
+    # --depth 16 to JPEG: refused too, also where the backend encodes the
+    # JPEG itself from an 8-bit PNG or JPEG (which wrote 8 bits, exit 0)
+    for src in "$scene" "$samples/scene.jpg"; do
+        for cmd in convert "flip h"; do
+            eval "set -- $cmd"
+            expect 1 "$@" --depth 16 "$src" "$tmp/x16.jpg"
+            check "$cmd --depth 16 $src to JPEG: not refused" has "not the 16 asked for" "$tmp/err"
+            check "$cmd --depth 16 $src to JPEG: a file left" [ ! -e "$tmp/x16.jpg" ]
+        done
+    done
     # a batch and a stream keep the depth
     mkdir "$tmp/in" && cp "$tmp/rgb16.png" "$tmp/in/a.png"
     expect 0 convert -o "$tmp/outb" "$tmp/in/a.png"
