@@ -85,12 +85,15 @@ static const char *run_option_in_step(const cli_common *c, const cli_common *fre
     if (c->output_dir || c->recursive || c->files_from || c->skip_existing || c->summary_json ||
         c->shard_count != fresh->shard_count)
         return "-o, -r, --files-from, --skip-existing, --shard, --summary-json";
-    if (c->jobs != fresh->jobs || c->device != fresh->device || c->verbosity != fresh->verbosity)
-        return "-j, --device, -q, -v";
+    /* each option a step's parse takes and the run alone reads, or one in
+     * a step would be dropped in silence (--depth 8 in a step wrote 16 bits) */
+    if (c->jobs != fresh->jobs || c->device != fresh->device || c->verbosity != fresh->verbosity ||
+        memcmp(&c->gpus, &fresh->gpus, sizeof c->gpus) != 0 || c->no_server != fresh->no_server)
+        return "-j, --device, --gpus, --no-server, -q, -v";
     if (c->format != fresh->format || c->quality != fresh->quality ||
         c->png_level != fresh->png_level || c->png_filter != fresh->png_filter ||
-        c->tiff_compression != fresh->tiff_compression)
-        return "--format, --quality, --png-level, --png-filter, --tiff-compression";
+        c->tiff_compression != fresh->tiff_compression || c->depth != fresh->depth)
+        return "--format, --quality, --png-level, --png-filter, --tiff-compression, --depth";
     if (c->limits.max_pixels != fresh->limits.max_pixels ||
         c->limits.max_input_bytes != fresh->limits.max_input_bytes)
         return "--max-pixels, --max-input-bytes";

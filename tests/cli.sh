@@ -926,6 +926,11 @@ group_pipe() {
     expect_usage pipe "blur --kernel 'box" "$scene" "$tmp/x.png"
     expect_usage pipe 'blur -o d' "$scene" "$tmp/x.png"
     check "a run option inside a step is not refused" has "outside the quotes" "$tmp/err"
+    # every run option the step's parse takes (these were dropped in silence)
+    for opt in "--depth 16" "--gpus 0" "--no-server"; do
+        expect_usage pipe "blur | flip h $opt" "$scene" "$tmp/x.png"
+        check "pipe 'flip h $opt': not refused as a run option" has "outside the quotes" "$tmp/err"
+    done
     expect_usage pipe 'blur | sobel' --border zero "$scene" "$tmp/x.png"
     expect_usage pipe 'blur' "$scene"
     check "a failed pipe left an output" [ ! -e "$tmp/x.png" ]
