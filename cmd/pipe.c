@@ -78,6 +78,18 @@ static const step_command *find_step(const char *name)
     return NULL;
 }
 
+/* The options of how the run writes its image, set in c (fresh: as the
+ * defaults and the environment leave them): their names, or NULL. */
+static const char *image_writing_option(const cli_common *c, const cli_common *fresh)
+{
+    if (c->format != fresh->format || c->quality != fresh->quality ||
+        c->png_level != fresh->png_level || c->png_filter != fresh->png_filter ||
+        c->tiff_compression != fresh->tiff_compression || c->depth != fresh->depth)
+        return "--format, --quality, --png-level, --png-filter, --tiff-compression, --depth";
+    if (c->strip != fresh->strip) return "--strip";
+    return NULL;
+}
+
 /* A step may set its command's own options and the image options
  * (--border, --border-value): everything else belongs to the whole run. */
 static const char *run_option_in_step(const cli_common *c, const cli_common *fresh)
@@ -90,15 +102,12 @@ static const char *run_option_in_step(const cli_common *c, const cli_common *fre
     if (c->jobs != fresh->jobs || c->device != fresh->device || c->verbosity != fresh->verbosity ||
         memcmp(&c->gpus, &fresh->gpus, sizeof c->gpus) != 0 || c->no_server != fresh->no_server)
         return "-j, --device, --gpus, --no-server, -q, -v";
-    if (c->format != fresh->format || c->quality != fresh->quality ||
-        c->png_level != fresh->png_level || c->png_filter != fresh->png_filter ||
-        c->tiff_compression != fresh->tiff_compression || c->depth != fresh->depth)
-        return "--format, --quality, --png-level, --png-filter, --tiff-compression, --depth";
+    const char *writing = image_writing_option(c, fresh);
+    if (writing) return writing;
     if (c->limits.max_pixels != fresh->limits.max_pixels ||
         c->limits.max_input_bytes != fresh->limits.max_input_bytes)
         return "--max-pixels, --max-input-bytes";
-    if (c->auto_orient != fresh->auto_orient || c->strip != fresh->strip)
-        return "--auto-orient, --strip";
+    if (c->auto_orient != fresh->auto_orient) return "--auto-orient";
     return NULL;
 }
 
@@ -197,5 +206,14 @@ int cmd_pipe(int argc, char **argv)
     if (!plan.ends_in_hist) return run_images(&common, files + 1, count - 1, plan.steps, plan.n);
     if (common.output_dir || count < 2 || count > 3)
         return cli_usage_error(&common, "a pipe ending in hist takes one IN [OUT]");
+    /* hist writes text: an image option would be dropped in silence (with
+     * --depth 8 it counted the 16-bit samples) */
+    cli_common fresh;
+    cli_common_init(&fresh, "pipe");
+    (void)cli_apply_environment(&fresh); /* as the parse applied it to common */
+    const char *writing = image_writing_option(&common, &fresh);
+    if (writing)
+        return cli_usage_error(&common, "%s: a pipe ending in hist writes no image (its own "
+                               "--format goes inside the quotes)", writing);
     return hist_file(&common, &plan.hist, files[1], count == 3 ? files[2] : "-", plan.steps, plan.n);
 }

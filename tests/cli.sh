@@ -932,6 +932,14 @@ group_pipe() {
         check "pipe 'flip h $opt': not refused as a run option" has "outside the quotes" "$tmp/err"
     done
     expect_usage pipe 'blur | sobel' --border zero "$scene" "$tmp/x.png"
+    # a pipe ending in hist writes no image: the options of one are refused
+    # (they were dropped in silence: --depth 8 counted 16-bit samples)
+    for opt in "--depth 8" "--format png" "--quality 50" "--strip"; do
+        eval "set -- $opt"
+        expect_usage pipe 'flip h | hist' "$@" "$scene" "$tmp/x.txt"
+        check "pipe 'flip h | hist' $opt: not refused" has "writes no image" "$tmp/err"
+    done
+    check "a refused hist pipe left an output" [ ! -e "$tmp/x.txt" ]
     expect_usage pipe 'blur' "$scene"
     check "a failed pipe left an output" [ ! -e "$tmp/x.png" ]
 }
