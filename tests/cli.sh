@@ -753,6 +753,14 @@ group_convolve() {
             check "convolve --kernel '$mask' changed $f" same_image "$tmp/id.png" "$samples/$f"
         done
     done
+    # 16 bits: clamped to 0..65535, as the help says (it said 0..255)
+    printf 'P5\n2 1\n65535\n\001\000\200\001' >"$tmp/g16.pgm"
+    expect 0 convolve --kernel 2 "$tmp/g16.pgm" "$tmp/c16.pgm"
+    printf 'P5\n2 1\n65535\n\002\000\377\377' >"$tmp/c16want.pgm"
+    check "convolve --kernel 2 at 16 bits: not 2v clamped to 65535" \
+        same_file "$tmp/c16.pgm" "$tmp/c16want.pgm"
+    gi help convolve
+    check "help convolve: no 16-bit range" has "0..65535 at 16 bits" "$tmp/out"
     expect 0 convolve --kernel '0 0 0 0 1' "$scene" "$tmp/shift.png"
     check "a mask off the centre did not move the image" different_image "$tmp/shift.png" "$scene"
     expect 0 convolve --kernel '1 0 -1' "$scene" "$tmp/row.png"
