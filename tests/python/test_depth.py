@@ -40,6 +40,16 @@ def test_depth_conversion_on_save(tmp_path):
     np.testing.assert_array_equal(wide, b.astype(np.uint16) * 257)
 
 
+def test_compare_tolerance_at_16_bits():
+    # 0..65535 at 16 bits, as the CLI's --tolerance (it stopped at 255)
+    a = np.array([[0, 1000, 65535]], np.uint16)
+    b = np.array([[1000, 0, 64535]], np.uint16)
+    assert not gpuimg.compare(a, b, tolerance=999).equal
+    r = gpuimg.compare(a, b, tolerance=1000)
+    assert r.equal and r.tolerance == 1000 and r.max_diff == 1000
+    assert gpuimg.compare(a, a, tolerance=65535).equal
+
+
 def test_sixteen_bits_to_jpeg_is_refused(tmp_path):
     a = np.zeros((4, 4, 3), np.uint16)
     with pytest.raises(ValueError, match="--depth 8"):
