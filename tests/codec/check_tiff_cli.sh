@@ -9,8 +9,8 @@
 # 8; -v counts a multi-page file's pages; a palette TIFF, with or without
 # its colour map, is refused naming the file; the Orientation tag turns
 # the pixels under --auto-orient, rotate and thumbnail, and is kept in a
-# TIFF written without --auto-orient (a JPEG's Exif Orientation too); a
-# strip cut short fails saying so. Exit 77 in a build without TIFF
+# TIFF written without --auto-orient (a JPEG's Exif Orientation too) and
+# in a PNG's or JPEG's Exif; a strip cut short fails saying so. Exit 77 in a build without TIFF
 # support.
 set -u
 gpuimg=$1 imgcmp=$2 samples=$3
@@ -184,6 +184,13 @@ PY
     want=$o
     [ "$o" -eq 1 ] && want=none
     [ "$(tag "$tmp/kept.tif")" = "$want" ] || fail "Orientation $o: written as $(tag "$tmp/kept.tif")"
+    # into a PNG and a JPEG as their Exif Orientation, the pixels as stored
+    for ext in png jpg; do
+        "$gpuimg" convert "$tmp/o$o.tif" "$tmp/kept.$ext" &&
+            python3 "$mt" show "$tmp/kept.$ext" | grep -qx "orientation $want" ||
+            fail "Orientation $o to .$ext: $(python3 "$mt" show "$tmp/kept.$ext" | grep '^orientation')"
+    done
+    python3 "$mt" shown "$tmp/kept.png" "$samples/scene.png" 1 || fail "Orientation $o to PNG: pixels not as stored"
 done
 # thumbnail turns first, as for the upright pixels
 "$gpuimg" convert --auto-orient "$tmp/o6.tif" "$tmp/upright.png" &&
