@@ -191,6 +191,10 @@ PY
             fail "Orientation $o to .$ext: $(python3 "$mt" show "$tmp/kept.$ext" | grep '^orientation')"
     done
     python3 "$mt" shown "$tmp/kept.png" "$samples/scene.png" 1 || fail "Orientation $o to PNG: pixels not as stored"
+    # and back into a TIFF's tag, nothing said to be left out
+    "$gpuimg" convert -v --no-server "$tmp/kept.png" "$tmp/back.tif" 2>"$tmp/err" &&
+        [ "$(tag "$tmp/back.tif")" = "$want" ] && ! grep -q "no place in TIFF" "$tmp/err" ||
+        fail "Orientation $o: PNG to TIFF: tag $(tag "$tmp/back.tif"), $(cat "$tmp/err")"
 done
 # thumbnail turns first, as for the upright pixels
 "$gpuimg" convert --auto-orient "$tmp/o6.tif" "$tmp/upright.png" &&

@@ -280,15 +280,7 @@ static int read_tiff(gi_metadata *m, const uint8_t *bytes, size_t size)
 {
     if (gi__tiff_metadata_read(bytes, size, m) != 0) return -1;
     if (m->orientation == 1 || m->exif) return 0;
-    static const uint8_t ifd0[26] = {
-        'M', 'M', 0, 42, 0, 0, 0, 8, /* big-endian, IFD0 at 8 */
-        0, 1,                        /* one entry: */
-        0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 0, 0, 0, /* Orientation, SHORT, 1 value (set below) */
-        0, 0, 0, 0};                 /* no next IFD */
-    if (!(m->exif = copy_of(ifd0, sizeof ifd0))) return -1;
-    m->exif_size = sizeof ifd0;
-    gi__exif_put_u16(m->exif, 18, (uint16_t)m->orientation);
-    return 0;
+    return (m->exif = gi__exif_of_orientation(m->orientation, &m->exif_size)) ? 0 : -1;
 }
 
 /* ---------------------------------------------------------------- API */
