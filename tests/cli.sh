@@ -1499,6 +1499,9 @@ group_depth() {
             check "$cmd --depth 16 $src to JPEG: a file left" [ ! -e "$tmp/x16.jpg" ]
         done
     done
+    GPUIMG_DEPTH=16 "$gpuimg" convert "$samples/scene.jpg" "$tmp/x16.jpg" 2>"$tmp/err"
+    check "GPUIMG_DEPTH=16 to JPEG: not named" has "GPUIMG_DEPTH=16" "$tmp/err"
+    check "GPUIMG_DEPTH=16 to JPEG: a file left" [ ! -e "$tmp/x16.jpg" ]
     # a batch and a stream keep the depth
     mkdir "$tmp/in" && cp "$tmp/rgb16.png" "$tmp/in/a.png"
     expect 0 convert -o "$tmp/outb" "$tmp/in/a.png"

@@ -383,8 +383,8 @@ static gi_status check_jpeg_depth(int have, const gi_save_options *opts)
     if (opts->format != GI_FORMAT_JPEG) return GI_OK;
     if (opts->depth == 16)
         return gi__fail(GI_ERR_UNSUPPORTED, "JPEG holds 8 bits a sample, not the 16 asked for "
-                        "(--depth 16; in the library, gi_save_options.depth = 16): write a PNG, "
-                        "PNM, PAM or TIFF for 16 bits");
+                        "(--depth 16 or GPUIMG_DEPTH=16; in the library, gi_save_options.depth = "
+                        "16): write a PNG, PNM, PAM or TIFF for 16 bits");
     if (have == 16 && opts->depth != 8)
         return gi__fail(GI_ERR_UNSUPPORTED, "a 16-bit image cannot be written as JPEG (8 bits a "
                         "sample): write it at 8 bits (--depth 8; in the library, "
