@@ -192,7 +192,8 @@ int cmd_pipe(int argc, char **argv)
         "command with exactly the options it takes alone (see 'gpuimg help\n"
         "COMMAND'): blur, sobel, convolve, transpose, rotate, flip, resize, crop;\n"
         "hist may be the last step, which writes the histogram of the result to\n"
-        "OUT (one image only). Quote a step's values with ' or \" inside the steps.\n"
+        "OUT (one image only; the options of a written image, such as --depth,\n"
+        "are refused then). Quote a step's values with ' or \" inside the steps.\n"
         "The options below are for the whole run and go outside the quotes.\n"
         "Example: gpuimg pipe 'blur --sigma 2 | rotate 90 | sobel --gray' in.jpg out.png"};
     char **files;
