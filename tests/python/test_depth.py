@@ -50,6 +50,19 @@ def test_compare_tolerance_at_16_bits():
     assert gpuimg.compare(a, a, tolerance=65535).equal
 
 
+def test_unaligned_uint16_is_copied(tmp_path):
+    # uint16 at an odd address (np.frombuffer at an odd offset): copied to an
+    # aligned array as other layouts are, not refused
+    a = np.arange(4 * 5 * 3, dtype=np.uint16).reshape(4, 5, 3) * 1000
+    buf = bytearray(a.nbytes + 1)
+    odd = np.frombuffer(buf, dtype=np.uint16, offset=1).reshape(a.shape)
+    odd[...] = a
+    assert odd.ctypes.data % 2 == 1
+    np.testing.assert_array_equal(gpuimg.flip(odd, "h"), a[:, ::-1])
+    gpuimg.save(odd, tmp_path / "odd.png")
+    np.testing.assert_array_equal(gpuimg.load(tmp_path / "odd.png"), a)
+
+
 def test_sixteen_bits_to_jpeg_is_refused(tmp_path):
     a = np.zeros((4, 4, 3), np.uint16)
     with pytest.raises(ValueError, match="--depth 8"):
