@@ -98,7 +98,7 @@ static const char *run_option_in_step(const cli_common *c, const cli_common *fre
         c->shard_count != fresh->shard_count)
         return "-o, -r, --files-from, --skip-existing, --shard, --summary-json";
     /* each option a step's parse takes and the run alone reads, or one in
-     * a step would be dropped in silence (--depth 8 in a step wrote 16 bits) */
+     * a step would be dropped in silence (--depth 8 in a step: 16 bits out) */
     if (c->jobs != fresh->jobs || c->device != fresh->device || c->verbosity != fresh->verbosity ||
         memcmp(&c->gpus, &fresh->gpus, sizeof c->gpus) != 0 || c->no_server != fresh->no_server)
         return "-j, --device, --gpus, --no-server, -q, -v";
@@ -207,8 +207,8 @@ int cmd_pipe(int argc, char **argv)
     if (!plan.ends_in_hist) return run_images(&common, files + 1, count - 1, plan.steps, plan.n);
     if (common.output_dir || count < 2 || count > 3)
         return cli_usage_error(&common, "a pipe ending in hist takes one IN [OUT]");
-    /* hist writes text: an image option would be dropped in silence (with
-     * --depth 8 it counted the 16-bit samples) */
+    /* hist writes text: an image option would be dropped in silence
+     * (--depth 8: the 16-bit samples counted all the same) */
     cli_common fresh;
     cli_common_init(&fresh, "pipe");
     (void)cli_apply_environment(&fresh); /* as the parse applied it to common */

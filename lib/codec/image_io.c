@@ -377,7 +377,7 @@ static gi_status check_save_options(const gi_save_options *opts)
  * depth 16 asked of any image, is refused for JPEG. The one check for
  * every way of writing one: the pixels encoded here (at_save_depth) and
  * the file a backend encoded from 8-bit pixels (gi__encoded_jpeg), which
- * wrote an 8-bit JPEG for depth 16 before. */
+ * is 8-bit whatever depth was asked. */
 static gi_status check_jpeg_depth(int have, const gi_save_options *opts)
 {
     if (opts->format != GI_FORMAT_JPEG) return GI_OK;

@@ -22,8 +22,8 @@ _DL_CPU, _DL_CUDA = 1, 2
 def _rows_contiguous(a: np.ndarray) -> bool:
     """Pixels contiguous within each row, rows at a non-negative stride, and
     uint16 samples at even addresses: what the library takes in place
-    (images.c checks the layout; the library the address, and refused an
-    unaligned uint16 array, as np.frombuffer makes at an odd offset)."""
+    (images.c checks the layout, the library the address, which it refuses
+    odd: np.frombuffer at an odd offset makes such an array)."""
     h, w = a.shape[0], a.shape[1]
     c = a.shape[2] if a.ndim == 3 else 1
     item = a.itemsize

@@ -26,7 +26,7 @@ def diff_picture(expected: np.ndarray, actual: np.ndarray, tolerance: int = 0) -
     gray, pixels that differ by more than tolerance in red, brighter for
     larger differences (RGB, uint8; uint16 samples and differences scaled
     by 255 / 65535 for it, the tolerance on their own range)."""
-    # as the CLI's picture: without the scale, 16-bit values wrapped in uint8
+    # as the CLI's picture: 16-bit values unscaled would wrap in uint8
     scale = 257 if expected.dtype == np.uint16 else 1
     e = expected.reshape(expected.shape[0], expected.shape[1], -1).astype(np.int32)
     a = actual.reshape(e.shape).astype(np.int32)

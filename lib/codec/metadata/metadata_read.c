@@ -273,9 +273,9 @@ static int read_png(gi_metadata *m, const uint8_t *b, size_t n)
 
 /* A TIFF's metadata: its tags, and for an Orientation of 2..8 an Exif of
  * IFD0 with that tag alone, so that a PNG or JPEG written from it shows
- * the pixels as the TIFF does (without it the tag was dropped there, and
- * the output shown turned otherwise) and gi_metadata_set_orientation has
- * a tag to set. Returns -1 only when out of memory. */
+ * the pixels as the TIFF does (they have no place for the tag but Exif)
+ * and gi_metadata_set_orientation has a tag to set. Returns -1 only when
+ * out of memory. */
 static int read_tiff(gi_metadata *m, const uint8_t *bytes, size_t size)
 {
     if (gi__tiff_metadata_read(bytes, size, m) != 0) return -1;
