@@ -37,7 +37,8 @@ int step_convolve(int argc, char **argv, cli_common *common, gi_op *step, char *
         "a correlation, as OpenCV's filter2D and the formula\n"
         "    out(x, y) = sum m[j][i] * in(x + i - rx, y + j - ry).\n"
         "Every channel (alpha too) is filtered on its own; results are rounded\n"
-        "and clamped to 0..255. Rows are separated by ';' or newlines."};
+        "and clamped to 0..255 (0..65535 at 16 bits). Rows are separated by ';'\n"
+        "or newlines."};
     int rc = cli_parse_command(argc, argv, common, own, 1, &help, files, count);
     if (rc != CLI_RUN) return rc;
     gi_convolve_params params = op.convolve;

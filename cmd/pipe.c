@@ -78,6 +78,18 @@ static const step_command *find_step(const char *name)
     return NULL;
 }
 
+/* The options of how the run writes its image, set in c (fresh: as the
+ * defaults and the environment leave them): their names, or NULL. */
+static const char *image_writing_option(const cli_common *c, const cli_common *fresh)
+{
+    if (c->format != fresh->format || c->quality != fresh->quality ||
+        c->png_level != fresh->png_level || c->png_filter != fresh->png_filter ||
+        c->tiff_compression != fresh->tiff_compression || c->depth != fresh->depth)
+        return "--format, --quality, --png-level, --png-filter, --tiff-compression, --depth";
+    if (c->strip != fresh->strip) return "--strip";
+    return NULL;
+}
+
 /* A step may set its command's own options and the image options
  * (--border, --border-value): everything else belongs to the whole run. */
 static const char *run_option_in_step(const cli_common *c, const cli_common *fresh)
@@ -85,17 +97,17 @@ static const char *run_option_in_step(const cli_common *c, const cli_common *fre
     if (c->output_dir || c->recursive || c->files_from || c->skip_existing || c->summary_json ||
         c->shard_count != fresh->shard_count)
         return "-o, -r, --files-from, --skip-existing, --shard, --summary-json";
-    if (c->jobs != fresh->jobs || c->device != fresh->device || c->verbosity != fresh->verbosity)
-        return "-j, --device, -q, -v";
-    if (c->format != fresh->format || c->quality != fresh->quality ||
-        c->png_level != fresh->png_level || c->png_filter != fresh->png_filter ||
-        c->tiff_compression != fresh->tiff_compression)
-        return "--format, --quality, --png-level, --png-filter, --tiff-compression";
+    /* each option a step's parse takes and the run alone reads, or one in
+     * a step would be dropped in silence (--depth 8 in a step: 16 bits out) */
+    if (c->jobs != fresh->jobs || c->device != fresh->device || c->verbosity != fresh->verbosity ||
+        memcmp(&c->gpus, &fresh->gpus, sizeof c->gpus) != 0 || c->no_server != fresh->no_server)
+        return "-j, --device, --gpus, --no-server, -q, -v";
+    const char *writing = image_writing_option(c, fresh);
+    if (writing) return writing;
     if (c->limits.max_pixels != fresh->limits.max_pixels ||
         c->limits.max_input_bytes != fresh->limits.max_input_bytes)
         return "--max-pixels, --max-input-bytes";
-    if (c->auto_orient != fresh->auto_orient || c->strip != fresh->strip)
-        return "--auto-orient, --strip";
+    if (c->auto_orient != fresh->auto_orient) return "--auto-orient";
     return NULL;
 }
 
@@ -180,7 +192,8 @@ int cmd_pipe(int argc, char **argv)
         "command with exactly the options it takes alone (see 'gpuimg help\n"
         "COMMAND'): blur, sobel, convolve, transpose, rotate, flip, resize, crop;\n"
         "hist may be the last step, which writes the histogram of the result to\n"
-        "OUT (one image only). Quote a step's values with ' or \" inside the steps.\n"
+        "OUT (one image only; the options of a written image, such as --depth,\n"
+        "are refused then). Quote a step's values with ' or \" inside the steps.\n"
         "The options below are for the whole run and go outside the quotes.\n"
         "Example: gpuimg pipe 'blur --sigma 2 | rotate 90 | sobel --gray' in.jpg out.png"};
     char **files;
@@ -194,5 +207,14 @@ int cmd_pipe(int argc, char **argv)
     if (!plan.ends_in_hist) return run_images(&common, files + 1, count - 1, plan.steps, plan.n);
     if (common.output_dir || count < 2 || count > 3)
         return cli_usage_error(&common, "a pipe ending in hist takes one IN [OUT]");
+    /* hist writes text: an image option would be dropped in silence
+     * (--depth 8: the 16-bit samples counted all the same) */
+    cli_common fresh;
+    cli_common_init(&fresh, "pipe");
+    (void)cli_apply_environment(&fresh); /* as the parse applied it to common */
+    const char *writing = image_writing_option(&common, &fresh);
+    if (writing)
+        return cli_usage_error(&common, "%s: a pipe ending in hist writes no image (its own "
+                               "--format goes inside the quotes)", writing);
     return hist_file(&common, &plan.hist, files[1], count == 3 ? files[2] : "-", plan.steps, plan.n);
 }

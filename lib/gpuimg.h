@@ -355,7 +355,8 @@ typedef enum gi_tiff_compression {
  *                 ownership.
  *   depth         0 (the default): the image's own; 8 or 16: written at that
  *                 depth, converted as gi_convert_depth does. A 16-bit image
- *                 to JPEG needs depth 8 (else GI_ERR_UNSUPPORTED). */
+ *                 to JPEG needs depth 8 (else GI_ERR_UNSUPPORTED); depth 16
+ *                 to JPEG is GI_ERR_UNSUPPORTED. */
 
 typedef struct gi_save_options {
     gi_format format;
@@ -842,8 +843,9 @@ GI_API gi_status gi_crop(gi_context *ctx, const gi_image *src, gi_image *dst, co
  *   PNG   eXIf, iCCP (zlib), iTXt or zTXt keyword "XML:com.adobe.xmp", sRGB,
  *         gAMA, cHRM;
  *   TIFF  the first page's ICC profile (tag 34675), XMP (700) and
- *         Orientation (274), which fills `orientation` as an Exif one does
- *         (without an Exif to carry it into a PNG or JPEG).
+ *         Orientation (274), which fills `orientation` as an Exif one does;
+ *         for 2..8 `exif` is an IFD0 holding that tag alone, which carries
+ *         it into a PNG or JPEG.
  * Parsing is of the container only, bounded and overflow-checked: an ICC
  * profile or XMP packet inflates to at most GI_METADATA_MAX_BYTES; the
  * Exif IFDs (IFD0, its chain and the Exif, GPS and interoperability

@@ -753,6 +753,14 @@ group_convolve() {
             check "convolve --kernel '$mask' changed $f" same_image "$tmp/id.png" "$samples/$f"
         done
     done
+    # 16 bits: clamped to 0..65535, as the help says (it said 0..255)
+    printf 'P5\n2 1\n65535\n\001\000\200\001' >"$tmp/g16.pgm"
+    expect 0 convolve --kernel 2 "$tmp/g16.pgm" "$tmp/c16.pgm"
+    printf 'P5\n2 1\n65535\n\002\000\377\377' >"$tmp/c16want.pgm"
+    check "convolve --kernel 2 at 16 bits: not 2v clamped to 65535" \
+        same_file "$tmp/c16.pgm" "$tmp/c16want.pgm"
+    gi help convolve
+    check "help convolve: no 16-bit range" has "0..65535 at 16 bits" "$tmp/out"
     expect 0 convolve --kernel '0 0 0 0 1' "$scene" "$tmp/shift.png"
     check "a mask off the centre did not move the image" different_image "$tmp/shift.png" "$scene"
     expect 0 convolve --kernel '1 0 -1' "$scene" "$tmp/row.png"
@@ -926,7 +934,20 @@ group_pipe() {
     expect_usage pipe "blur --kernel 'box" "$scene" "$tmp/x.png"
     expect_usage pipe 'blur -o d' "$scene" "$tmp/x.png"
     check "a run option inside a step is not refused" has "outside the quotes" "$tmp/err"
+    # every run option the step's parse takes (these were dropped in silence)
+    for opt in "--depth 16" "--gpus 0" "--no-server"; do
+        expect_usage pipe "blur | flip h $opt" "$scene" "$tmp/x.png"
+        check "pipe 'flip h $opt': not refused as a run option" has "outside the quotes" "$tmp/err"
+    done
     expect_usage pipe 'blur | sobel' --border zero "$scene" "$tmp/x.png"
+    # a pipe ending in hist writes no image: the options of one are refused
+    # (they were dropped in silence: --depth 8 counted 16-bit samples)
+    for opt in "--depth 8" "--format png" "--quality 50" "--strip"; do
+        eval "set -- $opt"
+        expect_usage pipe 'flip h | hist' "$@" "$scene" "$tmp/x.txt"
+        check "pipe 'flip h | hist' $opt: not refused" has "writes no image" "$tmp/err"
+    done
+    check "a refused hist pipe left an output" [ ! -e "$tmp/x.txt" ]
     expect_usage pipe 'blur' "$scene"
     check "a failed pipe left an output" [ ! -e "$tmp/x.png" ]
 }
@@ -1468,6 +1489,19 @@ group_depth() {
     check "16-bit to JPEG: a file left" [ ! -e "$tmp/x.jpg" ]
     expect 0 convert --depth 8 "$tmp/rgb16.png" "$tmp/x.jpg"
     check "--depth 8 to JPEG: not a JPEG" is_jpeg "$tmp/x.jpg"
+    # --depth 16 to JPEG: refused too, also where the backend encodes the
+    # JPEG itself from an 8-bit PNG or JPEG (which wrote 8 bits, exit 0)
+    for src in "$scene" "$samples/scene.jpg"; do
+        for cmd in convert "flip h"; do
+            eval "set -- $cmd"
+            expect 1 "$@" --depth 16 "$src" "$tmp/x16.jpg"
+            check "$cmd --depth 16 $src to JPEG: not refused" has "not the 16 asked for" "$tmp/err"
+            check "$cmd --depth 16 $src to JPEG: a file left" [ ! -e "$tmp/x16.jpg" ]
+        done
+    done
+    GPUIMG_DEPTH=16 "$gpuimg" convert "$samples/scene.jpg" "$tmp/x16.jpg" 2>"$tmp/err"
+    check "GPUIMG_DEPTH=16 to JPEG: not named" has "GPUIMG_DEPTH=16" "$tmp/err"
+    check "GPUIMG_DEPTH=16 to JPEG: a file left" [ ! -e "$tmp/x16.jpg" ]
     # a batch and a stream keep the depth
     mkdir "$tmp/in" && cp "$tmp/rgb16.png" "$tmp/in/a.png"
     expect 0 convert -o "$tmp/outb" "$tmp/in/a.png"

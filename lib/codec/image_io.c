@@ -373,21 +373,37 @@ static gi_status check_save_options(const gi_save_options *opts)
     return GI_OK;
 }
 
+/* JPEG holds 8 bits a sample: an image of `have` bits kept at 16, or
+ * depth 16 asked of any image, is refused for JPEG. The one check for
+ * every way of writing one: the pixels encoded here (at_save_depth) and
+ * the file a backend encoded from 8-bit pixels (gi__encoded_jpeg), which
+ * is 8-bit whatever depth was asked. */
+static gi_status check_jpeg_depth(int have, const gi_save_options *opts)
+{
+    if (opts->format != GI_FORMAT_JPEG) return GI_OK;
+    if (opts->depth == 16)
+        return gi__fail(GI_ERR_UNSUPPORTED, "JPEG holds 8 bits a sample, not the 16 asked for "
+                        "(--depth 16 or GPUIMG_DEPTH=16; in the library, gi_save_options.depth = "
+                        "16): write a PNG, PNM, PAM or TIFF for 16 bits");
+    if (have == 16 && opts->depth != 8)
+        return gi__fail(GI_ERR_UNSUPPORTED, "a 16-bit image cannot be written as JPEG (8 bits a "
+                        "sample): write it at 8 bits (--depth 8; in the library, "
+                        "gi_save_options.depth = 8 or gi_convert_depth)");
+    return GI_OK;
+}
+
 /* img at the depth opts ask for: img itself, or a copy converted into
- * *converted (freed by the caller). A 16-bit JPEG is refused here, for
- * every way of writing one. */
+ * *converted (freed by the caller). */
 static gi_status at_save_depth(const gi_image *img, const gi_save_options *opts,
                                gi_image *converted, const gi_image **use)
 {
     memset(converted, 0, sizeof *converted);
     *use = img;
     const int have = img->depth == 16 ? 16 : 8, want = opts->depth ? opts->depth : have;
-    if (opts->format == GI_FORMAT_JPEG && want == 16)
-        return gi__fail(GI_ERR_UNSUPPORTED, "a 16-bit image cannot be written as JPEG (8 bits a "
-                        "sample): write it at 8 bits (--depth 8; in the library, "
-                        "gi_save_options.depth = 8 or gi_convert_depth)");
+    gi_status st = check_jpeg_depth(have, opts);
+    if (st != GI_OK) return st;
     if (want == have) return GI_OK;
-    gi_status st = gi_image_alloc_depth(converted, img->width, img->height, img->channels, want);
+    st = gi_image_alloc_depth(converted, img->width, img->height, img->channels, want);
     if (st == GI_OK) st = gi_convert_depth(img, converted);
     if (st != GI_OK) gi_image_free(converted);
     else *use = converted;
@@ -462,6 +478,7 @@ gi_status gi__encoded_jpeg(uint8_t *file, size_t length, const char *codec,
     *bytes = NULL;
     *size = 0;
     gi_status st = check_save_options(opts);
+    if (st == GI_OK) st = check_jpeg_depth(8, opts); /* the backend encoded 8-bit pixels */
     if (st != GI_OK) {
         free(file);
         return st;

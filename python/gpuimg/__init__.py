@@ -407,9 +407,11 @@ def compare(expected: Image, actual: Image, tolerance: int = 0,
             max_different: Union[int, str] = 0, ssim: bool = True,
             device: Device = "auto") -> CompareResult:
     """gpuimg compare on two images of the same shape (else ValueError):
-    a pixel differs when a channel differs by more than tolerance; equal
-    when at most max_different pixels (or "K%" of them) differ."""
-    tol = _steps._integer("tolerance", tolerance, 0, 255)
+    a pixel differs when a channel differs by more than tolerance (0..255
+    for uint8 images, 0..65535 for uint16); equal when at most
+    max_different pixels (or "K%" of them) differ."""
+    # the library bounds it by the images' depth, as the CLI's --tolerance
+    tol = _steps._integer("tolerance", tolerance, 0, 65535)
     e = _arrays.host(_arrays.to_host(expected))
     a = _arrays.host(_arrays.to_host(actual))
     if isinstance(device, Context):

@@ -20,11 +20,15 @@ _DL_CPU, _DL_CUDA = 1, 2
 
 
 def _rows_contiguous(a: np.ndarray) -> bool:
-    """Pixels contiguous within each row, rows at a non-negative stride:
-    what the library takes in place (images.c checks the same)."""
+    """Pixels contiguous within each row, rows at a non-negative stride, and
+    uint16 samples at even addresses: what the library takes in place
+    (images.c checks the layout, the library the address, which it refuses
+    odd: np.frombuffer at an odd offset makes such an array)."""
     h, w = a.shape[0], a.shape[1]
     c = a.shape[2] if a.ndim == 3 else 1
     item = a.itemsize
+    if a.ctypes.data % item != 0:
+        return False
     if a.ndim == 3 and c > 1 and a.strides[2] != item:
         return False
     if w > 1 and a.strides[1] != c * item:
@@ -60,7 +64,8 @@ def host(img: Any) -> np.ndarray:
         raise ValueError(f"expected 1 to 4 channels, not {a.shape[2]}")
     if a.shape[0] < 1 or a.shape[1] < 1:
         raise ValueError(f"an image of shape {a.shape} has no pixels")
-    return a if _rows_contiguous(a) else np.ascontiguousarray(a)
+    # a copy, not np.ascontiguousarray: that keeps a C-contiguous array's address
+    return a if _rows_contiguous(a) else a.copy(order="C")
 
 
 def shaped(out: np.ndarray, src_ndim: int, src_channels: int) -> np.ndarray:

@@ -24,23 +24,28 @@ __all__ = ["assert_images_equal", "diff_picture"]
 def diff_picture(expected: np.ndarray, actual: np.ndarray, tolerance: int = 0) -> np.ndarray:
     """gpuimg compare --diff's picture: the expected image faded to light
     gray, pixels that differ by more than tolerance in red, brighter for
-    larger differences (RGB, uint8)."""
+    larger differences (RGB, uint8; uint16 samples and differences scaled
+    by 255 / 65535 for it, the tolerance on their own range)."""
+    # as the CLI's picture: 16-bit values unscaled would wrap in uint8
+    scale = 257 if expected.dtype == np.uint16 else 1
     e = expected.reshape(expected.shape[0], expected.shape[1], -1).astype(np.int32)
     a = actual.reshape(e.shape).astype(np.int32)
     d = np.abs(e - a).max(axis=2)
-    luma = (77 * e[..., 0] + 150 * e[..., 1] + 29 * e[..., 2] + 128) >> 8 if e.shape[2] >= 3 \
-        else e[..., 0]
+    v = e // scale
+    luma = (77 * v[..., 0] + 150 * v[..., 1] + 29 * v[..., 2] + 128) >> 8 if e.shape[2] >= 3 \
+        else v[..., 0]
     gray = 160 + luma // 4
     differs = d > tolerance
     out = np.empty(e.shape[:2] + (3,), np.uint8)
-    out[..., 0] = np.where(differs, 128 + d // 2, gray)
+    out[..., 0] = np.where(differs, 128 + d // scale // 2, gray)
     out[..., 1] = out[..., 2] = np.where(differs, 0, gray)
     return out
 
 
 def _where(expected: np.ndarray, actual: np.ndarray, tolerance: int, shown: int = 5) -> str:
-    e = expected.reshape(expected.shape[0], expected.shape[1], -1).astype(np.int16)
-    a = actual.reshape(e.shape).astype(np.int16)
+    # int32: uint16 samples over 32767 were negative in int16
+    e = expected.reshape(expected.shape[0], expected.shape[1], -1).astype(np.int32)
+    a = actual.reshape(e.shape).astype(np.int32)
     ys, xs = np.nonzero(np.abs(e - a).max(axis=2) > tolerance)
     parts = [f"(x {x}, y {y}): expected {e[y, x].tolist()}, actual {a[y, x].tolist()}"
              for y, x in zip(ys[:shown], xs[:shown])]

@@ -9,8 +9,8 @@
 # 8; -v counts a multi-page file's pages; a palette TIFF, with or without
 # its colour map, is refused naming the file; the Orientation tag turns
 # the pixels under --auto-orient, rotate and thumbnail, and is kept in a
-# TIFF written without --auto-orient (a JPEG's Exif Orientation too); a
-# strip cut short fails saying so. Exit 77 in a build without TIFF
+# TIFF written without --auto-orient (a JPEG's Exif Orientation too) and
+# in a PNG's or JPEG's Exif; a strip cut short fails saying so. Exit 77 in a build without TIFF
 # support.
 set -u
 gpuimg=$1 imgcmp=$2 samples=$3
@@ -184,6 +184,17 @@ PY
     want=$o
     [ "$o" -eq 1 ] && want=none
     [ "$(tag "$tmp/kept.tif")" = "$want" ] || fail "Orientation $o: written as $(tag "$tmp/kept.tif")"
+    # into a PNG and a JPEG as their Exif Orientation, the pixels as stored
+    for ext in png jpg; do
+        "$gpuimg" convert "$tmp/o$o.tif" "$tmp/kept.$ext" &&
+            python3 "$mt" show "$tmp/kept.$ext" | grep -qx "orientation $want" ||
+            fail "Orientation $o to .$ext: $(python3 "$mt" show "$tmp/kept.$ext" | grep '^orientation')"
+    done
+    python3 "$mt" shown "$tmp/kept.png" "$samples/scene.png" 1 || fail "Orientation $o to PNG: pixels not as stored"
+    # and back into a TIFF's tag, nothing said to be left out
+    "$gpuimg" convert -v --no-server "$tmp/kept.png" "$tmp/back.tif" 2>"$tmp/err" &&
+        [ "$(tag "$tmp/back.tif")" = "$want" ] && ! grep -q "no place in TIFF" "$tmp/err" ||
+        fail "Orientation $o: PNG to TIFF: tag $(tag "$tmp/back.tif"), $(cat "$tmp/err")"
 done
 # thumbnail turns first, as for the upright pixels
 "$gpuimg" convert --auto-orient "$tmp/o6.tif" "$tmp/upright.png" &&

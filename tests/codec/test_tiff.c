@@ -349,7 +349,11 @@ static void check_refusals(void)
     expect_refused(&l, GI_ERR_UNSUPPORTED, "32-bit floating-point");
     l.bits = 16;
     l.sample_format = SAMPLEFORMAT_INT;
-    expect_refused(&l, GI_ERR_UNSUPPORTED, "signed");
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "signed samples (sample format 2)");
+    l.sample_format = SAMPLEFORMAT_VOID; /* neither signed nor complex */
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "untyped (void) samples (sample format 4)");
+    l.sample_format = SAMPLEFORMAT_COMPLEXINT;
+    expect_refused(&l, GI_ERR_UNSUPPORTED, "complex or unknown samples (sample format 5)");
     l.sample_format = 0;
     l.bits = 8;
     l.samples = 4;

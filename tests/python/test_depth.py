@@ -40,6 +40,29 @@ def test_depth_conversion_on_save(tmp_path):
     np.testing.assert_array_equal(wide, b.astype(np.uint16) * 257)
 
 
+def test_compare_tolerance_at_16_bits():
+    # 0..65535 at 16 bits, as the CLI's --tolerance (it stopped at 255)
+    a = np.array([[0, 1000, 65535]], np.uint16)
+    b = np.array([[1000, 0, 64535]], np.uint16)
+    assert not gpuimg.compare(a, b, tolerance=999).equal
+    r = gpuimg.compare(a, b, tolerance=1000)
+    assert r.equal and r.tolerance == 1000 and r.max_diff == 1000
+    assert gpuimg.compare(a, a, tolerance=65535).equal
+
+
+def test_unaligned_uint16_is_copied(tmp_path):
+    # uint16 at an odd address (np.frombuffer at an odd offset): copied to an
+    # aligned array as other layouts are, not refused
+    a = np.arange(4 * 5 * 3, dtype=np.uint16).reshape(4, 5, 3) * 1000
+    buf = bytearray(a.nbytes + 1)
+    odd = np.frombuffer(buf, dtype=np.uint16, offset=1).reshape(a.shape)
+    odd[...] = a
+    assert odd.ctypes.data % 2 == 1
+    np.testing.assert_array_equal(gpuimg.flip(odd, "h"), a[:, ::-1])
+    gpuimg.save(odd, tmp_path / "odd.png")
+    np.testing.assert_array_equal(gpuimg.load(tmp_path / "odd.png"), a)
+
+
 def test_sixteen_bits_to_jpeg_is_refused(tmp_path):
     a = np.zeros((4, 4, 3), np.uint16)
     with pytest.raises(ValueError, match="--depth 8"):

@@ -63,3 +63,26 @@ def test_assert_images_equal_says_where(tmp_path):
     with pytest.raises(AssertionError, match="shape"):
         assert_images_equal(img, img[:, :-1])
     assert_images_equal(img, bad, max_different="1%")
+
+
+def test_assert_images_equal_at_16_bits(tmp_path, cli):
+    """uint16: the values named as they are, the diff picture the CLI's
+    (compare --diff-dir): 16-bit samples scaled by 255 / 65535 for it."""
+    img = (np.arange(6 * 5 * 3, dtype=np.uint32).reshape(6, 5, 3) * 719 % 65536).astype(np.uint16)
+    img[1, 2] = 40000
+    bad = img.copy()
+    bad[1, 2, 0] = 0
+    bad[4, 3, 2] ^= 0x8000
+    with pytest.raises(AssertionError) as e:
+        assert_images_equal(img, bad, tolerance=300, diff_path=tmp_path / "diff.png")
+    msg = str(e.value)
+    assert "(x 2, y 1): expected [40000, 40000, 40000], actual [0, 40000, 40000]" in msg, msg
+    assert "(x 3, y 4)" in msg, msg
+    for name, a in (("e", img), ("a", bad)):
+        (tmp_path / name).mkdir()
+        gpuimg.save(a, tmp_path / name / "x.png")
+    p = cli("compare", "-q", "-r", "--tolerance", "300", "--diff-dir", tmp_path / "d",
+            tmp_path / "e", tmp_path / "a", check=False)
+    assert p.returncode == 1, p.stderr
+    np.testing.assert_array_equal(gpuimg.load(tmp_path / "diff.png"),
+                                  gpuimg.load(tmp_path / "d" / "x.png"))

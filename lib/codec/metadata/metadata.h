@@ -16,6 +16,13 @@ int gi__exif_check(const uint8_t *exif, size_t size, size_t *orientation_at, con
 /* The 16-bit value at `at` in the Exif's byte order. */
 uint16_t gi__exif_u16(const uint8_t *exif, size_t at);
 void gi__exif_put_u16(uint8_t *exif, size_t at, uint16_t value);
+/* An Exif of IFD0 holding the Orientation tag alone (a TIFF's own tag,
+ * carried into a PNG or JPEG): malloc'ed, its size in *size; NULL when out
+ * of memory. */
+uint8_t *gi__exif_of_orientation(int orientation, size_t *size);
+/* 1 when the Exif is that form (IFD0 of the Orientation alone, no next
+ * IFD): a TIFF's own tag holds all of it. */
+int gi__exif_is_orientation_alone(const uint8_t *exif, size_t size);
 
 /* zlib through stb (stb_impl.c). Inflate: 0 with a malloc'ed *out of at
  * most max_out bytes, or -1 for a damaged stream or a larger output.

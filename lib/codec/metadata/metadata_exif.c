@@ -1,6 +1,7 @@
 /* The Exif (TIFF) structure, checked before it is kept, and the
  * orientation: reading the tag, setting it, and the transforms it asks for. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/gi_error.h"
@@ -113,6 +114,35 @@ int gi__exif_check(const uint8_t *exif, size_t size, size_t *orientation_at, con
     }
     *why = w.why;
     return rc;
+}
+
+/* IFD0 of one entry, the Orientation, and no next IFD. */
+#define ORIENTATION_ALONE_BYTES 26
+
+uint8_t *gi__exif_of_orientation(int orientation, size_t *size)
+{
+    static const uint8_t ifd0[ORIENTATION_ALONE_BYTES] = {
+        'M', 'M', 0, 42, 0, 0, 0, 8,                        /* big-endian, IFD0 at 8 */
+        0, 1,                                               /* one entry: */
+        0x01, 0x12, 0, TYPE_SHORT, 0, 0, 0, 1, 0, 0, 0, 0,  /* Orientation, 1 value */
+        0, 0, 0, 0};                                        /* no next IFD */
+    uint8_t *exif = malloc(sizeof ifd0);
+    if (!exif) return NULL;
+    memcpy(exif, ifd0, sizeof ifd0);
+    gi__exif_put_u16(exif, 18, (uint16_t)orientation);
+    *size = sizeof ifd0;
+    return exif;
+}
+
+int gi__exif_is_orientation_alone(const uint8_t *exif, size_t size)
+{
+    size_t at;
+    const char *why;
+    if (gi__exif_check(exif, size, &at, &why) != 0 || at == SIZE_MAX) return 0;
+    const uint32_t ifd0 = u32(exif, 4);
+    /* checked: IFD0's count and its entries lie inside the bytes */
+    return gi__exif_u16(exif, ifd0) == 1 && (size_t)ifd0 + 2 + 12 + 4 <= size &&
+           u32(exif, ifd0 + 14) == 0;
 }
 
 /* XMP writes the tag as tiff:Orientation="N" or <tiff:Orientation>N<;

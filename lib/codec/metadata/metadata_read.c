@@ -271,6 +271,18 @@ static int read_png(gi_metadata *m, const uint8_t *b, size_t n)
     return 0;
 }
 
+/* A TIFF's metadata: its tags, and for an Orientation of 2..8 an Exif of
+ * IFD0 with that tag alone, so that a PNG or JPEG written from it shows
+ * the pixels as the TIFF does (they have no place for the tag but Exif)
+ * and gi_metadata_set_orientation has a tag to set. Returns -1 only when
+ * out of memory. */
+static int read_tiff(gi_metadata *m, const uint8_t *bytes, size_t size)
+{
+    if (gi__tiff_metadata_read(bytes, size, m) != 0) return -1;
+    if (m->orientation == 1 || m->exif) return 0;
+    return (m->exif = gi__exif_of_orientation(m->orientation, &m->exif_size)) ? 0 : -1;
+}
+
 /* ---------------------------------------------------------------- API */
 
 static void metadata_clear(gi_metadata *m)
@@ -285,7 +297,7 @@ gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out)
     gi_format format = bytes ? gi__sniff_format(bytes, size) : GI_FORMAT_AUTO;
     int rc = format == GI_FORMAT_PNG    ? read_png(out, bytes, size)
              : format == GI_FORMAT_JPEG ? read_jpeg(out, bytes, size)
-             : format == GI_FORMAT_TIFF ? gi__tiff_metadata_read(bytes, size, out)
+             : format == GI_FORMAT_TIFF ? read_tiff(out, bytes, size)
                                         : 0;
     if (rc == 0) return GI_OK;
     gi_metadata_free(out);

@@ -58,8 +58,8 @@ int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, si
     if (format != GI_FORMAT_PNG && format != GI_FORMAT_JPEG && format != GI_FORMAT_TIFF &&
         !gi_metadata_empty(m))
         parts[n++] = "all metadata";
-    if (format == GI_FORMAT_TIFF) { /* the writer keeps the ICC profile and XMP alone */
-        if (m->exif) parts[n++] = "Exif";
+    if (format == GI_FORMAT_TIFF) { /* the writer keeps the ICC profile, XMP and Orientation */
+        if (m->exif && !gi__exif_is_orientation_alone(m->exif, m->exif_size)) parts[n++] = "Exif";
         if (m->has_srgb) parts[n++] = "PNG sRGB";
         if (m->gamma) parts[n++] = "PNG gAMA";
         if (m->has_chrm) parts[n++] = "PNG cHRM";

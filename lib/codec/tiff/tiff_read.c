@@ -143,9 +143,14 @@ static gi_status read_layout(TIFF *tif, const char *name, const gi_load_limits *
     if (p->sample_format == SAMPLEFORMAT_IEEEFP)
         return gi__fail(GI_ERR_UNSUPPORTED, "%s: a TIFF of %u-bit floating-point samples is not "
                         "supported", name, p->bits);
+    /* named for what they are: format 4 (void) is neither signed nor complex */
     if (p->sample_format != SAMPLEFORMAT_UINT)
-        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a TIFF of signed or complex samples (sample "
-                        "format %u) is not supported", name, p->sample_format);
+        return gi__fail(GI_ERR_UNSUPPORTED, "%s: a TIFF of %s samples (sample format %u) is not "
+                        "supported", name,
+                        p->sample_format == SAMPLEFORMAT_INT    ? "signed"
+                        : p->sample_format == SAMPLEFORMAT_VOID ? "untyped (void)"
+                                                                : "complex or unknown",
+                        p->sample_format);
     if (p->bits != 8 && p->bits != 16)
         return gi__fail(GI_ERR_UNSUPPORTED, "%s: a TIFF of %u-bit samples is not supported (8 "
                         "and 16 are)", name, p->bits);
