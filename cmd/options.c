@@ -107,6 +107,36 @@ int opt_int_range(const cli_option *o, const char *arg, long min, long max)
     return 0;
 }
 
+/* One side of a box: digits only, as Python's size takes them, so that
+ * nothing wraps (sscanf's %d read "4294967306" as 10) and " 5", "+5" or
+ * "5x 5" are not sizes. -1 when not; a value past GI_RESIZE_MAX_SIDE reads
+ * as one more than it, which the range check refuses. */
+static long box_side(const char *s, const char **end)
+{
+    const char *p = s;
+    long v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (v <= GI_RESIZE_MAX_SIDE) v = v * 10 + (*p - '0');
+    *end = p;
+    return p == s ? -1 : v > GI_RESIZE_MAX_SIDE ? GI_RESIZE_MAX_SIDE + 1 : v;
+}
+
+int opt_box(const cli_option *o, const char *arg, int box[2])
+{
+    const char *end;
+    long w = box_side(arg, &end), h = w;
+    if (w >= 0 && *end == 'x') h = box_side(end + 1, &end);
+    if (w < 0 || h < 0 || *end) return invalid(o, arg, "expected WxH or N");
+    if (w < 1 || h < 1 || w > GI_RESIZE_MAX_SIDE || h > GI_RESIZE_MAX_SIDE) {
+        fprintf(stderr, "%s: --%s '%s': sides are 1..%d\n", cli_message_prefix, o->name, arg,
+                GI_RESIZE_MAX_SIDE);
+        return -1;
+    }
+    box[0] = (int)w;
+    box[1] = (int)h;
+    return 0;
+}
+
 static int opt_quiet(const cli_option *o, const char *arg)
 {
     (void)arg;

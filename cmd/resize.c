@@ -1,30 +1,18 @@
 /* gpuimg resize: resampling to a size or by a scale (gpuimg.h, resize). */
-#include <stdio.h>
 
 #include "commands.h"
 #include "op_options.h"
 #include "options.h"
 #include "run_images.h"
 
-/* WxH, or N for a box of N x N. */
-static int opt_box(const cli_option *o, const char *arg)
+/* --size into both sides (later --width or --height change one). */
+static int opt_size(const cli_option *o, const char *arg)
 {
     gi_resize_params *p = o->target;
-    int w, h, used = 0;
-    if (sscanf(arg, "%dx%d%n", &w, &h, &used) == 2 && !arg[used]) {
-    } else if (sscanf(arg, "%d%n", &w, &used) == 1 && !arg[used]) {
-        h = w;
-    } else {
-        fprintf(stderr, "%s: --%s '%s': expected WxH or N\n", cli_message_prefix, o->name, arg);
-        return -1;
-    }
-    if (w < 1 || h < 1 || w > GI_RESIZE_MAX_SIDE || h > GI_RESIZE_MAX_SIDE) {
-        fprintf(stderr, "%s: --%s '%s': sides are 1..%d\n", cli_message_prefix, o->name, arg,
-                GI_RESIZE_MAX_SIDE);
-        return -1;
-    }
-    p->width = w;
-    p->height = h;
+    int box[2];
+    if (opt_box(o, arg, box)) return -1;
+    p->width = box[0];
+    p->height = box[1];
     return 0;
 }
 
@@ -37,7 +25,7 @@ int step_resize(int argc, char **argv, cli_common *common, gi_op *step, char ***
     int n = op_options(&op, own);
     own[n] = (cli_option){"size", 0, "WxH",
                           "a box for the output (N: N x N); --fit says how it is filled",
-                          opt_box, params};
+                          opt_size, params};
     own[n + 1] = (cli_option){0};
     static const cli_help help = {
         "usage: gpuimg resize (--width W | --height H | --size WxH | --scale S) [options] IN OUT\n"

@@ -8,25 +8,9 @@
 #include "options.h"
 #include "run_images.h"
 
-/* N or WxH into the box. */
-static int opt_box(const cli_option *o, const char *arg)
+static int opt_size(const cli_option *o, const char *arg)
 {
-    int *box = o->target, w, h, used = 0;
-    if (sscanf(arg, "%dx%d%n", &w, &h, &used) == 2 && !arg[used]) {
-    } else if (sscanf(arg, "%d%n", &w, &used) == 1 && !arg[used]) {
-        h = w;
-    } else {
-        fprintf(stderr, "%s: --size '%s': expected N or WxH\n", cli_message_prefix, arg);
-        return -1;
-    }
-    if (w < 1 || h < 1 || w > GI_RESIZE_MAX_SIDE || h > GI_RESIZE_MAX_SIDE) {
-        fprintf(stderr, "%s: --size '%s': sides are 1..%d\n", cli_message_prefix, arg,
-                GI_RESIZE_MAX_SIDE);
-        return -1;
-    }
-    box[0] = w;
-    box[1] = h;
-    return 0;
+    return opt_box(o, arg, o->target);
 }
 
 static int opt_crop(const cli_option *o, const char *arg)
@@ -42,7 +26,7 @@ int cmd_thumbnail(int argc, char **argv)
     cli_common common;
     int box[2] = {0, 0}, crop = 0;
     const cli_option own[] = {
-        {"size", 0, "N|WxH", "the box the thumbnail fits in (N: N x N)", opt_box, box},
+        {"size", 0, "N|WxH", "the box the thumbnail fits in (N: N x N)", opt_size, box},
         {"crop", 0, "C", "none (default: the whole photo, inside the box) or centre (the box "
          "filled, the overflow cut evenly from both sides)", opt_crop, &crop},
         {0},
