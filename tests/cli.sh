@@ -977,6 +977,12 @@ group_resize() {
     check "resize without a size does not say so" has "give --width" "$tmp/err"
     expect_usage resize --scale 2 --width 5 "$scene" "$tmp/x.png"
     expect_usage resize --scale 0 "$scene" "$tmp/x.png"
+    # a number is decimal, as an integer option reads it: strtod's
+    # hexadecimal made --scale 0x10 a scale of 16
+    expect_usage resize --scale 0x10 "$scene" "$tmp/x.png"
+    check "resize --scale 0x10 does not say it is no number" has "'0x10': not a number" "$tmp/err"
+    expect_usage pipe 'resize --scale 0X1p-1' "$scene" "$tmp/x.png"
+    check "a refused --scale left an output" [ ! -e "$tmp/x.png" ]
     expect_usage resize --size 0x5 "$scene" "$tmp/x.png"
     expect_usage resize --size 5y5 "$scene" "$tmp/x.png"
     # --size is digits, x, digits: a side past int's range is refused, not
