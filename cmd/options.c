@@ -1,6 +1,8 @@
 /* Generic option parsing over declarative tables (see options.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -236,15 +238,20 @@ static int opt_png_filter(const cli_option *o, const char *arg)
     return invalid(o, arg, "expected auto, none, sub, up, average or paeth");
 }
 
+/* K/N as digits: sscanf's %d wrapped (4294967296/2 ran shard 0 of 2). */
 static int opt_shard(const cli_option *o, const char *arg)
 {
     cli_common *c = o->target;
-    int k, n;
-    char tail;
-    if (sscanf(arg, "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || k < 0 || k >= n)
+    char *slash = NULL, *end = NULL;
+    errno = 0;
+    const long k = isdigit((unsigned char)arg[0]) ? strtol(arg, &slash, 10) : -1;
+    const long n = k >= 0 && *slash == '/' && isdigit((unsigned char)slash[1])
+                       ? strtol(slash + 1, &end, 10)
+                       : -1;
+    if (n < 1 || *end || errno == ERANGE || n > INT_MAX || k >= n)
         return invalid(o, arg, "expected K/N with 0 <= K < N");
-    c->shard = k;
-    c->shard_count = n;
+    c->shard = (int)k;
+    c->shard_count = (int)n;
     return 0;
 }
 
