@@ -123,8 +123,9 @@ static long box_side(const char *s, const char **end)
     return p == s ? -1 : v > GI_RESIZE_MAX_SIDE ? GI_RESIZE_MAX_SIDE + 1 : v;
 }
 
-int opt_box(const cli_option *o, const char *arg, int box[2])
+int opt_box(const cli_option *o, const char *arg)
 {
+    int *box = o->target;
     const char *end;
     long w = box_side(arg, &end), h = w;
     if (w >= 0 && *end == 'x') h = box_side(end + 1, &end);

@@ -8,11 +8,6 @@
 #include "options.h"
 #include "run_images.h"
 
-static int opt_size(const cli_option *o, const char *arg)
-{
-    return opt_box(o, arg, o->target);
-}
-
 static int opt_crop(const cli_option *o, const char *arg)
 {
     if (strcmp(arg, "none") == 0) return *(int *)o->target = 0, 0;
@@ -26,7 +21,7 @@ int cmd_thumbnail(int argc, char **argv)
     cli_common common;
     int box[2] = {0, 0}, crop = 0;
     const cli_option own[] = {
-        {"size", 0, "N|WxH", "the box the thumbnail fits in (N: N x N)", opt_size, box},
+        {"size", 0, "N|WxH", "the box the thumbnail fits in (N: N x N)", opt_box, box},
         {"crop", 0, "C", "none (default: the whole photo, inside the box) or centre (the box "
          "filled, the overflow cut evenly from both sides)", opt_crop, &crop},
         {0},

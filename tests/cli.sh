@@ -976,6 +976,11 @@ group_resize() {
     expect_usage resize "$scene" "$tmp/x.png"
     check "resize without a size does not say so" has "give --width" "$tmp/err"
     expect_usage resize --scale 2 --width 5 "$scene" "$tmp/x.png"
+    # --size is both sides: with --width or --height it is refused, in either
+    # order (one side went by the order, which Python's keywords do not have)
+    expect_usage resize --size 10x5 --width 3 "$scene" "$tmp/x.png"
+    check "--size with --width does not say so" has "give --size or --width/--height" "$tmp/err"
+    expect_usage pipe 'resize --height 3 --size 10x5' "$scene" "$tmp/x.png"
     expect_usage resize --scale 0 "$scene" "$tmp/x.png"
     # a number is decimal, as an integer option reads it: strtod's
     # hexadecimal made --scale 0x10 a scale of 16

@@ -40,6 +40,12 @@ IMG = np.zeros((6, 5, 3), np.uint8)
     (lambda: gpuimg.pipe(IMG, "blur --sigma 0"), ValueError,
      "pipe: step 1 (blur): --sigma '0': must be greater than 0"),
     (lambda: gpuimg.pipe(IMG, "blur | median"), ValueError, "no image command 'median'"),
+    # size is both sides: with width or height one would be dropped (the
+    # CLI refuses --size with --width alike)
+    (lambda: gpuimg.resize(IMG, width=3, size="10x5"), ValueError,
+     "give size or width/height, not both"),
+    (lambda: gpuimg.pipe(IMG, "resize --size 10x5 --height 3"), ValueError,
+     "give size or width/height, not both"),
     (lambda: gpuimg.pipe(IMG, "hist | blur"), ValueError, "hist can only be the last step"),
     (lambda: gpuimg.pipe(IMG, "blur --radius"), ValueError, "option '--radius' needs a value"),
     (lambda: gpuimg.pipe(IMG, "blur --radius x"), ValueError,
