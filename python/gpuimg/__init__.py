@@ -439,6 +439,22 @@ class BatchItem:
     backend: str  #: "cpu" or "cuda": where the steps ran
 
 
+_EXTENSIONS = {_c.FORMAT_PNG: "png", _c.FORMAT_JPEG: "jpg", _c.FORMAT_PNM: "pnm",
+               _c.FORMAT_PAM: "pam", _c.FORMAT_TIFF: "tif"}
+
+
+def _batch_name(path: str, f: int) -> str:
+    """An output's name in batch's folder, as gpuimg -o DIR gives it: the
+    input's, with format= and a name that says another format the
+    format's extension (photo.png -> photo.jpg), so that the name tells
+    what the file holds."""
+    name = _os.path.basename(path)
+    if f == _c.FORMAT_AUTO or _c.format_from_path(name) == f:
+        return name
+    stem, dot, _ = name.rpartition(".")
+    return (stem if dot else name) + "." + _EXTENSIONS[f]
+
+
 def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike]], steps: Steps,
           on_item: Optional[Callable[[BatchItem], Any]] = None, device: str = "auto",
           jobs: int = 0, skip_existing: bool = False, auto_orient: bool = False,
@@ -449,7 +465,10 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     codec workers decode and encode, compute lanes run the steps (written
     as for pipe), memory stays flat. outputs: one path per input, or a
     directory that gets each input's file name. One bad input fails alone:
-    look at each item's status. on_item(item) is called as each ends (from
+    look at each item's status; two inputs that would write one output
+    file are a ValueError, before anything is written. With format= and a
+    directory, the outputs take the format's extension (photo.png ->
+    photo.jpg), as gpuimg -o DIR --format names them. on_item(item) is called as each ends (from
     the batch's threads, one call at a time); if it raises, no new file
     starts and the exception comes out of batch(). depth: 8 or 16 bits a
     sample written (None: each image's own) and tiff_compression, as save().
@@ -460,13 +479,20 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     code, gpu, named = _device_choice(device)
     chain = _pipe.parse(steps)
     ins = [_os.fspath(p) for p in inputs]
+    f, q, level, flt = _save_settings(format, quality, png_level, png_filter)
     if isinstance(outputs, (str, _os.PathLike)):
         folder = _os.fspath(outputs)
         _os.makedirs(folder, exist_ok=True)
-        outs = [_os.path.join(folder, _os.path.basename(p)) for p in ins]
+        outs = [_os.path.join(folder, _batch_name(p, f)) for p in ins]
     else:
         outs = [_os.fspath(p) for p in outputs]
-    f, q, level, flt = _save_settings(format, quality, png_level, png_filter)
+    # Two items writing one file would both say "ok" and leave one result
+    # (gpuimg -o DIR fails the second); refused before anything is written.
+    writers: Dict[str, str] = {}
+    for i, o in zip(ins, outs):
+        other = writers.setdefault(_os.path.abspath(o), i)
+        if other != i:
+            raise ValueError(f"{o}: the output of both {other} and {i}")
     compression = _tiff_compression(tiff_compression)
     callback = None if on_item is None else (lambda d: on_item(BatchItem(
         d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])))
