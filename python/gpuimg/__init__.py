@@ -339,13 +339,23 @@ def _tiff_compression(value: str) -> int:
     return _TIFF_COMPRESSIONS[value]
 
 
+def _check_format_name(path: PathLike, f: int, format: Optional[str]) -> None:
+    """format= is for names that cannot tell, as the CLI's --format: a name
+    whose extension says another format is refused, not written with bytes
+    that its name belies (x.png holding a JPEG)."""
+    if f != _c.FORMAT_AUTO and _c.format_from_path(path) not in (_c.FORMAT_AUTO, f):
+        raise ValueError(f"{_os.fspath(path)}: format '{format}' contradicts the name: format= "
+                         f"applies only where the name has no known extension")
+
+
 def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int] = None,
          png_filter: Optional[str] = None, format: Optional[str] = None,
          metadata: Optional[Metadata] = None, depth: Optional[int] = None,
          tiff_compression: str = "deflate") -> None:
     """Encodes to a file, written atomically (nothing is left behind on
     failure). format: png | jpeg | pnm (ppm, pgm) | pam | tiff, or None for
-    the path's extension; quality: JPEG 1..100; png_level 1..9 (12 with
+    the path's extension (a path whose extension names another format is a
+    ValueError); quality: JPEG 1..100; png_level 1..9 (12 with
     libdeflate; None: the default); png_filter: auto (None: a filter per
     row, as stb picks it), none, sub, up, average, paeth; metadata (from load_with_metadata): written into the
     output in its container's form (none by default); depth: 8 or 16 bits a
@@ -357,6 +367,7 @@ def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int]
     compression = _tiff_compression(tiff_compression)
     if depth not in (None, 8, 16):
         raise ValueError(f"depth {depth!r}: expected 8, 16 or None (the image's)")
+    _check_format_name(path, settings[0], format)
     if settings[0] == _c.FORMAT_AUTO and _c.format_from_path(path) == _c.FORMAT_AUTO:
         raise ValueError(f"{_os.fspath(path)}: cannot tell the format from the name: end it "
                          f"in .png, .jpg, .pnm, .pam or .tif, or pass format= (png, jpeg, pnm, "
@@ -490,6 +501,7 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     # (gpuimg -o DIR fails the second); refused before anything is written.
     writers: Dict[str, str] = {}
     for i, o in zip(ins, outs):
+        _check_format_name(o, f, format)
         other = writers.setdefault(_os.path.abspath(o), i)
         if other != i:
             raise ValueError(f"{o}: the output of both {other} and {i}")

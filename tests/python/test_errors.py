@@ -120,6 +120,18 @@ def test_permission(tmp_path):
         gpuimg.load(p)
 
 
+def test_format_contradicting_the_name(tmp_path):
+    # format= names a format where the name cannot (the CLI's --format): a
+    # name saying another is refused, not given JPEG bytes under .png
+    with pytest.raises(ValueError, match="x.png: format 'jpeg' contradicts the name"):
+        gpuimg.save(IMG, tmp_path / "x.png", format="jpeg")
+    with pytest.raises(ValueError, match="x.tif: format 'png' contradicts the name"):
+        gpuimg.batch([SAMPLES / "scene.png"], [tmp_path / "x.tif"], "flip h", format="png")
+    assert not list(tmp_path.iterdir())
+    gpuimg.save(IMG, tmp_path / "x.ppm", format="pnm")  # ppm, pgm and pnm are one format
+    assert gpuimg.load(tmp_path / "x.ppm").shape == IMG.shape
+
+
 def test_save_needs_a_format(tmp_path):
     with pytest.raises(ValueError) as e:
         gpuimg.save(IMG, tmp_path / "out.unknown")
