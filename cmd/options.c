@@ -1,6 +1,8 @@
 /* Generic option parsing over declarative tables (see options.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,6 +109,37 @@ int opt_int_range(const cli_option *o, const char *arg, long min, long max)
     return 0;
 }
 
+/* One side of a box: digits only, as Python's size takes them, so that
+ * nothing wraps (sscanf's %d read "4294967306" as 10) and " 5", "+5" or
+ * "5x 5" are not sizes. -1 when not; a value past GI_RESIZE_MAX_SIDE reads
+ * as one more than it, which the range check refuses. */
+static long box_side(const char *s, const char **end)
+{
+    const char *p = s;
+    long v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (v <= GI_RESIZE_MAX_SIDE) v = v * 10 + (*p - '0');
+    *end = p;
+    return p == s ? -1 : v > GI_RESIZE_MAX_SIDE ? GI_RESIZE_MAX_SIDE + 1 : v;
+}
+
+int opt_box(const cli_option *o, const char *arg)
+{
+    int *box = o->target;
+    const char *end;
+    long w = box_side(arg, &end), h = w;
+    if (w >= 0 && *end == 'x') h = box_side(end + 1, &end);
+    if (w < 0 || h < 0 || *end) return invalid(o, arg, "expected WxH or N");
+    if (w < 1 || h < 1 || w > GI_RESIZE_MAX_SIDE || h > GI_RESIZE_MAX_SIDE) {
+        fprintf(stderr, "%s: --%s '%s': sides are 1..%d\n", cli_message_prefix, o->name, arg,
+                GI_RESIZE_MAX_SIDE);
+        return -1;
+    }
+    box[0] = (int)w;
+    box[1] = (int)h;
+    return 0;
+}
+
 static int opt_quiet(const cli_option *o, const char *arg)
 {
     (void)arg;
@@ -206,15 +239,20 @@ static int opt_png_filter(const cli_option *o, const char *arg)
     return invalid(o, arg, "expected auto, none, sub, up, average or paeth");
 }
 
+/* K/N as digits: sscanf's %d wrapped (4294967296/2 ran shard 0 of 2). */
 static int opt_shard(const cli_option *o, const char *arg)
 {
     cli_common *c = o->target;
-    int k, n;
-    char tail;
-    if (sscanf(arg, "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || k < 0 || k >= n)
+    char *slash = NULL, *end = NULL;
+    errno = 0;
+    const long k = isdigit((unsigned char)arg[0]) ? strtol(arg, &slash, 10) : -1;
+    const long n = k >= 0 && *slash == '/' && isdigit((unsigned char)slash[1])
+                       ? strtol(slash + 1, &end, 10)
+                       : -1;
+    if (n < 1 || *end || errno == ERANGE || n > INT_MAX || k >= n)
         return invalid(o, arg, "expected K/N with 0 <= K < N");
-    c->shard = k;
-    c->shard_count = n;
+    c->shard = (int)k;
+    c->shard_count = (int)n;
     return 0;
 }
 

@@ -107,5 +107,8 @@ int opt_double_positive(const cli_option *o, const char *arg); /* finite, > 0 */
 int opt_double_nonneg(const cli_option *o, const char *arg);   /* finite, >= 0 */
 int opt_int_range(const cli_option *o, const char *arg, long min, long max);
 int opt_string(const cli_option *o, const char *arg);             /* const char * */
+/* N (N x N) or WxH, sides 1..GI_RESIZE_MAX_SIDE, into int[2]: resize's and
+ * thumbnail's --size. */
+int opt_box(const cli_option *o, const char *arg);
 
 #endif

@@ -1,43 +1,22 @@
 /* gpuimg resize: resampling to a size or by a scale (gpuimg.h, resize). */
-#include <stdio.h>
 
 #include "commands.h"
 #include "op_options.h"
 #include "options.h"
 #include "run_images.h"
 
-/* WxH, or N for a box of N x N. */
-static int opt_box(const cli_option *o, const char *arg)
-{
-    gi_resize_params *p = o->target;
-    int w, h, used = 0;
-    if (sscanf(arg, "%dx%d%n", &w, &h, &used) == 2 && !arg[used]) {
-    } else if (sscanf(arg, "%d%n", &w, &used) == 1 && !arg[used]) {
-        h = w;
-    } else {
-        fprintf(stderr, "%s: --%s '%s': expected WxH or N\n", cli_message_prefix, o->name, arg);
-        return -1;
-    }
-    if (w < 1 || h < 1 || w > GI_RESIZE_MAX_SIDE || h > GI_RESIZE_MAX_SIDE) {
-        fprintf(stderr, "%s: --%s '%s': sides are 1..%d\n", cli_message_prefix, o->name, arg,
-                GI_RESIZE_MAX_SIDE);
-        return -1;
-    }
-    p->width = w;
-    p->height = h;
-    return 0;
-}
-
 int step_resize(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count)
 {
     gi_op op;
     gi_op_default(GI_OP_RESIZE, &op);
     gi_resize_params *params = &op.resize;
+    int box[2] = {0, 0};
     cli_option own[OP_OPTIONS_MAX + 2];
     int n = op_options(&op, own);
     own[n] = (cli_option){"size", 0, "WxH",
-                          "a box for the output (N: N x N); --fit says how it is filled",
-                          opt_box, params};
+                          "a box for the output (N: N x N); --fit says how it is filled; not with "
+                          "--width or --height",
+                          opt_box, box};
     own[n + 1] = (cli_option){0};
     static const cli_help help = {
         "usage: gpuimg resize (--width W | --height H | --size WxH | --scale S) [options] IN OUT\n"
@@ -51,6 +30,14 @@ int step_resize(int argc, char **argv, cli_common *common, gi_op *step, char ***
         "same bytes on the CPU and the GPU; gpuimg.h gives the exact arithmetic."};
     int rc = cli_parse_command(argc, argv, common, own, CLI_RUN_OPTIONS, &help, files, count);
     if (rc != CLI_RUN) return rc;
+    /* --size is both sides: with --width or --height one of them would go
+     * by the options' order, which Python's keywords do not have */
+    if (box[0] && (params->width || params->height))
+        return cli_usage_error(common, "give --size or --width/--height, not both");
+    if (box[0]) {
+        params->width = box[0];
+        params->height = box[1];
+    }
     if (params->scale > 0 && (params->width || params->height))
         return cli_usage_error(common, "give --scale or a size (--width, --height, --size), "
                                "not both");

@@ -8,27 +8,6 @@
 #include "options.h"
 #include "run_images.h"
 
-/* N or WxH into the box. */
-static int opt_box(const cli_option *o, const char *arg)
-{
-    int *box = o->target, w, h, used = 0;
-    if (sscanf(arg, "%dx%d%n", &w, &h, &used) == 2 && !arg[used]) {
-    } else if (sscanf(arg, "%d%n", &w, &used) == 1 && !arg[used]) {
-        h = w;
-    } else {
-        fprintf(stderr, "%s: --size '%s': expected N or WxH\n", cli_message_prefix, arg);
-        return -1;
-    }
-    if (w < 1 || h < 1 || w > GI_RESIZE_MAX_SIDE || h > GI_RESIZE_MAX_SIDE) {
-        fprintf(stderr, "%s: --size '%s': sides are 1..%d\n", cli_message_prefix, arg,
-                GI_RESIZE_MAX_SIDE);
-        return -1;
-    }
-    box[0] = w;
-    box[1] = h;
-    return 0;
-}
-
 static int opt_crop(const cli_option *o, const char *arg)
 {
     if (strcmp(arg, "none") == 0) return *(int *)o->target = 0, 0;

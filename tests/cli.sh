@@ -997,9 +997,33 @@ group_resize() {
     expect_usage resize "$scene" "$tmp/x.png"
     check "resize without a size does not say so" has "give --width" "$tmp/err"
     expect_usage resize --scale 2 --width 5 "$scene" "$tmp/x.png"
+    # --size is both sides: with --width or --height it is refused, in either
+    # order (one side went by the order, which Python's keywords do not have)
+    expect_usage resize --size 10x5 --width 3 "$scene" "$tmp/x.png"
+    check "--size with --width does not say so" has "give --size or --width/--height" "$tmp/err"
+    expect_usage pipe 'resize --height 3 --size 10x5' "$scene" "$tmp/x.png"
     expect_usage resize --scale 0 "$scene" "$tmp/x.png"
+    # a number is decimal, as an integer option reads it: strtod's
+    # hexadecimal made --scale 0x10 a scale of 16
+    expect_usage resize --scale 0x10 "$scene" "$tmp/x.png"
+    check "resize --scale 0x10 does not say it is no number" has "'0x10': not a number" "$tmp/err"
+    expect_usage pipe 'resize --scale 0X1p-1' "$scene" "$tmp/x.png"
+    check "a refused --scale left an output" [ ! -e "$tmp/x.png" ]
     expect_usage resize --size 0x5 "$scene" "$tmp/x.png"
     expect_usage resize --size 5y5 "$scene" "$tmp/x.png"
+    # --size is digits, x, digits: a side past int's range is refused, not
+    # wrapped round to a small one (4294967306 = 2^32 + 10), in resize,
+    # thumbnail and a pipe's step alike; signs and spaces are no sizes
+    for s in 4294967306x20 20x4294967306 4294967306; do
+        expect_usage resize --size "$s" "$scene" "$tmp/x.png"
+        check "resize --size $s does not say the sides' range" has "sides are 1..65536" "$tmp/err"
+        expect_usage thumbnail --size "$s" "$scene" "$tmp/x.png"
+        expect_usage pipe "resize --size $s" "$scene" "$tmp/x.png"
+    done
+    check "a refused --size left an output" [ ! -e "$tmp/x.png" ]
+    expect_usage resize --size ' 20x20' "$scene" "$tmp/x.png"
+    expect_usage resize --size 20x+20 "$scene" "$tmp/x.png"
+    expect_usage thumbnail --size '20x 20' "$scene" "$tmp/x.png"
     expect_usage resize --width 5 --filter bicubic "$scene" "$tmp/x.png"
     expect_usage resize --width 5 --fit stretch "$scene" "$tmp/x.png"
     expect_usage resize --width 5 --border zero "$scene" "$tmp/x.png"

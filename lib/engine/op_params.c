@@ -194,7 +194,9 @@ gi_status gi_op_param_parse(const gi_op_param *p, const char *text, gi_op *op)
     switch (p->type) {
     case GI_PARAM_DOUBLE: {
         double v = strtod(text, &end);
-        if (end == text || *end)
+        /* decimal only, as the integers are read (base 10) and as Python's
+         * float() reads a str: strtod's hexadecimal made --scale 0x10 16 */
+        if (end == text || *end || strpbrk(text, "xX"))
             return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s '%s': not a number", p->name, text);
         if (errno == ERANGE && isinf(v)) v = INFINITY; /* "not a finite number" */
         return gi_op_param_set(p, v, text, op);

@@ -339,13 +339,23 @@ def _tiff_compression(value: str) -> int:
     return _TIFF_COMPRESSIONS[value]
 
 
+def _check_format_name(path: PathLike, f: int, format: Optional[str]) -> None:
+    """format= is for names that cannot tell, as the CLI's --format: a name
+    whose extension says another format is refused, not written with bytes
+    that its name belies (x.png holding a JPEG)."""
+    if f != _c.FORMAT_AUTO and _c.format_from_path(path) not in (_c.FORMAT_AUTO, f):
+        raise ValueError(f"{_os.fspath(path)}: format '{format}' contradicts the name: format= "
+                         f"applies only where the name has no known extension")
+
+
 def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int] = None,
          png_filter: Optional[str] = None, format: Optional[str] = None,
          metadata: Optional[Metadata] = None, depth: Optional[int] = None,
          tiff_compression: str = "deflate") -> None:
     """Encodes to a file, written atomically (nothing is left behind on
     failure). format: png | jpeg | pnm (ppm, pgm) | pam | tiff, or None for
-    the path's extension; quality: JPEG 1..100; png_level 1..9 (12 with
+    the path's extension (a path whose extension names another format is a
+    ValueError); quality: JPEG 1..100; png_level 1..9 (12 with
     libdeflate; None: the default); png_filter: auto (None: a filter per
     row, as stb picks it), none, sub, up, average, paeth; metadata (from load_with_metadata): written into the
     output in its container's form (none by default); depth: 8 or 16 bits a
@@ -357,6 +367,7 @@ def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int]
     compression = _tiff_compression(tiff_compression)
     if depth not in (None, 8, 16):
         raise ValueError(f"depth {depth!r}: expected 8, 16 or None (the image's)")
+    _check_format_name(path, settings[0], format)
     if settings[0] == _c.FORMAT_AUTO and _c.format_from_path(path) == _c.FORMAT_AUTO:
         raise ValueError(f"{_os.fspath(path)}: cannot tell the format from the name: end it "
                          f"in .png, .jpg, .pnm, .pam or .tif, or pass format= (png, jpeg, pnm, "
@@ -441,6 +452,22 @@ class BatchItem:
     backend: str  #: "cpu" or "cuda": where the steps ran
 
 
+_EXTENSIONS = {_c.FORMAT_PNG: "png", _c.FORMAT_JPEG: "jpg", _c.FORMAT_PNM: "pnm",
+               _c.FORMAT_PAM: "pam", _c.FORMAT_TIFF: "tif"}
+
+
+def _batch_name(path: str, f: int) -> str:
+    """An output's name in batch's folder, as gpuimg -o DIR gives it: the
+    input's, with format= and a name that says another format the
+    format's extension (photo.png -> photo.jpg), so that the name tells
+    what the file holds."""
+    name = _os.path.basename(path)
+    if f == _c.FORMAT_AUTO or _c.format_from_path(name) == f:
+        return name
+    stem, dot, _ = name.rpartition(".")
+    return (stem if dot else name) + "." + _EXTENSIONS[f]
+
+
 def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike]], steps: Steps,
           on_item: Optional[Callable[[BatchItem], Any]] = None, device: str = "auto",
           jobs: int = 0, skip_existing: bool = False, auto_orient: bool = False,
@@ -451,7 +478,10 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     codec workers decode and encode, compute lanes run the steps (written
     as for pipe), memory stays flat. outputs: one path per input, or a
     directory that gets each input's file name. One bad input fails alone:
-    look at each item's status. on_item(item) is called as each ends (from
+    look at each item's status; two inputs that would write one output
+    file are a ValueError, before anything is written. With format= and a
+    directory, the outputs take the format's extension (photo.png ->
+    photo.jpg), as gpuimg -o DIR --format names them. on_item(item) is called as each ends (from
     the batch's threads, one call at a time); if it raises, no new file
     starts and the exception comes out of batch(). depth: 8 or 16 bits a
     sample written (None: each image's own) and tiff_compression, as save().
@@ -462,13 +492,21 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     code, gpu, named = _device_choice(device)
     chain = _pipe.parse(steps)
     ins = [_os.fspath(p) for p in inputs]
+    f, q, level, flt = _save_settings(format, quality, png_level, png_filter)
     if isinstance(outputs, (str, _os.PathLike)):
         folder = _os.fspath(outputs)
         _os.makedirs(folder, exist_ok=True)
-        outs = [_os.path.join(folder, _os.path.basename(p)) for p in ins]
+        outs = [_os.path.join(folder, _batch_name(p, f)) for p in ins]
     else:
         outs = [_os.fspath(p) for p in outputs]
-    f, q, level, flt = _save_settings(format, quality, png_level, png_filter)
+    # Two items writing one file would both say "ok" and leave one result
+    # (gpuimg -o DIR fails the second); refused before anything is written.
+    writers: Dict[str, str] = {}
+    for i, o in zip(ins, outs):
+        _check_format_name(o, f, format)
+        other = writers.setdefault(_os.path.abspath(o), i)
+        if other != i:
+            raise ValueError(f"{o}: the output of both {other} and {i}")
     compression = _tiff_compression(tiff_compression)
     callback = None if on_item is None else (lambda d: on_item(BatchItem(
         d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])))

@@ -149,6 +149,8 @@ def resize(width: Optional[int] = None, height: Optional[int] = None, size: Any 
     w = 0 if width is None else param(_c.OP_RESIZE, "width", width)
     h = 0 if height is None else param(_c.OP_RESIZE, "height", height)
     if size is not None:
+        if width is not None or height is not None:
+            raise ValueError("give size or width/height, not both")
         w, h = _box(size)
     s = 0.0 if scale is None else param(_c.OP_RESIZE, "scale", scale)
     if s and (w or h):

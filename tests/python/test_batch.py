@@ -65,3 +65,33 @@ def test_batch_refusals(tmp_path, inputs):
         gpuimg.batch(inputs, [tmp_path / "a.png"], "blur")
     with pytest.raises(ValueError, match="hist cannot be its last step"):
         gpuimg.batch(inputs, tmp_path / "out", "hist")
+
+
+def test_batch_format_names_outputs_as_the_cli(cli, tmp_path, inputs):
+    # -o DIR --format jpeg writes photo.png to photo.jpg; batch() wrote JPEG
+    # bytes under the name photo.png
+    pngs = inputs[:-1]  # scene.jpg would be scene.png's output's name too
+    items = gpuimg.batch(pngs, tmp_path / "py", "resize --size 9", format="jpeg")
+    cli("resize", "--size", "9", "--format", "jpeg", "-q", "-o", tmp_path / "cli", *pngs)
+    assert [i.status for i in items] == ["ok"] * len(pngs)
+    assert sorted(p.name for p in (tmp_path / "py").iterdir()) == \
+        sorted(p.name for p in (tmp_path / "cli").iterdir())
+    for item in items:
+        assert item.output.endswith(".jpg"), item.output
+        name = item.output.rsplit("/", 1)[-1]
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+
+
+def test_batch_refuses_two_inputs_for_one_output(tmp_path, inputs):
+    # both said "ok" and one result was lost (gpuimg -o DIR fails the second)
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(SAMPLES / "alpha.png", other / "scene.png")
+    with pytest.raises(ValueError, match="the output of both"):
+        gpuimg.batch(inputs + [other / "scene.png"], tmp_path / "out", "flip h")
+    with pytest.raises(ValueError, match="the output of both"):
+        gpuimg.batch(inputs[:2], [tmp_path / "o.png", tmp_path / "." / "o.png"], "flip h")
+    with pytest.raises(ValueError, match="the output of both"):  # scene.png, scene.jpg
+        gpuimg.batch(inputs, tmp_path / "out", "flip h", format="png")
+    assert not (tmp_path / "o.png").exists()
+    assert not any((tmp_path / "out").glob("*"))

@@ -40,6 +40,12 @@ IMG = np.zeros((6, 5, 3), np.uint8)
     (lambda: gpuimg.pipe(IMG, "blur --sigma 0"), ValueError,
      "pipe: step 1 (blur): --sigma '0': must be greater than 0"),
     (lambda: gpuimg.pipe(IMG, "blur | median"), ValueError, "no image command 'median'"),
+    # size is both sides: with width or height one would be dropped (the
+    # CLI refuses --size with --width alike)
+    (lambda: gpuimg.resize(IMG, width=3, size="10x5"), ValueError,
+     "give size or width/height, not both"),
+    (lambda: gpuimg.pipe(IMG, "resize --size 10x5 --height 3"), ValueError,
+     "give size or width/height, not both"),
     (lambda: gpuimg.pipe(IMG, "hist | blur"), ValueError, "hist can only be the last step"),
     (lambda: gpuimg.pipe(IMG, "blur --radius"), ValueError, "option '--radius' needs a value"),
     (lambda: gpuimg.pipe(IMG, "blur --radius x"), ValueError,
@@ -113,6 +119,18 @@ def test_permission(tmp_path):
     p.chmod(0)
     with pytest.raises(PermissionError):
         gpuimg.load(p)
+
+
+def test_format_contradicting_the_name(tmp_path):
+    # format= names a format where the name cannot (the CLI's --format): a
+    # name saying another is refused, not given JPEG bytes under .png
+    with pytest.raises(ValueError, match="x.png: format 'jpeg' contradicts the name"):
+        gpuimg.save(IMG, tmp_path / "x.png", format="jpeg")
+    with pytest.raises(ValueError, match="x.tif: format 'png' contradicts the name"):
+        gpuimg.batch([SAMPLES / "scene.png"], [tmp_path / "x.tif"], "flip h", format="png")
+    assert not list(tmp_path.iterdir())
+    gpuimg.save(IMG, tmp_path / "x.ppm", format="pnm")  # ppm, pgm and pnm are one format
+    assert gpuimg.load(tmp_path / "x.ppm").shape == IMG.shape
 
 
 def test_save_needs_a_format(tmp_path):

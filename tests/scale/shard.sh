@@ -2,7 +2,7 @@
 # --shard K/N: for N = 1..5 the N shards, each into its own directory,
 # write every output of the unsharded run exactly once, byte for byte, and
 # their ok and failed counts add up to the unsharded ones. Malformed or out
-# of range K/N is a usage error (exit 2).
+# of range K/N (digits only; past int's range too) is a usage error (exit 2).
 . "$(dirname "$0")/common.sh"
 cd "$tmp" || exit 1
 # Inputs from -r and from --files-from, mixed in the sorted list.
@@ -40,7 +40,8 @@ for n in 1 2 3 4 5; do
         [ "$got_ok/$got_failed" = "$((total - bad))/$bad" ]
 done
 
-for shard in 5/5 -1/2 1/0 x 0/ /2 0/2x 0/2/3 "0 2" ""; do
+# 4294967296 = 2^32: read with sscanf's %d it wrapped to shard 0 of 2
+for shard in 5/5 -1/2 1/0 x 0/ /2 0/2x 0/2/3 "0 2" "" 4294967296/2 0/4294967298 " 0/2" 0/+2; do
     expect 2 blur -o bad-shard --shard "$shard" in/top/img000.png
     check "--shard '$shard': the message does not name --shard" has shard "$tmp/stderr"
 done
