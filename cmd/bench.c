@@ -16,7 +16,7 @@
 typedef struct {
     char ops[LIST_SIZE];      /* both filled by store_list, */
     char channels[LIST_SIZE]; /* which refuses longer text */
-    int width, height;
+    int size[2]; /* width, height (opt_box) */
     int all_borders;
     gi_border_mode border;
     double sigma;
@@ -88,20 +88,6 @@ static int opt_channels(const cli_option *o, const char *arg)
     return store_list(o, arg, valid_channels);
 }
 
-static int opt_size(const cli_option *o, const char *arg)
-{
-    bench_settings *s = o->target;
-    int w, h;
-    char tail;
-    if (sscanf(arg, "%dx%d%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > 65536 || h > 65536) {
-        fprintf(stderr, "%s: --size '%s': expected WIDTHxHEIGHT, each 1..65536\n", cli_message_prefix, arg);
-        return -1;
-    }
-    s->width = w;
-    s->height = h;
-    return 0;
-}
-
 static int opt_reps(const cli_option *o, const char *arg)
 {
     return opt_int_range(o, arg, 1, 10000);
@@ -168,7 +154,7 @@ static int bench_ops(gi_context *ctx, const bench_settings *s, bench_report *rep
                 gi_op op = make_op(kind, s, border);
                 gi_image src;
                 double ms = 0;
-                const char *failed = random_image(&src, s->width, s->height, ch, s->depth) == GI_OK
+                const char *failed = random_image(&src, s->size[0], s->size[1], ch, s->depth) == GI_OK
                                          ? bench_op(ctx, &src, &op, s->warmup, s->reps, &ms)
                                          : gi_last_error();
                 int w, h, out_ch = ch;
@@ -178,8 +164,8 @@ static int bench_ops(gi_context *ctx, const bench_settings *s, bench_report *rep
                     fprintf(stderr, "gpuimg bench: %s: %s\n", name, failed);
                     return EXIT_FAIL;
                 }
-                bench_report_row(report, name, filters ? gi_border_name(border) : "-", s->width,
-                                 s->height, ch, kind == GI_OP_HIST ? 0 : out_ch, s->depth, ms);
+                bench_report_row(report, name, filters ? gi_border_name(border) : "-", s->size[0],
+                                 s->size[1], ch, kind == GI_OP_HIST ? 0 : out_ch, s->depth, ms);
             }
         }
     }
@@ -206,14 +192,14 @@ static const cli_help bench_help = {
 int cmd_bench(int argc, char **argv)
 {
     cli_common common;
-    bench_settings s = {"blur,sobel,transpose,hist", "1,4", 0, 0, 0, GI_BORDER_MIRROR, 2.0, 0,
+    bench_settings s = {"blur,sobel,transpose,hist", "1,4", {0, 0}, 0, GI_BORDER_MIRROR, 2.0, 0,
                         -1, 0, 8};
     cli_common_init(&common, "bench");
     const cli_option own[] = {
         {"op", 0, "LIST", "operations, comma-separated: blur,sobel,transpose,hist,convolve",
          opt_ops, s.ops},
-        {"size", 0, "WxH", "image size (default 8192x8192 on CUDA, 2048x2048 on the CPU)",
-         opt_size, &s},
+        {"size", 0, "WxH", "image size, or N for NxN (default 8192x8192 on CUDA, 2048x2048 on the CPU)",
+         opt_box, s.size},
         {"channels", 0, "LIST", "channel counts 1..4, comma-separated (default 1,4)",
          opt_channels, s.channels},
         {"border", 0, "MODE", "border of blur, sobel and convolve, or 'all' (default mirror)",
@@ -234,7 +220,7 @@ int cmd_bench(int argc, char **argv)
     gi_context *ctx = open_context(&common, common.jobs);
     if (!ctx) return EXIT_FAIL;
     int gpu = strcmp(gi_context_backend(ctx), "cuda") == 0;
-    if (!s.width) s.width = s.height = gpu ? 8192 : 2048;
+    if (!s.size[0]) s.size[0] = s.size[1] = gpu ? 8192 : 2048;
     if (!s.reps) s.reps = gpu ? 20 : 5;
     if (s.warmup < 0) s.warmup = gpu ? 3 : 1;
     bench_report report;

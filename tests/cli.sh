@@ -866,7 +866,10 @@ assert [(r["op"], r["depth"]) for r in rows] == [("blur", 16), ("hist", 16)], ro
     expect_bench_error frob --op blur,frob
     expect_bench_error op --op ''
     expect_bench_error op --op ,
-    for size in 0x5 64 64x48x 65537x1 axb; do expect_bench_error "$size" --size "$size"; done
+    # digits only, so a side past int does not wrap (sscanf read 4294967312 as 16)
+    for size in 0x5 64x 64x48x 65537x1 axb 4294967312x16 " 64x64" +64x64; do
+        expect_bench_error "$size" --size "$size"
+    done
     for ch in 5 0 x 2x; do expect_bench_error "$ch" --channels "$ch"; done
     expect_bench_error channels --channels ''
     expect_bench_error bogus --border bogus
