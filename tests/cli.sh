@@ -1287,6 +1287,15 @@ group_messages() {
     check "a bad variable created an output" [ ! -e "$tmp/x.png" ]
     env GPUIMG_MAX_PIXELS=1K "$gpuimg" blur "$scene" "$tmp/x.png" 2>"$tmp/err"
     check "GPUIMG_MAX_PIXELS=1K: not the limit of 1024 pixels" has "over the 1024-pixel limit" "$tmp/err"
+    check "an input over the pixel limit: the message does not name what sets it" \
+        has "(--max-pixels, GPUIMG_MAX_PIXELS)" "$tmp/err"
+    for ext in pgm tif; do
+        "$gpuimg" convert "$scene" "$tmp/big.$ext" 2>/dev/null
+        [ -e "$tmp/big.$ext" ] || continue # a build without libtiff refuses .tif
+        env GPUIMG_MAX_PIXELS=1K "$gpuimg" blur "$tmp/big.$ext" "$tmp/x.png" 2>"$tmp/err"
+        check "GPUIMG_MAX_PIXELS=1K, .$ext: not the limit and what sets it" \
+            has "over the 1024-pixel limit (--max-pixels, GPUIMG_MAX_PIXELS)" "$tmp/err"
+    done
     env GPUIMG_MAX_PIXELS= GPUIMG_DEVICE= "$gpuimg" blur "$scene" "$tmp/x.png" 2>"$tmp/err"
     check "empty variables are not as unset" [ ! -s "$tmp/err" ]
 

@@ -42,3 +42,9 @@ gi_status gi__fail(gi_status status, const char *fmt, ...)
     memcpy(last_error, text, sizeof text);
     return status;
 }
+
+gi_status gi__fail_pixel_limit(const char *name, uint64_t w, uint64_t h, uint64_t max_pixels)
+{
+    return gi__fail(GI_ERR_TOO_LARGE, "%s: %llux%llu is over the %llu-pixel limit (--max-pixels, GPUIMG_MAX_PIXELS)",
+                    name, (unsigned long long)w, (unsigned long long)h, (unsigned long long)max_pixels);
+}

@@ -138,9 +138,9 @@ static gi_status load_with_stb(gi_image *img, const uint8_t *bytes, size_t size,
     int w, h, comp;
     if (!gi__stb_info_as(bytes, (int)size, format, &w, &h, &comp))
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
-    if (w <= 0 || h <= 0 || (uint64_t)w * (uint64_t)h > limits->max_pixels)
-        return gi__fail(GI_ERR_TOO_LARGE, "%s: %dx%d is over the %llu-pixel limit", name, w, h,
-                        (unsigned long long)limits->max_pixels);
+    if (w <= 0 || h <= 0) return gi__fail(GI_ERR_DECODE, "%s: a %dx%d %s has no pixels", name, w, h, kind);
+    if ((uint64_t)w * (uint64_t)h > limits->max_pixels)
+        return gi__fail_pixel_limit(name, (uint64_t)w, (uint64_t)h, limits->max_pixels);
     /* stb reports a PNG's stored channels; transparency in tRNS becomes an
      * alpha channel, which a fixed request must include to keep it. */
     if (trns && (comp == 1 || comp == 3)) comp++;
@@ -195,8 +195,7 @@ static gi_status load_png(gi_image *img, const uint8_t *bytes, size_t size, cons
     if (header && (pw == 0 || ph == 0))
         return gi__fail(GI_ERR_DECODE, "%s: a %ux%u PNG has no pixels", name, pw, ph);
     if (header && (uint64_t)pw * ph > limits->max_pixels)
-        return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name, pw, ph,
-                        (unsigned long long)limits->max_pixels);
+        return gi__fail_pixel_limit(name, pw, ph, limits->max_pixels);
     if (gi__png_chunks_fit(bytes, size) != 0)
         return gi__fail(GI_ERR_DECODE, "%s: cannot decode PNG (a chunk runs past the end of the "
                         "file)", name);

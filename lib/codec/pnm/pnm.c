@@ -220,8 +220,7 @@ gi_status gi__pnm_header(const uint8_t *bytes, size_t size, const char *name,
     if (h->maxval < 1 || h->maxval > 65535)
         return gi__fail(GI_ERR_DECODE, "%s: PNM maxval %u (must be 1..65535)", name, h->maxval);
     if ((uint64_t)h->width * h->height > limits->max_pixels)
-        return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name, h->width,
-                        h->height, (unsigned long long)limits->max_pixels);
+        return gi__fail_pixel_limit(name, h->width, h->height, limits->max_pixels);
     if (!h->plain &&
         (binary_bytes(h, &h->image_bytes) != 0 || h->image_bytes > limits->max_input_bytes))
         return gi__fail(GI_ERR_TOO_LARGE, "%s: a %ux%u image is over the %llu-byte input limit",

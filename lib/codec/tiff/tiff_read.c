@@ -177,8 +177,7 @@ static gi_status read_layout(TIFF *tif, const char *name, const gi_load_limits *
                         p->height);
     if (p->width > INT_MAX || p->height > INT_MAX ||
         (uint64_t)p->width * p->height > limits->max_pixels)
-        return gi__fail(GI_ERR_TOO_LARGE, "%s: %ux%u is over the %llu-pixel limit", name,
-                        p->width, p->height, (unsigned long long)limits->max_pixels);
+        return gi__fail_pixel_limit(name, p->width, p->height, limits->max_pixels);
     p->tiled = TIFFIsTiled(tif);
     if (p->tiled) {
         if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &p->tile_w) ||
