@@ -459,6 +459,14 @@ int cli_parse(int argc, char **argv, cli_common *common, const cli_option *own, 
                 return cli_usage_error(common, "option '-%c' needs a value", optopt);
             if (optopt >= 1000)
                 return cli_usage_error(common, "option '--%s' needs a value", all[optopt - 1000].name);
+            /* a negative number among the arguments reads as options to
+             * getopt: say how to pass one, which the value's own check
+             * then takes (crop's X, for one, refuses it by name) */
+            if (optopt >= '0' && optopt <= '9')
+                return cli_usage_error(common,
+                                       "unknown option '-%c' (a negative number? put '--' before "
+                                       "the arguments to pass one)",
+                                       optopt);
             if (optopt > 0) return cli_usage_error(common, "unknown option '-%c'", optopt);
             /* an unknown or ambiguous long option: getopt has stepped past
              * it, wherever the arguments before it were (it moves them

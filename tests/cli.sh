@@ -96,6 +96,11 @@ group_exit_codes() {
         has "unknown option '--no-such-option'" "$tmp/err"
     expect_usage blur "$scene" "$tmp/x.png" -qZ
     check "an unknown option in a cluster is not named" has "unknown option '-Z'" "$tmp/err"
+    # a negative number reads as an option: the message says how to pass one
+    expect_usage crop -1 0 5 5 "$scene" "$tmp/x.png"
+    check "crop -1: the message does not say to put '--' first" has "put '--' before" "$tmp/err"
+    expect_usage crop -- -1 0 5 5 "$scene" "$tmp/x.png"
+    check "crop -- -1: X not refused by its own check" has "'-1' is not a whole number >= 0" "$tmp/err"
     expect_usage blur "$scene" "$tmp/x.png" --sigma
     for bad in "--sigma 0" "--sigma -1" "--sigma abc" "--sigma nan" "--radius -2" \
         "--radius 1025" "--radius 2.5" "--kernel median" "--quality 0" "--quality 101" \
