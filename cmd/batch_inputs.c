@@ -18,6 +18,7 @@
 typedef struct {
     char *in, *out;
     const char *problem;
+    char *problem_text; /* a problem made for this input (problem points to it), or NULL */
 } named_input;
 
 typedef struct {
@@ -60,7 +61,7 @@ static int add_item(name_list *list, const char *in, const char *out_rel, const 
     const size_t stem = output_stem(c, out_rel, &extension);
     size_t len = dir_len + stem + strlen(extension) + 3;
     named_input *it = &list->v[list->count];
-    *it = (named_input){strdup(in), malloc(len), NULL};
+    *it = (named_input){strdup(in), malloc(len), NULL, NULL};
     if (!it->in || !it->out) {
         free(it->in);
         free(it->out);
@@ -273,16 +274,32 @@ static int by_output(const void *a, const void *b)
     return d ? d : strcmp(x->in, y->in);
 }
 
-/* Inputs that would write the same file: all but the first fail. */
+/* Inputs that would write the same file: all but the first fail, each
+ * naming the output and the input that keeps it, so that a user sees
+ * which names clash (a.png and a.jpg with --format jpeg, say). */
 static int mark_collisions(name_list *list)
 {
     named_input **order = malloc(list->count * sizeof *order);
     if (!order && list->count) return -1;
     for (size_t i = 0; i < list->count; i++) order[i] = &list->v[i];
     qsort(order, list->count, sizeof *order, by_output);
-    for (size_t i = 1; i < list->count; i++)
-        if (!order[i]->problem && strcmp(order[i]->out, order[i - 1]->out) == 0)
-            order[i]->problem = "another input writes the same output file";
+    const named_input *first = list->count ? order[0] : NULL;
+    for (size_t i = 1; i < list->count; i++) {
+        if (strcmp(order[i]->out, first->out) != 0) {
+            first = order[i];
+            continue;
+        }
+        if (order[i]->problem) continue;
+        const char *fmt = "%s writes the same output file, %s";
+        const int n = snprintf(NULL, 0, fmt, first->in, first->out);
+        char *text = n < 0 ? NULL : malloc((size_t)n + 1);
+        if (!text) {
+            free(order);
+            return -1;
+        }
+        snprintf(text, (size_t)n + 1, fmt, first->in, first->out);
+        order[i]->problem = order[i]->problem_text = text;
+    }
     free(order);
     return 0;
 }
@@ -294,15 +311,18 @@ static int make_items(const cli_common *c, name_list *names, batch_list *list)
     size_t n = (size_t)c->shard_count, k = (size_t)c->shard;
     size_t kept = names->count / n + (names->count % n > k);
     list->items = calloc(kept ? kept : 1, sizeof *list->items);
-    if (!list->items) return -1;
+    list->problem_texts = calloc(kept ? kept : 1, sizeof *list->problem_texts);
+    if (!list->items || !list->problem_texts) return -1;
     for (size_t i = 0; i < names->count; i++) {
         named_input *it = &names->v[i];
         if (i % n == k) {
+            list->problem_texts[list->count] = it->problem_text;
             list->items[list->count++] = (gi_batch_item){.in = it->in, .out = it->out,
                                                          .problem = it->problem};
         } else {
             free(it->in);
             free(it->out);
+            free(it->problem_text);
         }
     }
     names->count = 0;
@@ -314,6 +334,7 @@ static void free_names(name_list *names)
     for (size_t i = 0; i < names->count; i++) {
         free(names->v[i].in);
         free(names->v[i].out);
+        free(names->v[i].problem_text);
     }
     free(names->v);
 }
@@ -339,7 +360,9 @@ void batch_list_free(batch_list *list)
         free(list->items[i].in);
         free(list->items[i].out);
         gi_free(list->items[i].reason);
+        free(list->problem_texts[i]);
     }
     free(list->items);
+    free(list->problem_texts);
     memset(list, 0, sizeof *list);
 }

@@ -8,6 +8,7 @@
 
 typedef struct {
     gi_batch_item *items;
+    char **problem_texts; /* each item's problem where made for it (freed with the list), or NULL */
     size_t count;
 } batch_list;
 

@@ -355,6 +355,15 @@ group_batch() {
     check "batch: leftovers in the output directory: $(listing "$tmp/out1")" \
         [ "$(entries "$tmp/out1")" -eq 2 ]
 
+    # two inputs with one output: the later fails, naming the input that
+    # writes the file and the file
+    mkdir -p "$tmp/clash"
+    cp "$tmp/in/scene.png" "$tmp/clash/a.png"
+    "$gpuimg" convert "$tmp/in/scene.png" "$tmp/clash/a.jpg"
+    expect 1 flip h --format jpeg -o "$tmp/clash/out" "$tmp/clash/a.png" "$tmp/clash/a.jpg"
+    check "a clash of outputs: the input that writes the file, or the file, not named" \
+        has "clash/a.png: .*clash/a.jpg writes the same output file, .*clash/out/a.jpg" "$tmp/err"
+
     # Options after the files, --output-dir, several jobs: the same bytes.
     expect 0 blur --output-dir "$tmp/out2" "$tmp/in/scene.png" "$tmp/in/alpha.png" \
         "$tmp/in/gray_alpha.png" --sigma 2 -j 1
