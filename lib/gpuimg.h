@@ -87,8 +87,9 @@ GI_API const char *gi_last_error(void);
  * or a terminal escape in it cannot split or forge a line, quoted as GNU
  * ls --quoting-style=shell-escape does: 'a'$'\n''b.png', the bytes that
  * are not printable as $'\ooo' (or \n, \t, ...), a shell can paste it
- * back. The result is name itself or one of a few buffers of the calling
- * thread, used in turn, valid until the fourth call after it. */
+ * back; an empty name as ''. The result is name itself or one of a few
+ * buffers of the calling thread, used in turn, valid until the fourth call
+ * after it. */
 GI_API const char *gi_quote_name(const char *name);
 
 /* Releases a buffer the library returned for the caller to keep (gi_encode,

@@ -487,6 +487,9 @@ group_files() {
     expect 1 blur -o "$tmp/odd-dir" -r "$tmp/odd"
     check "-r: a failure's message is not one line" [ "$(grep -c 'not a PNG' "$tmp/err")" -eq 2 ]
     cd "$tmp" || return
+    # an empty name is quoted too, as ls prints it
+    expect 1 blur '' "$tmp/odd-out.png"
+    check "an empty input name: not printed as ''" has "gpuimg blur: '': " "$tmp/err"
 
     # Options may come before, between and after the file names.
     expect 0 blur --sigma 2 --border wrap "$scene" "$tmp/o1.png"

@@ -48,6 +48,7 @@ static size_t printable_char(const unsigned char *s)
 
 static int needs_quoting(const char *name)
 {
+    if (!*name) return 1; /* '' as ls prints it: "convert '' x.png" said ": No such file" */
     for (const unsigned char *p = (const unsigned char *)name; *p;) {
         size_t n = printable_char(p);
         if (!n) return 1;
