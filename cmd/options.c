@@ -1,5 +1,4 @@
 /* Generic option parsing over declarative tables (see options.h). */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -109,26 +108,26 @@ int opt_int_range(const cli_option *o, const char *arg, long min, long max)
     return 0;
 }
 
-/* One side of a box: digits only, as Python's size takes them, so that
- * nothing wraps (sscanf's %d read "4294967306" as 10) and " 5", "+5" or
- * "5x 5" are not sizes. -1 when not; a value past GI_RESIZE_MAX_SIDE reads
- * as one more than it, which the range check refuses. */
-static long box_side(const char *s, const char **end)
+/* A whole number of digits alone at s, so that nothing wraps (sscanf's %d
+ * read "4294967306" as 10) and " 5" or "+5" are not numbers; *end after
+ * its digits. -1 when there are none; a value past max reads as max + 1,
+ * which the caller's range check refuses. */
+static long whole_digits(const char *s, const char **end, long max)
 {
     const char *p = s;
     long v = 0;
     for (; *p >= '0' && *p <= '9'; p++)
-        if (v <= GI_RESIZE_MAX_SIDE) v = v * 10 + (*p - '0');
+        if (v <= max) v = v * 10 + (*p - '0');
     *end = p;
-    return p == s ? -1 : v > GI_RESIZE_MAX_SIDE ? GI_RESIZE_MAX_SIDE + 1 : v;
+    return p == s ? -1 : v > max ? max + 1 : v;
 }
 
 int opt_box(const cli_option *o, const char *arg)
 {
     int *box = o->target;
     const char *end;
-    long w = box_side(arg, &end), h = w;
-    if (w >= 0 && *end == 'x') h = box_side(end + 1, &end);
+    long w = whole_digits(arg, &end, GI_RESIZE_MAX_SIDE), h = w;
+    if (w >= 0 && *end == 'x') h = whole_digits(end + 1, &end, GI_RESIZE_MAX_SIDE);
     if (w < 0 || h < 0 || *end) return invalid(o, arg, "expected WxH or N");
     if (w < 1 || h < 1 || w > GI_RESIZE_MAX_SIDE || h > GI_RESIZE_MAX_SIDE) {
         fprintf(stderr, "%s: --%s '%s': sides are 1..%d\n", cli_message_prefix, o->name, arg,
@@ -243,13 +242,10 @@ static int opt_png_filter(const cli_option *o, const char *arg)
 static int opt_shard(const cli_option *o, const char *arg)
 {
     cli_common *c = o->target;
-    char *slash = NULL, *end = NULL;
-    errno = 0;
-    const long k = isdigit((unsigned char)arg[0]) ? strtol(arg, &slash, 10) : -1;
-    const long n = k >= 0 && *slash == '/' && isdigit((unsigned char)slash[1])
-                       ? strtol(slash + 1, &end, 10)
-                       : -1;
-    if (n < 1 || *end || errno == ERANGE || n > INT_MAX || k >= n)
+    const char *end;
+    const long k = whole_digits(arg, &end, INT_MAX);
+    const long n = k >= 0 && *end == '/' ? whole_digits(end + 1, &end, INT_MAX) : -1;
+    if (n < 1 || *end || n > INT_MAX || k >= n)
         return invalid(o, arg, "expected K/N with 0 <= K < N");
     c->shard = (int)k;
     c->shard_count = (int)n;
