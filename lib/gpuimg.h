@@ -733,10 +733,15 @@ GI_API gi_status gi_transform_image(gi_context *ctx, const gi_image *src,
  *             pixel's footprint [c - f/2, c + f/2]: a box average when
  *             reducing (OpenCV's INTER_AREA), linear when enlarging
  *   nearest   one tap, i = min(floor(c), n_in - 1), weight 1
- * with sinc(t) = sin(pi t) / (pi t). Quantization: per output position
- *     q_i = round(2^14 * w_i / sum w)         (halves away from zero)
- * and the remainder 2^14 - sum q_i added to the largest weight (the first
- * of equals), so the q_i sum to exactly GI_RESIZE_WEIGHT_SUM
+ * with sinc(t) = sin(pi t) / (pi t). Quantization: per output position,
+ * by largest remainder, with v_i = 2^14 * w_i / sum w (in float64)
+ *     q_i = floor(v_i), then R = 2^14 - sum q_i units (0 <= R < the
+ *     number of taps) one each to the R taps with the largest fractions
+ *     v_i - floor(v_i); among equal fractions the tap nearest the centre
+ *     (the least |i + 0.5 - c|, exactly), then the lower index i
+ * so every q_i is v_i's floor or ceiling (within 1 of it, however many the
+ * taps), the q_i sum to exactly GI_RESIZE_WEIGHT_SUM, and equal weights
+ * mirrored about c stay equal unless an odd unit falls between the two
  * (gi_resize_axis_weights gives them). Separable, rows first: per
  * channel, with u the sample, x's taps qx and y's qy, gray and RGB are
  *   horizontal  h(x, y) = (sum_i qx_i * u(i, y) + 2^5) >> 6     (int32)

@@ -1005,6 +1005,13 @@ group_resize() {
     for f in lanczos3 lanczos2 cubic linear area nearest; do
         sized resize --scale 0.3 --filter "$f" "$samples/gray_alpha.png" 19x14
     done
+    # a white pixel at the start of a black 2000x1 row, to 1x1 by area:
+    # 255 / 2000 = 0.1275 rounds to 0 (the rounding's whole remainder piled
+    # on the first pixel's weight made it 6)
+    { printf 'P5\n2000 1\n255\n\377'; head -c 1999 /dev/zero; } >"$tmp/row.pgm"
+    expect 0 resize --width 1 --filter area "$tmp/row.pgm" "$tmp/row1.pgm"
+    v=$(tail -c 1 "$tmp/row1.pgm" | od -An -tu1 | tr -d ' ')
+    check "resize of 2000x1 by area to 1x1: $v, want 0" [ "$v" = 0 ]
     # a scale of 1 with any filter but area's footprint leaves the pixels
     expect 0 resize --scale 1 "$scene" "$tmp/same.png"
     check "resize --scale 1 changed the pixels" same_image "$tmp/same.png" "$scene"

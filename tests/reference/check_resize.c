@@ -2,8 +2,10 @@
  *
  * The weights first: an independent evaluation of each filter and of the
  * footprint gives every output position's taps, and the library's integer
- * weights must be those real weights rounded (the largest taking the
- * remainder) and sum to exactly GI_RESIZE_WEIGHT_SUM. Then the pixels:
+ * weights must be gpuimg.h's largest-remainder quantization of those real
+ * weights (check_axis) and sum to exactly GI_RESIZE_WEIGHT_SUM; a white
+ * pixel reduced past 1000:1 must come out near 255 times its real weight
+ * (check_impulses). Then the pixels:
  * with those integer weights, the separable sum in float64 without the
  * intermediate rounding; gray and RGB samples must be within 0.5 + 1/64
  * of it (the rows' rounding adds at most 1/512 per unit of the columns'
@@ -49,7 +51,29 @@ static double ref_weight(gi_resize_filter filter, int i, double c, double f)
     return 0;
 }
 
-/* Checks one axis's integer weights against the real ones. */
+/* 2 n_out |i + 0.5 - c| for output x: tap i's distance from the centre,
+ * exactly. */
+static int64_t twice_distance(const gi_resize_axis *a, int x, int i)
+{
+    const int64_t d = (2 * (int64_t)i + 1) * a->n_out - (2 * (int64_t)x + 1) * a->n_in;
+    return d < 0 ? -d : d;
+}
+
+/* Whether tap i comes before tap j among equal fractions: nearer the
+ * centre, then the lower index. */
+static int tie_first(const gi_resize_axis *a, int x, int i, int j)
+{
+    const int64_t di = twice_distance(a, x, i), dj = twice_distance(a, x, j);
+    return di != dj ? di < dj : i < j;
+}
+
+/* Checks one axis's integer weights against the real ones, v = 2^14 w /
+ * sum w in float64: every q is v's floor or its ceiling (within 1 of v,
+ * EPS for the two evaluations' rounding); the ceilings go to the largest
+ * fractions v - floor(v), and among fractions within EPS of the least one
+ * rounded up, to the taps nearest the centre, then the lower index; the
+ * q sum to 2^14. */
+#define EPS 1e-9
 static void check_axis(const gi_resize_axis *a, gi_resize_filter filter)
 {
     const double scale_in = (double)a->n_in / a->n_out, f = scale_in > 1 ? scale_in : 1;
@@ -58,8 +82,7 @@ static void check_axis(const gi_resize_axis *a, gi_resize_filter filter)
     for (int x = 0; x < a->n_out; x++) {
         const double c = (x + 0.5) * scale_in;
         const int nearest = (int)floor(c) < a->n_in ? (int)floor(c) : a->n_in - 1;
-        double sum = 0, largest = -1;
-        int largest_at = -1;
+        double sum = 0;
         long qsum = 0;
         for (int i = 0; i < a->n_in; i++) {
             double w = filter == GI_RESIZE_NEAREST ? i == nearest : ref_weight(filter, i, c, f);
@@ -68,18 +91,41 @@ static void check_axis(const gi_resize_axis *a, gi_resize_filter filter)
                 snprintf(why, sizeof why, "%d -> %d, x %d: input %d (weight %g) left out",
                          a->n_in, a->n_out, x, i, w);
             sum += w;
-            if (w > largest) largest = w, largest_at = i;
         }
+        /* the least fraction rounded up, the greatest rounded down, and
+         * the last in the tie order among the first's equals rounded up */
+        double least_up = 2, most_down = -1;
         for (int k = 0; k < a->count[x]; k++) {
             const int i = a->first[x] + k;
             const int32_t q = a->q[(size_t)x * a->taps + k];
             qsum += q;
             double w = filter == GI_RESIZE_NEAREST ? i == nearest : ref_weight(filter, i, c, f);
-            long want = lround(GI_RESIZE_WEIGHT_SUM * w / sum);
-            if (i != largest_at && q != want && bad++ == 0)
-                snprintf(why, sizeof why, "%d -> %d, x %d, input %d: q %d, want %ld", a->n_in,
-                         a->n_out, x, i, q, want);
+            const double v = GI_RESIZE_WEIGHT_SUM * w / sum;
+            if (fabs(q - v) >= 1 + EPS && bad++ == 0)
+                snprintf(why, sizeof why, "%d -> %d, x %d, input %d: q %d, exact %.6f",
+                         a->n_in, a->n_out, x, i, q, v);
+            if (q > v + EPS && v - (q - 1) < least_up) least_up = v - (q - 1);
+            if (q < v - EPS && v - q > most_down) most_down = v - q;
         }
+        if (least_up < most_down - EPS && bad++ == 0)
+            snprintf(why, sizeof why, "%d -> %d, x %d: a fraction %.9f rounded up, %.9f down",
+                     a->n_in, a->n_out, x, least_up, most_down);
+        int last_up = -1, first_down = -1; /* in the tie order, near least_up */
+        for (int k = 0; k < a->count[x]; k++) {
+            const int i = a->first[x] + k;
+            const int32_t q = a->q[(size_t)x * a->taps + k];
+            double w = filter == GI_RESIZE_NEAREST ? i == nearest : ref_weight(filter, i, c, f);
+            const double v = GI_RESIZE_WEIGHT_SUM * w / sum;
+            if (q > v + EPS && fabs(v - (q - 1) - least_up) < EPS &&
+                (last_up < 0 || tie_first(a, x, last_up, i)))
+                last_up = i;
+            if (q < v - EPS && fabs(v - q - least_up) < EPS &&
+                (first_down < 0 || tie_first(a, x, i, first_down)))
+                first_down = i;
+        }
+        if (last_up >= 0 && first_down >= 0 && tie_first(a, x, first_down, last_up) && bad++ == 0)
+            snprintf(why, sizeof why, "%d -> %d, x %d: of equal fractions, input %d rounded "
+                     "down before %d up", a->n_in, a->n_out, x, first_down, last_up);
         if (qsum != GI_RESIZE_WEIGHT_SUM && bad++ == 0)
             snprintf(why, sizeof why, "%d -> %d, x %d: weights sum to %ld", a->n_in, a->n_out, x,
                      qsum);
@@ -87,11 +133,19 @@ static void check_axis(const gi_resize_axis *a, gi_resize_filter filter)
     th_check(bad == 0, "resize weights %s: %ld bad; first: %s", filter_names[filter], bad, why);
 }
 
+/* Axes of every kind: to and from 1, primes, 100:1, the reductions past
+ * 1000:1 where thousands of taps share 2^14 (2000:1 gives each 8.192 of a
+ * box, 65536:1 each 0.25; 196608 -> 3 the most taps a position has at
+ * 65536:1), and enlargements up to the longest side. */
 static void check_weights(void)
 {
-    static const int pairs[][2] = {{1, 1},  {1, 7},    {7, 1},   {10, 3},  {3, 10},
-                                   {17, 5}, {100, 1},  {301, 3}, {29, 31}, {31, 29},
-                                   {8, 16}, {1000, 10}, {5, 13},  {64, 64}};
+    static const int pairs[][2] = {{1, 1},        {1, 7},       {7, 1},       {10, 3},
+                                   {3, 10},       {17, 5},      {100, 1},     {301, 3},
+                                   {29, 31},      {31, 29},     {8, 16},      {1000, 10},
+                                   {5, 13},       {64, 64},     {1000, 1},    {3001, 3},
+                                   {2000, 1},     {20000, 10},  {4001, 2},    {10007, 3},
+                                   {65536, 1},    {196608, 3},  {100003, 2},  {2, 1000},
+                                   {7, 4099},     {3, 65536},   {13, 65536},  {1, 65536}};
     for (int f = 0; f <= GI_RESIZE_NEAREST; f++)
         for (size_t p = 0; p < sizeof pairs / sizeof *pairs; p++) {
             gi_resize_axis a;
@@ -255,12 +309,55 @@ static void check_recent_axes(gi_context *ctx)
         for (int ch = 0; ch < 4; ch++) ti_free(&src[g][ch]);
 }
 
+/* One white pixel in a black row of n, reduced to a row of n_out: each
+ * output is 255 times that pixel's real weight, v / 2^14, which past
+ * 1000:1 is far below 1/2. The output must be within the rounding of
+ * gpuimg.h (0.5 + 1/64) and one unit of the weight (255 / 2^14 < 1/64) of
+ * it: 2000 -> 1 with area is 255 / 2000 = 0.1275 and must give 0, where
+ * a rule that piles the rounding's remainder on one tap gave 6 (and at
+ * 65536:1, 255: one input pixel became the output). */
+static void check_impulses(gi_context *ctx)
+{
+    static const int rows[][2] = {{2000, 1}, {3000, 3}, {4001, 2}, {65536, 1}};
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        const int n = rows[r][0], n_out = rows[r][1];
+        const int at[] = {0, n / 2 - 1, n / 2, n - 1};
+        for (int f = 0; f < GI_RESIZE_NEAREST; f++)
+            for (size_t a = 0; a < sizeof at / sizeof *at; a++) {
+                gi_image src = ti_blank(n, 1, 1), dst = ti_blank(n_out, 1, 1);
+                for (int i = 0; i < n; i++) ti_px(&src, i, 0)[0] = i == at[a] ? 255 : 0;
+                gi_resize_params p;
+                gi_resize_params_default(&p);
+                p.fit = GI_FIT_FILL;
+                p.width = n_out;
+                p.height = 1;
+                p.filter = (gi_resize_filter)f;
+                if (th_check(gi_resize(ctx, &src, &dst, &p) == GI_OK, "resize %d -> %d: %s", n,
+                             n_out, gi_last_error()))
+                    for (int x = 0; x < n_out; x++) {
+                        const double scale_in = (double)n / n_out, c = (x + 0.5) * scale_in;
+                        double sum = 0;
+                        for (int i = 0; i < n; i++) sum += ref_weight(p.filter, i, c, scale_in);
+                        const double exact = 255 * ref_weight(p.filter, at[a], c, scale_in) / sum;
+                        const int got = ti_px(&dst, x, 0)[0];
+                        th_check(fabs(got - exact) <= 0.5 + 2.0 / 64,
+                                 "resize %s of a white pixel at %d of %d -> %d, x %d: %d, "
+                                 "exact %.4f",
+                                 filter_names[f], at[a], n, n_out, x, got, exact);
+                    }
+                ti_free(&src);
+                ti_free(&dst);
+            }
+    }
+}
+
 /* Sizes: 1x1, a column, a row, primes, and long strips for 100:1. */
 static const int sources[][2] = {{1, 1}, {1, 17}, {17, 1}, {31, 29}, {257, 3}, {503, 7}, {6, 400}};
 
 void check_resize(gi_context *ctx)
 {
     check_weights();
+    check_impulses(ctx);
     check_recent_axes(ctx);
     static const double scales[] = {0.5, 1.0 / 3, 0.37, 2, 3, 1.7, 1};
     for (size_t s = 0; s < sizeof sources / sizeof *sources; s++)
