@@ -12,13 +12,11 @@
 #include "batch_inputs.h"
 
 /* The inputs as they are collected: their names alone, 24 bytes an input
- * (and the names), so that sorting them and checking them for collisions
- * costs no copies of the batch's larger records, which are made at the
- * end for the inputs kept. */
+ * (and the names), so that sorting them costs no copies of the batch's
+ * larger records, which are made at the end. */
 typedef struct {
     char *in, *out;
     const char *problem;
-    char *problem_text; /* a problem made for this input (problem points to it), or NULL */
 } named_input;
 
 typedef struct {
@@ -61,7 +59,7 @@ static int add_item(name_list *list, const char *in, const char *out_rel, const 
     const size_t stem = output_stem(c, out_rel, &extension);
     size_t len = dir_len + stem + strlen(extension) + 3;
     named_input *it = &list->v[list->count];
-    *it = (named_input){strdup(in), malloc(len), NULL, NULL};
+    *it = (named_input){strdup(in), malloc(len), NULL};
     if (!it->in || !it->out) {
         free(it->in);
         free(it->out);
@@ -267,66 +265,42 @@ static int by_input(const void *a, const void *b)
     return strcmp(((const named_input *)a)->in, ((const named_input *)b)->in);
 }
 
-static int by_output(const void *a, const void *b)
+/* The batch's items, one for each name of the sorted list; the names
+ * move into them. */
+static int make_items(name_list *names, batch_list *list)
 {
-    const named_input *x = *(named_input *const *)a, *y = *(named_input *const *)b;
-    int d = strcmp(x->out, y->out);
-    return d ? d : strcmp(x->in, y->in);
-}
-
-/* Inputs that would write the same file: all but the first fail, each
- * naming the output and the input that keeps it, so that a user sees
- * which names clash (a.png and a.jpg with --format jpeg, say). */
-static int mark_collisions(name_list *list)
-{
-    named_input **order = malloc(list->count * sizeof *order);
-    if (!order && list->count) return -1;
-    for (size_t i = 0; i < list->count; i++) order[i] = &list->v[i];
-    qsort(order, list->count, sizeof *order, by_output);
-    const named_input *first = list->count ? order[0] : NULL;
-    for (size_t i = 1; i < list->count; i++) {
-        if (strcmp(order[i]->out, first->out) != 0) {
-            first = order[i];
-            continue;
-        }
-        if (order[i]->problem) continue;
-        const char *fmt = "%s writes the same output file, %s";
-        const int n = snprintf(NULL, 0, fmt, first->in, first->out);
-        char *text = n < 0 ? NULL : malloc((size_t)n + 1);
-        if (!text) {
-            free(order);
-            return -1;
-        }
-        snprintf(text, (size_t)n + 1, fmt, first->in, first->out);
-        order[i]->problem = order[i]->problem_text = text;
+    list->items = calloc(names->count ? names->count : 1, sizeof *list->items);
+    if (!list->items) return -1;
+    for (size_t i = 0; i < names->count; i++) {
+        const named_input *it = &names->v[i];
+        const int is_stdin = strcmp(it->in, "-") == 0;
+        list->items[i] = (gi_batch_item){
+            .in = it->in, .out = it->out,
+            .problem = is_stdin ? "standard input cannot be part of a batch" : it->problem};
     }
-    free(order);
+    list->count = names->count;
+    names->count = 0;
     return 0;
 }
 
-/* The batch's items for the inputs of this shard (position mod
- * shard_count); the names move into them, the others are freed. */
-static int make_items(const cli_common *c, name_list *names, batch_list *list)
+/* Keeps the items of this shard (position mod shard_count), freeing the
+ * others. */
+static void keep_shard(const cli_common *c, batch_list *list)
 {
-    size_t n = (size_t)c->shard_count, k = (size_t)c->shard;
-    size_t kept = names->count / n + (names->count % n > k);
-    list->items = calloc(kept ? kept : 1, sizeof *list->items);
-    list->problem_texts = calloc(kept ? kept : 1, sizeof *list->problem_texts);
-    if (!list->items || !list->problem_texts) return -1;
-    for (size_t i = 0; i < names->count; i++) {
-        named_input *it = &names->v[i];
+    const size_t n = (size_t)c->shard_count, k = (size_t)c->shard;
+    size_t kept = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        gi_batch_item *it = &list->items[i];
         if (i % n == k) {
-            list->problem_texts[list->count] = it->problem_text;
-            list->items[list->count++] = (gi_batch_item){.in = it->in, .out = it->out,
-                                                         .problem = it->problem};
+            list->items[kept++] = *it;
         } else {
             free(it->in);
             free(it->out);
-            free(it->problem_text);
         }
     }
-    names->count = 0;
-    return 0;
+    list->count = kept;
+    gi_batch_item *fewer = realloc(list->items, (kept ? kept : 1) * sizeof *fewer);
+    if (fewer) list->items = fewer;
 }
 
 static void free_names(name_list *names)
@@ -334,7 +308,6 @@ static void free_names(name_list *names)
     for (size_t i = 0; i < names->count; i++) {
         free(names->v[i].in);
         free(names->v[i].out);
-        free(names->v[i].problem_text);
     }
     free(names->v);
 }
@@ -347,10 +320,18 @@ int batch_collect(const cli_common *c, char **args, int count, batch_list *list)
     for (int i = 0; rc == EXIT_OK && i < count; i++) rc = add_argument(c, args[i], &names);
     if (rc == EXIT_OK && c->files_from) rc = add_files_from(c, &names);
     if (rc == EXIT_OK) qsort(names.v, names.count, sizeof *names.v, by_input);
-    if (rc == EXIT_OK && mark_collisions(&names)) rc = EXIT_FAIL;
-    if (rc == EXIT_OK && make_items(c, &names, list)) rc = EXIT_FAIL;
+    if (rc == EXIT_OK && make_items(&names, list)) rc = EXIT_FAIL;
     free_names(&names);
-    if (rc != EXIT_OK) fprintf(stderr, "gpuimg %s: cannot collect the inputs\n", c->command);
+    if (rc != EXIT_OK) {
+        fprintf(stderr, "gpuimg %s: cannot collect the inputs\n", c->command);
+    } else if (gi_batch_check_outputs(list->items, list->count) != GI_OK) {
+        /* the whole list: a clash between two shards refuses each alike */
+        fprintf(stderr, "gpuimg %s: %s\n", c->command, gi_last_error());
+        rc = EXIT_FAIL;
+    } else {
+        keep_shard(c, list);
+    }
+    if (rc != EXIT_OK) batch_list_free(list);
     return rc;
 }
 
@@ -360,9 +341,7 @@ void batch_list_free(batch_list *list)
         free(list->items[i].in);
         free(list->items[i].out);
         gi_free(list->items[i].reason);
-        free(list->problem_texts[i]);
     }
     free(list->items);
-    free(list->problem_texts);
     memset(list, 0, sizeof *list);
 }

@@ -8,7 +8,6 @@
 
 typedef struct {
     gi_batch_item *items;
-    char **problem_texts; /* each item's problem where made for it (freed with the list), or NULL */
     size_t count;
 } batch_list;
 
@@ -20,9 +19,11 @@ typedef struct {
  *   - a file found under a directory keeps its path below that directory;
  *   - with --format, a name whose extension says another format gets the
  *     format's extension instead (.png .jpg .pnm .pam).
- * Two inputs with one output path: the later ones fail. Of the sorted
- * list, the items kept are those of --shard K/N (position mod N is K).
- * Returns 0, or an exit code after printing why. */
+ * Standard input ("-") fails alone. Two inputs with one output file
+ * refuse the batch (gi_batch_check_outputs, over the whole list, so that
+ * every shard refuses it alike). Of the sorted list, the items kept are
+ * those of --shard K/N (position mod N is K). Returns 0, or an exit code
+ * after printing why. */
 int batch_collect(const cli_common *c, char **args, int count, batch_list *list);
 void batch_list_free(batch_list *list);
 

@@ -252,9 +252,6 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
     batch_list list;
     int rc = batch_collect(c, args, count, &list);
     if (rc != EXIT_OK) return rc;
-    for (size_t i = 0; i < list.count; i++)
-        if (strcmp(list.items[i].in, "-") == 0)
-            list.items[i].problem = "standard input cannot be part of a batch";
     progress prog;
     progress_init(&prog, c->command, list.count, c->verbosity);
     item_reporter reporter = {c, &prog};

@@ -1464,9 +1464,39 @@ typedef struct gi_batch_waits {
 GI_API void gi_batch_options_default(gi_batch_options *opts);
 
 /* Runs every item. Returns GI_OK when the batch ran (each item's status
- * says how it went), or an error before any item ran (bad options). One
- * item runs in the calling thread alone. */
+ * says how it went), or an error before any item ran and any file was
+ * written: bad options, or GI_ERR_INVALID_ARGUMENT for two items that
+ * would write one output file (gi_batch_check_outputs: else both would
+ * say ok, and one result would be lost). One item runs in the calling
+ * thread alone. */
 GI_API gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_t count);
+
+/* Whether two items would write one output file: GI_OK, or
+ * GI_ERR_INVALID_ARGUMENT naming the first item in list order whose
+ * output an earlier item writes, that item and the file, as
+ *   "b.png: a.png writes the same output file, out/a.png"
+ *   "b.png: its output ./out/a.png is the file a.png writes, out/a.png"
+ * (the second where the two name it differently), followed by
+ * " (and N more inputs whose output another input writes)" where there
+ * are more. Items with a problem are left out: they write nothing.
+ * Outputs are put in place by renaming, so two are one file when they
+ * name one entry of one directory, which is found as the file system
+ * stands at the call: the deepest directory of the output's path that
+ * exists is known by its device and inode (so "out/a.png",
+ * "./out//a.png", "/abs/out/a.png" and "link/a.png", link a symbolic link
+ * to out, are one), and the path below it, which the batch would create,
+ * by its components, with empty and "." ones dropped and ".." taking the
+ * one before it. The last component is not followed: an output that is a
+ * symbolic link is replaced, not written through. Names are compared byte
+ * for byte (on a file system that ignores case, A.png and a.png are one
+ * file that this does not see). "-" is standard output. An item handed
+ * over open (files) is known by its out_dir_fd and out_name, or its
+ * out_fd's file.
+ * gi_batch_run checks its items with this before it runs any. A caller
+ * that runs a batch in parts (gpuimg --shard K/N runs the positions K,
+ * K+N, ... of its list) checks the whole list first, so that a clash
+ * between two parts refuses every part alike. */
+GI_API gi_status gi_batch_check_outputs(const gi_batch_item *items, size_t count);
 
 /* ---------------------------------------------------------------- streams
  *

@@ -355,14 +355,25 @@ group_batch() {
     check "batch: leftovers in the output directory: $(listing "$tmp/out1")" \
         [ "$(entries "$tmp/out1")" -eq 2 ]
 
-    # two inputs with one output: the later fails, naming the input that
-    # writes the file and the file
+    # two inputs with one output: the batch is refused before anything
+    # runs, naming the later input, the input that writes the file and the
+    # file; under --shard in every shard alike, though a.jpg (position 0)
+    # and a.png (1) are in different shards of two
     mkdir -p "$tmp/clash"
     cp "$tmp/in/scene.png" "$tmp/clash/a.png"
     "$gpuimg" convert "$tmp/in/scene.png" "$tmp/clash/a.jpg"
-    expect 1 flip h --format jpeg -o "$tmp/clash/out" "$tmp/clash/a.png" "$tmp/clash/a.jpg"
-    check "a clash of outputs: the input that writes the file, or the file, not named" \
-        has "clash/a.png: .*clash/a.jpg writes the same output file, .*clash/out/a.jpg" "$tmp/err"
+    cp "$tmp/in/alpha.png" "$tmp/clash/b.png"
+    for shard in "" --shard=0/2 --shard=1/2; do
+        rm -rf "$tmp/clash/out"
+        expect 1 flip h --format jpeg $shard -o "$tmp/clash/out" "$tmp/clash/a.png" \
+            "$tmp/clash/a.jpg" "$tmp/clash/b.png"
+        check "a clash of outputs ($shard): the input that writes the file, or the file, not named" \
+            has "clash/a.png: .*clash/a.jpg writes the same output file, .*clash/out/a.jpg" "$tmp/err"
+        check "a clash of outputs ($shard): want one line, got $(wc -l <"$tmp/err")" \
+            [ "$(wc -l <"$tmp/err")" -eq 1 ]
+        check "a clash of outputs ($shard): written $(listing "$tmp/clash/out")" \
+            [ "$(entries "$tmp/clash/out")" -eq 0 ]
+    done
 
     # Options after the files, --output-dir, several jobs: the same bytes.
     expect 0 blur --output-dir "$tmp/out2" "$tmp/in/scene.png" "$tmp/in/alpha.png" \

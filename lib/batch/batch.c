@@ -1118,6 +1118,8 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     if (opts->gpus.count && opts->device != GI_DEVICE_CPU && gi_cuda_compiled() &&
         gi_gpus_resolve(&opts->gpus, &named) == GI_ERR_INVALID_ARGUMENT)
         return GI_ERR_INVALID_ARGUMENT;
+    st = gi_batch_check_outputs(items, count);
+    if (st != GI_OK) return st;
     const batch_shape shape = shape_of(opts, count);
     /* One image: its decode may take the cores the pipeline leaves idle. */
     gi_batch_options one = *opts;

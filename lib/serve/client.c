@@ -294,6 +294,11 @@ gi_serve_outcome gi_serve_batch(const char *socket_path, const char *command,
                                 const gi_batch_options *opts, gi_batch_item *items, size_t count,
                                 char *note, size_t note_size)
 {
+    /* refused as gi_batch_run refuses it, before a directory is made */
+    if (gi_batch_check_outputs(items, count) != GI_OK) {
+        snprintf(note, note_size, "%s", gi_last_error());
+        return GI_SERVE_NOT_RUN;
+    }
     pid_t server = 0;
     int sock = gi__serve_connect(socket_path, &server, note, note_size);
     if (sock < 0) return GI_SERVE_NOT_RUN;

@@ -72,7 +72,9 @@ typedef enum {
 /* Runs a batch on the server at socket_path as gi_batch_run would run it
  * here (opts->stop and on_item honoured; output_root's directories made
  * here, where the names are the caller's): opens each input, and each
- * output's directory, and passes the descriptors. `command` names the
+ * output's directory, and passes the descriptors. Two items with one
+ * output file (gi_batch_check_outputs) are not sent: GI_SERVE_NOT_RUN,
+ * *note the reason, before anything is opened or made. `command` names the
  * job in the server's log. *note says why the server was not used (or
  * was lost), or which server ran the batch. */
 GI_API gi_serve_outcome gi_serve_batch(const char *socket_path, const char *command,

@@ -479,7 +479,8 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
     as for pipe), memory stays flat. outputs: one path per input, or a
     directory that gets each input's file name. One bad input fails alone:
     look at each item's status; two inputs that would write one output
-    file are a ValueError, before anything is written. With format= and a
+    file (one file by two names too: ./, .., a link to its folder) are a
+    ValueError naming both and the file, before anything is written. With format= and a
     directory, the outputs take the format's extension (photo.png ->
     photo.jpg), as gpuimg -o DIR --format names them. on_item(item) is called as each ends (from
     the batch's threads, one call at a time); if it raises, no new file
@@ -499,14 +500,8 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
         outs = [_os.path.join(folder, _batch_name(p, f)) for p in ins]
     else:
         outs = [_os.fspath(p) for p in outputs]
-    # Two items writing one file would both say "ok" and leave one result
-    # (gpuimg -o DIR fails the second); refused before anything is written.
-    writers: Dict[str, str] = {}
-    for i, o in zip(ins, outs):
+    for o in outs:
         _check_format_name(o, f, format)
-        other = writers.setdefault(_os.path.abspath(o), i)
-        if other != i:
-            raise ValueError(f"{o}: the output of both {other} and {i}")
     compression = _tiff_compression(tiff_compression)
     callback = None if on_item is None else (lambda d: on_item(BatchItem(
         d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])))

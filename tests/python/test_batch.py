@@ -83,15 +83,21 @@ def test_batch_format_names_outputs_as_the_cli(cli, tmp_path, inputs):
 
 
 def test_batch_refuses_two_inputs_for_one_output(tmp_path, inputs):
-    # both said "ok" and one result was lost (gpuimg -o DIR fails the second)
+    # both said "ok" and one result was lost; the library refuses the batch
+    # (gi_batch_check_outputs), naming both inputs and the file
     other = tmp_path / "other"
     other.mkdir()
     shutil.copy(SAMPLES / "alpha.png", other / "scene.png")
-    with pytest.raises(ValueError, match="the output of both"):
+    with pytest.raises(ValueError, match=r"other/scene.png: .*in/scene.png writes the same "
+                                         r"output file, .*out/scene.png$"):
         gpuimg.batch(inputs + [other / "scene.png"], tmp_path / "out", "flip h")
-    with pytest.raises(ValueError, match="the output of both"):
+    with pytest.raises(ValueError, match="writes the same output file"):
         gpuimg.batch(inputs[:2], [tmp_path / "o.png", tmp_path / "." / "o.png"], "flip h")
-    with pytest.raises(ValueError, match="the output of both"):  # scene.png, scene.jpg
+    (tmp_path / "link").symlink_to(tmp_path)
+    with pytest.raises(ValueError, match=r"alpha.png: its output .*link/o.png is the file "
+                                         r".*scene.png writes, .*/o.png$"):
+        gpuimg.batch(inputs[:2], [tmp_path / "o.png", tmp_path / "link" / "o.png"], "flip h")
+    with pytest.raises(ValueError, match="writes the same output file"):  # scene.png, scene.jpg
         gpuimg.batch(inputs, tmp_path / "out", "flip h", format="png")
     assert not (tmp_path / "o.png").exists()
     assert not any((tmp_path / "out").glob("*"))

@@ -2,9 +2,9 @@
 # Outputs stay under -o DIR: --files-from paths with '..', './' and absolute
 # paths keep their base names inside it (a path without one fails) and
 # nothing appears anywhere else; a symlink
-# at an output path is replaced, never written through; of two inputs with
-# one output path the first (in sorted order) is written and the later
-# fails with a message, with or without --skip-existing.
+# at an output path is replaced, never written through; two inputs with
+# one output path refuse the batch before anything is written, naming both
+# and the file, with or without --skip-existing.
 . "$(dirname "$0")/common.sh"
 mkdir "$tmp/work" "$tmp/elsewhere"
 cd "$tmp/work" || exit 1
@@ -62,16 +62,31 @@ for f in scene.png alpha.png; do
     check "out-links/$f missing or wrong" same_file "out-links/$f" "ref/$f"
 done
 
-# in/a/scene.png and in/scene.png both write scene.png; in/a/ sorts first.
+# in/a/scene.png and in/scene.png both write scene.png; in/a/ sorts first,
+# so in/scene.png is the later input. An output there already keeps its
+# bytes, --skip-existing or not.
+printf 'precious\n' >"$tmp/precious"
 for skip in "" --skip-existing; do
     for jobs in 1 4; do
-        rm -rf out-same
-        expect 1 blur $skip -j "$jobs" -o out-same in/scene.png in/a/scene.png
-        case="two inputs for one output ($skip -j $jobs)"
-        check "$case: the later input not named" has 'in/scene.png: .*same output' "$tmp/stderr"
-        check "$case: the first one not written" same_file out-same/scene.png ref/a/scene.png
-        check "$case: want 1 ok, 1 failed" \
-            [ "$(count ok "$tmp/stderr")/$(count failed "$tmp/stderr")" = 1/1 ]
+        for before in none precious; do
+            rm -rf out-same
+            mkdir out-same
+            [ "$before" = precious ] && cp "$tmp/precious" out-same/scene.png
+            expect 1 blur $skip -j "$jobs" -o out-same in/scene.png in/a/scene.png in/alpha.png
+            case="two inputs for one output ($skip -j $jobs, output before: $before)"
+            check "$case: the inputs or the file not named" has \
+                '^gpuimg blur: in/scene.png: in/a/scene.png writes the same output file, out-same/scene.png$' \
+                "$tmp/stderr"
+            check "$case: other lines: $(grep -v 'same output' "$tmp/stderr")" \
+                [ "$(wc -l <"$tmp/stderr")" -eq 1 ]
+            if [ "$before" = precious ]; then
+                check "$case: written: $(files out-same | tr '\n' ' ')" \
+                    [ "$(files out-same)" = scene.png ]
+                check "$case: the output there was changed" same_file out-same/scene.png "$tmp/precious"
+            else
+                check "$case: written: $(files out-same | tr '\n' ' ')" [ -z "$(files out-same)" ]
+            fi
+        done
     done
 done
 finish
