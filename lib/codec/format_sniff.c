@@ -27,7 +27,7 @@ int gi__png_chunks_fit(const uint8_t *bytes, size_t size)
         if (memcmp(bytes + at + 4, "IEND", 4) == 0) return 0;
         at += 12 + (size_t)len;
     }
-    return 0;
+    return -2;
 }
 
 int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, int *has_trns)

@@ -196,9 +196,11 @@ static gi_status load_png(gi_image *img, const uint8_t *bytes, size_t size, cons
         return gi__fail(GI_ERR_DECODE, "%s: a %ux%u PNG has no pixels", name, pw, ph);
     if (header && (uint64_t)pw * ph > limits->max_pixels)
         return gi__fail_pixel_limit(name, pw, ph, limits->max_pixels);
-    if (gi__png_chunks_fit(bytes, size) != 0)
-        return gi__fail(GI_ERR_DECODE, "%s: cannot decode PNG (a chunk runs past the end of the "
-                        "file)", name);
+    const int fit = gi__png_chunks_fit(bytes, size);
+    if (fit != 0)
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode PNG (%s)", name,
+                        fit == -1 ? "a chunk runs past the end of the file"
+                                  : "truncated: the file ends before its IEND chunk");
     char why[64];
     int damaged;
     if (gi__png_check_crcs(bytes, size, &damaged, why, sizeof why) != 0)
