@@ -34,6 +34,11 @@ int gi__png_chunks_fit(const uint8_t *bytes, size_t size);
  * walked as stb walks them, so every table stb builds or uses is checked. */
 int gi__jpeg_check_tables(const uint8_t *bytes, size_t size, char *why, size_t why_size);
 
+/* 1 when the JPEG ends before its end-of-image marker (EOI), walked as
+ * stb walks it: stb refuses such a file, cut short on the way, with no
+ * more than "Corrupt JPEG". Else 0. */
+int gi__jpeg_cut_before_eoi(const uint8_t *bytes, size_t size);
+
 /* 1 with a line in note when a scan's entropy-coded data is shorter than
  * the fewest bytes its blocks can be coded in (2 bits a block): the file
  * ends, or the next marker comes, long before the image does, and stb
