@@ -1113,6 +1113,14 @@ group_resize() {
     check "convert --format jpeg -o wrote no JPEG" is_jpeg "$tmp/vb/alpha.jpg"
     expect_usage convert "$scene" "$tmp/x.unknown"
     expect_usage convert --width 5 "$scene" "$tmp/x.png"
+    # -v names the device of a convert, which runs no operation: it said
+    # 'on ?', and in a batch the device and times of the image before
+    expect 0 convert -v "$scene" "$tmp/vv.png"
+    check "convert -v: the device is '?'" lacks_ere ' on \?' "$tmp/err"
+    check "convert -v: the copy not named" has "on cpu: a change of format alone" "$tmp/err"
+    expect 0 convert -v -j 1 -o "$tmp/vv" "$samples/scene.jpg" "$samples/alpha.png"
+    check "convert -v -o: alpha.png not named a copy" \
+        has "alpha.png .* on cpu: a change of format alone" "$tmp/err"
 
     # thumbnail: the box, the crop, shrink-on-load, orientation, no metadata
     sized thumbnail --size 16 "$samples/scene.jpg" 16x12

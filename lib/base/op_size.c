@@ -65,7 +65,8 @@ void gi_transform_size(const gi_image *src, gi_transform t, int *width, int *hei
 gi_status gi__chain_size(const gi_image *src, const gi_op *steps, int n, int any_source,
                          int *width, int *height, int *channels)
 {
-    if (!src || !steps || n < 1 || n > GI_MAX_STEPS)
+    if (!src) return gi__fail(GI_ERR_INVALID_ARGUMENT, "no source image (NULL)");
+    if (!steps || n < 1 || n > GI_MAX_STEPS)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d steps: a chain has 1..%d", n, GI_MAX_STEPS);
     gi_image size = {.width = src->width, .height = src->height, .channels = src->channels};
     for (int i = 0; i < n; i++) {

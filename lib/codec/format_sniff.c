@@ -27,7 +27,7 @@ int gi__png_chunks_fit(const uint8_t *bytes, size_t size)
         if (memcmp(bytes + at + 4, "IEND", 4) == 0) return 0;
         at += 12 + (size_t)len;
     }
-    return 0;
+    return -2;
 }
 
 int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, int *has_trns)
@@ -84,6 +84,7 @@ typedef struct {
     int h[4], v[4];     /* sampling factors */
     uint32_t width, height;
     size_t short_data, short_need; /* bytes of that scan and the fewest it needs; 0: none */
+    int eoi;            /* the walk reached the end-of-image marker */
 } jpeg_walk;
 
 /* A DHT segment's tables (p to end): 16 code-length counts whose sum is at
@@ -211,7 +212,7 @@ static int walk_jpeg(const uint8_t *bytes, size_t size, jpeg_walk *w, char *why,
     jpeg_walk t;
     memset(&t, 0, sizeof t);
     memset(w, 0, sizeof *w);
-    while (at + 4 <= size) {
+    while (at + 2 <= size) {
         if (bytes[at] != 0xFF) { /* stb skips bytes between segments to the next marker */
             at++;
             continue;
@@ -221,7 +222,11 @@ static int walk_jpeg(const uint8_t *bytes, size_t size, jpeg_walk *w, char *why,
             at++;
             continue;
         }
-        if (marker == 0xD9) break; /* end of image */
+        if (marker == 0xD9) { /* end of image */
+            t.eoi = 1;
+            break;
+        }
+        if (at + 4 > size) break;
         size_t len = (size_t)bytes[at + 2] << 8 | bytes[at + 3];
         if (len < 2) break;
         if (marker == 0xC4 && read_dht(bytes, size, at + 4, at + 2 + len, &t) != 0) {
@@ -252,6 +257,13 @@ int gi__jpeg_check_tables(const uint8_t *bytes, size_t size, char *why, size_t w
 {
     jpeg_walk w;
     return walk_jpeg(bytes, size, &w, why, why_size);
+}
+
+int gi__jpeg_cut_before_eoi(const uint8_t *bytes, size_t size)
+{
+    jpeg_walk w;
+    char why[64];
+    return walk_jpeg(bytes, size, &w, why, sizeof why) == 0 && !w.eoi;
 }
 
 int gi__jpeg_data_short(const uint8_t *bytes, size_t size, char *note, size_t note_size)

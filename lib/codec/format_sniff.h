@@ -16,9 +16,13 @@ gi_format gi__sniff_format(const uint8_t *bytes, size_t size);
  * -1 when the chunks before IDAT cannot be walked. */
 int gi__png_header(const uint8_t *bytes, size_t size, uint32_t *w, uint32_t *h, int *has_trns);
 
-/* 0, or -1 when a PNG chunk claims more bytes than the file holds. stb
- * 2.27 grows its buffer to the claimed IDAT length before reading, so a
- * 1 KB file could make it allocate gigabytes. */
+/* 0, or -1 when a PNG chunk claims more bytes than the file holds, -2
+ * when the file ends before IEND's length and type (cut at a chunk's
+ * end or inside a chunk's header). stb 2.27 grows its buffer to the
+ * claimed IDAT length before reading, so a 1 KB file could make it
+ * allocate gigabytes; and it reads a missing chunk as one of type 0,
+ * which it refuses as "PNG not supported: unknown PNG chunk type", a
+ * reason that hides a cut download. */
 int gi__png_chunks_fit(const uint8_t *bytes, size_t size);
 
 /* 0, or -1 with the reason in why when the JPEG defines a Huffman table
@@ -29,6 +33,11 @@ int gi__png_chunks_fit(const uint8_t *bytes, size_t size);
  * in a batch the previous file's tables). The segments and scans are
  * walked as stb walks them, so every table stb builds or uses is checked. */
 int gi__jpeg_check_tables(const uint8_t *bytes, size_t size, char *why, size_t why_size);
+
+/* 1 when the JPEG ends before its end-of-image marker (EOI), walked as
+ * stb walks it: stb refuses such a file, cut short on the way, with no
+ * more than "Corrupt JPEG". Else 0. */
+int gi__jpeg_cut_before_eoi(const uint8_t *bytes, size_t size);
 
 /* 1 with a line in note when a scan's entropy-coded data is shorter than
  * the fewest bytes its blocks can be coded in (2 bits a block): the file

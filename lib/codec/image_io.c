@@ -128,6 +128,17 @@ static gi_status check_png_data(const uint8_t *bytes, size_t size, const char *n
     return GI_OK;
 }
 
+/* stb's refusal of a PNG or JPEG; for a JPEG cut before its EOI, where
+ * stb says only "Corrupt JPEG", the cut. */
+static gi_status stb_refused(const uint8_t *bytes, size_t size, gi_format format, const char *name)
+{
+    if (format == GI_FORMAT_JPEG && gi__jpeg_cut_before_eoi(bytes, size))
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode JPEG (truncated: the file ends before "
+                        "its EOI marker)", name);
+    return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name,
+                    format == GI_FORMAT_PNG ? "PNG" : "JPEG", stbi_failure_reason());
+}
+
 /* stb's decode of a PNG or JPEG that the exact decoders left: its header
  * against the limits, then its pixels. */
 static gi_status load_with_stb(gi_image *img, const uint8_t *bytes, size_t size,
@@ -137,7 +148,7 @@ static gi_status load_with_stb(gi_image *img, const uint8_t *bytes, size_t size,
     const char *kind = format == GI_FORMAT_PNG ? "PNG" : "JPEG";
     int w, h, comp;
     if (!gi__stb_info_as(bytes, (int)size, format, &w, &h, &comp))
-        return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
+        return stb_refused(bytes, size, format, name);
     if (w <= 0 || h <= 0) return gi__fail(GI_ERR_DECODE, "%s: a %dx%d %s has no pixels", name, w, h, kind);
     if ((uint64_t)w * (uint64_t)h > limits->max_pixels)
         return gi__fail_pixel_limit(name, (uint64_t)w, (uint64_t)h, limits->max_pixels);
@@ -153,8 +164,7 @@ static gi_status load_with_stb(gi_image *img, const uint8_t *bytes, size_t size,
     uint8_t *pixels = gi__stb_load_as(copy ? copy : bytes, (int)(copy ? copy_size : size), format,
                                       &w, &h, comp, &depth);
     gi__pixels_free(copy);
-    if (!pixels)
-        return gi__fail(GI_ERR_DECODE, "%s: cannot decode %s (%s)", name, kind, stbi_failure_reason());
+    if (!pixels) return stb_refused(bytes, size, format, name);
     img->width = w;
     img->height = h;
     img->channels = comp;
@@ -196,9 +206,11 @@ static gi_status load_png(gi_image *img, const uint8_t *bytes, size_t size, cons
         return gi__fail(GI_ERR_DECODE, "%s: a %ux%u PNG has no pixels", name, pw, ph);
     if (header && (uint64_t)pw * ph > limits->max_pixels)
         return gi__fail_pixel_limit(name, pw, ph, limits->max_pixels);
-    if (gi__png_chunks_fit(bytes, size) != 0)
-        return gi__fail(GI_ERR_DECODE, "%s: cannot decode PNG (a chunk runs past the end of the "
-                        "file)", name);
+    const int fit = gi__png_chunks_fit(bytes, size);
+    if (fit != 0)
+        return gi__fail(GI_ERR_DECODE, "%s: cannot decode PNG (%s)", name,
+                        fit == -1 ? "a chunk runs past the end of the file"
+                                  : "truncated: the file ends before its IEND chunk");
     char why[64];
     int damaged;
     if (gi__png_check_crcs(bytes, size, &damaged, why, sizeof why) != 0)

@@ -211,6 +211,15 @@ gi_status gi__context_backend_for(gi_context *ctx, const gi__plan_job *work,
     return st;
 }
 
+void gi__context_note_host_copy(gi_context *ctx, double copy_ms)
+{
+    ctx->last_backend = "cpu";
+    ctx->last_fallback[0] = '\0';
+    ctx->last_times = (gi_op_times){.kernel_ms = copy_ms};
+    snprintf(ctx->last_choice, sizeof ctx->last_choice,
+             "cpu: a change of format alone runs no operation (the pixels copied)");
+}
+
 void gi__context_jpeg_route(const gi_context *ctx, gi__jpeg_route *route)
 {
     const gi__route_engine engine = {

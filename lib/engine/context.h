@@ -77,6 +77,10 @@ int gi__context_cpu_threads(const gi_context *ctx);
  * gi__chain_jpeg_out), and pinning 50 MB a lane cost a 400-photo batch
  * 0.15 s of its 1.0. */
 void gi__context_hint_files(gi_context *ctx, int in, int out);
+/* Records a job that ran no operation (a change of format alone: its
+ * pixels copied on the host in copy_ms) as ctx's last operation, so that
+ * the last backend, times and choice are this job's, not the one before. */
+void gi__context_note_host_copy(gi_context *ctx, double copy_ms);
 /* The CPU backend of ctx, created on first use. */
 gi_status gi__context_cpu(gi_context *ctx, const gi__backend_ops **ops, void **state);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "context.h"
 #include "device_plan.h"
 #include "codec/file_io.h"
@@ -99,12 +100,15 @@ static int whole_image_crop(const gi_op *steps, int n)
 }
 
 /* The pixels as they are, at their depth: a change of format alone runs
- * no operation. */
-static gi_status copy_image(const gi_image *src, gi_image *dst)
+ * no operation (ctx records the copy as its last one). */
+static gi_status copy_image(gi_context *ctx, const gi_image *src, gi_image *dst)
 {
+    const double start = gi__now_ms();
     gi_status st = gi_image_alloc_depth(dst, src->width, src->height, src->channels,
                                         src->depth == 16 ? 16 : 8);
-    return st == GI_OK ? gi_convert_depth(src, dst) : st;
+    if (st == GI_OK) st = gi_convert_depth(src, dst);
+    if (st == GI_OK) gi__context_note_host_copy(ctx, gi__now_ms() - start);
+    return st;
 }
 
 /* Runs `steps` on src into a newly allocated *dst (none for hist; its
@@ -112,7 +116,7 @@ static gi_status copy_image(const gi_image *src, gi_image *dst)
 static gi_status apply_alloc(gi_context *ctx, const job_source *src, const gi_op *steps, int n,
                              gi_image *dst, gi_histogram *hist)
 {
-    if (src->img && !src->jpeg_out && whole_image_crop(steps, n)) return copy_image(src->img, dst);
+    if (src->img && !src->jpeg_out && whole_image_crop(steps, n)) return copy_image(ctx, src->img, dst);
     int w, h, ch;
     const gi_image size = src->jpeg ? gi__jpeg_decoded_size(src->jpeg) : *src->img;
     gi_status st = gi_apply_size(&size, steps, n, &w, &h, &ch);

@@ -492,6 +492,10 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
         raise ValueError(f"depth {depth!r}: expected 8, 16 or None (the image's)")
     code, gpu, named = _device_choice(device)
     chain = _pipe.parse(steps)
+    # a str is a sequence too: each of its characters would be an input
+    if isinstance(inputs, (str, bytes, _os.PathLike)):
+        raise TypeError(f"inputs is one path, {_os.fsdecode(inputs)!r}: pass a list of paths "
+                        f"([path] for one file)")
     ins = [_os.fspath(p) for p in inputs]
     f, q, level, flt = _save_settings(format, quality, png_level, png_filter)
     if isinstance(outputs, (str, _os.PathLike)):

@@ -213,6 +213,8 @@ static void check_hostile_headers(void)
         {"truncated raster", "P6 2 1 255\n\1\2\3", GI_ERR_DECODE, "truncated"},
         {"truncated plain", "P2 2 2 255 1 2 3", GI_ERR_DECODE, "truncated"},
         {"plain over maxval", "P2 1 1 7 8", GI_ERR_DECODE, "over the maxval"},
+        {"plain sample past 65535", "P2 1 1 1000 70000", GI_ERR_DECODE,
+         "a sample of more than 65535 is over the maxval 1000"},
         {"plain junk", "P3 1 1 255 1 x 3", GI_ERR_DECODE, "not a number"},
         {"bitmap junk", "P1 2 1 1 2", GI_ERR_DECODE, "not a number"},
         {"PAM depth 5", "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\nENDHDR\n12345",

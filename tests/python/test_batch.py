@@ -65,6 +65,11 @@ def test_batch_refusals(tmp_path, inputs):
         gpuimg.batch(inputs, [tmp_path / "a.png"], "blur")
     with pytest.raises(ValueError, match="hist cannot be its last step"):
         gpuimg.batch(inputs, tmp_path / "out", "hist")
+    # a path for the list ran each of its characters as an input
+    for one in (str(inputs[0]), inputs[0], bytes(inputs[0])):
+        with pytest.raises(TypeError, match="inputs is one path"):
+            gpuimg.batch(one, tmp_path / "one", "blur")
+    assert not (tmp_path / "one").exists()
 
 
 def test_batch_format_names_outputs_as_the_cli(cli, tmp_path, inputs):

@@ -299,6 +299,10 @@ static gi_status decode_plain(const gi_pnm_header *h, cursor *c, uint8_t *dst, s
         }
         if (r == NUM_SHORT)
             return gi__fail(GI_ERR_DECODE, "%s: truncated: %zu of %zu samples", name, i, samples);
+        /* digits past 65535 (the largest maxval) are a number too big */
+        if (r == NUM_TOO_LARGE)
+            return gi__fail(GI_ERR_DECODE, "%s: a sample of more than 65535 is over the maxval %u",
+                            name, h->maxval);
         if (r != NUM_OK) return gi__fail(GI_ERR_DECODE, "%s: sample %zu is not a number", name, i);
         if (v > h->maxval) return over_maxval(name, v, h->maxval);
         if (h->kind == 1) dst[i] = v ? 0 : 255;
