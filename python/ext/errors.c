@@ -21,3 +21,11 @@ PyObject *gpx_raise(gi_status st)
     PyErr_SetString(type, why && *why ? why : gi_strerror(st));
     return NULL;
 }
+
+PyObject *gpx_raise_read(gi_status st)
+{
+    if (st != GI_ERR_UNSUPPORTED) return gpx_raise(st);
+    const char *why = gi_last_error();
+    PyErr_SetString(gpx_decode_error, why && *why ? why : gi_strerror(st));
+    return NULL;
+}

@@ -27,6 +27,12 @@ extern PyObject *gpx_decode_error, *gpx_device_error;
  * for arguments and limits, OSError for I/O and encoding, DecodeError,
  * MemoryError, DeviceError. Returns NULL. */
 PyObject *gpx_raise(gi_status st);
+/* The same for a file being read: one of a kind gpuimg does not decode (a
+ * CMYK TIFF, a PAM of 5 channels; GI_ERR_UNSUPPORTED) is a
+ * gpuimg.DecodeError, an OSError, as a file that is no image is, so that
+ * a loop over a folder that skips what it cannot read (except OSError)
+ * skips it too. */
+PyObject *gpx_raise_read(gi_status st);
 
 /* A host image over a Python buffer (numpy array, memoryview): uint8,
  * (H, W) or (H, W, C) with C 1..4, pixels contiguous within each row. */

@@ -22,7 +22,7 @@ released while the library works, so threads run calls at once.
 
 Errors: ValueError or TypeError for arguments, OSError subclasses for files
 (FileNotFoundError, PermissionError, DecodeError for a file that is no
-image), DeviceError for CUDA, each with gpuimg's message.
+image or of a kind gpuimg does not read), DeviceError for CUDA, each with gpuimg's message.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ static PyObject *mod_load(PyObject *self, PyObject *args)
     Py_DECREF(path);
     if (st != GI_OK) {
         gi_metadata_free(&meta);
-        return gpx_raise(st);
+        return gpx_raise_read(st);
     }
     PyObject *m = gpx_metadata_new(&meta);
     PyObject *pixels = m ? gpx_pixels_new(&img) : NULL;
@@ -273,7 +273,8 @@ PyMODINIT_FUNC PyInit__gpuimg(void)
         add_type(m, &gpx_pixels_type, "Pixels") || add_type(m, &gpx_dlpack_type, "DLPackTensor") ||
         add_type(m, &gpx_metadata_type, "Metadata") ||
         add_exception(m, &gpx_decode_error, "gpuimg.DecodeError", PyExc_OSError,
-                      "The file is not an image gpuimg can decode (PNG, JPEG, PNM/PAM).") ||
+                      "The file is not an image gpuimg can decode (PNG, JPEG, PNM/PAM, TIFF), "
+                      "or one of a kind it does not read (a CMYK TIFF, a PAM of 5 channels).") ||
         add_exception(m, &gpx_device_error, "gpuimg.DeviceError", PyExc_RuntimeError,
                       "CUDA was asked for and is absent, or a CUDA call failed.")) {
         Py_DECREF(m);

@@ -98,6 +98,17 @@ def test_not_an_image(tmp_path):
     assert isinstance(e.value, OSError) and "text.png" in str(e.value)
 
 
+def test_unsupported_kind_of_file(tmp_path):
+    """A file of a kind gpuimg does not read is a DecodeError (an OSError)
+    naming the file and the property, as a file that is no image is: a PAM
+    of 5 channels here (any build), a CMYK TIFF where libtiff is built in."""
+    p = tmp_path / "five.pam"
+    p.write_bytes(b"P7\nWIDTH 1\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\nENDHDR\n" + bytes(5))
+    with pytest.raises(gpuimg.DecodeError) as e:
+        gpuimg.load(p)
+    assert isinstance(e.value, OSError) and "five.pam" in str(e.value) and "DEPTH 5" in str(e.value)
+
+
 def test_directory(tmp_path):
     with pytest.raises(IsADirectoryError):
         gpuimg.load(tmp_path)
