@@ -6,7 +6,8 @@
  * in L2 together with the output tile, and the pixel copy is specialised
  * for each channel count, so a pixel moves as one load and one store;
  * transposes and quarter turns of 1-, 2-, 4- and 8-byte pixels move
- * blocks in registers (16x16 bytes, 8x8 2-byte pixels, 4x4 larger ones).
+ * blocks in registers (16x16 bytes, 8x8 2-byte pixels; 16x16 4-byte and
+ * 8x8 8-byte ones, whose rows are whole cache lines).
  * Neither prefetching along the source rows nor streaming stores past the
  * caches were kept: both helped on Zen 4 and cost the Xeon of the H200
  * machine (streamed, a 16-bit RGBA transpose of 3840x2400 on 16 threads
@@ -140,42 +141,42 @@ static inline __attribute__((always_inline)) void transpose_vectors(bytes16 *v, 
     }
 }
 
-/* The side of a block of pb-byte pixels: a vector's pixels, and 4 for
- * 8-byte ones (two vectors a row: blocks of 2x2 took 1.3 times as long). */
+/* The side of a block of pb-byte pixels: a vector's pixels for 1- and
+ * 2-byte ones; BLOCK_BYTES / pb for larger ones, so that a block's source
+ * rows and output rows are whole cache lines. Blocks of 4x4 (a vector's
+ * 4-byte pixels, two vectors of 8-byte ones) wrote a quarter or half of a
+ * line at a time: 8-bit RGBA took 1.5-1.7 times as long on the Xeons of
+ * the 2-core machine and the H200 machine (2 and 16 threads), 16-bit
+ * gray and alpha as much; 16-bit RGBA moved alike, and blocks of 128-byte
+ * rows were slower. */
+#define BLOCK_BYTES 64
 static inline __attribute__((always_inline)) int block_side(const int pb)
 {
-    return pb == 8 ? 4 : 16 / pb;
+    return pb <= 2 ? 16 / pb : BLOCK_BYTES / pb;
 }
 
 /* Output rows y .. y + n - 1, columns x .. x + n - 1 (n = block_side) of
  * a transpose or quarter turn of pb-byte pixels (pb a constant where this
  * is inlined): output column x + r is n contiguous source pixels (dy =
  * pb), or the same backwards (dy = -pb: loaded from its low end, and the
- * transposed rows stored bottom up). */
+ * transposed rows stored bottom up). The block moves as squares of a
+ * vector's pixels (sub = 16 / pb), each transposed in registers: square
+ * (i, k) of the source (rows i sub .., vector k of each) is square (k, i)
+ * of the output. */
 static inline __attribute__((always_inline)) void transpose_block(const transform_job *j, int x, int y,
                                                                   const int pb)
 {
-    const int n = block_side(pb), w = n * pb / 16, back = j->dy < 0; /* w: vectors a row */
+    const int n = block_side(pb), sub = 16 / pb, w = n / sub, back = j->dy < 0;
     const ptrdiff_t stride = (ptrdiff_t)j->dst->stride, step = back ? -stride : stride;
     const uint8_t *in = j->origin + (ptrdiff_t)x * j->dx + (ptrdiff_t)y * j->dy - (back ? (n - 1) * pb : 0);
     uint8_t *out = j->dst->data + (size_t)(y + (back ? n - 1 : 0)) * (size_t)stride + (size_t)x * pb;
-    bytes16 v[16]; /* source row r's vector k in v[r * w + k] */
-    for (int r = 0; r < n; r++)
-        for (int k = 0; k < w; k++) memcpy(&v[r * w + k], in + r * j->dx + 16 * k, 16);
-    if (pb == 8) {
-        /* output row c, columns 2k and 2k + 1: pixel c of source rows 2k
-         * and 2k + 1, a 2x2 transpose of their vectors c / 2 */
-        for (int h = 0; h < 2; h++)
-            for (int k = 0; k < 2; k++) {
-                bytes16 pair[2] = {v[4 * k + h], v[4 * k + 2 + h]};
-                transpose_vectors(pair, 8);
-                memcpy(out + 2 * h * step + 16 * k, &pair[0], 16);
-                memcpy(out + (2 * h + 1) * step + 16 * k, &pair[1], 16);
-            }
-        return;
-    }
-    transpose_vectors(v, pb);
-    for (int c = 0; c < n; c++) memcpy(out + c * step, &v[c], 16);
+    for (int k = 0; k < w; k++)
+        for (int i = 0; i < w; i++) {
+            bytes16 v[16];
+            for (int r = 0; r < sub; r++) memcpy(&v[r], in + (i * sub + r) * j->dx + 16 * k, 16);
+            transpose_vectors(v, pb);
+            for (int c = 0; c < sub; c++) memcpy(out + (k * sub + c) * step + 16 * i, &v[c], 16);
+        }
 }
 
 /* A tile of a transpose or quarter turn (source columns are output rows)
