@@ -24,8 +24,5 @@ PyObject *gpx_raise(gi_status st)
 
 PyObject *gpx_raise_read(gi_status st)
 {
-    if (st != GI_ERR_UNSUPPORTED) return gpx_raise(st);
-    const char *why = gi_last_error();
-    PyErr_SetString(gpx_decode_error, why && *why ? why : gi_strerror(st));
-    return NULL;
+    return gpx_raise(st == GI_ERR_UNSUPPORTED ? GI_ERR_DECODE : st);
 }
