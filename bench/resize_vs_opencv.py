@@ -46,6 +46,6 @@ for name, (ow, oh) in {"third": (w // 3, h // 3), "double": (w * 2, h * 2)}.item
     for flt, interp in [("area", cv2.INTER_AREA), ("linear", cv2.INTER_LINEAR), ("cubic", cv2.INTER_CUBIC), ("lanczos3", cv2.INTER_LANCZOS4)]:
         g, c = t([lambda: gpuimg.resize(img, width=ow, height=oh, fit="fill", filter=flt, device=ctx),
                   lambda: cv2.resize(img, (ow, oh), interpolation=interp)])
-        print(f"{name:6s} {flt:8s} wall gpuimg {g[0]*1000:7.1f} ms cv2 {c[0]*1000:7.1f} ms "
-              f"gpuimg/cv2 {g[0]/c[0]:5.2f} | cpu gpuimg {g[1]*1000:7.1f} ms cv2 {c[1]*1000:7.1f} ms "
+        print(f"{name:6s} {flt:8s} wall gpuimg {g[0]*1000:7.2f} ms cv2 {c[0]*1000:7.2f} ms "
+              f"gpuimg/cv2 {g[0]/c[0]:5.2f} | cpu gpuimg {g[1]*1000:7.2f} ms cv2 {c[1]*1000:7.2f} ms "
               f"gpuimg/cv2 {g[1]/c[1]:5.2f}")
