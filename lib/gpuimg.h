@@ -103,7 +103,10 @@ GI_API void gi_free(void *buffer);
  * and GPUIMG_JPEG_ENTROPY (cpu, gpu: where a JPEG's decoding runs when its
  * steps run on CUDA, for measuring), GPUIMG_TEST_FAIL_DEVICE_ALLOC (0, 1),
  * GPUIMG_TEST_FAIL_GPU (an index: that GPU fails every chain after its
- * first, with GI_ERR_DEVICE, so that tests reach a batch's lost GPU).
+ * first, with GI_ERR_DEVICE, so that tests reach a batch's lost GPU),
+ * GPUIMG_TEST_SPLIT_SMALL (0, 1: 1 runs a CPU operation on all the
+ * context's threads however small its image, so that tests reach the
+ * splits).
  * GI_OK, or GI_ERR_INVALID_ARGUMENT naming the first variable whose value
  * is none of those; gi_context_create fails the same way, and until then
  * such a variable has its default. */
@@ -468,7 +471,12 @@ GI_API int gi_cpu_threads_default(void);
 
 typedef struct gi_context_options {
     gi_device device;
-    int cpu_threads; /* 0 = gi_cpu_threads_default() */
+    /* The most threads an operation of the CPU backend runs on; 0 =
+     * gi_cpu_threads_default(). A small image takes fewer: one for each
+     * 256 KiB or so of its pixels (input and output), as waking a thread
+     * that sleeps takes longer than such an image's whole operation. The
+     * result never depends on the count. */
+    int cpu_threads;
     /* The GPU its CUDA backend runs on: an index among the visible devices
      * (CUDA_VISIBLE_DEVICES chooses and orders them), as gi_cuda_device_info
      * numbers them; 0 = the first. An index with no device fails

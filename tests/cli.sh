@@ -591,7 +591,8 @@ group_device() {
     # the environment's values are checked, the bad one named, nothing run
     for var in GPUIMG_DEVICE=gpu GPUIMG_MAX_PIXELS=lots GPUIMG_AUTO_ORIENT=yes \
                GPUIMG_CPU_ISA=sse9 GPUIMG_JPEG_ARITHMETIC=both GPUIMG_JPEG_ENTROPY=device \
-               GPUIMG_TEST_FAIL_DEVICE_ALLOC=on GPUIMG_GPUS=first GPUIMG_TEST_FAIL_GPU=one; do
+               GPUIMG_TEST_FAIL_DEVICE_ALLOC=on GPUIMG_GPUS=first GPUIMG_TEST_FAIL_GPU=one \
+               GPUIMG_TEST_SPLIT_SMALL=2; do
         env "$var" "$gpuimg" blur "$scene" "$tmp/x.png" >"$tmp/out" 2>"$tmp/err"
         rc=$?
         check "$var: exit $rc, want 2" [ "$rc" -eq 2 ]

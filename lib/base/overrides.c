@@ -10,7 +10,7 @@
 
 const char *const gi__override_names[GI__OVERRIDE_COUNT] = {
     "GPUIMG_CPU_ISA", "GPUIMG_JPEG_ARITHMETIC", "GPUIMG_JPEG_ENTROPY",
-    "GPUIMG_TEST_FAIL_DEVICE_ALLOC", "GPUIMG_TEST_FAIL_GPU"};
+    "GPUIMG_TEST_FAIL_DEVICE_ALLOC", "GPUIMG_TEST_FAIL_GPU", "GPUIMG_TEST_SPLIT_SMALL"};
 
 /* One variable's values, each with the number it stands for. */
 typedef struct {
@@ -64,12 +64,13 @@ gi_status gi__overrides_parse(const char *(*lookup)(const char *name, void *user
     const char *value[GI__OVERRIDE_COUNT];
     for (int i = 0; i < GI__OVERRIDE_COUNT; i++) value[i] = lookup(gi__override_names[i], user);
     int isa = GI__ISA_AVX512, arithmetic = GI__FORCE_NONE, entropy = GI__FORCE_NONE, fail = 0,
-        fail_gpu = -1;
+        fail_gpu = -1, split_small = 0;
     int bad = parse_choice(gi__override_names[0], value[0], isa_choices, &isa);
     bad = bad || parse_choice(gi__override_names[1], value[1], place_choices, &arithmetic);
     bad = bad || parse_choice(gi__override_names[2], value[2], place_choices, &entropy);
     bad = bad || parse_choice(gi__override_names[3], value[3], flag_choices, &fail);
     bad = bad || parse_gpu_index(gi__override_names[4], value[4], &fail_gpu);
+    bad = bad || parse_choice(gi__override_names[5], value[5], flag_choices, &split_small);
     if (bad) { /* the defaults throughout: a half-read environment would mislead */
         *out = (gi__overrides){.isa_cap = GI__ISA_AVX512, .fail_gpu = -1};
         return GI_ERR_INVALID_ARGUMENT;
@@ -79,7 +80,8 @@ gi_status gi__overrides_parse(const char *(*lookup)(const char *name, void *user
                            .jpeg_arithmetic = (gi__force)arithmetic,
                            .jpeg_entropy = (gi__force)entropy,
                            .fail_device_alloc = fail,
-                           .fail_gpu = fail_gpu};
+                           .fail_gpu = fail_gpu,
+                           .split_small = split_small};
     return GI_OK;
 }
 

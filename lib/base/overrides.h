@@ -39,11 +39,15 @@ typedef struct gi__overrides {
      * after its first (GI_ERR_DEVICE), as a GPU lost mid-batch would, so
      * that tests reach the batch's hand-over; -1 (unset): none */
     int fail_gpu;
+    /* GPUIMG_TEST_SPLIT_SMALL=0|1: 1 runs every CPU operation on all its
+     * context's threads however small the image (a small one takes fewer
+     * by default), so that tests reach the bands' splits on small images */
+    int split_small;
 } gi__overrides;
 
 /* The names, in the order gi__overrides_parse looks them up. */
 extern const char *const gi__override_names[];
-enum { GI__OVERRIDE_COUNT = 5 };
+enum { GI__OVERRIDE_COUNT = 6 };
 
 /* Parses the variables as `lookup` gives them (NULL: unset; "" counts as
  * unset too), each looked up once, into *out: the defaults for those

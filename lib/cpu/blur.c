@@ -419,7 +419,8 @@ gi_status gi__cpu_blur(void *state, const gi_image *src, gi_image *dst, const in
     if (st != GI_OK) return st;
     /* bands shared: a thread done early takes the later half of one still
      * at work, where that is more than twice a run's first window */
-    int failed = gi__parallel_rows_shared(gi__cpu_threads(state), src->height, 4 * radius + 4,
+    int failed = gi__parallel_rows_shared(gi__cpu_threads_for(state, src, dst, 2 + radius / 4),
+                                          src->height, 4 * radius + 4,
                                           blur_band, b);
     gi__blur_free(b);
     if (failed) return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur buffers (radius %d)", radius);

@@ -244,7 +244,7 @@ static int blur16_band(void *arg, gi__row_cursor *rows)
 gi_status gi__cpu_blur16(void *state, const gi_image *src, gi_image *dst, const int32_t *weights,
                          int radius, gi_border border)
 {
-    const int threads = gi__cpu_threads(state);
+    const int threads = gi__cpu_threads_for(state, src, dst, 2 + radius / 4);
     blur16_job j = {src, dst, src->channels % 2 == 0, radius, border.mode,
                     (uint16_t)(border.value * 257), 0, 0, 0, 0, {0}, {0}, gi__blur_kernels()};
     uint32_t *pair_w = malloc(((size_t)radius + 2) * sizeof *pair_w);

@@ -119,7 +119,8 @@ static int stats_band(void *arg, int y0, int y1)
 
 gi_status gi__cpu_compare(void *state, const gi__compare_call *c, gi__compare_sums *sums)
 {
-    const int threads = gi__cpu_threads(state), height = c->expected->height;
+    const int threads = gi__cpu_threads_for(state, c->expected, c->actual, c->weights ? 4 : 1),
+              height = c->expected->height;
     stats_job st = {c, c->tolerance, sums, malloc((size_t)height), PTHREAD_MUTEX_INITIALIZER};
     if (!st.row_differs) return gi__fail(GI_ERR_NO_MEMORY, "compare: cannot allocate row flags");
     memset(sums, 0, sizeof *sums);

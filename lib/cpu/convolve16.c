@@ -86,7 +86,8 @@ gi_status gi__cpu_convolve16(void *state, const gi_image *src, gi_image *dst,
                              const gi_convolve_weights *w, gi_border border)
 {
     convolve16_job j = {src, dst, w, border.mode, border.value * 257.0};
-    if (gi__parallel_rows_shared(gi__cpu_threads(state), src->height, GI_ROWS_MIN_TAKE,
+    if (gi__parallel_rows_shared(gi__cpu_threads_for(state, src, dst, 1 + w->width * w->height / 8),
+                                 src->height, GI_ROWS_MIN_TAKE,
                                  convolve16_band, &j))
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate convolution row buffers");
     return GI_OK;

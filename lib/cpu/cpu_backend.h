@@ -21,6 +21,17 @@ gi_status gi__cpu_run_chain_from_jpeg(void *state, const gi_jpeg_coeffs *c,
 gi_status gi__cpu_state_create(int threads, void **state);
 void gi__cpu_state_destroy(void *state);
 int gi__cpu_threads(const void *state);
+/* The threads worth waking for an operation from src to dst (NULL: none)
+ * that takes about `cost` times a copy's time a byte: one for each
+ * GI_BYTES_A_THREAD of the two images' bytes times cost, at least 1 and
+ * at most gi__cpu_threads. A worker that slept took 0.05-0.2 ms to wake
+ * (futex, affinity, the scheduler's placing), more than a small image's
+ * whole operation: after a pause of 1 ms, a 32x32 RGB transpose took
+ * 0.005 ms on one thread and 0.145 on two, a 256x256 one 0.085 and 0.23,
+ * where 384x384 took 0.16 and 0.14 (one Zen 4 core of two). The result
+ * never depends on the count. */
+#define GI_BYTES_A_THREAD (256 * 1024)
+int gi__cpu_threads_for(const void *state, const gi_image *src, const gi_image *dst, int cost);
 #define GI_CPU_RESIZE_PLANS 2
 typedef struct gi__resize_plan gi__resize_plan;
 gi__resize_plan **gi__cpu_resize_plans(void *state);

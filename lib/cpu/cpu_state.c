@@ -7,6 +7,7 @@
 
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
+#include "base/overrides.h"
 
 typedef struct {
     int threads;
@@ -43,4 +44,18 @@ void gi__cpu_backend_set_threads(void *state, int threads)
 int gi__cpu_threads(const void *state)
 {
     return ((const cpu_state *)state)->threads;
+}
+
+/* The bytes of an image's pixels (NULL: 0). */
+static double image_bytes(const gi_image *img)
+{
+    return img ? (double)img->width * img->height * img->channels * gi_image_sample_bytes(img) : 0;
+}
+
+int gi__cpu_threads_for(const void *state, const gi_image *src, const gi_image *dst, int cost)
+{
+    const int most = gi__cpu_threads(state);
+    if (gi__process_overrides()->split_small) return most;
+    const double worth = (image_bytes(src) + image_bytes(dst)) * cost / GI_BYTES_A_THREAD;
+    return worth < 1 ? 1 : worth >= most ? most : (int)worth;
 }

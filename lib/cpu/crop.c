@@ -24,6 +24,6 @@ static int crop_band(void *arg, int y0, int y1)
 gi_status gi__cpu_crop(void *state, const gi_image *src, gi_image *dst, int x0, int y0)
 {
     crop_job j = {src, dst, x0, y0};
-    gi__parallel_rows(gi__cpu_threads(state), dst->height, crop_band, &j);
+    gi__parallel_rows(gi__cpu_threads_for(state, dst, dst, 1), dst->height, crop_band, &j);
     return GI_OK;
 }

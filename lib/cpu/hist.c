@@ -131,7 +131,7 @@ static int hist_thread(void *arg, int y0, int y1)
 
 gi_status gi__cpu_hist(void *state, const gi_image *src, int bins, gi_histogram *out)
 {
-    const int threads = gi__cpu_threads(state);
+    const int threads = gi__cpu_threads_for(state, src, NULL, 1);
     hist_job j = {src, bins, out, PTHREAD_MUTEX_INITIALIZER, 1, 1, 0, 0};
     j.rows_per_flush = FLUSH_PIXELS / src->width > 0 ? FLUSH_PIXELS / src->width : 1;
     const long want = (long)threads * CHUNKS_PER_THREAD;

@@ -863,7 +863,7 @@ static int find_tables(void *state, resize_job *j, int threads, int *owned)
 gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const gi_resize_axis *ax,
                          const gi_resize_axis *ay)
 {
-    const int ch = src->channels, plain = ch == 1 || ch == 3, threads = gi__cpu_threads(state);
+    const int ch = src->channels, plain = ch == 1 || ch == 3, threads = gi__cpu_threads_for(state, src, dst, 2);
     resize_job j = {.src = src, .dst = dst, .ax = ax, .ay = ay};
     int owned = 0;
     j.n = (size_t)dst->width * ch;

@@ -131,7 +131,7 @@ gi_status gi__cpu_resize16(void *state, const gi_image *src, gi_image *dst,
                            const gi_resize_axis *ax, const gi_resize_axis *ay)
 {
     resize16_job j = {src, dst, ax, ay};
-    if (gi__parallel_rows_shared(gi__cpu_threads(state), dst->height, gi__resize_rows_taken(ay),
+    if (gi__parallel_rows_shared(gi__cpu_threads_for(state, src, dst, 2), dst->height, gi__resize_rows_taken(ay),
                                  resize16_band, &j))
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize row buffers");
     return GI_OK;

@@ -164,7 +164,7 @@ gi_status gi__cpu_sobel(void *state, const gi_image *src, gi_image *dst, const g
     if (p->use_threshold) j.kind = OUT_THRESHOLD;
     else if (p->scale == 1.0) j.kind = OUT_UNIT;
     if (j.kind != OUT_UNIT) sobel_steps(p->scale, p->use_threshold, p->threshold, j.steps);
-    if (gi__parallel_rows_shared(gi__cpu_threads(state), src->height, GI_ROWS_MIN_TAKE,
+    if (gi__parallel_rows_shared(gi__cpu_threads_for(state, src, dst, 2), src->height, GI_ROWS_MIN_TAKE,
                                  sobel_band, &j))
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate sobel row buffers");
     return GI_OK;

@@ -270,7 +270,7 @@ gi_status gi__cpu_sobel16(void *state, const gi_image *src, gi_image *dst,
                           const gi_sobel_params *p)
 {
     sobel16_job j = {src, dst, p, p->gray ? 1 : src->channels, (uint16_t)(p->border.value * 257)};
-    if (gi__parallel_rows_shared(gi__cpu_threads(state), src->height, GI_ROWS_MIN_TAKE,
+    if (gi__parallel_rows_shared(gi__cpu_threads_for(state, src, dst, 2), src->height, GI_ROWS_MIN_TAKE,
                                  sobel16_band, &j))
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate sobel row buffers");
     return GI_OK;

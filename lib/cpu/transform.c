@@ -245,6 +245,6 @@ gi_status gi__cpu_transform(void *state, const gi_image *src, gi_image *dst, gi_
 {
     transform_job j = {src, dst, src->data, 0, 0};
     source_map(&j, t);
-    gi__parallel_rows(gi__cpu_threads(state), dst->height, transform_band, &j);
+    gi__parallel_rows(gi__cpu_threads_for(state, src, dst, 1), dst->height, transform_band, &j);
     return GI_OK;
 }

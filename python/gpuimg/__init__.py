@@ -543,9 +543,10 @@ class Context:
     (others wait their turn); make one per thread for concurrent work.
 
     device: "auto", "cpu", "cuda" (GPU 0) or "cuda:N" (GPU N of those CUDA
-    sees); threads: the CPU backend's (0: one per core). A CUDA array runs
-    on the GPU it lives on, on a CUDA context the context starts for that
-    GPU; a context that names its GPU ("cuda:1") refuses arrays on another."""
+    sees); threads: the most the CPU backend runs an operation on (0: one
+    per core; a small image takes fewer). A CUDA array runs on the GPU it
+    lives on, on a CUDA context the context starts for that GPU; a context
+    that names its GPU ("cuda:1") refuses arrays on another."""
 
     def __init__(self, device: str = "auto", threads: int = 0) -> None:
         self._device = device

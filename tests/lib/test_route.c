@@ -399,21 +399,22 @@ static void check_parse(void)
     }
     const char *set[] = {"GPUIMG_JPEG_ARITHMETIC=gpu", "GPUIMG_JPEG_ENTROPY=cpu",
                          "GPUIMG_TEST_FAIL_DEVICE_ALLOC=1", "GPUIMG_CPU_ISA=",
-                         "GPUIMG_TEST_FAIL_GPU=1", NULL};
+                         "GPUIMG_TEST_FAIL_GPU=1", "GPUIMG_TEST_SPLIT_SMALL=1", NULL};
     th_check(parse(set, &o) == GI_OK && o.jpeg_arithmetic == GI__FORCE_GPU &&
                  o.jpeg_entropy == GI__FORCE_CPU && o.fail_device_alloc && o.fail_gpu == 1 &&
+                 o.split_small &&
                  o.isa_cap == GI__ISA_AVX512,
              "values set (an empty one unset)");
     const char *set2[] = {"GPUIMG_JPEG_ARITHMETIC=cpu", "GPUIMG_JPEG_ENTROPY=gpu",
-                          "GPUIMG_TEST_FAIL_DEVICE_ALLOC=0", NULL};
+                          "GPUIMG_TEST_FAIL_DEVICE_ALLOC=0", "GPUIMG_TEST_SPLIT_SMALL=0", NULL};
     th_check(parse(set2, &o) == GI_OK && o.jpeg_arithmetic == GI__FORCE_CPU &&
-                 o.jpeg_entropy == GI__FORCE_GPU && !o.fail_device_alloc,
+                 o.jpeg_entropy == GI__FORCE_GPU && !o.fail_device_alloc && !o.split_small,
              "the other values");
     /* every variable's bad value is refused, by name, with the defaults kept */
     static const char *const bad[] = {"GPUIMG_CPU_ISA=sse4", "GPUIMG_JPEG_ARITHMETIC=GPU",
                                       "GPUIMG_JPEG_ENTROPY=device",
                                       "GPUIMG_TEST_FAIL_DEVICE_ALLOC=yes",
-                                      "GPUIMG_TEST_FAIL_GPU=-1"};
+                                      "GPUIMG_TEST_FAIL_GPU=-1", "GPUIMG_TEST_SPLIT_SMALL=yes"};
     for (int i = 0; i < GI__OVERRIDE_COUNT; i++) {
         const char *good = i == 2 ? "GPUIMG_JPEG_ARITHMETIC=gpu" : "GPUIMG_JPEG_ENTROPY=cpu";
         const char *vars[] = {good, bad[i], NULL};
