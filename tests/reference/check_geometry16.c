@@ -89,13 +89,20 @@ static void transform16_case(const gi_image *src, gi_transform t)
     im16_free(&out);
 }
 
+/* and sizes around the blocks' (lib/cpu/transform.c): 8 and 32 2-byte
+ * pixels, 4 and 16 4-byte ones, 2 and 8 8-byte ones, whole and ragged,
+ * and more than one tile (256 and 512 pixels) */
+static const int block_sizes16[][2] = {{32, 64}, {33, 95}, {97, 31}, {130, 63}, {530, 290}};
+#define NBLOCK_SIZES16 (sizeof block_sizes16 / sizeof *block_sizes16)
+
 void check_transform16(gi_context *ctx)
 {
     (void)ctx;
     open_contexts();
-    for (size_t s = 0; s < NSIZES16; s++)
+    for (size_t s = 0; s < NSIZES16 + NBLOCK_SIZES16; s++)
         for (int ch = 1; ch <= 4; ch++) {
-            gi_image src = im16_random(sizes16[s][0], sizes16[s][1], ch);
+            const int *size = s < NSIZES16 ? sizes16[s] : block_sizes16[s - NSIZES16];
+            gi_image src = im16_random(size[0], size[1], ch);
             for (int t = GI_TRANSPOSE; t <= GI_FLIP_V; t++) transform16_case(&src, (gi_transform)t);
             im16_free(&src);
         }

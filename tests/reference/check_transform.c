@@ -78,9 +78,10 @@ static void invariants(gi_context *ctx, const gi_image *src)
     identity(ctx, src, "rotate 90 = transpose then flip h", r90, 1, th, 2);
 }
 
-/* and sizes with whole 16x16 blocks (the gray turns' registers), ragged
- * edges on both sides, and more than one tile (256 and 512 pixels) */
-static const int block_sizes[][2] = {{100, 70}, {64, 33}, {47, 130}, {530, 290}};
+/* and sizes with whole blocks (16x16 bytes, 16 rows of 64 gray pixels),
+ * ragged edges on both sides, and more than one tile (256 and 512
+ * pixels) */
+static const int block_sizes[][2] = {{100, 70}, {64, 33}, {47, 130}, {129, 191}, {530, 290}};
 #define N_BLOCK_SIZES (int)(sizeof block_sizes / sizeof block_sizes[0])
 
 /* Quarter turns of each pixel size the blocks take (1, 2, 4 and 8 bytes)
