@@ -6,20 +6,17 @@
  * in L2 together with the output tile, and the pixel copy is specialised
  * for each channel count, so a pixel moves as one load and one store;
  * transposes and quarter turns of 1-, 2-, 4- and 8-byte pixels move
- * blocks in registers. Where the CPU has AVX-512 they are line blocks:
- * 16 bytes of each of 64 / n source rows (n = 16 / pb) become n output
- * rows of 64 bytes, each written by one store, a whole cache line
- * (line_block). Elsewhere they are squares of 16x16 bytes (8x8 2-byte
- * pixels), and 4- and 8-byte pixels move in blocks whose rows are whole
- * cache lines both ways (16x16 4-byte and 8x8 8-byte ones). On the
- * 2-core Zen 4, 3840x2400 on 2 threads, line blocks against those took
- * 8-bit gray 1.18 -> 0.87 ms, 16-bit gray 2.29 -> 1.90, 8-bit RGBA and
- * 16-bit gray and alpha 6.9-7.1 -> 3.7-4.2, 16-bit RGBA 13.4 -> 9.9;
- * blocks that also read whole source lines (32x32 2-byte pixels, with
- * 16-byte vectors or 64-byte loads) took 1.4-2.3 times as long as the
- * squares there, and the Zen 4 runs the 4- and 8-byte blocks of whole
- * lines both ways 1.6 times as slowly as 4x4 ones (the Xeons the
- * reverse: block_side).
+ * blocks in registers. Where the CPU has AVX-512, the blocks of 1- and
+ * 2-byte pixels are line blocks: 16 bytes of each of 64 / n source rows
+ * (n = 16 / pb) become n output rows of 64 bytes, each written by one
+ * store, a whole cache line (line_block). Elsewhere they are squares of
+ * 16x16 bytes (8x8 2-byte pixels), and 4- and 8-byte pixels move in
+ * blocks whose rows are whole cache lines both ways (16x16 4-byte and
+ * 8x8 8-byte ones). On the 2-core Zen 4, 3840x2400 on 2 threads, the line
+ * blocks took 8-bit gray 1.18 -> 0.87 ms and 16-bit gray 2.29 -> 1.90
+ * against the squares; blocks that also read whole source lines (32x32
+ * 2-byte pixels, 16-byte vectors or 64-byte loads) took 1.4-2.3 times
+ * as long as the squares there.
  * Neither prefetching along the source rows nor streaming stores past the
  * caches were kept: both helped on Zen 4 and cost the Xeon of the H200
  * machine (streamed, a 16-bit RGBA transpose of 3840x2400 on 16 threads
@@ -168,8 +165,7 @@ static inline __attribute__((always_inline)) void transpose_vectors(bytes16 *v, 
  * line at a time: 8-bit RGBA took 1.5-1.7 times as long on the Xeons of
  * the 2-core machine and the H200 machine (2 and 16 threads), 16-bit
  * gray and alpha as much; 16-bit RGBA moved alike, and blocks of 128-byte
- * rows were slower. These are the blocks without AVX-512: where it is
- * (those Xeons too), line blocks move every pixel size. */
+ * rows were slower. */
 #define BLOCK_BYTES 64
 static inline __attribute__((always_inline)) int block_side(const int pb)
 {
@@ -314,7 +310,7 @@ static inline __attribute__((always_inline)) void permute_band(const transform_j
     /* source columns are output rows, of pixels a 16-byte vector holds whole */
     const int turn = (ch == 1 || ch == 2 || ch == 4 || ch == 8) && (j->dy == ch || j->dy == -ch);
     const int tile = turn && ch <= 2 ? GRAY_TILE : TILE, width = j->dst->width;
-    const int lines = HAVE_LINE_BLOCKS && turn && gi__cpu_isa() == GI__ISA_AVX512;
+    const int lines = HAVE_LINE_BLOCKS && turn && ch <= 2 && gi__cpu_isa() == GI__ISA_AVX512;
     for (int ty = y0; ty < y1; ty += tile) {
         const int ty1 = ty + tile < y1 ? ty + tile : y1;
         for (int tx = 0; tx < width; tx += tile) {
