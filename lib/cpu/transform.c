@@ -16,7 +16,10 @@
  * blocks took 8-bit gray 1.18 -> 0.87 ms and 16-bit gray 2.29 -> 1.90
  * against the squares; blocks that also read whole source lines (32x32
  * 2-byte pixels, 16-byte vectors or 64-byte loads) took 1.4-2.3 times
- * as long as the squares there.
+ * as long as the squares there. On the H200 machine's Xeon 16-bit gray
+ * took 2.23 -> 1.84 ms on 2 threads and 0.42 alike on 16. Line blocks of
+ * 4- and 8-byte pixels, faster on the Zen 4, were slower there on 16
+ * threads (8-bit RGBA 0.55 -> 0.72 ms, 16-bit RGBA 1.33 -> 1.59).
  * Neither prefetching along the source rows nor streaming stores past the
  * caches were kept: both helped on Zen 4 and cost the Xeon of the H200
  * machine (streamed, a 16-bit RGBA transpose of 3840x2400 on 16 threads
