@@ -868,8 +868,8 @@ static void vertical16x2(const blur_taps *even, const blur_taps *odd, const uint
  * 2^32; alpha's h, the sum itself, is SH (its SL is 0). h (< 2^32) goes
  * into two pair rows, its high and low 16 bits, each less 2^15, and the
  * vertical sums of the two, A and B (each below 2^32), make v = 2^16 A +
- * B exactly, handed on as a double (below 2^48) for the colour's division
- * and alpha's rounding (blur16.c). */
+ * B (below 2^48), which blur16_finish.h takes as an exact double for the
+ * colour's division and alpha's rounding. */
 
 /* split16p's values [from, to) one at a time. */
 static inline void split_scalar(const uint16_t *in, size_t from, size_t to, const int ch, uint16_t *high,
@@ -940,30 +940,21 @@ static void horizontal16p(const blur_taps *t, const uint32_t *centre_h, const ui
     }
 }
 
-typedef double vf64 __attribute__((vector_size(2 * VBYTES)));
-
-/* 2^16 a + b for LANES lanes, exact in doubles (below 2^48), into out. */
-static inline void put_sums(vu32 a, vu32 b, double *out)
-{
-    /* through int32, whose conversion every set has: v - 2^31, then back */
-    const vf64 da = __builtin_convertvector((vi32)(a ^ 0x80000000u), vf64) + 2147483648.0;
-    const vf64 db = __builtin_convertvector((vi32)(b ^ 0x80000000u), vf64) + 2147483648.0;
-    const vf64 v = da * 65536.0 + db;
-    memcpy(out, &v, sizeof v);
-}
-
 /* The outputs of a block's first count values (whole pixels) from its
- * count vectors of hi and lo sums: the exact sums go through a buffer
- * that stays in L1 to blur16_finish.h (a row of them, 16 times the
- * output's bytes, went through L2 and was read again by a loop of its
- * own). */
+ * count vectors of hi and lo sums, v = 2^16 a + b (blur16_finish.h): the
+ * sums go through buffers that stay in L1 (a row of them, in doubles 16
+ * times the output's bytes, went through L2 and was read again by a loop
+ * of its own). */
 static inline __attribute__((always_inline)) void finish_block(const block *a, const block *b,
                                                                const int count, size_t values, int ch,
                                                                uint16_t *out)
 {
-    double v[4 * LANES] __attribute__((aligned(64))); /* no vector split across lines */
-    for (int g = 0; g < count; g++) put_sums(a->v[g], b->v[g], v + g * LANES);
-    blur16_finish_row(v, values < (size_t)count * LANES ? values : (size_t)count * LANES, ch, out);
+    uint32_t hi[4 * LANES] __attribute__((aligned(64))), lo[4 * LANES] __attribute__((aligned(64)));
+    for (int g = 0; g < count; g++) {
+        store(hi + g * LANES, a->v[g]);
+        store(lo + g * LANES, b->v[g]);
+    }
+    blur16_finish_row(hi, lo, values < (size_t)count * LANES ? values : (size_t)count * LANES, ch, out);
 }
 
 /* CH a constant in each of the functions below, so that the finish's
