@@ -169,6 +169,19 @@ static void free_buffers(blur16_buffers *b)
     free(b->pairs_low);
 }
 
+/* count values of size bytes, zeroed, from the start of a cache line:
+ * the ring's rows and the pairs then start on one too, and the kernels'
+ * 64-byte loads of them do not each straddle two lines (calloc gives 16
+ * bytes past a page's start to a ring, and every vertical load took two
+ * lines). */
+static void *zeroed_lines(size_t count, size_t size)
+{
+    const size_t bytes = (count * size + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
 /* Zeroed, so that the lanes past a row's end that the kernels read are
  * defined (their results are never stored). */
 static int alloc_buffers(const blur16_job *j, blur16_buffers *b)
@@ -176,11 +189,11 @@ static int alloc_buffers(const blur16_job *j, blur16_buffers *b)
     const size_t ch = (size_t)j->src->channels;
     const size_t padded = ((size_t)j->strip + j->pad_left + j->pad_right) * ch + BLUR_SLACK;
     b->pad = calloc(padded, sizeof *b->pad);
-    b->pairs = calloc(padded, sizeof *b->pairs);
-    b->ring = calloc(ring_slots(j->radius) * 2 * j->row_len, sizeof *b->ring);
+    b->pairs = zeroed_lines(padded, sizeof *b->pairs);
+    b->ring = zeroed_lines(ring_slots(j->radius) * 2 * j->row_len, sizeof *b->ring);
     b->rows = malloc((size_t)j->taps_odd.pairs * sizeof *b->rows);
     if (!j->alpha) return b->pad && b->pairs && b->ring && b->rows;
-    b->pairs_low = calloc(padded, sizeof *b->pairs_low);
+    b->pairs_low = zeroed_lines(padded, sizeof *b->pairs_low);
     return b->pad && b->pairs && b->ring && b->rows && b->pairs_low;
 }
 
@@ -241,7 +254,8 @@ gi_status gi__cpu_blur16(void *state, const gi_image *src, gi_image *dst, const 
     size_t strip = gi__blur_ring_budget() / per_column;
     if (strip < MIN_STRIP) strip = MIN_STRIP;
     j.strip = strip < (size_t)src->width ? (int)strip : src->width;
-    j.row_len = (size_t)j.strip * src->channels + BLUR_SLACK;
+    /* whole lines, so that every row of the ring starts on one */
+    j.row_len = ((size_t)j.strip * src->channels + BLUR_SLACK + 15) / 16 * 16;
     /* rows shared as the 8-bit blur's (blur.c) */
     if (st == GI_OK &&
         gi__parallel_rows_shared(threads, src->height, 4 * radius + 4, blur16_band, &j))
