@@ -41,15 +41,34 @@ static inline double blur16_finish_alpha(double va)
     return floor((va + 0x1p31) * 0x1p-32);
 }
 
-/* One pixel's outputs (ch 2 or 4, alpha last) from its sums v = 2^16
- * hi + lo. */
-static inline void blur16_finish_pixel(const uint32_t *hi, const uint32_t *lo, int ch, uint16_t *out)
+/* One pixel's outputs (ch 2 or 4, alpha last) from its sums v. */
+static inline void blur16_finish_pixel(const double *v, int ch, uint16_t *out)
 {
-    double v[4];
-    for (int c = 0; c < ch; c++) v[c] = hi[c] * 65536.0 + lo[c];
     const double va = v[ch - 1], inv_va = 1.0 / va;
     for (int c = 0; c < ch - 1; c++) out[c] = (uint16_t)blur16_finish_colour(v[c], va, inv_va);
     out[ch - 1] = (uint16_t)blur16_finish_alpha(va);
+}
+
+/* An unsigned 32-bit sum as a double, through int32 (whose conversion
+ * every set has, so that the loops below vectorize). */
+static inline double blur16_double(uint32_t s)
+{
+    return (double)(int32_t)(s ^ 0x80000000u) + 2147483648.0;
+}
+
+/* n sums v = 2^16 hi + lo (whole pixels of ch channels) to samples one
+ * pixel at a time: the base set's rows and the vector forms' rests, their
+ * doubles made a block at a time first (made pixel by pixel, the base
+ * set's vertical pass took 1.1 times as long). */
+static inline void blur16_finish_pixels(const uint32_t *hi, const uint32_t *lo, size_t n, const int ch,
+                                        uint16_t *out)
+{
+    double v[64]; /* whole pixels */
+    for (size_t i = 0; i < n; i += 64) {
+        const size_t m = n - i < 64 ? n - i : 64;
+        for (size_t k = 0; k < m; k++) v[k] = blur16_double(hi[i + k]) * 65536.0 + blur16_double(lo[i + k]);
+        for (size_t k = 0; k < m; k += (size_t)ch) blur16_finish_pixel(v + k, ch, out + i + k);
+    }
 }
 
 /* The vector forms: each pixel's quotient estimate e = (t + hv) r - 1/16
@@ -187,7 +206,7 @@ static inline __attribute__((always_inline)) void blur16_finish_row(const uint32
             _mm512_storeu_si512(out + i, w);
         }
     }
-    for (; i < n; i += (size_t)ch) blur16_finish_pixel(hi + i, lo + i, ch, out + i);
+    blur16_finish_pixels(hi + i, lo + i, n - i, ch, out + i);
 }
 #elif defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -292,13 +311,13 @@ static inline __attribute__((always_inline)) void blur16_finish_row(const uint32
             _mm_storeu_si128((__m128i *)(out + i), _mm_shuffle_epi8(w, order));
         }
     }
-    for (; i < n; i += (size_t)ch) blur16_finish_pixel(hi + i, lo + i, ch, out + i);
+    blur16_finish_pixels(hi + i, lo + i, n - i, ch, out + i);
 }
 #else
 static inline __attribute__((always_inline)) void blur16_finish_row(const uint32_t *hi, const uint32_t *lo,
                                                                     size_t n, const int ch, uint16_t *out)
 {
-    for (size_t i = 0; i < n; i += (size_t)ch) blur16_finish_pixel(hi + i, lo + i, ch, out + i);
+    blur16_finish_pixels(hi, lo, n, ch, out);
 }
 #endif
 

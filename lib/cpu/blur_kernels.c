@@ -939,6 +939,8 @@ static inline __attribute__((always_inline)) void put_pairs16(__m256i a, __m256i
  * 4); reads in[0 .. count + ch) and no further. AVX-512 takes the
  * partners, ch values on, from the next block's products (valignd) where
  * that block is whole; AVX2 multiplies them again. */
+#define PAIRS16P_BLOCK 256 /* values: whole pixels */
+
 static inline __attribute__((always_inline)) void pairs16p_ch(const uint16_t *in, size_t count, const int ch,
                                                               uint32_t *high, uint32_t *low)
 {
@@ -967,10 +969,17 @@ static inline __attribute__((always_inline)) void pairs16p_ch(const uint16_t *in
         put_pairs16(l, ls, low + i);
     }
 #endif
-    for (; i < count; i++) {
-        const uint32_t u = premultiplied16p(in, i, ch) ^ 0x80008000u, w = premultiplied16p(in, i + ch, ch) ^ 0x80008000u;
-        high[i] = (u >> 16) | (w & 0xFFFF0000u);
-        low[i] = (u & 0xFFFFu) | w << 16;
+    /* the rest a block at a time: each product once, then the pairs (a
+     * loop the compilers vectorize; with each product made twice, the
+     * base set's blur took 1.15 times as long) */
+    uint32_t u[PAIRS16P_BLOCK + 4];
+    for (; i < count; i += PAIRS16P_BLOCK) {
+        const size_t m = count - i < PAIRS16P_BLOCK ? count - i : PAIRS16P_BLOCK;
+        for (size_t k = 0; k < m + ch; k++) u[k] = premultiplied16p(in, i + k, ch) ^ 0x80008000u;
+        for (size_t k = 0; k < m; k++) {
+            high[i + k] = (u[k] >> 16) | (u[k + ch] & 0xFFFF0000u);
+            low[i + k] = (u[k] & 0xFFFFu) | u[k + ch] << 16;
+        }
     }
 }
 
