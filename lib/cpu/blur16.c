@@ -120,6 +120,23 @@ static void fill_pairs(const blur16_job *j, long sy, int x0, int x1, blur16_buff
     make_pairs(j, b->pad + d1, count - d1, d1, b);
 }
 
+/* The lines of source row vy that fill_pairs will read for columns [x0,
+ * x1), asked of the caches two rows ahead (a horizontal row and a
+ * vertical pass before they are read): the hardware's prefetch starts
+ * again at each row's strip and each page, and the first loads of the
+ * pairs waited on memory, half of pairs16p's time. */
+static void prefetch_row(const blur16_job *j, long vy, int x0, int x1)
+{
+    const long sy = gi_border_index(vy, j->src->height, j->mode);
+    if (sy < 0) return;
+    const long width = j->src->width, lo = (long)x0 - j->pad_left, hi = (long)x1 + j->pad_right;
+    const size_t bytes = (size_t)j->src->channels * sizeof(uint16_t);
+    const uint8_t *row = j->src->data + (size_t)sy * j->src->stride;
+    const uint8_t *end = row + (size_t)(hi < width ? hi : width) * bytes;
+    for (const uint8_t *p = row + (size_t)(lo > 0 ? lo : 0) * bytes; p < end; p += 64)
+        __builtin_prefetch(p, 0, 1);
+}
+
 static void horizontal_row(const blur16_job *j, long vy, int x0, int x1, blur16_buffers *b)
 {
     const int ch = j->src->channels, high = (int)(vy & 1); /* two's complement: rows above too */
@@ -127,6 +144,7 @@ static void horizontal_row(const blur16_job *j, long vy, int x0, int x1, blur16_
     const size_t centre = (size_t)j->pad_left * ch, n = (size_t)(x1 - x0) * ch;
     uint32_t *slot = ring_slot(j, b, vy);
     fill_pairs(j, sy, x0, x1, b);
+    prefetch_row(j, vy + 2, x0, x1);
     if (j->alpha)
         j->k->horizontal16p(&j->taps, b->pairs + centre, b->pairs_low + centre, ch, n, slot,
                             slot + j->row_len, high);
