@@ -86,43 +86,47 @@ static inline void blur16_finish_pixels(const uint32_t *hi, const uint32_t *lo, 
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 #include <immintrin.h>
 
-/* What a pixel's colours share, for 8 pixels: va 2^-16, 2^16 r, hv r -
- * 1/16 and (va - hv) 2^-16. */
+/* What a pixel's colours share, for 8 pixels, from va_s = va 2^-16 (AVX-512
+ * works in that scale: the reciprocal of va_s is 2^16 r, and floor(va / 2)
+ * 2^-16 is one rounding of va_s to 15 fractional bits, halved): va 2^-16,
+ * 2^16 r, hv r - 1/16 and (va - hv) 2^-16. */
 typedef struct {
     __m512d va_s, r16, hr, upper_s;
     __mmask8 nonzero;
 } blur16_pixels8;
 
-static inline __attribute__((always_inline)) blur16_pixels8 blur16_pixels(__m512d va)
+static inline __attribute__((always_inline)) blur16_pixels8 blur16_pixels(__m512d va_s)
 {
-    const __m512d va1 = _mm512_max_pd(va, _mm512_set1_pd(1.0)), s = _mm512_set1_pd(0x1p-16);
-    __m512d r = _mm512_rcp14_pd(va1);
-    r = _mm512_mul_pd(r, _mm512_fnmadd_pd(va1, r, _mm512_set1_pd(2.0)));
-    const __m512d hv = _mm512_roundscale_pd(_mm512_mul_pd(va, _mm512_set1_pd(0.5)),
-                                            _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    blur16_pixels8 p = {_mm512_mul_pd(va, s), _mm512_mul_pd(r, _mm512_set1_pd(65536.0)),
-                        _mm512_fmsub_pd(hv, r, _mm512_set1_pd(0.0625)),
-                        _mm512_mul_pd(_mm512_sub_pd(va, hv), s),
-                        _mm512_cmp_pd_mask(va, _mm512_setzero_pd(), _CMP_NEQ_OQ)};
+    const __m512d va1 = _mm512_max_pd(va_s, _mm512_set1_pd(0x1p-16));
+    __m512d r16 = _mm512_rcp14_pd(va1);
+    r16 = _mm512_mul_pd(r16, _mm512_fnmadd_pd(va1, r16, _mm512_set1_pd(2.0)));
+    /* 2 hv 2^-16: floor(va_s 2^15) 2^-15 */
+    const __m512d hv2 = _mm512_roundscale_pd(va_s, (15 << 4) | _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    blur16_pixels8 p = {va_s, r16, _mm512_fmsub_pd(hv2, _mm512_mul_pd(r16, _mm512_set1_pd(0.5)), _mm512_set1_pd(0.0625)),
+                        _mm512_fnmadd_pd(hv2, _mm512_set1_pd(0.5), va_s),
+                        _mm512_cmp_pd_mask(va_s, _mm512_setzero_pd(), _CMP_NEQ_OQ)};
     return p;
 }
 
-/* One colour of 8 pixels, as int32. */
+/* One colour of 8 pixels, as int32 (0 where va = 0), not yet capped at
+ * 65535: q is at least 0 (e >= -1/16, and q = -1 is always corrected),
+ * and where it passes 2^31 the conversion gives 2^31, which the unsigned
+ * cap takes to 65535 as well. */
 static inline __attribute__((always_inline)) __m256i blur16_colour8(__m512d v, const blur16_pixels8 *p)
 {
     __m512d q = _mm512_roundscale_pd(_mm512_fmadd_pd(v, p->r16, p->hr),
                                      _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     const __m512d d = _mm512_fnmadd_pd(q, p->va_s, v);
     q = _mm512_mask_add_pd(q, _mm512_cmp_pd_mask(d, p->upper_s, _CMP_GE_OQ), q, _mm512_set1_pd(1.0));
-    q = _mm512_maskz_min_pd(p->nonzero, q, _mm512_set1_pd(65535.0));
-    return _mm512_cvttpd_epi32(q);
+    return _mm512_maskz_cvttpd_epi32(p->nonzero, q);
 }
 
-/* Alpha's outputs of 8 pixels, as int32: (va + 2^31) 2^-32 is exact, and
- * the conversion rounds it down. */
-static inline __attribute__((always_inline)) __m256i blur16_alpha8(__m512d va)
+/* Alpha's outputs of 8 pixels, as int32, from va_s = va 2^-16: (va +
+ * 2^31) 2^-32 = va_s 2^-16 + 1/2 is exact, and the conversion rounds it
+ * down. */
+static inline __attribute__((always_inline)) __m256i blur16_alpha8(__m512d va_s)
 {
-    return _mm512_cvt_roundpd_epi32(_mm512_fmadd_pd(va, _mm512_set1_pd(0x1p-32), _mm512_set1_pd(0.5)),
+    return _mm512_cvt_roundpd_epi32(_mm512_fmadd_pd(va_s, _mm512_set1_pd(0x1p-16), _mm512_set1_pd(0.5)),
                                     _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 }
 
@@ -132,18 +136,27 @@ static inline __attribute__((always_inline)) __m512d blur16_sums8(__m256i hi, __
     return _mm512_fmadd_pd(_mm512_cvtepu32_pd(hi), _mm512_set1_pd(65536.0), _mm512_cvtepu32_pd(lo));
 }
 
+/* The same sums times 2^-16, hi + lo 2^-16 (exact: 48 bits at most). */
+static inline __attribute__((always_inline)) __m512d blur16_scaled8(__m256i hi, __m256i lo)
+{
+    return _mm512_fmadd_pd(_mm512_cvtepu32_pd(lo), _mm512_set1_pd(0x1p-16), _mm512_cvtepu32_pd(hi));
+}
+
 static inline __attribute__((always_inline)) __m256i blur16_high256(__m512i v)
 {
     return _mm512_extracti64x4_epi64(v, 1);
 }
 
-/* Two int32 vectors' values as words, in the order idx names (word 2m of
- * a, 32 + 2m of b: their dwords' low halves). */
-static inline __attribute__((always_inline)) __m512i blur16_words(__m256i a0, __m256i a1, __m256i b0,
-                                                                  __m256i b1, __m512i idx)
+/* Two int32 vectors as one. */
+static inline __attribute__((always_inline)) __m512i blur16_join(__m256i a, __m256i b)
 {
-    return _mm512_permutex2var_epi16(_mm512_inserti64x4(_mm512_castsi256_si512(a0), a1, 1), idx,
-                                     _mm512_inserti64x4(_mm512_castsi256_si512(b0), b1, 1));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+}
+
+/* Colour's int32 capped at 65535 (unsigned: 2^31 too). */
+static inline __attribute__((always_inline)) __m512i blur16_cap(__m512i v)
+{
+    return _mm512_min_epu32(v, _mm512_set1_epi32(65535));
 }
 
 /* n sums v = 2^16 hi + lo (whole pixels of ch channels) to samples, 32
@@ -171,14 +184,15 @@ static inline __attribute__((always_inline)) void blur16_finish_row(const uint32
             const __m512i l0 = _mm512_loadu_si512(lo + i), l1 = _mm512_loadu_si512(lo + i + 16);
             const __m512i hrg = _mm512_permutex2var_epi32(h0, irg, h1), hba = _mm512_permutex2var_epi32(h0, iba, h1);
             const __m512i lrg = _mm512_permutex2var_epi32(l0, irg, l1), lba = _mm512_permutex2var_epi32(l0, iba, l1);
-            const __m512d va = blur16_sums8(blur16_high256(hba), blur16_high256(lba));
-            const blur16_pixels8 p = blur16_pixels(va);
-            const __m512i w = blur16_words(
+            const __m512d va_s = blur16_scaled8(blur16_high256(hba), blur16_high256(lba));
+            const blur16_pixels8 p = blur16_pixels(va_s);
+            const __m512i rg = blur16_join(
                 blur16_colour8(blur16_sums8(_mm512_castsi512_si256(hrg), _mm512_castsi512_si256(lrg)), &p),
-                blur16_colour8(blur16_sums8(blur16_high256(hrg), blur16_high256(lrg)), &p),
+                blur16_colour8(blur16_sums8(blur16_high256(hrg), blur16_high256(lrg)), &p));
+            const __m512i ba = blur16_join(
                 blur16_colour8(blur16_sums8(_mm512_castsi512_si256(hba), _mm512_castsi512_si256(lba)), &p),
-                blur16_alpha8(va), idx);
-            _mm512_storeu_si512(out + i, w);
+                blur16_alpha8(va_s));
+            _mm512_storeu_si512(out + i, _mm512_permutex2var_epi16(blur16_cap(rg), idx, blur16_cap(ba)));
         }
     } else {
         /* dwords: colour of pixels 0-15; alpha of pixels 0-15 */
@@ -196,14 +210,14 @@ static inline __attribute__((always_inline)) void blur16_finish_row(const uint32
             const __m512i l0 = _mm512_loadu_si512(lo + i), l1 = _mm512_loadu_si512(lo + i + 16);
             const __m512i hc = _mm512_permutex2var_epi32(h0, ic, h1), ha = _mm512_permutex2var_epi32(h0, ia, h1);
             const __m512i lc = _mm512_permutex2var_epi32(l0, ic, l1), la = _mm512_permutex2var_epi32(l0, ia, l1);
-            const __m512d va0 = blur16_sums8(_mm512_castsi512_si256(ha), _mm512_castsi512_si256(la));
-            const __m512d va1 = blur16_sums8(blur16_high256(ha), blur16_high256(la));
+            const __m512d va0 = blur16_scaled8(_mm512_castsi512_si256(ha), _mm512_castsi512_si256(la));
+            const __m512d va1 = blur16_scaled8(blur16_high256(ha), blur16_high256(la));
             const blur16_pixels8 p0 = blur16_pixels(va0), p1 = blur16_pixels(va1);
-            const __m512i w = blur16_words(
+            const __m512i c = blur16_join(
                 blur16_colour8(blur16_sums8(_mm512_castsi512_si256(hc), _mm512_castsi512_si256(lc)), &p0),
-                blur16_colour8(blur16_sums8(blur16_high256(hc), blur16_high256(lc)), &p1),
-                blur16_alpha8(va0), blur16_alpha8(va1), idx);
-            _mm512_storeu_si512(out + i, w);
+                blur16_colour8(blur16_sums8(blur16_high256(hc), blur16_high256(lc)), &p1));
+            const __m512i a = blur16_join(blur16_alpha8(va0), blur16_alpha8(va1));
+            _mm512_storeu_si512(out + i, _mm512_permutex2var_epi16(blur16_cap(c), idx, a));
         }
     }
     blur16_finish_pixels(hi + i, lo + i, n - i, ch, out + i);
