@@ -207,11 +207,12 @@ static int alloc_buffers(const blur16_job *j, blur16_buffers *b)
     const size_t ch = (size_t)j->src->channels;
     const size_t padded = ((size_t)j->strip + j->pad_left + j->pad_right) * ch + BLUR_SLACK;
     b->pad = calloc(padded, sizeof *b->pad);
-    b->pairs = zeroed_lines(padded, sizeof *b->pairs);
+    /* 16 more: horizontal16p's AVX-512 loads whole lines (blur_kernels.h) */
+    b->pairs = zeroed_lines(padded + 16, sizeof *b->pairs);
     b->ring = zeroed_lines(ring_slots(j->radius) * 2 * j->row_len, sizeof *b->ring);
     b->rows = malloc((size_t)j->taps_odd.pairs * sizeof *b->rows);
     if (!j->alpha) return b->pad && b->pairs && b->ring && b->rows;
-    b->pairs_low = zeroed_lines(padded, sizeof *b->pairs_low);
+    b->pairs_low = zeroed_lines(padded + 16, sizeof *b->pairs_low);
     return b->pad && b->pairs && b->ring && b->rows && b->pairs_low;
 }
 

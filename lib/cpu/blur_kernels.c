@@ -992,21 +992,72 @@ static void pairs16p(const uint16_t *in, size_t count, int ch, uint32_t *high, u
 /* GP vectors a block: the two streams' sums in AVX2's sixteen registers. */
 #define GP (VBYTES == 32 ? 4 : G)
 
-static void horizontal16p(const blur_taps *t, const uint32_t *centre_h, const uint32_t *centre_l,
-                          int step, size_t n, uint32_t *hi, uint32_t *lo, int high)
+#if VBYTES == 64
+/* dwords s .. s + 15 of a then b (s a constant). */
+#define TAP_VECTOR(a, b, s) ((vu32)_mm512_alignr_epi32((b), (a), (s)))
+
+/* pair_sums' G vectors for one of pairs16p's streams, whose taps' pairs
+ * start on cache lines every 16 / (2 ch) taps (blur16.c aligns the first;
+ * tap p lies 2 p ch values on): a line's G + 1 vectors loaded once, and
+ * the taps between taken from two of them by valignd. A 64-byte load off
+ * a line's start reads two lines, which three taps in four of gray+alpha
+ * did: its horizontal pass took 1.16 times as long (RGBA's, one in two,
+ * the same). Reads G + 1 vectors from the last line's start. */
+static inline __attribute__((always_inline)) block line_sums(const blur_taps *t, const uint32_t *const *taps,
+                                                             ptrdiff_t offset, uint32_t start, const int ch)
+{
+    block acc;
+    for (int g = 0; g < G; g++) acc.v[g] = splat(start);
+    for (int p = 0; p < t->pairs; p += 8 / ch) {
+        __m512i v[G + 1];
+        for (int g = 0; g <= G; g++) v[g] = _mm512_load_si512(taps[p] + offset + g * LANES);
+        vu32 w = splat(t->pair_w[p]);
+        for (int g = 0; g < G; g++) acc.v[g] = madd_add(acc.v[g], (vu32)v[g], w);
+        if (p + 1 == t->pairs) break;
+        w = splat(t->pair_w[p + 1]);
+        for (int g = 0; g < G; g++)
+            acc.v[g] = madd_add(acc.v[g], ch == 4 ? TAP_VECTOR(v[g], v[g + 1], 8) : TAP_VECTOR(v[g], v[g + 1], 4), w);
+        if (ch == 4 || p + 2 == t->pairs) continue;
+        w = splat(t->pair_w[p + 2]);
+        for (int g = 0; g < G; g++) acc.v[g] = madd_add(acc.v[g], TAP_VECTOR(v[g], v[g + 1], 8), w);
+        if (p + 3 == t->pairs) break;
+        w = splat(t->pair_w[p + 3]);
+        for (int g = 0; g < G; g++) acc.v[g] = madd_add(acc.v[g], TAP_VECTOR(v[g], v[g + 1], 12), w);
+    }
+    if (t->centre_high) acc = centre_correction(t, taps, offset, acc, G);
+    return acc;
+}
+#endif
+
+/* AVX-512: the channels a constant, for line_sums. */
+static inline __attribute__((always_inline)) void horizontal16p_ch(const blur_taps *t, const uint32_t *centre_h,
+                                                                   const uint32_t *centre_l, const int ch, size_t n,
+                                                                   uint32_t *hi, uint32_t *lo, int high)
 {
     const uint32_t *taps_h[MAX_PAIRS], *taps_l[MAX_PAIRS];
-    tap_rows(t, centre_h, step, taps_h);
-    tap_rows(t, centre_l, step, taps_l);
+    tap_rows(t, centre_h, ch, taps_h);
+    tap_rows(t, centre_l, ch, taps_l);
     for (size_t i = 0; i < n; i += GP * LANES) {
+#if VBYTES == 64
+        const block sh = line_sums(t, taps_h, (ptrdiff_t)i, 1u << 31, ch);
+        const block sl = line_sums(t, taps_l, (ptrdiff_t)i, (1u << 31) + (1u << 15), ch);
+#else
         const block sh = pair_sums(t, taps_h, (ptrdiff_t)i, 1u << 31, GP);
         const block sl = pair_sums(t, taps_l, (ptrdiff_t)i, (1u << 31) + (1u << 15), GP);
+#endif
         for (int g = 0; g < GP; g++) {
             const vu32 h = sh.v[g] + (sl.v[g] >> 16);
             put_split(hi + i + g * LANES, lo + i + g * LANES, (h >> 16) ^ 0x8000, (h & 0xFFFF) ^ 0x8000,
                       high);
         }
     }
+}
+
+static void horizontal16p(const blur_taps *t, const uint32_t *centre_h, const uint32_t *centre_l,
+                          int step, size_t n, uint32_t *hi, uint32_t *lo, int high)
+{
+    if (step == 4) horizontal16p_ch(t, centre_h, centre_l, 4, n, hi, lo, high);
+    else horizontal16p_ch(t, centre_h, centre_l, 2, n, hi, lo, high);
 }
 
 /* The outputs of a block's first count values (whole pixels) from its

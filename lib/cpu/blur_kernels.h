@@ -97,7 +97,9 @@ typedef struct {
      * their low (alpha: 0) into low; reads row[0 .. count + channels) */
     void (*pairs16p)(const uint16_t *row, size_t count, int channels, uint32_t *high, uint32_t *low);
     /* h (< 2^32) from those into the pair rows hi and lo, its high and
-     * low 16 bits, as horizontal16 */
+     * low 16 bits, as horizontal16; the first tap's pairs of each stream
+     * (centre + first * step) start on a cache line, and the streams
+     * have 16 values of slack more (AVX-512 loads whole lines) */
     void (*horizontal16p)(const blur_taps *t, const uint32_t *centre_h, const uint32_t *centre_l,
                           int step, size_t n, uint32_t *hi, uint32_t *lo, int high);
     /* the outputs of n values (whole pixels of ch, 2 or 4, channels)
