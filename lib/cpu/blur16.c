@@ -10,11 +10,11 @@
  * 2^24) are each exact in 32 bits, and out = (v + 2^23) >> 24 is made
  * from the two (blur_kernels.c, finish16). With alpha (2 and 4 channels,
  * blurred premultiplied), u = c a < 2^32 goes in as its high and low 16
- * bits, two streams of pairs whose sums make h (< 2^32) exactly; h goes
- * into two pair rows, its high and low 16 bits, and the vertical sums of
- * the two make v (< 2^48) exactly, which the colour's division and
- * alpha's rounding take as a double (blur16_finish.h, inside the vertical
- * pass's kernels). Every step is exact integer arithmetic (or an exact
+ * bits, two streams of pairs made from the samples in one pass, whose
+ * sums make h (< 2^32) exactly; h goes into two pair rows, its high and
+ * low 16 bits, and the vertical sums of the two, A and B, make v = 2^16 A
+ * + B (< 2^48) exactly, which the colour's division and alpha's rounding
+ * take as a double (blur16_finish.h, inside the vertical pass's kernels). Every step is exact integer arithmetic (or an exact
  * double), so the results are the definition's on every set.
  *
  * As blur.c does for 8 bits: each thread walks its band down column
@@ -47,12 +47,9 @@ typedef struct {
 typedef struct {
     uint16_t *pad;   /* the border columns of one input row (and one inside column each side) */
     uint32_t *pairs; /* its pairs of samples (alpha: of their high halves) */
+    uint32_t *pairs_low; /* alpha: the pairs of their low halves */
     uint32_t *ring;  /* slots of pair rows: hi, then lo row_len values on */
     const uint32_t **rows;
-    /* alpha: the premultiplied samples' high and low halves, and the
-     * pairs of the low ones */
-    uint16_t *high, *low;
-    uint32_t *pairs_low;
 } blur16_buffers;
 
 /* Pair rows in the ring: output rows y, y + 1 (y even) read taps_odd.pairs
@@ -84,46 +81,30 @@ static void fill_border_columns(const blur16_job *j, const uint16_t *row, long l
     }
 }
 
-/* The premultiplied samples' high and low halves (blur_kernels.h, split16p) of
- * virtual columns [lo, hi) of source row sy (sy < 0: an outside row) into
- * b->high and b->low: pad takes the border columns, and the inside is
- * split from the row in place. */
-static void split_row(const blur16_job *j, long sy, long lo, long hi, blur16_buffers *b)
+/* The pairs of count values from in into b's streams from value at on:
+ * with alpha, two (blur_kernels.h, pairs16p), of the premultiplied
+ * samples' high halves (b->pairs) and low (b->pairs_low). */
+static void make_pairs(const blur16_job *j, const uint16_t *in, size_t count, size_t at, blur16_buffers *b)
 {
-    const int ch = j->src->channels, width = j->src->width;
-    const uint16_t *row = sy >= 0 ? (const uint16_t *)(j->src->data + (size_t)sy * j->src->stride)
-                                  : NULL;
-    /* inside [a, c); none for an outside row */
-    const long a = !row ? hi : lo > 0 ? lo : 0, c = !row ? hi : hi < width ? hi : width;
-    fill_border_columns(j, row, lo, lo, a, b->pad);
-    j->k->split16p(b->pad, (size_t)(a - lo), ch, b->high, b->low);
-    const size_t at = (size_t)(a - lo) * ch, end = (size_t)(c - lo) * ch;
-    j->k->split16p(row ? row + a * ch : b->pad, (size_t)(c - a), ch, b->high + at, b->low + at);
-    fill_border_columns(j, row, c, c, hi, b->pad);
-    j->k->split16p(b->pad, (size_t)(hi - c), ch, b->high + end, b->low + end);
+    if (j->alpha)
+        j->k->pairs16p(in, count, j->src->channels, b->pairs + at, b->pairs_low + at);
+    else
+        j->k->pairs16(in, count, j->src->channels, b->pairs + at);
 }
 
 /* The pairs of virtual columns [x0 - pad_left, x1 + pad_right) of source
- * row sy (sy < 0: an outside row); with alpha, two streams: of the
- * premultiplied samples' high halves (b->pairs) and low (b->pairs_low).
- * The kernel reads a value's partner one column on and nothing past it,
- * so without alpha the inside's pairs are made from the row in place;
- * those that reach an edge from pad, which holds the border columns and
- * the inside column next to each. */
+ * row sy (sy < 0: an outside row). The kernels read a value's partner one
+ * column on and nothing past it, so the inside's pairs are made from the
+ * row in place; those that reach an edge from pad, which holds the
+ * border columns and the inside column next to each. */
 static void fill_pairs(const blur16_job *j, long sy, int x0, int x1, blur16_buffers *b)
 {
     const int ch = j->src->channels, width = j->src->width;
     const long lo = (long)x0 - j->pad_left, hi = (long)x1 + j->pad_right;
     const size_t count = (size_t)(hi - lo - 1) * ch;
-    if (j->alpha) {
-        split_row(j, sy, lo, hi, b);
-        j->k->pairs16(b->high, count, ch, b->pairs);
-        j->k->pairs16(b->low, count, ch, b->pairs_low);
-        return;
-    }
     if (sy < 0) {
         fill_border_columns(j, NULL, lo, lo, hi, b->pad);
-        j->k->pairs16(b->pad, count, ch, b->pairs);
+        make_pairs(j, b->pad, count, 0, b);
         return;
     }
     const uint16_t *row = (const uint16_t *)(j->src->data + (size_t)sy * j->src->stride);
@@ -134,9 +115,26 @@ static void fill_pairs(const blur16_job *j, long sy, int x0, int x1, blur16_buff
     memcpy(b->pad + (c - 1 - lo) * ch, row + (c - 1) * ch, (size_t)ch * sizeof *row);
     /* values [0, d0) and [d1, count) from pad, [d0, d1) in place */
     const size_t d0 = (size_t)(a - lo) * ch, d1 = (size_t)(c - 1 - lo) * ch;
-    if (d0) j->k->pairs16(b->pad, d0, ch, b->pairs);
-    if (d1 > d0) j->k->pairs16(row + a * ch, d1 - d0, ch, b->pairs + d0);
-    j->k->pairs16(b->pad + d1, count - d1, ch, b->pairs + d1);
+    if (d0) make_pairs(j, b->pad, d0, 0, b);
+    if (d1 > d0) make_pairs(j, row + a * ch, d1 - d0, d0, b);
+    make_pairs(j, b->pad + d1, count - d1, d1, b);
+}
+
+/* The lines of source row vy that fill_pairs will read for columns [x0,
+ * x1), asked of the caches two rows ahead (a horizontal row and a
+ * vertical pass before they are read): the hardware's prefetch starts
+ * again at each row's strip and each page, and the first loads of the
+ * pairs waited on memory, half of pairs16p's time. */
+static void prefetch_row(const blur16_job *j, long vy, int x0, int x1)
+{
+    const long sy = gi_border_index(vy, j->src->height, j->mode);
+    if (sy < 0) return;
+    const long width = j->src->width, lo = (long)x0 - j->pad_left, hi = (long)x1 + j->pad_right;
+    const size_t bytes = (size_t)j->src->channels * sizeof(uint16_t);
+    const uint8_t *row = j->src->data + (size_t)sy * j->src->stride;
+    const uint8_t *end = row + (size_t)(hi < width ? hi : width) * bytes;
+    for (const uint8_t *p = row + (size_t)(lo > 0 ? lo : 0) * bytes; p < end; p += 64)
+        __builtin_prefetch(p, 0, 1);
 }
 
 static void horizontal_row(const blur16_job *j, long vy, int x0, int x1, blur16_buffers *b)
@@ -146,6 +144,7 @@ static void horizontal_row(const blur16_job *j, long vy, int x0, int x1, blur16_
     const size_t centre = (size_t)j->pad_left * ch, n = (size_t)(x1 - x0) * ch;
     uint32_t *slot = ring_slot(j, b, vy);
     fill_pairs(j, sy, x0, x1, b);
+    prefetch_row(j, vy + 2, x0, x1);
     if (j->alpha)
         j->k->horizontal16p(&j->taps, b->pairs + centre, b->pairs_low + centre, ch, n, slot,
                             slot + j->row_len, high);
@@ -185,9 +184,20 @@ static void free_buffers(blur16_buffers *b)
     free(b->pairs);
     free(b->ring);
     free(b->rows);
-    free(b->high);
-    free(b->low);
     free(b->pairs_low);
+}
+
+/* count values of size bytes, zeroed, from the start of a cache line:
+ * the ring's rows and the pairs then start on one too, and the kernels'
+ * 64-byte loads of them do not each straddle two lines (calloc gives 16
+ * bytes past a page's start to a ring, and every vertical load took two
+ * lines). */
+static void *zeroed_lines(size_t count, size_t size)
+{
+    const size_t bytes = (count * size + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
 }
 
 /* Zeroed, so that the lanes past a row's end that the kernels read are
@@ -197,14 +207,13 @@ static int alloc_buffers(const blur16_job *j, blur16_buffers *b)
     const size_t ch = (size_t)j->src->channels;
     const size_t padded = ((size_t)j->strip + j->pad_left + j->pad_right) * ch + BLUR_SLACK;
     b->pad = calloc(padded, sizeof *b->pad);
-    b->pairs = calloc(padded, sizeof *b->pairs);
-    b->ring = calloc(ring_slots(j->radius) * 2 * j->row_len, sizeof *b->ring);
+    /* 16 more: horizontal16p's AVX-512 loads whole lines (blur_kernels.h) */
+    b->pairs = zeroed_lines(padded + 16, sizeof *b->pairs);
+    b->ring = zeroed_lines(ring_slots(j->radius) * 2 * j->row_len, sizeof *b->ring);
     b->rows = malloc((size_t)j->taps_odd.pairs * sizeof *b->rows);
     if (!j->alpha) return b->pad && b->pairs && b->ring && b->rows;
-    b->high = calloc(padded, sizeof *b->high);
-    b->low = calloc(padded, sizeof *b->low);
-    b->pairs_low = calloc(padded, sizeof *b->pairs_low);
-    return b->pad && b->pairs && b->ring && b->rows && b->high && b->low && b->pairs_low;
+    b->pairs_low = zeroed_lines(padded + 16, sizeof *b->pairs_low);
+    return b->pad && b->pairs && b->ring && b->rows && b->pairs_low;
 }
 
 /* Output rows a thread takes at once (as the 8-bit blur's, blur.c). */
@@ -264,7 +273,8 @@ gi_status gi__cpu_blur16(void *state, const gi_image *src, gi_image *dst, const 
     size_t strip = gi__blur_ring_budget() / per_column;
     if (strip < MIN_STRIP) strip = MIN_STRIP;
     j.strip = strip < (size_t)src->width ? (int)strip : src->width;
-    j.row_len = (size_t)j.strip * src->channels + BLUR_SLACK;
+    /* whole lines, so that every row of the ring starts on one */
+    j.row_len = ((size_t)j.strip * src->channels + BLUR_SLACK + 15) / 16 * 16;
     /* rows shared as the 8-bit blur's (blur.c) */
     if (st == GI_OK &&
         gi__parallel_rows_shared(threads, src->height, 4 * radius + 4, blur16_band, &j))

@@ -1,6 +1,7 @@
 /* The 16-bit premultiplied blur's colour and alpha (gpuimg.h) from exact
- * vertical sums held in doubles, without 64-bit integers: one pixel at a
- * time, and a row's pixels in AVX-512 or AVX2 vectors, which the vertical
+ * vertical sums v = 2^16 hi + lo, hi and lo the vertical pass's two 32-bit
+ * sums, held in doubles, without 64-bit integers: one pixel at a time,
+ * and a row's pixels in AVX-512 or AVX2 vectors, which the vertical
  * pass's kernels call for each block of sums (blur_kernels.c).
  * tests/cpu/test_blur16_finish.c checks both forms, built for each set,
  * against the integer formulas where the estimate is off by one either
@@ -48,6 +49,28 @@ static inline void blur16_finish_pixel(const double *v, int ch, uint16_t *out)
     out[ch - 1] = (uint16_t)blur16_finish_alpha(va);
 }
 
+/* An unsigned 32-bit sum as a double, through int32 (whose conversion
+ * every set has, so that the loops below vectorize). */
+static inline double blur16_double(uint32_t s)
+{
+    return (double)(int32_t)(s ^ 0x80000000u) + 2147483648.0;
+}
+
+/* n sums v = 2^16 hi + lo (whole pixels of ch channels) to samples one
+ * pixel at a time: the base set's rows and the vector forms' rests, their
+ * doubles made a block at a time first (made pixel by pixel, the base
+ * set's vertical pass took 1.1 times as long). */
+static inline void blur16_finish_pixels(const uint32_t *hi, const uint32_t *lo, size_t n, const int ch,
+                                        uint16_t *out)
+{
+    double v[64]; /* whole pixels */
+    for (size_t i = 0; i < n; i += 64) {
+        const size_t m = n - i < 64 ? n - i : 64;
+        for (size_t k = 0; k < m; k++) v[k] = blur16_double(hi[i + k]) * 65536.0 + blur16_double(lo[i + k]);
+        for (size_t k = 0; k < m; k += (size_t)ch) blur16_finish_pixel(v + k, ch, out + i + k);
+    }
+}
+
 /* The vector forms: each pixel's quotient estimate e = (t + hv) r - 1/16
  * = v (2^16 r) + (hv r - 1/16) uses an approximate reciprocal r of
  * max(va, 1), refined by one Newton step: within 2^-22 of 1 / va
@@ -63,103 +86,141 @@ static inline void blur16_finish_pixel(const double *v, int ch, uint16_t *out)
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 #include <immintrin.h>
 
-/* What a pixel's colours share, for 8 pixels: va 2^-16, 2^16 r, hv r -
- * 1/16 and (va - hv) 2^-16. */
+/* What a pixel's colours share, for 8 pixels, from va_s = va 2^-16 (AVX-512
+ * works in that scale: the reciprocal of va_s is 2^16 r, and floor(va / 2)
+ * 2^-16 is one rounding of va_s to 15 fractional bits, halved): va 2^-16,
+ * 2^16 r, hv r - 1/16 and (va - hv) 2^-16. */
 typedef struct {
     __m512d va_s, r16, hr, upper_s;
     __mmask8 nonzero;
 } blur16_pixels8;
 
-static inline __attribute__((always_inline)) blur16_pixels8 blur16_pixels(__m512d va)
+static inline __attribute__((always_inline)) blur16_pixels8 blur16_pixels(__m512d va_s)
 {
-    const __m512d va1 = _mm512_max_pd(va, _mm512_set1_pd(1.0)), s = _mm512_set1_pd(0x1p-16);
-    __m512d r = _mm512_rcp14_pd(va1);
-    r = _mm512_mul_pd(r, _mm512_fnmadd_pd(va1, r, _mm512_set1_pd(2.0)));
-    const __m512d hv = _mm512_roundscale_pd(_mm512_mul_pd(va, _mm512_set1_pd(0.5)),
-                                            _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    blur16_pixels8 p = {_mm512_mul_pd(va, s), _mm512_mul_pd(r, _mm512_set1_pd(65536.0)),
-                        _mm512_fmsub_pd(hv, r, _mm512_set1_pd(0.0625)),
-                        _mm512_mul_pd(_mm512_sub_pd(va, hv), s),
-                        _mm512_cmp_pd_mask(va, _mm512_setzero_pd(), _CMP_NEQ_OQ)};
+    const __m512d va1 = _mm512_max_pd(va_s, _mm512_set1_pd(0x1p-16));
+    __m512d r16 = _mm512_rcp14_pd(va1);
+    r16 = _mm512_mul_pd(r16, _mm512_fnmadd_pd(va1, r16, _mm512_set1_pd(2.0)));
+    /* 2 hv 2^-16: floor(va_s 2^15) 2^-15 */
+    const __m512d hv2 = _mm512_roundscale_pd(va_s, (15 << 4) | _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    blur16_pixels8 p = {va_s, r16, _mm512_fmsub_pd(hv2, _mm512_mul_pd(r16, _mm512_set1_pd(0.5)), _mm512_set1_pd(0.0625)),
+                        _mm512_fnmadd_pd(hv2, _mm512_set1_pd(0.5), va_s),
+                        _mm512_cmp_pd_mask(va_s, _mm512_setzero_pd(), _CMP_NEQ_OQ)};
     return p;
 }
 
-/* One colour of 8 pixels, as int32. */
+/* One colour of 8 pixels, as int32 (0 where va = 0), not yet capped at
+ * 65535: q is at least 0 (e >= -1/16, and q = -1 is always corrected),
+ * and where it passes 2^31 the conversion gives 2^31, which the unsigned
+ * cap takes to 65535 as well. */
 static inline __attribute__((always_inline)) __m256i blur16_colour8(__m512d v, const blur16_pixels8 *p)
 {
     __m512d q = _mm512_roundscale_pd(_mm512_fmadd_pd(v, p->r16, p->hr),
                                      _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     const __m512d d = _mm512_fnmadd_pd(q, p->va_s, v);
     q = _mm512_mask_add_pd(q, _mm512_cmp_pd_mask(d, p->upper_s, _CMP_GE_OQ), q, _mm512_set1_pd(1.0));
-    q = _mm512_maskz_min_pd(p->nonzero, q, _mm512_set1_pd(65535.0));
-    return _mm512_cvttpd_epi32(q);
+    return _mm512_maskz_cvttpd_epi32(p->nonzero, q);
 }
 
-/* Alpha's outputs of 8 pixels, as int32. */
-static inline __attribute__((always_inline)) __m256i blur16_alpha8(__m512d va)
+/* Alpha's outputs of 8 pixels, as int32, from va_s = va 2^-16: (va +
+ * 2^31) 2^-32 = va_s 2^-16 + 1/2 is exact, and the conversion rounds it
+ * down. */
+static inline __attribute__((always_inline)) __m256i blur16_alpha8(__m512d va_s)
 {
-    return _mm512_cvttpd_epi32(_mm512_roundscale_pd(
-        _mm512_mul_pd(_mm512_add_pd(va, _mm512_set1_pd(0x1p31)), _mm512_set1_pd(0x1p-32)),
-        _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+    return _mm512_cvt_roundpd_epi32(_mm512_fmadd_pd(va_s, _mm512_set1_pd(0x1p-16), _mm512_set1_pd(0.5)),
+                                    _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 }
 
-/* Two int32 vectors' values as words, in the order idx names (word 2m of
- * a, 32 + 2m of b: their dwords' low halves). */
-static inline __attribute__((always_inline)) __m512i blur16_words(__m256i a0, __m256i a1, __m256i b0,
-                                                                  __m256i b1, __m512i idx)
+/* 2^16 hi + lo for 8 sums, exact in doubles (below 2^48). */
+static inline __attribute__((always_inline)) __m512d blur16_sums8(__m256i hi, __m256i lo)
 {
-    return _mm512_permutex2var_epi16(_mm512_inserti64x4(_mm512_castsi256_si512(a0), a1, 1), idx,
-                                     _mm512_inserti64x4(_mm512_castsi256_si512(b0), b1, 1));
+    return _mm512_fmadd_pd(_mm512_cvtepu32_pd(hi), _mm512_set1_pd(65536.0), _mm512_cvtepu32_pd(lo));
 }
 
-/* n sums (whole pixels of ch channels) to samples, 8 pixels at a time:
- * the channels taken apart (a 4 x 4 transpose of pixel pairs for RGBA),
- * each pixel's shared terms found once, and the samples put back in
- * order by one word permute. */
-static inline __attribute__((always_inline)) void blur16_finish_row(const double *v, size_t n, const int ch,
-                                                                    uint16_t *out)
+/* The same sums times 2^-16, hi + lo 2^-16 (exact: 48 bits at most). */
+static inline __attribute__((always_inline)) __m512d blur16_scaled8(__m256i hi, __m256i lo)
+{
+    return _mm512_fmadd_pd(_mm512_cvtepu32_pd(lo), _mm512_set1_pd(0x1p-16), _mm512_cvtepu32_pd(hi));
+}
+
+static inline __attribute__((always_inline)) __m256i blur16_high256(__m512i v)
+{
+    return _mm512_extracti64x4_epi64(v, 1);
+}
+
+/* Two int32 vectors as one. */
+static inline __attribute__((always_inline)) __m512i blur16_join(__m256i a, __m256i b)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+}
+
+/* Colour's int32 capped at 65535 (unsigned: 2^31 too). */
+static inline __attribute__((always_inline)) __m512i blur16_cap(__m512i v)
+{
+    return _mm512_min_epu32(v, _mm512_set1_epi32(65535));
+}
+
+/* n sums v = 2^16 hi + lo (whole pixels of ch channels) to samples, 32
+ * values at a time: the channels taken apart in the 32-bit sums (one
+ * permute of two vectors per pair of channels, before the doubles double
+ * the vectors), each 8 pixels' shared terms found once, and the samples
+ * put back in order by one word permute. */
+static inline __attribute__((always_inline)) void blur16_finish_row(const uint32_t *hi, const uint32_t *lo,
+                                                                    size_t n, const int ch, uint16_t *out)
 {
     size_t i = 0;
     if (ch == 4) {
-        const __m512i lo = _mm512_setr_epi64(0, 4, 8, 12, 1, 5, 9, 13);
-        const __m512i hi = _mm512_setr_epi64(2, 6, 10, 14, 3, 7, 11, 15);
+        /* dwords R0-7 G0-7 of pixels 0-3 and 4-7; B0-7 A0-7 */
+        static const uint32_t rg[16] __attribute__((aligned(64))) = {0, 4, 8, 12, 16, 20, 24, 28,
+                                                                    1, 5, 9, 13, 17, 21, 25, 29};
+        static const uint32_t ba[16] __attribute__((aligned(64))) = {2, 6, 10, 14, 18, 22, 26, 30,
+                                                                    3, 7, 11, 15, 19, 23, 27, 31};
         /* word j: pixel j / 4, channel c = j % 4, at 2 (j / 4) + 16 (c & 1) + 32 (c >> 1) */
         static const uint16_t order[32] __attribute__((aligned(64))) = {
             0, 16, 32, 48, 2,  18, 34, 50, 4,  20, 36, 52, 6,  22, 38, 54,
             8, 24, 40, 56, 10, 26, 42, 58, 12, 28, 44, 60, 14, 30, 46, 62};
-        const __m512i idx = _mm512_load_si512(order);
+        const __m512i irg = _mm512_load_si512(rg), iba = _mm512_load_si512(ba), idx = _mm512_load_si512(order);
         for (; i + 32 <= n; i += 32) {
-            const __m512d v0 = _mm512_loadu_pd(v + i), v1 = _mm512_loadu_pd(v + i + 8);
-            const __m512d v2 = _mm512_loadu_pd(v + i + 16), v3 = _mm512_loadu_pd(v + i + 24);
-            /* pixels 0-3's channels 0 and 1, 2 and 3; then pixels 4-7's */
-            const __m512d s0 = _mm512_permutex2var_pd(v0, lo, v1), s1 = _mm512_permutex2var_pd(v0, hi, v1);
-            const __m512d s2 = _mm512_permutex2var_pd(v2, lo, v3), s3 = _mm512_permutex2var_pd(v2, hi, v3);
-            const __m512d va = _mm512_shuffle_f64x2(s1, s3, 0xEE);
-            const blur16_pixels8 p = blur16_pixels(va);
-            const __m512i w = blur16_words(blur16_colour8(_mm512_shuffle_f64x2(s0, s2, 0x44), &p),
-                                           blur16_colour8(_mm512_shuffle_f64x2(s0, s2, 0xEE), &p),
-                                           blur16_colour8(_mm512_shuffle_f64x2(s1, s3, 0x44), &p),
-                                           blur16_alpha8(va), idx);
-            _mm512_storeu_si512(out + i, w);
+            const __m512i h0 = _mm512_loadu_si512(hi + i), h1 = _mm512_loadu_si512(hi + i + 16);
+            const __m512i l0 = _mm512_loadu_si512(lo + i), l1 = _mm512_loadu_si512(lo + i + 16);
+            const __m512i hrg = _mm512_permutex2var_epi32(h0, irg, h1), hba = _mm512_permutex2var_epi32(h0, iba, h1);
+            const __m512i lrg = _mm512_permutex2var_epi32(l0, irg, l1), lba = _mm512_permutex2var_epi32(l0, iba, l1);
+            const __m512d va_s = blur16_scaled8(blur16_high256(hba), blur16_high256(lba));
+            const blur16_pixels8 p = blur16_pixels(va_s);
+            const __m512i rg = blur16_join(
+                blur16_colour8(blur16_sums8(_mm512_castsi512_si256(hrg), _mm512_castsi512_si256(lrg)), &p),
+                blur16_colour8(blur16_sums8(blur16_high256(hrg), blur16_high256(lrg)), &p));
+            const __m512i ba = blur16_join(
+                blur16_colour8(blur16_sums8(_mm512_castsi512_si256(hba), _mm512_castsi512_si256(lba)), &p),
+                blur16_alpha8(va_s));
+            _mm512_storeu_si512(out + i, _mm512_permutex2var_epi16(blur16_cap(rg), idx, blur16_cap(ba)));
         }
     } else {
-        const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
-        const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
-        /* word j < 16: pixel j / 2, channel j % 2, at 2 (j / 2) + 16 (j % 2) (the rest unused) */
+        /* dwords: colour of pixels 0-15; alpha of pixels 0-15 */
+        static const uint32_t colour[16] __attribute__((aligned(64))) = {0,  2,  4,  6,  8,  10, 12, 14,
+                                                                        16, 18, 20, 22, 24, 26, 28, 30};
+        static const uint32_t alpha[16] __attribute__((aligned(64))) = {1,  3,  5,  7,  9,  11, 13, 15,
+                                                                       17, 19, 21, 23, 25, 27, 29, 31};
+        /* word j: pixel j / 2, colour at 2 (j / 2), alpha at 32 + 2 (j / 2) */
         static const uint16_t order[32] __attribute__((aligned(64))) = {
-            0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30};
-        const __m512i idx = _mm512_load_si512(order);
-        for (; i + 16 <= n; i += 16) {
-            const __m512d v0 = _mm512_loadu_pd(v + i), v1 = _mm512_loadu_pd(v + i + 8);
-            const __m512d va = _mm512_permutex2var_pd(v0, odd, v1);
-            const blur16_pixels8 p = blur16_pixels(va);
-            const __m256i c = blur16_colour8(_mm512_permutex2var_pd(v0, even, v1), &p);
-            const __m512i w = _mm512_permutexvar_epi16(
-                idx, _mm512_inserti64x4(_mm512_castsi256_si512(c), blur16_alpha8(va), 1));
-            _mm256_storeu_si256((__m256i *)(out + i), _mm512_castsi512_si256(w));
+            0,  32, 2,  34, 4,  36, 6,  38, 8,  40, 10, 42, 12, 44, 14, 46,
+            16, 48, 18, 50, 20, 52, 22, 54, 24, 56, 26, 58, 28, 60, 30, 62};
+        const __m512i ic = _mm512_load_si512(colour), ia = _mm512_load_si512(alpha), idx = _mm512_load_si512(order);
+        for (; i + 32 <= n; i += 32) {
+            const __m512i h0 = _mm512_loadu_si512(hi + i), h1 = _mm512_loadu_si512(hi + i + 16);
+            const __m512i l0 = _mm512_loadu_si512(lo + i), l1 = _mm512_loadu_si512(lo + i + 16);
+            const __m512i hc = _mm512_permutex2var_epi32(h0, ic, h1), ha = _mm512_permutex2var_epi32(h0, ia, h1);
+            const __m512i lc = _mm512_permutex2var_epi32(l0, ic, l1), la = _mm512_permutex2var_epi32(l0, ia, l1);
+            const __m512d va0 = blur16_scaled8(_mm512_castsi512_si256(ha), _mm512_castsi512_si256(la));
+            const __m512d va1 = blur16_scaled8(blur16_high256(ha), blur16_high256(la));
+            const blur16_pixels8 p0 = blur16_pixels(va0), p1 = blur16_pixels(va1);
+            const __m512i c = blur16_join(
+                blur16_colour8(blur16_sums8(_mm512_castsi512_si256(hc), _mm512_castsi512_si256(lc)), &p0),
+                blur16_colour8(blur16_sums8(blur16_high256(hc), blur16_high256(lc)), &p1));
+            const __m512i a = blur16_join(blur16_alpha8(va0), blur16_alpha8(va1));
+            _mm512_storeu_si512(out + i, _mm512_permutex2var_epi16(blur16_cap(c), idx, a));
         }
     }
-    for (; i < n; i += (size_t)ch) blur16_finish_pixel(v + i, ch, out + i);
+    blur16_finish_pixels(hi + i, lo + i, n - i, ch, out + i);
 }
 #elif defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -195,56 +256,82 @@ static inline __attribute__((always_inline)) __m128i blur16_colour4(__m256d v, c
 /* Alpha's outputs of 4 pixels, as int32. */
 static inline __attribute__((always_inline)) __m128i blur16_alpha4(__m256d va)
 {
-    return _mm256_cvttpd_epi32(_mm256_floor_pd(
-        _mm256_mul_pd(_mm256_add_pd(va, _mm256_set1_pd(0x1p31)), _mm256_set1_pd(0x1p-32))));
+    return _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(va, _mm256_set1_pd(0x1p-32), _mm256_set1_pd(0.5))));
 }
 
-/* n sums (whole pixels of ch channels) to samples, 4 pixels at a time:
- * the channels taken apart (a 4 x 4 transpose for RGBA; for gray+alpha
- * pixels 0, 2, 1, 3, put back in order with the words), each pixel's
- * shared terms found once. */
-static inline __attribute__((always_inline)) void blur16_finish_row(const double *v, size_t n, const int ch,
-                                                                    uint16_t *out)
+/* 2^16 hi + lo for 4 sums, exact in doubles: through int32, whose
+ * conversion AVX2 has, as s - 2^31 each, the two 2^31 added back as one
+ * constant. */
+static inline __attribute__((always_inline)) __m256d blur16_sums4(__m128i hi, __m128i lo)
+{
+    const __m128i bias = _mm_set1_epi32((int)0x80000000u);
+    const __m256d h = _mm256_cvtepi32_pd(_mm_xor_si128(hi, bias)), l = _mm256_cvtepi32_pd(_mm_xor_si128(lo, bias));
+    return _mm256_add_pd(_mm256_fmadd_pd(h, _mm256_set1_pd(65536.0), l), _mm256_set1_pd(0x1p47 + 0x1p31));
+}
+
+/* A 4 x 4 block of dwords (v[k]: pixel k's channels) transposed (v[c]:
+ * channel c of the 4 pixels). */
+static inline __attribute__((always_inline)) void blur16_transpose4(__m128i v[4])
+{
+    const __m128i t0 = _mm_unpacklo_epi32(v[0], v[1]), t1 = _mm_unpackhi_epi32(v[0], v[1]);
+    const __m128i t2 = _mm_unpacklo_epi32(v[2], v[3]), t3 = _mm_unpackhi_epi32(v[2], v[3]);
+    v[0] = _mm_unpacklo_epi64(t0, t2);
+    v[1] = _mm_unpackhi_epi64(t0, t2);
+    v[2] = _mm_unpacklo_epi64(t1, t3);
+    v[3] = _mm_unpackhi_epi64(t1, t3);
+}
+
+/* n sums v = 2^16 hi + lo (whole pixels of ch channels) to samples, 4
+ * pixels at a time: the channels taken apart in the 32-bit sums (a 4 x 4
+ * transpose for RGBA, a split of even and odd dwords for gray+alpha), each
+ * pixel's shared terms found once. */
+static inline __attribute__((always_inline)) void blur16_finish_row(const uint32_t *hi, const uint32_t *lo,
+                                                                    size_t n, const int ch, uint16_t *out)
 {
     size_t i = 0;
     if (ch == 4) {
         /* words c0 of pixels 0-3, c1 of 0-3 (or c2, alpha) to pixel by pixel pairs */
         const __m128i pairs = _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
         for (; i + 16 <= n; i += 16) {
-            const __m256d v0 = _mm256_loadu_pd(v + i), v1 = _mm256_loadu_pd(v + i + 4);
-            const __m256d v2 = _mm256_loadu_pd(v + i + 8), v3 = _mm256_loadu_pd(v + i + 12);
-            const __m256d t0 = _mm256_unpacklo_pd(v0, v1), t1 = _mm256_unpackhi_pd(v0, v1);
-            const __m256d t2 = _mm256_unpacklo_pd(v2, v3), t3 = _mm256_unpackhi_pd(v2, v3);
-            const __m256d va = _mm256_permute2f128_pd(t1, t3, 0x31);
+            __m128i h[4], l[4];
+            for (int k = 0; k < 4; k++) {
+                h[k] = _mm_loadu_si128((const __m128i *)(hi + i + 4 * k));
+                l[k] = _mm_loadu_si128((const __m128i *)(lo + i + 4 * k));
+            }
+            blur16_transpose4(h);
+            blur16_transpose4(l);
+            const __m256d va = blur16_sums4(h[3], l[3]);
             const blur16_pixels4 p = blur16_pixels(va);
             const __m128i c01 = _mm_shuffle_epi8(
-                _mm_packus_epi32(blur16_colour4(_mm256_permute2f128_pd(t0, t2, 0x20), &p),
-                                 blur16_colour4(_mm256_permute2f128_pd(t1, t3, 0x20), &p)),
+                _mm_packus_epi32(blur16_colour4(blur16_sums4(h[0], l[0]), &p), blur16_colour4(blur16_sums4(h[1], l[1]), &p)),
                 pairs);
             const __m128i c2a = _mm_shuffle_epi8(
-                _mm_packus_epi32(blur16_colour4(_mm256_permute2f128_pd(t0, t2, 0x31), &p), blur16_alpha4(va)),
-                pairs);
+                _mm_packus_epi32(blur16_colour4(blur16_sums4(h[2], l[2]), &p), blur16_alpha4(va)), pairs);
             _mm_storeu_si128((__m128i *)(out + i), _mm_unpacklo_epi32(c01, c2a));
             _mm_storeu_si128((__m128i *)(out + i + 8), _mm_unpackhi_epi32(c01, c2a));
         }
     } else {
-        /* words colour of pixels 0, 2, 1, 3, then alpha's, to pixel order */
-        const __m128i order = _mm_setr_epi8(0, 1, 8, 9, 4, 5, 12, 13, 2, 3, 10, 11, 6, 7, 14, 15);
+        /* words colour of pixels 0-3, then alpha's, to pixel by pixel pairs */
+        const __m128i order = _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
         for (; i + 8 <= n; i += 8) {
-            const __m256d v0 = _mm256_loadu_pd(v + i), v1 = _mm256_loadu_pd(v + i + 4);
-            const __m256d va = _mm256_unpackhi_pd(v0, v1);
+            const __m128 h0 = _mm_loadu_ps((const float *)(hi + i)), h1 = _mm_loadu_ps((const float *)(hi + i + 4));
+            const __m128 l0 = _mm_loadu_ps((const float *)(lo + i)), l1 = _mm_loadu_ps((const float *)(lo + i + 4));
+            /* colour of pixels 0, 1, 2, 3 (the even dwords), alpha (the odd) */
+            const __m128i hc = _mm_castps_si128(_mm_shuffle_ps(h0, h1, 0x88)), ha = _mm_castps_si128(_mm_shuffle_ps(h0, h1, 0xDD));
+            const __m128i lc = _mm_castps_si128(_mm_shuffle_ps(l0, l1, 0x88)), la = _mm_castps_si128(_mm_shuffle_ps(l0, l1, 0xDD));
+            const __m256d va = blur16_sums4(ha, la);
             const blur16_pixels4 p = blur16_pixels(va);
-            const __m128i w = _mm_packus_epi32(blur16_colour4(_mm256_unpacklo_pd(v0, v1), &p), blur16_alpha4(va));
+            const __m128i w = _mm_packus_epi32(blur16_colour4(blur16_sums4(hc, lc), &p), blur16_alpha4(va));
             _mm_storeu_si128((__m128i *)(out + i), _mm_shuffle_epi8(w, order));
         }
     }
-    for (; i < n; i += (size_t)ch) blur16_finish_pixel(v + i, ch, out + i);
+    blur16_finish_pixels(hi + i, lo + i, n - i, ch, out + i);
 }
 #else
-static inline __attribute__((always_inline)) void blur16_finish_row(const double *v, size_t n, const int ch,
-                                                                    uint16_t *out)
+static inline __attribute__((always_inline)) void blur16_finish_row(const uint32_t *hi, const uint32_t *lo,
+                                                                    size_t n, const int ch, uint16_t *out)
 {
-    for (size_t i = 0; i < n; i += (size_t)ch) blur16_finish_pixel(v + i, ch, out + i);
+    blur16_finish_pixels(hi, lo, n, ch, out);
 }
 #endif
 

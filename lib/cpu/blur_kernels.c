@@ -868,70 +868,183 @@ static void vertical16x2(const blur_taps *even, const blur_taps *odd, const uint
  * 2^32; alpha's h, the sum itself, is SH (its SL is 0). h (< 2^32) goes
  * into two pair rows, its high and low 16 bits, each less 2^15, and the
  * vertical sums of the two, A and B (each below 2^32), make v = 2^16 A +
- * B exactly, handed on as a double (below 2^48) for the colour's division
- * and alpha's rounding (blur16.c). */
+ * B (below 2^48), which blur16_finish.h takes as an exact double for the
+ * colour's division and alpha's rounding. */
 
-/* split16p's values [from, to) one at a time. */
-static inline void split_scalar(const uint16_t *in, size_t from, size_t to, const int ch, uint16_t *high,
-                                uint16_t *low)
+/* The premultiplied sample of value i (ch 2 or 4 channels, alpha last):
+ * c a, or alpha's a 2^16 (its high half a, its low half 0). */
+static inline uint32_t premultiplied16p(const uint16_t *in, size_t i, const int ch)
 {
-    for (size_t i = from; i < to; i++) {
-        const size_t alpha = i - i % (size_t)ch + (size_t)ch - 1;
-        const uint32_t u = i == alpha ? (uint32_t)in[i] << 16 : (uint32_t)in[i] * in[alpha];
-        high[i] = (uint16_t)(u >> 16);
-        low[i] = (uint16_t)u;
-    }
+    const size_t alpha = i - i % (size_t)ch + (size_t)ch - 1;
+    return i == alpha ? (uint32_t)in[i] << 16 : (uint32_t)in[i] * in[alpha];
 }
 
-/* The premultiplied samples of `pixels` pixels of ch (2 or 4) channels
- * as their high and low 16 bits: colour c a, alpha a itself (its low half
- * 0). AVX2 and AVX-512 multiply 16-bit words by their pixel's alpha
- * (broadcast in each 8- or 4-byte pixel by a byte shuffle), high and low
- * halves of the products apart. */
-static void split16p(const uint16_t *in, size_t pixels, int ch, uint16_t *high, uint16_t *low)
-{
-    const size_t n = pixels * (size_t)ch;
-    size_t i = 0;
 #if VBYTES == 64
+/* The premultiplied samples of 32 values (whole pixels) at in, their high
+ * and low halves, each less 2^15: the words multiplied by their pixel's
+ * alpha (broadcast in each 4- or 8-byte pixel by a byte shuffle), high
+ * and low halves of the products apart. */
+static inline __attribute__((always_inline)) void premultiplied32(const uint16_t *in, const int ch, __m512i *high,
+                                                                  __m512i *low)
+{
     const __m512i pick = ch == 4 ? _mm512_broadcast_i32x4(_mm_setr_epi8(6, 7, 6, 7, 6, 7, 6, 7, 14, 15, 14, 15, 14, 15, 14, 15))
                                  : _mm512_broadcast_i32x4(_mm_setr_epi8(2, 3, 2, 3, 6, 7, 6, 7, 10, 11, 10, 11, 14, 15, 14, 15));
     const __mmask32 alpha = ch == 4 ? 0x88888888u : 0xAAAAAAAAu;
-    for (; i + 32 <= n; i += 32) {
-        const __m512i v = _mm512_loadu_si512(in + i), a = _mm512_shuffle_epi8(v, pick);
-        _mm512_storeu_si512(high + i, _mm512_mask_blend_epi16(alpha, _mm512_mulhi_epu16(v, a), v));
-        _mm512_storeu_si512(low + i, _mm512_maskz_mov_epi16(~alpha, _mm512_mullo_epi16(v, a)));
-    }
+    const __m512i offset = _mm512_set1_epi16((short)0x8000);
+    const __m512i v = _mm512_loadu_si512(in), a = _mm512_shuffle_epi8(v, pick);
+    *high = _mm512_xor_si512(_mm512_mask_blend_epi16(alpha, _mm512_mulhi_epu16(v, a), v), offset);
+    *low = _mm512_xor_si512(_mm512_maskz_mov_epi16(~alpha, _mm512_mullo_epi16(v, a)), offset);
+}
+
+/* pairs16's two stores of 32 pairs, from words a (the low halves) and b. */
+static inline __attribute__((always_inline)) void put_pairs32(__m512i a, __m512i b, uint32_t *out)
+{
+    /* interleaved per 128-bit lane, then the lanes' qwords put in order */
+    const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+    const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+    const __m512i lo = _mm512_unpacklo_epi16(a, b), hi = _mm512_unpackhi_epi16(a, b);
+    _mm512_storeu_si512(out, _mm512_permutex2var_epi64(lo, first, hi));
+    _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi64(lo, second, hi));
+}
 #elif defined(__AVX2__)
+/* premultiplied32's 16 values. */
+static inline __attribute__((always_inline)) void premultiplied16x(const uint16_t *in, const int ch, __m256i *high,
+                                                                   __m256i *low)
+{
     const __m256i pick = ch == 4 ? _mm256_setr_epi8(6, 7, 6, 7, 6, 7, 6, 7, 14, 15, 14, 15, 14, 15, 14, 15,
                                                     6, 7, 6, 7, 6, 7, 6, 7, 14, 15, 14, 15, 14, 15, 14, 15)
                                  : _mm256_setr_epi8(2, 3, 2, 3, 6, 7, 6, 7, 10, 11, 10, 11, 14, 15, 14, 15,
                                                     2, 3, 2, 3, 6, 7, 6, 7, 10, 11, 10, 11, 14, 15, 14, 15);
-    const __m256i zero = _mm256_setzero_si256();
-    for (; i + 16 <= n; i += 16) {
-        const __m256i v = _mm256_loadu_si256((const __m256i *)(in + i)), a = _mm256_shuffle_epi8(v, pick);
-        const __m256i hi = _mm256_mulhi_epu16(v, a), lo = _mm256_mullo_epi16(v, a);
-        _mm256_storeu_si256((__m256i *)(high + i),
-                            ch == 4 ? _mm256_blend_epi16(hi, v, 0x88) : _mm256_blend_epi16(hi, v, 0xAA));
-        _mm256_storeu_si256((__m256i *)(low + i),
-                            ch == 4 ? _mm256_blend_epi16(lo, zero, 0x88) : _mm256_blend_epi16(lo, zero, 0xAA));
+    const __m256i offset = _mm256_set1_epi16((short)0x8000), zero = _mm256_setzero_si256();
+    const __m256i v = _mm256_loadu_si256((const __m256i *)in), a = _mm256_shuffle_epi8(v, pick);
+    const __m256i hi = _mm256_mulhi_epu16(v, a), lo = _mm256_mullo_epi16(v, a);
+    *high = _mm256_xor_si256(ch == 4 ? _mm256_blend_epi16(hi, v, 0x88) : _mm256_blend_epi16(hi, v, 0xAA), offset);
+    *low = _mm256_xor_si256(ch == 4 ? _mm256_blend_epi16(lo, zero, 0x88) : _mm256_blend_epi16(lo, zero, 0xAA), offset);
+}
+
+/* pairs16's two stores of 16 pairs, from words a (the low halves) and b. */
+static inline __attribute__((always_inline)) void put_pairs16(__m256i a, __m256i b, uint32_t *out)
+{
+    /* interleaved per 128-bit half, then the halves put in order */
+    const __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+    _mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i *)(out + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+}
+#endif
+
+/* pairs16's pairs of the premultiplied samples (alpha: a 2^16), of their
+ * high halves into high and of their low halves into low, straight from
+ * the 16-bit samples (the halves went through two rows of their own, and
+ * each was read again for its pairs: 16% of the RGBA blur's time on Zen
+ * 4); reads in[0 .. count + ch) and no further. AVX-512 takes the
+ * partners, ch values on, from the next block's products (valignd) where
+ * that block is whole; AVX2 multiplies them again. */
+#define PAIRS16P_BLOCK 256 /* values: whole pixels */
+
+static inline __attribute__((always_inline)) void pairs16p_ch(const uint16_t *in, size_t count, const int ch,
+                                                              uint32_t *high, uint32_t *low)
+{
+    size_t i = 0;
+#if VBYTES == 64
+    if (count + ch >= 64) {
+        __m512i h, l;
+        premultiplied32(in, ch, &h, &l);
+        for (; i + 64 <= count + ch; i += 32) {
+            __m512i hn, ln;
+            premultiplied32(in + i + 32, ch, &hn, &ln);
+            const __m512i hs = ch == 4 ? _mm512_alignr_epi32(hn, h, 2) : _mm512_alignr_epi32(hn, h, 1);
+            const __m512i ls = ch == 4 ? _mm512_alignr_epi32(ln, l, 2) : _mm512_alignr_epi32(ln, l, 1);
+            put_pairs32(h, hs, high + i);
+            put_pairs32(l, ls, low + i);
+            h = hn;
+            l = ln;
+        }
+    }
+#elif defined(__AVX2__)
+    for (; i + 16 <= count; i += 16) {
+        __m256i h, l, hs, ls;
+        premultiplied16x(in + i, ch, &h, &l);
+        premultiplied16x(in + i + ch, ch, &hs, &ls);
+        put_pairs16(h, hs, high + i);
+        put_pairs16(l, ls, low + i);
     }
 #endif
-    if (ch == 4) split_scalar(in, i, n, 4, high, low);
-    else split_scalar(in, i, n, 2, high, low);
+    /* the rest a block at a time: each product once, then the pairs (a
+     * loop the compilers vectorize; with each product made twice, the
+     * base set's blur took 1.15 times as long) */
+    uint32_t u[PAIRS16P_BLOCK + 4];
+    for (; i < count; i += PAIRS16P_BLOCK) {
+        const size_t m = count - i < PAIRS16P_BLOCK ? count - i : PAIRS16P_BLOCK;
+        for (size_t k = 0; k < m + ch; k++) u[k] = premultiplied16p(in, i + k, ch) ^ 0x80008000u;
+        for (size_t k = 0; k < m; k++) {
+            high[i + k] = (u[k] >> 16) | (u[k + ch] & 0xFFFF0000u);
+            low[i + k] = (u[k] & 0xFFFFu) | u[k + ch] << 16;
+        }
+    }
+}
+
+static void pairs16p(const uint16_t *in, size_t count, int ch, uint32_t *high, uint32_t *low)
+{
+    if (ch == 4) pairs16p_ch(in, count, 4, high, low);
+    else pairs16p_ch(in, count, 2, high, low);
 }
 
 /* GP vectors a block: the two streams' sums in AVX2's sixteen registers. */
 #define GP (VBYTES == 32 ? 4 : G)
 
-static void horizontal16p(const blur_taps *t, const uint32_t *centre_h, const uint32_t *centre_l,
-                          int step, size_t n, uint32_t *hi, uint32_t *lo, int high)
+#if VBYTES == 64
+/* dwords s .. s + 15 of a then b (s a constant). */
+#define TAP_VECTOR(a, b, s) ((vu32)_mm512_alignr_epi32((b), (a), (s)))
+
+/* pair_sums' G vectors for one of pairs16p's streams, whose taps' pairs
+ * start on cache lines every 16 / (2 ch) taps (blur16.c aligns the first;
+ * tap p lies 2 p ch values on): a line's G + 1 vectors loaded once, and
+ * the taps between taken from two of them by valignd. A 64-byte load off
+ * a line's start reads two lines, which three taps in four of gray+alpha
+ * did: its horizontal pass took 1.16 times as long (RGBA's, one in two,
+ * the same). Reads G + 1 vectors from the last line's start. */
+static inline __attribute__((always_inline)) block line_sums(const blur_taps *t, const uint32_t *const *taps,
+                                                             ptrdiff_t offset, uint32_t start, const int ch)
+{
+    block acc;
+    for (int g = 0; g < G; g++) acc.v[g] = splat(start);
+    for (int p = 0; p < t->pairs; p += 8 / ch) {
+        __m512i v[G + 1];
+        for (int g = 0; g <= G; g++) v[g] = _mm512_load_si512(taps[p] + offset + g * LANES);
+        vu32 w = splat(t->pair_w[p]);
+        for (int g = 0; g < G; g++) acc.v[g] = madd_add(acc.v[g], (vu32)v[g], w);
+        if (p + 1 == t->pairs) break;
+        w = splat(t->pair_w[p + 1]);
+        for (int g = 0; g < G; g++)
+            acc.v[g] = madd_add(acc.v[g], ch == 4 ? TAP_VECTOR(v[g], v[g + 1], 8) : TAP_VECTOR(v[g], v[g + 1], 4), w);
+        if (ch == 4 || p + 2 == t->pairs) continue;
+        w = splat(t->pair_w[p + 2]);
+        for (int g = 0; g < G; g++) acc.v[g] = madd_add(acc.v[g], TAP_VECTOR(v[g], v[g + 1], 8), w);
+        if (p + 3 == t->pairs) break;
+        w = splat(t->pair_w[p + 3]);
+        for (int g = 0; g < G; g++) acc.v[g] = madd_add(acc.v[g], TAP_VECTOR(v[g], v[g + 1], 12), w);
+    }
+    if (t->centre_high) acc = centre_correction(t, taps, offset, acc, G);
+    return acc;
+}
+#endif
+
+/* AVX-512: the channels a constant, for line_sums. */
+static inline __attribute__((always_inline)) void horizontal16p_ch(const blur_taps *t, const uint32_t *centre_h,
+                                                                   const uint32_t *centre_l, const int ch, size_t n,
+                                                                   uint32_t *hi, uint32_t *lo, int high)
 {
     const uint32_t *taps_h[MAX_PAIRS], *taps_l[MAX_PAIRS];
-    tap_rows(t, centre_h, step, taps_h);
-    tap_rows(t, centre_l, step, taps_l);
+    tap_rows(t, centre_h, ch, taps_h);
+    tap_rows(t, centre_l, ch, taps_l);
     for (size_t i = 0; i < n; i += GP * LANES) {
+#if VBYTES == 64
+        const block sh = line_sums(t, taps_h, (ptrdiff_t)i, 1u << 31, ch);
+        const block sl = line_sums(t, taps_l, (ptrdiff_t)i, (1u << 31) + (1u << 15), ch);
+#else
         const block sh = pair_sums(t, taps_h, (ptrdiff_t)i, 1u << 31, GP);
         const block sl = pair_sums(t, taps_l, (ptrdiff_t)i, (1u << 31) + (1u << 15), GP);
+#endif
         for (int g = 0; g < GP; g++) {
             const vu32 h = sh.v[g] + (sl.v[g] >> 16);
             put_split(hi + i + g * LANES, lo + i + g * LANES, (h >> 16) ^ 0x8000, (h & 0xFFFF) ^ 0x8000,
@@ -940,30 +1053,28 @@ static void horizontal16p(const blur_taps *t, const uint32_t *centre_h, const ui
     }
 }
 
-typedef double vf64 __attribute__((vector_size(2 * VBYTES)));
-
-/* 2^16 a + b for LANES lanes, exact in doubles (below 2^48), into out. */
-static inline void put_sums(vu32 a, vu32 b, double *out)
+static void horizontal16p(const blur_taps *t, const uint32_t *centre_h, const uint32_t *centre_l,
+                          int step, size_t n, uint32_t *hi, uint32_t *lo, int high)
 {
-    /* through int32, whose conversion every set has: v - 2^31, then back */
-    const vf64 da = __builtin_convertvector((vi32)(a ^ 0x80000000u), vf64) + 2147483648.0;
-    const vf64 db = __builtin_convertvector((vi32)(b ^ 0x80000000u), vf64) + 2147483648.0;
-    const vf64 v = da * 65536.0 + db;
-    memcpy(out, &v, sizeof v);
+    if (step == 4) horizontal16p_ch(t, centre_h, centre_l, 4, n, hi, lo, high);
+    else horizontal16p_ch(t, centre_h, centre_l, 2, n, hi, lo, high);
 }
 
 /* The outputs of a block's first count values (whole pixels) from its
- * count vectors of hi and lo sums: the exact sums go through a buffer
- * that stays in L1 to blur16_finish.h (a row of them, 16 times the
- * output's bytes, went through L2 and was read again by a loop of its
- * own). */
+ * count vectors of hi and lo sums, v = 2^16 a + b (blur16_finish.h): the
+ * sums go through buffers that stay in L1 (a row of them, in doubles 16
+ * times the output's bytes, went through L2 and was read again by a loop
+ * of its own). */
 static inline __attribute__((always_inline)) void finish_block(const block *a, const block *b,
                                                                const int count, size_t values, int ch,
                                                                uint16_t *out)
 {
-    double v[4 * LANES] __attribute__((aligned(64))); /* no vector split across lines */
-    for (int g = 0; g < count; g++) put_sums(a->v[g], b->v[g], v + g * LANES);
-    blur16_finish_row(v, values < (size_t)count * LANES ? values : (size_t)count * LANES, ch, out);
+    uint32_t hi[4 * LANES] __attribute__((aligned(64))), lo[4 * LANES] __attribute__((aligned(64)));
+    for (int g = 0; g < count; g++) {
+        store(hi + g * LANES, a->v[g]);
+        store(lo + g * LANES, b->v[g]);
+    }
+    blur16_finish_row(hi, lo, values < (size_t)count * LANES ? values : (size_t)count * LANES, ch, out);
 }
 
 /* CH a constant in each of the functions below, so that the finish's
@@ -1010,5 +1121,5 @@ static void vertical16px2(const blur_taps *even, const blur_taps *odd, const uin
 const blur_kernels GI_BLUR_KERNELS = {pairs,          horizontal_plain, horizontal_premultiplied,
                                       vertical_plain, vertical_plain2,  vertical_premultiplied,
                                       pairs16,        horizontal16,     vertical16,
-                                      vertical16x2,   split16p,         horizontal16p,
+                                      vertical16x2,   pairs16p,         horizontal16p,
                                       vertical16p,    vertical16px2};

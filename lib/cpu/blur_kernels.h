@@ -92,11 +92,14 @@ typedef struct {
                          size_t lo_offset, size_t n, uint16_t *out_even, uint16_t *out_odd);
 
     /* 16 bits with alpha (blur16.c): the premultiplied samples c a of
-     * `pixels` pixels of 2 or 4 channels as their high 16 bits (alpha: a)
-     * and low (alpha: 0) */
-    void (*split16p)(const uint16_t *in, size_t pixels, int channels, uint16_t *high, uint16_t *low);
-    /* those as two pairs16 streams; h (< 2^32) into the pair rows hi and
-     * lo, its high and low 16 bits, as horizontal16 */
+     * whole pixels of 2 or 4 channels (alpha: a 2^16) as two streams of
+     * pairs16's pairs, of their high 16 bits (alpha: a) into high and of
+     * their low (alpha: 0) into low; reads row[0 .. count + channels) */
+    void (*pairs16p)(const uint16_t *row, size_t count, int channels, uint32_t *high, uint32_t *low);
+    /* h (< 2^32) from those into the pair rows hi and lo, its high and
+     * low 16 bits, as horizontal16; the first tap's pairs of each stream
+     * (centre + first * step) start on a cache line, and the streams
+     * have 16 values of slack more (AVX-512 loads whole lines) */
     void (*horizontal16p)(const blur_taps *t, const uint32_t *centre_h, const uint32_t *centre_l,
                           int step, size_t n, uint32_t *hi, uint32_t *lo, int high);
     /* the outputs of n values (whole pixels of ch, 2 or 4, channels)

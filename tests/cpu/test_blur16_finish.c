@@ -8,7 +8,8 @@
  * alpha sums from 1 to 2^48 - 1, colour past 65535 and va = 0. Each input
  * goes through the scalar colour, and through blur16_finish_row as an RGBA
  * and a gray+alpha pixel in rows of 1 to 40 pixels (the vectors and the
- * pixels after them). Built once for the base set and, where the compiler
+ * pixels after them), its sums split into 32-bit halves v = 2^16 hi + lo
+ * in every way the vertical pass can make them. Built once for the base set and, where the compiler
  * can, once with the instructions of AVX2 with FMA and once with
  * AVX-512's, as the blur's kernels run them there (isa_guard.c skips
  * them where the CPU lacks them). */
@@ -37,17 +38,30 @@ static long bad;
 static uint64_t pending[ROW][2];
 static int npending;
 
+/* v < 2^48 as 2^16 hi + lo, hi and lo 32-bit: its high and low 16 bits
+ * with a random part of the high moved down (the vertical sums of h's
+ * halves are any such pair), or at the ends, lo as large or as small as
+ * it can be. */
+static void split(uint64_t v, uint32_t *hi, uint32_t *lo)
+{
+    const uint64_t top = v >> 16, most = top < 65535 ? top : 65535;
+    const int end = th_rand_int(0, 3);
+    const uint64_t down = end == 0 ? 0 : end == 1 ? most : th_rand64() % (most + 1);
+    *hi = (uint32_t)(top - down);
+    *lo = (uint32_t)((v & 0xFFFF) + (down << 16));
+}
+
 static void check_row(int ch, int pixels)
 {
-    double v[4 * ROW];
+    uint32_t hi[4 * ROW], lo[4 * ROW];
     uint16_t out[4 * ROW + 1];
     /* colour c of pixel p: its vc >> c, so that the lanes differ */
     for (int p = 0; p < pixels; p++) {
-        for (int c = 0; c < ch - 1; c++) v[p * ch + c] = (double)(pending[p][0] >> c);
-        v[p * ch + ch - 1] = (double)pending[p][1];
+        for (int c = 0; c < ch - 1; c++) split(pending[p][0] >> c, &hi[p * ch + c], &lo[p * ch + c]);
+        split(pending[p][1], &hi[p * ch + ch - 1], &lo[p * ch + ch - 1]);
     }
     out[pixels * ch] = 0xBEEF;
-    blur16_finish_row(v, (size_t)pixels * ch, ch, out);
+    blur16_finish_row(hi, lo, (size_t)pixels * ch, ch, out);
     th_check(out[pixels * ch] == 0xBEEF, "%d channels, %d pixels: a sample written past the row", ch,
              pixels);
     for (int p = 0; p < pixels; p++) {
