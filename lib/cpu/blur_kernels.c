@@ -659,34 +659,45 @@ static void vertical_premultiplied(const blur_float_taps *t, const float *const 
 
 /* ---- 16 bits, plain (blur_kernels.h) ---- */
 
+#if VBYTES == 64
+/* pairs16's two stores of 32 pairs, from words a (the low halves) and b. */
+static inline __attribute__((always_inline)) void put_pairs32(__m512i a, __m512i b, uint32_t *out)
+{
+    /* interleaved per 128-bit lane, then the lanes' qwords put in order */
+    const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+    const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+    const __m512i lo = _mm512_unpacklo_epi16(a, b), hi = _mm512_unpackhi_epi16(a, b);
+    _mm512_storeu_si512(out, _mm512_permutex2var_epi64(lo, first, hi));
+    _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi64(lo, second, hi));
+}
+#endif
+#if defined(__AVX2__) /* the AVX-512 set's too */
+/* pairs16's two stores of 16 pairs, from words a (the low halves) and b. */
+static inline __attribute__((always_inline)) void put_pairs16(__m256i a, __m256i b, uint32_t *out)
+{
+    /* interleaved per 128-bit half, then the halves put in order */
+    const __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+    _mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i *)(out + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+}
+#endif
+
 /* out[i] = (u[i] - 2^15) | (u[i + ch] - 2^15) << 16, the samples offset
  * to fit int16; reads u[0 .. count + ch) and no further. */
 static void pairs16(const uint16_t *in, size_t count, int ch, uint32_t *out)
 {
     size_t i = 0;
 #if VBYTES == 64
-    /* interleaved per 128-bit lane, then the lanes' qwords put in order */
     const __m512i offset16 = _mm512_set1_epi16((short)0x8000);
-    const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
-    const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
-    for (; i + 32 <= count; i += 32) {
-        const __m512i a = _mm512_xor_si512(_mm512_loadu_si512(in + i), offset16);
-        const __m512i b = _mm512_xor_si512(_mm512_loadu_si512(in + i + ch), offset16);
-        const __m512i lo = _mm512_unpacklo_epi16(a, b), hi = _mm512_unpackhi_epi16(a, b);
-        _mm512_storeu_si512(out + i, _mm512_permutex2var_epi64(lo, first, hi));
-        _mm512_storeu_si512(out + i + 16, _mm512_permutex2var_epi64(lo, second, hi));
-    }
+    for (; i + 32 <= count; i += 32)
+        put_pairs32(_mm512_xor_si512(_mm512_loadu_si512(in + i), offset16),
+                    _mm512_xor_si512(_mm512_loadu_si512(in + i + ch), offset16), out + i);
 #endif
 #if defined(__AVX2__) /* the AVX-512 set's too: the last 16 */
-    /* interleaved per 128-bit half, then the halves put in order */
     const __m256i offset = _mm256_set1_epi16((short)0x8000);
-    for (; i + 16 <= count; i += 16) {
-        const __m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(in + i)), offset);
-        const __m256i b = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(in + i + ch)), offset);
-        const __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
-        _mm256_storeu_si256((__m256i *)(out + i), _mm256_permute2x128_si256(lo, hi, 0x20));
-        _mm256_storeu_si256((__m256i *)(out + i + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
-    }
+    for (; i + 16 <= count; i += 16)
+        put_pairs16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(in + i)), offset),
+                    _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(in + i + ch)), offset), out + i);
 #endif
     for (; i < count; i++) out[i] = (uint32_t)(in[i] ^ 0x8000u) | (uint32_t)(in[i + ch] ^ 0x8000u) << 16;
 }
@@ -895,17 +906,6 @@ static inline __attribute__((always_inline)) void premultiplied32(const uint16_t
     *high = _mm512_xor_si512(_mm512_mask_blend_epi16(alpha, _mm512_mulhi_epu16(v, a), v), offset);
     *low = _mm512_xor_si512(_mm512_maskz_mov_epi16(~alpha, _mm512_mullo_epi16(v, a)), offset);
 }
-
-/* pairs16's two stores of 32 pairs, from words a (the low halves) and b. */
-static inline __attribute__((always_inline)) void put_pairs32(__m512i a, __m512i b, uint32_t *out)
-{
-    /* interleaved per 128-bit lane, then the lanes' qwords put in order */
-    const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
-    const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
-    const __m512i lo = _mm512_unpacklo_epi16(a, b), hi = _mm512_unpackhi_epi16(a, b);
-    _mm512_storeu_si512(out, _mm512_permutex2var_epi64(lo, first, hi));
-    _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi64(lo, second, hi));
-}
 #elif defined(__AVX2__)
 /* premultiplied32's 16 values. */
 static inline __attribute__((always_inline)) void premultiplied16x(const uint16_t *in, const int ch, __m256i *high,
@@ -920,15 +920,6 @@ static inline __attribute__((always_inline)) void premultiplied16x(const uint16_
     const __m256i hi = _mm256_mulhi_epu16(v, a), lo = _mm256_mullo_epi16(v, a);
     *high = _mm256_xor_si256(ch == 4 ? _mm256_blend_epi16(hi, v, 0x88) : _mm256_blend_epi16(hi, v, 0xAA), offset);
     *low = _mm256_xor_si256(ch == 4 ? _mm256_blend_epi16(lo, zero, 0x88) : _mm256_blend_epi16(lo, zero, 0xAA), offset);
-}
-
-/* pairs16's two stores of 16 pairs, from words a (the low halves) and b. */
-static inline __attribute__((always_inline)) void put_pairs16(__m256i a, __m256i b, uint32_t *out)
-{
-    /* interleaved per 128-bit half, then the halves put in order */
-    const __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
-    _mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(lo, hi, 0x20));
-    _mm256_storeu_si256((__m256i *)(out + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
 }
 #endif
 
