@@ -14,8 +14,9 @@
  * sums make h (< 2^32) exactly; h goes into two pair rows, its high and
  * low 16 bits, and the vertical sums of the two, A and B, make v = 2^16 A
  * + B (< 2^48) exactly, which the colour's division and alpha's rounding
- * take as a double (blur16_finish.h, inside the vertical pass's kernels). Every step is exact integer arithmetic (or an exact
- * double), so the results are the definition's on every set.
+ * take as a double (blur16_finish.h, inside the vertical pass's
+ * kernels). Every step is exact integer arithmetic (or an exact double),
+ * so the results are the definition's on every set.
  *
  * As blur.c does for 8 bits: each thread walks its band down column
  * strips, keeping the pair rows of the last horizontally filtered rows

@@ -240,12 +240,8 @@ LINE_TARGET static inline __attribute__((always_inline)) __m512i line_interleave
                                                                                  const int pb,
                                                                                  const int high)
 {
-    switch (pb) {
-    case 1: return high ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
-    case 2: return high ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
-    case 4: return high ? _mm512_unpackhi_epi32(a, b) : _mm512_unpacklo_epi32(a, b);
-    default: return high ? _mm512_unpackhi_epi64(a, b) : _mm512_unpacklo_epi64(a, b);
-    }
+    if (pb == 1) return high ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
+    return high ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
 }
 
 /* Output rows y .. y + n - 1, columns x .. x + 4n - 1, as transpose_block
@@ -253,7 +249,7 @@ LINE_TARGET static inline __attribute__((always_inline)) __m512i line_interleave
 LINE_TARGET static inline __attribute__((always_inline)) void line_block(const transform_job *j, int x,
                                                                          int y, const int pb)
 {
-    const int n = 16 / pb, rounds = pb == 1 ? 4 : pb == 2 ? 3 : pb == 4 ? 2 : 1, back = j->dy < 0;
+    const int n = 16 / pb, rounds = pb == 1 ? 4 : 3, back = j->dy < 0;
     const ptrdiff_t dx = j->dx, stride = (ptrdiff_t)j->dst->stride, step = back ? -stride : stride;
     const uint8_t *in = j->origin + (ptrdiff_t)x * dx + (ptrdiff_t)y * j->dy - (back ? (n - 1) * pb : 0);
     uint8_t *out = j->dst->data + (size_t)(y + (back ? n - 1 : 0)) * (size_t)stride + (size_t)x * pb;
@@ -294,14 +290,11 @@ LINE_TARGET static inline __attribute__((always_inline)) void line_tile(const tr
     transpose_tile(j, y0, y1, xb, x1, pb);
 }
 
+/* Line blocks serve 1- and 2-byte pixels (permute_band). */
 LINE_TARGET static void line_tile_sized(const transform_job *j, int y0, int y1, int x0, int x1, int pb)
 {
-    switch (pb) {
-    case 1: line_tile(j, y0, y1, x0, x1, 1); break;
-    case 2: line_tile(j, y0, y1, x0, x1, 2); break;
-    case 4: line_tile(j, y0, y1, x0, x1, 4); break;
-    default: line_tile(j, y0, y1, x0, x1, 8); break;
-    }
+    if (pb == 1) line_tile(j, y0, y1, x0, x1, 1);
+    else line_tile(j, y0, y1, x0, x1, 2);
 }
 #endif
 
