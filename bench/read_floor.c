@@ -1,13 +1,17 @@
-/* read_floor BYTES [THREADS [REPS]]: the time to read a buffer of BYTES
- * once with THREADS threads (default 2), each its share in 64-byte
+/* read_floor [--copy] BYTES [THREADS [REPS]]: the time to read a buffer of
+ * BYTES once with THREADS threads (default 2), each its share in 64-byte
  * strides, after the buffer was filled and read once (warm, as an image
  * that a benchmark resizes again and again is): the median of REPS runs
- * (default 41), in ms and GB/s.
+ * (default 41), in ms and GB/s. With --copy, each thread copies its share
+ * into a second buffer of BYTES (memcpy), and GB/s counts the bytes read
+ * and written.
  *
  * The floor of an operation that must read every byte of its source: an
  * anti-aliased reduction reads every source row, where OpenCV's bilinear
  * reduction to a third reads two rows in three; when the peer's whole
- * time is below this floor, no anti-aliased reduction can match it. */
+ * time is below this floor, no anti-aliased reduction can match it. The
+ * copy's floor is that of an operation that reads and writes every byte
+ * once, as a transpose does. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -19,6 +23,7 @@
 
 typedef struct {
     const uint64_t *words;
+    uint64_t *copy;            /* --copy's destination, or NULL */
     size_t lines;              /* 64-byte lines of the buffer */
     int threads, reps;
     double *ms;                /* per run, thread 0's clock */
@@ -37,6 +42,10 @@ static uint64_t read_share(const read_job *j, int index)
 {
     const size_t first = j->lines * (size_t)index / (size_t)j->threads;
     const size_t last = j->lines * (size_t)(index + 1) / (size_t)j->threads;
+    if (j->copy) {
+        memcpy(j->copy + first * 8, j->words + first * 8, (last - first) * 64);
+        return j->copy[first * 8];
+    }
     uint64_t acc[8] = {0};
     for (size_t l = first; l < last; l++)
         for (int k = 0; k < 8; k++) acc[k] |= j->words[l * 8 + k];
@@ -76,8 +85,10 @@ static long parse_count(const char *s, const char *what, long max)
 
 int main(int argc, char **argv)
 {
+    const int copy = argc > 1 && strcmp(argv[1], "--copy") == 0;
+    argc -= copy, argv += copy;
     if (argc < 2 || argc > 4) {
-        fprintf(stderr, "usage: read_floor BYTES [THREADS [REPS]]\n");
+        fprintf(stderr, "usage: read_floor [--copy] BYTES [THREADS [REPS]]\n");
         return 2;
     }
     const size_t bytes = (size_t)parse_count(argv[1], "BYTES", 1L << 34);
@@ -88,14 +99,16 @@ int main(int argc, char **argv)
     j.threads = threads;
     j.reps = reps;
     uint64_t *words = aligned_alloc(64, j.lines * 64);
+    j.copy = copy ? aligned_alloc(64, j.lines * 64) : NULL;
     j.ms = malloc(sizeof(double) * (size_t)reps);
     read_thread *ts = malloc(sizeof *ts * (size_t)threads);
     pthread_t *ids = malloc(sizeof *ids * (size_t)threads);
-    if (!words || !j.ms || !ts || !ids) {
+    if (!words || (copy && !j.copy) || !j.ms || !ts || !ids) {
         fprintf(stderr, "read_floor: out of memory for %zu bytes\n", bytes);
         return 1;
     }
     memset(words, 0x5a, j.lines * 64);
+    if (copy) memset(j.copy, 0, j.lines * 64); /* its pages mapped before the clock starts */
     j.words = words;
     if (pthread_barrier_init(&j.start, NULL, (unsigned)threads) != 0 ||
         pthread_barrier_init(&j.done, NULL, (unsigned)threads) != 0) {
@@ -112,8 +125,9 @@ int main(int argc, char **argv)
     run_thread(&ts[0]);
     for (int i = 1; i < threads; i++) pthread_join(ids[i], NULL);
     const double med = bench_median(j.ms, reps);
-    printf("read %zu bytes, %d threads: %.3f ms median of %d (%.1f GB/s)\n", bytes, threads, med, reps,
-           (double)bytes / med / 1e6);
+    printf("%s %zu bytes, %d threads: %.3f ms median of %d (%.1f GB/s)\n", copy ? "copy" : "read", bytes,
+           threads, med, reps, (double)bytes * (copy ? 2 : 1) / med / 1e6);
+    free(j.copy);
     free(j.ms);
     free(words);
     free(ts);
