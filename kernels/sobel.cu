@@ -10,18 +10,13 @@
  * The gradients are small integers, so float arithmetic on them is exact:
  * inputs are 2^23 + v (v < 2^16), |gx|, |gy| < 2^18. At 8 bits s = gx^2 +
  * gy^2 < 2^22 is exact in float too; at 16 bits the double path forms it
- * in double (exact below 2^53). The default 8-bit magnitude (scale 1, no threshold)
- * rounds sqrt(s) without double arithmetic: for s = gx^2 + gy^2 <= 64770,
- * sqrt(s) is at least 0.25 / 509 ~ 4.9e-4 away from any k + 0.5 (|s - (k +
- * 0.5)^2| >= 0.25), while sqrt.approx.f32 is off by at most ~255 * 2^-20 ~
- * 2.4e-4, so rounding the approximation to nearest gives the CPU's
- * floor(sqrt(s) + 0.5); for larger s both give 255 (sqrt >= 254.5005).
- * PERF_NOTES.md records the exhaustive check over every s. The default
- * 16-bit magnitude takes a float root's floor and corrects it with one
- * integer compare (edge_fast16). Any other scale, or a threshold, takes the
+ * in double (exact below 2^53). The default magnitude (scale 1, no
+ * threshold) has fast forms at 8 and 16 bits (sobel_edge.cuh, which says
+ * why they are exact). Any other scale, or a threshold, takes the
  * double path with _rn intrinsics, so nvcc cannot fuse it into FMAs: the
  * CPU computes the same plain IEEE operations. */
 #include "border.cuh"
+#include "sobel_edge.cuh"
 #include "gi_kernels.h"
 #include "tiling.h"
 
@@ -35,59 +30,6 @@ template <typename T, int C> constexpr int P = GI_SOBEL_PX((PB<T, C>)); /* pixel
 template <typename T, int C> constexpr int W = GI_SOBEL_W((PB<T, C>));
 template <typename T, int C> constexpr int PAD = GI_SOBEL_PAD((PB<T, C>));
 template <typename T, int C> constexpr int ROW_BYTES = GI_SOBEL_ROW_BYTES((PB<T, C>));
-template <typename T> constexpr uint32_t MAX = sizeof(T) == 1 ? 255u : 65535u;
-
-struct edge_rule {
-    double scale;
-    double threshold;
-    int use_threshold;
-};
-
-/* The CPU's rule, operation for operation; s = gx^2 + gy^2, exact. */
-template <typename T> __device__ __forceinline__ uint32_t edge_exact(double s, const edge_rule &e)
-{
-    const double m = __dmul_rn(e.scale, __dsqrt_rn(s));
-    if (e.use_threshold) return m >= e.threshold ? MAX<T> : 0;
-    const double rounded = floor(__dadd_rn(m, 0.5));
-    return rounded >= (double)MAX<T> ? MAX<T> : (uint32_t)rounded;
-}
-
-/* 8 bits, scale 1, no threshold: min(255, round(sqrt(s))), see the comment
- * on top. */
-__device__ __forceinline__ uint32_t edge_fast(float s)
-{
-    float m;
-    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(m) : "f"(s));
-    /* adding 1.5 * 2^23 rounds to an integer in the low mantissa bits: the
-     * result's low byte (the caller reads only that) */
-    return __float_as_uint(__fadd_rn(fminf(m, 255.f), 12582912.f));
-}
-
-/* 16 bits, scale 1, no threshold: min(65535, R), R the correctly rounded
- * root of s = gx^2 + gy^2, with one MUFU instruction (the XU pipe, 8
- * cycles a warp) and 32-bit integers. The estimate e is sqrt.approx of s
- * formed in floats (a product and a fused multiply-add): s within 2^-23,
- * relative, the root within 2^-20 more (edge_fast's bound), so e is within
- * 0.07 of the exact root where e < 65536. With k = floor(e): where k >=
- * 65536 the exact root passes 65535.9, and the output is 65535; else the
- * root lies within 0.07 of [k, k + 1), and R = k + (s > k^2 + k), as the
- * CPU's sobel16_unit_magnitude finds it (lib/cpu/sobel16_magnitude.h says
- * why; test_sobel_steps.c checks it at every rounding boundary). There s -
- * (k^2 + k) lies within 1.2 (k + 1) of 0, so its value modulo 2^32 read as
- * a signed integer is exact, whether or not s passes 32 bits or |gx| or
- * |gy| pass 65535 (the CPU tests those apart). |gx| and |gy| (< 2^18,
- * exact floats) become integers in the low mantissa bits of 2^23 + |g|,
- * and k in those of 2^23 + e added rounding down. */
-__device__ __forceinline__ uint32_t edge_fast16(float gx, float gy)
-{
-    const uint32_t ax = __float_as_uint(__fadd_rn(fabsf(gx), 8388608.f)) - 0x4B000000u;
-    const uint32_t ay = __float_as_uint(__fadd_rn(fabsf(gy), 8388608.f)) - 0x4B000000u;
-    float m;
-    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(m) : "f"(__fmaf_rn(gx, gx, __fmul_rn(gy, gy))));
-    const uint32_t k = __float_as_uint(__fadd_rd(m, 8388608.f)) - 0x4B000000u;
-    const int32_t d = (int32_t)(ax * ax + ay * ay - (k * k + k)); /* exact: above */
-    return min(k + (d > 0 ? 1u : 0u), 65535u);
-}
 
 /* The tile words a lane reads for one row: HW words before its first pixel
  * (they hold the halo pixel on the left), its own pixels, and HW words
@@ -131,7 +73,7 @@ template <typename T, int C> struct row_words {
     __device__ __forceinline__ uint32_t sample(int p, int c) const
     {
         const int b = HW * SPW + p * C + c;
-        return (w[b / SPW] >> (8 * SB * (b % SPW))) & MAX<T>;
+        return (w[b / SPW] >> (8 * SB * (b % SPW))) & SOBEL_MAX<T>;
     }
     /* the same, as the float 2^23 + value (one byte_perm) */
     __device__ __forceinline__ float biased(int p, int c) const
@@ -144,6 +86,18 @@ template <typename T, int C> struct row_words {
 
 /* Filter input of pixel p: channel f, or luma with gray (gray inputs are
  * used as they are), as 2^23 + value. Differences cancel the bias. */
+/* Sample v, whose value is in its low 8 SB bits (the bits above ignored
+ * at 16 bits, zero at 8), into place b of a lane's output words, keeping the
+ * word's other samples: at 16 bits one byte_perm, where a mask, a shift
+ * and an OR took three. */
+template <int SB> __device__ __forceinline__ void put_sample(uint32_t *out, int b, uint32_t v)
+{
+    if constexpr (SB == 2)
+        out[b / 2] = b % 2 ? __byte_perm(out[b / 2], v, 0x5410) : __byte_perm(v, out[b / 2], 0x7610);
+    else
+        out[b / 4] |= v << (8 * (b % 4));
+}
+
 template <typename T, int C, bool GRAY>
 __device__ __forceinline__ float filter_input(const row_words<T, C> &r, int p, int f)
 {
@@ -177,6 +131,9 @@ __global__ void __launch_bounds__(THREADS)
      * two rows before (for gy), and the partial gx of the next two output
      * rows. Output row j needs tile rows j (above) .. j + 2 (below). */
     float above[F][NP + 2], middle[F][NP + 2], gx_next[F][NP], gx_after[F][NP];
+    /* stepped a row at a time: a product of y and the pitch each row cost
+     * four instructions more */
+    uint8_t *row_out = dst + (size_t)(y0 + r0) * dst_pitch + (size_t)x * OC * SB;
 #pragma unroll
     for (int t = 0; t < RUN + 2; t++) {
         const row_words<T, C> rw(base + (r0 + t) * ROW_BYTES<T, C>);
@@ -215,10 +172,7 @@ __global__ void __launch_bounds__(THREADS)
                                              __byte_perm(e[4 * k + 2], e[4 * k + 3], 0x0040), 0x5410);
                 } else {
 #pragma unroll
-                    for (int i = 0; i < NP; i++) {
-                        const int b = i * OC + f;
-                        out[b / SPW] |= (e[i] & MAX<T>) << (8 * SB * (b % SPW));
-                    }
+                    for (int i = 0; i < NP; i++) put_sample<SB>(out, i * OC + f, SB == 1 ? e[i] & 0xFFu : e[i]);
                 }
             }
 #pragma unroll
@@ -235,12 +189,10 @@ __global__ void __launch_bounds__(THREADS)
         if constexpr (alpha) { /* each pixel keeps its own alpha */
             const row_words<T, C> mid(base + (r0 + t - 1) * ROW_BYTES<T, C>);
 #pragma unroll
-            for (int i = 0; i < NP; i++) {
-                const int b = i * C + C - 1;
-                out[b / SPW] |= mid.sample(i, C - 1) << (8 * SB * (b % SPW));
-            }
+            for (int i = 0; i < NP; i++) put_sample<SB>(out, i * C + C - 1, mid.sample(i, C - 1));
         }
-        uint8_t *o = dst + (size_t)y * dst_pitch + (size_t)x * OC * SB;
+        uint8_t *const o = row_out;
+        row_out += dst_pitch;
         if (dst_vec && x + NP <= s.width) {
             if constexpr (OW == 4) *(uint4 *)o = make_uint4(out[0], out[1], out[2], out[3]);
             else if constexpr (OW == 2) *(uint2 *)o = make_uint2(out[0], out[1]);
