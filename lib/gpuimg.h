@@ -841,7 +841,10 @@ GI_API int gi_resize_filter_parse(const char *name, gi_resize_filter *filter);
 /* One axis's integer weights, from n_in to n_out samples: output x reads
  * the inputs first[x] .. first[x] + count[x] - 1 with the weights
  * q[x * taps + k] (k < count[x]; the rest 0), which sum to
- * GI_RESIZE_WEIGHT_SUM. Release with gi_resize_axis_free (NULL is fine). */
+ * GI_RESIZE_WEIGHT_SUM. n_in and n_out are 1..GI_RESIZE_MAX_SIDE, else
+ * GI_ERR_INVALID_ARGUMENT (gi_resize computes the same weights for a
+ * source side past that, of an image it holds). Release with
+ * gi_resize_axis_free (NULL is fine). */
 typedef struct gi_resize_axis {
     int n_in, n_out, taps;
     int32_t *first, *count, *q;

@@ -313,6 +313,14 @@ gi_status gi_resize_axis_weights(int n_in, int n_out, gi_resize_filter filter,
                                  gi_resize_axis *axis)
 {
     GI__REFUSE_NULL(axis);
+    /* gi_resize's axes start from a side of an image in memory; a
+     * caller's n_in is bounded here, before its taps are allocated (an
+     * n_in of 2^31 would ask for gigabytes) */
+    if (n_in < 1 || n_in > GI_RESIZE_MAX_SIDE || n_out < 1 || n_out > GI_RESIZE_MAX_SIDE) {
+        memset(axis, 0, sizeof *axis);
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_resize_axis_weights: %d -> %d samples: n_in "
+                        "and n_out must be 1..%d", n_in, n_out, GI_RESIZE_MAX_SIDE);
+    }
     gi_status st = gi__resize_axis_alloc(n_in, n_out, filter, axis);
     if (st != GI_OK) return st;
     const int failed = gi__resize_axis_fill(axis, filter, 0, n_out);
