@@ -1065,6 +1065,22 @@ group_resize() {
     expect_usage thumbnail --size '20x 20' "$scene" "$tmp/x.png"
     expect_usage resize --width 5 --filter bicubic "$scene" "$tmp/x.png"
     expect_usage resize --width 5 --fit stretch "$scene" "$tmp/x.png"
+    # --fit says how a box is filled: without both sides it is refused,
+    # not ignored (it was: --width 100 --fit cover gave 100x75)
+    for sides in "--width 100" "--height 30" "--scale 0.5"; do
+        for fit in cover fill inside; do
+            # shellcheck disable=SC2086
+            expect_usage resize $sides --fit "$fit" "$scene" "$tmp/x.png"
+            check "resize $sides --fit $fit: the message does not say --fit needs both sides" \
+                has "fit needs both sides: --width and --height, or --size WxH" "$tmp/err"
+        done
+    done
+    # shellcheck disable=SC2086
+    expect_usage pipe "resize --width 100 --fit cover" "$scene" "$tmp/x.png"
+    check "a pipe's resize --fit with one side: not refused alike" \
+        has "fit needs both sides" "$tmp/err"
+    check "a refused --fit left an output" [ ! -e "$tmp/x.png" ]
+    sized resize --width 20 --height 20 --fit cover "$scene" 27x20
     expect_usage resize --width 5 --border zero "$scene" "$tmp/x.png"
     # a result past --max-pixels (scene 64x48) is refused before it is
     # made, and so is an image between a pipe's steps; past the sides'

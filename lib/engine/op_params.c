@@ -69,9 +69,9 @@ static const gi_op_param table[] = {
     {GI_OP_RESIZE, "scale", 0, "S", GI_PARAM_DOUBLE, GI_PARAM_OPTION, 0, INFINITY, 1, NULL, 0, NULL,
      "scale both sides by S: 0.5 halves, 2 doubles", AT(resize.scale), 0},
     {GI_OP_RESIZE, "fit", 0, "FIT", GI_PARAM_CHOICE, GI_PARAM_OPTION, 0, 0, 0, resize_fits,
-     GI_FIT_INSIDE, "inside", "with a width and a height: the largest size of the image's "
-     "aspect within the box (inside), exactly the box, stretched (fill), or the smallest that "
-     "covers it (cover)", AT(resize.fit), 0},
+     GI_FIT_INSIDE, "inside", "needs both a width and a height: the largest size of the "
+     "image's aspect within that box (inside), exactly the box, stretched (fill), or the "
+     "smallest that covers it (cover)", AT(resize.fit), 0},
     {GI_OP_RESIZE, "filter", 0, "F", GI_PARAM_CHOICE, GI_PARAM_OPTION, 0, 0, 0, resize_filters,
      GI_RESIZE_LANCZOS3, "lanczos3", "the resampling filter; cubic is Catmull-Rom, area the box average",
      AT(resize.filter), 0},

@@ -195,13 +195,14 @@ def convolve(img: Image, mask: Any, normalize: bool = False, border: str = "mirr
 
 
 def resize(img: Image, width: Optional[int] = None, height: Optional[int] = None,
-           size: Any = None, scale: Optional[float] = None, fit: str = "inside",
+           size: Any = None, scale: Optional[float] = None, fit: Optional[str] = None,
            filter: str = "lanczos3", device: Device = "auto") -> Any:
     """gpuimg resize: resampled to width and/or height, size ("WxH", N or
     (W, H)) or scale, with the pixel-centre convention and the filter
     widened when reducing (gpuimg.h gives the exact integer arithmetic, the
-    same bytes on every device). fit, with a width and a height: "inside"
-    (keep the aspect, within the box), "fill" (exactly the box) or "cover";
+    same bytes on every device). fit, which needs both sides (width and
+    height, or size): "inside" (the default: keep the aspect, within the
+    box), "fill" (exactly the box) or "cover";
     filter: lanczos3, lanczos2, cubic, linear, area or nearest. Images with
     alpha are resampled premultiplied."""
     return _run(img, [_steps.resize(width, height, size, scale, fit, filter)], device)
