@@ -244,10 +244,17 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
 {
     if (count == 0 && !c->files_from)
         return cli_usage_error(c, "-o %s given but no input files", c->output_dir);
-    if (mkdir(c->output_dir, 0777) != 0 && errno != EEXIST) {
+    const int made_dir = mkdir(c->output_dir, 0777) == 0;
+    if (!made_dir && errno != EEXIST) {
         fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(c->output_dir),
                 strerror(errno));
         return EXIT_FAIL;
+    }
+    /* after -o DIR exists, as the summary may go into it; a summary that
+     * cannot be written stops the batch before it writes anything */
+    if (c->summary_json && batch_summary_check(c) != 0) {
+        if (made_dir) rmdir(c->output_dir);
+        return EXIT_USAGE;
     }
     batch_list list;
     int rc = batch_collect(c, args, count, &list);
