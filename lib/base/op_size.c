@@ -88,8 +88,9 @@ gi_status gi__chain_size(const gi_image *src, const gi_op *steps, int n, int any
         if (any_source && (w < 1 || h < 1)) w = h = 1; /* a crop outside this source */
         if (w < 1 || h < 1)
             return gi__fail(GI_ERR_INVALID_ARGUMENT,
-                            "step %d (crop): the rectangle starts outside the %dx%d image", i + 1,
-                            size.width, size.height);
+                            "step %d (crop): the rectangle starts at %d,%d, outside the %dx%d "
+                            "image: x must be below %d and y below %d", i + 1, steps[i].crop.x,
+                            steps[i].crop.y, size.width, size.height, size.width, size.height);
         size.width = w;
         size.height = h;
         size.channels = ch;
