@@ -91,11 +91,15 @@ typedef struct {
     progress *prog;
 } item_reporter;
 
-/* The batch's on_item: the progress bar, failure lines, and -v details. */
+/* The batch's on_item: the progress bar, failure and warning lines, and
+ * -v details. */
 static void report_item(void *user, const gi_batch_item *it)
 {
     const item_reporter *r = user;
     int failed = it->status == GI_ITEM_FAILED;
+    /* -q prints nothing but errors */
+    if (*it->warning && r->common->verbosity >= 1)
+        progress_message(r->prog, "%s: warning: %s", gi_quote_name(it->in), it->warning);
     if (failed) progress_message(r->prog, "%s", it->reason ? it->reason : "out of memory");
     else if (it->status == GI_ITEM_OK && r->common->verbosity >= 2) {
         char text[2400];

@@ -222,7 +222,8 @@ GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
 
 /* TIFF (builds with libtiff; without it, GI_ERR_UNSUPPORTED "this build
  * has no TIFF support")
- *   Read: the first page (gpuimg -v says when there are more), its
+ *   Read: the first page (a batch item's warning says when there are
+ *   more, and gpuimg prints it), its
  *   Orientation tag into the metadata (the pixels stay as stored), 8 or
  *   16 bits a sample as stored (16-bit samples in host byte order), gray
  *   (MinIsBlack, or MinIsWhite turned into it: v -> max - v), gray+alpha,
@@ -1443,6 +1444,9 @@ typedef struct gi_batch_item {
                                   writing, and why, or "" */
     const char *codecs_note;   /* where a JPEG's arithmetic half ran, and why
                                   (the route's plan); else "" */
+    const char *warning;       /* what the user should hear of although the
+                                  item went on: "the TIFF has 4 pages; only the
+                                  first was read"; else "" */
     int depth_read, depth_written; /* bits a sample decoded and encoded (8 or
                                       16; 0: not reached) */
 } gi_batch_item;

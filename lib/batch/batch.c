@@ -304,7 +304,7 @@ static void wake_all(pipeline *p)
 /* An item's texts when it has none: before and after on_item. */
 static void clear_notes(gi_batch_item *it)
 {
-    it->choice = it->note = it->metadata_note = it->codecs_note = "";
+    it->choice = it->note = it->metadata_note = it->codecs_note = it->warning = "";
 }
 
 /* Tells the caller that an item has ended, lending it the texts of its
@@ -317,6 +317,7 @@ static void report(pipeline *p, gi_batch_item *it, const gi__item_notes *notes)
             it->note = notes->note;
             it->metadata_note = notes->metadata_note;
             it->codecs_note = notes->codecs_note;
+            it->warning = notes->warning;
         }
         pthread_mutex_lock(&p->report_lock);
         p->opts->on_item(p->opts->user, it);
