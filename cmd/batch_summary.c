@@ -6,6 +6,7 @@
  * status is ok, failed, skipped or not_started (after an interrupt). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "batch_summary.h"
 #include "json_text.h"
@@ -28,6 +29,25 @@ static void write_item(FILE *out, const gi_batch_item *it, int first)
     for (int s = 0; s < GI_STAGE_COUNT; s++)
         fprintf(out, "%s\"%s\": %.3f", s ? ", " : "", gi_stage_name((gi_stage)s), it->stage_ms[s]);
     fputs("}}", out);
+}
+
+int batch_summary_check(const cli_common *c)
+{
+    struct stat st;
+    const int exists = stat(c->summary_json, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "gpuimg %s: --summary-json %s: is a directory\n", c->command,
+                gi_quote_name(c->summary_json));
+        return -1;
+    }
+    if (exists && !S_ISREG(st.st_mode)) return 0;
+    gi_output *out;
+    if (gi_output_open(&out, c->summary_json) != GI_OK) {
+        fprintf(stderr, "gpuimg %s: --summary-json %s\n", c->command, gi_last_error());
+        return -1;
+    }
+    gi_output_close(out, 0);
+    return 0;
 }
 
 int batch_summary_write(const cli_common *c, const batch_list *list, const progress *p,

@@ -6,6 +6,13 @@
 #include "batch_inputs.h"
 #include "progress.h"
 
+/* Whether the summary can be written where --summary-json asks, tried
+ * before the batch runs, so that a path that cannot take it is heard of
+ * before the outputs are written: the temporary file that the write at
+ * the end makes beside it is made and removed. Devices and FIFOs, written
+ * as they are at the end, are left alone. 0, or -1 after printing why. */
+int batch_summary_check(const cli_common *c);
+
 /* Writes the summary atomically; prints why and returns -1 on failure. */
 int batch_summary_write(const cli_common *c, const batch_list *list, const progress *p,
                         double elapsed_s, int interrupted);

@@ -360,8 +360,9 @@ static int common_table(cli_common *c, int image_options, cli_option *out)
          "(or GPUIMG_SERVER=off)", opt_flag, &c->no_server},
         {"shard", 0, "K/N", "batch: only the inputs at positions K, K+N, ... of the sorted list",
          opt_shard, c},
-        {"summary-json", 0, "FILE", "batch: write per-file results (status, reason, ms) as JSON",
-         opt_string, &c->summary_json},
+        {"summary-json", 0, "FILE",
+         "batch: write per-file results (status, reason, ms) as JSON; checked before the batch "
+         "starts", opt_string, &c->summary_json},
         {"border", 0, "MODE", "how pixels outside the image read (default mirror):\n"
          "    zero       00|abcd|00  also 'constant'; the value is --border-value\n"
          "    replicate  aa|abcd|dd  also 'clamp', 'nearest', 'edge'\n"

@@ -5,11 +5,16 @@
 #include "options.h"
 #include "run_images.h"
 
+#define FIT_NOT_GIVEN ((gi_resize_fit)-1)
+
 int step_resize(int argc, char **argv, cli_common *common, gi_op *step, char ***files, int *count)
 {
     gi_op op;
     gi_op_default(GI_OP_RESIZE, &op);
     gi_resize_params *params = &op.resize;
+    /* none until --fit is given (the table's parser stores a valid choice
+     * only): a fit without both sides would be ignored in silence */
+    params->fit = FIT_NOT_GIVEN;
     int box[2] = {0, 0};
     cli_option own[OP_OPTIONS_MAX + 2];
     int n = op_options(&op, own);
@@ -43,6 +48,10 @@ int step_resize(int argc, char **argv, cli_common *common, gi_op *step, char ***
                                "not both");
     if (!params->scale && !params->width && !params->height)
         return cli_usage_error(common, "give --width, --height, --size or --scale");
+    if (params->fit != FIT_NOT_GIVEN && !(params->width && params->height))
+        return cli_usage_error(common, "--fit needs both sides: --width and --height, or --size "
+                               "WxH");
+    if (params->fit == FIT_NOT_GIVEN) params->fit = GI_FIT_INSIDE;
     *step = op;
     return CLI_RUN;
 }

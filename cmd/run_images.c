@@ -91,11 +91,15 @@ typedef struct {
     progress *prog;
 } item_reporter;
 
-/* The batch's on_item: the progress bar, failure lines, and -v details. */
+/* The batch's on_item: the progress bar, failure and warning lines, and
+ * -v details. */
 static void report_item(void *user, const gi_batch_item *it)
 {
     const item_reporter *r = user;
     int failed = it->status == GI_ITEM_FAILED;
+    /* -q prints nothing but errors */
+    if (*it->warning && r->common->verbosity >= 1)
+        progress_message(r->prog, "%s: warning: %s", gi_quote_name(it->in), it->warning);
     if (failed) progress_message(r->prog, "%s", it->reason ? it->reason : "out of memory");
     else if (it->status == GI_ITEM_OK && r->common->verbosity >= 2) {
         char text[2400];
@@ -244,10 +248,17 @@ static int run_batch(const cli_common *c, char **args, int count, const gi_op *s
 {
     if (count == 0 && !c->files_from)
         return cli_usage_error(c, "-o %s given but no input files", c->output_dir);
-    if (mkdir(c->output_dir, 0777) != 0 && errno != EEXIST) {
+    const int made_dir = mkdir(c->output_dir, 0777) == 0;
+    if (!made_dir && errno != EEXIST) {
         fprintf(stderr, "gpuimg %s: %s: %s\n", c->command, gi_quote_name(c->output_dir),
                 strerror(errno));
         return EXIT_FAIL;
+    }
+    /* after -o DIR exists, as the summary may go into it; a summary that
+     * cannot be written stops the batch before it writes anything */
+    if (c->summary_json && batch_summary_check(c) != 0) {
+        if (made_dir) rmdir(c->output_dir);
+        return EXIT_USAGE;
     }
     batch_list list;
     int rc = batch_collect(c, args, count, &list);

@@ -82,14 +82,32 @@ typedef enum gi_status {
 GI_API const char *gi_strerror(gi_status status);
 /* The detail of the last failure on this thread ("" when none). */
 GI_API const char *gi_last_error(void);
+
+/* NULL POINTERS
+ *   A pointer argument must point to what its type says, and so must a
+ *   pointer member that the call reads (a job's steps), unless this header
+ *   says NULL is fine there: limits, options or params NULL for their
+ *   defaults, a name used in messages only, an optional output (gi_cuda_device_count's why,
+ *   gi_stream_run's written), a buffer or an array whose size or count is
+ *   0, and the releases (gi_free, gi_image_free, gi_metadata_free,
+ *   gi_resize_axis_free, gi_context_destroy, gi_reader_close,
+ *   gi_output_close), which do nothing with NULL, as free() does.
+ *   Any other NULL is refused, never followed: a function that returns a
+ *   gi_status returns GI_ERR_INVALID_ARGUMENT and gi_last_error() names
+ *   the function and the argument as this header does ("gi_blur: p is
+ *   NULL", "gi_batch_run: opts->job.steps is NULL"); a function without
+ *   a status writes nothing and returns its answer for no input: 0, -1
+ *   from the parsers, NULL, "", GI_FORMAT_AUTO, "none" from
+ *   gi_context_backend. NULL metadata is empty metadata:
+ *   gi_metadata_empty(NULL) is 1, gi_metadata_unwritable(NULL, ...) 0. */
 /* A file name as every message prints it (the library's and gpuimg's):
  * the name itself when all of it prints as text; else, so that a newline
  * or a terminal escape in it cannot split or forge a line, quoted as GNU
  * ls --quoting-style=shell-escape does: 'a'$'\n''b.png', the bytes that
  * are not printable as $'\ooo' (or \n, \t, ...), a shell can paste it
- * back; an empty name as ''. The result is name itself or one of a few
- * buffers of the calling thread, used in turn, valid until the fourth call
- * after it. */
+ * back; an empty name as ''. The result is name itself (NULL for NULL) or
+ * one of a few buffers of the calling thread, used in turn, valid until
+ * the fourth call after it. */
 GI_API const char *gi_quote_name(const char *name);
 
 /* Releases a buffer the library returned for the caller to keep (gi_encode,
@@ -134,7 +152,8 @@ GI_API gi_status gi_image_alloc_depth(gi_image *img, int width, int height, int 
                                       int depth);
 /* Bytes per sample of img: 1, or 2 at 16 bits. */
 GI_API int gi_image_sample_bytes(const gi_image *img);
-/* Frees owned pixels and zeroes the struct. Safe on a zeroed struct. */
+/* Frees owned pixels and zeroes the struct. Safe on a zeroed struct and
+ * on NULL. */
 GI_API void gi_image_free(gi_image *img);
 /* Copies src into dst at dst's depth: dst is allocated by the caller with
  * src's width, height and channels, at 8 or 16 bits (else
@@ -203,7 +222,8 @@ GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
 
 /* TIFF (builds with libtiff; without it, GI_ERR_UNSUPPORTED "this build
  * has no TIFF support")
- *   Read: the first page (gpuimg -v says when there are more), its
+ *   Read: the first page (a batch item's warning says when there are
+ *   more, and gpuimg prints it), its
  *   Orientation tag into the metadata (the pixels stay as stored), 8 or
  *   16 bits a sample as stored (16-bit samples in host byte order), gray
  *   (MinIsBlack, or MinIsWhite turned into it: v -> max - v), gray+alpha,
@@ -291,11 +311,13 @@ typedef struct gi_metadata gi_metadata;
  * PNG). */
 GI_API gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size,
                          const char *name, const gi_load_limits *limits);
-/* Reads a whole file ("-" is standard input) and decodes it. */
+/* Reads a whole file ("-" is standard input) and decodes it (limits NULL =
+ * defaults). */
 GI_API gi_status gi_load_file(gi_image *img, const char *path,
                        const gi_load_limits *limits);
 /* The same, and reads the file's metadata into *meta (see METADATA: it
- * never makes the load fail; on failure *meta is empty). */
+ * never makes the load fail; on failure *meta is empty). meta NULL reads
+ * none, as gi_load_file. */
 GI_API gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
                                      const gi_load_limits *limits, gi_metadata *meta);
 
@@ -319,7 +341,8 @@ GI_API gi_status gi_reader_open(gi_reader **reader, const char *path, const gi_l
  * the reader only fails. */
 GI_API gi_status gi_reader_next(gi_reader *reader, gi_image *img);
 /* The same, and the image's metadata into *meta (see METADATA; empty for
- * Netpbm images, which have none; never a reason to fail). */
+ * Netpbm images, which have none; never a reason to fail); meta NULL reads
+ * none, as gi_reader_next. */
 GI_API gi_status gi_reader_next_with_metadata(gi_reader *reader, gi_image *img, gi_metadata *meta);
 /* The number of images gi_reader_next has returned. */
 GI_API size_t gi_reader_count(const gi_reader *reader);
@@ -407,6 +430,7 @@ GI_API gi_status gi_save_file(const gi_image *img, const char *path,
  * `out` open for gi_output_close(out, 0). */
 typedef struct gi_output gi_output;
 GI_API gi_status gi_output_open(gi_output **out, const char *path);
+/* opts NULL = defaults (the format from the path's extension). */
 GI_API gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_options *opts);
 /* keep 1: flushes and renames into place; 0: removes the temporary file.
  * Frees `out` either way (NULL is fine). */
@@ -486,7 +510,9 @@ typedef struct gi_context_options {
 } gi_context_options;
 GI_API void gi_context_options_default(gi_context_options *opts);
 
+/* opts NULL = defaults. */
 GI_API gi_status gi_context_create(gi_context **ctx, const gi_context_options *opts);
+/* NULL is fine. */
 GI_API void gi_context_destroy(gi_context *ctx);
 /* AUTO chooses for every operation the device that would finish it
  * first, from a cost model: the CPU's time for the operation (its measured
@@ -816,7 +842,10 @@ GI_API int gi_resize_filter_parse(const char *name, gi_resize_filter *filter);
 /* One axis's integer weights, from n_in to n_out samples: output x reads
  * the inputs first[x] .. first[x] + count[x] - 1 with the weights
  * q[x * taps + k] (k < count[x]; the rest 0), which sum to
- * GI_RESIZE_WEIGHT_SUM. Release with gi_resize_axis_free. */
+ * GI_RESIZE_WEIGHT_SUM. n_in and n_out are 1..GI_RESIZE_MAX_SIDE, else
+ * GI_ERR_INVALID_ARGUMENT (gi_resize computes the same weights for a
+ * source side past that, of an image it holds). Release with
+ * gi_resize_axis_free (NULL is fine). */
 typedef struct gi_resize_axis {
     int n_in, n_out, taps;
     int32_t *first, *count, *q;
@@ -906,7 +935,7 @@ struct gi_metadata {
  * empty and `dropped` saying so; a damaged container is never an error. */
 GI_API gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out);
 /* Frees the buffers and leaves an empty gi_metadata (orientation 1). Safe
- * on a zeroed (also empty) or already freed struct. */
+ * on a zeroed (also empty) or already freed struct, and on NULL. */
 GI_API void gi_metadata_free(gi_metadata *m);
 /* 1 when there is nothing to write (no Exif, ICC, XMP, sRGB, gAMA, cHRM). */
 GI_API int gi_metadata_empty(const gi_metadata *m);
@@ -1300,7 +1329,8 @@ GI_API gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const voi
                             const char *name, uint8_t **out, size_t *out_size,
                             gi_histogram *hist);
 /* From a file to a file ("-": standard input or output), written
- * atomically as gi_save_file does. For a hist job out_path is ignored. */
+ * atomically as gi_save_file does. For a hist job out_path is ignored (and
+ * may be NULL). */
 GI_API gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_path,
                           const char *out_path, gi_histogram *hist);
 /* The middle of a job, for pixels decoded already (a frame of a stream):
@@ -1414,6 +1444,9 @@ typedef struct gi_batch_item {
                                   writing, and why, or "" */
     const char *codecs_note;   /* where a JPEG's arithmetic half ran, and why
                                   (the route's plan); else "" */
+    const char *warning;       /* what the user should hear of although the
+                                  item went on: "the TIFF has 4 pages; only the
+                                  first was read"; else "" */
     int depth_read, depth_written; /* bits a sample decoded and encoded (8 or
                                       16; 0: not reached) */
 } gi_batch_item;

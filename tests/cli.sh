@@ -100,7 +100,7 @@ group_exit_codes() {
     expect_usage crop -1 0 5 5 "$scene" "$tmp/x.png"
     check "crop -1: the message does not say to put '--' first" has "put '--' before" "$tmp/err"
     expect_usage crop -- -1 0 5 5 "$scene" "$tmp/x.png"
-    check "crop -- -1: X not refused by its own check" has "'-1' is not a whole number >= 0" "$tmp/err"
+    check "crop -- -1: X not refused by its own check" has "x '-1': must be an integer from 0" "$tmp/err"
     expect_usage blur "$scene" "$tmp/x.png" --sigma
     for bad in "--sigma 0" "--sigma -1" "--sigma abc" "--sigma nan" "--radius -2" \
         "--radius 1025" "--radius 2.5" "--kernel median" "--quality 0" "--quality 101" \
@@ -1065,6 +1065,22 @@ group_resize() {
     expect_usage thumbnail --size '20x 20' "$scene" "$tmp/x.png"
     expect_usage resize --width 5 --filter bicubic "$scene" "$tmp/x.png"
     expect_usage resize --width 5 --fit stretch "$scene" "$tmp/x.png"
+    # --fit says how a box is filled: without both sides it is refused,
+    # not ignored (it was: --width 100 --fit cover gave 100x75)
+    for sides in "--width 100" "--height 30" "--scale 0.5"; do
+        for fit in cover fill inside; do
+            # shellcheck disable=SC2086
+            expect_usage resize $sides --fit "$fit" "$scene" "$tmp/x.png"
+            check "resize $sides --fit $fit: the message does not say --fit needs both sides" \
+                has "fit needs both sides: --width and --height, or --size WxH" "$tmp/err"
+        done
+    done
+    # shellcheck disable=SC2086
+    expect_usage pipe "resize --width 100 --fit cover" "$scene" "$tmp/x.png"
+    check "a pipe's resize --fit with one side: not refused alike" \
+        has "fit needs both sides" "$tmp/err"
+    check "a refused --fit left an output" [ ! -e "$tmp/x.png" ]
+    sized resize --width 20 --height 20 --fit cover "$scene" 27x20
     expect_usage resize --width 5 --border zero "$scene" "$tmp/x.png"
     # a result past --max-pixels (scene 64x48) is refused before it is
     # made, and so is an image between a pipe's steps; past the sides'
@@ -1091,10 +1107,40 @@ group_resize() {
     expect 0 crop 0 0 0 0 "$samples/alpha.png" "$tmp/c4.png"
     check "the whole image's crop changed it" same_image "$tmp/c4.png" "$samples/alpha.png"
     expect 1 crop 64 0 5 5 "$scene" "$tmp/x.png"
-    check "a crop outside the image does not say so" has "outside" "$tmp/err"
-    expect_usage crop 1 2 3 "$scene" "$tmp/x.png"
-    expect_usage crop 1 2 3 -4 "$scene" "$tmp/x.png"
+    check "a crop outside the image does not say where it starts and where it may" \
+        has "starts at 64,0, outside the 64x48 image: x must be below 64 and y below 48" "$tmp/err"
+    # crop's numbers: each wrong count or value says what is wrong, then
+    # both forms (too few numbers once read as "'IN' is not a whole number")
+    while IFS='|' read -r words says <&3; do
+        # shellcheck disable=SC2086
+        expect_usage crop $words "$scene" "$tmp/x.png"
+        check "crop $words: the message lacks \"$says\"" has "$says" "$tmp/err"
+        check "crop $words: the two forms are not shown" \
+            has "usage: gpuimg crop X Y W H IN OUT" "$tmp/err"
+        check "crop $words: the two forms are not shown" \
+            has "or: gpuimg crop --gravity centre W H IN OUT" "$tmp/err"
+    done 3<<'EOF'
+|expected 4 numbers, X Y W H, before the files; found none before '
+1 2 3|expected 4 numbers, X Y W H, before the files; found 3 before '
+1 2 3 4 5|expected 4 numbers, X Y W H, before the files; found 5
+a b c d|found none before 'a'
+10 x 20 30|found 1 before 'x'
+-- -1 0 5 5|x '-1': must be an integer from 0 to 2147483647
+-- 0 0 -5 5|width '-5': must be an integer from 0 to 2147483647
+1.5 2 3 4|x '1.5': must be an integer from 0 to 2147483647
+0 0 99999999999 5|width '99999999999': must be an integer from 0 to 2147483647
+--gravity centre 5|with --gravity centre, expected 2 numbers, W H, before the files; found 1 before '
+--gravity centre 1 2 3 4|with --gravity centre, expected 2 numbers, W H, before the files; found 4 (X and Y are for the form without --gravity)
+--gravity centre 5 x|found 1 before 'x'
+EOF
+    expect_usage crop 1 2 3 4 "$scene"
+    check "crop with numbers and one file: not asked for an input and an output" \
+        has "expected an input and an output" "$tmp/err"
+    expect_usage pipe "crop 1 2 3" "$scene" "$tmp/x.png"
+    check "a pipe's crop of 3 numbers: not told so" has "found 3" "$tmp/err"
     expect_usage crop --gravity north 3 4 "$scene" "$tmp/x.png"
+    check "--gravity north: not told the one it takes" has "expected centre" "$tmp/err"
+    check "a refused crop left an output" [ ! -e "$tmp/x.png" ]
 
     # convert: the format of OUT's name, the pixels as they were
     expect 0 convert "$scene" "$tmp/v.jpg"

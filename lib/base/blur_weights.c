@@ -9,6 +9,7 @@
 
 void gi_blur_params_default(gi_blur_params *p)
 {
+    if (!p) return;
     p->kernel = GI_BLUR_GAUSSIAN;
     p->sigma = 1.0;
     p->radius = -1;
@@ -18,6 +19,7 @@ void gi_blur_params_default(gi_blur_params *p)
 
 int gi_blur_radius(const gi_blur_params *p)
 {
+    if (!p) return -1;
     if (p->radius >= 0) return p->radius;
     if (p->radius != -1) return -1;
     if (!(p->sigma > 0) || !isfinite(p->sigma) || 3.0 * p->sigma > GI_BLUR_MAX_RADIUS)
@@ -110,6 +112,7 @@ static gi_status box_weights(int radius, int32_t *w)
 
 gi_status gi_blur_weights(const gi_blur_params *p, int32_t *weights)
 {
+    GI__REFUSE_NULL(p, weights);
     if (p->kernel == GI_BLUR_GAUSSIAN && (!(p->sigma > 0) || !isfinite(p->sigma)))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "sigma %g: must be a finite number > 0", p->sigma);
     int radius = gi_blur_radius(p);

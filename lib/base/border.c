@@ -48,6 +48,7 @@ static const struct {
 
 int gi_border_parse(const char *name, gi_border_mode *mode)
 {
+    if (!name || !mode) return -1;
     for (size_t k = 0; k < sizeof border_names / sizeof border_names[0]; k++) {
         if (strcasecmp(name, border_names[k].name) == 0) {
             *mode = border_names[k].mode;

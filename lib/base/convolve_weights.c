@@ -21,7 +21,6 @@ static gi_status check_shape(const gi_convolve_params *p)
         p->height > GI_CONVOLVE_MAX_SIZE || !(p->width & 1) || !(p->height & 1))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "a %dx%d mask: width and height must be odd, 1..%d",
                         p->width, p->height, GI_CONVOLVE_MAX_SIZE);
-    if (!p->mask) return gi__fail(GI_ERR_INVALID_ARGUMENT, "no mask values");
     return GI_OK;
 }
 
@@ -42,12 +41,16 @@ static long long quantized_bound(const double *m, int n, double scale, int shift
 
 gi_status gi_convolve_quantize(const gi_convolve_params *p, gi_convolve_weights *out)
 {
+    GI__REFUSE_NULL(p, out);
+    GI__REFUSE_NULL(p->mask);
     return gi_convolve_quantize_depth(p, 8, out);
 }
 
 gi_status gi_convolve_quantize_depth(const gi_convolve_params *p, int depth,
                                      gi_convolve_weights *out)
 {
+    GI__REFUSE_NULL(p, out);
+    GI__REFUSE_NULL(p->mask);
     if (depth != 8 && depth != 16)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "convolution at depth %d: 8 or 16 bits", depth);
     const quant_range *range = depth == 16 ? &range16 : &range8;

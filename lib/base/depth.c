@@ -11,8 +11,9 @@ static int depth_of(const gi_image *img)
 
 gi_status gi_convert_depth(const gi_image *src, gi_image *dst)
 {
-    if (!src || !dst || !src->data || !dst->data)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_convert_depth: no image");
+    GI__REFUSE_NULL(src, dst);
+    if (!src->data || !dst->data)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_convert_depth: an image has no pixels");
     if ((src->depth && src->depth != 8 && src->depth != 16) ||
         (dst->depth && dst->depth != 8 && dst->depth != 16))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_convert_depth: depths are 8 or 16");

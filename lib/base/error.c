@@ -48,3 +48,17 @@ gi_status gi__fail_pixel_limit(const char *name, uint64_t w, uint64_t h, uint64_
     return gi__fail(GI_ERR_TOO_LARGE, "%s: %llux%llu is over the %llu-pixel limit (--max-pixels, GPUIMG_MAX_PIXELS)",
                     name, (unsigned long long)w, (unsigned long long)h, (unsigned long long)max_pixels);
 }
+
+gi_status gi__refuse_null(const char *function, const char *names, const void *const *args,
+                          size_t count)
+{
+    const char *name = names;
+    for (size_t i = 0; i < count; i++) {
+        const size_t len = strcspn(name, ", ");
+        if (!args[i])
+            return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: %.*s is NULL", function, (int)len, name);
+        name += len;
+        name += strspn(name, ", ");
+    }
+    return GI_OK;
+}

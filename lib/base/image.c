@@ -8,17 +8,20 @@
 
 gi_status gi_image_alloc(gi_image *img, int width, int height, int channels)
 {
+    GI__REFUSE_NULL(img);
     return gi_image_alloc_depth(img, width, height, channels, 8);
 }
 
 int gi_image_sample_bytes(const gi_image *img)
 {
+    if (!img) return 0;
     return img->depth == 16 ? 2 : 1;
 }
 
 gi_status gi_image_alloc_depth(gi_image *img, int width, int height, int channels, int depth)
 {
     size_t bytes;
+    GI__REFUSE_NULL(img);
     memset(img, 0, sizeof *img);
     if (depth != 8 && depth != 16)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "depth %d: images have 8 or 16 bits per sample",
@@ -47,6 +50,7 @@ gi_status gi_image_alloc_depth(gi_image *img, int width, int height, int channel
 
 void gi_image_free(gi_image *img)
 {
+    if (!img) return;
     if (img->owns_data) gi__pixels_free(img->data);
     memset(img, 0, sizeof *img);
 }

@@ -38,6 +38,7 @@ static void cut(int n, int at, int want, int *start, int *size)
 void gi_crop_rect(const gi_image *src, const gi_crop_params *p, int *x0, int *y0, int *width,
                   int *height)
 {
+    if (!src || !p || !x0 || !y0 || !width || !height) return;
     int x = p->x, y = p->y;
     if (p->centre) {
         x = p->width > 0 && p->width < src->width ? (src->width - p->width) / 2 : 0;
@@ -50,6 +51,7 @@ void gi_crop_rect(const gi_image *src, const gi_crop_params *p, int *x0, int *y0
 void gi_sobel_size(const gi_image *src, const gi_sobel_params *p, int *width, int *height,
                    int *channels)
 {
+    if (!src || !p || !width || !height || !channels) return;
     *width = src->width;
     *height = src->height;
     *channels = p->gray ? 1 : src->channels;
@@ -57,6 +59,7 @@ void gi_sobel_size(const gi_image *src, const gi_sobel_params *p, int *width, in
 
 void gi_transform_size(const gi_image *src, gi_transform t, int *width, int *height)
 {
+    if (!src || !width || !height) return;
     int swaps = t == GI_TRANSPOSE || t == GI_ROTATE_90 || t == GI_ROTATE_270;
     *width = swaps ? src->height : src->width;
     *height = swaps ? src->width : src->height;
@@ -65,8 +68,7 @@ void gi_transform_size(const gi_image *src, gi_transform t, int *width, int *hei
 gi_status gi__chain_size(const gi_image *src, const gi_op *steps, int n, int any_source,
                          int *width, int *height, int *channels)
 {
-    if (!src) return gi__fail(GI_ERR_INVALID_ARGUMENT, "no source image (NULL)");
-    if (!steps || n < 1 || n > GI_MAX_STEPS)
+    if (n < 1 || n > GI_MAX_STEPS)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "%d steps: a chain has 1..%d", n, GI_MAX_STEPS);
     gi_image size = {.width = src->width, .height = src->height, .channels = src->channels};
     for (int i = 0; i < n; i++) {
@@ -86,8 +88,9 @@ gi_status gi__chain_size(const gi_image *src, const gi_op *steps, int n, int any
         if (any_source && (w < 1 || h < 1)) w = h = 1; /* a crop outside this source */
         if (w < 1 || h < 1)
             return gi__fail(GI_ERR_INVALID_ARGUMENT,
-                            "step %d (crop): the rectangle starts outside the %dx%d image", i + 1,
-                            size.width, size.height);
+                            "step %d (crop): the rectangle starts at %d,%d, outside the %dx%d "
+                            "image: x must be below %d and y below %d", i + 1, steps[i].crop.x,
+                            steps[i].crop.y, size.width, size.height, size.width, size.height);
         size.width = w;
         size.height = h;
         size.channels = ch;
@@ -101,5 +104,6 @@ gi_status gi__chain_size(const gi_image *src, const gi_op *steps, int n, int any
 gi_status gi_apply_size(const gi_image *src, const gi_op *steps, int n, int *width, int *height,
                         int *channels)
 {
+    GI__REFUSE_NULL(src, steps, width, height, channels);
     return gi__chain_size(src, steps, n, 0, width, height, channels);
 }

@@ -14,7 +14,10 @@ void gi__op_output_size(const gi_op *op, const gi_image *src, int *w, int *h, in
  * silence. */
 gi_status gi__resize_scale_check(int w, int h, double scale);
 
-/* gi_apply_size; with any_source, checks only what holds for every source
+/* gi_apply_size for the library's own chains, whose source and steps are
+ * there (the public calls refused NULL): the count of steps is checked
+ * first, so a job of no steps hears of that. With any_source, checks only
+ * what holds for every source
  * (a crop that would start outside this one counts as 1x1): a batch's
  * check of its steps before it has read an image. */
 gi_status gi__chain_size(const gi_image *src, const gi_op *steps, int n, int any_source,

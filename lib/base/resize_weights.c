@@ -14,6 +14,7 @@ static const char *const filter_names[] = {"lanczos3", "lanczos2", "cubic",
 
 void gi_resize_params_default(gi_resize_params *p)
 {
+    if (!p) return;
     memset(p, 0, sizeof *p);
     p->fit = GI_FIT_INSIDE;
     p->filter = GI_RESIZE_LANCZOS3;
@@ -21,6 +22,7 @@ void gi_resize_params_default(gi_resize_params *p)
 
 int gi_resize_filter_parse(const char *name, gi_resize_filter *filter)
 {
+    if (!name || !filter) return -1;
     for (int f = 0; f <= GI_RESIZE_NEAREST; f++)
         if (strcmp(name, filter_names[f]) == 0) return *filter = (gi_resize_filter)f, 0;
     return -1;
@@ -35,6 +37,7 @@ static int side(double v)
 
 void gi_resize_size(const gi_image *src, const gi_resize_params *p, int *width, int *height)
 {
+    if (!src || !p || !width || !height) return;
     const double w0 = src->width, h0 = src->height;
     *width = *height = 0;
     if (p->scale > 0) {
@@ -213,6 +216,7 @@ static int quantize(const double *w, int count, int64_t offset, int64_t step, cl
 
 void gi_resize_axis_free(gi_resize_axis *axis)
 {
+    if (!axis) return;
     free(axis->first);
     free(axis->count);
     free(axis->q);
@@ -308,6 +312,15 @@ gi_status gi__resize_axis_failed(const gi_resize_axis *axis, int failed)
 gi_status gi_resize_axis_weights(int n_in, int n_out, gi_resize_filter filter,
                                  gi_resize_axis *axis)
 {
+    GI__REFUSE_NULL(axis);
+    /* gi_resize's axes start from a side of an image in memory; a
+     * caller's n_in is bounded here, before its taps are allocated (an
+     * n_in of 2^31 would ask for gigabytes) */
+    if (n_in < 1 || n_in > GI_RESIZE_MAX_SIDE || n_out < 1 || n_out > GI_RESIZE_MAX_SIDE) {
+        memset(axis, 0, sizeof *axis);
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_resize_axis_weights: %d -> %d samples: n_in "
+                        "and n_out must be 1..%d", n_in, n_out, GI_RESIZE_MAX_SIDE);
+    }
     gi_status st = gi__resize_axis_alloc(n_in, n_out, filter, axis);
     if (st != GI_OK) return st;
     const int failed = gi__resize_axis_fill(axis, filter, 0, n_out);

@@ -304,7 +304,7 @@ static void wake_all(pipeline *p)
 /* An item's texts when it has none: before and after on_item. */
 static void clear_notes(gi_batch_item *it)
 {
-    it->choice = it->note = it->metadata_note = it->codecs_note = "";
+    it->choice = it->note = it->metadata_note = it->codecs_note = it->warning = "";
 }
 
 /* Tells the caller that an item has ended, lending it the texts of its
@@ -317,6 +317,7 @@ static void report(pipeline *p, gi_batch_item *it, const gi__item_notes *notes)
             it->note = notes->note;
             it->metadata_note = notes->metadata_note;
             it->codecs_note = notes->codecs_note;
+            it->warning = notes->warning;
         }
         pthread_mutex_lock(&p->report_lock);
         p->opts->on_item(p->opts->user, it);
@@ -1087,6 +1088,7 @@ static batch_shape shape_of(const gi_batch_options *o, size_t count)
 
 void gi_batch_options_default(gi_batch_options *opts)
 {
+    if (!opts) return;
     memset(opts, 0, sizeof *opts);
     gi_job_default(&opts->job);
 }
@@ -1098,8 +1100,20 @@ const char *gi_stage_name(gi_stage stage)
     return (unsigned)stage < GI_STAGE_COUNT ? names[stage] : "?";
 }
 
+/* Every item names its input (gpuimg.h, NULL POINTERS); its output is
+ * gi_batch_check_outputs's to check. */
+static gi_status check_inputs(const gi_batch_item *items, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!items[i].in) return gi__fail(GI_ERR_INVALID_ARGUMENT, "item %zu: in is NULL", i);
+    return GI_OK;
+}
+
 gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_t count)
 {
+    GI__REFUSE_NULL(opts);
+    if (count) GI__REFUSE_NULL(items);
+    if (opts->job.n_steps > 0) GI__REFUSE_NULL(opts->job.steps);
     int w, h, ch;
     gi_image probe = {.width = 1, .height = 1, .channels = 1};
     if (opts->job.n_steps > 0 && opts->job.steps[opts->job.n_steps - 1].kind == GI_OP_HIST)
@@ -1118,7 +1132,8 @@ gi_status gi_batch_run(const gi_batch_options *opts, gi_batch_item *items, size_
     if (opts->gpus.count && opts->device != GI_DEVICE_CPU && gi_cuda_compiled() &&
         gi_gpus_resolve(&opts->gpus, &named) == GI_ERR_INVALID_ARGUMENT)
         return GI_ERR_INVALID_ARGUMENT;
-    st = gi_batch_check_outputs(items, count);
+    st = check_inputs(items, count);
+    if (st == GI_OK) st = gi_batch_check_outputs(items, count);
     if (st != GI_OK) return st;
     const batch_shape shape = shape_of(opts, count);
     /* One image: its decode may take the cores the pipeline leaves idle. */

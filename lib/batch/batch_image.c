@@ -100,7 +100,7 @@ int gi__batch_decode(const gi_batch_options *o, const gi__jpeg_route *route,
         if (st == GI_OK && gi__sniff_format(bytes, size) == GI_FORMAT_JPEG)
             gi__jpeg_data_short(bytes, size, short_note, sizeof short_note);
         if (st == GI_OK && gi__sniff_format(bytes, size) == GI_FORMAT_TIFF)
-            gi__tiff_pages_note(bytes, size, short_note, sizeof short_note);
+            gi__tiff_pages_note(bytes, size, job->notes.warning, sizeof job->notes.warning);
         /* a deferred scan reads the file until the compute is done */
         if (job->coeffs.deferred) job->in_bytes = bytes;
         else gi__pixels_free(bytes);

@@ -14,6 +14,7 @@ typedef struct {
     char note[600];
     char metadata_note[600];
     char codecs_note[200];
+    char warning[200];
 } gi__item_notes;
 
 typedef struct {

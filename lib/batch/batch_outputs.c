@@ -200,9 +200,10 @@ static gi_status find_clashes(const gi_batch_item *items, const output_key *keys
 
 gi_status gi_batch_check_outputs(const gi_batch_item *items, size_t count)
 {
+    if (count) GI__REFUSE_NULL(items);
     size_t longest = 0, n = 0;
     for (size_t i = 0; i < count; i++) {
-        if (!items[i].out) return gi__fail(GI_ERR_INVALID_ARGUMENT, "item %zu has no output", i);
+        if (!items[i].out) return gi__fail(GI_ERR_INVALID_ARGUMENT, "item %zu: out is NULL", i);
         size_t len = strlen(items[i].out);
         if (len > longest) longest = len;
     }

@@ -17,6 +17,7 @@
 
 void gi_compare_files_options_default(gi_compare_files_options *o)
 {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     gi_compare_params_default(&o->compare);
     gi_load_limits_default(&o->limits);
@@ -181,6 +182,8 @@ static void *compare_worker(void *arg)
 gi_status gi_compare_files(const gi_compare_files_options *opts, gi_file_pair *pairs,
                            size_t count)
 {
+    GI__REFUSE_NULL(opts);
+    if (count) GI__REFUSE_NULL(pairs);
     /* each pair's depth bounds the tolerance (gi_compare: 255 at 8 bits) */
     if (opts->compare.tolerance < 0 || opts->compare.tolerance > 65535 || !(opts->max_different >= 0))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "compare: tolerance must be 0..65535 and "

@@ -63,8 +63,10 @@ gi_status gi_hist_file_streamed(const char *path, const gi_load_limits *limits, 
                                 int n_bins, gi_histogram *hists, int *width, int *height,
                                 int *counted)
 {
-    if (!counted || !path || !bins || !hists || !width || !height || n_bins < 1)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_hist_file_streamed: no file, bins or histograms");
+    GI__REFUSE_NULL(path, bins, hists, width, height, counted);
+    if (n_bins < 1)
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "gi_hist_file_streamed: %d histograms asked for",
+                        n_bins);
     *counted = 0;
     for (int i = 0; i < n_bins; i++)
         if (bins[i] < 1 || bins[i] > VALUES)

@@ -51,6 +51,7 @@ typedef struct {
 
 void gi_stream_options_default(gi_stream_options *opts)
 {
+    if (!opts) return;
     memset(opts, 0, sizeof *opts);
     gi_job_default(&opts->job);
     opts->device = GI_DEVICE_AUTO;
@@ -232,16 +233,18 @@ static void compute(stream *s, frame *end)
     }
 }
 
-gi_status gi_stream_run(const char *in_path, const char *out_path, const gi_stream_options *opts,
+gi_status gi_stream_run(const char *in, const char *out, const gi_stream_options *opts,
                         size_t *written)
 {
-    stream s = {.opts = opts, .out_path = out_path, .job = opts->job,
-                .in_name = strcmp(in_path, "-") == 0 ? "standard input" : gi_quote_name(in_path)};
+    GI__REFUSE_NULL(in, out, opts);
+    if (opts->job.n_steps > 0) GI__REFUSE_NULL(opts->job.steps);
+    stream s = {.opts = opts, .out_path = out, .job = opts->job,
+                .in_name = strcmp(in, "-") == 0 ? "standard input" : gi_quote_name(in)};
     if (written) *written = 0;
-    if (s.job.save.format == GI_FORMAT_AUTO) s.job.save.format = gi_format_from_path(out_path);
+    if (s.job.save.format == GI_FORMAT_AUTO) s.job.save.format = gi_format_from_path(out);
     if (s.job.save.format == GI_FORMAT_AUTO)
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "cannot tell the output format of %s", gi_quote_name(out_path));
-    gi_status st = gi_reader_open(&s.reader, in_path, &opts->job.limits);
+        return gi__fail(GI_ERR_INVALID_ARGUMENT, "cannot tell the output format of %s", gi_quote_name(out));
+    gi_status st = gi_reader_open(&s.reader, in, &opts->job.limits);
     if (st != GI_OK) return st;
     queue_init(&s.decoded);
     queue_init(&s.computed);

@@ -228,9 +228,10 @@ static const char *output_name(const gi_output *out)
                                                             : gi_quote_name(out->path);
 }
 
-gi_status gi_output_open(gi_output **result, const char *path)
+gi_status gi_output_open(gi_output **out, const char *path)
 {
-    return gi__output_open_at(result, AT_FDCWD, path, path);
+    GI__REFUSE_NULL(out, path);
+    return gi__output_open_at(out, AT_FDCWD, path, path);
 }
 
 static gi_output *new_output(int dir_fd, const char *name, const char *path)
@@ -295,7 +296,8 @@ static gi_status flush_output(gi_output *out)
 
 gi_status gi__output_write(gi_output *out, const void *bytes, size_t size)
 {
-    if (out->status != GI_OK) return out->status;
+    /* nothing to add: bytes may be NULL (gi_write_file_atomic of none) */
+    if (out->status != GI_OK || size == 0) return out->status;
     if (size > OUTPUT_BUFFER - out->used && flush_output(out) != GI_OK) return out->status;
     if (size >= OUTPUT_BUFFER) {
         out->status = write_all(out->fd, bytes, size, output_name(out));
@@ -334,6 +336,8 @@ gi_status gi_output_close(gi_output *out, int keep)
 
 gi_status gi_write_file_atomic(const char *path, const void *bytes, size_t size)
 {
+    GI__REFUSE_NULL(path);
+    if (size) GI__REFUSE_NULL(bytes);
     gi_output *out;
     gi_status st = gi_output_open(&out, path);
     if (st != GI_OK) return st;

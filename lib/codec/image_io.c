@@ -29,6 +29,7 @@
 
 void gi_load_limits_default(gi_load_limits *limits)
 {
+    if (!limits) return;
     limits->max_input_bytes = 1ull << 30;
     limits->max_pixels = 16384ull * 16384ull;
     limits->decode_threads = 0;
@@ -44,6 +45,7 @@ const char *gi_last_codec(void)
 
 void gi_save_options_default(gi_save_options *opts)
 {
+    if (!opts) return;
     memset(opts, 0, sizeof *opts);
     opts->jpeg_quality = 90;
 }
@@ -230,6 +232,8 @@ static gi_status load_png(gi_image *img, const uint8_t *bytes, size_t size, cons
 gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const char *name,
                          const gi_load_limits *limits)
 {
+    GI__REFUSE_NULL(img);
+    if (size) GI__REFUSE_NULL(bytes);
     gi_load_limits defaults;
     if (!limits) {
         gi_load_limits_default(&defaults);
@@ -274,6 +278,7 @@ gi_status gi_load_memory(gi_image *img, const void *bytes, size_t size, const ch
 gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
                                      const gi_load_limits *limits, gi_metadata *meta)
 {
+    GI__REFUSE_NULL(img, path);
     gi_load_limits defaults;
     if (!limits) {
         gi_load_limits_default(&defaults);
@@ -294,11 +299,13 @@ gi_status gi_load_file_with_metadata(gi_image *img, const char *path,
 
 gi_status gi_load_file(gi_image *img, const char *path, const gi_load_limits *limits)
 {
+    GI__REFUSE_NULL(img, path);
     return gi_load_file_with_metadata(img, path, limits, NULL);
 }
 
 gi_format gi_format_from_path(const char *path)
 {
+    if (!path) return GI_FORMAT_AUTO;
     const char *dot = strrchr(path, '.');
     if (!dot || strchr(dot, '/')) return GI_FORMAT_AUTO;
     if (strcasecmp(dot, ".png") == 0) return GI_FORMAT_PNG;
@@ -470,6 +477,7 @@ static gi_status encode_at_depth(const gi_image *img, const gi_save_options *opt
 gi_status gi_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
                     size_t *size)
 {
+    GI__REFUSE_NULL(img, opts, bytes, size);
     *bytes = NULL;
     *size = 0;
     gi_status st = check_save_options(opts);
@@ -507,6 +515,7 @@ static int output_emit(void *context, const void *bytes, size_t size)
  * encoded into memory first (stb's writers do not stream). */
 gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_options *opts)
 {
+    GI__REFUSE_NULL(out, img);
     gi_save_options resolved;
     if (opts) resolved = *opts;
     else gi_save_options_default(&resolved);
@@ -540,6 +549,7 @@ gi_status gi_output_image(gi_output *out, const gi_image *img, const gi_save_opt
 
 gi_status gi_save_file(const gi_image *img, const char *path, const gi_save_options *opts)
 {
+    GI__REFUSE_NULL(img, path);
     gi_output *out;
     gi_status st = gi_output_open(&out, path);
     if (st != GI_OK) return st;

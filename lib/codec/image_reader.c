@@ -27,9 +27,10 @@ struct gi_reader {
     char label[4200];        /* the name, and the image's number for Netpbm */
 };
 
-gi_status gi_reader_open(gi_reader **result, const char *path, const gi_load_limits *limits)
+gi_status gi_reader_open(gi_reader **reader, const char *path, const gi_load_limits *limits)
 {
-    *result = NULL;
+    GI__REFUSE_NULL(reader, path);
+    *reader = NULL;
     gi_reader *r = calloc(1, sizeof *r);
     int is_stdin = strcmp(path, "-") == 0;
     if (!r || !(r->name = strdup(is_stdin ? "standard input" : gi_quote_name(path)))) {
@@ -44,7 +45,7 @@ gi_status gi_reader_open(gi_reader **result, const char *path, const gi_load_lim
         gi_reader_close(r);
         return st;
     }
-    *result = r;
+    *reader = r;
     return GI_OK;
 }
 
@@ -59,7 +60,7 @@ void gi_reader_close(gi_reader *r)
 
 size_t gi_reader_count(const gi_reader *r)
 {
-    return r->count;
+    return r ? r->count : 0;
 }
 
 static gi_status reader_fail(gi_reader *r, gi_status st)
@@ -168,12 +169,14 @@ static gi_status next_netpbm(gi_reader *r, gi_image *img)
     return st;
 }
 
-gi_status gi_reader_next(gi_reader *r, gi_image *img)
+gi_status gi_reader_next(gi_reader *reader, gi_image *img)
 {
-    return gi_reader_next_with_metadata(r, img, NULL);
+    GI__REFUSE_NULL(reader, img);
+    return gi_reader_next_with_metadata(reader, img, NULL);
 }
 
-gi_status gi_reader_next_with_metadata(gi_reader *r, gi_image *img, gi_metadata *meta)
+/* gi_reader_next_with_metadata, r and img known to be there. */
+static gi_status next_image(gi_reader *r, gi_image *img, gi_metadata *meta)
 {
     memset(img, 0, sizeof *img);
     if (meta) gi_metadata_free(meta);
@@ -203,4 +206,10 @@ gi_status gi_reader_next_with_metadata(gi_reader *r, gi_image *img, gi_metadata 
     if (st != GI_OK) return reader_fail(r, st);
     r->count++;
     return GI_OK;
+}
+
+gi_status gi_reader_next_with_metadata(gi_reader *reader, gi_image *img, gi_metadata *meta)
+{
+    GI__REFUSE_NULL(reader, img);
+    return next_image(reader, img, meta);
 }

@@ -36,6 +36,7 @@ gi_status gi_cuda_device_info(int index, int measure_bandwidth, gi_device_info *
 {
     (void)index;
     (void)measure_bandwidth;
+    GI__REFUSE_NULL(info);
     memset(info, 0, sizeof *info);
     return gi__fail(GI_ERR_NO_DEVICE, "this build has no CUDA backend");
 }

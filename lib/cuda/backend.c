@@ -986,6 +986,7 @@ done:
 
 gi_status gi_cuda_device_info(int index, int measure_bandwidth, gi_device_info *info)
 {
+    GI__REFUSE_NULL(info);
     const char *why;
     int n = gi_cuda_device_count(&why);
     if (n == 0) return gi__fail(GI_ERR_NO_DEVICE, "%s", why);

@@ -107,6 +107,7 @@ int gi_cuda_device_count(const char **why)
 
 gi_status gi_cuda_device_info(int index, int measure_bandwidth, gi_device_info *info)
 {
+    GI__REFUSE_NULL(info);
     if (!loaded()) {
         memset(info, 0, sizeof *info);
         return gi__fail(GI_ERR_NO_DEVICE, "%s", why_not);

@@ -24,6 +24,7 @@ typedef struct {
 
 void gi_compare_params_default(gi_compare_params *p)
 {
+    if (!p) return;
     p->tolerance = 0;
     p->ssim = 1;
     p->straight_alpha = 0;
@@ -151,11 +152,12 @@ static void finish_result(const gi_image *img, const gi__compare_sums *s, gi_com
 }
 
 gi_status gi_compare(gi_context *ctx, const gi_image *expected, const gi_image *actual,
-                     const gi_compare_params *params, gi_compare_result *result)
+                     const gi_compare_params *p, gi_compare_result *result)
 {
+    GI__REFUSE_NULL(ctx, expected, actual, result);
     gi_compare_params defaults;
     gi_compare_params_default(&defaults);
-    const gi_compare_params *p = params ? params : &defaults;
+    if (!p) p = &defaults;
     memset(result, 0, sizeof *result);
     gi_status st = check_pair(expected, actual, p);
     if (st != GI_OK) return st;

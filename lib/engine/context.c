@@ -17,6 +17,7 @@
 
 void gi_context_options_default(gi_context_options *opts)
 {
+    if (!opts) return;
     opts->device = GI_DEVICE_AUTO;
     opts->cpu_threads = 0;
     opts->gpu = 0;
@@ -231,6 +232,7 @@ void gi__context_jpeg_route(const gi_context *ctx, gi__jpeg_route *route)
 
 gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)
 {
+    GI__REFUSE_NULL(ctx, hint);
     if (hint->images < 1 || hint->width < 0 || hint->height < 0 || hint->channels < 0 ||
         hint->channels > 4 || !(hint->ready_in_ms >= 0))
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "plan hint: images must be >= 1, sizes >= 0, "
@@ -238,6 +240,7 @@ gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)
     ctx->images_left = hint->images;
     ctx->pipelined = hint->pipelined != 0;
     if (!hint->width || !hint->height || !hint->channels) return GI_OK; /* plan per chain */
+    GI__REFUSE_NULL(hint->steps);
     gi__plan_job job;
     gi_status st = gi__plan_job_of_hint(hint, &job);
     if (st != GI_OK) return st;
@@ -256,6 +259,7 @@ gi_status gi_context_plan_hint(gi_context *ctx, const gi_plan_hint *hint)
 
 void gi_context_last_times(const gi_context *ctx, gi_op_times *times)
 {
+    if (!ctx || !times) return;
     *times = ctx->last_times;
 }
 
@@ -264,7 +268,8 @@ int gi_cpu_threads_default(void)
     return gi__cpu_count();
 }
 
-gi_status gi_context_create(gi_context **out, const gi_context_options *opts)
+/* gi_context_create, *out known to be there. */
+static gi_status create_context(gi_context **out, const gi_context_options *opts)
 {
     gi_context_options defaults;
     if (!opts) {
@@ -297,6 +302,12 @@ gi_status gi_context_create(gi_context **out, const gi_context_options *opts)
     return GI_OK;
 }
 
+gi_status gi_context_create(gi_context **ctx, const gi_context_options *opts)
+{
+    GI__REFUSE_NULL(ctx);
+    return create_context(ctx, opts);
+}
+
 void gi_context_destroy(gi_context *ctx)
 {
     if (!ctx) return;
@@ -309,30 +320,30 @@ void gi_context_destroy(gi_context *ctx)
 
 const char *gi_context_backend(gi_context *ctx)
 {
-    return gi__context_settle(ctx) == GI_OK ? ctx->ops->name : "none";
+    return ctx && gi__context_settle(ctx) == GI_OK ? ctx->ops->name : "none";
 }
 
 const char *gi_context_fallback_reason(const gi_context *ctx)
 {
-    return ctx->fallback_reason;
+    return ctx ? ctx->fallback_reason : "";
 }
 
 const char *gi_context_last_fallback(const gi_context *ctx)
 {
-    return ctx->last_fallback;
+    return ctx ? ctx->last_fallback : "";
 }
 
 const char *gi_context_last_backend(const gi_context *ctx)
 {
-    return ctx->last_backend ? ctx->last_backend : "";
+    return ctx && ctx->last_backend ? ctx->last_backend : "";
 }
 
 const char *gi_context_last_choice(const gi_context *ctx)
 {
-    return ctx->last_choice;
+    return ctx ? ctx->last_choice : "";
 }
 
 double gi_context_cuda_startup_ms(const gi_context *ctx)
 {
-    return ctx->cuda == GI__CUDA_READY ? ctx->cuda_startup_ms : 0;
+    return ctx && ctx->cuda == GI__CUDA_READY ? ctx->cuda_startup_ms : 0;
 }

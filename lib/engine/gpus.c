@@ -29,6 +29,7 @@ static int parse_item(const char **p, int *first, int *last)
 
 gi_status gi_gpus_parse(const char *text, gi_gpus *out)
 {
+    GI__REFUSE_NULL(text, out);
     memset(out, 0, sizeof *out);
     if (strcmp(text, "all") == 0) return GI_OK;
     const char *p = text;
@@ -51,6 +52,7 @@ gi_status gi_gpus_parse(const char *text, gi_gpus *out)
 
 gi_status gi_gpus_resolve(const gi_gpus *chosen, gi_gpus *out)
 {
+    GI__REFUSE_NULL(chosen, out);
     const char *why = "";
     int n = gi_cuda_device_count(&why);
     memset(out, 0, sizeof *out);

@@ -34,6 +34,7 @@ static uint64_t order_stats(const uint64_t *counts, int values, gi_channel_stats
 
 void gi_hist_stats(const uint64_t counts[256], gi_channel_stats *s)
 {
+    if (!counts || !s) return;
     const uint64_t n = order_stats(counts, 256, s);
     s->mean = s->stddev = 0;
     if (n == 0) return;
@@ -49,6 +50,7 @@ void gi_hist_stats(const uint64_t counts[256], gi_channel_stats *s)
 
 void gi_hist_stats16(const uint64_t counts[65536], gi_channel_stats *s)
 {
+    if (!counts || !s) return;
     const uint64_t n = order_stats(counts, 65536, s);
     s->mean = s->stddev = 0;
     if (n == 0) return;

@@ -10,6 +10,7 @@
 #include "codec/file_io.h"
 #include "codec/format_sniff.h"
 #include "base/gi_error.h"
+#include "base/op_size.h"
 #include "codec/image_io.h"
 #include "codec/jpeg/jpeg_decode.h"
 #include "codec/jpeg/jpeg_shrink.h"
@@ -22,6 +23,7 @@
 
 void gi_job_default(gi_job *job)
 {
+    if (!job) return;
     memset(job, 0, sizeof *job);
     gi_load_limits_default(&job->limits);
     gi_save_options_default(&job->save);
@@ -119,7 +121,7 @@ static gi_status apply_alloc(gi_context *ctx, const job_source *src, const gi_op
     if (src->img && !src->jpeg_out && whole_image_crop(steps, n)) return copy_image(ctx, src->img, dst);
     int w, h, ch;
     const gi_image size = src->jpeg ? gi__jpeg_decoded_size(src->jpeg) : *src->img;
-    gi_status st = gi_apply_size(&size, steps, n, &w, &h, &ch);
+    gi_status st = gi__chain_size(&size, steps, n, 0, &w, &h, &ch);
     if (st == GI_OK && steps[n - 1].kind != GI_OP_HIST) {
         if (src->jpeg_out)
             *dst = (gi_image){.width = w, .height = h, .channels = ch, .stride = (size_t)w * ch};
@@ -135,6 +137,7 @@ static gi_status apply_alloc(gi_context *ctx, const job_source *src, const gi_op
 
 gi_status gi_orient_image(gi_context *ctx, gi_image *img, int orientation)
 {
+    GI__REFUSE_NULL(ctx, img);
     gi_transform turn[2];
     gi_op steps[2];
     int n = gi_orientation_steps(orientation, turn);
@@ -156,7 +159,7 @@ static gi_status check_result_pixels(const gi_job *job, const job_source *src)
     const gi_image size = src->jpeg ? gi__jpeg_decoded_size(src->jpeg) : *src->img;
     for (int i = 1; i <= job->n_steps; i++) {
         int w, h, ch;
-        gi_status st = gi_apply_size(&size, job->steps, i, &w, &h, &ch);
+        gi_status st = gi__chain_size(&size, job->steps, i, 0, &w, &h, &ch);
         if (st != GI_OK) return st;
         if ((uint64_t)w * (uint64_t)h <= job->limits.max_pixels) continue;
         char what[32] = "the result would be";
@@ -200,6 +203,9 @@ static gi_status apply_job(gi_context *ctx, const gi_job *job, const job_source 
 gi_status gi_job_apply(gi_context *ctx, const gi_job *job, const gi_image *src,
                        gi_metadata *meta, gi_image *dst, gi_histogram *hist)
 {
+    GI__REFUSE_NULL(ctx, job, src, meta, dst);
+    if (job->n_steps > 0) GI__REFUSE_NULL(job->steps);
+    if (ends_in_hist(job)) GI__REFUSE_NULL(hist);
     return gi__job_apply_to_jpeg(ctx, job, src, meta, dst, hist, NULL);
 }
 
@@ -258,7 +264,7 @@ static int route_to_device(const gi_job *job, const gi__jpeg_route *route,
 {
     const gi_image size = gi__jpeg_decoded_size(c);
     int w = 0, h = 0, ch = 0;
-    const int sized = gi_apply_size(&size, job->steps, job->n_steps, &w, &h, &ch) == GI_OK;
+    const int sized = gi__chain_size(&size, job->steps, job->n_steps, 0, &w, &h, &ch) == GI_OK;
     const gi__jpeg_route_input in = {
         .pixels = (double)c->width * c->height,
         .reconstructed = (double)size.width * size.height,
@@ -408,11 +414,14 @@ gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const void *in, 
                             const char *name, uint8_t **out, size_t *out_size,
                             gi_histogram *hist)
 {
+    GI__REFUSE_NULL(ctx, job);
+    if (in_size) GI__REFUSE_NULL(in);
+    if (job->n_steps > 0) GI__REFUSE_NULL(job->steps);
+    if (ends_in_hist(job)) GI__REFUSE_NULL(hist);
+    else GI__REFUSE_NULL(out, out_size);
     if (!name) name = "input";
     if (out) *out = NULL;
     if (out_size) *out_size = 0;
-    if (!ends_in_hist(job) && (!out || !out_size))
-        return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: no place for the output bytes", name);
     gi_image result;
     gi_metadata meta = {0};
     gi_format format = job->save.format;
@@ -436,6 +445,10 @@ gi_status gi_job_run_memory(gi_context *ctx, const gi_job *job, const void *in, 
 gi_status gi_job_run_file(gi_context *ctx, const gi_job *job, const char *in_path,
                           const char *out_path, gi_histogram *hist)
 {
+    GI__REFUSE_NULL(ctx, job, in_path);
+    if (job->n_steps > 0) GI__REFUSE_NULL(job->steps);
+    if (ends_in_hist(job)) GI__REFUSE_NULL(hist);
+    else GI__REFUSE_NULL(out_path);
     uint8_t *in;
     size_t in_size;
     gi_status st = gi__read_file(in_path, job->limits.max_input_bytes, &in, &in_size);

@@ -69,9 +69,9 @@ static const gi_op_param table[] = {
     {GI_OP_RESIZE, "scale", 0, "S", GI_PARAM_DOUBLE, GI_PARAM_OPTION, 0, INFINITY, 1, NULL, 0, NULL,
      "scale both sides by S: 0.5 halves, 2 doubles", AT(resize.scale), 0},
     {GI_OP_RESIZE, "fit", 0, "FIT", GI_PARAM_CHOICE, GI_PARAM_OPTION, 0, 0, 0, resize_fits,
-     GI_FIT_INSIDE, "inside", "with a width and a height: the largest size of the image's "
-     "aspect within the box (inside), exactly the box, stretched (fill), or the smallest that "
-     "covers it (cover)", AT(resize.fit), 0},
+     GI_FIT_INSIDE, "inside", "needs both a width and a height: the largest size of the "
+     "image's aspect within that box (inside), exactly the box, stretched (fill), or the "
+     "smallest that covers it (cover)", AT(resize.fit), 0},
     {GI_OP_RESIZE, "filter", 0, "F", GI_PARAM_CHOICE, GI_PARAM_OPTION, 0, 0, 0, resize_filters,
      GI_RESIZE_LANCZOS3, "lanczos3", "the resampling filter; cubic is Catmull-Rom, area the box average",
      AT(resize.filter), 0},
@@ -93,6 +93,7 @@ static const gi_op_param table[] = {
 const gi_op_param *gi_op_params(gi_op_kind kind, int *count)
 {
     int first = 0;
+    if (!count) return NULL;
     while (first < TABLE_SIZE && table[first].op != kind) first++;
     int n = 0;
     while (first + n < TABLE_SIZE && table[first + n].op == kind) n++;
@@ -131,6 +132,7 @@ static gi_status no_such_choice(const gi_op_param *p, const char *shown)
 
 gi_status gi_op_param_check(const gi_op_param *p, double v, const char *shown)
 {
+    GI__REFUSE_NULL(p, shown);
     const char *name = p->name;
     switch (p->type) {
     case GI_PARAM_DOUBLE:
@@ -167,6 +169,7 @@ gi_status gi_op_param_check(const gi_op_param *p, double v, const char *shown)
 
 gi_status gi_op_param_set(const gi_op_param *p, double v, const char *shown, gi_op *op)
 {
+    GI__REFUSE_NULL(p, shown, op);
     gi_status st = gi_op_param_check(p, v, shown);
     if (st != GI_OK) return st;
     char *at = (char *)op + p->offset;
@@ -178,6 +181,7 @@ gi_status gi_op_param_set(const gi_op_param *p, double v, const char *shown, gi_
 
 double gi_op_param_get(const gi_op_param *p, const gi_op *op)
 {
+    if (!p || !op) return 0;
     const char *at = (const char *)op + p->offset;
     if (p->type == GI_PARAM_DOUBLE) return *(const double *)at;
     if (p->type == GI_PARAM_INT || p->type == GI_PARAM_CHOICE || p->type == GI_PARAM_FLAG)
@@ -187,6 +191,7 @@ double gi_op_param_get(const gi_op_param *p, const gi_op *op)
 
 gi_status gi_op_param_parse(const gi_op_param *p, const char *text, gi_op *op)
 {
+    GI__REFUSE_NULL(p, op);
     if (p->type == GI_PARAM_FLAG && !text) return gi_op_param_set(p, 1, "", op);
     if (!text) return gi__fail(GI_ERR_INVALID_ARGUMENT, "%s: needs a value", p->name);
     char *end;
@@ -221,6 +226,7 @@ gi_status gi_op_param_parse(const gi_op_param *p, const char *text, gi_op *op)
 
 void gi_op_default(gi_op_kind kind, gi_op *op)
 {
+    if (!op) return;
     memset(op, 0, sizeof *op);
     op->kind = kind;
     int n;

@@ -310,7 +310,7 @@ static gi_status plan_chain(const gi_image *src, int src_pixels_later, const gi_
 {
     int w, h, ch;
     p->n = 0;
-    gi_status st = gi_apply_size(src, steps, n, &w, &h, &ch);
+    gi_status st = gi__chain_size(src, steps, n, 0, &w, &h, &ch);
     if (st == GI_OK && !src_pixels_later) st = gi__check_image(src, "source");
     int ends_in_hist = st == GI_OK && steps[n - 1].kind == GI_OP_HIST;
     if (st == GI_OK && ends_in_hist && !hist)
@@ -369,9 +369,19 @@ static gi_status apply_between(gi_context *ctx, const gi_image *src, gi__where s
     return st;
 }
 
+/* Whether a chain ends in hist: then it fills hist and leaves dst alone
+ * (a chain of a wrong length is refused later, naming its length). */
+static int ends_in_hist(const gi_op *steps, int n)
+{
+    return n >= 1 && n <= GI_MAX_STEPS && steps[n - 1].kind == GI_OP_HIST;
+}
+
 gi_status gi_apply(gi_context *ctx, const gi_image *src, const gi_op *steps, int n, gi_image *dst,
                    gi_histogram *hist)
 {
+    GI__REFUSE_NULL(ctx, src, steps);
+    if (ends_in_hist(steps, n)) GI__REFUSE_NULL(hist);
+    else GI__REFUSE_NULL(dst);
     return apply_between(ctx, src, GI__HOST, steps, n, dst, GI__HOST, hist, NULL);
 }
 
@@ -425,7 +435,7 @@ gi_status gi__apply_jpeg(gi_context *ctx, const gi_jpeg_coeffs *c, const gi_op *
 
 static gi_status check_device_end(const gi_image *img, const char *role)
 {
-    if (img && ((uintptr_t)img->data % GI_DEVICE_ALIGN || img->stride % GI_DEVICE_ALIGN))
+    if ((uintptr_t)img->data % GI_DEVICE_ALIGN || img->stride % GI_DEVICE_ALIGN)
         return gi__fail(GI_ERR_INVALID_ARGUMENT,
                         "%s in device memory: its address and stride (%zu) must be multiples "
                         "of %d", role, img->stride, GI_DEVICE_ALIGN);
@@ -435,9 +445,11 @@ static gi_status check_device_end(const gi_image *img, const char *role)
 gi_status gi_apply_device(gi_context *ctx, const gi_image *src, const gi_op *steps, int n,
                           gi_image *dst, gi_histogram *hist)
 {
-    int ends_in_hist = steps && n >= 1 && n <= GI_MAX_STEPS && steps[n - 1].kind == GI_OP_HIST;
+    GI__REFUSE_NULL(ctx, src, steps);
+    if (ends_in_hist(steps, n)) GI__REFUSE_NULL(hist);
+    else GI__REFUSE_NULL(dst);
     gi_status st = check_device_end(src, "source");
-    if (st == GI_OK && !ends_in_hist) st = check_device_end(dst, "destination");
+    if (st == GI_OK && !ends_in_hist(steps, n)) st = check_device_end(dst, "destination");
     if (st != GI_OK) return st;
     if (ctx->requested != GI_DEVICE_CUDA)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "a source in device memory needs a CUDA context");
@@ -452,12 +464,14 @@ static gi_status run_op(gi_context *ctx, const gi_op *op, const gi_image *src, g
 
 gi_status gi_blur(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_blur_params *p)
 {
+    GI__REFUSE_NULL(ctx, src, dst, p);
     gi_op op = {.kind = GI_OP_BLUR, .blur = *p};
     return run_op(ctx, &op, src, dst, NULL);
 }
 
 void gi_sobel_params_default(gi_sobel_params *p)
 {
+    if (!p) return;
     p->scale = 1.0;
     p->use_threshold = 0;
     p->threshold = 0;
@@ -468,18 +482,21 @@ void gi_sobel_params_default(gi_sobel_params *p)
 
 gi_status gi_sobel(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_sobel_params *p)
 {
+    GI__REFUSE_NULL(ctx, src, dst, p);
     gi_op op = {.kind = GI_OP_SOBEL, .sobel = *p};
     return run_op(ctx, &op, src, dst, NULL);
 }
 
 gi_status gi_transform_image(gi_context *ctx, const gi_image *src, gi_image *dst, gi_transform t)
 {
+    GI__REFUSE_NULL(ctx, src, dst);
     gi_op op = {.kind = GI_OP_TRANSFORM, .transform = t};
     return run_op(ctx, &op, src, dst, NULL);
 }
 
 gi_status gi_hist(gi_context *ctx, const gi_image *src, int bins, gi_histogram *out)
 {
+    GI__REFUSE_NULL(ctx, src, out);
     gi_op op = {.kind = GI_OP_HIST, .bins = bins};
     return run_op(ctx, &op, src, NULL, out);
 }
@@ -487,18 +504,22 @@ gi_status gi_hist(gi_context *ctx, const gi_image *src, int bins, gi_histogram *
 gi_status gi_convolve(gi_context *ctx, const gi_image *src, gi_image *dst,
                       const gi_convolve_params *p)
 {
+    GI__REFUSE_NULL(ctx, src, dst, p);
+    GI__REFUSE_NULL(p->mask);
     gi_op op = {.kind = GI_OP_CONVOLVE, .convolve = *p};
     return run_op(ctx, &op, src, dst, NULL);
 }
 
 gi_status gi_resize(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_resize_params *p)
 {
+    GI__REFUSE_NULL(ctx, src, dst, p);
     gi_op op = {.kind = GI_OP_RESIZE, .resize = *p};
     return run_op(ctx, &op, src, dst, NULL);
 }
 
 gi_status gi_crop(gi_context *ctx, const gi_image *src, gi_image *dst, const gi_crop_params *p)
 {
+    GI__REFUSE_NULL(ctx, src, dst, p);
     gi_op op = {.kind = GI_OP_CROP, .crop = *p};
     return run_op(ctx, &op, src, dst, NULL);
 }

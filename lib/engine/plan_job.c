@@ -43,7 +43,7 @@ gi_status gi__plan_job_of_hint(const gi_plan_hint *h, gi__plan_job *j)
     *j = (gi__plan_job){0};
     int w, h_out, ch;
     gi_image size = {.width = h->width, .height = h->height, .channels = h->channels};
-    gi_status st = gi_apply_size(&size, h->steps, h->n_steps, &w, &h_out, &ch);
+    gi_status st = gi__chain_size(&size, h->steps, h->n_steps, 0, &w, &h_out, &ch);
     if (st != GI_OK) return st;
     j->n = h->n_steps;
     for (int i = 0; i < h->n_steps; i++) {

@@ -263,7 +263,8 @@ static gi_serve_outcome take_results(int sock, const gi_batch_options *o, gi_bat
             items[i] = got;
             if (o->on_item) o->on_item(o->user, &items[i]);
             /* the texts were the payload's, for on_item only */
-            items[i].choice = items[i].note = items[i].metadata_note = items[i].codecs_note = "";
+            items[i].choice = items[i].note = items[i].metadata_note = items[i].codecs_note =
+                items[i].warning = "";
             free(f.payload);
             continue;
         }

@@ -297,6 +297,7 @@ void gi__serve_result_encode(size_t index, const gi_batch_item *it, gi__put *w)
     put_opt_str(w, it->decoded_by);
     put_opt_str(w, it->encoded_by);
     gi__put_str(w, it->codecs_note);
+    gi__put_str(w, it->warning);
     gi__put_u8(w, (uint8_t)it->depth_read);
     gi__put_u8(w, (uint8_t)it->depth_written);
 }
@@ -337,6 +338,7 @@ int gi__serve_result_decode(const uint8_t *payload, size_t size, size_t count, s
     const char *backend = get_opt_str(&r), *choice = gi__get_str(&r), *note = gi__get_str(&r);
     const char *metadata_note = gi__get_str(&r), *decoded_by = get_opt_str(&r);
     const char *encoded_by = get_opt_str(&r), *codecs_note = gi__get_str(&r);
+    const char *warning = gi__get_str(&r);
     const int depth_read = gi__get_u8(&r), depth_written = gi__get_u8(&r);
     if (r.failed || r.left != 0 || *index >= count || status > GI_ITEM_SKIPPED) return -1;
     it->status = (gi_item_status)status;
@@ -352,6 +354,7 @@ int gi__serve_result_decode(const uint8_t *payload, size_t size, size_t count, s
     it->decoded_by = intern(decoded_by);
     it->encoded_by = intern(encoded_by);
     it->codecs_note = codecs_note ? codecs_note : "";
+    it->warning = warning ? warning : "";
     it->depth_read = depth_read;
     it->depth_written = depth_written;
     return 0;

@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 #define GI__WIRE_MAGIC 0x56534947u /* "GISV" */
-#define GI__WIRE_VERSION 4 /* 3: the job carries the client's build; 4: its output depth */
+#define GI__WIRE_VERSION 5 /* 3: the job carries the client's build; 4: its output depth;
+                            * 5: an item's warning */
 #define GI__WIRE_HEADER 12
 #define GI__WIRE_MAX_PAYLOAD (8u << 20)
 #define GI__WIRE_FDS_PER_FRAME 250 /* under the kernel's SCM_MAX_FD */

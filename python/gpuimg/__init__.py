@@ -195,13 +195,14 @@ def convolve(img: Image, mask: Any, normalize: bool = False, border: str = "mirr
 
 
 def resize(img: Image, width: Optional[int] = None, height: Optional[int] = None,
-           size: Any = None, scale: Optional[float] = None, fit: str = "inside",
+           size: Any = None, scale: Optional[float] = None, fit: Optional[str] = None,
            filter: str = "lanczos3", device: Device = "auto") -> Any:
     """gpuimg resize: resampled to width and/or height, size ("WxH", N or
     (W, H)) or scale, with the pixel-centre convention and the filter
     widened when reducing (gpuimg.h gives the exact integer arithmetic, the
-    same bytes on every device). fit, with a width and a height: "inside"
-    (keep the aspect, within the box), "fill" (exactly the box) or "cover";
+    same bytes on every device). fit, which needs both sides (width and
+    height, or size): "inside" (the default: keep the aspect, within the
+    box), "fill" (exactly the box) or "cover";
     filter: lanczos3, lanczos2, cubic, linear, area or nearest. Images with
     alpha are resampled premultiplied."""
     return _run(img, [_steps.resize(width, height, size, scale, fit, filter)], device)
@@ -348,6 +349,19 @@ def _check_format_name(path: PathLike, f: int, format: Optional[str]) -> None:
                          f"applies only where the name has no known extension")
 
 
+def _check_jpeg_depth(path: PathLike, f: int, depth: Optional[int], sixteen_bits: bool) -> None:
+    """JPEG holds 8 bits a sample: the library's rule, said in Python's
+    words (depth=) before the library would name the CLI's --depth."""
+    if f != _c.FORMAT_JPEG:
+        return
+    if depth == 16:
+        raise ValueError(f"{_os.fspath(path)}: depth=16: JPEG holds 8 bits a sample; write a "
+                         f"PNG, PNM, PAM or TIFF for 16 bits")
+    if sixteen_bits and depth is None:
+        raise ValueError(f"{_os.fspath(path)}: a 16-bit image cannot be written as JPEG (8 bits "
+                         f"a sample): pass depth=8 to write it at 8 bits")
+
+
 def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int] = None,
          png_filter: Optional[str] = None, format: Optional[str] = None,
          metadata: Optional[Metadata] = None, depth: Optional[int] = None,
@@ -373,6 +387,8 @@ def save(img: Image, path: PathLike, quality: int = 90, png_level: Optional[int]
                          f"in .png, .jpg, .pnm, .pam or .tif, or pass format= (png, jpeg, pnm, "
                          f"pam, tiff)")
     a = _arrays.host(_arrays.to_host(img))
+    f = settings[0] if settings[0] != _c.FORMAT_AUTO else _c.format_from_path(path)
+    _check_jpeg_depth(path, f, depth, a.dtype == _np.uint16)
     try:
         _c.save(a, path, *settings, metadata, depth or 0, compression)
     except OSError as e:
@@ -506,6 +522,8 @@ def batch(inputs: Sequence[PathLike], outputs: Union[PathLike, Sequence[PathLike
         outs = [_os.fspath(p) for p in outputs]
     for o in outs:
         _check_format_name(o, f, format)
+        # each image's own depth is known once decoded: its item fails then
+        _check_jpeg_depth(o, f if f != _c.FORMAT_AUTO else _c.format_from_path(o), depth, False)
     compression = _tiff_compression(tiff_compression)
     callback = None if on_item is None else (lambda d: on_item(BatchItem(
         d["input"], d["output"], d["status"], d["reason"], d["ms"], d["backend"])))

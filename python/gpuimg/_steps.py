@@ -145,7 +145,8 @@ def _box(size: Any) -> Tuple[int, int]:
 
 
 def resize(width: Optional[int] = None, height: Optional[int] = None, size: Any = None,
-           scale: Optional[float] = None, fit: str = "inside", filter: str = "lanczos3") -> Step:
+           scale: Optional[float] = None, fit: Optional[str] = None,
+           filter: str = "lanczos3") -> Step:
     w = 0 if width is None else param(_c.OP_RESIZE, "width", width)
     h = 0 if height is None else param(_c.OP_RESIZE, "height", height)
     if size is not None:
@@ -157,8 +158,11 @@ def resize(width: Optional[int] = None, height: Optional[int] = None, size: Any 
         raise ValueError("give scale or a size (width, height, size), not both")
     if not s and not w and not h:
         raise ValueError("give width, height, size or scale")
-    return (_c.OP_RESIZE, w, h, s, param(_c.OP_RESIZE, "fit", fit),
-            param(_c.OP_RESIZE, "filter", filter))
+    f = param(_c.OP_RESIZE, "fit", "inside" if fit is None else fit)
+    # as the CLI's --fit: without both sides it would be ignored in silence
+    if fit is not None and not (w and h):
+        raise ValueError(f"fit '{fit}' needs both sides: width and height, or size")
+    return (_c.OP_RESIZE, w, h, s, f, param(_c.OP_RESIZE, "filter", filter))
 
 
 def crop(*box: Any, gravity: Optional[str] = None) -> Step:

@@ -6,7 +6,8 @@
 # the horizontal predictor and reads back (tinytiff.py) to the same
 # samples, and with --tiff-compression none is uncompressed with those
 # samples; a 16-bit TIFF is converted at 16 bits or refused, never cut to
-# 8; -v counts a multi-page file's pages; a palette TIFF, with or without
+# 8; a multi-page file is warned of on stderr, once, naming it and its
+# pages (not under -q); a palette TIFF, with or without
 # its colour map, is refused naming the file; the Orientation tag turns
 # the pixels under --auto-orient, rotate and thumbnail, and is kept in a
 # TIFF written without --auto-orient (a JPEG's Exif Orientation too) and
@@ -112,11 +113,21 @@ open(sys.argv[4], 'wb').write(tinytiff.encode([page]))  # libtiff reads it as gr
 page['tags'] = {320: (3, [0] * 768)}
 open(sys.argv[3], 'wb').write(tinytiff.encode([page]))
 PY
-"$gpuimg" convert -v "$tmp/pages.tif" "$tmp/pages.png" 2>"$tmp/err" &&
-    grep -q 'the TIFF has 4 pages; only the first was read' "$tmp/err" ||
-    fail "-v of a 4-page TIFF: $(cat "$tmp/err")"
-"$gpuimg" convert "$tmp/pages.tif" "$tmp/pages.png" 2>"$tmp/err" && [ ! -s "$tmp/err" ] ||
-    fail "a 4-page TIFF without -v: $(cat "$tmp/err")"
+# Only the first page is read: a warning says so whatever the verbosity
+# (it was a note under -v alone), one line per file, never under -q.
+warning="pages.tif: warning: the TIFF has 4 pages; only the first was read"
+for v in "" -v; do
+    "$gpuimg" convert $v "$tmp/pages.tif" "$tmp/pages.png" 2>"$tmp/err" &&
+        [ "$(grep -c 'pages; only the first' "$tmp/err")" -eq 1 ] && grep -q "$warning" "$tmp/err" ||
+        fail "convert $v of a 4-page TIFF: not one warning naming it: $(cat "$tmp/err")"
+done
+"$gpuimg" convert -q "$tmp/pages.tif" "$tmp/pages.png" 2>"$tmp/err" && [ ! -s "$tmp/err" ] ||
+    fail "convert -q of a 4-page TIFF printed: $(cat "$tmp/err")"
+cp "$tmp/pages.tif" "$tmp/pages2.tif"
+"$gpuimg" blur -o "$tmp/paged" "$tmp/pages.tif" "$tmp/pages2.tif" "$tmp/probe.tif" 2>"$tmp/err" &&
+    [ "$(grep -c 'warning' "$tmp/err")" -eq 2 ] && grep -q "$warning" "$tmp/err" &&
+    grep -q "pages2.tif: warning: the TIFF has 4 pages" "$tmp/err" ||
+    fail "a batch of two 4-page TIFFs and a 1-page one: not a warning for each of the two: $(cat "$tmp/err")"
 "$gpuimg" convert "$tmp/palette.tif" "$tmp/palette.png" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "palette.tif.*palette" "$tmp/err" &&

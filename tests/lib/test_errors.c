@@ -4,7 +4,9 @@
 #include "harness.h"
 #include "testimg.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static gi_context *ctx;
@@ -81,11 +83,6 @@ static void check_shapes(void)
         expect_invalid(gi_blur(ctx, &twelve, &same, &bp), "a 12-bit image");
     }
     gi_image_free(&wide);
-    /* a NULL source was "1 steps: a chain has 1..16" */
-    gi_crop_params whole = {0};
-    expect_invalid(gi_crop(ctx, NULL, &same, &whole), "crop of a NULL source");
-    th_check(strcmp(gi_last_error(), "no source image (NULL)") == 0,
-             "crop of a NULL source said \"%s\"", gi_last_error());
     ti_free(&src);
     ti_free(&same);
     ti_free(&small);
@@ -147,6 +144,32 @@ static void check_params(void)
     ti_free(&dst);
 }
 
+/* gi_resize_axis_weights takes sides 1..GI_RESIZE_MAX_SIDE, both of them:
+ * an n_in of INT_MAX was taken, and its taps allocated. */
+static void check_resize_axis_sides(void)
+{
+    const int sides[][2] = {{GI_RESIZE_MAX_SIDE + 1, 1}, {1, GI_RESIZE_MAX_SIDE + 1}, {INT_MAX, 1},
+                            {INT_MAX, INT_MAX}, {0, 1}, {1, 0}, {-5, 3}, {3, -5}};
+    gi_resize_axis axis;
+    char want[128];
+    for (size_t i = 0; i < sizeof sides / sizeof *sides; i++) {
+        gi_status st = gi_resize_axis_weights(sides[i][0], sides[i][1], GI_RESIZE_LANCZOS3, &axis);
+        snprintf(want, sizeof want, "gi_resize_axis_weights: %d -> %d samples: n_in and n_out "
+                 "must be 1..%d", sides[i][0], sides[i][1], GI_RESIZE_MAX_SIDE);
+        th_check(st == GI_ERR_INVALID_ARGUMENT && strcmp(gi_last_error(), want) == 0 &&
+                     !axis.first && !axis.count && !axis.q,
+                 "resize axis %d -> %d: status %d, \"%s\"; want \"%s\" and an empty axis",
+                 sides[i][0], sides[i][1], (int)st, gi_last_error(), want);
+        gi_resize_axis_free(&axis);
+    }
+    const int edges[][2] = {{GI_RESIZE_MAX_SIDE, 1}, {1, GI_RESIZE_MAX_SIDE}, {1, 1}};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) {
+        gi_status st = gi_resize_axis_weights(edges[i][0], edges[i][1], GI_RESIZE_LANCZOS3, &axis);
+        th_check(st == GI_OK, "resize axis %d -> %d: %s", edges[i][0], edges[i][1], gi_last_error());
+        gi_resize_axis_free(&axis);
+    }
+}
+
 /* Without a usable GPU, asking for CUDA fails with a reason and AUTO falls
  * back to the CPU saying why. */
 static void check_contexts(void)
@@ -183,6 +206,7 @@ int main(void)
     check_alloc();
     check_shapes();
     check_params();
+    check_resize_axis_sides();
     check_contexts();
     gi_context_destroy(ctx);
     return th_finish();

@@ -64,11 +64,21 @@ def test_unaligned_uint16_is_copied(tmp_path):
 
 
 def test_sixteen_bits_to_jpeg_is_refused(tmp_path):
+    """Python's way is named (depth=8), not the CLI's flag."""
     a = np.zeros((4, 4, 3), np.uint16)
-    with pytest.raises(ValueError, match="--depth 8"):
-        gpuimg.save(a, tmp_path / "x.jpg")
+    for path, format in ((tmp_path / "x.jpg", None), (tmp_path / "x", "jpeg")):
+        with pytest.raises(ValueError, match="pass depth=8") as e:
+            gpuimg.save(a, path, format=format)
+        assert "--depth" not in str(e.value)
+        with pytest.raises(ValueError, match="depth=16: JPEG holds 8 bits") as e:
+            gpuimg.save(a[..., 0].astype(np.uint8), path, format=format, depth=16)
+        assert "--depth" not in str(e.value)
+    assert not list(tmp_path.iterdir())
     gpuimg.save(a, tmp_path / "x.jpg", depth=8)
     assert gpuimg.load(tmp_path / "x.jpg").dtype == np.uint8
+    with pytest.raises(ValueError, match="depth=16: JPEG holds 8 bits"):
+        gpuimg.batch([tmp_path / "x.jpg"], [tmp_path / "y.jpg"], "flip h", depth=16)
+    assert not (tmp_path / "y.jpg").exists()
 
 
 def test_other_dtypes_are_refused(tmp_path):

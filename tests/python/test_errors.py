@@ -46,6 +46,14 @@ IMG = np.zeros((6, 5, 3), np.uint8)
      "give size or width/height, not both"),
     (lambda: gpuimg.pipe(IMG, "resize --size 10x5 --height 3"), ValueError,
      "give size or width/height, not both"),
+    # fit says how a box is filled: with one side or a scale it would be
+    # ignored, and is refused, as the CLI's --fit is
+    (lambda: gpuimg.resize(IMG, width=3, fit="cover"), ValueError,
+     "fit 'cover' needs both sides: width and height, or size"),
+    (lambda: gpuimg.resize(IMG, scale=0.5, fit="inside"), ValueError,
+     "fit 'inside' needs both sides: width and height, or size"),
+    (lambda: gpuimg.pipe(IMG, "resize --height 3 --fit fill"), ValueError,
+     "fit 'fill' needs both sides: width and height, or size"),
     (lambda: gpuimg.pipe(IMG, "hist | blur"), ValueError, "hist can only be the last step"),
     (lambda: gpuimg.pipe(IMG, "blur --radius"), ValueError, "option '--radius' needs a value"),
     (lambda: gpuimg.pipe(IMG, "blur --radius x"), ValueError,

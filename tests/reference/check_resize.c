@@ -135,8 +135,8 @@ static void check_axis(const gi_resize_axis *a, gi_resize_filter filter)
 
 /* Axes of every kind: to and from 1, primes, 100:1, the reductions past
  * 1000:1 where thousands of taps share 2^14 (2000:1 gives each 8.192 of a
- * box, 65536:1 each 0.25; 196608 -> 3 the most taps a position has at
- * 65536:1), and enlargements up to the longest side. */
+ * box, 65536:1 each 0.25, the most taps a position has: the sides are
+ * 1..65536), and enlargements up to the longest side. */
 static void check_weights(void)
 {
     static const int pairs[][2] = {{1, 1},        {1, 7},       {7, 1},       {10, 3},
@@ -144,7 +144,7 @@ static void check_weights(void)
                                    {29, 31},      {31, 29},     {8, 16},      {1000, 10},
                                    {5, 13},       {64, 64},     {1000, 1},    {3001, 3},
                                    {2000, 1},     {20000, 10},  {4001, 2},    {10007, 3},
-                                   {65536, 1},    {196608, 3},  {100003, 2},  {2, 1000},
+                                   {65536, 1},    {65535, 3},   {65521, 2},   {2, 1000},
                                    {7, 4099},     {3, 65536},   {13, 65536},  {1, 65536}};
     for (int f = 0; f <= GI_RESIZE_NEAREST; f++)
         for (size_t p = 0; p < sizeof pairs / sizeof *pairs; p++) {

@@ -3,7 +3,8 @@
 # is a python3) whatever bytes the file names hold, one entry per input with
 # status ok, failed (with the reason) or skipped, and counts that match the
 # entries and the summary line on stderr; scripts/merge_summaries.sh adds
-# them up and names every failed input in full.
+# them up and names every failed input in full. A summary that cannot be
+# written is refused before the batch runs: exit 2 naming it, no output.
 . "$(dirname "$0")/common.sh"
 cd "$tmp" || exit 1
 sample_inputs in >/dev/null
@@ -65,4 +66,26 @@ for f in bad.png trunc.png 'b\"ad.png'; do
     check "merge_summaries.sh: want 2 lines naming \"in/$f\"" \
         [ "$(grep -cF "failed \"in/$f\": \"in/" merged)" -eq 2 ]
 done
+
+# A summary that cannot be written: a folder that is not there, a name
+# under a file, a folder itself, a folder that may not be written (not to
+# root). It was found out only after the whole batch had run; now the
+# batch does not start: exit 2 naming the path, no -o folder made, no
+# outputs in one that was there, no temporary file left.
+mkdir -p ro existing
+chmod 555 ro
+unwritable="nowhere/summary.json first.json/summary.json ro"
+[ -w ro ] || unwritable="$unwritable ro/summary.json"
+for s in $unwritable; do
+    expect 2 blur -r -o fresh --summary-json "$s" in
+    check "--summary-json $s: the message does not name it" has "summary-json $s" "$tmp/stderr"
+    check "--summary-json $s: the batch ran (-o folder made)" [ ! -e fresh ]
+    expect 2 blur -r -o existing --summary-json "$s" in
+    check "--summary-json $s: outputs written: $(ls existing | head -n 3)" [ -z "$(ls -A existing)" ]
+done
+check "a refused summary left a file in ro: $(ls -A ro)" [ -z "$(ls -A ro)" ]
+# the summary may go into the -o folder that the batch makes
+expect 1 blur -r -o made --summary-json made/summary.json in
+check "made/summary.json: not written into the -o folder" [ -s made/summary.json ]
+chmod 755 ro
 finish

@@ -3,7 +3,7 @@
 # in-process (meson suite serve). Each group starts its own server on its
 # own socket in a fresh directory and kills it on the way out.
 #   same-bytes  every image command, single and batch, failing inputs too,
-#               16-bit inputs and --depth:
+#               16-bit inputs and --depth, a TIFF of several pages (warned of):
 #               the same output bytes, stderr lines and exit status
 #   sigkill     the server killed (-9) during a batch: the client finishes
 #               in-process, same outputs, no temporary file left
@@ -128,6 +128,19 @@ group_same_bytes() {
     printf 'P6\n2 1\n65535\n\377\000\000\001\200\000\377\377\022\064\000\000' >"$t/rgb16.ppm"
     same "16 bits kept" convert "$t/rgb16.ppm" out.png
     same "16 bits to 8 (--depth travels)" convert --depth 8 "$t/rgb16.ppm" out.pam
+    # a TIFF of 3 pages: its warning (only the first is read) comes back
+    if python3 - "$(dirname "$0")/../robust" "$t/pages.tif" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import tinytiff
+page = {'width': 4, 'height': 3, 'channels': 1, 'bits': 8, 'samples': list(range(12))}
+open(sys.argv[2], 'wb').write(tinytiff.encode([page, page, page]))
+PY
+    then
+        same "a TIFF of 3 pages (its warning)" convert "$t/pages.tif" out.png
+    else
+        fail "cannot write a TIFF of 3 pages (python3 and tests/robust/tinytiff.py)"
+    fi
     same "resize batch" resize --scale 0.5 -o outdir "$s/scene.png" "$s/alpha.png"
     same "thumbnail" thumbnail --size 16 --crop centre -o outdir "$s/scene.jpg" "$s/alpha.png"
     same "to standard output" blur --sigma 2 --format png "$s/scene.jpg" -

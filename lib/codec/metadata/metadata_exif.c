@@ -161,6 +161,7 @@ static void set_xmp_orientation(uint8_t *xmp, size_t size, int orientation)
 
 gi_status gi_metadata_set_orientation(gi_metadata *m, int orientation)
 {
+    GI__REFUSE_NULL(m);
     if (orientation < 1 || orientation > 8)
         return gi__fail(GI_ERR_INVALID_ARGUMENT, "orientation %d: must be 1..8", orientation);
     size_t at = SIZE_MAX;
@@ -177,6 +178,7 @@ gi_status gi_metadata_set_orientation(gi_metadata *m, int orientation)
 
 int gi_orientation_steps(int orientation, gi_transform steps[2])
 {
+    if (!steps) return 0;
     switch (orientation) {
     case 2: steps[0] = GI_FLIP_H; return 1;
     case 3: steps[0] = GI_ROTATE_180; return 1;

@@ -293,8 +293,10 @@ static void metadata_clear(gi_metadata *m)
 
 gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out)
 {
+    GI__REFUSE_NULL(out);
+    if (size) GI__REFUSE_NULL(bytes);
     metadata_clear(out);
-    gi_format format = bytes ? gi__sniff_format(bytes, size) : GI_FORMAT_AUTO;
+    gi_format format = size ? gi__sniff_format(bytes, size) : GI_FORMAT_AUTO;
     int rc = format == GI_FORMAT_PNG    ? read_png(out, bytes, size)
              : format == GI_FORMAT_JPEG ? read_jpeg(out, bytes, size)
              : format == GI_FORMAT_TIFF ? read_tiff(out, bytes, size)
@@ -307,6 +309,7 @@ gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out)
 
 void gi_metadata_free(gi_metadata *m)
 {
+    if (!m) return;
     free(m->exif);
     free(m->icc);
     free(m->xmp);
@@ -315,5 +318,5 @@ void gi_metadata_free(gi_metadata *m)
 
 int gi_metadata_empty(const gi_metadata *m)
 {
-    return !m->exif && !m->icc && !m->xmp && !m->has_srgb && !m->gamma && !m->has_chrm;
+    return !m || (!m->exif && !m->icc && !m->xmp && !m->has_srgb && !m->gamma && !m->has_chrm);
 }

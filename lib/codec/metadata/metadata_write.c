@@ -51,6 +51,8 @@ static void put_be32(out_buf *o, uint32_t v)
 
 int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, size_t size)
 {
+    if (why && size) why[0] = '\0';
+    if (!m) return 0; /* nothing to leave out, as gi_metadata_empty says */
     const char *parts[5];
     int n = 0;
     const char *container = format == GI_FORMAT_JPEG ? "JPEG"
@@ -73,7 +75,6 @@ int gi_metadata_unwritable(const gi_metadata *m, gi_format format, char *why, si
         if (m->has_chrm) parts[n++] = "PNG cHRM";
     }
     size_t used = 0;
-    if (why && size) why[0] = '\0';
     for (int i = 0; why && i < n && used < size; i++) {
         int w = snprintf(why + used, size - used, "%s%s", i ? ", " : "", parts[i]);
         used += w > 0 ? (size_t)w : 0;
@@ -186,6 +187,8 @@ static gi_status embed_jpeg(const uint8_t *jpg, size_t size, const gi_metadata *
 gi_status gi_metadata_embed(const uint8_t *encoded, size_t size, gi_format format,
                             const gi_metadata *m, uint8_t **out, size_t *out_size)
 {
+    GI__REFUSE_NULL(m, out, out_size);
+    if (size) GI__REFUSE_NULL(encoded);
     *out = NULL;
     *out_size = 0;
     if (format == GI_FORMAT_AUTO) format = gi__sniff_format(encoded, size);
