@@ -23,7 +23,9 @@
  * Neither prefetching along the source rows nor streaming stores past the
  * caches were kept: both helped on Zen 4 and cost the Xeon of the H200
  * machine (streamed, a 16-bit RGBA transpose of 3840x2400 on 16 threads
- * took 5 ms instead of 1.4). */
+ * took 5 ms instead of 1.4). With AVX-512's byte permutes, 3- and 6-byte
+ * pixels (RGB at 8 and 16 bits) move in padded blocks (padded_block);
+ * elsewhere a pixel at a time. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -298,6 +300,100 @@ LINE_TARGET static void line_tile_sized(const transform_job *j, int y0, int y1, 
 }
 #endif
 
+#if HAVE_LINE_BLOCKS
+/* AVX-512 with VBMI: transposes and quarter turns of 3-byte pixels (RGB)
+ * and 6-byte ones (16-bit RGB), which no power-of-two vector lane holds,
+ * in blocks of n x n pixels (n = 16 and 8): each source row's 48 bytes
+ * are loaded under a mask (nothing past them is read), spread by a byte
+ * permute into n lanes of 4 or 8 bytes, transposed in registers as
+ * transpose_vectors does, with whole-vector interleaves (vpermt2d,
+ * vpermt2q), packed back to 48 bytes and stored under the mask. A pixel
+ * at a time, they moved one 4- or 8-byte load and store a pixel. */
+#define PADDED_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+
+/* The byte permutes between n pixels of pb bytes and n lanes of 64 / n */
+PADDED_TARGET static inline __attribute__((always_inline)) __m512i padded_index(const int pb,
+                                                                                 const int widen)
+{
+    const int lane = pb == 3 ? 4 : 8;
+    uint8_t index[64];
+    for (int b = 0; b < 64; b++) {
+        if (widen) { /* lane byte b from its pixel's byte (the pad repeats the last) */
+            const int k = b % lane;
+            index[b] = (uint8_t)(b / lane * pb + (k < pb ? k : pb - 1));
+        } else { /* pixel byte b from its lane; bytes 48.. are not stored */
+            index[b] = (uint8_t)(b < 16 * 3 ? b / pb * lane + b % pb : 0);
+        }
+    }
+    return _mm512_loadu_si512((const void *)index);
+}
+
+PADDED_TARGET static inline __attribute__((always_inline)) __m512i padded_interleave(__m512i a, __m512i b,
+                                                                                      const int pb,
+                                                                                      const int high)
+{
+    if (pb == 3) {
+        const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+        const __m512i hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+        return _mm512_permutex2var_epi32(a, high ? hi : lo, b);
+    }
+    const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+    const __m512i hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+    return _mm512_permutex2var_epi64(a, high ? hi : lo, b);
+}
+
+/* Output rows y .. y + n - 1, columns x .. x + n - 1, as transpose_block
+ * (dy = -pb: loaded from the low end, stored bottom up). */
+PADDED_TARGET static inline __attribute__((always_inline)) void padded_block(const transform_job *j, int x,
+                                                                            int y, const int pb,
+                                                                            __m512i widen, __m512i narrow)
+{
+    const int n = pb == 3 ? 16 : 8, rounds = pb == 3 ? 4 : 3, back = j->dy < 0;
+    const __mmask64 row_bytes = (1ull << (16 * 3)) - 1; /* n * pb = 48 */
+    const ptrdiff_t dx = j->dx, stride = (ptrdiff_t)j->dst->stride, step = back ? -stride : stride;
+    const uint8_t *in = j->origin + (ptrdiff_t)x * dx + (ptrdiff_t)y * j->dy - (back ? (n - 1) * pb : 0);
+    uint8_t *out = j->dst->data + (size_t)(y + (back ? n - 1 : 0)) * (size_t)stride + (size_t)x * pb;
+    __m512i v[16];
+#pragma GCC unroll 16
+    for (int r = 0; r < n; r++)
+        v[r] = _mm512_permutexvar_epi8(widen, _mm512_maskz_loadu_epi8(row_bytes, in + r * dx));
+#pragma GCC unroll 4
+    for (int round = 0; round < rounds; round++) {
+        __m512i t[16];
+#pragma GCC unroll 8
+        for (int i = 0; i < n / 2; i++) {
+            t[2 * i] = padded_interleave(v[i], v[i + n / 2], pb, 0);
+            t[2 * i + 1] = padded_interleave(v[i], v[i + n / 2], pb, 1);
+        }
+#pragma GCC unroll 16
+        for (int i = 0; i < n; i++) v[i] = t[i];
+    }
+#pragma GCC unroll 16
+    for (int c = 0; c < n; c++)
+        _mm512_mask_storeu_epi8(out + c * step, row_bytes, _mm512_permutexvar_epi8(narrow, v[c]));
+}
+
+/* A tile in padded blocks; the rows and columns past the last whole one
+ * a pixel at a time. */
+PADDED_TARGET static inline __attribute__((always_inline)) void padded_tile(const transform_job *j, int y0,
+                                                                           int y1, int x0, int x1,
+                                                                           const int pb)
+{
+    const int n = pb == 3 ? 16 : 8, yb = y0 + (y1 - y0) / n * n, xb = x0 + (x1 - x0) / n * n;
+    const __m512i widen = padded_index(pb, 1), narrow = padded_index(pb, 0);
+    for (int y = y0; y < yb; y += n)
+        for (int x = x0; x < xb; x += n) padded_block(j, x, y, pb, widen, narrow);
+    copy_pixels(j, y0, yb, xb, x1, pb);
+    copy_pixels(j, yb, y1, x0, x1, pb);
+}
+
+PADDED_TARGET static void padded_tile_sized(const transform_job *j, int y0, int y1, int x0, int x1, int pb)
+{
+    if (pb == 3) padded_tile(j, y0, y1, x0, x1, 3);
+    else padded_tile(j, y0, y1, x0, x1, 6);
+}
+#endif
+
 /* Output rows [y0, y1) with ch, the pixel's bytes, a constant where this
  * is inlined. */
 static inline __attribute__((always_inline)) void permute_band(const transform_job *j, int y0,
@@ -307,6 +403,8 @@ static inline __attribute__((always_inline)) void permute_band(const transform_j
     const int turn = (ch == 1 || ch == 2 || ch == 4 || ch == 8) && (j->dy == ch || j->dy == -ch);
     const int tile = turn && ch <= 2 ? GRAY_TILE : TILE, width = j->dst->width;
     const int lines = HAVE_LINE_BLOCKS && turn && ch <= 2 && gi__cpu_isa() == GI__ISA_AVX512;
+    const int padded = HAVE_LINE_BLOCKS && (ch == 3 || ch == 6) && (j->dy == ch || j->dy == -ch) &&
+                       gi__cpu_byte_permute();
     for (int ty = y0; ty < y1; ty += tile) {
         const int ty1 = ty + tile < y1 ? ty + tile : y1;
         for (int tx = 0; tx < width; tx += tile) {
@@ -314,6 +412,8 @@ static inline __attribute__((always_inline)) void permute_band(const transform_j
 #if HAVE_LINE_BLOCKS
             if (lines)
                 line_tile_sized(j, ty, ty1, tx, tx1, ch);
+            else if (padded)
+                padded_tile_sized(j, ty, ty1, tx, tx1, ch);
             else
 #endif
             if (turn)
