@@ -23,6 +23,7 @@
 #include "cpu_parallel.h"
 #include "blur_kernels.h"
 #include "blur_rows.h"
+#include "cache_lines.h"
 #include "base/cpu_isa.h"
 
 /* Half of the L2 per core: the ring, read once per tap pair and output
@@ -49,6 +50,7 @@ typedef struct {
     gi_border border;
     int premultiplied; /* 2 or 4 channels: colour is blurred as c * alpha */
     int strip;         /* columns per strip */
+    size_t row_len;    /* values of a ring row, and between rows: whole lines */
     int pad_left, pad_right; /* columns the pairs reach past the strip */
     blur_taps taps;           /* horizontal, and the vertical pass's even rows */
     blur_taps taps_odd;       /* the vertical pass's odd rows */
@@ -81,11 +83,6 @@ typedef struct {
 static size_t ring_rows(int radius, int premultiplied)
 {
     return 2 * (size_t)radius + (premultiplied ? BLUR_ROWS : 4);
-}
-
-static size_t row_len(const blur_job *j)
-{
-    return (size_t)j->strip * j->src->channels + BLUR_SLACK;
 }
 
 /* Border columns [from, to) of a padded row whose first column is lo. */
@@ -146,7 +143,7 @@ static void fill_pairs(const blur_job *j, long sy, int x0, int x1, blur_buffers 
 static size_t ring_at(const blur_job *j, long vy)
 {
     const long slots = (long)ring_rows(j->radius, j->premultiplied);
-    return (size_t)(((vy % slots) + slots) % slots) * row_len(j);
+    return (size_t)(((vy % slots) + slots) % slots) * j->row_len;
 }
 
 static void horizontal_row(const blur_job *j, long vy, int x0, int x1, blur_buffers *b)
@@ -229,16 +226,16 @@ static int alloc_buffers(const blur_job *j, blur_buffers *b)
 {
     const size_t ch = (size_t)j->src->channels;
     const size_t padded = ((size_t)j->strip + j->pad_left + j->pad_right) * ch + BLUR_SLACK;
-    const size_t ring = ring_rows(j->radius, j->premultiplied) * row_len(j);
+    const size_t ring = ring_rows(j->radius, j->premultiplied) * j->row_len;
     memset(b, 0, sizeof *b);
     b->bytes = calloc(padded, sizeof *b->bytes);
-    b->pairs = calloc(padded, sizeof *b->pairs);
+    b->pairs = gi__lines_alloc(padded, sizeof *b->pairs);
     if (j->premultiplied) {
-        b->hs = calloc(ring, sizeof *b->hs);
+        b->hs = gi__lines_alloc(ring, sizeof *b->hs);
         b->h_rows = malloc(((size_t)j->vertical.taps + BLUR_ROWS - 1) * sizeof *b->h_rows);
         return b->bytes && b->pairs && b->hs && b->h_rows;
     }
-    b->ring = calloc(ring, sizeof *b->ring);
+    b->ring = gi__lines_alloc(ring, sizeof *b->ring);
     b->rows = malloc((size_t)j->taps_odd.pairs * sizeof *b->rows);
     return b->bytes && b->pairs && b->ring && b->rows;
 }
@@ -373,7 +370,7 @@ gi_status gi__blur_setup(const gi_image *src, gi_image *dst, const int32_t *weig
         free(float_w);
         return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate blur weights (radius %d)", radius);
     }
-    blur_job j = {src, dst, radius, border, premultiplied, 0, 0, 0, {0}, {0}, {0}, gi__blur_kernels()};
+    blur_job j = {src, dst, radius, border, premultiplied, 0, 0, 0, 0, {0}, {0}, {0}, gi__blur_kernels()};
     int bad = gi__blur_make_taps(weights, radius, 0, pair_w, &j.taps) |
               gi__blur_make_taps(weights, radius, 1, pair_w_odd, &j.taps_odd);
     for (int k = 0; k < taps; k++) {
@@ -397,6 +394,9 @@ gi_status gi__blur_setup(const gi_image *src, gi_image *dst, const int32_t *weig
     size_t strip = gi__blur_ring_budget() / per_column;
     if (strip < MIN_STRIP) strip = MIN_STRIP;
     j.strip = strip < (size_t)src->width ? (int)strip : src->width;
+    /* every row of the ring on a line: the kernels load rows in vectors
+     * of up to a line */
+    j.row_len = gi__lines_round((size_t)j.strip * src->channels + BLUR_SLACK, sizeof(uint32_t));
     b->job = j;
     *out = b;
     return GI_OK;

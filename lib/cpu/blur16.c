@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "blur_kernels.h"
+#include "cache_lines.h"
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
 
@@ -188,19 +189,6 @@ static void free_buffers(blur16_buffers *b)
     free(b->pairs_low);
 }
 
-/* count values of size bytes, zeroed, from the start of a cache line:
- * the ring's rows and the pairs then start on one too, and the kernels'
- * 64-byte loads of them do not each straddle two lines (calloc gives 16
- * bytes past a page's start to a ring, and every vertical load took two
- * lines). */
-static void *zeroed_lines(size_t count, size_t size)
-{
-    const size_t bytes = (count * size + 63) / 64 * 64;
-    void *p = aligned_alloc(64, bytes);
-    if (p) memset(p, 0, bytes);
-    return p;
-}
-
 /* Zeroed, so that the lanes past a row's end that the kernels read are
  * defined (their results are never stored). */
 static int alloc_buffers(const blur16_job *j, blur16_buffers *b)
@@ -209,11 +197,11 @@ static int alloc_buffers(const blur16_job *j, blur16_buffers *b)
     const size_t padded = ((size_t)j->strip + j->pad_left + j->pad_right) * ch + BLUR_SLACK;
     b->pad = calloc(padded, sizeof *b->pad);
     /* 16 more: horizontal16p's AVX-512 loads whole lines (blur_kernels.h) */
-    b->pairs = zeroed_lines(padded + 16, sizeof *b->pairs);
-    b->ring = zeroed_lines(ring_slots(j->radius) * 2 * j->row_len, sizeof *b->ring);
+    b->pairs = gi__lines_alloc(padded + 16, sizeof *b->pairs);
+    b->ring = gi__lines_alloc(ring_slots(j->radius) * 2 * j->row_len, sizeof *b->ring);
     b->rows = malloc((size_t)j->taps_odd.pairs * sizeof *b->rows);
     if (!j->alpha) return b->pad && b->pairs && b->ring && b->rows;
-    b->pairs_low = zeroed_lines(padded + 16, sizeof *b->pairs_low);
+    b->pairs_low = gi__lines_alloc(padded + 16, sizeof *b->pairs_low);
     return b->pad && b->pairs && b->ring && b->rows && b->pairs_low;
 }
 
@@ -275,7 +263,7 @@ gi_status gi__cpu_blur16(void *state, const gi_image *src, gi_image *dst, const 
     if (strip < MIN_STRIP) strip = MIN_STRIP;
     j.strip = strip < (size_t)src->width ? (int)strip : src->width;
     /* whole lines, so that every row of the ring starts on one */
-    j.row_len = ((size_t)j.strip * src->channels + BLUR_SLACK + 15) / 16 * 16;
+    j.row_len = gi__lines_round((size_t)j.strip * src->channels + BLUR_SLACK, sizeof(uint32_t));
     /* rows shared as the 8-bit blur's (blur.c) */
     if (st == GI_OK &&
         gi__parallel_rows_shared(threads, src->height, 4 * radius + 4, blur16_band, &j))

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache_lines.h"
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
 #include "resize_quads.h"
@@ -46,7 +47,7 @@ typedef struct {
     gi_image *dst;
     const gi_resize_axis *ax, *ay;
     size_t n;            /* samples of an output row (and of a ring row) */
-    size_t ring_stride;  /* between ring rows: n and room for a 4-lane store */
+    size_t ring_stride;  /* between ring rows: n and room for a 4-lane store, in whole lines */
     int ahead;           /* source rows filtered past a window, at most (filter_new_rows);
                             the ring holds a window's taps and these */
     /* the vector horizontal pass (gray and RGB with AVX2), else NULL: per
@@ -716,7 +717,7 @@ static int resize_band(void *arg, gi__row_cursor *rows)
 {
     const resize_job *j = arg;
     band_state b = {0};
-    b.rows = malloc(sizeof(int32_t) * j->ring_stride * (size_t)(j->ay->taps + j->ahead));
+    b.rows = gi__lines_alloc(j->ring_stride * (size_t)(j->ay->taps + j->ahead), sizeof(int32_t));
     b.sums = malloc(sizeof(int64_t) * j->n);
     b.window = malloc(sizeof(*b.window) * (size_t)j->ay->taps);
     int ok = b.rows && b.sums && b.window;
@@ -867,7 +868,8 @@ gi_status gi__cpu_resize(void *state, const gi_image *src, gi_image *dst, const 
     resize_job j = {.src = src, .dst = dst, .ax = ax, .ay = ay};
     int owned = 0;
     j.n = (size_t)dst->width * ch;
-    j.ring_stride = j.n + 4;
+    /* whole lines: the vertical pass loads every ring row in vectors from its start */
+    j.ring_stride = gi__lines_round(j.n + 4, sizeof(int32_t));
     if (HAVE_PAIR_FILTER && plain && gi__cpu_isa() >= GI__ISA_AVX2) {
         if (find_tables(state, &j, threads, &owned) != 0)
             return gi__fail(GI_ERR_NO_MEMORY, "cannot allocate resize weights");

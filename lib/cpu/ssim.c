@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache_lines.h"
 #include "cpu_backend.h"
 #include "cpu_parallel.h"
 #include "cpu_simd.h"
@@ -31,7 +32,6 @@
 #define TAPS (2 * R + 1)
 #define RING (TAPS + 1) /* two output rows' taps */
 #define STRIP_COLS (2 * GI_SSIM_SEGMENT)
-#define CACHE_LINE 64
 enum { Q_E, Q_A, Q_EE, Q_AA, Q_EA, Q_COUNT };
 
 typedef struct {
@@ -57,10 +57,9 @@ typedef struct {
 static int band_alloc(ssim_band *b, int ch)
 {
     const size_t n = (size_t)STRIP_COLS * ch, wide = (size_t)(STRIP_COLS + 2 * R) * ch;
-    const size_t bytes = (n * (RING * Q_COUNT + 2) + 2 * wide) * sizeof(double);
-    /* Whole cache lines: a strip's rows (n doubles, 64 * ch) then start on
+    /* On a cache line: a strip's rows (n doubles, 64 * ch) then start on
      * one, so that the vertical pass's loads never straddle two. */
-    b->block = aligned_alloc(CACHE_LINE, (bytes + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE);
+    b->block = gi__lines_alloc(n * (RING * Q_COUNT + 2) + 2 * wide, sizeof(double));
     if (!b->block) return -1;
     double *p = b->block;
     for (int t = 0; t < RING; t++)
