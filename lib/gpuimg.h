@@ -223,7 +223,8 @@ GI_API gi_status gi_convert_depth(const gi_image *src, gi_image *dst);
 /* TIFF (builds with libtiff; without it, GI_ERR_UNSUPPORTED "this build
  * has no TIFF support")
  *   Read: the first page (a batch item's warning says when there are
- *   more, and gpuimg prints it), its
+ *   more, and gpuimg prints it; gi_metadata's pages counts them, and
+ *   Python's load warns), its
  *   Orientation tag into the metadata (the pixels stay as stored), 8 or
  *   16 bits a sample as stored (16-bit samples in host byte order), gray
  *   (MinIsBlack, or MinIsWhite turned into it: v -> max - v), gray+alpha,
@@ -922,6 +923,8 @@ struct gi_metadata {
     uint8_t *xmp;        /* the XMP packet (UTF-8 XML), or NULL */
     size_t xmp_size;
     int orientation;     /* 1..8 from Exif or a TIFF's tag; 1 when absent or out of range */
+    int pages;           /* the images the file holds: a TIFF's pages, of which only the
+                            first is decoded; 1 for every other file */
     int has_srgb;        /* PNG sRGB present, with its */
     int srgb_intent;     /* rendering intent 0..3 */
     uint32_t gamma;      /* PNG gAMA, gamma * 100000; 0 for none */
@@ -934,7 +937,7 @@ struct gi_metadata {
  * other bytes give an empty one). GI_OK, or GI_ERR_NO_MEMORY with *out
  * empty and `dropped` saying so; a damaged container is never an error. */
 GI_API gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out);
-/* Frees the buffers and leaves an empty gi_metadata (orientation 1). Safe
+/* Frees the buffers and leaves an empty gi_metadata (orientation 1, pages 1). Safe
  * on a zeroed (also empty) or already freed struct, and on NULL. */
 GI_API void gi_metadata_free(gi_metadata *m);
 /* 1 when there is nothing to write (no Exif, ICC, XMP, sRGB, gAMA, cHRM). */

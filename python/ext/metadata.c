@@ -69,6 +69,12 @@ static PyObject *get_orientation(PyObject *op, void *unused)
     return PyLong_FromLong(((gpx_metadata *)op)->m.orientation);
 }
 
+static PyObject *get_pages(PyObject *op, void *unused)
+{
+    (void)unused;
+    return PyLong_FromLong(((gpx_metadata *)op)->m.pages);
+}
+
 static PyObject *get_dropped(PyObject *op, void *unused)
 {
     (void)unused;
@@ -98,6 +104,7 @@ static PyGetSetDef metadata_getset[] = {
     {"icc", get_icc, NULL, "the ICC profile, or None", NULL},
     {"xmp", get_xmp, NULL, "the XMP packet (UTF-8 XML), or None", NULL},
     {"orientation", get_orientation, NULL, "Exif orientation 1..8 (1 when absent)", NULL},
+    {"pages", get_pages, NULL, "the images in the file (a TIFF's pages; only the first is read), 1 for others", NULL},
     {"dropped", get_dropped, NULL, "what was dropped on reading and why, or ''", NULL},
     {"empty", get_empty, NULL, "nothing to write", NULL},
     {NULL, NULL, NULL, NULL, NULL},

@@ -33,6 +33,7 @@ import errno as _errno
 import os as _os
 import threading as _threading
 import typing as _typing
+import warnings as _warnings
 from contextlib import contextmanager as _contextmanager
 from dataclasses import dataclass as _dataclass
 
@@ -288,11 +289,16 @@ def load_with_metadata(path: PathLike, auto_orient: bool = False,
     """load(), and the metadata that travels with the pixels (Exif, ICC,
     XMP, PNG colour chunks) for save(..., metadata=) to write, as the CLI
     keeps it from input to output. With auto_orient the metadata says
-    Orientation 1, as the CLI's --auto-orient writes."""
+    Orientation 1, as the CLI's --auto-orient writes. A TIFF of several
+    pages gives its first, with a UserWarning saying so (as the CLI warns
+    on stderr)."""
     try:
         pixels, meta = _c.load(path)
     except OSError as e:
         raise _file_error(e, path, writing=False) from None
+    if meta.pages > 1:
+        _warnings.warn(f"{_os.fsdecode(path)}: the TIFF has {meta.pages} pages; only the first was read",
+                       stacklevel=2)
     a = _np.asarray(pixels)
     if a.shape[2] == 1:
         a = a.reshape(a.shape[0], a.shape[1])

@@ -133,3 +133,33 @@ def test_tiff_round_trip(tmp_path, rng, compression, channels):
     # uncompressed holds every sample as it is; deflate compresses
     size = path.stat().st_size
     assert size >= a.nbytes if compression == "none" else size > 0
+
+
+def test_tiff_of_several_pages_warns(tmp_path):
+    """Only a TIFF's first page is read, and load says so (the CLI warns on
+    stderr); a TIFF of one page, and other files, load without a word."""
+    import sys
+    import warnings
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "robust"))
+    import tinytiff
+    page = {'width': 4, 'height': 3, 'channels': 1, 'bits': 8, 'samples': list(range(12))}
+    several, one = tmp_path / "pages.tif", tmp_path / "page.tif"
+    several.write_bytes(tinytiff.encode([page, page, page]))
+    one.write_bytes(tinytiff.encode([page]))
+    try:
+        with pytest.warns(UserWarning, match=r"pages\.tif: the TIFF has 3 pages; only the first was read"):
+            a, meta = gpuimg.load_with_metadata(several)
+    except Exception as e:  # the error a build without libtiff gives
+        if "no TIFF support" in str(e):
+            pytest.skip("this build has no TIFF support")
+        raise
+    assert meta.pages == 3
+    np.testing.assert_array_equal(a, np.arange(12, dtype=np.uint8).reshape(3, 4))
+    with pytest.warns(UserWarning, match="3 pages"):
+        gpuimg.load(several)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gpuimg.load_with_metadata(one)[1].pages == 1
+        gpuimg.save(a, tmp_path / "a.png")
+        assert gpuimg.load_with_metadata(tmp_path / "a.png")[1].pages == 1

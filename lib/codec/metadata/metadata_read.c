@@ -289,6 +289,7 @@ static void metadata_clear(gi_metadata *m)
 {
     memset(m, 0, sizeof *m);
     m->orientation = 1;
+    m->pages = 1;
 }
 
 gi_status gi_metadata_read(const void *bytes, size_t size, gi_metadata *out)

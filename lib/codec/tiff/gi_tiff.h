@@ -31,8 +31,9 @@ int gi__tiff_pages_note(const uint8_t *bytes, size_t size, char *note, size_t no
 gi_status gi__tiff_encode(const gi_image *img, const gi_save_options *opts, uint8_t **bytes,
                           size_t *size);
 
-/* Reads the ICC profile and XMP packet of a TIFF's first page into *out
- * (already initialised and empty): 0, or -1 when out of memory. */
+/* Reads the ICC profile and XMP packet of a TIFF's first page, and the
+ * count of its pages, into *out (already initialised and empty): 0, or -1
+ * when out of memory. */
 int gi__tiff_metadata_read(const uint8_t *bytes, size_t size, gi_metadata *out);
 
 #endif

@@ -540,6 +540,8 @@ int gi__tiff_metadata_read(const uint8_t *bytes, size_t size, gi_metadata *out)
     gi_tiff_memory m;
     TIFF *tif = gi__tiff_open_read(&m, bytes, size, libtiff_alloc_limit(size));
     if (!tif) return 0;
+    const tdir_t pages = TIFFNumberOfDirectories(tif);
+    if (pages > 1) out->pages = pages < INT_MAX ? (int)pages : INT_MAX;
     uint32_t n = 0;
     const void *data = NULL;
     int failed = 0;
