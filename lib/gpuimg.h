@@ -923,8 +923,8 @@ struct gi_metadata {
     uint8_t *xmp;        /* the XMP packet (UTF-8 XML), or NULL */
     size_t xmp_size;
     int orientation;     /* 1..8 from Exif or a TIFF's tag; 1 when absent or out of range */
-    int pages;           /* the images the file holds: a TIFF's pages, of which only the
-                            first is decoded; 1 for every other file */
+    int pages;           /* read from a file: the images it holds, a TIFF's pages, of
+                            which only the first is decoded; 1 for every other file */
     int has_srgb;        /* PNG sRGB present, with its */
     int srgb_intent;     /* rendering intent 0..3 */
     uint32_t gamma;      /* PNG gAMA, gamma * 100000; 0 for none */

@@ -37,7 +37,7 @@ static int ends_in_hist(const gi_job *job)
 void gi__job_keep_metadata(const gi_job *job, gi_metadata *meta)
 {
     if (!job->strip) return;
-    gi_metadata kept = {.orientation = meta->orientation};
+    gi_metadata kept = {.orientation = meta->orientation, .pages = meta->pages};
     if (job->strip == GI_STRIP_BUT_COLOUR) {
         kept.icc = meta->icc;
         kept.icc_size = meta->icc_size;
