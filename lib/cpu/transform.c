@@ -238,12 +238,47 @@ static void transpose_tile_cloned(const transform_job *j, int y0, int y1, int x0
  * c, 4n contiguous pixels. */
 #define LINE_TARGET __attribute__((target("avx512f,avx512bw")))
 
-LINE_TARGET static inline __attribute__((always_inline)) __m512i line_interleave(__m512i a, __m512i b,
-                                                                                 const int pb,
-                                                                                 const int high)
+/* The pb-byte lanes of a and b interleaved, their low halves (high = 0)
+ * or their high halves: within each 16-byte lane for the line blocks'
+ * 1- and 2-byte pixels, across the vector for the padded blocks' 3- and
+ * 6-byte ones (padded to 4 and 8 bytes). */
+LINE_TARGET static inline __attribute__((always_inline)) __m512i zmm_interleave(__m512i a, __m512i b,
+                                                                                const int pb,
+                                                                                const int high)
 {
-    if (pb == 1) return high ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
-    return high ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
+    switch (pb) {
+    case 1: return high ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
+    case 2: return high ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
+    case 3:
+        return _mm512_permutex2var_epi32(
+            a,
+            high ? _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8)
+                 : _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0),
+            b);
+    default:
+        return _mm512_permutex2var_epi64(a, high ? _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4)
+                                                 : _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0),
+                                          b);
+    }
+}
+
+/* transpose_vectors's rounds on n 512-bit rows (16 for 1- and 3-byte
+ * pixels, 8 for 2- and 6-byte ones): lane c of v[r] becomes lane r of
+ * v[c], within each 16-byte lane for 1 and 2 bytes. */
+LINE_TARGET static inline __attribute__((always_inline)) void zmm_transpose(__m512i *v, const int pb)
+{
+    const int n = pb == 1 || pb == 3 ? 16 : 8, rounds = n == 16 ? 4 : 3;
+#pragma GCC unroll 4
+    for (int round = 0; round < rounds; round++) {
+        __m512i t[16];
+#pragma GCC unroll 8
+        for (int i = 0; i < n / 2; i++) {
+            t[2 * i] = zmm_interleave(v[i], v[i + n / 2], pb, 0);
+            t[2 * i + 1] = zmm_interleave(v[i], v[i + n / 2], pb, 1);
+        }
+#pragma GCC unroll 16
+        for (int i = 0; i < n; i++) v[i] = t[i];
+    }
 }
 
 /* Output rows y .. y + n - 1, columns x .. x + 4n - 1, as transpose_block
@@ -251,7 +286,7 @@ LINE_TARGET static inline __attribute__((always_inline)) __m512i line_interleave
 LINE_TARGET static inline __attribute__((always_inline)) void line_block(const transform_job *j, int x,
                                                                          int y, const int pb)
 {
-    const int n = 16 / pb, rounds = pb == 1 ? 4 : 3, back = j->dy < 0;
+    const int n = 16 / pb, back = j->dy < 0;
     const ptrdiff_t dx = j->dx, stride = (ptrdiff_t)j->dst->stride, step = back ? -stride : stride;
     const uint8_t *in = j->origin + (ptrdiff_t)x * dx + (ptrdiff_t)y * j->dy - (back ? (n - 1) * pb : 0);
     uint8_t *out = j->dst->data + (size_t)(y + (back ? n - 1 : 0)) * (size_t)stride + (size_t)x * pb;
@@ -264,17 +299,7 @@ LINE_TARGET static inline __attribute__((always_inline)) void line_block(const t
         a = _mm512_inserti32x4(a, _mm_loadu_si128((const __m128i *)(p + 2 * n * dx)), 2);
         v[r] = _mm512_inserti32x4(a, _mm_loadu_si128((const __m128i *)(p + 3 * n * dx)), 3);
     }
-#pragma GCC unroll 4
-    for (int round = 0; round < rounds; round++) {
-        __m512i t[16];
-#pragma GCC unroll 8
-        for (int i = 0; i < n / 2; i++) {
-            t[2 * i] = line_interleave(v[i], v[i + n / 2], pb, 0);
-            t[2 * i + 1] = line_interleave(v[i], v[i + n / 2], pb, 1);
-        }
-#pragma GCC unroll 16
-        for (int i = 0; i < n; i++) v[i] = t[i];
-    }
+    zmm_transpose(v, pb);
 #pragma GCC unroll 16
     for (int c = 0; c < n; c++) _mm512_storeu_si512((void *)(out + c * step), v[c]);
 }
@@ -328,27 +353,13 @@ PADDED_TARGET static inline __attribute__((always_inline)) __m512i padded_index(
     return _mm512_loadu_si512((const void *)index);
 }
 
-PADDED_TARGET static inline __attribute__((always_inline)) __m512i padded_interleave(__m512i a, __m512i b,
-                                                                                      const int pb,
-                                                                                      const int high)
-{
-    if (pb == 3) {
-        const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-        const __m512i hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
-        return _mm512_permutex2var_epi32(a, high ? hi : lo, b);
-    }
-    const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
-    const __m512i hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-    return _mm512_permutex2var_epi64(a, high ? hi : lo, b);
-}
-
 /* Output rows y .. y + n - 1, columns x .. x + n - 1, as transpose_block
  * (dy = -pb: loaded from the low end, stored bottom up). */
 PADDED_TARGET static inline __attribute__((always_inline)) void padded_block(const transform_job *j, int x,
                                                                             int y, const int pb,
                                                                             __m512i widen, __m512i narrow)
 {
-    const int n = pb == 3 ? 16 : 8, rounds = pb == 3 ? 4 : 3, back = j->dy < 0;
+    const int n = pb == 3 ? 16 : 8, back = j->dy < 0;
     const __mmask64 row_bytes = (1ull << (16 * 3)) - 1; /* n * pb = 48 */
     const ptrdiff_t dx = j->dx, stride = (ptrdiff_t)j->dst->stride, step = back ? -stride : stride;
     const uint8_t *in = j->origin + (ptrdiff_t)x * dx + (ptrdiff_t)y * j->dy - (back ? (n - 1) * pb : 0);
@@ -357,17 +368,7 @@ PADDED_TARGET static inline __attribute__((always_inline)) void padded_block(con
 #pragma GCC unroll 16
     for (int r = 0; r < n; r++)
         v[r] = _mm512_permutexvar_epi8(widen, _mm512_maskz_loadu_epi8(row_bytes, in + r * dx));
-#pragma GCC unroll 4
-    for (int round = 0; round < rounds; round++) {
-        __m512i t[16];
-#pragma GCC unroll 8
-        for (int i = 0; i < n / 2; i++) {
-            t[2 * i] = padded_interleave(v[i], v[i + n / 2], pb, 0);
-            t[2 * i + 1] = padded_interleave(v[i], v[i + n / 2], pb, 1);
-        }
-#pragma GCC unroll 16
-        for (int i = 0; i < n; i++) v[i] = t[i];
-    }
+    zmm_transpose(v, pb);
 #pragma GCC unroll 16
     for (int c = 0; c < n; c++)
         _mm512_mask_storeu_epi8(out + c * step, row_bytes, _mm512_permutexvar_epi8(narrow, v[c]));
