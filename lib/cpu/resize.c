@@ -786,8 +786,7 @@ static int make_tables(resize_job *j, int threads)
      * with cubic took 1.05-1.2x its time by quads (their tables, 48
      * bytes a position, stream from L2 for each row) */
     if (j->groups >= 2)
-        j->quads = gi__resize_quads_plan(ax, j->pair_first, j->pair_count, j->groups, ch,
-                                         (size_t)j->src->width * ch);
+        j->quads = gi__resize_quads_plan(ax, j->groups, ch, (size_t)j->src->width * ch);
     /* the tables on the threads where they are large: a reduction to
      * a third of a 9 MP photo with cubic took 0.1 ms making them on
      * one, a twentieth of its 2 threads' call */

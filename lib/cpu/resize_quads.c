@@ -26,7 +26,6 @@
 struct gi__resize_quads {
     int ch, quads;
     int per;             /* positions a group holds */
-    int wide;            /* windows reach past a group's first 64 bytes: two loads a group */
     size_t row_bytes;
     int groups;
     int32_t *base;       /* per group of positions: the byte its load starts at */
@@ -52,27 +51,15 @@ static size_t group_reach(const int32_t *first, const int32_t *count, int ch, in
     return (size_t)(hi - *lo) * (size_t)ch;
 }
 
-/* The most bytes a group of per positions reaches. */
-static size_t widest_group(const int32_t *first, const int32_t *count, int n_out, int ch, int per)
-{
-    size_t most = 0;
-    for (int g = 0; g < n_out / per; g++) {
-        int lo;
-        const size_t reach = group_reach(first, count, ch, per, g, &lo);
-        if (reach > most) most = reach;
-    }
-    return most;
-}
-
 /* Group g's tables from the windows, where they fit: every window's
- * bytes within the 64 (wide: 128) from the group's first and every
+ * bytes within the 128 from the group's first and every
  * weight's a in a signed byte. 0, or -1 where they do not fit. */
 static int fill_group(gi__resize_quads *p, const gi_resize_axis *ax, const int32_t *first,
                       const int32_t *count, int g)
 {
     const int ch = p->ch, per = p->per, x0 = g * per;
     int lo;
-    if (group_reach(first, count, ch, per, g, &lo) > (p->wide ? 128u : 64u)) return -1;
+    if (group_reach(first, count, ch, per, g, &lo) > 128u) return -1;
     p->base[g] = lo * ch;
     uint8_t *t = p->tables + (size_t)g * (size_t)p->quads * QUAD_BYTES;
     memset(t, 0, (size_t)p->quads * QUAD_BYTES); /* idle lanes and taps: byte 0, weight 0 */
@@ -116,15 +103,14 @@ void gi__resize_quads_free(gi__resize_quads *p)
     free(p);
 }
 
-gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, const int32_t *first,
-                                        const int32_t *count, int quads, int ch, size_t row_bytes)
+gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, int quads, int ch,
+                                        size_t row_bytes)
 {
     if (!HAVE_QUADS || !gi__cpu_byte_permute() || (ch != 1 && ch != 3)) return NULL;
     /* gray: 16 positions a group; RGB: 5 (15 lanes; with 4 a reduction
      * to a third took 1.13-1.18x the time with linear and lanczos3, and
      * with cubic, one load a group where 5 need two, as long) */
     const int per = ch == 1 ? 16 : 5;
-    const size_t widest = widest_group(first, count, ax->n_out, ch, per);
     const int groups = ax->n_out / per;
     if (groups == 0) return NULL;
     gi__resize_quads *p = calloc(1, sizeof *p);
@@ -134,7 +120,6 @@ gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, const int32_t 
     p->per = per;
     p->groups = groups;
     p->row_bytes = row_bytes;
-    p->wide = widest > 64;
     p->base = malloc(sizeof(int32_t) * (size_t)groups);
     p->fits = malloc((size_t)groups);
     p->tables = aligned_alloc(64, (size_t)groups * (size_t)quads * QUAD_BYTES);
@@ -184,21 +169,26 @@ const gi__resize_run *gi__resize_quads_runs(const gi__resize_quads *p, int *n)
  * memory for each row. */
 #define QUADS_IN_REGISTERS 6
 
-/* The groups of a run for rows[0..nrows), quads and wide constants where
- * this is inlined (quads 0: the plan's). A group's tables are read once
+/* The groups of a run for rows[0..nrows), quads a constant where this
+ * is inlined (0: the plan's). A group's tables are read once
  * for all the rows: they are several times a row's bytes, and through L2
  * each row alone waited on them (a third of the pass's time at a
  * reduction to a third with cubic). Where the quads are known here they
  * are also loaded into registers once a group: the row's stores may
  * alias them (a byte table), so the compiler read them again from L1 for
  * every row, seven 64-byte loads a row at a reduction to a third with
- * linear, where the row needs one. Wide groups read 128 bytes in two
- * loads and pick from both (vpermt2b); bytes past the row are masked
- * off, and only zero weights pick them. */
+ * linear, where the row needs one. Every group reads 128 bytes in two
+ * loads and picks from both (vpermt2b), also where its windows lie in
+ * the first 64 (a third with linear, 51 bytes): on the H200 machine's
+ * Xeon one load and vpermb took that reduction of a 9 MP photo 4.17 ms on
+ * one thread against 3.81 with two (2 threads 2.18-2.20 against
+ * 1.93-2.13, 16 threads 0.38-0.42 against 0.36), the Zen 4 the same time
+ * within its noise. Bytes past the row are masked off, and only zero
+ * weights pick them. */
 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
     __attribute__((always_inline)) void
     span_groups(const gi__resize_quads *p, const gi__resize_run *run, const uint8_t *const *rows,
-                int32_t *const *outs, int nrows, const int ch, const int fixed_quads, const int wide)
+                int32_t *const *outs, int nrows, const int ch, const int fixed_quads)
 {
     const int quads = fixed_quads ? fixed_quads : p->quads, per = p->per;
     const int g0 = run->x0 / per, g1 = run->x1 / per;
@@ -210,7 +200,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
     const __m512i round = _mm512_set1_epi32(32);
     for (int g = g0; g < g1; g++) {
         const size_t at = (size_t)base[g];
-        /* the bytes of the row from at, 64 and 64 more (wide) */
+        /* the bytes of the row from at, 64 and 64 more */
         const size_t left = row_bytes - at;
         const __mmask64 inside = left >= 64 ? ~0ull : ~0ull >> (64 - left),
                         inside2 = left >= 128 ? ~0ull : left <= 64 ? 0 : ~0ull >> (128 - left);
@@ -225,14 +215,12 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
         for (int r = 0; r < nrows; r++) {
             _mm_prefetch((const char *)rows[r] + at + PREFETCH_AHEAD, _MM_HINT_T0);
             const __m512i bytes = _mm512_maskz_loadu_epi8(inside, rows[r] + at),
-                          more = wide ? _mm512_maskz_loadu_epi8(inside2, rows[r] + at + 64)
-                                      : _mm512_setzero_si512();
+                          more = _mm512_maskz_loadu_epi8(inside2, rows[r] + at + 64);
             __m512i high = _mm512_setzero_si512(), low = round;
             for (int j = 0; j < quads; j++) {
                 const uint8_t *quad = t + (size_t)j * QUAD_BYTES;
                 const __m512i ix = fixed_quads ? index[j] : _mm512_load_si512(quad);
-                const __m512i u = wide ? _mm512_permutex2var_epi8(bytes, ix, more)
-                                       : _mm512_permutexvar_epi8(ix, bytes);
+                const __m512i u = _mm512_permutex2var_epi8(bytes, ix, more);
                 high = _mm512_dpbusd_epi32(high, u, fixed_quads ? wa[j] : _mm512_load_si512(quad + 64));
                 low = _mm512_dpbusd_epi32(low, u, fixed_quads ? wb[j] : _mm512_load_si512(quad + 128));
             }
@@ -245,28 +233,25 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static inline
     }
 }
 
-/* A case of span_##ch's switch: quads and wide as constants, quads within
- * what span_groups keeps in registers (its arrays hold that many). */
-#define SPAN_CASE(ch, quads, wide)                                                                  \
-    case (quads) * 2 + (wide): {                                                                    \
+/* A case of span_##ch's switch: quads as a constant, within what
+ * span_groups keeps in registers (its arrays hold that many). */
+#define SPAN_CASE(ch, quads)                                                                        \
+    case quads: {                                                                                   \
         _Static_assert((quads) <= QUADS_IN_REGISTERS, "a group's tables fit its registers");       \
-        span_groups(p, run, rows, outs, nrows, ch, quads, wide);                                    \
+        span_groups(p, run, rows, outs, nrows, ch, quads);                                          \
     } break;
 #define SPAN_GROUPS(ch)                                                                             \
     __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static void span_##ch(       \
         const gi__resize_quads *p, const gi__resize_run *run, const uint8_t *const *rows,           \
         int32_t *const *outs, int nrows)                                                            \
     {                                                                                               \
-        switch (p->quads * 2 + p->wide) {                                                           \
-            SPAN_CASE(ch, 2, 0)                                                                     \
-            SPAN_CASE(ch, 3, 0)                                                                     \
-            SPAN_CASE(ch, 4, 0)                                                                     \
-            SPAN_CASE(ch, 2, 1)                                                                     \
-            SPAN_CASE(ch, 3, 1)                                                                     \
-            SPAN_CASE(ch, 4, 1)                                                                     \
-            SPAN_CASE(ch, 5, 1)                                                                     \
-            SPAN_CASE(ch, 6, 1)                                                                     \
-        default: span_groups(p, run, rows, outs, nrows, ch, 0, p->wide); break;                    \
+        switch (p->quads) {                                                                         \
+            SPAN_CASE(ch, 2)                                                                        \
+            SPAN_CASE(ch, 3)                                                                        \
+            SPAN_CASE(ch, 4)                                                                        \
+            SPAN_CASE(ch, 5)                                                                        \
+            SPAN_CASE(ch, 6)                                                                        \
+        default: span_groups(p, run, rows, outs, nrows, ch, 0); break;                              \
         }                                                                                           \
     }
 SPAN_GROUPS(1)

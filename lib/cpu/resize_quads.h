@@ -4,17 +4,16 @@
  *
  * Positions go in groups of a vector's 16 int32 lanes: 16 positions of a
  * gray row, 5 of an RGB row (a lane a channel, lane 3 p + c, the last
- * idle). One
- * 64-byte load holds every window of a group where they lie close enough
- * (reductions to about a third and up with cubic), two where they reach
- * 128 bytes (lanczos3 to a third); vpermb (vpermt2b) then gives each lane
- * the bytes of 4 of its taps, and vpdpbusd adds their products with the
- * weights. The weights q (|q| <= 32767) are
+ * idle). Two
+ * 64-byte loads hold every window of a group where they lie within 128
+ * bytes (reductions to a third with linear, cubic and lanczos3, and
+ * up); vpermt2b then gives each lane the bytes of 4 of its taps, and
+ * vpdpbusd adds their products with the weights. The weights q (|q| <= 32767) are
  * split q = 256 a + b, a and b signed bytes, so two vpdpbusd give
  * sum q u = 256 sum a u + sum b u exactly in int32: the sums gpuimg.h
  * defines, as the AVX2 pass's pmaddwd makes them. Per group of 5 RGB
- * positions that is one load, a vpermb per 4 taps, two vpdpbusd per 4
- * taps and one store, where the AVX2 pass spends a broadcast, a shuffle,
+ * positions that is two loads, a vpermt2b per 4 taps, two vpdpbusd per
+ * 4 taps and one store, where the AVX2 pass spends a broadcast, a shuffle,
  * a pmaddwd and an add on each position's 4 taps. The tables (192 bytes
  * a group and 4 taps) serve up to GI_RESIZE_QUADS_ROWS rows at once, so
  * resize.c takes this pass for windows of more than 4 taps alone: with 4
@@ -45,8 +44,8 @@ typedef struct gi__resize_quads gi__resize_quads;
  * the tables of the groups that start at positions [x0, x1), on any
  * thread, once for every position; gi__resize_quads_finish makes the
  * runs, and frees the plan and gives NULL where no group fits. */
-gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, const int32_t *first,
-                                        const int32_t *count, int quads, int ch, size_t row_bytes);
+gi__resize_quads *gi__resize_quads_plan(const gi_resize_axis *ax, int quads, int ch,
+                                        size_t row_bytes);
 void gi__resize_quads_fill(gi__resize_quads *p, const gi_resize_axis *ax, const int32_t *first,
                            const int32_t *count, int x0, int x1);
 gi__resize_quads *gi__resize_quads_finish(gi__resize_quads *p, int n_out);
